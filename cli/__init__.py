@@ -1,0 +1,1 @@
+"""The ``tsqe`` command line, a thin front-end over the headless packages."""

@@ -1,0 +1,2 @@
+"""The list of command modules; each adds its commands to ``cli.main.app`` when imported."""
+from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Discriminative items: metric backends, variance-aware filtering and difficulty-aware BERTScore."""

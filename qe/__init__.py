@@ -1,0 +1,1 @@
+"""Quality Estimation: QE systems, pass/fail pairs, pairwise accuracy and its statistics."""

@@ -1,0 +1,260 @@
+"""The tsqe data model.
+
+Distinct output texts are stored once per item (``Output``) and linked to the systems that produced them
+(``SystemOutput``), so identical translations of several systems are labelled, reviewed and paired once,
+as in Avramidis et al. Automatic and manual labels live in separate tables so that relabelling can never
+overwrite a reviewer's decision.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+AUTO_LABELS = ("pass", "fail", "conflict", "unknown", "error")
+MANUAL_LABELS = ("pass", "fail", "unknown")
+POLARITIES = ("positive", "negative")
+TRANSLATION_KINDS = ("good", "bad")
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Suite(Base):
+    __tablename__ = "suites"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    source_lang: Mapped[str] = mapped_column(String(20))
+    target_lang: Mapped[str] = mapped_column(String(20))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+    categories: Mapped[list[Category]] = relationship(back_populates="suite", cascade="all, delete-orphan",
+                                                      passive_deletes=True)
+    items: Mapped[list[Item]] = relationship(back_populates="suite", cascade="all, delete-orphan",
+                                             passive_deletes=True, order_by="Item.position")
+    systems: Mapped[list[System]] = relationship(back_populates="suite", cascade="all, delete-orphan",
+                                                 passive_deletes=True)
+
+
+class Category(Base):
+    __tablename__ = "categories"
+    __table_args__ = (UniqueConstraint("suite_id", "name"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+
+    suite: Mapped[Suite] = relationship(back_populates="categories")
+    phenomena: Mapped[list[Phenomenon]] = relationship(back_populates="category", cascade="all, delete-orphan",
+                                                       passive_deletes=True)
+
+
+class Phenomenon(Base):
+    __tablename__ = "phenomena"
+    __table_args__ = (UniqueConstraint("category_id", "name"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    category_id: Mapped[int] = mapped_column(ForeignKey("categories.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+
+    category: Mapped[Category] = relationship(back_populates="phenomena")
+
+
+class Item(Base):
+    """A paradigm: one source sentence testing one phenomenon (none for a plain test set such as newstest)."""
+
+    __tablename__ = "items"
+    __table_args__ = (
+        UniqueConstraint("suite_id", "external_id"),
+        Index("ix_items_suite_position", "suite_id", "position"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
+    external_id: Mapped[str] = mapped_column(String(100))
+    position: Mapped[int] = mapped_column(Integer)
+    phenomenon_id: Mapped[int | None] = mapped_column(ForeignKey("phenomena.id", ondelete="SET NULL"), index=True)
+    source: Mapped[str] = mapped_column(Text)
+    comment: Mapped[str | None] = mapped_column(Text)
+
+    suite: Mapped[Suite] = relationship(back_populates="items")
+    phenomenon: Mapped[Phenomenon | None] = relationship()
+    references: Mapped[list[Reference]] = relationship(back_populates="item", cascade="all, delete-orphan",
+                                                       passive_deletes=True)
+    rules: Mapped[list[Rule]] = relationship(back_populates="item", cascade="all, delete-orphan",
+                                             passive_deletes=True, order_by="Rule.position")
+    known_translations: Mapped[list[KnownTranslation]] = relationship(
+        back_populates="item", cascade="all, delete-orphan", passive_deletes=True)
+    outputs: Mapped[list[Output]] = relationship(back_populates="item", cascade="all, delete-orphan",
+                                                 passive_deletes=True)
+
+
+class Reference(Base):
+    __tablename__ = "references"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
+    text: Mapped[str] = mapped_column(Text)
+    kind: Mapped[str] = mapped_column(String(40), default="standard")
+
+    item: Mapped[Item] = relationship(back_populates="references")
+
+
+class Rule(Base):
+    """A regular expression; an invalid one is kept (``valid`` false, ``error`` set) so it can be fixed."""
+
+    __tablename__ = "rules"
+    __table_args__ = (CheckConstraint(_in("polarity", POLARITIES), name="ck_rules_polarity"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
+    polarity: Mapped[str] = mapped_column(String(10))
+    pattern: Mapped[str] = mapped_column(Text)
+    ignore_case: Mapped[bool] = mapped_column(Boolean, default=False)
+    valid: Mapped[bool] = mapped_column(Boolean, default=True)
+    error: Mapped[str | None] = mapped_column(Text)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+
+    item: Mapped[Item] = relationship(back_populates="rules")
+
+
+class KnownTranslation(Base):
+    __tablename__ = "known_translations"
+    __table_args__ = (CheckConstraint(_in("kind", TRANSLATION_KINDS), name="ck_known_translations_kind"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    text: Mapped[str] = mapped_column(Text)
+
+    item: Mapped[Item] = relationship(back_populates="known_translations")
+
+
+class System(Base):
+    """An MT system whose outputs on a suite were imported."""
+
+    __tablename__ = "systems"
+    __table_args__ = (UniqueConstraint("suite_id", "name"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(200))
+
+    suite: Mapped[Suite] = relationship(back_populates="systems")
+
+
+class Output(Base):
+    """One distinct (whitespace-stripped) translation of an item, shared by all systems that produced it."""
+
+    __tablename__ = "outputs"
+    __table_args__ = (UniqueConstraint("item_id", "text"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
+    text: Mapped[str] = mapped_column(Text)
+
+    item: Mapped[Item] = relationship(back_populates="outputs")
+    auto_label: Mapped[AutoLabel | None] = relationship(cascade="all, delete-orphan", passive_deletes=True)
+    manual_label: Mapped[ManualLabel | None] = relationship(cascade="all, delete-orphan", passive_deletes=True)
+
+
+class SystemOutput(Base):
+    __tablename__ = "system_outputs"
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), index=True)
+
+
+class AutoLabel(Base):
+    """What the rule engine decided and which rule or known translation decided it.
+
+    ``rules_hash`` fingerprints the item's rules and known translations at labelling time; relabelling
+    only revisits outputs whose item fingerprint has changed since, which makes it incremental.
+    """
+
+    __tablename__ = "auto_labels"
+    __table_args__ = (CheckConstraint(_in("label", AUTO_LABELS), name="ck_auto_labels_label"),)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
+    label: Mapped[str] = mapped_column(String(10), index=True)
+    rule_id: Mapped[int | None] = mapped_column(ForeignKey("rules.id", ondelete="SET NULL"))
+    decided_by: Mapped[str] = mapped_column(Text)
+    rules_hash: Mapped[str] = mapped_column(String(64))
+    labelled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ManualLabel(Base):
+    """A reviewer's decision; it always wins over the automatic label and is never touched by relabelling."""
+
+    __tablename__ = "manual_labels"
+    __table_args__ = (CheckConstraint(_in("label", MANUAL_LABELS), name="ck_manual_labels_label"),)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
+    label: Mapped[str] = mapped_column(String(10))
+    reviewer: Mapped[str] = mapped_column(String(200))
+    reviewed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    comment: Mapped[str | None] = mapped_column(Text)
+
+
+class QESystem(Base):
+    """A QE system: imported scores, a trained model (``model`` holds its serialised estimator) or a metric."""
+
+    __tablename__ = "qe_systems"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    higher_is_better: Mapped[bool] = mapped_column(Boolean, default=True)
+    meta: Mapped[str] = mapped_column(Text, default="{}")
+    model: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class QEScore(Base):
+    __tablename__ = "qe_scores"
+    qe_system_id: Mapped[int] = mapped_column(ForeignKey("qe_systems.id", ondelete="CASCADE"), primary_key=True)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True,
+                                           index=True)
+    score: Mapped[float] = mapped_column(Float)
+
+
+class MetricScore(Base):
+    """A cached segment-level metric score, keyed by the metric's full signature string."""
+
+    __tablename__ = "metric_scores"
+    signature: Mapped[str] = mapped_column(String(400), primary_key=True)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True,
+                                           index=True)
+    score: Mapped[float] = mapped_column(Float)
+
+
+class Embedding(Base):
+    """Cached contextual token embeddings of one sentence under one model and layer."""
+
+    __tablename__ = "embeddings"
+    model: Mapped[str] = mapped_column(String(400), primary_key=True)
+    layer: Mapped[int] = mapped_column(Integer, primary_key=True)
+    sentence_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    tokens: Mapped[str] = mapped_column(Text)
+    dim: Mapped[int] = mapped_column(Integer)
+    vectors: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class HumanScore(Base):
+    """An official system-level human score (e.g. WMT DA z-score) for one MT system."""
+
+    __tablename__ = "human_scores"
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
+    lp: Mapped[str] = mapped_column(String(20))
+    score: Mapped[float] = mapped_column(Float)

@@ -1,0 +1,1 @@
+"""Test suites: importers, the rule engine, labels, review and the per-system report."""

@@ -1,0 +1,25 @@
+"""Finding the suite a command is about."""
+from __future__ import annotations
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from store.models import Suite
+from suite.errors import TsqeError
+
+
+def find_suite(session: Session, name: str | None = None) -> Suite:
+    """The suite called ``name``, or the only suite in the database when no name is given."""
+    if name is not None:
+        suite = session.scalar(select(Suite).where(Suite.name == name))
+        if suite is None:
+            known = ", ".join(session.scalars(select(Suite.name).order_by(Suite.name))) or "none"
+            raise TsqeError(f"no suite named {name!r} (suites in this database: {known})")
+        return suite
+    suites = list(session.scalars(select(Suite).order_by(Suite.name)))
+    if not suites:
+        raise TsqeError("the database holds no suite yet: run `tsqe import suite FILE` or `tsqe demo`")
+    if len(suites) > 1:
+        names = ", ".join(s.name for s in suites)
+        raise TsqeError(f"the database holds several suites ({names}): choose one with --suite NAME")
+    return suites[0]
