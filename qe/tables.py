@@ -1,6 +1,6 @@
 """Renderers of result tables (rows of labelled cells) to text, CSV/TSV, Markdown, LaTeX, HTML and XLSX.
 
-The model knows nothing about QE: a table has typed columns (text, count, fraction, flag), body rows, summary
+The model knows nothing about QE: a table has typed columns (text, count, number, fraction, flag), body rows, summary
 rows under a rule, and notes. Display formats (text, md, latex, html) show fractions as percentages with one
 decimal like the paper, bold for emphasis and a mark (e.g. a dagger) next to a cell; data formats (csv,
 tsv, xlsx) keep fractions in [0, 1], spell intervals and emphasis out as extra columns and include the
@@ -19,7 +19,7 @@ from typing import Literal
 
 import pandas as pd
 
-ColumnKind = Literal["text", "count", "fraction", "flag"]
+ColumnKind = Literal["text", "count", "number", "fraction", "flag"]
 FORMATS = ("text", "csv", "tsv", "md", "latex", "html")
 MISSING = "–"
 
@@ -65,6 +65,7 @@ def render(table: Table, fmt: str) -> str:
 def frame(table: Table) -> pd.DataFrame:
     """The data-format view: one row per body/footer row, fractions as numbers, intervals and bold as columns."""
     rows = table.body + table.footer
+    any_bold = any(c.bold for row in rows for c in row)
     data: dict[str, list[object]] = {}
     for j, column in enumerate(table.columns):
         cells = [row[j] for row in rows]
@@ -73,7 +74,7 @@ def frame(table: Table) -> pd.DataFrame:
             if any(c.ci is not None for c in cells):
                 data[f"{column.name} ci_low"] = [None if c.ci is None else _data_value(c.ci[0]) for c in cells]
                 data[f"{column.name} ci_high"] = [None if c.ci is None else _data_value(c.ci[1]) for c in cells]
-            if any(c.bold for c in cells):
+            if any_bold:
                 data[f"{column.name} {table.bold_means}"] = [c.bold for c in cells]
     result = pd.DataFrame(data)
     for column in table.columns:
@@ -126,8 +127,13 @@ def render_markdown(table: Table) -> str:
     for row in table.body + table.footer:
         cells = []
         for j in shown:
-            text = _escape_md(_display(row[j], table.columns[j]))
-            cells.append(f"**{text}**" if row[j].bold and text else text)
+            cell, column = row[j], table.columns[j]
+            text = _escape_md(_display(cell, column, with_ci=False, with_mark=False))
+            if cell.bold and text:
+                text = f"**{text}**"
+            if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
+                text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
+            cells.append(text + _escape_md(cell.mark))
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
     lines.extend(f"{_escape_md(note)}  " for note in table.display_notes())
@@ -227,6 +233,8 @@ def _display(cell: Cell, column: Column, *, with_ci: bool = True, with_mark: boo
             text += bold_marker
         if with_ci and cell.ci is not None and not _missing(value):
             text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
+    elif column.kind == "number":
+        text = MISSING if _missing(value) else f"{value:.2f}"
     elif column.kind == "count":
         text = "" if _missing(value) else str(int(value))  # type: ignore[arg-type]
     else:
