@@ -24,11 +24,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 CONFIDENCE = 0.95
 ALPHA = 0.05
-# Draws per chunk: bounds the (chunk x items) count matrix to a few tens of MB whatever the suite size.
-_DRAWS_PER_CHUNK = 1 << 22
+# Draws per chunk: bounds the (chunk x items) count matrix to a few MB whatever the suite size.
+_DRAWS_PER_CHUNK = 1 << 20
 
 
 def bootstrap_group_sums(values: np.ndarray, groups: list[np.ndarray], resamples: int,
@@ -36,9 +37,18 @@ def bootstrap_group_sums(values: np.ndarray, groups: list[np.ndarray], resamples
     """Column sums of ``values`` (items x M) over ``resamples`` item resamples of each group: (G, B, M).
 
     Reproducible for a given generator state: groups are drawn in order, chunk sizes depend only on the
-    group size.
+    group size. The products are (chunk x items) by (items x 2K), tall and very narrow: multi-threaded BLAS
+    gains nothing on them and, on a busy machine, loses several times over to thread synchronisation, so
+    BLAS is held to one thread here.
     """
     result = np.empty((len(groups), resamples, values.shape[1]))
+    with threadpool_limits(limits=1, user_api="blas"):
+        _fill_group_sums(result, values, groups, resamples, rng)
+    return result
+
+
+def _fill_group_sums(result: np.ndarray, values: np.ndarray, groups: list[np.ndarray], resamples: int,
+                     rng: np.random.Generator) -> None:
     for g, members in enumerate(groups):
         m = members.size
         block = values[members]
@@ -49,7 +59,6 @@ def bootstrap_group_sums(values: np.ndarray, groups: list[np.ndarray], resamples
             draws += (np.arange(b) * m)[:, None]
             weights = np.bincount(draws.ravel(), minlength=b * m).reshape(b, m).astype(np.float64)
             result[g, start:start + b] = weights @ block
-    return result
 
 
 def percentile_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
