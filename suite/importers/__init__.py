@@ -1,0 +1,11 @@
+"""Importers for suites, MT outputs, QE scores and reviewed labels.
+
+Each one reads and checks the whole file first and writes it in one transaction: a file with any error
+is rejected with every problem listed as ``FILE:LINE: what is wrong`` and the database stays as it was.
+"""
+from __future__ import annotations
+
+from suite.importers.result import ImportResult
+from suite.importers.suite_import import import_suite
+
+__all__ = ["ImportResult", "import_suite"]
