@@ -5,7 +5,11 @@ is rejected with every problem listed as ``FILE:LINE: what is wrong`` and the da
 """
 from __future__ import annotations
 
+from suite.importers.outputs import import_outputs
+from suite.importers.qe_scores import import_qe_scores
 from suite.importers.result import ImportResult
-from suite.importers.suite_import import import_suite
+from suite.importers.reviews import import_reviews
+from suite.importers.suite_import import default_suite_name, import_suite
 
-__all__ = ["ImportResult", "import_suite"]
+__all__ = ["ImportResult", "default_suite_name", "import_outputs", "import_qe_scores", "import_reviews",
+           "import_suite"]
