@@ -85,8 +85,8 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
     with db.transaction() as session:
         suite = session.scalar(select(Suite).where(Suite.name == name))
         if suite is not None and not update:
-            raise TsqeError(f"a suite named {name!r} exists already: update it from this file with the update "
-                            f"option, or import it under another name")
+            raise TsqeError(f"a suite named {name!r} exists already: import the file as an update "
+                            f"(tsqe import suite --update) or under another name")
         if suite is None:
             if languages is None:
                 raise TsqeError("a table does not name its languages: give the source and target language")
