@@ -22,9 +22,9 @@ class SuiteIndex:
     @classmethod
     def load(cls, session: Session, suite_id: int) -> SuiteIndex:
         items = dict(session.execute(select(Item.external_id, Item.id)
-                                     .where(Item.suite_id == suite_id)).tuples().all())
+                                     .where(Item.suite_id == suite_id)).all())
         systems = dict(session.execute(select(System.name, System.id)
-                                       .where(System.suite_id == suite_id)).tuples().all())
+                                       .where(System.suite_id == suite_id)).all())
         links = session.execute(select(SystemOutput.system_id, SystemOutput.item_id, SystemOutput.output_id)
                                 .join(System, System.id == SystemOutput.system_id)
                                 .where(System.suite_id == suite_id))

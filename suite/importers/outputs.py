@@ -90,7 +90,7 @@ def _table_rows(path: Path, index: SuiteIndex, problems: Problems) -> list[Outpu
 
 def _items_in_order(session: Session, suite_id: int) -> list[tuple[int, str]]:
     return list(session.execute(select(Item.id, Item.source).where(Item.suite_id == suite_id)
-                                .order_by(Item.position, Item.id)).tuples())
+                                .order_by(Item.position, Item.id)))
 
 
 def _lines(path: Path, problems: Problems, label: str | None = None) -> list[str] | None:
@@ -165,7 +165,7 @@ def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[Output
     if new_systems:
         session.execute(insert(System), [{"suite_id": suite_id, "name": name} for name in new_systems])
     system_ids = dict(session.execute(select(System.name, System.id)
-                                      .where(System.suite_id == suite_id)).tuples().all())
+                                      .where(System.suite_id == suite_id)).all())
 
     outputs = output_ids(session, suite_id)
     new_outputs = list(dict.fromkeys((row.item_id, row.text) for row in rows

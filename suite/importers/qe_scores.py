@@ -138,7 +138,7 @@ def _write(session: Session, path: Path, name: str, higher_is_better: bool, scor
                          f"is better; it is now {direction} is better for all its scores")
         qe_system.higher_is_better = higher_is_better
     existing = dict(session.execute(select(QEScore.output_id, QEScore.score)
-                                    .where(QEScore.qe_system_id == qe_system.id)).tuples().all())
+                                    .where(QEScore.qe_system_id == qe_system.id)).all())
     added = [{"qe_system_id": qe_system.id, "output_id": output_id, "score": score}
              for output_id, score in scores.items() if output_id not in existing]
     changed = [{"qe_system_id": qe_system.id, "output_id": output_id, "score": score}

@@ -185,7 +185,7 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         session.execute(insert(Item), new_items)
     if item_updates:
         session.execute(update(Item), item_updates)
-    item_ids = dict(session.execute(select(Item.external_id, Item.id).where(Item.suite_id == suite_id)).tuples().all())
+    item_ids = dict(session.execute(select(Item.external_id, Item.id).where(Item.suite_id == suite_id)).all())
 
     children: dict[type, tuple[list[dict[str, object]], list[int]]] = {
         Rule: ([], []), KnownTranslation: ([], []), Reference: ([], [])}
@@ -249,12 +249,12 @@ def _phenomenon_ids(session: Session, suite_id: int, items: list[ItemSpec]) -> d
     """Get or create the categories and phenomena of the file (the same phenomenon name may occur in
     several categories: a phenomenon belongs to its category)."""
     categories = dict(session.execute(select(Category.name, Category.id)
-                                      .where(Category.suite_id == suite_id)).tuples().all())
+                                      .where(Category.suite_id == suite_id)).all())
     new_categories = list(dict.fromkeys(item.category for item in items if item.category not in categories))
     if new_categories:
         session.execute(insert(Category), [{"suite_id": suite_id, "name": name} for name in new_categories])
         categories = dict(session.execute(select(Category.name, Category.id)
-                                          .where(Category.suite_id == suite_id)).tuples().all())
+                                          .where(Category.suite_id == suite_id)).all())
     query = (select(Category.name, Phenomenon.name, Phenomenon.id)
              .join(Category, Category.id == Phenomenon.category_id).where(Category.suite_id == suite_id))
     phenomena = {(category, name): id_ for category, name, id_ in session.execute(query)}
