@@ -74,12 +74,14 @@ def test_dfki_malformed_file_is_rejected_and_changes_nothing(db, tmp_path: Path,
 
 
 def test_dfki_reports_every_problem_at_once(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    text = SUITE_JSON.replace('"id": "3"', '"id": "1"').replace('"category": "Ambiguity"', '"category": ""')
+    text = (SUITE_JSON.replace('"category": "Ambiguity"', '"category": ""')
+            .replace('"phenomenon": "Future", "source_sentence": "Er wird nicht laufen."',
+                     '"phenomenon": "Future", "source_sentence": 42'))
     path = write(tmp_path / "s.json", text)
     with pytest.raises(InputFileError) as excinfo:
         import_suite(db, path)
-    assert problems_of(excinfo) == [f"{path}:2: category is empty", f"{path}:4: duplicate item id '1' (first at line 2)"] or \
-        problems_of(excinfo) == [f"{path}:2: category is empty"]
+    assert problems_of(excinfo) == [f"{path}:2: category is empty", f"{path}:4: source_sentence must be a string, not 42"]
+    assert str(excinfo.value) == "\n".join(problems_of(excinfo))
 
 
 GENERIC_TSV = (

@@ -115,8 +115,9 @@ def _delimited_records(path: Path, problems: Problems) -> Iterator[tuple[int, li
         except StopIteration:
             return
         except csv.Error as error:
-            problems.error(start, f"malformed quoting ({error}); a field that starts with a double quote "
-                                  f"must end with one, and quotes inside it must be doubled")
+            unclosed = " (it is never closed)" if "end of data" in str(error) else ""
+            problems.error(start, f"malformed quoting{unclosed}: a field that starts with a double quote must "
+                                  f"end with one, and quotes inside it must be doubled")
             return
         yield start, fields
         start = reader.line_num + 1
