@@ -12,9 +12,11 @@ from suite.tasks import TaskState
 
 @contextmanager
 def progress_bar(description: str) -> Iterator[TaskState]:
-    """A ``TaskState`` whose progress reports move a bar; the bar disappears when the work ends."""
+    """A ``TaskState`` whose progress reports move a bar; the bar disappears when the work ends and is
+    not drawn at all when stderr is not a terminal (logs and pipes get only the messages)."""
+    console = Console(stderr=True)
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as progress:
+                  console=console, transient=True, disable=not console.is_terminal) as progress:
         bar = progress.add_task(description, total=None)
 
         def show(done: int, total: int, what: str) -> None:
