@@ -6,12 +6,13 @@ import pytest
 from sqlalchemy import func, select
 
 from import_helpers import OUTPUTS_TSV, small_suite, snapshot, write
+from store import Database
 from store.models import Item, ManualLabel, Output, System, SystemOutput
 from suite.errors import InputFileError, TsqeError
 from suite.importers import import_outputs
 
 
-def outputs_by_system(db) -> dict[tuple[str, str], str]:  # type: ignore[no-untyped-def]
+def outputs_by_system(db: Database) -> dict[tuple[str, str], str]:
     with db.session() as session:
         rows = session.execute(select(Item.external_id, System.name, Output.text)
                                .join(SystemOutput, SystemOutput.output_id == Output.id)
@@ -20,12 +21,12 @@ def outputs_by_system(db) -> dict[tuple[str, str], str]:  # type: ignore[no-unty
         return {(item, system): text for item, system, text in rows}
 
 
-def count(db, model) -> int:  # type: ignore[no-untyped-def]
+def count(db: Database, model) -> int:
     with db.session() as session:
         return session.scalar(select(func.count()).select_from(model))
 
 
-def test_tsv_merges_identical_outputs_and_keeps_empty_and_quoted_ones(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_tsv_merges_identical_outputs_and_keeps_empty_and_quoted_ones(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path, outputs=False)
     result = import_outputs(db, write(tmp_path / "o.tsv", OUTPUTS_TSV))
     assert result.counts == {"rows": 9, "systems": 3, "systems_added": 3, "distinct_outputs": 7, "outputs_added": 7,
@@ -56,7 +57,7 @@ def test_tsv_merges_identical_outputs_and_keeps_empty_and_quoted_ones(db, tmp_pa
       "and quotes inside it must be doubled"]),
     ("", [":1: empty file: expected a header row with the columns item_id, system, output"]),
 ])
-def test_malformed_tsv_is_rejected_and_changes_nothing(db, tmp_path: Path, text: str, expected: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_tsv_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str, expected: list[str]) -> None:
     small_suite(db, tmp_path)
     before = snapshot(db)
     path = write(tmp_path / "bad.tsv", text)
@@ -66,7 +67,7 @@ def test_malformed_tsv_is_rejected_and_changes_nothing(db, tmp_path: Path, text:
     assert snapshot(db) == before
 
 
-def test_not_utf8_is_reported_with_its_line(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_not_utf8_is_reported_with_its_line(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     path = tmp_path / "latin1.tsv"
     path.write_bytes("item_id\tsystem\toutput\n1\tA\tx\n2\tA\tgr\u00fc\u00df\n".encode("latin-1"))
@@ -75,7 +76,7 @@ def test_not_utf8_is_reported_with_its_line(db, tmp_path: Path) -> None:  # type
     assert [str(p) for p in excinfo.value.problems] == [f"{path}:3: not valid UTF-8 (byte 0xfc); save the file as UTF-8"]
 
 
-def test_reimport_replaces_links_and_keeps_reviewed_outputs(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_reimport_replaces_links_and_keeps_reviewed_outputs(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     with db.transaction() as session:
         reviewed = session.scalar(select(Output.id).where(Output.text == "He will run.").join(Item)
@@ -97,7 +98,7 @@ def test_reimport_replaces_links_and_keeps_reviewed_outputs(db, tmp_path: Path) 
     assert outputs_by_system(db)[("3", "C")] == "He will not run."
 
 
-def test_plain_text_aligned_with_item_order(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_plain_text_aligned_with_item_order(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path, outputs=False)
     result = import_outputs(db, write(tmp_path / "hyp.en", "Her husband came.\n\nHe won't run.\n"), system="X")
     assert result.counts["system_outputs_added"] == 3
@@ -110,7 +111,7 @@ def test_plain_text_aligned_with_item_order(db, tmp_path: Path) -> None:  # type
     ("a\nb\nc\nd\n", ":4: the suite has 3 items but the file goes on: one output per line in item order was "
                      "expected (or give the source file)"),
 ])
-def test_plain_text_with_wrong_line_count_is_rejected(db, tmp_path: Path, text: str, expected: str) -> None:  # type: ignore[no-untyped-def]
+def test_plain_text_with_wrong_line_count_is_rejected(db: Database, tmp_path: Path, text: str, expected: str) -> None:
     small_suite(db, tmp_path)
     before = snapshot(db)
     path = write(tmp_path / "hyp.en", text)
@@ -120,7 +121,7 @@ def test_plain_text_with_wrong_line_count_is_rejected(db, tmp_path: Path, text: 
     assert snapshot(db) == before
 
 
-def test_plain_text_aligned_by_source_text(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_plain_text_aligned_by_source_text(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path, outputs=False)
     source = write(tmp_path / "src.de", "Guten Tag.\nEr wird laufen.\nIhr Mann kam.\nEr wird laufen.\nEr wird laufen.\n")
     hyp = write(tmp_path / "hyp.en", "Good day.\nHe will run.\nHer husband came.\nHe will run.\nHe is going to run.\n")
@@ -132,7 +133,7 @@ def test_plain_text_aligned_by_source_text(db, tmp_path: Path) -> None:  # type:
     assert outputs_by_system(db) == {("1", "X"): "Her husband came.", ("2", "X"): "He will run."}
 
 
-def test_source_alignment_needs_equal_line_counts_and_a_system(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_source_alignment_needs_equal_line_counts_and_a_system(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     before = snapshot(db)
     source = write(tmp_path / "src.de", "Ihr Mann kam.\nEr wird laufen.\n")
@@ -146,7 +147,7 @@ def test_source_alignment_needs_equal_line_counts_and_a_system(db, tmp_path: Pat
     assert snapshot(db) == before
 
 
-def test_line_splitting_ignores_unicode_line_separators(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_line_splitting_ignores_unicode_line_separators(db: Database, tmp_path: Path) -> None:
     """MT outputs may contain U+2028 or form feeds; only newlines end a line."""
     small_suite(db, tmp_path, outputs=False)
     import_outputs(db, write(tmp_path / "hyp.en", "Her\u2028husband came.\nHe\x0cwill run.\nHe won't run.\n"),

@@ -6,12 +6,13 @@ import pytest
 from sqlalchemy import select
 
 from import_helpers import small_suite, snapshot, write
+from store import Database
 from store.models import Item, ManualLabel, Output, QEScore, QESystem
 from suite.errors import InputFileError, TsqeError
 from suite.importers import import_qe_scores, import_reviews
 
 
-def scores(db, name: str) -> dict[tuple[str, str], float]:  # type: ignore[no-untyped-def]
+def scores(db: Database, name: str) -> dict[tuple[str, str], float]:
     with db.session() as session:
         rows = session.execute(select(Item.external_id, Output.text, QEScore.score)
                                .join(Output, Output.id == QEScore.output_id).join(Item, Item.id == Output.item_id)
@@ -23,7 +24,7 @@ def problems(excinfo: pytest.ExceptionInfo[InputFileError]) -> list[str]:
     return [str(problem) for problem in excinfo.value.problems]
 
 
-def test_qe_scores_by_system_average_disagreeing_identical_outputs(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_qe_scores_by_system_average_disagreeing_identical_outputs(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     path = write(tmp_path / "qe.tsv", "item_id\tsystem\tscore\n1\tA\t0.5\n1\tB\t0.7\n1\tC\t-1e-1\n3\tA\t2\n3\tB\t2\n")
     result = import_qe_scores(db, path, name="comet-qe", lower_is_better=True)
@@ -37,7 +38,7 @@ def test_qe_scores_by_system_average_disagreeing_identical_outputs(db, tmp_path:
         assert (qe_system.kind, qe_system.higher_is_better) == ("imported", False)
 
 
-def test_qe_scores_by_output_text_and_reimport_updates(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_qe_scores_by_output_text_and_reimport_updates(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     path = write(tmp_path / "qe.tsv", 'item_id\toutput\tscore\n2\t"He said ""run""."\t0.25\n2\t\t0\n')
     assert import_qe_scores(db, path, name="q").counts["scores_added"] == 2
@@ -60,7 +61,7 @@ def test_qe_scores_by_output_text_and_reimport_updates(db, tmp_path: Path) -> No
      [":1: the header must name either a system column or an output column (not both)"]),
     ("item_id\tsys\tscore\n1\tA\t1\n", [":1: unknown column(s) 'sys'; expected item_id, score and optionally system, output"]),
 ])
-def test_malformed_qe_file_is_rejected_and_changes_nothing(db, tmp_path: Path, text: str, expected: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_qe_file_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str, expected: list[str]) -> None:
     small_suite(db, tmp_path)
     import_qe_scores(db, write(tmp_path / "ok.tsv", "item_id\tsystem\tscore\n1\tA\t0.5\n"), name="q")
     before = snapshot(db)
@@ -71,7 +72,7 @@ def test_malformed_qe_file_is_rejected_and_changes_nothing(db, tmp_path: Path, t
     assert snapshot(db) == before
 
 
-def test_qe_name_of_a_non_imported_system_is_refused(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_qe_name_of_a_non_imported_system_is_refused(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     with db.transaction() as session:
         session.add(QESystem(name="svr", kind="trained"))
@@ -81,14 +82,14 @@ def test_qe_name_of_a_non_imported_system_is_refused(db, tmp_path: Path) -> None
     assert snapshot(db) == before
 
 
-def manual_labels(db) -> dict[str, tuple[str, str, str | None]]:  # type: ignore[no-untyped-def]
+def manual_labels(db: Database) -> dict[str, tuple[str, str, str | None]]:
     with db.session() as session:
         rows = session.execute(select(Output.text, ManualLabel.label, ManualLabel.reviewer, ManualLabel.comment)
                                .join(Output, Output.id == ManualLabel.output_id))
         return {text: (label, reviewer, comment) for text, label, reviewer, comment in rows}
 
 
-def test_reviews_label_distinct_outputs_and_replace_earlier_labels(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_reviews_label_distinct_outputs_and_replace_earlier_labels(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     first = write(tmp_path / "r.tsv", "item_id\tsystem\tlabel\treviewer\tcomment\n"
                                       "1\tA\tPass\tann\t\n1\tB\tpass\tbob\tsame text as A\n1\tC\tfail\tann\tman\n")
@@ -114,8 +115,8 @@ def test_reviews_label_distinct_outputs_and_replace_earlier_labels(db, tmp_path:
     ("item_id\tsystem\tlabel\treviewer\n1\tA\tpass\tann\n1\tA\tpass\tann\n",
      [":3: duplicate review of system 'A' on item '1' (first at line 2)"]),
 ])
-def test_malformed_review_file_is_rejected_and_changes_nothing(db, tmp_path: Path, text: str,
-                                                               expected: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_malformed_review_file_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str,
+                                                               expected: list[str]) -> None:
     small_suite(db, tmp_path)
     import_reviews(db, write(tmp_path / "ok.tsv", "item_id\tsystem\tlabel\treviewer\n2\tA\tpass\tann\n"))
     before = snapshot(db)

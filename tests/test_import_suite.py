@@ -7,6 +7,7 @@ from openpyxl import Workbook
 from sqlalchemy import func, select
 
 from import_helpers import SUITE_JSON, small_suite, snapshot, write
+from store import Database
 from store.models import Category, Item, KnownTranslation, ManualLabel, Output, Phenomenon, Reference, Rule, Suite
 from suite.errors import InputFileError, TsqeError
 from suite.importers import import_suite
@@ -16,7 +17,7 @@ def problems_of(excinfo: pytest.ExceptionInfo[InputFileError]) -> list[str]:
     return [str(problem) for problem in excinfo.value.problems]
 
 
-def test_dfki_happy_path(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dfki_happy_path(db: Database, tmp_path: Path) -> None:
     path = write(tmp_path / "de-en" / "items.json", SUITE_JSON)
     result = import_suite(db, path)
     assert result.warnings == []
@@ -38,7 +39,7 @@ def test_dfki_happy_path(db, tmp_path: Path) -> None:  # type: ignore[no-untyped
         assert items[2].phenomenon.name == "Future" and items[2].phenomenon.category.name == "Negation"
 
 
-def test_dfki_invalid_regex_is_kept_as_invalid_rule_with_warning(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dfki_invalid_regex_is_kept_as_invalid_rule_with_warning(db: Database, tmp_path: Path) -> None:
     path = write(tmp_path / "s.json", SUITE_JSON.replace('"will run"', '"will (run"'))
     result = import_suite(db, path)
     assert len(result.warnings) == 1
@@ -63,7 +64,7 @@ def test_dfki_invalid_regex_is_kept_as_invalid_rule_with_warning(db, tmp_path: P
      ":4: unknown key(s) 'colour'"),
     ('{"data": []}', ":1: expected a JSON object with an \"items\" list (the DFKI test-suite format)"),
 ])
-def test_dfki_malformed_file_is_rejected_and_changes_nothing(db, tmp_path: Path, text: str, expected: str) -> None:  # type: ignore[no-untyped-def]
+def test_dfki_malformed_file_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str, expected: str) -> None:
     small_suite(db, tmp_path)
     before = snapshot(db)
     path = write(tmp_path / "bad" / "items.json", text)
@@ -73,7 +74,7 @@ def test_dfki_malformed_file_is_rejected_and_changes_nothing(db, tmp_path: Path,
     assert snapshot(db) == before
 
 
-def test_dfki_reports_every_problem_at_once(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dfki_reports_every_problem_at_once(db: Database, tmp_path: Path) -> None:
     text = (SUITE_JSON.replace('"category": "Ambiguity"', '"category": ""')
             .replace('"phenomenon": "Future", "source_sentence": "Er wird nicht laufen."',
                      '"phenomenon": "Future", "source_sentence": 42'))
@@ -93,7 +94,7 @@ GENERIC_TSV = (
 )
 
 
-def test_generic_tsv_happy_path(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_generic_tsv_happy_path(db: Database, tmp_path: Path) -> None:
     result = import_suite(db, write(tmp_path / "mini.tsv", GENERIC_TSV), source_lang="de", target_lang="en")
     assert result.counts["items_added"] == 2 and result.counts["references"] == 1
     assert result.counts["known_translations"] == 3 and result.counts["rules"] == 3
@@ -105,7 +106,7 @@ def test_generic_tsv_happy_path(db, tmp_path: Path) -> None:  # type: ignore[no-
         assert [(r.kind, r.text) for r in item.references] == [("standard", "Her husband came.")]
 
 
-def test_generic_csv_and_xlsx_read_alike(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_generic_csv_and_xlsx_read_alike(db: Database, tmp_path: Path) -> None:
     csv_text = 'id,category,phenomenon,source,positive_regex\nx1,Ambiguity,Lexical,"Ihr Mann, sagte sie.",husband\n'
     import_suite(db, write(tmp_path / "c.csv", csv_text), source_lang="de", target_lang="en")
     workbook = Workbook()
@@ -136,8 +137,8 @@ def test_generic_csv_and_xlsx_read_alike(db, tmp_path: Path) -> None:  # type: i
      "good_translations, bad_translations), found 7"),
     (GENERIC_TSV.replace("a2\tNegation\tFuture", "a2\tNegation\t"), ":4: empty phenomenon"),
 ])
-def test_generic_table_malformed_file_is_rejected_and_changes_nothing(db, tmp_path: Path, text: str,
-                                                                      expected: str) -> None:  # type: ignore[no-untyped-def]
+def test_generic_table_malformed_file_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str,
+                                                                      expected: str) -> None:
     small_suite(db, tmp_path)
     before = snapshot(db)
     path = write(tmp_path / "bad.tsv", text)
@@ -147,7 +148,7 @@ def test_generic_table_malformed_file_is_rejected_and_changes_nothing(db, tmp_pa
     assert snapshot(db) == before
 
 
-def test_table_needs_languages_and_existing_name_needs_update(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_table_needs_languages_and_existing_name_needs_update(db: Database, tmp_path: Path) -> None:
     path = write(tmp_path / "mini.tsv", GENERIC_TSV)
     with pytest.raises(TsqeError, match="give the source and target language"):
         import_suite(db, path)
@@ -163,7 +164,7 @@ def test_table_needs_languages_and_existing_name_needs_update(db, tmp_path: Path
     assert snapshot(db) == before
 
 
-def test_update_changes_only_what_changed_and_keeps_outputs_and_labels(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_update_changes_only_what_changed_and_keeps_outputs_and_labels(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     with db.transaction() as session:
         output_id = session.scalar(select(Output.id).join(Item).where(Item.external_id == "3").limit(1))
@@ -192,7 +193,7 @@ def test_update_changes_only_what_changed_and_keeps_outputs_and_labels(db, tmp_p
         assert session.scalar(select(func.count()).select_from(Output)) == 5
 
 
-def test_update_moves_item_to_other_category_and_drops_empty_ones(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_update_moves_item_to_other_category_and_drops_empty_ones(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path, outputs=False)
     moved = SUITE_JSON.replace('"category": "Negation"', '"category": "Verb tense"')
     result = import_suite(db, write(tmp_path / "v2" / "de-en" / "items.json", moved), update=True)

@@ -6,13 +6,14 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from import_helpers import small_suite, write
+from store import Database
 from store.models import AutoLabel, Item, Output
 from suite.export import LABEL_COLUMNS, export_labels
 from suite.importers import import_reviews
 from suite.status import suite_status
 
 
-def label_outputs(db) -> None:  # type: ignore[no-untyped-def]
+def label_outputs(db: Database) -> None:
     """Automatic labels as the rule engine would give them, written directly to keep this test about counting."""
     with db.transaction() as session:
         ids = {(item, text): id_ for item, text, id_ in session.execute(
@@ -24,7 +25,7 @@ def label_outputs(db) -> None:  # type: ignore[no-untyped-def]
             for key, label in labels.items()])
 
 
-def test_status_counts(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_status_counts(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     label_outputs(db)
     import_reviews(db, write(tmp_path / "r.tsv", "item_id\tsystem\tlabel\treviewer\n1\tC\tpass\tann\n2\tC\tfail\tann\n"))
@@ -41,7 +42,7 @@ def test_status_counts(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-d
     }
 
 
-def test_export_labels_one_row_per_system_output(db, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_export_labels_one_row_per_system_output(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     label_outputs(db)
     import_reviews(db, write(tmp_path / "r.tsv", "item_id\tsystem\tlabel\treviewer\tcomment\n1\tC\tpass\tann\tok\n"))

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import ColumnElement, Select, delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -43,7 +43,6 @@ T = TypeVar("T")
 CHUNK = 500
 """Ids per ``IN (...)`` list, well below every database's bound-parameter limit."""
 
-RuleKey = tuple[str, str, bool, int]  # polarity, pattern, ignore_case, position
 
 
 def default_suite_name(path: Path) -> str:
@@ -185,7 +184,8 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         session.execute(insert(Item), new_items)
     if item_updates:
         session.execute(update(Item), item_updates)
-    item_ids = dict(session.execute(select(Item.external_id, Item.id).where(Item.suite_id == suite_id)).all())
+    item_ids = dict(session.execute(select(Item.external_id, Item.id)
+                                    .where(Item.suite_id == suite_id)).all())
 
     children: dict[type, tuple[list[dict[str, object]], list[int]]] = {
         Rule: ([], []), KnownTranslation: ([], []), Reference: ([], [])}
@@ -291,21 +291,23 @@ def _remove_empty_phenomena(session: Session, suite_id: int) -> None:
 
 
 def _totals(session: Session, suite_id: int) -> dict[str, int]:
-    def count(model: type, *joins_and_filters: object) -> int:
-        query = select(func.count()).select_from(model)
-        if model is not Item and model is not Category:
-            query = query.join(Item, Item.id == model.item_id)  # type: ignore[attr-defined]
-        return session.scalar(query.where(*joins_and_filters)) or 0
+    """What the suite holds after the import (the file may have updated only part of it)."""
+    def count(query: Select) -> int:  # type: ignore[type-arg]
+        return session.scalar(query) or 0
+
+    def per_item(model: type[Rule] | type[KnownTranslation] | type[Reference], *where: ColumnElement[bool]) -> int:
+        return count(select(func.count()).select_from(model).join(Item, Item.id == model.item_id)
+                     .where(Item.suite_id == suite_id, *where))
 
     return {
-        "categories": count(Category, Category.suite_id == suite_id),
-        "phenomena": session.scalar(select(func.count()).select_from(Phenomenon)
-                                    .join(Category, Category.id == Phenomenon.category_id)
-                                    .where(Category.suite_id == suite_id)) or 0,
-        "rules": count(Rule, Item.suite_id == suite_id),
-        "invalid_rules": count(Rule, Item.suite_id == suite_id, Rule.valid.is_(False)),
-        "known_translations": count(KnownTranslation, Item.suite_id == suite_id),
-        "references": count(Reference, Item.suite_id == suite_id),
+        "categories": count(select(func.count()).select_from(Category).where(Category.suite_id == suite_id)),
+        "phenomena": count(select(func.count()).select_from(Phenomenon)
+                           .join(Category, Category.id == Phenomenon.category_id)
+                           .where(Category.suite_id == suite_id)),
+        "rules": per_item(Rule),
+        "invalid_rules": per_item(Rule, Rule.valid.is_(False)),
+        "known_translations": per_item(KnownTranslation),
+        "references": per_item(Reference),
     }
 
 
