@@ -102,16 +102,15 @@ def read_qe_scores(db: Database, suite_name: str | None = None,
 
 def aligned_scores(pairs: PairTable, qe: QEScores) -> np.ndarray:
     """The QE system's score of every output of the pair table (NaN where it gave none)."""
+    wanted = pairs.outputs.output_ids
+    aligned = np.full(wanted.size, np.nan)
+    if qe.output_ids.size == 0:
+        return aligned
     order = np.argsort(qe.output_ids, kind="stable")
     ids = qe.output_ids[order]
-    wanted = pairs.outputs.output_ids
-    position = np.searchsorted(ids, wanted)
-    position = np.minimum(position, max(ids.size - 1, 0))
-    found = ids.size > 0
-    aligned = np.full(wanted.size, np.nan)
-    if found:
-        hit = ids[position] == wanted
-        aligned[hit] = qe.scores[order][position[hit]]
+    position = np.minimum(np.searchsorted(ids, wanted), ids.size - 1)
+    hit = ids[position] == wanted
+    aligned[hit] = qe.scores[order][position[hit]]
     return aligned
 
 
@@ -253,9 +252,13 @@ class AccuracyResult:
 
     def to_table(self) -> Table:
         """The Table-2 layout: rows with amount, one column per QE system, then ``Total`` and ``weighed``."""
-        label_columns = ([Column("category", "text")] if self.by == "category" and self.category is None
-                         else [Column("phenomenon", "text")] if self.category is not None
-                         else [Column("category", "text"), Column("phenomenon", "text")])
+        if self.category is not None:
+            label_names = ["phenomenon"]
+        elif self.by == "category":
+            label_names = ["category"]
+        else:
+            label_names = ["category", "phenomenon"]
+        label_columns = [Column(name, "text") for name in label_names]
         columns = [*label_columns, Column("amount", "count"),
                    *(Column(q, "fraction") for q in self.qe_systems), Column("too_few", "flag")]
 
@@ -265,12 +268,7 @@ class AccuracyResult:
                     *(Cell(r.accuracy[q], ci=r.ci.get(q), bold=q in r.best) for q in self.qe_systems),
                     Cell(r.too_few if r.amount is not None else None)]
 
-        body = []
-        for r in self.rows:
-            labels = ([r.category or NO_CATEGORY] if len(label_columns) == 1 and self.category is None
-                      else [r.phenomenon or NO_CATEGORY] if self.category is not None
-                      else [r.category or NO_CATEGORY, r.phenomenon or NO_CATEGORY])
-            body.append(cells(r, labels))
+        body = [cells(r, [getattr(r, name) or NO_CATEGORY for name in label_names]) for r in self.rows]
         pad: list[str | None] = [None] * (len(label_columns) - 1)
         footer = [cells(self.total, ["Total", *pad]), cells(self.weighed, ["weighed", *pad])]
         where = f" in category {self.category}" if self.category else f" per {self.by}"
