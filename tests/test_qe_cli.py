@@ -84,3 +84,38 @@ def test_unknown_qe_and_format_are_clear_errors(cli) -> None:  # type: ignore[no
     assert "error: unknown QE system(s): third (known: first, second)" in result.stderr
     result = cli("accuracy", "--format", "pdf")
     assert result.exit_code == 2 and "--format 'pdf' is not one of" in result.stderr
+
+
+def test_end_to_end_through_the_importers(db, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Suite, outputs, reviewed labels and QE scores imported from files, then `tsqe accuracy`."""
+    from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
+
+    def write(name: str, text: str):  # type: ignore[no-untyped-def]
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return path
+
+    import_suite(db, write("suite.tsv", "id\tcategory\tphenomenon\tsource\tpositive_regex\n"
+                                        "1\tA\ta\tDas Haus.\thouse\n2\tB\tb\tNein.\tNo\n"), name="s",
+                 source_lang="de", target_lang="en")
+    import_outputs(db, write("outputs.tsv", "item_id\tsystem\toutput\n1\tS1\tThe house.\n1\tS2\tThe house.\n"
+                                            "1\tS3\tThe home.\n1\tS4\tA building.\n2\tS1\tNo.\n2\tS2\tYes.\n"))
+    import_reviews(db, write("reviews.tsv", "item_id\tsystem\tlabel\treviewer\n1\tS1\tpass\tann\n"
+                                            "1\tS3\tfail\tann\n1\tS4\tfail\tann\n2\tS1\tpass\tann\n2\tS2\tfail\tann\n"))
+    import_qe_scores(db, write("qe.tsv", "item_id\tsystem\tscore\n1\tS1\t0.1\n1\tS2\t0.1\n1\tS3\t0.5\n"
+                                         "1\tS4\t0.05\n2\tS1\t0.2\n2\tS2\t0.9\n"), name="ter-like",
+                     lower_is_better=True)
+    _register_commands()
+    runner = CliRunner()
+    pairs = runner.invoke(app, ["--db", str(db.engine.url), "pairs"])
+    assert [line.split("\t")[3:] for line in pairs.stdout.splitlines()[1:]] == [
+        ["The house.", "The home.", "S1,S2", "S3"], ["The house.", "A building.", "S1,S2", "S4"],
+        ["No.", "Yes.", "S1", "S2"]]
+    result = runner.invoke(app, ["--db", str(db.engine.url), "accuracy", "--format", "json", "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert [(r["category"], r["amount"], r["accuracy"]["ter-like"]) for r in document["rows"]] == [
+        ("A", 2, 0.5), ("B", 1, 1.0)]
+    assert document["total"]["accuracy"]["ter-like"] == pytest.approx(2 / 3)
+    assert document["weighed"]["accuracy"]["ter-like"] == 0.75
+    assert document["higher_is_better"] == {"ter-like": False}
