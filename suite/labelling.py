@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 
 from sqlalchemy import delete, func, or_, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -51,28 +52,29 @@ def _item_definitions(session: Session, suite_id: int) -> tuple[dict[int, list[R
     return rules, known
 
 
-def _stale_items(session: Session, suite_id: int, fingerprints: dict[int, str]) -> list[int]:
+def _stale_items(connection: Connection, suite_id: int, fingerprints: dict[int, str]) -> list[int]:
     """Items with at least one label made under a different fingerprint than the item's current one."""
-    stored = session.execute(
+    stored = connection.execute(
         select(Output.item_id, AutoLabel.rules_hash).distinct()
         .join(AutoLabel, AutoLabel.output_id == Output.id)
         .join(Item, Item.id == Output.item_id).where(Item.suite_id == suite_id))
     return sorted({item_id for item_id, rules_hash in stored if fingerprints.get(item_id) != rules_hash})
 
 
-def _outputs_to_label(session: Session, suite_id: int, stale: list[int]) -> list[tuple[int, int, str, bool]]:
+def _outputs_to_label(connection: Connection, suite_id: int, stale: list[int]) -> list[tuple[int, int, str, bool]]:
     """(output id, item id, text, has a stored label) of every output to (re)label, in output id order.
 
-    Output id order makes the label inserts appends to the table's primary key.
+    Output id order makes the label inserts appends to the table's primary key. Read through the Core
+    connection: the ORM's result machinery costs seconds per million rows.
     """
     base = (select(Output.id, Output.item_id, Output.text, AutoLabel.output_id.is_not(None))
             .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
             .join(Item, Item.id == Output.item_id).where(Item.suite_id == suite_id).order_by(Output.id))
-    todo = list(session.execute(base.where(or_(AutoLabel.output_id.is_(None), AutoLabel.label == "error"))))
+    todo = connection.execute(base.where(or_(AutoLabel.output_id.is_(None), AutoLabel.label == "error"))).all()
     if stale:
         labelled = base.where(AutoLabel.output_id.is_not(None), AutoLabel.label != "error")
         for chunk in _chunks(stale, _ID_CHUNK):
-            todo.extend(session.execute(labelled.where(Output.item_id.in_(chunk))))
+            todo.extend(connection.execute(labelled.where(Output.item_id.in_(chunk))).all())
         todo.sort()
     return todo
 
@@ -90,15 +92,15 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
         item_ids = session.scalars(select(Item.id).where(Item.suite_id == suite.id)).all()
         fingerprints = {item_id: item_fingerprint(rules.get(item_id, ()), known.get(item_id, ()))
                         for item_id in item_ids}
-        todo = _outputs_to_label(session, suite.id, _stale_items(session, suite.id, fingerprints))
-        matchers: dict[int, ItemMatcher] = {}
         connection = session.connection()
+        todo = _outputs_to_label(connection, suite.id, _stale_items(connection, suite.id, fingerprints))
+        matchers: dict[int, ItemMatcher] = {}
         task.progress(0, len(todo), "labelling outputs")
         for start in range(0, len(todo), CHUNK):
             chunk = todo[start:start + CHUNK]
             relabelled = [row[0] for row in chunk if row[3]]
             for ids in _chunks(relabelled, _ID_CHUNK):
-                session.execute(delete(AutoLabel).where(AutoLabel.output_id.in_(ids)))
+                connection.execute(delete(AutoLabel).where(AutoLabel.output_id.in_(ids)))
             rows = []
             for output_id, item_id, text, _ in chunk:
                 matcher = matchers.get(item_id)
@@ -109,12 +111,12 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
             insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS, rows,
                           {"labelled_at": func.now()})
             task.progress(start + len(chunk), len(todo), "labelling outputs")
-        return _counts(session, suite.id)
+        return _counts(connection, suite.id)
 
 
-def _counts(session: Session, suite_id: int) -> dict[str, int]:
+def _counts(connection: Connection, suite_id: int) -> dict[str, int]:
     effective = func.coalesce(ManualLabel.label, AutoLabel.label)
-    rows = session.execute(
+    rows = connection.execute(
         select(effective, func.count())
         .select_from(Output).join(Item, Item.id == Output.item_id)
         .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
@@ -134,4 +136,4 @@ def label_counts(db: Database, suite_name: str | None = None) -> dict[str, int]:
     between importing outputs and labelling them).
     """
     with db.session() as session:
-        return _counts(session, find_suite(session, suite_name).id)
+        return _counts(session.connection(), find_suite(session, suite_name).id)

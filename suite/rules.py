@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import re
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -53,8 +54,16 @@ class Span(NamedTuple):
     polarity: str
 
 
+_IRREGULAR_SPACE = re.compile(r"^\s|\s$|\s\s|[^\S ]")
+
+
 def normalise(text: str) -> str:
-    """Compare known translations the way a reader would: NFC, runs of whitespace collapsed, ends stripped."""
+    """Compare known translations the way a reader would: NFC, runs of whitespace collapsed, ends stripped.
+
+    Most outputs are already in that form; checking is cheaper than rebuilding them.
+    """
+    if unicodedata.is_normalized("NFC", text) and _IRREGULAR_SPACE.search(text) is None:
+        return text
     return " ".join(unicodedata.normalize("NFC", text).split())
 
 
