@@ -5,14 +5,13 @@ import json
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from cli.context import app_context
 from cli.main import app
+from cli.progress import progress_bar
 from suite.labelling import relabel
 from suite.rules import DEFAULT_TIMEOUT
-from suite.tasks import TaskState
 
 
 @app.command("label")
@@ -27,15 +26,8 @@ def label_command(
     Counts are effective labels (a reviewer's label, else the automatic one) over distinct outputs.
     """
     context = app_context(ctx)
-    console = Console(stderr=True)
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True, disable=not console.is_terminal) as progress:
-        bar = progress.add_task("labelling", total=None)
-
-        def show(done: int, total: int, what: str) -> None:
-            progress.update(bar, completed=done, total=total, description=what)
-
-        counts = relabel(context.database, context.suite_name, TaskState(show), timeout=timeout)
+    with progress_bar("labelling") as task:
+        counts = relabel(context.database, context.suite_name, task, timeout=timeout)
     if as_json:
         typer.echo(json.dumps(counts))
         return

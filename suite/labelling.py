@@ -95,7 +95,7 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
         connection = session.connection()
         todo = _outputs_to_label(connection, suite.id, _stale_items(connection, suite.id, fingerprints))
         matchers: dict[int, ItemMatcher] = {}
-        task.progress(0, len(todo), "labelling outputs")
+        task.progress(0, len(todo), "outputs")
         for start in range(0, len(todo), CHUNK):
             chunk = todo[start:start + CHUNK]
             relabelled = [row[0] for row in chunk if row[3]]
@@ -110,7 +110,7 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
                 rows.append((output_id, *matcher.decide(text), fingerprints[item_id]))
             insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS, rows,
                           {"labelled_at": func.now()})
-            task.progress(start + len(chunk), len(todo), "labelling outputs")
+            task.progress(start + len(chunk), len(todo), "outputs")
         return _counts(connection, suite.id)
 
 
