@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 
@@ -11,8 +10,9 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 
 from store import Database, open_database
-from store.models import AutoLabel, Item, KnownTranslation, ManualLabel, Output, Rule, Suite, System, SystemOutput
+from store.models import AutoLabel, Item, KnownTranslation, ManualLabel, Output, Rule, Suite, System
 from suite.errors import TsqeError
+from suite.importers import import_outputs, import_suite
 from suite.labelling import label_counts, relabel
 from suite.review import clear_manual_label, explain, set_manual_label
 from suite.tasks import Cancelled, TaskState
@@ -222,41 +222,17 @@ def test_cli_label_json_and_table(tmp_path: Path) -> None:
     assert "--timeout" in runner.invoke(app, ["label", "--help"]).stdout
 
 
-def load_dfki(db: Database, items_path: Path, outputs_path: Path) -> None:
-    """The public DFKI items and the WMT21 outputs on them, written with Core (as the importer will)."""
-    items = json.loads(items_path.read_text(encoding="utf-8"))["items"]
-    with db.transaction() as session:
-        suite_id = session.scalar(insert(Suite).values(name="dfki", source_lang="x", target_lang="y")
-                                  .returning(Suite.id))
-        item_ids = {item["id"]: session.scalar(insert(Item).values(
-            suite_id=suite_id, external_id=item["id"], position=i, source=item["source_sentence"])
-            .returning(Item.id)) for i, item in enumerate(items)}
-        session.execute(insert(Rule), [
-            dict(item_id=item_ids[item["id"]], polarity=polarity, pattern=item[f"{polarity}_regex"], position=p)
-            for item in items for p, polarity in enumerate(("positive", "negative")) if item[f"{polarity}_regex"]])
-        session.execute(insert(KnownTranslation), [
-            dict(item_id=item_ids[item["id"]], kind=kind, text=text) for item in items
-            for kind, key in (("good", "positive_tokens"), ("bad", "negative_tokens")) for text in item[key]])
-        with outputs_path.open(encoding="utf-8", newline="") as handle:
-            rows = list(csv.DictReader(handle, delimiter="\t"))
-        systems = {name: session.scalar(insert(System).values(suite_id=suite_id, name=name).returning(System.id))
-                   for name in sorted({row["system"] for row in rows})}
-        distinct = sorted({(row["item_id"], row["output"].strip()) for row in rows})
-        session.execute(insert(Output), [dict(item_id=item_ids[i], text=t) for i, t in distinct])
-        output_ids = {(item_id, text): oid for oid, item_id, text in session.execute(
-            select(Output.id, Output.item_id, Output.text))}
-        session.execute(insert(SystemOutput), [
-            dict(system_id=systems[row["system"]], item_id=item_ids[row["item_id"]],
-                 output_id=output_ids[(item_ids[row["item_id"]], row["output"].strip())]) for row in rows])
-
-
 @pytest.mark.shared
-@pytest.mark.parametrize("lp, distinct", [("de-en", 13985), ("en-de", 12102)])
-def test_real_dfki_suite_with_wmt21_outputs(db: Database, shared_data: Path, lp: str, distinct: int) -> None:
-    load_dfki(db, shared_data / "mt-testsuite" / "testset" / lp / "items.json",
-              shared_data / "wmt21-news-systems" / f"dfki-testsuite-outputs.{lp}.tsv")
+@pytest.mark.parametrize("lp, distinct, expected", [
+    ("de-en", 13985, {"pass": 6747, "fail": 3220, "conflict": 2, "unknown": 4016, "error": 0}),
+    ("en-de", 12102, {"pass": 5627, "fail": 1135, "conflict": 6, "unknown": 5334, "error": 0}),
+])
+def test_real_dfki_suite_with_wmt21_outputs(db: Database, shared_data: Path, lp: str, distinct: int,
+                                            expected: dict[str, int]) -> None:
+    import_suite(db, shared_data / "mt-testsuite" / "testset" / lp / "items.json")
+    import_outputs(db, shared_data / "wmt21-news-systems" / f"dfki-testsuite-outputs.{lp}.tsv")
     counts = relabel(db)
-    print(lp, json.dumps(counts))
+    assert counts == expected
     assert sum(counts.values()) == distinct
     assert counts["error"] == 0  # every DFKI pattern compiles and none backtracks catastrophically
     assert counts["pass"] > counts["fail"] > counts["conflict"]
