@@ -61,7 +61,7 @@ def _text_cell(cell: Cell) -> str:
 
 def to_rich_table(report: SystemsReport) -> Table:
     by = "Phenomenon" if report.by == "phenomenon" else "Category"
-    table = Table(title=f"Pass rate per system: {report.suite}", caption=legend(report), caption_justify="left")
+    table = Table(title=f"Pass rate per system: {report.suite}")
     table.add_column(by)
     table.add_column("items", justify="right")
     for name in report.systems:
@@ -81,9 +81,14 @@ def _excluded(counts: Counts | None) -> str:
     return str(counts.excluded)
 
 
+def print_text(report: SystemsReport, console: Console) -> None:
+    console.print(to_rich_table(report))
+    console.print(legend(report))
+
+
 def to_text(report: SystemsReport, *, width: int = 160) -> str:
     buffer = io.StringIO()
-    Console(file=buffer, width=width, color_system=None, force_terminal=False).print(to_rich_table(report))
+    print_text(report, Console(file=buffer, width=width, color_system=None, force_terminal=False))
     return buffer.getvalue()
 
 
