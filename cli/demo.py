@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import typer
-from rich.console import Console
 
 from cli.context import app_context
 from cli.main import app
@@ -20,12 +19,10 @@ def demo(
     from suite.demo import create_demo
 
     summary = create_demo(app_context(ctx).database, name=name)
-    console = Console()
     for warning in summary.warnings:
-        console.print(f"warning: {warning}  [dim](broken on purpose, to show the error label)[/dim]",
-                      markup=True, highlight=False)
+        typer.echo(f"warning: {warning} (broken on purpose, to show the error label)", err=True)
     counts = ", ".join(f"{value} {key.replace('_', ' ')}" for key, value in summary.counts.items())
     labels = ", ".join(f"{key} {value}" for key, value in summary.labels.items())
-    console.print(f"Created suite {summary.suite!r}: {counts}.", highlight=False)
-    console.print(f"Effective labels of distinct outputs: {labels}.", highlight=False)
-    console.print("Next: `tsqe report systems`, `tsqe export labels FILE`, or `tsqe-gui`.", highlight=False)
+    typer.echo(f"Created suite {summary.suite!r}: {counts}.")
+    typer.echo(f"Effective labels of distinct outputs: {labels}.")
+    typer.echo("Next: `tsqe report systems`, `tsqe export labels FILE`, or `tsqe-gui`.")

@@ -1,6 +1,7 @@
 """``tsqe report ...``: reports on a suite; ``report systems`` is the classic per-system table."""
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from pathlib import Path
 
@@ -51,7 +52,8 @@ def report_systems(
         out.write_text(render(report, fmt.value), encoding="utf-8")
         typer.echo(f"wrote {out}", err=True)
     elif fmt is Format.text:
-        print_text(report, Console())
+        # A pipe gets the full table rather than rich's 80-column fallback.
+        print_text(report, Console() if sys.stdout.isatty() else Console(width=160))
     else:
         typer.echo(render(report, fmt.value), nl=False)
     if not any(cell.counts and cell.counts.judged for cell in report.overall.cells.values()):
