@@ -213,11 +213,9 @@ def systems_report(db: Database, suite_name: str | None = None, *, by: ReportBy 
     """Read the effective labels of every system output of the suite and build the report."""
     with db.session() as session:
         suite = find_suite(session, suite_name)
-        category = func.coalesce(Category.name, NO_CATEGORY)
-        phenomenon = func.coalesce(Phenomenon.name, NO_PHENOMENON)
         label = effective_label_expression()
         counted = session.execute(
-            select(System.name, category, phenomenon, label, func.count())
+            select(System.name, Category.name, Phenomenon.name, label, func.count())
             .select_from(SystemOutput)
             .join(System, System.id == SystemOutput.system_id)
             .join(Item, Item.id == SystemOutput.item_id)
@@ -226,23 +224,32 @@ def systems_report(db: Database, suite_name: str | None = None, *, by: ReportBy 
             .outerjoin(AutoLabel, AutoLabel.output_id == SystemOutput.output_id)
             .outerjoin(ManualLabel, ManualLabel.output_id == SystemOutput.output_id)
             .where(System.suite_id == suite.id)
-            .group_by(System.name, category, phenomenon, label)
+            .group_by(System.name, Category.name, Phenomenon.name, label)
         ).all()
         items = session.execute(
-            select(category, phenomenon, func.count(), func.min(Item.position).label("first"))
+            select(Category.name, Phenomenon.name, func.count(), func.min(Item.position))
             .select_from(Item)
             .outerjoin(Phenomenon, Phenomenon.id == Item.phenomenon_id)
             .outerjoin(Category, Category.id == Phenomenon.category_id)
             .where(Item.suite_id == suite.id)
-            .group_by(category, phenomenon)
+            .group_by(Category.name, Phenomenon.name)
         ).all()
         systems = list(session.scalars(select(System.name).where(System.suite_id == suite.id)))
         suite_title = suite.name
     first_of_category: dict[str, int] = {}
     for cat, _, _, first in items:
-        first_of_category[cat] = min(first, first_of_category.get(cat, first))
-    ordered = sorted(items, key=lambda r: (first_of_category[r[0]], r[3]))
+        first_of_category[_category(cat)] = min(first, first_of_category.get(_category(cat), first))
+    ordered = sorted(items, key=lambda r: (first_of_category[_category(r[0])], r[3]))
     return build_systems_report(
         suite_title, systems,
-        (CountRow(system, cat, ph, lab, n) for system, cat, ph, lab, n in counted),
-        {(cat, ph): n for cat, ph, n, _ in ordered}, by=by, alpha=alpha)
+        (CountRow(system, _category(cat), _phenomenon(ph), lab, n) for system, cat, ph, lab, n in counted),
+        {(_category(cat), _phenomenon(ph)): n for cat, ph, n, _ in ordered}, by=by, alpha=alpha)
+
+
+def _category(name: str | None) -> str:
+    """Items of a plain test set have no phenomenon and so no category; they still get a row."""
+    return NO_CATEGORY if name is None else name
+
+
+def _phenomenon(name: str | None) -> str:
+    return NO_PHENOMENON if name is None else name

@@ -19,7 +19,6 @@ from suite.labelling import label_counts, relabel
 from suite.tasks import TaskState, progress_of
 
 DEMO_SUITE = "tsqe-demo-de-en"
-_FILES = ("suite.tsv", "outputs.tsv", "reviews.tsv")
 
 
 @dataclass(frozen=True)
@@ -43,9 +42,9 @@ def create_demo(db: Database, *, name: str = DEMO_SUITE, task: TaskState | None 
                             f"(the demo is never loaded twice into one database)")
     data = resources.files(__name__)
     try:
-        with resources.as_file(data / _FILES[0]) as suite_file, \
-                resources.as_file(data / _FILES[1]) as outputs_file, \
-                resources.as_file(data / _FILES[2]) as reviews_file:
+        with (resources.as_file(data / "suite.tsv") as suite_file,
+              resources.as_file(data / "outputs.tsv") as outputs_file,
+              resources.as_file(data / "reviews.tsv") as reviews_file):
             progress.progress(0, 4, "importing the demo suite")
             imported = import_suite(db, suite_file, name=name, source_lang="de", target_lang="en")
             progress.progress(1, 4, "importing MT outputs")
