@@ -308,16 +308,16 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
     force_workers(monkeypatch, 1)
     monkeypatch.setattr("suite.labelling.WATCHDOG_GRACE", 0.5)
     monkeypatch.setattr("suite.labelling.WATCHDOG_PER_OUTPUT", 0.0)
-    redone: list[tuple[tuple[int, ...], float | None]] = []  # chunks labelled in this process, not a worker
+    redone: list[tuple[tuple[int, ...], bool]] = []  # chunks labelled in this process, not a worker
     label_chunk = labelling._label_chunk
 
-    def record(connection, plan, chunk, timeout):  # type: ignore[no-untyped-def]
-        redone.append((chunk.items, timeout))
-        return label_chunk(connection, plan, chunk, timeout)
+    def record(connection, plan, chunk, timed):  # type: ignore[no-untyped-def]
+        redone.append((chunk.items, timed))
+        return label_chunk(connection, plan, chunk, timed)
 
     monkeypatch.setattr("suite.labelling._label_chunk", record)
     counts = relabel(db, timeout=0.05)
-    assert redone == [((item_id,), 0.05)]  # the court item's chunk was labelled by a worker
+    assert redone == [((item_id,), True)]  # the court item's chunk was labelled by a worker
     assert counts == {"pass": 3, "fail": 3, "conflict": 1, "unknown": 1, "error": 1}
     labels = auto(db)
     assert labels[slow] == ("error", f"rule {rule_id} timed out after 0.05 s")

@@ -139,7 +139,13 @@ def test_stored_decisions_are_described_like_fresh_ones() -> None:
         "positive rule 7 is invalid: missing )"
 
 
-def test_untimed_matcher_decides_like_the_timed_one() -> None:
-    timed, untimed = ItemMatcher([HUSBAND, MAN], []), ItemMatcher([HUSBAND, MAN], [], timeout=None)
-    for text in ("Her husband.", "Her man.", "Her husband, a man.", "Her cat."):
-        assert untimed.decide(text) == timed.decide(text)
+def test_decide_all_decides_like_decide() -> None:
+    second = RuleSpec(3, "positive", r"\bpartner\b")
+    matcher = ItemMatcher([HUSBAND, MAN, second], [KnownSpec("good", "Her  pal."), KnownSpec("bad", "Her cat.")])
+    texts = ["Her husband.", "Her man.", "Her husband, a man.", "Her partner.", "Her partner, a man.", "Her cat.",
+             "Her pal.", "Her dog.", "Cafe\u0301 pal."]
+    assert matcher.decide_all(texts) == [matcher.decide(text) for text in texts]
+    assert [d.label for d in matcher.decide_all(texts)] == ["pass", "fail", "conflict", "pass", "conflict", "fail",
+                                                           "pass", "unknown", "unknown"]
+    invalid = ItemMatcher([RuleSpec(7, "positive", "(a", valid=False, error="missing )")], [])
+    assert invalid.decide_all(["a", "b"]) == [invalid.decide("a")] * 2
