@@ -18,10 +18,10 @@ import gc
 import os
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
-from itertools import groupby
-from operator import itemgetter
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.engine import Connection
@@ -34,7 +34,7 @@ from suite.labels import EFFECTIVE_LABELS
 from suite.rules import DEFAULT_TIMEOUT, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
-from suite.watched_pool import run_watched
+from suite.watched_pool import FORK_AVAILABLE, run_watched
 
 CHUNK = 20_000
 """Outputs per chunk (whole items, so a chunk may be larger); also how often progress is reported."""
@@ -50,8 +50,11 @@ thousand times what a DFKI chunk needs, before it is killed and redone with per-
 _ID_CHUNK = 5_000
 """Ids per ``IN (...)`` list, well below every backend's limit on bound parameters."""
 
-_LABEL_COLUMNS = ("output_id", "label", "rule_id", "reason")
 WORKERS = os.cpu_count() or 1
+WORKER_NICENESS = 10
+"""Workers yield the CPU to this process, whose writing is the run's critical path."""
+
+_LABEL_COLUMNS = ("output_id", "label", "rule_id", "reason")
 
 
 def _chunks(values: Sequence[int], size: int) -> Iterator[Sequence[int]]:
@@ -195,10 +198,10 @@ def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[
     return _Plan(rules, known, stale, timeout), {i: fingerprints[i] for i in stale}, chunks
 
 
-def _labelled_chunks(db: Database, connection: Connection, plan: _Plan,
-                     chunks: list[_Chunk]) -> Iterator[tuple[_Chunk, _Labels]]:
+def _labelled_chunks(db: Database, connection: Connection, plan: _Plan, chunks: list[_Chunk],
+                     task: TaskState) -> Iterator[tuple[_Chunk, _Labels]]:
     """Every chunk's labels, from forked workers when it pays, in the order they are ready."""
-    if sum(chunk.outputs for chunk in chunks) < PARALLEL_THRESHOLD or not db.shareable:
+    if sum(chunk.outputs for chunk in chunks) < PARALLEL_THRESHOLD or not db.shareable or not FORK_AVAILABLE:
         for chunk in chunks:
             yield chunk, _label_chunk(connection, plan, chunk, True)
         return
@@ -207,13 +210,14 @@ def _labelled_chunks(db: Database, connection: Connection, plan: _Plan,
     def work(chunk: _Chunk) -> _Labels:
         if not worker:  # first chunk in this forked process: its own engine, never the parent's connections
             gc.disable()  # see _without_cyclic_gc; the process ends with the run
+            os.nice(WORKER_NICENESS)
             worker["connection"] = db.reopen().engine.connect()
         return _label_chunk(worker["connection"], plan, chunk, False)
 
     def budget(chunk: _Chunk) -> float:
         return WATCHDOG_GRACE + plan.timeout + WATCHDOG_PER_OUTPUT * chunk.outputs
 
-    with closing(run_watched(chunks, work, budget, WORKERS)) as results:
+    with closing(run_watched(chunks, work, budget, WORKERS, task.raise_if_cancelled)) as results:
         for index, labels in results:
             yield chunks[index], labels if labels is not None else _label_chunk(connection, plan, chunks[index],
                                                                                True)
@@ -247,7 +251,7 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
         done = 0
         stale_counts: Counter[str] = Counter()
         task.progress(done, total, "outputs")
-        with closing(_labelled_chunks(db, connection, plan, chunks)) as results:
+        with closing(_labelled_chunks(db, connection, plan, chunks, task)) as results:
             for chunk, labels in results:
                 for ids in _chunks(labels.relabelled, _ID_CHUNK):
                     connection.execute(delete(AutoLabel).where(AutoLabel.output_id.in_(list(ids))))

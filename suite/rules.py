@@ -61,6 +61,7 @@ class Span(NamedTuple):
 
 
 _IRREGULAR_SPACE = re.compile(r"^\s|\s$|\s\s|[^\S ]")
+_irregular_space = _IRREGULAR_SPACE.search
 
 
 def normalise(text: str) -> str:
@@ -69,7 +70,7 @@ def normalise(text: str) -> str:
     Most outputs are already in that form; checking is cheaper than rebuilding them (and ASCII, which
     ``isascii`` tells at no cost, is always NFC).
     """
-    if (text.isascii() or unicodedata.is_normalized("NFC", text)) and _IRREGULAR_SPACE.search(text) is None:
+    if (text.isascii() or unicodedata.is_normalized("NFC", text)) and _irregular_space(text) is None:
         return text
     return " ".join(unicodedata.normalize("NFC", text).split())
 
@@ -106,7 +107,7 @@ def item_fingerprint(rules: Iterable[RuleSpec], known: Iterable[KnownSpec]) -> s
     """
     payload = {
         "rules": [[r.id, r.polarity, r.pattern, bool(r.ignore_case), bool(r.valid)] for r in rules],
-        "known": sorted({(k.kind, normalise(k.text)) for k in known if normalise(k.text)}),
+        "known": sorted({(k.kind, text) for k in known if (text := normalise(k.text))}),
     }
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode("utf-8")).hexdigest()
 

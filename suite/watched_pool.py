@@ -17,6 +17,9 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import Generic, TypeVar
 
+FORK_AVAILABLE = "fork" in multiprocessing.get_all_start_methods()
+"""Windows has no fork; callers then do the work in their own process."""
+
 Task = TypeVar("Task")
 Result = TypeVar("Result")
 
@@ -67,14 +70,18 @@ class _Worker(Generic[Task, Result]):
         self.connection.close()
 
 
+POLL_SECONDS = 0.25
+"""How often ``check`` runs while every worker is busy, so that a cancel is heard during a long task."""
+
+
 def run_watched(tasks: Sequence[Task], work: Callable[[Task], Result], budget: Callable[[Task], float],
-                workers: int) -> Iterator[tuple[int, Result | None]]:
+                workers: int, check: Callable[[], None] = lambda: None) -> Iterator[tuple[int, Result | None]]:
     """Do ``work(task)`` for every task in ``workers`` forked processes; yield (task index, result) as they
     finish, the result ``None`` for a task that overran ``budget(task)`` seconds or failed.
 
     A worker gets its next task as soon as it hands in a result, before the caller sees that result, so
-    workers keep computing while the caller stores. Closing the generator (or an exception in the caller)
-    kills every worker.
+    workers keep computing while the caller stores. ``check`` is called while waiting and may raise to stop
+    (a cancel). Closing the generator, or an exception here or in the caller, kills every worker.
     """
     pending = deque(range(len(tasks)))
     busy: dict[Connection, _Worker[Task, Result]] = {}
@@ -92,7 +99,8 @@ def run_watched(tasks: Sequence[Task], work: Callable[[Task], Result], budget: C
             assign(_Worker(work, tasks))
         while busy:
             first_deadline = min(worker.deadline for worker in busy.values())
-            ready = wait(list(busy), timeout=max(0.0, first_deadline - time.monotonic()))
+            ready = wait(list(busy), timeout=min(POLL_SECONDS, max(0.0, first_deadline - time.monotonic())))
+            check()
             for connection in ready:
                 worker: _Worker[Task, Result] | None = busy.pop(connection)  # type: ignore[arg-type]
                 assert worker is not None
