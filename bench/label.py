@@ -8,7 +8,9 @@ brackets, so the suffix rarely changes which rules match; the script counts and 
 Timed: (a) ``relabel`` on the fresh database (fetch, match, decide, write every label, count);
 (b) a plain loop calling the same compiled regexes' ``search`` on the same (rule, output) pairs, once
 without and once with the per-search timeout the engine uses. ``ratio:`` is time (a) / time (b, no
-timeout); the timed-plain-loop ratio is printed beside it.
+timeout); the timed-plain-loop ratio is printed beside it. For the floor, (c) writing the label rows
+``relabel`` produced again with ``store.bulk.insert_tuples`` alone, in a transaction that is rolled back,
+and the load average of the machine (other work on it slows (a) more than (b)).
 
 Run: ``PYTHONPATH=$PWD python bench/label.py [--outputs N] [--lp de-en|en-de]``.
 Rules are imported case-sensitively (``ignore_case`` false), positive/negative tokens as known good/bad
@@ -19,14 +21,17 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
+import resource
 import tempfile
 import time
 from pathlib import Path
 
 import regex
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 
 from store import open_database
+from store.bulk import insert_tuples
 from store.models import AutoLabel, Category, Item, KnownTranslation, Output, Phenomenon, Rule, Suite
 from suite.labelling import relabel
 from suite.rules import DEFAULT_TIMEOUT
@@ -81,6 +86,12 @@ def load(db_path: Path, lp: str, wanted: int) -> tuple[object, dict[str, list[tu
     return db, rules, copies
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's finished child processes (relabel's forked workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def plain_loop(pairs: list[tuple[list, list[str]]], timeout: float | None) -> float:
     """Seconds to call every compiled rule of an item on every output of that item."""
     start = time.perf_counter()
@@ -120,9 +131,10 @@ def main() -> None:
         print(f"setup: {n_outputs} distinct outputs ({copies} copies of each WMT21 output), "
               f"{n_searches} (rule, output) pairs, {time.perf_counter() - started:.1f} s")
 
-        start, cpu = time.perf_counter(), time.process_time()
+        start, cpu, workers_cpu = time.perf_counter(), time.process_time(), _children_cpu()
         counts = relabel(db, timeout=DEFAULT_TIMEOUT)
         labelling, labelling_cpu = time.perf_counter() - start, time.process_time() - cpu
+        workers_cpu = _children_cpu() - workers_cpu
         cpu = time.process_time()
         plain = plain_loop(pairs, None)
         plain_cpu = time.process_time() - cpu
@@ -131,6 +143,15 @@ def main() -> None:
         with db.session() as session:
             labels = session.execute(select(Output.text, Output.item_id, AutoLabel.label, AutoLabel.rule_id)
                                      .join(AutoLabel, AutoLabel.output_id == Output.id)).all()
+            rows = [tuple(row) for row in session.execute(
+                select(AutoLabel.output_id, AutoLabel.label, AutoLabel.rule_id).order_by(AutoLabel.output_id))]
+        with db.session() as session, session.begin():
+            connection = session.connection()
+            connection.execute(delete(AutoLabel))
+            start = time.perf_counter()
+            insert_tuples(connection, AutoLabel.__table__, ("output_id", "label", "rule_id"), rows)
+            insert_only = time.perf_counter() - start
+            session.rollback()
         original = {(item_id, text): (label, rule_id) for text, item_id, label, rule_id in labels
                     if not text.endswith("]")}
         changes = [original[(item_id, text[:text.rindex(" [")])] for text, item_id, label, rule_id in labels
@@ -145,7 +166,13 @@ def main() -> None:
     print(f"relabel with persistence: {labelling:.2f} s, {n_outputs / labelling:,.0f} outputs/s")
     print(f"plain regex loop:         {plain:.2f} s, {n_outputs / plain:,.0f} outputs/s")
     print(f"plain loop with timeout:  {plain_timed:.2f} s, {n_outputs / plain_timed:,.0f} outputs/s")
-    print(f"ratio of CPU times (less sensitive to other load on the machine): {labelling_cpu / plain_cpu:.2f}")
+    print(f"inserting the label rows alone (the writer's floor): {insert_only:.2f} s, "
+          f"{insert_only / plain:.2f} x the plain loop")
+    print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"CPU of relabel: {labelling_cpu:.2f} s in this process (the writer) + {workers_cpu:.2f} s in its "
+          f"matching workers; plain loop {plain_cpu:.2f} s")
+    print(f"ratio of CPU times, this process only (less sensitive to other load on the machine): "
+          f"{labelling_cpu / plain_cpu:.2f}")
     print(f"ratio with timed plain loop: {labelling / plain_timed:.2f}")
     print(f"ratio: {labelling / plain:.2f}")
 

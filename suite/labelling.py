@@ -112,8 +112,8 @@ class _Labels:
         return [row for position, row in enumerate(rows) if position not in self.reasons], with_reason
 
 
-_ITEM, _ID, _TEXT = itemgetter(0), itemgetter(1), itemgetter(2)
-_LABEL, _RULE, _REASON = itemgetter(0), itemgetter(1), itemgetter(2)
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+"""Columns of (item id, output id, text) rows and of decisions (label, rule id, reason), taken in C."""
 
 
 def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool) -> _Labels:
@@ -136,19 +136,19 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
         relabelled = [row[3] for row in rows if row[3] is not None]
     ids: list[int] = []
     decisions: list[Decision] = []
-    for item_id, outputs in groupby(rows, _ITEM):
+    for item_id, outputs in groupby(rows, _FIRST):
         group = list(outputs)
-        ids.extend(map(_ID, group))
-        texts = list(map(_TEXT, group))
+        ids.extend(map(_SECOND, group))
+        texts = list(map(_THIRD, group))
         matcher = plan.matcher(item_id)
         decisions.extend(map(matcher.decide, texts) if timed else matcher.decide_all(texts))
     if not ids:
         return _Labels([], [], [], {}, relabelled)
-    # In output id order: inserting the labels in the order of the table's primary key is twice as fast.
-    ids, decisions = map(list, zip(*sorted(zip(ids, decisions), key=_ITEM)))  # type: ignore[assignment]
+    # In output id order: inserting in the order of the table's primary key took a third less CPU.
+    ids, decisions = map(list, zip(*sorted(zip(ids, decisions), key=_FIRST)))  # type: ignore[assignment]
     reasons = {position: decision.reason for position, decision in enumerate(decisions) if decision.reason} \
-        if any(map(_REASON, decisions)) else {}
-    return _Labels(ids, list(map(_LABEL, decisions)), list(map(_RULE, decisions)), reasons, relabelled)
+        if any(map(_THIRD, decisions)) else {}
+    return _Labels(ids, list(map(_FIRST, decisions)), list(map(_SECOND, decisions)), reasons, relabelled)
 
 
 def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[int, str], list[_Chunk]]:
