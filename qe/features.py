@@ -69,7 +69,7 @@ FEATURE_NAMES: tuple[str, ...] = (
     "src_type_token_ratio",       # distinct / all word tokens (lower-cased) in the source
     "mt_type_token_ratio",        # the same in the output
     "mt_repeated_words",          # output word tokens that repeat an earlier one (lower-cased)
-    "mt_adjacent_repeats",        # output words identical to the word just before ("the the")
+    "mt_adjacent_repeats",        # output words identical to the token just before ("the the")
     "src_copied_ratio",           # share of source words (3+ chars) found verbatim in the output
     "mt_copied_ratio",            # share of output words (3+ chars) found verbatim in the source
     "src_alpha_ratio",            # alphabetic share of the source's non-whitespace characters
@@ -141,7 +141,7 @@ def _pair_features(src: _Side, mt: _Side) -> list[float]:
         _ratio(len(set(src.lower_words)), len(src.lower_words)),
         _ratio(len(set(mt.lower_words)), len(mt.lower_words)),
         len(mt.lower_words) - len(set(mt.lower_words)),
-        sum(a == b for a, b in zip(mt.lower_words, mt.lower_words[1:])),
+        sum(a == b and _WORD.match(a) is not None for a, b in zip(mt.tokens, mt.tokens[1:])),
         _copied(src.words, mt_word_set),
         _copied(mt.words, src_word_set),
         _ratio(src.alpha, src.chars),

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, func, insert, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -57,7 +58,10 @@ def _insert_scores(session: Session, system_id: int, scores: Mapping[int, float]
     rows = [{"qe_system_id": system_id, "output_id": int(output_id), "score": float(score)}
             for output_id, score in scores.items()]
     if rows:
-        session.execute(insert(QEScore), rows)
+        try:
+            session.execute(insert(QEScore), rows)
+        except IntegrityError:
+            raise TsqeError("QE scores name outputs that are not in the database; nothing was saved") from None
 
 
 def save_qe_system(db: Database, *, name: str, kind: str, higher_is_better: bool, scores: Mapping[int, float],
