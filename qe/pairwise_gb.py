@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.model_selection import GroupKFold
+from threadpoolctl import threadpool_limits
 
 from qe.estimators import library_versions
 from qe.features import FEATURE_NAMES, SOURCE_ONLY_FEATURES, TOKENIZER, extract_features
@@ -80,6 +81,11 @@ def win_probability(estimator: Any, features: np.ndarray, first: np.ndarray, sec
 
 def tournament_scores(estimator: Any, features: np.ndarray, groups: np.ndarray) -> np.ndarray:
     """Per row: mean win probability against every other row of its group; 0.5 when it is alone."""
+    with threadpool_limits(limits=1, user_api="openmp"):
+        return _tournament_scores(estimator, features, groups)
+
+
+def _tournament_scores(estimator: Any, features: np.ndarray, groups: np.ndarray) -> np.ndarray:
     groups = np.asarray(groups)
     order = np.argsort(groups, kind="stable")
     _, starts, sizes = np.unique(groups[order], return_index=True, return_counts=True)
@@ -126,7 +132,14 @@ def train_pairwise_gb(sources: Sequence[str], outputs: Sequence[str], groups: np
 
     ``groups`` gives each (source, output) row its item; ``prefs`` indexes into the same rows.
     """
-    task = progress_of(task)
+    # HistGradientBoosting's OpenMP threads spin while waiting; on a busy two-core machine that made one
+    # fit 30 times slower than a single thread, which fits a suite's pairs in seconds.
+    with threadpool_limits(limits=1, user_api="openmp"):
+        return _train_pairwise_gb(sources, outputs, groups, prefs, folds, seed, progress_of(task))
+
+
+def _train_pairwise_gb(sources: Sequence[str], outputs: Sequence[str], groups: np.ndarray, prefs: Preferences,
+                       folds: int, seed: int, task: TaskState) -> PairwiseResult:
     if folds < 2:
         raise TsqeError("cross-validation needs at least 2 folds")
     pair_items = np.unique(prefs.group)
