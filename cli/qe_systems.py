@@ -142,7 +142,7 @@ def list_(ctx: typer.Context) -> None:
     if not systems:
         typer.echo("no QE systems yet: tsqe import qe, tsqe qe train or tsqe qe metric")
         return
-    table = Table("name", "kind", "direction", "scores", "created", "about", box=None)
+    table = Table("name", "kind", "direction", "scores", "created", "about", box=None, pad_edge=False)
     for system in systems:
         table.add_row(system.name, system.kind, system.direction, str(system.scores),
                       f"{system.created_at:%Y-%m-%d %H:%M}", _summary(system.meta))
