@@ -2,5 +2,6 @@
 from __future__ import annotations
 import cli.export  # noqa: F401
 import cli.importing  # noqa: F401
+import cli.qe_evaluation  # noqa: F401
 import cli.qe_systems  # noqa: F401
 import cli.status  # noqa: F401
