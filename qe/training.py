@@ -10,19 +10,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
 
 from qe.datasets import load_qe_dataset
 from qe.estimators import dump_estimator, load_estimator
 from qe.features import check_feature_names, extract_features
 from qe.features_svr import evaluate_regression, predict_features_svr, train_features_svr
 from qe.outputs import SuiteOutputs, read_suite_outputs
+from qe.pairs import build_pairs
 from qe.pairwise_gb import Preferences, tournament_scores, train_pairwise_gb
 from qe.systems import list_qe_systems, load_qe_system, save_qe_system, set_scores
 from store import Database
 from suite.errors import TsqeError
-from suite.labels import effective_labels_select
-from suite.suites import find_suite
 from suite.tasks import TaskState
 
 TRAINABLE_KINDS = ("features-svr", "pairwise-gb")
@@ -42,22 +40,15 @@ def _refuse_clash(db: Database, name: str, replace: bool) -> None:
 
 
 def suite_preferences(db: Database, outputs: SuiteOutputs) -> Preferences:
-    """Every (passing, failing) pair of distinct outputs per item by effective label, as rows of ``outputs``."""
-    with db.session() as session:
-        suite = find_suite(session, outputs.suite_name)
-        labels = dict(session.execute(
-            select(effective_labels_select(suite.id).subquery().c["output_id", "effective_label"])).all())
-    rows_of: dict[int, dict[str, list[int]]] = {}
-    for row, (output_id, item_id) in enumerate(zip(outputs.output_ids.tolist(), outputs.item_ids.tolist())):
-        rows_of.setdefault(item_id, {"pass": [], "fail": []}).get(labels.get(output_id), []).append(row)
-    better: list[int] = []
-    worse: list[int] = []
-    for sides in rows_of.values():
-        for good in sides["pass"]:
-            better += [good] * len(sides["fail"])
-            worse += sides["fail"]
-    better_rows = np.asarray(better, dtype=np.intp)
-    return Preferences(better_rows, np.asarray(worse, dtype=np.intp), outputs.item_ids[better_rows])
+    """The suite's pass/fail pairs (``qe.pairs``, effective labels) as preferences between rows of ``outputs``."""
+    pairs = build_pairs(db, outputs.suite_name)
+    order = np.argsort(outputs.output_ids)
+
+    def rows(output_ids: np.ndarray) -> np.ndarray:
+        return order[np.searchsorted(outputs.output_ids, output_ids, sorter=order)]
+
+    better = rows(pairs.pass_output_ids)
+    return Preferences(better, rows(pairs.fail_output_ids), outputs.item_ids[better])
 
 
 def train_qe_system(db: Database, *, name: str, kind: str, data: Sequence[str] = (), target: str = "hter",
