@@ -31,7 +31,7 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
-from suite.importers._regex_check import compile_error
+from suite.rules import compile_error
 from suite.importers.dfki import parse_dfki
 from suite.importers.item_spec import ItemSpec
 from suite.importers.result import ImportResult, Problems
