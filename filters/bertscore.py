@@ -219,6 +219,10 @@ class EmbeddingCache:
                 self._store(encoded)
         return {s: self._memory[s] for s in wanted}
 
+    def clear(self) -> None:
+        """Drop the in-memory copies (the table keeps them), so long runs hold one chunk at a time."""
+        self._memory.clear()
+
     def _load(self, sentences: list[str]) -> list[str]:
         """Fill memory from the table (one query per chunk of hashes); return what is still missing."""
         by_hash = {sentence_hash(s): s for s in sentences}
