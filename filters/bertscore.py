@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 from sqlalchemy import and_, insert, select
+from threadpoolctl import threadpool_limits
 
 from store import Database
 from store.models import Embedding
@@ -256,6 +257,12 @@ class EmbeddingCache:
                                 rows[start:start + 1000])
 
 
+def single_threaded_blas() -> threadpool_limits:
+    """Per-segment similarity products are tiny; multi-threaded BLAS only adds thread hand-offs to them
+    (and fights torch's own threads), which made them ~50x slower on a busy 2-core machine."""
+    return threadpool_limits(1, user_api="blas")
+
+
 def greedy_match(reference: np.ndarray, hypotheses: Sequence[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray]:
     """Per-token maximum cosine similarities of several hypotheses against one reference.
 
@@ -291,11 +298,16 @@ def bertscore(cache: EmbeddingCache, hypotheses: Sequence[str],
         for ref in refs:
             by_reference.setdefault(ref, []).append(i)
     scores = np.full((len(hypotheses), 3), -np.inf)
-    for ref, indices in by_reference.items():
-        reference = embeddings[ref]
-        hyps = [embeddings[hypotheses[i]] for i in indices]
-        hyp_max, ref_max = greedy_match(reference.unit, [h.unit for h in hyps])
-        for row, (i, hyp) in enumerate(zip(indices, hyps)):
-            pair = prf(hyp_max[row], hyp.scored, ref_max[row], reference.scored)
-            scores[i] = np.maximum(scores[i], pair)
+    with single_threaded_blas():
+        for ref, indices in by_reference.items():
+            _score_reference(embeddings, ref, indices, hypotheses, scores)
     return scores
+
+
+def _score_reference(embeddings: dict[str, SentenceEmbedding], ref: str, indices: list[int],
+                     hypotheses: Sequence[str], scores: np.ndarray) -> None:
+    reference = embeddings[ref]
+    hyps = [embeddings[hypotheses[i]] for i in indices]
+    hyp_max, ref_max = greedy_match(reference.unit, [h.unit for h in hyps])
+    for row, (i, hyp) in enumerate(zip(indices, hyps)):
+        scores[i] = np.maximum(scores[i], prf(hyp_max[row], hyp.scored, ref_max[row], reference.scored))

@@ -53,7 +53,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlalchemy import select
 
-from filters.bertscore import EmbeddingCache, SentenceEmbedding, greedy_match, prf, resolve_model
+from filters.bertscore import (EmbeddingCache, SentenceEmbedding, greedy_match, prf, resolve_model,
+                               single_threaded_blas)
 from filters.scoring import suite_systems
 from store import Database
 from store.models import Item, Output, Reference, System, SystemOutput
@@ -159,12 +160,8 @@ def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequen
         task.progress(start, len(items), "difficulty-aware BERTScore")
         chunk = items[start:start + ITEM_CHUNK]
         embeddings = cache.lookup({t for item in chunk for t in (*item.references, *item.outputs.values())})
-        for item in chunk:
-            names = list(item.outputs)
-            scores, token_difficulty[item.external_id] = _score_item(item, names, embeddings)
-            for name, row in zip(names, scores):
-                sums[name] += row
-                counts[name] += 1
+        with single_threaded_blas():
+            _score_chunk(chunk, embeddings, sums, counts, token_difficulty)
         cache.clear()
     task.progress(len(items), len(items), "difficulty-aware BERTScore")
     system_scores = {}
@@ -174,6 +171,16 @@ def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequen
         system_scores[name] = dict(zip(SCORE_KEYS, map(float, (p, r, f, da_p, da_r, da_f))))
     return DifficultyResult(systems=chosen, system_scores=system_scores, token_difficulty=token_difficulty,
                             signature=f"da-bertscore|{cache.spec.signature}", items_scored=counts)
+
+
+def _score_chunk(chunk: list[_ItemData], embeddings: dict[str, SentenceEmbedding], sums: dict[str, np.ndarray],
+                 counts: dict[str, int], token_difficulty: dict[str, list[tuple[str, float]]]) -> None:
+    for item in chunk:
+        names = list(item.outputs)
+        scores, token_difficulty[item.external_id] = _score_item(item, names, embeddings)
+        for name, row in zip(names, scores):
+            sums[name] += row
+            counts[name] += 1
 
 
 def _score_item(item: _ItemData, names: list[str],
