@@ -7,7 +7,7 @@ from filters import bertscore
 from filters.bertscore import greedy_match
 from filters.difficulty import da_bertscore, difficulty_scores, repeated_token_weights
 from filters.scoring import score_outputs
-from tests.suite_builder import build_suite
+from suite_builder import build_suite
 
 
 def test_greedy_match_on_known_similarities() -> None:

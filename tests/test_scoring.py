@@ -9,7 +9,7 @@ from filters.metrics import get_metric
 from filters.scoring import LABEL_SIGNATURE, score_outputs
 from store.models import AutoLabel, Embedding, ManualLabel, MetricScore, Output, QEScore, QESystem
 from suite.errors import TsqeError
-from tests.suite_builder import add_system, build_suite
+from suite_builder import add_system, build_suite
 
 REFS = [["The cat sat on the mat."], ["He went home early.", "He left for home early."], ["It rained all day."]]
 OUTPUTS = {
