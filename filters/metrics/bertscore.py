@@ -39,4 +39,6 @@ class BertScoreMetric(Metric):
                    references: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
         self._check(hypotheses, references)
         scores = bertscore(self.cache, hypotheses, references)
+        if self.cache.db is not None:
+            self.cache.clear()  # persisted: keep memory to one batch when a whole suite is scored in chunks
         return {self._signature_of(c): scores[:, k] for k, c in enumerate(BERTSCORE_COMPONENTS)}
