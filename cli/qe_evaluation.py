@@ -1,0 +1,152 @@
+"""``tsqe pairs``, ``tsqe accuracy``, ``tsqe stability`` and ``tsqe plot accuracy``: evaluating QE systems."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from cli.context import app_context
+from cli.main import app
+from qe.accuracy import BY, TIES, AccuracyResult, QEScores, pairwise_accuracy, read_qe_scores
+from qe.pairs import PairTable, build_pairs
+from qe.plots import save_accuracy_plot
+from qe.stability import ranking_stability
+from qe.tables import FORMATS, render, write_xlsx
+from suite.errors import TsqeError
+
+plot_app = typer.Typer(help="Draw figures of the evaluation.", no_args_is_help=True)
+app.add_typer(plot_app, name="plot")
+
+ACCURACY_FORMATS = ("text", "csv", "tsv", "json", "md", "latex", "html", "xlsx")
+STABILITY_FORMATS = (*FORMATS, "json")
+
+
+def _by_option() -> Any:
+    return typer.Option("category", "--by", help=f"Rows of the table: {' or '.join(BY)}.")
+
+
+def _category_option() -> Any:
+    return typer.Option(None, "--category", help="Only this category, one row per phenomenon (Tables 3-4).")
+
+
+def _qe_option() -> Any:
+    return typer.Option(None, "--qe", help="Comma-separated QE systems to compare (default: all, oldest first).")
+
+
+def _ties_option() -> Any:
+    return typer.Option("half", "--ties", help="Ties count 0.5 (half), 0 (wrong) or leave the pair out (drop).")
+
+
+def _seed_option() -> Any:
+    return typer.Option(0, "--seed", help="Random seed; the same seed gives the same intervals and splits.")
+
+
+def _bootstrap_option() -> Any:
+    return typer.Option(1000, "--bootstrap", help="Item resamples for intervals and significance (0: none).")
+
+
+@app.command("pairs")
+def pairs_command(
+    ctx: typer.Context,
+    out: Path = typer.Option(None, "--out", help="TSV file to write (default: standard output)."),
+) -> None:
+    """Export every (passing, failing) output pair of each item under the effective labels, as TSV."""
+    context = app_context(ctx)
+    table = build_pairs(context.database, context.suite_name).frame()
+    if out is None:
+        table.to_csv(sys.stdout, sep="\t", index=False, lineterminator="\n")
+    else:
+        table.to_csv(out, sep="\t", index=False, lineterminator="\n")
+        typer.echo(f"wrote {len(table)} pairs to {out}", err=True)
+
+
+@app.command("accuracy")
+def accuracy_command(
+    ctx: typer.Context,
+    by: str = _by_option(),
+    category: str = _category_option(),
+    qe: str = _qe_option(),
+    ties: str = _ties_option(),
+    bootstrap: int = _bootstrap_option(),
+    seed: int = _seed_option(),
+    fmt: str = typer.Option("text", "--format", help=f"Output format: {', '.join(ACCURACY_FORMATS)}."),
+    out: Path = typer.Option(None, "--out", help="File to write (default: standard output; xlsx needs one)."),
+) -> None:
+    """Pairwise accuracy of QE systems per category or phenomenon, with Total, weighed and 95% intervals."""
+    _check_choice("--format", fmt, ACCURACY_FORMATS)
+    if fmt == "xlsx" and out is None:
+        raise TsqeError("--format xlsx writes a workbook: give a file with --out FILE.xlsx")
+    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, bootstrap=bootstrap, seed=seed)
+    if fmt == "xlsx":
+        write_xlsx(result.to_table(), out)
+        typer.echo(f"wrote {out}", err=True)
+        return
+    _emit(result.to_json() + "\n" if fmt == "json" else render(result.to_table(), fmt), out)
+
+
+@app.command("stability")
+def stability_command(
+    ctx: typer.Context,
+    splits: int = typer.Option(200, "--splits", help="Random splits of the items into halves."),
+    seed: int = _seed_option(),
+    by: str = _by_option(),
+    category: str = _category_option(),
+    qe: str = _qe_option(),
+    ties: str = _ties_option(),
+    fmt: str = typer.Option("text", "--format", help=f"Output format: {', '.join(STABILITY_FORMATS)}."),
+    out: Path = typer.Option(None, "--out", help="File to write (default: standard output)."),
+) -> None:
+    """How often the QE systems' ranking agrees between random halves of the items, overall and per row."""
+    _check_choice("--format", fmt, STABILITY_FORMATS)
+    pairs, systems = _inputs(ctx, qe)
+    result = ranking_stability(pairs, systems, by=by, category=category, ties=ties, splits=splits, seed=seed)
+    _emit(result.to_json() + "\n" if fmt == "json" else render(result.to_table(), fmt), out)
+
+
+@plot_app.command("accuracy")
+def plot_accuracy_command(
+    ctx: typer.Context,
+    out: Path = typer.Option(..., "--out", help="Image file: .png, .svg or .pdf."),
+    by: str = _by_option(),
+    category: str = _category_option(),
+    qe: str = _qe_option(),
+    ties: str = _ties_option(),
+    bootstrap: int = _bootstrap_option(),
+    seed: int = _seed_option(),
+) -> None:
+    """Grouped bar chart of pairwise accuracy per row and QE system, with bootstrap CI whiskers."""
+    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, bootstrap=bootstrap, seed=seed)
+    save_accuracy_plot(result, out)
+    typer.echo(f"wrote {out}", err=True)
+
+
+def _accuracy(ctx: typer.Context, *, by: str, category: str | None, qe: str | None, ties: str,
+              bootstrap: int, seed: int) -> AccuracyResult:
+    pairs, systems = _inputs(ctx, qe)
+    return pairwise_accuracy(pairs, systems, by=by, category=category, ties=ties, bootstrap=bootstrap, seed=seed)
+
+
+def _inputs(ctx: typer.Context, qe: str | None) -> tuple[PairTable, list[QEScores]]:
+    context = app_context(ctx)
+    names = None if qe is None else [n.strip() for n in qe.split(",") if n.strip()]
+    systems = read_qe_scores(context.database, context.suite_name, names)
+    pairs = build_pairs(context.database, context.suite_name)
+    if len(pairs) == 0:
+        raise TsqeError("the suite has no pass/fail pairs under its current labels: import outputs and run "
+                        "the labelling first (an item needs a passing and a failing output)")
+    return pairs, systems
+
+
+def _check_choice(option: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise TsqeError(f"{option} {value!r} is not one of: {', '.join(choices)}")
+
+
+def _emit(text: str, out: Path | None) -> None:
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+        typer.echo(f"wrote {out}", err=True)

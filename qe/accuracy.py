@@ -1,0 +1,369 @@
+"""Pairwise accuracy of QE systems per category or phenomenon (Avramidis et al., Tables 2-4).
+
+A pair is correct for a QE system when the passing output gets the better score in that system's direction.
+
+Ties (both sides scored equally) are counted by a policy:
+
+- ``half`` (default): a tie counts 0.5. A QE system that cannot tell two outputs apart does no better than
+  a coin flip on that pair, and a coin flip is right half the time, so ``half`` neither rewards nor punishes
+  indecision; a constant scorer lands at exactly 50 %, the chance level of the task.
+- ``wrong``: a tie counts 0 (the strict reading: the system failed to prefer the passing output).
+- ``drop``: tied pairs leave that system's denominator. ``amount`` stays the number of pairs in the row
+  (it describes the data, not a system); how many pairs each system was actually judged on is its
+  ``counted`` figure.
+
+Pairs where a QE system has no score for one side are likewise left out of that system's denominator only;
+``counted / amount`` is its coverage.
+
+Rows partition the ITEMS (every item has one category and one phenomenon), which the statistics in
+:mod:`qe.statistics` rely on: everything is computed from per-item sums, never from the pairs again.
+``Total`` is the micro accuracy over all pairs; ``weighed`` (the paper's spelling) the unweighted mean of
+the row accuracies, so small categories count as much as large ones.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from sqlalchemy import select
+
+from qe.pairs import PairTable
+from qe.statistics import (
+    ALPHA,
+    CONFIDENCE,
+    best_systems,
+    bootstrap_group_sums,
+    percentile_interval,
+)
+from qe.tables import Cell, Column, Table
+from store import Database
+from store.models import Item, Output, QEScore, QESystem
+from suite.errors import TsqeError
+from suite.suites import find_suite
+
+TIES = ("half", "wrong", "drop")
+BY = ("category", "phenomenon")
+MIN_PAIRS = 30
+MIN_ITEMS = 5
+TOO_FEW_MARK = "†"
+NO_CATEGORY = "(none)"
+
+
+@dataclass(frozen=True)
+class QEScores:
+    """One QE system's segment scores over distinct outputs, as parallel arrays."""
+
+    name: str
+    higher_is_better: bool
+    output_ids: np.ndarray  # int64
+    scores: np.ndarray  # float64
+
+
+def read_qe_scores(db: Database, suite_name: str | None = None,
+                   names: Sequence[str] | None = None) -> list[QEScores]:
+    """The scores of the named QE systems (all, in creation order, when ``names`` is None) on one suite."""
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        known = list(session.execute(select(QESystem.id, QESystem.name, QESystem.higher_is_better)
+                                     .order_by(QESystem.id)).all())
+        by_name = {row.name: row for row in known}
+        if not known:
+            raise TsqeError("the database holds no QE system yet: import scores with `tsqe import qe-scores` "
+                            "or train one with `tsqe qe train`")
+        if names is None:
+            chosen = known
+        else:
+            unknown = [n for n in names if n not in by_name]
+            if unknown:
+                raise TsqeError(f"unknown QE system(s): {', '.join(unknown)} "
+                                f"(known: {', '.join(r.name for r in known)})")
+            chosen = [by_name[n] for n in names]
+        result = []
+        for system in chosen:
+            rows = session.execute(
+                select(QEScore.output_id, QEScore.score)
+                .join(Output, Output.id == QEScore.output_id)
+                .join(Item, Item.id == Output.item_id)
+                .where(QEScore.qe_system_id == system.id, Item.suite_id == suite.id)
+                .order_by(QEScore.output_id)
+            ).all()
+            result.append(QEScores(
+                name=system.name,
+                higher_is_better=bool(system.higher_is_better),
+                output_ids=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+                scores=np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows)),
+            ))
+    return result
+
+
+def aligned_scores(pairs: PairTable, qe: QEScores) -> np.ndarray:
+    """The QE system's score of every output of the pair table (NaN where it gave none)."""
+    wanted = pairs.outputs.output_ids
+    aligned = np.full(wanted.size, np.nan)
+    if qe.output_ids.size == 0:
+        return aligned
+    order = np.argsort(qe.output_ids, kind="stable")
+    ids = qe.output_ids[order]
+    position = np.minimum(np.searchsorted(ids, wanted), ids.size - 1)
+    hit = ids[position] == wanted
+    aligned[hit] = qe.scores[order][position[hit]]
+    return aligned
+
+
+def pair_credit(pairs: PairTable, qe: QEScores, ties: str = "half") -> tuple[np.ndarray, np.ndarray]:
+    """Per pair: the credit the QE system earns (1, 0.5 or 0) and whether the pair counts for it."""
+    if ties not in TIES:
+        raise TsqeError(f"unknown ties policy {ties!r} (choose one of: {', '.join(TIES)})")
+    scores = aligned_scores(pairs, qe)
+    better = scores[pairs.pass_index] - scores[pairs.fail_index]
+    if not qe.higher_is_better:
+        better = -better
+    counted = ~np.isnan(better)
+    tie = better == 0
+    credit = (better > 0).astype(np.float64)
+    if ties == "half":
+        credit[tie] = 0.5
+    elif ties == "drop":
+        counted &= ~tie
+    credit[~counted] = 0.0
+    return credit, counted
+
+
+@dataclass(frozen=True)
+class ItemSums:
+    """Per item (rows) and QE system (columns): earned credit and counted pairs; plus all pairs per item."""
+
+    credit: np.ndarray  # (n_items, K) float
+    counted: np.ndarray  # (n_items, K) float
+    pairs: np.ndarray  # (n_items,) int
+
+
+def item_sums(pairs: PairTable, systems: Sequence[QEScores], ties: str = "half") -> ItemSums:
+    n_items = pairs.outputs.item_ids.size
+    credit = np.zeros((n_items, len(systems)))
+    counted = np.zeros((n_items, len(systems)))
+    for k, qe in enumerate(systems):
+        pair_credits, pair_counted = pair_credit(pairs, qe, ties)
+        credit[:, k] = np.bincount(pairs.pair_item, weights=pair_credits, minlength=n_items)
+        counted[:, k] = np.bincount(pairs.pair_item, weights=pair_counted, minlength=n_items)
+    return ItemSums(credit, counted, np.bincount(pairs.pair_item, minlength=n_items))
+
+
+def row_groups(pairs: PairTable, by: str = "category",
+               category: str | None = None) -> tuple[list[tuple[str | None, str | None]], list[np.ndarray]]:
+    """Row keys (category, phenomenon) in alphabetical order and, per row, the items with at least one pair.
+
+    Items without pairs take no part in a row: they neither add pairs nor should they be drawn by the
+    bootstrap. With ``category`` the rows are that category's phenomena.
+    """
+    if by not in BY:
+        raise TsqeError(f"unknown grouping {by!r} (choose one of: {', '.join(BY)})")
+    outputs = pairs.outputs
+    has_pairs = np.bincount(pairs.pair_item, minlength=outputs.item_ids.size) > 0
+    if category is not None:
+        known = sorted({c for c in outputs.item_categories if c is not None})
+        if category not in known:
+            raise TsqeError(f"no category named {category!r} (categories: {', '.join(known) or 'none'})")
+        by = "phenomenon"
+        has_pairs &= outputs.item_categories == category
+    members: dict[tuple[str | None, str | None], list[int]] = {}
+    for i in np.flatnonzero(has_pairs):
+        key = (outputs.item_categories[i], outputs.item_phenomena[i] if by == "phenomenon" else None)
+        members.setdefault(key, []).append(int(i))
+    keys = sorted(members, key=lambda k: (k[0] or "", k[1] or ""))
+    return keys, [np.array(members[k], dtype=np.intp) for k in keys]
+
+
+@dataclass(frozen=True)
+class AccuracyRow:
+    """One line of the table: a category/phenomenon, or the ``Total`` or ``weighed`` summary.
+
+    ``accuracy`` is NaN for a system that was judged on no pair of the row; ``ci`` is empty without bootstrap.
+    ``amount`` and ``items`` are None for ``weighed``, which is a mean of rows rather than a set of pairs.
+    """
+
+    name: str
+    category: str | None
+    phenomenon: str | None
+    amount: int | None
+    items: int | None
+    accuracy: dict[str, float]
+    counted: dict[str, int]
+    ci: dict[str, tuple[float, float]]
+    best: list[str]
+
+    @property
+    def too_few(self) -> bool:
+        """Too little data for a conclusion (see :func:`too_few`)."""
+        return self.amount is not None and too_few(self.amount, self.items or 0)
+
+
+def too_few(amount: int, items: int) -> bool:
+    """Fewer than 30 pairs or fewer than 5 items.
+
+    With 30 pairs the 95 % interval of an accuracy near 50 % is still about ±18 points, wider than the gaps
+    between QE systems one hopes to see; and since pairs of one item are correlated, a row drawn from
+    fewer than 5 items says more about those items than about the phenomenon (its item bootstrap can only
+    recombine a handful of values).
+    """
+    return amount < MIN_PAIRS or items < MIN_ITEMS
+
+
+@dataclass(frozen=True)
+class AccuracyResult:
+    by: str
+    category: str | None
+    ties: str
+    qe_systems: list[str]
+    higher_is_better: dict[str, bool]
+    bootstrap: int
+    seed: int | None
+    rows: list[AccuracyRow]
+    total: AccuracyRow
+    weighed: AccuracyRow
+    confidence: float = CONFIDENCE
+    alpha: float = ALPHA
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON schema of the issue (accuracies as fractions), plus provenance and counted/too_few."""
+        def estimate(r: AccuracyRow) -> dict[str, Any]:
+            return {"accuracy": {q: _number(r.accuracy[q]) for q in self.qe_systems},
+                    "ci": {q: _interval(r.ci.get(q)) for q in self.qe_systems}, "best": list(r.best)}
+
+        def counts(r: AccuracyRow) -> dict[str, Any]:
+            return {"amount": r.amount, "items": r.items, "counted": dict(r.counted)}
+
+        return {
+            "by": self.by, "category": self.category, "ties": self.ties, "qe_systems": list(self.qe_systems),
+            "higher_is_better": dict(self.higher_is_better), "bootstrap": self.bootstrap, "seed": self.seed,
+            "confidence": self.confidence, "alpha": self.alpha,
+            "rows": [{"category": r.category, "phenomenon": r.phenomenon, **counts(r), **estimate(r),
+                      "too_few": r.too_few} for r in self.rows],
+            "total": {**counts(self.total), **estimate(self.total)},
+            "weighed": estimate(self.weighed),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+    def to_table(self) -> Table:
+        """The Table-2 layout: rows with amount, one column per QE system, then ``Total`` and ``weighed``."""
+        if self.category is not None:
+            label_names = ["phenomenon"]
+        elif self.by == "category":
+            label_names = ["category"]
+        else:
+            label_names = ["category", "phenomenon"]
+        label_columns = [Column(name, "text") for name in label_names]
+        columns = [*label_columns, Column("amount", "count"),
+                   *(Column(q, "fraction") for q in self.qe_systems), Column("too_few", "flag")]
+
+        def cells(r: AccuracyRow, labels: list[str | None]) -> list[Cell]:
+            mark = TOO_FEW_MARK if r.too_few else ""
+            return [*(Cell(v) for v in labels), Cell(r.amount, mark=mark),
+                    *(Cell(r.accuracy[q], ci=r.ci.get(q), bold=q in r.best) for q in self.qe_systems),
+                    Cell(r.too_few if r.amount is not None else None)]
+
+        body = [cells(r, [getattr(r, name) or NO_CATEGORY for name in label_names]) for r in self.rows]
+        pad: list[str | None] = [None] * (len(label_columns) - 1)
+        footer = [cells(self.total, ["Total", *pad]), cells(self.weighed, ["weighed", *pad])]
+        where = f" in category {self.category}" if self.category else f" per {self.by}"
+        notes = [f"Pairwise accuracy (%){where}; ties counted as {self.ties!r}."]
+        if self.bootstrap:
+            notes.append(f"[low, high]: {self.confidence:.0%} bootstrap interval over items "
+                         f"({self.bootstrap} resamples, seed {self.seed}).")
+            bold = (f"best system of the row and those not significantly worse "
+                    f"(paired bootstrap over items, one-sided, alpha {self.alpha}).")
+        else:
+            bold = "highest accuracy of the row (no bootstrap, so no significance test)."
+        if any(r.too_few for r in self.rows):
+            notes.append(f"{TOO_FEW_MARK} too few pairs for a conclusion "
+                         f"(fewer than {MIN_PAIRS} pairs or {MIN_ITEMS} items).")
+        return Table(title=f"QE pairwise accuracy{where}", columns=columns, body=body, footer=footer,
+                     notes=notes, bold_note=bold)
+
+
+def pairwise_accuracy(pairs: PairTable, systems: Sequence[QEScores], *, by: str = "category",
+                      category: str | None = None, ties: str = "half", bootstrap: int = 1000,
+                      seed: int | None = None) -> AccuracyResult:
+    """Accuracy per row, Total and weighed, with bootstrap intervals and best-system marks.
+
+    ``bootstrap`` resamples items within each row (see :mod:`qe.statistics`); 0 skips intervals and
+    significance, marking only the highest accuracy as best.
+    """
+    if not systems:
+        raise TsqeError("no QE system to evaluate")
+    if bootstrap < 0:
+        raise TsqeError("--bootstrap must be 0 or more")
+    names = [s.name for s in systems]
+    if len(set(names)) != len(names):
+        raise TsqeError(f"a QE system is named twice: {', '.join(names)}")
+    sums = item_sums(pairs, systems, ties)
+    keys, groups = row_groups(pairs, by, category)
+    by = "phenomenon" if category is not None else by
+    k = len(systems)
+    values = np.hstack([sums.credit, sums.counted])
+    point = np.array([values[g].sum(axis=0) for g in groups]).reshape(len(groups), 2 * k)
+    amounts = [int(sums.pairs[g].sum()) for g in groups]
+
+    samples = None
+    if bootstrap:
+        rng = np.random.default_rng(seed)
+        samples = bootstrap_group_sums(values, groups, bootstrap, rng)  # (G, B, 2K)
+
+    def accuracy_of(s: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return s[..., :k] / s[..., k:]
+
+    row_point = accuracy_of(point)  # (G, K)
+    row_boot = accuracy_of(samples) if samples is not None else None  # (G, B, K)
+
+    def make_row(name: str, cat: str | None, phen: str | None, amount: int | None, n_items: int | None,
+                 acc: np.ndarray, boot: np.ndarray | None, counted: np.ndarray | None) -> AccuracyRow:
+        ci = {} if boot is None else {q: percentile_interval(boot[:, j]) for j, q in enumerate(names)}
+        return AccuracyRow(
+            name=name, category=cat, phenomenon=phen, amount=amount, items=n_items,
+            accuracy={q: float(acc[j]) for j, q in enumerate(names)},
+            counted={} if counted is None else {q: int(counted[j]) for j, q in enumerate(names)},
+            ci=ci, best=[names[j] for j in best_systems(acc, boot)],
+        )
+
+    rows = []
+    for g, ((cat, phen), members) in enumerate(zip(keys, groups)):
+        rows.append(make_row(phen if by == "phenomenon" else (cat or NO_CATEGORY), cat, phen, amounts[g],
+                             int(members.size), row_point[g], None if row_boot is None else row_boot[g],
+                             point[g, k:]))
+    total_point = point.sum(axis=0) if groups else np.zeros(2 * k)
+    total = make_row("Total", None, None, int(sum(amounts)), int(sum(g.size for g in groups)),
+                     accuracy_of(total_point), None if samples is None else accuracy_of(samples.sum(axis=0)),
+                     total_point[k:])
+    with np.errstate(invalid="ignore"):
+        weighed_point = _nanmean(row_point, axis=0) if groups else np.full(k, np.nan)
+        weighed_boot = None if row_boot is None else _nanmean(row_boot, axis=0)
+    weighed = make_row("weighed", None, None, None, None, weighed_point, weighed_boot, None)
+    return AccuracyResult(
+        by=by, category=category, ties=ties, qe_systems=names,
+        higher_is_better={s.name: s.higher_is_better for s in systems}, bootstrap=bootstrap, seed=seed,
+        rows=rows, total=total, weighed=weighed,
+    )
+
+
+def _nanmean(values: np.ndarray, axis: int) -> np.ndarray:
+    """Mean ignoring NaN, NaN (without a warning) where everything is NaN."""
+    present = ~np.isnan(values)
+    count = present.sum(axis=axis)
+    total = np.where(present, values, 0.0).sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return total / count
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else value
+
+
+def _interval(ci: tuple[float, float] | None) -> list[float | None] | None:
+    return None if ci is None else [_number(ci[0]), _number(ci[1])]

@@ -1,0 +1,265 @@
+"""Renderers of result tables (rows of labelled cells) to text, CSV/TSV, Markdown, LaTeX, HTML and XLSX.
+
+The model knows nothing about QE: a table has typed columns (text, count, number, fraction, flag), body rows, summary
+rows under a rule, and notes. Display formats (text, md, latex, html) show fractions as percentages with one
+decimal like the paper, bold for emphasis and a mark (e.g. a dagger) next to a cell; data formats (csv,
+tsv, xlsx) keep fractions in [0, 1], spell intervals and emphasis out as extra columns and include the
+``flag`` columns that display formats fold into marks. Nothing here imports from ``qe``, so the module can
+move below ``qe`` for the MT systems' report without change.
+"""
+from __future__ import annotations
+
+import csv
+import html
+import io
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import pandas as pd
+
+ColumnKind = Literal["text", "count", "number", "fraction", "flag"]
+FORMATS = ("text", "csv", "tsv", "md", "latex", "html")
+MISSING = "–"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    kind: ColumnKind
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: str | int | float | bool | None
+    ci: tuple[float, float] | None = None
+    bold: bool = False
+    mark: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    columns: list[Column]
+    body: list[list[Cell]]
+    footer: list[list[Cell]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    bold_means: str = "best"  # the name of the extra column that spells bold out in data formats
+    bold_note: str = ""  # what bold means, shown under the table ("Bold: ..." or "*: ..." in plain text)
+
+    def display_notes(self, bold_prefix: str = "Bold: ") -> list[str]:
+        return self.notes + ([bold_prefix + self.bold_note] if self.bold_note else [])
+
+
+def render(table: Table, fmt: str) -> str:
+    """The table as text in one of :data:`FORMATS`."""
+    renderers = {"text": render_text, "csv": lambda t: render_delimited(t, ","),
+                 "tsv": lambda t: render_delimited(t, "\t"), "md": render_markdown, "latex": render_latex,
+                 "html": render_html}
+    if fmt not in renderers:
+        raise ValueError(f"unknown table format {fmt!r}")
+    return renderers[fmt](table)
+
+
+def frame(table: Table) -> pd.DataFrame:
+    """The data-format view: one row per body/footer row, fractions as numbers, intervals and bold as columns."""
+    rows = table.body + table.footer
+    any_bold = any(c.bold for row in rows for c in row)
+    data: dict[str, list[object]] = {}
+    for j, column in enumerate(table.columns):
+        cells = [row[j] for row in rows]
+        data[column.name] = [_data_value(c.value) for c in cells]
+        if column.kind == "fraction":
+            if any(c.ci is not None for c in cells):
+                data[f"{column.name} ci_low"] = [None if c.ci is None else _data_value(c.ci[0]) for c in cells]
+                data[f"{column.name} ci_high"] = [None if c.ci is None else _data_value(c.ci[1]) for c in cells]
+            if any_bold:
+                data[f"{column.name} {table.bold_means}"] = [c.bold for c in cells]
+    result = pd.DataFrame(data)
+    for column in table.columns:
+        if column.kind == "count":
+            result[column.name] = result[column.name].astype("Int64")
+    return result
+
+
+def render_delimited(table: Table, delimiter: str) -> str:
+    buffer = io.StringIO()
+    frame(table).to_csv(buffer, sep=delimiter, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    return buffer.getvalue()
+
+
+def write_xlsx(table: Table, path: str | Path) -> None:
+    """An Excel workbook with the data view on the first sheet and the notes on a second."""
+    with pd.ExcelWriter(path, engine="openpyxl") as writer:
+        frame(table).to_excel(writer, sheet_name=_sheet_name(table.title), index=False)
+        pd.DataFrame({"notes": table.notes}).to_excel(writer, sheet_name="notes", index=False)
+
+
+def render_text(table: Table) -> str:
+    """A box table for the terminal; ``*`` marks bold cells, since plain text has no bold."""
+    from rich.console import Console
+    from rich.table import Table as RichTable
+
+    shown = _shown(table)
+    rich_table = RichTable(title=table.title, title_justify="left")
+    for j in shown:
+        column = table.columns[j]
+        rich_table.add_column(column.name, justify="left" if column.kind == "text" else "right")
+    for row in table.body:
+        rich_table.add_row(*(_display(row[j], table.columns[j], bold_marker="*") for j in shown))
+    if table.footer:
+        rich_table.add_section()
+    for row in table.footer:
+        rich_table.add_row(*(_display(row[j], table.columns[j], bold_marker="*") for j in shown))
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=400, color_system=None, highlight=False, markup=False, emoji=False)
+    console.print(rich_table)
+    lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
+    return "\n".join(lines + table.display_notes("* ")) + "\n"
+
+
+def render_markdown(table: Table) -> str:
+    shown = _shown(table)
+    header = "| " + " | ".join(_escape_md(table.columns[j].name) for j in shown) + " |"
+    align = "|" + "|".join(":---" if table.columns[j].kind == "text" else "---:" for j in shown) + "|"
+    lines = [f"**{_escape_md(table.title)}**", "", header, align]
+    for row in table.body + table.footer:
+        cells = []
+        for j in shown:
+            cell, column = row[j], table.columns[j]
+            text = _escape_md(_display(cell, column, with_ci=False, with_mark=False))
+            if cell.bold and text:
+                text = f"**{text}**"
+            if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
+                text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
+            cells.append(text + _escape_md(cell.mark))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
+    lines.extend(f"{_escape_md(note)}  " for note in table.display_notes())
+    return "\n".join(lines) + "\n"
+
+
+def render_latex(table: Table) -> str:
+    r"""A booktabs ``table`` environment (needs ``\usepackage{booktabs}``); bold cells in ``\textbf``."""
+    shown = _shown(table)
+    spec = "".join("l" if table.columns[j].kind == "text" else "r" for j in shown)
+
+    def row_tex(row: list[Cell]) -> str:
+        cells = []
+        for j in shown:
+            cell, column = row[j], table.columns[j]
+            text = _latex_escape(_display(cell, column, with_ci=False, with_mark=False))
+            if cell.bold and text:
+                text = rf"\textbf{{{text}}}"
+            if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
+                text += r" {\scriptsize[" + f"{_percent(cell.ci[0])}, {_percent(cell.ci[1])}" + "]}"
+            if cell.mark:
+                text += rf"\textsuperscript{{{_latex_escape(cell.mark)}}}"
+            cells.append(text)
+        return " & ".join(cells) + r" \\"
+
+    lines = [r"% requires \usepackage{booktabs}", r"\begin{table}[ht]", r"\centering", r"\small",
+             rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(_latex_escape(table.columns[j].name) for j in shown) + r" \\", r"\midrule"]
+    lines.extend(row_tex(row) for row in table.body)
+    if table.footer:
+        lines.append(r"\midrule")
+        lines.extend(row_tex(row) for row in table.footer)
+    lines += [r"\bottomrule", r"\end{tabular}",
+              r"\caption{" + _latex_escape(" ".join([table.title + "."] + table.display_notes())) + "}", r"\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+_CSS = """body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;font-size:14px}
+caption{text-align:left;font-weight:600;margin-bottom:.5em}
+th,td{padding:.25em .7em}
+thead th{border-top:2px solid #222;border-bottom:1px solid #222}
+tbody tr:last-child td{border-bottom:2px solid #222}
+tbody.summary tr:first-child td{border-top:1px solid #222}
+td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
+.ci{color:#777;font-size:85%}
+p.note{color:#555;font-size:13px;margin:.3em 0}"""
+
+
+def render_html(table: Table) -> str:
+    """A self-contained HTML page (inline CSS, no scripts, no external resources)."""
+    shown = _shown(table)
+
+    def cell_html(cell: Cell, column: Column, tag: str = "td") -> str:
+        text = html.escape(_display(cell, column, with_ci=False, with_mark=False))
+        if cell.bold and text:
+            text = f"<strong>{text}</strong>"
+        if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
+            text += f' <span class="ci">[{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]</span>'
+        if cell.mark:
+            text += f"<sup>{html.escape(cell.mark)}</sup>"
+        css = "" if column.kind == "text" else ' class="num"'
+        return f"<{tag}{css}>{text}</{tag}>"
+
+    def rows_html(rows: list[list[Cell]]) -> str:
+        return "\n".join("<tr>" + "".join(cell_html(row[j], table.columns[j]) for j in shown) + "</tr>"
+                         for row in rows)
+
+    head = "".join(f"<th{'' if table.columns[j].kind == 'text' else ' class=num'}>"
+                   f"{html.escape(table.columns[j].name)}</th>" for j in shown)
+    summary = f'<tbody class="summary">\n{rows_html(table.footer)}\n</tbody>\n' if table.footer else ""
+    notes = "\n".join(f'<p class="note">{html.escape(n)}</p>' for n in table.display_notes())
+    return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>{html.escape(table.title)}</title>\n<style>\n{_CSS}\n</style>\n</head>\n<body>\n"
+            f"<table>\n<caption>{html.escape(table.title)}</caption>\n<thead><tr>{head}</tr></thead>\n"
+            f"<tbody>\n{rows_html(table.body)}\n</tbody>\n{summary}</table>\n{notes}\n</body>\n</html>\n")
+
+
+def _shown(table: Table) -> list[int]:
+    return [j for j, c in enumerate(table.columns) if c.kind != "flag"]
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _percent(value: float) -> str:
+    return MISSING if _missing(value) else f"{value * 100:.1f}"
+
+
+def _display(cell: Cell, column: Column, *, with_ci: bool = True, with_mark: bool = True,
+             bold_marker: str = "") -> str:
+    value = cell.value
+    if column.kind == "fraction":
+        text = _percent(value)  # type: ignore[arg-type]
+        if bold_marker and cell.bold and not _missing(value):
+            text += bold_marker
+        if with_ci and cell.ci is not None and not _missing(value):
+            text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
+    elif column.kind == "number":
+        text = MISSING if _missing(value) else f"{value:.2f}"
+    elif column.kind == "count":
+        text = "" if _missing(value) else str(int(value))  # type: ignore[arg-type]
+    else:
+        text = "" if value is None else str(value)
+    return text + (cell.mark if with_mark else "")
+
+
+def _data_value(value: object) -> object:
+    return None if _missing(value) else value
+
+
+def _escape_md(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "†": r"\dag{}", "–": "--"}
+
+
+def _latex_escape(text: str) -> str:
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+
+
+def _sheet_name(title: str) -> str:
+    """Excel sheet names: at most 31 characters, none of []:*?/\\."""
+    cleaned = "".join(" " if ch in "[]:*?/\\" else ch for ch in title).strip()
+    return (cleaned or "table")[:31]

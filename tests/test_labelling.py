@@ -1,0 +1,242 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, insert, select, update
+from typer.testing import CliRunner
+
+from cli.main import _register_commands, app
+
+from store import Database, open_database
+from store.models import AutoLabel, Item, KnownTranslation, ManualLabel, Output, Rule, Suite, System
+from suite.errors import TsqeError
+from suite.importers import import_outputs, import_suite
+from suite.labelling import label_counts, relabel
+from suite.review import clear_manual_label, explain, set_manual_label
+from suite.tasks import Cancelled, TaskState
+
+# item external id -> (positive, negative, good, bad, outputs)
+ITEMS = {
+    "husband": (r"husband|spouse", r"\bm[ae]n\b", ["Her partner visited her."], [],
+                ["Her husband visited her.", "Her man visited her.", "Her husband, a man, came.",
+                 "Her  partner visited   her. ", "Her dog visited her."]),
+    "court": (r"\bcourts?\b", r"\bdish(es)?\b", [], ["The plates in Berlin were negative."],
+              ["The courts in Berlin were negative.", "The dishes in Berlin were negative.",
+               "The plates in Berlin were negative."]),
+}
+
+
+def build(db: Database) -> dict[str, int]:
+    """The two items above, their rules, known translations and one system's outputs; returns output ids."""
+    ids: dict[str, int] = {}
+    with db.transaction() as session:
+        suite = Suite(name="demo", source_lang="de", target_lang="en")
+        session.add(suite)
+        system = System(name="sys", suite=suite)
+        session.add(system)
+        session.flush()
+        for position, (external, (positive, negative, good, bad, outputs)) in enumerate(ITEMS.items()):
+            item = Item(suite_id=suite.id, external_id=external, position=position, source=external)
+            item.rules = [Rule(polarity="positive", pattern=positive, position=0),
+                          Rule(polarity="negative", pattern=negative, position=1)]
+            item.known_translations = [KnownTranslation(kind="good", text=t) for t in good] + \
+                                      [KnownTranslation(kind="bad", text=t) for t in bad]
+            item.outputs = [Output(text=text.strip()) for text in outputs]
+            session.add(item)
+            session.flush()
+            for output in item.outputs:
+                ids[output.text] = output.id
+    return ids
+
+
+def auto(db: Database) -> dict[int, tuple[str, str]]:
+    with db.session() as session:
+        return {output_id: (label, decided_by) for output_id, label, decided_by in
+                session.execute(select(AutoLabel.output_id, AutoLabel.label, AutoLabel.decided_by))}
+
+
+def stamps(db: Database) -> dict[int, object]:
+    with db.session() as session:
+        return {output_id: at for output_id, at in session.execute(select(AutoLabel.output_id,
+                                                                            AutoLabel.labelled_at))}
+
+
+def test_relabel_labels_every_output(db: Database) -> None:
+    ids = build(db)
+    counts = relabel(db)
+    assert counts == {"pass": 3, "fail": 3, "conflict": 1, "unknown": 1, "error": 0}
+    labels = auto(db)
+    assert labels[ids["Her husband visited her."]] == ("pass", r"positive rule 1: husband|spouse")
+    assert labels[ids["Her man visited her."]][0] == "fail"
+    assert labels[ids["Her husband, a man, came."]][0] == "conflict"
+    assert labels[ids["Her  partner visited   her."]] == ("pass", "known good translation")
+    assert labels[ids["Her dog visited her."]] == ("unknown", "no rule or known translation matched")
+    assert labels[ids["The plates in Berlin were negative."]] == ("fail", "known bad translation")
+    assert label_counts(db) == counts
+
+
+def test_label_counts_skip_unlabelled_outputs(db: Database) -> None:
+    build(db)
+    assert label_counts(db) == {"pass": 0, "fail": 0, "conflict": 0, "unknown": 0, "error": 0}
+
+
+def test_second_run_relabels_nothing(db: Database) -> None:
+    build(db)
+    relabel(db)
+    before = stamps(db)
+    seen: list[tuple[int, int]] = []
+    relabel(db, task=TaskState(lambda done, total, what: seen.append((done, total))))
+    assert seen == [(0, 0)]
+    assert stamps(db) == before
+
+
+def test_changing_a_rule_relabels_only_that_items_outputs(db: Database) -> None:
+    ids = build(db)
+    relabel(db)
+    with db.transaction() as session:
+        session.execute(update(AutoLabel).values(decided_by="marker"))
+        session.execute(update(Rule).where(Rule.pattern == r"\bdish(es)?\b").values(pattern=r"\bplates?\b"))
+    seen: list[int] = []
+    counts = relabel(db, task=TaskState(lambda done, total, what: seen.append(total)))
+    assert seen[-1] == 3
+    labels = auto(db)
+    assert labels[ids["The plates in Berlin were negative."]][0] == "fail"
+    assert labels[ids["The dishes in Berlin were negative."]] == ("unknown", "no rule or known translation matched")
+    assert labels[ids["Her husband visited her."]] == ("pass", "marker")
+    assert counts == {"pass": 3, "fail": 2, "conflict": 1, "unknown": 2, "error": 0}
+
+
+def test_changing_known_translations_relabels_that_item(db: Database) -> None:
+    ids = build(db)
+    relabel(db)
+    with db.transaction() as session:
+        item_id = session.scalar(select(Item.id).where(Item.external_id == "husband"))
+        session.add(KnownTranslation(item_id=item_id, kind="bad", text="Her dog visited her."))
+    relabel(db)
+    assert auto(db)[ids["Her dog visited her."]] == ("fail", "known bad translation")
+
+
+def test_new_output_is_labelled(db: Database) -> None:
+    build(db)
+    relabel(db)
+    with db.transaction() as session:
+        item_id = session.scalar(select(Item.id).where(Item.external_id == "court"))
+        new_id = session.scalar(insert(Output).values(item_id=item_id, text="The court said no.").returning(Output.id))
+    before = stamps(db)
+    relabel(db)
+    after = stamps(db)
+    assert auto(db)[new_id][0] == "pass"
+    assert {k: v for k, v in after.items() if k != new_id} == before
+
+
+def test_manual_labels_survive_and_win(db: Database) -> None:
+    ids = build(db)
+    relabel(db)
+    dog = ids["Her dog visited her."]
+    man = ids["Her man visited her."]
+    set_manual_label(db, dog, "pass", "Ada", "a pet is fine here")
+    set_manual_label(db, man, "unknown", "Ada")
+    with db.transaction() as session:  # force the husband item to be relabelled
+        session.execute(update(Rule).where(Rule.pattern == r"\bm[ae]n\b").values(ignore_case=True))
+    counts = relabel(db)
+    assert counts == {"pass": 4, "fail": 2, "conflict": 1, "unknown": 1, "error": 0}
+    with db.session() as session:
+        manual = {m.output_id: m for m in session.scalars(select(ManualLabel))}
+    assert manual[dog].label == "pass" and manual[dog].reviewer == "Ada"
+    assert manual[dog].comment == "a pet is fine here" and manual[dog].reviewed_at is not None
+    assert auto(db)[dog][0] == "unknown"
+    assert clear_manual_label(db, dog) is True
+    assert clear_manual_label(db, dog) is False
+    assert label_counts(db)["unknown"] == 2
+
+
+def test_manual_label_validation(db: Database) -> None:
+    ids = build(db)
+    with pytest.raises(TsqeError, match="one of pass, fail, unknown"):
+        set_manual_label(db, ids["Her dog visited her."], "conflict", "Ada")
+    with pytest.raises(TsqeError, match="reviewer"):
+        set_manual_label(db, ids["Her dog visited her."], "pass", " ")
+    with pytest.raises(TsqeError, match="no output"):
+        set_manual_label(db, 10_000, "pass", "Ada")
+
+
+def test_invalid_and_timed_out_rules_give_errors_and_are_retried(db: Database) -> None:
+    ids = build(db)
+    with db.transaction() as session:
+        session.execute(update(Rule).where(Rule.pattern == r"\bdish(es)?\b")
+                        .values(pattern="(dish", valid=False, error="missing ), unterminated subpattern"))
+        item_id = session.scalar(select(Item.id).where(Item.external_id == "husband"))
+        slow = session.scalar(insert(Output).values(item_id=item_id, text="a" * 60).returning(Output.id))
+        session.add(Rule(item_id=item_id, polarity="negative", pattern=r"(a|aa)+b", position=2))
+    counts = relabel(db, timeout=0.01)
+    assert counts["error"] == 4
+    labels = auto(db)
+    assert labels[ids["The courts in Berlin were negative."]][1] == \
+        "negative rule 4 is invalid: missing ), unterminated subpattern"
+    assert labels[slow][1].endswith("timed out after 0.01 s")
+    seen: list[int] = []
+    relabel(db, timeout=0.01, task=TaskState(lambda done, total, what: seen.append(total)))
+    assert seen[-1] == 4  # errors are always tried again
+
+
+def test_cancelled_run_changes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    build(db)
+    monkeypatch.setattr("suite.labelling.CHUNK", 2)
+    written: list[int] = []
+
+    def cancel_after_first_chunk(done: int, total: int, what: str) -> None:
+        written.append(done)
+        if done > 0:
+            task.cancel()
+
+    task = TaskState(cancel_after_first_chunk)
+    with pytest.raises(Cancelled):
+        relabel(db, task=task)
+    assert written == [0, 2]
+    assert auto(db) == {}
+
+
+def test_explain_gives_decision_and_spans(db: Database) -> None:
+    ids = build(db)
+    explanation = explain(db, ids["Her husband, a man, came."])
+    assert explanation.decision.label == "conflict"
+    assert [(s.start, s.end, s.polarity) for s in explanation.spans] == [(4, 11, "positive"), (15, 18, "negative")]
+    assert explanation.stored is None
+
+
+def test_cli_label_json_and_table(tmp_path: Path) -> None:
+    _register_commands()
+    path = tmp_path / "cli.sqlite"
+    db = open_database(path)
+    build(db)
+    db.close()
+    runner = CliRunner()
+    result = runner.invoke(app, ["--db", str(path), "label", "--json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == {"pass": 3, "fail": 3, "conflict": 1, "unknown": 1, "error": 0}
+    result = runner.invoke(app, ["--db", str(path), "--suite", "demo", "label", "--timeout", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert "conflict" in result.stdout and "total" in result.stdout and "8" in result.stdout
+    assert "--timeout" in runner.invoke(app, ["label", "--help"]).stdout
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("lp, distinct, expected", [
+    ("de-en", 13985, {"pass": 6747, "fail": 3220, "conflict": 2, "unknown": 4016, "error": 0}),
+    ("en-de", 12102, {"pass": 5627, "fail": 1135, "conflict": 6, "unknown": 5334, "error": 0}),
+])
+def test_real_dfki_suite_with_wmt21_outputs(db: Database, shared_data: Path, lp: str, distinct: int,
+                                            expected: dict[str, int]) -> None:
+    import_suite(db, shared_data / "mt-testsuite" / "testset" / lp / "items.json")
+    import_outputs(db, shared_data / "wmt21-news-systems" / f"dfki-testsuite-outputs.{lp}.tsv")
+    counts = relabel(db)
+    assert counts == expected
+    assert sum(counts.values()) == distinct
+    assert counts["error"] == 0  # every DFKI pattern compiles and none backtracks catastrophically
+    assert counts["pass"] > counts["fail"] > counts["conflict"]
+    assert counts["pass"] + counts["fail"] > distinct / 3
+    assert relabel(db) == counts
+    with db.session() as session:
+        assert session.scalar(select(func.count()).select_from(AutoLabel)) == distinct

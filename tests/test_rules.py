@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import pytest
+
+from suite.rules import (
+    ItemMatcher,
+    KnownSpec,
+    RuleSpec,
+    Span,
+    compile_error,
+    item_fingerprint,
+    normalise,
+)
+
+HUSBAND = RuleSpec(1, "positive", r"(husband|spouse|hubb(y|ies))")
+MAN = RuleSpec(2, "negative", r"\b(gentle)?m[ae]n\b")
+
+
+def decide(text: str, rules=(HUSBAND, MAN), known=(), timeout: float = 1.0):  # type: ignore[no-untyped-def]
+    return ItemMatcher(list(rules), list(known), timeout).decide(text)
+
+
+def test_positive_only_passes_and_names_the_rule() -> None:
+    decision = decide("Then she talks about her husband.")
+    assert decision.label == "pass"
+    assert decision.rule_id == 1
+    assert decision.decided_by == "positive rule 1: (husband|spouse|hubb(y|ies))"
+
+
+def test_negative_only_fails() -> None:
+    decision = decide("Then she tells of her man.")
+    assert (decision.label, decision.rule_id) == ("fail", 2)
+    assert decision.decided_by.startswith("negative rule 2: ")
+
+
+def test_both_conflict() -> None:
+    decision = decide("Her husband, a gentleman, ...")
+    assert decision.label == "conflict"
+    assert "positive rule 1" in decision.decided_by and "negative rule 2" in decision.decided_by
+
+
+def test_search_is_unanchored_and_case_sensitive_unless_asked() -> None:
+    assert decide("HUSBAND").label == "unknown"
+    assert decide("HUSBAND", rules=[RuleSpec(1, "positive", "husband", ignore_case=True)]).label == "pass"
+
+
+def test_neither_falls_back_to_normalised_known_translations() -> None:
+    known = [KnownSpec("good", "  She talks about her  partner. "), KnownSpec("bad", "She talks about her wife."),
+             KnownSpec("good", ""), KnownSpec("bad", "   ")]
+    # NFC: "e" + combining acute equals the precomposed "é".
+    known.append(KnownSpec("good", "Caf\u00e9 talk."))
+    assert decide("She talks about her partner.", known=known).label == "pass"
+    assert decide("She talks\tabout her partner.", known=known).decided_by == "known good translation"
+    assert decide("She talks about her wife.", known=known).label == "fail"
+    assert decide("Cafe\u0301 talk.", known=known).label == "pass"
+    assert decide("She talks about her cat.", known=known).decided_by == "no rule or known translation matched"
+    assert decide("", known=known).label == "unknown"  # empty known entries are ignored
+
+
+def test_rules_take_precedence_over_known_translations() -> None:
+    known = [KnownSpec("good", "Her man.")]
+    assert decide("Her man.", known=known).label == "fail"
+
+
+def test_invalid_rules_give_error_with_the_reason() -> None:
+    stored_invalid = RuleSpec(7, "positive", "(unclosed", valid=False, error="missing )")
+    decision = decide("anything", rules=[stored_invalid, MAN])
+    assert (decision.label, decision.rule_id) == ("error", 7)
+    assert decision.decided_by == "positive rule 7 is invalid: missing )"
+    not_compiling = RuleSpec(8, "negative", "(unclosed")
+    decision = decide("anything", rules=[HUSBAND, not_compiling])
+    assert (decision.label, decision.rule_id) == ("error", 8)
+    assert "missing )" in decision.decided_by
+
+
+def test_catastrophic_backtracking_times_out_as_error() -> None:
+    slow = RuleSpec(9, "positive", r"(a|aa)+b")
+    decision = decide("a" * 60, rules=[slow], timeout=0.01)
+    assert decision == ("error", 9, "rule 9 timed out after 0.01 s")
+    assert decide("aab", rules=[slow], timeout=0.01).label == "pass"
+
+
+def test_compile_error() -> None:
+    assert compile_error(r"\bm[ae]n\b", False) is None
+    assert "missing )" in (compile_error("(a", False) or "")
+    assert compile_error("  ", True) == "empty pattern"
+
+
+def test_spans_cover_every_match_of_every_rule() -> None:
+    matcher = ItemMatcher([HUSBAND, MAN], [])
+    text = "My husband is a man, a gentleman."
+    assert matcher.spans(text) == [Span(3, 10, 1, "positive"), Span(16, 19, 2, "negative"),
+                                   Span(23, 32, 2, "negative")]
+    assert text[23:32] == "gentleman"
+
+
+def test_normalise() -> None:
+    assert normalise("  a \u00a0 b\n\tc ") == "a b c"
+    assert normalise("e\u0301") == "\u00e9"
+
+
+def test_fingerprint_changes_with_rules_and_known_translations_only() -> None:
+    base = item_fingerprint([HUSBAND, MAN], [KnownSpec("good", "x")])
+    assert base == item_fingerprint([HUSBAND, MAN], [KnownSpec("good", " x "), KnownSpec("bad", "")])
+    assert base != item_fingerprint([HUSBAND], [KnownSpec("good", "x")])
+    assert base != item_fingerprint([HUSBAND, RuleSpec(2, "negative", MAN.pattern, ignore_case=True)],
+                                    [KnownSpec("good", "x")])
+    assert base != item_fingerprint([HUSBAND, MAN], [KnownSpec("bad", "x")])
+
+
+@pytest.mark.parametrize("text", ["Her husband.", "Her man.", "Her husband, a man.", "Her cat."])
+def test_decisions_are_shared_objects(text: str) -> None:
+    matcher = ItemMatcher([HUSBAND, MAN], [])
+    assert matcher.decide(text) is matcher.decide(text)
