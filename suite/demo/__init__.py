@@ -1,0 +1,80 @@
+"""The bundled German→English demo suite and the function that loads it (``tsqe demo``, ``make run``).
+
+The data files sit beside this module so that they ship inside the wheel as package data; README.md
+next to them says what they contain. Loading goes through the same importers and labelling as user
+files, so the demo also shows that path working end to end.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+
+from sqlalchemy import delete, func, select
+
+from store import Database
+from store.models import Category, Item, ManualLabel, Output, Phenomenon, Suite, System, SystemOutput
+from suite.errors import Problem, TsqeError
+from suite.importers import import_outputs, import_reviews, import_suite
+from suite.labelling import label_counts, relabel
+from suite.tasks import TaskState, progress_of
+
+DEMO_SUITE = "tsqe-demo-de-en"
+
+
+@dataclass(frozen=True)
+class DemoSummary:
+    suite: str
+    counts: dict[str, int]  # items, categories, phenomena, systems, outputs (distinct), system_outputs, reviews
+    labels: dict[str, int]  # effective labels over distinct outputs
+    warnings: list[Problem] = field(default_factory=list)  # the demo's deliberately broken rules
+
+
+def create_demo(db: Database, *, name: str = DEMO_SUITE, task: TaskState | None = None) -> DemoSummary:
+    """Import the demo suite, its MT outputs and reviews under ``name`` and label it.
+
+    Refuses when a suite of that name exists rather than mixing two copies. The steps are separate
+    transactions, so a failure part-way removes the half-built suite again.
+    """
+    progress = progress_of(task)
+    with db.session() as session:
+        if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
+            raise TsqeError(f"the database already holds a suite named {name!r}; use another --db "
+                            f"(the demo is never loaded twice into one database)")
+    data = resources.files(__name__)
+    try:
+        with (resources.as_file(data / "suite.tsv") as suite_file,
+              resources.as_file(data / "outputs.tsv") as outputs_file,
+              resources.as_file(data / "reviews.tsv") as reviews_file):
+            progress.progress(0, 4, "importing the demo suite")
+            imported = import_suite(db, suite_file, name=name, source_lang="de", target_lang="en")
+            progress.progress(1, 4, "importing MT outputs")
+            import_outputs(db, outputs_file, suite_name=name)
+            progress.progress(2, 4, "labelling")
+            relabel(db, suite_name=name, task=task)
+            progress.progress(3, 4, "importing reviews")
+            import_reviews(db, reviews_file, suite_name=name)
+            progress.progress(4, 4, "done")
+    except BaseException:
+        with db.transaction() as session:
+            session.execute(delete(Suite).where(Suite.name == name))
+        raise
+    return DemoSummary(name, _counts(db, name), label_counts(db, suite_name=name), list(imported.warnings))
+
+
+def _counts(db: Database, name: str) -> dict[str, int]:
+    with db.session() as session:
+        suite_id = session.scalar(select(Suite.id).where(Suite.name == name))
+        items = select(Item.id).where(Item.suite_id == suite_id)
+        return {
+            "items": session.scalar(select(func.count()).select_from(items.subquery())) or 0,
+            "categories": session.scalar(select(func.count(Category.id)).where(Category.suite_id == suite_id))
+            or 0,
+            "phenomena": session.scalar(select(func.count(Phenomenon.id)).join(Category)
+                                        .where(Category.suite_id == suite_id)) or 0,
+            "systems": session.scalar(select(func.count(System.id)).where(System.suite_id == suite_id)) or 0,
+            "outputs": session.scalar(select(func.count(Output.id)).where(Output.item_id.in_(items))) or 0,
+            "system_outputs": session.scalar(select(func.count()).select_from(SystemOutput)
+                                             .where(SystemOutput.item_id.in_(items))) or 0,
+            "reviews": session.scalar(select(func.count(ManualLabel.output_id)).join(Output)
+                                      .where(Output.item_id.in_(items))) or 0,
+        }

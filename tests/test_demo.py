@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import func, select
+
+from store.models import Item, Output, Suite
+from suite.demo import DEMO_SUITE, create_demo
+from suite.errors import TsqeError
+
+
+def test_create_demo_summarises_what_it_loaded(db) -> None:  # type: ignore[no-untyped-def]
+    summary = create_demo(db)
+    assert summary.suite == DEMO_SUITE
+    assert summary.counts == {"items": 71, "categories": 10, "phenomena": 32, "systems": 4, "outputs": 250,
+                              "system_outputs": 284, "reviews": 7}
+    assert summary.labels == {"pass": 161, "fail": 77, "conflict": 4, "unknown": 3, "error": 5}
+    assert sorted(w.line for w in summary.warnings) == [31, 55]  # ne-07 and mwe-05, broken on purpose
+    with pytest.raises(TsqeError, match="already holds a suite named"):
+        create_demo(db)
+    assert create_demo(db, name="second copy").counts["items"] == 71
+
+
+def test_a_demo_that_fails_part_way_leaves_no_half_built_suite(db, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr("suite.demo.import_reviews", fail)
+    with pytest.raises(RuntimeError):
+        create_demo(db)
+    with db.session() as session:
+        assert session.scalar(select(func.count(Suite.id))) == 0
+        assert session.scalar(select(func.count(Item.id))) == 0
+        assert session.scalar(select(func.count(Output.id))) == 0
