@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import cli.demo  # noqa: F401
 import cli.export  # noqa: F401
+import cli.filters  # noqa: F401
 import cli.importing  # noqa: F401
 import cli.labelling  # noqa: F401
 import cli.qe_evaluation  # noqa: F401
