@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from filters.correlation import choose_systems, correlations
+from filters.variance import deviations, export_selection, filter_matrix
+from suite.errors import TsqeError
+from suite.importers.wmt import import_wmt
+
+NAN = math.nan
+
+
+def test_deviation_is_the_population_std_over_the_scored_systems() -> None:
+    std, mean, count = deviations(np.array([[0.1, 0.3, 0.5], [NAN, 0.0, 2.0], [NAN, NAN, NAN], [0.7, NAN, NAN]]))
+    # ddof=0: sqrt(((-0.2)^2 + 0 + 0.2^2) / 3), not the sample std sqrt(0.08 / 2) = 0.2
+    assert std[0] == pytest.approx(math.sqrt(0.08 / 3))
+    assert mean[0] == pytest.approx(0.3)
+    assert std[1] == pytest.approx(1.0) and mean[1] == pytest.approx(1.0)
+    assert math.isnan(std[2]) and list(count) == [3, 2, 0, 1]
+    assert std[3] == 0.0
+
+
+# Rows built as [m - s, m + s] have population std exactly s.
+STDS = {"a": 0.0, "b": 1.0, "c": 1.0, "d": 2.0, "e": 3.0}
+MATRIX = np.array([[5 - s, 5 + s] for s in STDS.values()])
+
+
+def test_items_strictly_above_the_percentile_are_kept() -> None:
+    # sorted stds 0, 1, 1, 2, 3; numpy's linear percentile at 60: rank 0.6 * 4 = 2.4 -> 1 + 0.4 * (2 - 1) = 1.4
+    result = filter_matrix(list(STDS), MATRIX, drop=0.6, signature="sig")
+    assert result.threshold == pytest.approx(1.4)
+    assert result.kept == ["d", "e"] and result.dropped == 3
+    assert [(r.item, r.std, r.mean) for r in result.ranking] == [
+        ("e", 3.0, 5.0), ("d", 2.0, 5.0), ("b", 1.0, 5.0), ("c", 1.0, 5.0), ("a", 0.0, 5.0)]
+    assert result.to_json("bleu")["kept"] == ["d", "e"]
+
+
+def test_ties_at_the_percentile_are_dropped() -> None:
+    # percentile 50: rank 0.5 * 4 = 2 -> exactly 1.0, shared by b and c; "strictly above" drops both
+    result = filter_matrix(list(STDS), MATRIX, drop=0.5)
+    assert result.threshold == 1.0
+    assert result.kept == ["d", "e"]
+    # drop 0 keeps everything above the minimum: the all-alike item goes even then
+    assert filter_matrix(list(STDS), MATRIX, drop=0.0).kept == ["b", "c", "d", "e"]
+
+
+def test_unscored_items_are_neither_ranked_nor_kept() -> None:
+    values = np.vstack([MATRIX, [NAN, NAN]])
+    result = filter_matrix([*STDS, "z"], values, drop=0.6)
+    assert result.unscored == ["z"] and result.kept == ["d", "e"]
+    assert [r.item for r in result.ranking] == ["e", "d", "b", "c", "a"]
+    with pytest.raises(ValueError):
+        filter_matrix(list(STDS), MATRIX, drop=1.0)
+
+
+def test_selection_is_written_in_the_vat_layout(db, tmp_path: Path) -> None:
+    systems = tmp_path / "sys"
+    systems.mkdir()
+    sources = [f"Satz {i}." for i in range(1, 6)]
+    (tmp_path / "src.de").write_text("".join(f"{s}\n" for s in sources))
+    (tmp_path / "ref.en").write_text("".join(f"Sentence {i}.\n" for i in range(1, 6)))
+    for name in ("s1", "s2"):
+        (systems / f"newstest2019.{name}.de-en").write_text("".join(f"{name} {i}.\n" for i in range(1, 6)))
+    import_wmt(db, src=tmp_path / "src.de", refs=[tmp_path / "ref.en"], systems=[systems], name="newstest2019")
+    # item ids are line numbers; give items 2 and 5 the highest deviation
+    result = filter_matrix(["1", "2", "3", "4", "5"], np.array([[0, 0], [0, 4], [0, 1], [0, 2], [0, 6]]), drop=0.6)
+    assert result.kept == ["2", "5"]
+    out = tmp_path / "out"
+    written = export_selection(db, result, out, metric="bertscore-r")
+    assert sorted(p.name for p in written) == ["bertscore-r_filter-std60.json", "vat_newstest2019-deen-ref.en",
+                                              "vat_newstest2019-deen-src.de"]
+    assert json.loads((out / "bertscore-r_filter-std60.json").read_text()) == {"de-en": [1, 4]}
+    assert (out / "vat_newstest2019-deen-src.de").read_text() == "Satz 2.\nSatz 5.\n"
+    assert (out / "vat_newstest2019-deen-ref.en").read_text() == "Sentence 2.\nSentence 5.\n"
+
+
+def test_system_correlations_match_hand_computed_values() -> None:
+    # dx = dy up to one swap: sum dx*dy = 4, sum dx^2 = 5 -> r = 0.8; 5 concordant, 1 discordant -> tau = 4/6
+    pearson, kendall = correlations([1, 2, 3, 4], [1, 3, 2, 4])
+    assert pearson == pytest.approx(0.8)
+    assert kendall == pytest.approx(2 / 3)
+    assert all(math.isnan(v) for v in correlations([1, 2, 3], [5, 5, 5]))
+
+
+def test_top_k_takes_the_best_systems_by_human_score() -> None:
+    human = {"a": 0.1, "b": 0.3, "c": -0.2, "d": 0.2}
+    assert choose_systems(human) == ["b", "d", "a", "c"]
+    assert choose_systems(human, 2) == ["b", "d"]
+    with pytest.raises(TsqeError, match="only 4 systems"):
+        choose_systems(human, 5)
+    with pytest.raises(TsqeError, match="at least 2"):
+        choose_systems(human, 1)
