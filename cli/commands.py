@@ -1,3 +1,4 @@
 """The list of command modules; each adds its commands to ``cli.main.app`` when imported."""
 from __future__ import annotations
 import cli.wmt  # noqa: F401
+import cli.discriminative  # noqa: F401

@@ -22,7 +22,7 @@ from scipy import stats
 from sqlalchemy import select
 
 from store import Database
-from store.models import HumanScore, Item, Reference, System, SystemOutput, Output
+from store.models import HumanScore, Item, Output, Reference, System, SystemOutput
 from suite.errors import TsqeError
 from suite.suites import find_suite
 from suite.tasks import TaskState
@@ -79,11 +79,10 @@ def correlations(human: Sequence[float], metric: Sequence[float]) -> tuple[float
 
 
 def corpus_inputs(db: Database, systems: Sequence[str], suite_name: str | None = None
-                  ) -> tuple[dict[str, list[str]], list[list[str | None]]]:
-    """Each system's outputs and the reference streams over the items every system translated.
+                  ) -> tuple[dict[str, list[str]], list[list[str]]]:
+    """Each system's outputs and each item's references, over the items every system translated.
 
-    sacrebleu's corpus scores need aligned streams; an item with fewer references than another is padded
-    with ``None``, which sacrebleu reads as "no reference here".
+    Corpus scores need the same segments for every system; an item some system lacks is left out for all.
     """
     with db.session() as session:
         suite = find_suite(session, suite_name)
@@ -102,10 +101,8 @@ def corpus_inputs(db: Database, systems: Sequence[str], suite_name: str | None =
     items = [item for item, outputs in by_item.items() if len(outputs) == len(systems) and item in references]
     if not items:
         raise TsqeError("no item has a reference and an output of every chosen system")
-    width = max(len(references[item]) for item in items)
-    streams = [[references[item][k] if k < len(references[item]) else None for item in items]
-               for k in range(width)]
-    return {system: [by_item[item][system] for item in items] for system in systems}, streams
+    return ({system: [by_item[item][system] for item in items] for system in systems},
+            [references[item] for item in items])
 
 
 def system_level_scores(db: Database, metric: str, systems: Sequence[str], *, suite_name: str | None = None,
