@@ -95,3 +95,74 @@ def test_top_k_takes_the_best_systems_by_human_score() -> None:
         choose_systems(human, 5)
     with pytest.raises(TsqeError, match="at least 2"):
         choose_systems(human, 1)
+
+
+HUMAN = {"sysA.1": 0.3, "sysB.1": 0.1, "sysC.1": 0.2, "sysD.1": -0.1}
+# passes per system over 4 items: A 4, B 2, C 3, D 1 -> pass rates 1.0, 0.5, 0.75, 0.25
+PASSES = {"sysA.1": 4, "sysB.1": 2, "sysC.1": 3, "sysD.1": 1}
+
+
+@pytest.fixture
+def labelled(db, tmp_path: Path):
+    """Four systems with distinct outputs on four items, labelled pass/fail by hand, with human scores."""
+    from sqlalchemy import insert, select
+
+    from store.models import AutoLabel, Output, System, SystemOutput
+    from suite.importers.human_scores import import_human_scores
+
+    systems = tmp_path / "sys"
+    systems.mkdir()
+    (tmp_path / "src.de").write_text("".join(f"Satz {i}.\n" for i in range(4)))
+    (tmp_path / "ref.en").write_text("".join(f"Sentence {i}.\n" for i in range(4)))
+    for name in HUMAN:
+        (systems / f"nt.{name}.de-en").write_text("".join(f"{name} {i}\n" for i in range(4)))
+    import_wmt(db, src=tmp_path / "src.de", refs=[tmp_path / "ref.en"], systems=[systems], name="nt")
+    (tmp_path / "da.csv").write_text("LP HUMAN SYSTEM\n" + "".join(f"de-en {v} {k}\n" for k, v in HUMAN.items()))
+    import_human_scores(db, tmp_path / "da.csv", lp="de-en")
+    with db.transaction() as session:
+        rows = session.execute(select(System.name, Output.id, Output.text)
+                               .join(SystemOutput, SystemOutput.system_id == System.id)
+                               .join(Output, Output.id == SystemOutput.output_id)).all()
+        session.execute(insert(AutoLabel), [
+            {"output_id": output_id, "label": "pass" if int(text.split()[-1]) < PASSES[name] else "fail",
+             "decided_by": "hand", "rules_hash": "-"} for name, output_id, text in rows])
+    return db
+
+
+def test_correlate_label_pass_rates_with_human_scores(labelled) -> None:
+    from filters.correlation import correlate
+
+    result = correlate(labelled, "label")
+    assert result.systems == ["sysA.1", "sysC.1", "sysB.1", "sysD.1"]
+    assert result.scores == {"sysA.1": 1.0, "sysC.1": 0.75, "sysB.1": 0.5, "sysD.1": 0.25}
+    # human 0.3, 0.2, 0.1, -0.1 vs 1, .75, .5, .25: same order -> tau 1; r by hand:
+    # dx = .175, .075, -.025, -.225 ; dy = .375, .125, -.125, -.375
+    # sum dx*dy = .065625 + .009375 + .003125 + .084375 = .1625
+    # sum dx^2 = .0875, sum dy^2 = .3125 -> r = .1625 / sqrt(.0875 * .3125) = 0.98271...
+    assert result.kendall == pytest.approx(1.0)
+    assert result.pearson == pytest.approx(0.1625 / math.sqrt(0.0875 * 0.3125))
+    top = correlate(labelled, "label", top=3)
+    assert top.systems == ["sysA.1", "sysC.1", "sysB.1"] and top.kendall == pytest.approx(1.0)
+
+
+def test_cli_variance_and_correlate_print_json(labelled, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import _register_commands, app
+
+    _register_commands()
+    db_path = str(labelled.engine.url.database)
+    runner = CliRunner()
+    result = runner.invoke(app, ["--db", db_path, "correlate", "--metric", "label", "--json"])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["metric"] == "label" and payload["kendall"] == pytest.approx(1.0)
+    assert payload["scores"]["sysD.1"] == 0.25
+    result = runner.invoke(app, ["--db", db_path, "variance", "--metric", "label", "--drop", "0.5", "--json",
+                                 "--out", str(tmp_path / "vat")])
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    # item i passes for systems with more than i passes: 4, 3, 2, 1 of 4 -> std 0, .433, .5, .433
+    assert [r["item"] for r in payload["ranking"]] == ["3", "2", "4", "1"]
+    assert payload["kept"] == ["3"] and payload["dropped"] == 3
+    assert json.loads((tmp_path / "vat" / "label_filter-std50.json").read_text()) == {"de-en": [2]}
