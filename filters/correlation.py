@@ -110,9 +110,11 @@ def system_level_scores(db: Database, metric: str, systems: Sequence[str], *, su
                         ) -> tuple[str, bool, dict[str, float]]:
     """(signature, higher_is_better, {system: system-level score}) of ``metric`` over ``systems``."""
     from filters import metrics
+    from filters.metrics.sacrebleu import SacreBleuMetric
 
     if metric in CORPUS_METRICS:
         scorer = metrics.get_metric(metric)
+        assert isinstance(scorer, SacreBleuMetric)
         hypotheses, references = corpus_inputs(db, systems, suite_name)
         return scorer.signature, scorer.higher_is_better, {
             system: float(scorer.corpus_score(hypotheses[system], references)) for system in systems}

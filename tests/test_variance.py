@@ -166,3 +166,16 @@ def test_cli_variance_and_correlate_print_json(labelled, tmp_path: Path) -> None
     assert [r["item"] for r in payload["ranking"]] == ["3", "2", "4", "1"]
     assert payload["kept"] == ["3"] and payload["dropped"] == 3
     assert json.loads((tmp_path / "vat" / "label_filter-std50.json").read_text()) == {"de-en": [2]}
+
+
+def test_corpus_score_is_sacrebleus_with_per_segment_references() -> None:
+    from sacrebleu.metrics import BLEU
+
+    from filters.metrics import get_metric
+
+    hypotheses = ["the cat sat on the mat", "a dog barked loudly"]
+    references = [["the cat sat on the mat", "a cat sat on a mat"], ["the dog barked"]]
+    expected = BLEU(effective_order=True).corpus_score(
+        hypotheses, [["the cat sat on the mat", "the dog barked"], ["a cat sat on a mat", None]]).score
+    assert get_metric("bleu").corpus_score(hypotheses, references) == pytest.approx(expected)
+    assert get_metric("ter").corpus_score(hypotheses, references) > 0
