@@ -1,4 +1,7 @@
 """The list of command modules; each adds its commands to ``cli.main.app`` when imported."""
 from __future__ import annotations
+import cli.export  # noqa: F401
+import cli.importing  # noqa: F401
+import cli.status  # noqa: F401
 import cli.wmt  # noqa: F401
 import cli.discriminative  # noqa: F401

@@ -3,36 +3,17 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from cli.context import app_context
 from cli.main import app
+from cli.progress import progress_bar
 from filters.correlation import correlate
 from filters.variance import export_selection, variance_filter
-from suite.tasks import TaskState
 
 VARIANCE_METRICS = ("bertscore-r", "bertscore-f", "bertscore-p", "chrf", "bleu", "ter", "label")
-
-
-@contextmanager
-def progress_bar(quiet: bool) -> Iterator[TaskState]:
-    """A ``TaskState`` drawn as a progress bar on stderr (nothing when ``quiet``, e.g. for ``--json``)."""
-    if quiet:
-        yield TaskState()
-        return
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, transient=True) as progress:
-        bar = progress.add_task("working", total=None)
-
-        def update(done: int, total: int, what: str) -> None:
-            progress.update(bar, completed=done, total=total or None, description=what or "working")
-
-        yield TaskState(update)
 
 
 def _systems(option: str | None) -> list[str] | None:
@@ -61,7 +42,7 @@ def variance_command(
     from filters.scoring import score_outputs
 
     context = app_context(ctx)
-    with progress_bar(as_json) as task:
+    with progress_bar(f"scoring with {metric}") as task:
         scores = score_outputs(context.database, metric, suite_name=context.suite_name, systems=_systems(systems),
                                model=model, layers=layers, task=task)
     result = variance_filter(scores, drop=drop)
@@ -100,7 +81,7 @@ def correlate_command(
     Correlations are of the raw metric values: for lower-is-better metrics (TER) agreement is negative.
     """
     context = app_context(ctx)
-    with progress_bar(as_json) as task:
+    with progress_bar(f"correlating {metric}") as task:
         result = correlate(context.database, metric, suite_name=context.suite_name, top=top, model=model,
                            layers=layers, task=task)
     if as_json:

@@ -5,14 +5,27 @@ options and turns user errors into ``error: ...`` on stderr with exit status 2.
 """
 from __future__ import annotations
 
-import sys
-
+import click
 import typer
+from typer.core import TyperGroup
 
 from cli.context import AppContext
 from suite.errors import TsqeError
 
-app = typer.Typer(help="Linguistically-motivated MT test suites and fine-grained QE evaluation.",
+
+class _UserErrors(TyperGroup):
+    """Reports a ``TsqeError`` as ``error: ...`` with exit status 2 from inside the command tree, so the
+    installed script and ``typer.testing.CliRunner`` behave the same."""
+
+    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except TsqeError as error:
+            typer.echo(f"error: {error}", err=True)
+            raise typer.Exit(2) from error
+
+
+app = typer.Typer(cls=_UserErrors, help="Linguistically-motivated MT test suites and fine-grained QE evaluation.",
                   no_args_is_help=True, pretty_exceptions_enable=False, add_completion=False)
 import_app = typer.Typer(help="Import suites, MT outputs, QE scores and reviewed labels.", no_args_is_help=True)
 app.add_typer(import_app, name="import")
@@ -35,8 +48,4 @@ def _register_commands() -> None:
 
 def main() -> None:
     _register_commands()
-    try:
-        app()
-    except TsqeError as error:
-        typer.echo(f"error: {error}", err=True)
-        sys.exit(2)
+    app()

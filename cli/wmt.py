@@ -6,15 +6,13 @@ from pathlib import Path
 import typer
 
 from cli.context import app_context
+from cli.importing import _print_warnings
 from cli.main import import_app
-from suite.importers.human_scores import import_human_scores
-from suite.importers.result import ImportResult
-from suite.importers.wmt import import_wmt
+from suite.importers import ImportResult, import_human_scores, import_wmt
 
 
 def _report(result: ImportResult) -> None:
-    for warning in result.warnings:
-        typer.echo(f"warning: {warning}", err=True)
+    _print_warnings(result)
     typer.echo(", ".join(f"{count} {what.replace('_', ' ')}" for what, count in result.counts.items()))
 
 

@@ -1,0 +1,129 @@
+"""``tsqe import suite|outputs|qe|labels``: bring files into the database."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from cli.context import app_context
+from cli.main import import_app
+from cli.progress import progress_bar
+from suite.importers import (
+    ImportResult,
+    default_suite_name,
+    import_outputs,
+    import_qe_scores,
+    import_reviews,
+    import_suite,
+)
+
+FILE = typer.Argument(..., help="The file to import.", show_default=False)
+
+
+def _print_warnings(result: ImportResult) -> None:
+    for problem in result.warnings:
+        typer.echo(f"{problem.file}:{problem.line}: warning: {problem.message}", err=True)
+
+
+@import_app.command("suite")
+def import_suite_command(
+    ctx: typer.Context,
+    file: Path = FILE,
+    name: str = typer.Option(None, "--name", help="Suite name (default: the file name, or the folder name "
+                                                   "for a file called items.json as in the DFKI repository)."),
+    source_lang: str = typer.Option(None, "--source-lang", help="Source language (tables only; the DFKI "
+                                                                "format names it in langpair)."),
+    target_lang: str = typer.Option(None, "--target-lang", help="Target language (tables only)."),
+    update: bool = typer.Option(False, "--update", help="Update an existing suite of that name: items are "
+                                                        "matched by id, changed ones updated, new ones added."),
+    remove_missing: bool = typer.Option(False, "--remove-missing",
+                                        help="With --update: delete items that are not in the file, with "
+                                             "their outputs and labels."),
+) -> None:
+    """Import a test suite from DFKI JSON or a TSV/CSV/XLSX table.
+
+    A table has the columns id, category, phenomenon, source, positive_regex and optionally negative_regex,
+    reference, good_translations, bad_translations, comment (several translations separated by ' ||| ').
+    """
+    context = app_context(ctx)
+    with progress_bar("importing suite") as task:
+        result = import_suite(context.database, file, name=name, source_lang=source_lang, target_lang=target_lang,
+                              update=update, remove_missing=remove_missing, task=task)
+    _print_warnings(result)
+    c = result.counts
+    typer.echo(f"suite {name or default_suite_name(file)!r}: {c['items']} items in the file ({c['items_added']} added, "
+               f"{c['items_updated']} updated, {c['items_unchanged']} unchanged"
+               + (f", {c['items_removed']} removed with {c['outputs_removed']} outputs and "
+                  f"{c['manual_labels_removed']} manual labels" if c["items_removed"] else "") + ")")
+    typer.echo(f"{c['categories']} categories, {c['phenomena']} phenomena, {c['rules']} rules "
+               f"({c['invalid_rules']} invalid), {c['known_translations']} known translations, "
+               f"{c['references']} references")
+
+
+@import_app.command("outputs")
+def import_outputs_command(
+    ctx: typer.Context,
+    file: Path = FILE,
+    system: str = typer.Option(None, "--system", help="Makes FILE a plain-text file of this system's outputs, "
+                                                      "one per line in item order (or aligned by --source)."),
+    source: Path = typer.Option(None, "--source", help="The source file FILE was translated from, line by "
+                                                       "line; lines whose source is an item's are imported."),
+) -> None:
+    """Import MT outputs from a TSV or one system's plain-text file.
+
+    The TSV has the columns item_id, system, output (csv-quoted where needed). Identical outputs of several
+    systems are stored once; a changed output of a system replaces its old one.
+    """
+    context = app_context(ctx)
+    with progress_bar("importing outputs") as task:
+        result = import_outputs(context.database, file, suite_name=context.suite_name, system=system,
+                                source=source, task=task)
+    _print_warnings(result)
+    c = result.counts
+    if "lines" in c:
+        typer.echo(f"{c['lines_matched']} of {c['lines']} lines matched an item's source; "
+                   f"{c['items_matched']} items got an output, {c['items_unmatched']} did not")
+    typer.echo(f"{c['rows']} system outputs of {c['systems']} systems ({c['systems_added']} new): "
+               f"{c['system_outputs_added']} added, {c['system_outputs_changed']} changed, "
+               f"{c['system_outputs_unchanged']} unchanged; {c['distinct_outputs']} distinct outputs "
+               f"({c['outputs_added']} new, {c['outputs_removed']} replaced ones removed)")
+
+
+@import_app.command("qe")
+def import_qe_command(
+    ctx: typer.Context,
+    file: Path = FILE,
+    name: str = typer.Option(..., "--name", help="Name of the QE system the scores come from."),
+    lower_is_better: bool = typer.Option(False, "--lower-is-better",
+                                         help="Lower scores mean better translations (e.g. predicted HTER)."),
+) -> None:
+    """Import segment scores of a QE system from a TSV.
+
+    The columns are item_id, system, score or item_id, output, score. Identical outputs scored
+    differently get their mean (with a warning).
+    """
+    context = app_context(ctx)
+    with progress_bar("importing QE scores") as task:
+        result = import_qe_scores(context.database, file, name=name, lower_is_better=lower_is_better,
+                                  suite_name=context.suite_name, task=task)
+    _print_warnings(result)
+    c = result.counts
+    typer.echo(f"QE system {name!r}{' (new)' if c['qe_system_added'] else ''}: scores for {c['scores']} "
+               f"distinct outputs ({c['scores_added']} added, {c['scores_changed']} changed, "
+               f"{c['scores_unchanged']} unchanged)")
+
+
+@import_app.command("labels")
+def import_labels_command(ctx: typer.Context, file: Path = FILE) -> None:
+    """Import reviewed labels from a TSV.
+
+    The columns are item_id, system, label, reviewer and optionally comment (label: pass, fail or unknown).
+    They replace earlier manual labels of the same outputs.
+    """
+    context = app_context(ctx)
+    with progress_bar("importing labels") as task:
+        result = import_reviews(context.database, file, suite_name=context.suite_name, task=task)
+    _print_warnings(result)
+    c = result.counts
+    typer.echo(f"manual labels of {c['labels']} distinct outputs: {c['labels_added']} added, "
+               f"{c['labels_changed']} changed, {c['labels_unchanged']} unchanged")

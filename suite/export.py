@@ -1,0 +1,48 @@
+"""Exporting labels as a TSV, one row per system output, for review in a spreadsheet or for analysis."""
+from __future__ import annotations
+
+import csv
+import os
+from pathlib import Path
+
+from sqlalchemy import select
+
+from store import Database
+from store.models import AutoLabel, Item, ManualLabel, Output, System, SystemOutput
+from suite.labels import effective_label_expression
+from suite.suites import find_suite
+
+LABEL_COLUMNS = ("item_id", "system", "output", "auto_label", "decided_by", "manual_label", "reviewer",
+                 "reviewed_at", "comment", "effective_label")
+
+
+def export_labels(db: Database, path: str | os.PathLike[str], suite_name: str | None = None) -> int:
+    """Write the labels TSV (ordered by item position, then system name) and return its number of rows.
+
+    Missing values are empty cells; ``reviewed_at`` is ISO 8601. Written with csv quoting, like the
+    outputs TSV the importers read, so that outputs with tabs or quotes survive the round trip.
+    """
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        query = (
+            select(Item.external_id, System.name, Output.text, AutoLabel.label, AutoLabel.decided_by,
+                   ManualLabel.label, ManualLabel.reviewer, ManualLabel.reviewed_at, ManualLabel.comment,
+                   effective_label_expression())
+            .select_from(SystemOutput)
+            .join(System, System.id == SystemOutput.system_id)
+            .join(Item, Item.id == SystemOutput.item_id)
+            .join(Output, Output.id == SystemOutput.output_id)
+            .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
+            .outerjoin(ManualLabel, ManualLabel.output_id == Output.id)
+            .where(System.suite_id == suite.id)
+            .order_by(Item.position, Item.id, System.name)
+        )
+        rows = 0
+        with Path(path).open("w", encoding="utf-8", newline="") as file:
+            writer = csv.writer(file, dialect="excel-tab", lineterminator="\n")
+            writer.writerow(LABEL_COLUMNS)
+            for row in session.execute(query):
+                writer.writerow(["" if value is None else
+                                 value.isoformat() if hasattr(value, "isoformat") else value for value in row])
+                rows += 1
+    return rows

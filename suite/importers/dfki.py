@@ -1,0 +1,158 @@
+"""The public DFKI test-suite format: ``{"items": [{id, langpair, category, phenomenon, source_sentence,
+positive_regex, negative_regex, positive_tokens, negative_tokens}]}`` (github.com/DFKI-NLP/mt-testsuite)."""
+from __future__ import annotations
+
+import bisect
+import json
+from pathlib import Path
+from typing import Any
+
+from suite.importers.item_spec import ItemSpec
+from suite.importers.result import Problems
+from suite.importers.tables import read_text
+
+REQUIRED_KEYS = ("id", "langpair", "category", "phenomenon", "source_sentence")
+OPTIONAL_KEYS = ("positive_regex", "negative_regex", "positive_tokens", "negative_tokens", "comment")
+
+
+def parse_dfki(path: Path, problems: Problems) -> tuple[list[ItemSpec], tuple[str, str] | None]:
+    """The items of the file and its language pair; problems are located at the line where an item starts."""
+    text = read_text(path, problems)
+    if text is None:
+        return [], None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as error:
+        problems.error(error.lineno, f"invalid JSON: {error.msg} (column {error.colno})")
+        return [], None
+    if not isinstance(document, dict) or not isinstance(document.get("items"), list):
+        problems.error(1, 'expected a JSON object with an "items" list (the DFKI test-suite format)')
+        return [], None
+    lines = _item_lines(text)
+    items: list[ItemSpec] = []
+    languages: tuple[str, str] | None = None
+    languages_line = 0
+    for raw, line in zip(document["items"], lines, strict=True):
+        item = _item(raw, line, problems)
+        if item is None:
+            continue
+        spec, pair = item
+        if languages is None:
+            languages, languages_line = pair, line
+        elif pair != languages:
+            problems.error(line, f"langpair {''.join(pair)!r} differs from {''.join(languages)!r} "
+                                 f"of the item at line {languages_line}; a suite has one language pair")
+        items.append(spec)
+    return items, languages
+
+
+def _item(raw: Any, line: int, problems: Problems) -> tuple[ItemSpec, tuple[str, str]] | None:
+    if not isinstance(raw, dict):
+        problems.error(line, f"an item must be a JSON object, not {type(raw).__name__}")
+        return None
+    # The upstream README spells the keys with spaces ("positive regex"); accept both spellings.
+    fields = {"_".join(key.split()): value for key, value in raw.items()}
+    errors_before = len(problems.errors)
+    unknown = [key for key in fields if key not in REQUIRED_KEYS + OPTIONAL_KEYS]
+    if unknown:
+        problems.error(line, f"unknown key(s) {', '.join(map(repr, unknown))}")
+    missing = [key for key in REQUIRED_KEYS if key not in fields]
+    if missing:
+        problems.error(line, f"missing key(s) {', '.join(missing)}")
+        return None
+    if isinstance(fields["id"], int) and not isinstance(fields["id"], bool):
+        fields["id"] = str(fields["id"])
+    strings = {key: _string(fields, key, line, problems, required=key in REQUIRED_KEYS)
+               for key in ("id", "langpair", "category", "phenomenon", "source_sentence", "positive_regex",
+                           "negative_regex", "comment")}
+    positive_tokens = _string_list(fields, "positive_tokens", line, problems)
+    negative_tokens = _string_list(fields, "negative_tokens", line, problems)
+    pair = _language_pair(strings["langpair"], line, problems)
+    if len(problems.errors) > errors_before or pair is None:
+        return None
+    spec = ItemSpec(
+        line=line,
+        external_id=strings["id"],
+        category=strings["category"].strip(),
+        phenomenon=strings["phenomenon"].strip(),
+        source=strings["source_sentence"],
+        positive=[strings["positive_regex"]] if strings["positive_regex"] else [],
+        negative=[strings["negative_regex"]] if strings["negative_regex"] else [],
+        good=positive_tokens,
+        bad=negative_tokens,
+        comment=strings["comment"] or None,
+    )
+    return spec, pair
+
+
+def _string(fields: dict[str, Any], key: str, line: int, problems: Problems, *, required: bool) -> str:
+    value = fields.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        problems.error(line, f"{key} must be a string, not {json.dumps(value)}")
+        return ""
+    if required and not value.strip():
+        problems.error(line, f"{key} is empty")
+    return value.strip() if key == "id" else value
+
+
+def _string_list(fields: dict[str, Any], key: str, line: int, problems: Problems) -> list[str]:
+    value = fields.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(entry, str) for entry in value):
+        problems.error(line, f"{key} must be a list of strings")
+        return []
+    return value
+
+
+def _language_pair(langpair: str, line: int, problems: Problems) -> tuple[str, str] | None:
+    """``deen`` or ``de-en`` -> (``de``, ``en``)."""
+    if not langpair:
+        return None
+    parts = langpair.split("-") if "-" in langpair else [langpair[:2], langpair[2:]]
+    if len(parts) != 2 or not all(part.isalpha() for part in parts) or ("-" not in langpair
+                                                                         and len(langpair) != 4):
+        problems.error(line, f"langpair {langpair!r} is not a language pair such as 'deen' or 'de-en'")
+        return None
+    return parts[0].lower(), parts[1].lower()
+
+
+def _item_lines(text: str) -> list[int]:
+    """The line where each element of the top-level "items" array starts.
+
+    ``json`` does not report positions of values, so walk the (already validated) top level with
+    ``raw_decode``, which returns where each value ends.
+    """
+    decoder = json.JSONDecoder()
+    newlines = [index for index, char in enumerate(text) if char == "\n"]
+
+    def line_of(offset: int) -> int:
+        return bisect.bisect_right(newlines, offset - 1) + 1
+
+    def skip(offset: int, chars: str = "") -> int:
+        while offset < len(text) and (text[offset].isspace() or text[offset] in chars):
+            offset += 1
+        return offset
+
+    position = skip(0) + 1  # past "{"
+    lines: list[int] = []
+    while True:
+        position = skip(position, ",")
+        if text[position] == "}":
+            return lines
+        key, position = decoder.raw_decode(text, position)
+        position = skip(skip(position) + 1)  # past ":"
+        if key != "items":
+            _, position = decoder.raw_decode(text, position)
+            continue
+        position += 1  # past "["
+        lines = []
+        while True:
+            position = skip(position, ",")
+            if text[position] == "]":
+                position += 1
+                break
+            lines.append(line_of(position))
+            _, position = decoder.raw_decode(text, position)

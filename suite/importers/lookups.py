@@ -1,0 +1,63 @@
+"""What the output, QE and review importers look up in a suite: items, systems and their outputs."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from store.models import Item, Output, System, SystemOutput
+from suite.importers.result import Problems
+
+
+@dataclass(frozen=True)
+class SuiteIndex:
+    """The suite's items, systems and system outputs keyed the way input files name them."""
+
+    item_ids: dict[str, int]
+    system_ids: dict[str, int]
+    system_outputs: dict[tuple[int, int], int]
+    """(system id, item id) -> output id."""
+
+    @classmethod
+    def load(cls, session: Session, suite_id: int) -> SuiteIndex:
+        items = dict(session.execute(select(Item.external_id, Item.id)
+                                     .where(Item.suite_id == suite_id)).all())
+        systems = dict(session.execute(select(System.name, System.id)
+                                       .where(System.suite_id == suite_id)).all())
+        links = session.execute(select(SystemOutput.system_id, SystemOutput.item_id, SystemOutput.output_id)
+                                .join(System, System.id == SystemOutput.system_id)
+                                .where(System.suite_id == suite_id))
+        return cls(items, systems, {(system, item): output for system, item, output in links})
+
+
+def output_ids(session: Session, suite_id: int) -> dict[tuple[int, str], int]:
+    """(item id, stripped text) -> id of every distinct output of the suite."""
+    rows = session.execute(select(Output.item_id, Output.text, Output.id)
+                           .join(Item, Item.id == Output.item_id).where(Item.suite_id == suite_id))
+    return {(item_id, text): output_id for item_id, text, output_id in rows}
+
+
+def resolve_item(index: SuiteIndex, external_id: str, line: int, problems: Problems) -> int | None:
+    item_id = index.item_ids.get(external_id)
+    if item_id is None:
+        problems.error(line, f"unknown item id {external_id!r}" if external_id else "empty item_id")
+    return item_id
+
+
+def resolve_system_output(index: SuiteIndex, external_id: str, system: str, line: int,
+                          problems: Problems) -> int | None:
+    """The output id of ``system`` on an item, or None after reporting why there is none."""
+    item_id = resolve_item(index, external_id, line, problems)
+    system_id = index.system_ids.get(system)
+    if system_id is None:
+        known = ", ".join(sorted(index.system_ids)) or "none imported yet"
+        problems.error(line, f"unknown system {system!r} (systems of this suite: {known})" if system
+                       else "empty system")
+        return None
+    if item_id is None:
+        return None
+    output_id = index.system_outputs.get((system_id, item_id))
+    if output_id is None:
+        problems.error(line, f"system {system!r} has no output for item {external_id!r}")
+    return output_id

@@ -1,0 +1,152 @@
+"""Importing the segment scores of an external QE system: TSV ``item_id, system, score`` or
+``item_id, output, score``.
+
+Scores belong to distinct outputs. Identical outputs of several systems should get the same score; when
+the file disagrees with itself (a non-deterministic or context-aware QE system) the mean is stored and
+each disagreement is reported as a warning, so the import still succeeds and nothing is hidden.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections import defaultdict
+from pathlib import Path
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.orm import Session
+
+from store import Database
+from store.models import QEScore, QESystem
+from suite.errors import TsqeError
+from suite.importers.lookups import SuiteIndex, output_ids, resolve_item, resolve_system_output
+from suite.importers.result import ImportResult, Problems
+from suite.importers.tables import TableRow, read_table
+from suite.suites import find_suite
+from suite.tasks import TaskState, progress_of
+
+TOLERANCE = 1e-9
+
+
+def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, lower_is_better: bool = False,
+                     suite_name: str | None = None, task: TaskState | None = None) -> ImportResult:
+    """Create (or add scores to) the imported QE system ``name`` from the scores in ``path``."""
+    path = Path(path)
+    task = progress_of(task)
+    if not path.is_file():
+        raise TsqeError(f"{path}: no such file")
+    if not name.strip():
+        raise TsqeError("a QE system needs a name")
+    problems = Problems(str(path))
+    with db.transaction() as session:
+        suite = find_suite(session, suite_name)
+        task.progress(0, 2, "reading")
+        scores = _scores(session, suite.id, path, problems)
+        problems.raise_if_any()
+        task.progress(1, 2, "writing")
+        counts = _write(session, path, name.strip(), not lower_is_better, scores, problems)
+    task.progress(2, 2, "done")
+    return ImportResult(counts=counts, warnings=problems.warnings)
+
+
+def _scores(session: Session, suite_id: int, path: Path, problems: Problems) -> dict[int, float]:
+    """Score per output id, the mean where rows for the same distinct output disagree."""
+    rows = read_table(path, problems, ("item_id", "score"), ("system", "output"))
+    if problems.errors:
+        return {}
+    columns = set(rows[0].values) if rows else set()
+    if not rows:
+        problems.error(1, "the file holds no scores")
+    elif ("system" in columns) == ("output" in columns):
+        problems.error(1, "the header must name either a system column or an output column (not both)")
+    if problems.errors:
+        return {}
+    by_system = "system" in columns
+    index = SuiteIndex.load(session, suite_id)
+    outputs = {} if by_system else output_ids(session, suite_id)
+    found: dict[int, list[tuple[int, float]]] = defaultdict(list)
+    first_line: dict[tuple[str, str], int] = {}
+    for row in rows:
+        score = _score(row, problems)
+        external_id = row["item_id"].strip()
+        key_text = row["system"].strip() if by_system else row["output"].strip()
+        key = (external_id, key_text)
+        if key in first_line:
+            what = f"system {key_text!r}" if by_system else "this output"
+            problems.error(row.line, f"duplicate score of {what} for item {external_id!r} "
+                                     f"(first at line {first_line[key]})")
+            continue
+        first_line[key] = row.line
+        if by_system:
+            output_id = resolve_system_output(index, external_id, key_text, row.line, problems)
+        else:
+            output_id = _output_by_text(index, outputs, external_id, key_text, row.line, problems)
+        if output_id is not None and score is not None:
+            found[output_id].append((row.line, score))
+    result = {}
+    for output_id, scored in found.items():
+        values = [score for _, score in scored]
+        mean = math.fsum(values) / len(values)
+        if max(values) - min(values) > TOLERANCE * max(1.0, abs(mean)):
+            listed = ", ".join(f"{score:g} at line {line}" for line, score in scored)
+            problems.warn(scored[-1][0], f"identical outputs were scored differently ({listed}); "
+                                         f"stored their mean {mean:g}")
+        result[output_id] = mean
+    return result
+
+
+def _score(row: TableRow, problems: Problems) -> float | None:
+    text = row["score"].strip()
+    try:
+        score = float(text)
+    except ValueError:
+        problems.error(row.line, f"score {text!r} is not a number" if text else "empty score")
+        return None
+    if not math.isfinite(score):
+        problems.error(row.line, f"score {text!r} is not a finite number")
+        return None
+    return score
+
+
+def _output_by_text(index: SuiteIndex, outputs: dict[tuple[int, str], int], external_id: str, text: str,
+                    line: int, problems: Problems) -> int | None:
+    item_id = resolve_item(index, external_id, line, problems)
+    if item_id is None:
+        return None
+    output_id = outputs.get((item_id, text))
+    if output_id is None:
+        shown = text if len(text) <= 60 else text[:57] + "..."
+        problems.error(line, f"item {external_id!r} has no output {shown!r} (import the MT outputs first)")
+    return output_id
+
+
+def _write(session: Session, path: Path, name: str, higher_is_better: bool, scores: dict[int, float],
+           problems: Problems) -> dict[str, int]:
+    qe_system = session.scalar(select(QESystem).where(QESystem.name == name))
+    added_system = qe_system is None
+    if qe_system is None:
+        qe_system = QESystem(name=name, kind="imported", higher_is_better=higher_is_better,
+                             meta=json.dumps({"imported_from": path.name}))
+        session.add(qe_system)
+        session.flush()
+    elif qe_system.kind != "imported":
+        raise TsqeError(f"QE system {name!r} is a {qe_system.kind} system, not imported scores: "
+                        f"choose another name")
+    elif qe_system.higher_is_better != higher_is_better:
+        direction = "higher" if higher_is_better else "lower"
+        problems.warn(1, f"QE system {name!r} was imported as {'lower' if higher_is_better else 'higher'} "
+                         f"is better; it is now {direction} is better for all its scores")
+        qe_system.higher_is_better = higher_is_better
+    existing = dict(session.execute(select(QEScore.output_id, QEScore.score)
+                                    .where(QEScore.qe_system_id == qe_system.id)).all())
+    added = [{"qe_system_id": qe_system.id, "output_id": output_id, "score": score}
+             for output_id, score in scores.items() if output_id not in existing]
+    changed = [{"qe_system_id": qe_system.id, "output_id": output_id, "score": score}
+               for output_id, score in scores.items() if output_id in existing and existing[output_id] != score]
+    if added:
+        session.execute(insert(QEScore), added)
+    if changed:
+        session.execute(update(QEScore), changed)
+    return {"qe_system_id": qe_system.id, "qe_system_added": int(added_system), "scores": len(scores),
+            "scores_added": len(added), "scores_changed": len(changed),
+            "scores_unchanged": len(scores) - len(added) - len(changed)}
