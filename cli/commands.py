@@ -9,3 +9,5 @@ import cli.labelling  # noqa: F401
 import cli.qe_evaluation  # noqa: F401
 import cli.report  # noqa: F401
 import cli.status  # noqa: F401
+import cli.wmt  # noqa: F401
+import cli.discriminative  # noqa: F401

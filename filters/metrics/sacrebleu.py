@@ -48,3 +48,14 @@ class SacreBleuMetric(Metric):
         self._check(hypotheses, references)
         return np.array([self._metric.sentence_score(hyp, list(refs)).score
                          for hyp, refs in zip(hypotheses, references)], dtype=float)
+
+    def corpus_score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> float:
+        """sacrebleu's corpus-level score, the system-level figure WMT reports (not a mean of sentences).
+
+        References come per hypothesis as for ``score``; sacrebleu wants one stream per reference, and a
+        segment with fewer references is padded with ``None``, which sacrebleu skips.
+        """
+        self._check(hypotheses, references)
+        width = max(len(refs) for refs in references)
+        streams = [[refs[k] if k < len(refs) else None for refs in references] for k in range(width)]
+        return float(self._metric.corpus_score(list(hypotheses), streams).score)
