@@ -1,8 +1,10 @@
 """``features-svr``: the WMT17 baseline recipe (B17) -- black-box features regressed on HTER or DA by an SVR.
 
-The estimator is ``Pipeline(StandardScaler, SVR(kernel="rbf"))``; C, epsilon and gamma are chosen by a small
-grid search scored by Pearson's r under K-fold cross-validation on the training data, and the pipeline
-refitted on all of it. The cross-validated r of the chosen parameters is kept in the model's meta.
+The estimator is ``Pipeline(StandardScaler, SVR(kernel="rbf"))`` inside a ``TransformedTargetRegressor``
+that standardises the target too, so that one grid of epsilon values (in standard deviations of the
+target) suits HTER in [0, 1] and DA in [0, 100] alike. C, epsilon and gamma are chosen by a small grid
+search scored by Pearson's r under K-fold cross-validation on the training data, and the model refitted on
+all of it. The cross-validated r of the chosen parameters is kept in the model's meta.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from scipy.stats import pearsonr, spearmanr
+from sklearn.compose import TransformedTargetRegressor
 from sklearn.metrics import make_scorer
 from sklearn.model_selection import GridSearchCV, KFold
 from sklearn.pipeline import Pipeline
@@ -25,9 +28,9 @@ from suite.errors import TsqeError
 from suite.tasks import TaskState, progress_of
 
 PARAM_GRID: dict[str, list[Any]] = {
-    "svr__C": [0.3, 1.0, 3.0],
-    "svr__epsilon": [0.05, 0.1],
-    "svr__gamma": ["scale", 0.01],
+    "C": [0.3, 1.0, 3.0],
+    "epsilon": [0.1, 0.5],
+    "gamma": ["scale", 0.01],
 }
 
 
@@ -54,24 +57,28 @@ def train_features_svr(dataset: QEDataset, *, folds: int = 5, seed: int = 0,
     X = extract_features(dataset.sources, dataset.outputs)
     y = np.asarray(dataset.targets, dtype=np.float64)
     task.progress(1, 3, "grid search")
-    pipeline = Pipeline([("scale", StandardScaler()), ("svr", SVR(kernel="rbf"))])
-    search = GridSearchCV(pipeline, PARAM_GRID, scoring=make_scorer(_pearson),
+    model = TransformedTargetRegressor(
+        regressor=Pipeline([("scale", StandardScaler()), ("svr", SVR(kernel="rbf"))]), transformer=StandardScaler())
+    grid = {f"regressor__svr__{key}": values for key, values in PARAM_GRID.items()}
+    search = GridSearchCV(model, grid, scoring=make_scorer(_pearson),
                           cv=KFold(n_splits=folds, shuffle=True, random_state=seed), refit=True)
     search.fit(X, y)
     task.progress(3, 3, "done")
     best = search.best_index_
     fold_scores = [float(search.cv_results_[f"split{k}_test_score"][best]) for k in range(folds)]
     meta = {
-        "model": "Pipeline(StandardScaler, SVR(kernel='rbf'))",
+        "model": "TransformedTargetRegressor(Pipeline(StandardScaler, SVR(kernel='rbf')), StandardScaler)",
         "features": list(FEATURE_NAMES),
         "tokenizer": TOKENIZER,
         "target": dataset.target,
         "higher_is_better": dataset.higher_is_better,
         "data": {"files": dataset.files, "sentences": len(dataset),
                  "target_mean": float(y.mean()), "target_std": float(y.std())},
-        "params": {k: (v if isinstance(v, str) else float(v)) for k, v in search.best_params_.items()},
+        "params": {k.removeprefix("regressor__svr__"): (v if isinstance(v, str) else float(v))
+                   for k, v in search.best_params_.items()},
         "cv": {"folds": folds, "seed": seed, "scoring": "pearson r", "pearson_mean": float(np.mean(fold_scores)),
-               "pearson_per_fold": fold_scores, "grid": {k: list(v) for k, v in PARAM_GRID.items()}},
+               "pearson_per_fold": fold_scores, "grid": PARAM_GRID,
+               "epsilon_unit": "standard deviations of the target"},
         "versions": library_versions(),
     }
     return TrainedModel(search.best_estimator_, meta)
