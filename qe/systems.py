@@ -135,34 +135,6 @@ def load_qe_system(db: Database, name: str) -> StoredQESystem:
                               model=system.model)
 
 
-def load_scores(db: Database, names: Iterable[str] | None = None) -> dict[str, tuple[bool, dict[int, float]]]:
-    """Scores per QE system name: ``(higher_is_better, {output_id: score})``; all systems when ``names`` is None."""
-    with db.session() as session:
-        systems = select(QESystem.id, QESystem.name, QESystem.higher_is_better).order_by(QESystem.name)
-        if names is not None:
-            wanted = list(dict.fromkeys(names))
-            found = {row.name for row in session.execute(systems.where(QESystem.name.in_(wanted)))}
-            missing = [n for n in wanted if n not in found]
-            if missing:
-                known = ", ".join(session.scalars(select(QESystem.name).order_by(QESystem.name))) or "none"
-                raise TsqeError(f"no QE system named {', '.join(map(repr, missing))} (QE systems in this database: "
-                                f"{known})")
-            systems = systems.where(QESystem.name.in_(wanted))
-        result: dict[str, tuple[bool, dict[int, float]]] = {}
-        by_id: dict[int, dict[int, float]] = {}
-        for row in session.execute(systems):
-            by_id[row.id] = {}
-            result[row.name] = (bool(row.higher_is_better), by_id[row.id])
-        if by_id:
-            for system_id, output_id, score in session.execute(
-                    select(QEScore.qe_system_id, QEScore.output_id, QEScore.score)
-                    .where(QEScore.qe_system_id.in_(list(by_id)))):
-                by_id[system_id][output_id] = score
-    if names is not None:
-        return {name: result[name] for name in dict.fromkeys(names)}
-    return result
-
-
 def remove_qe_system(db: Database, name: str) -> int:
     """Delete a QE system and its scores; returns how many scores went with it."""
     with db.transaction() as session:

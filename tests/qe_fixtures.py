@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from qe.accuracy import read_qe_scores
 from store import Database
 from store.models import AutoLabel, Category, Item, Output, Phenomenon, Suite, System, SystemOutput
 
@@ -40,3 +41,9 @@ def build_suite(db: Database, items: Sequence[ItemSpec], name: str = "toy") -> d
                 session.add(SystemOutput(system_id=system.id, item_id=item.id, output_id=output.id))
         session.flush()
         return {key: output.id for key, output in outputs.items()}
+
+
+def stored_scores(db: Database, names: Sequence[str] | None = None) -> dict[str, tuple[bool, dict[int, float]]]:
+    """The QE scores as ``{name: (higher_is_better, {output_id: score})}``, read the way accuracy reads them."""
+    return {s.name: (s.higher_is_better, dict(zip(s.output_ids.tolist(), s.scores.tolist())))
+            for s in read_qe_scores(db, names=names)}

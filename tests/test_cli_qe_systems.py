@@ -6,8 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
-from qe.systems import load_scores
-from qe_fixtures import build_suite
+from qe_fixtures import build_suite, stored_scores
 from store import open_database
 from store.models import Item, Reference
 from test_qe_models import dropped_words_data, learnable_suite, write_mlqe
@@ -63,7 +62,7 @@ def test_train_predict_evaluate_list_and_remove(suite_db: Path, tmp_path: Path) 
     result = tsqe(suite_db, "qe", "remove", "svr")
     assert result.exit_code == 0 and "removed svr and its 160 scores" in result.stdout
     database = open_database(suite_db)
-    assert list(load_scores(database)) == ["gb"]
+    assert list(stored_scores(database)) == ["gb"]
     database.close()
 
 
@@ -94,6 +93,6 @@ def test_metric_as_a_qe_proxy(suite_db: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "chrF: stored 4 chrf scores" in result.stdout
     database = open_database(suite_db)
-    higher, scores = load_scores(database, ["chrF"])["chrF"]
+    higher, scores = stored_scores(database, ["chrF"])["chrF"]
     database.close()
     assert higher and max(scores.values()) == pytest.approx(100.0)

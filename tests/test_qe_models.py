@@ -15,9 +15,9 @@ from qe.features import FEATURE_NAMES, extract_features
 from qe.features_svr import evaluate_regression, predict_features_svr, train_features_svr
 from qe.outputs import read_suite_outputs
 from qe.pairwise_gb import Preferences, _fit, item_folds, tournament_scores, train_pairwise_gb, win_probability
-from qe.systems import load_qe_system, load_scores
+from qe.systems import load_qe_system
 from qe.training import predict_qe_system, suite_preferences, train_qe_system
-from qe_fixtures import build_suite
+from qe_fixtures import build_suite, stored_scores
 from store import Database
 from store.models import QESystem
 from suite.errors import TsqeError
@@ -88,14 +88,14 @@ def test_model_round_trip_through_the_database(db: Database, tmp_path: Path) -> 
     assert not stored.higher_is_better and stored.kind == "features-svr"
     ids = build_suite(db, SUITE)
     assert predict_qe_system(db, "svr") == 4  # distinct outputs: item 2's two systems share one
-    scores = load_scores(db, ["svr"])["svr"][1]
+    scores = stored_scores(db, ["svr"])["svr"][1]
     estimator = load_estimator(stored.model, stored.meta, "svr")
     outputs = read_suite_outputs(db)
     expected = predict_features_svr(estimator, outputs.sources, outputs.texts)
     assert [scores[int(o)] for o in outputs.output_ids] == pytest.approx(expected.tolist(), abs=1e-12)
     assert set(scores) == set(ids.values())
     # Predicting again replaces the scores rather than adding rows.
-    assert predict_qe_system(db, "svr") == 4 and len(load_scores(db, ["svr"])["svr"][1]) == 4
+    assert predict_qe_system(db, "svr") == 4 and len(stored_scores(db, ["svr"])["svr"][1]) == 4
     with pytest.raises(TsqeError, match="already exists"):
         train_qe_system(db, name="svr", kind="features-svr", data=[str(prefix)], folds=3)
 
@@ -212,7 +212,7 @@ def test_pairwise_gb_on_a_suite(db: Database) -> None:
     assert cv["pair_accuracy"] > 0.9 and cv["score_accuracy"] > 0.9 and len(cv["pair_accuracy_per_fold"]) == 4
     assert summary.meta["training"] == {"pairs": 160, "items": 40, "suite": "toy",
                                         "augmentation": "each pair in both orders (A-B -> 1, B-A -> 0)"}
-    higher, scores = load_scores(db, ["gb"])["gb"]
+    higher, scores = stored_scores(db, ["gb"])["gb"]
     assert higher and scores[ids[("lone", "Allein.")]] == 0.5
     with pytest.raises(TsqeError, match="out-of-fold scores"):
         predict_qe_system(db, "gb")

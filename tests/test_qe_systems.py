@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from qe.systems import list_qe_systems, load_qe_system, load_scores, remove_qe_system, save_qe_system, set_scores
-from qe_fixtures import build_suite
+from qe.systems import list_qe_systems, load_qe_system, remove_qe_system, save_qe_system, set_scores
+from qe_fixtures import build_suite, stored_scores
 from store import Database
 from suite.errors import TsqeError
 
@@ -29,8 +29,8 @@ def test_save_list_load_and_remove(db: Database, outputs: list[int]) -> None:
     assert listed["bleu"].meta == {"signature": "nrefs:1|case:mixed"} and not listed["bleu"].has_model
     stored = load_qe_system(db, "len")
     assert stored.model == b"joblib bytes" and stored.kind == "features-svr" and not stored.higher_is_better
-    assert load_scores(db) == {"bleu": (True, {a: 30.0, b: 10.0, c: 50.0}), "len": (False, {a: 0.1, b: 0.7})}
-    assert load_scores(db, ["len"]) == {"len": (False, {a: 0.1, b: 0.7})}
+    assert stored_scores(db) == {"bleu": (True, {a: 30.0, b: 10.0, c: 50.0}), "len": (False, {a: 0.1, b: 0.7})}
+    assert stored_scores(db, ["len"]) == {"len": (False, {a: 0.1, b: 0.7})}
     assert remove_qe_system(db, "len") == 2
     assert [s.name for s in list_qe_systems(db)] == ["bleu"]
 
@@ -40,21 +40,21 @@ def test_name_clash_needs_replace_and_replace_drops_old_scores(db: Database, out
     save_qe_system(db, name="q", kind="imported", higher_is_better=True, scores={a: 1.0, b: 2.0}, meta={})
     with pytest.raises(TsqeError, match="already exists"):
         save_qe_system(db, name="q", kind="imported", higher_is_better=True, scores={c: 3.0}, meta={})
-    assert load_scores(db, ["q"]) == {"q": (True, {a: 1.0, b: 2.0})}
+    assert stored_scores(db, ["q"]) == {"q": (True, {a: 1.0, b: 2.0})}
     save_qe_system(db, name="q", kind="metric", higher_is_better=False, scores={c: 3.0}, meta={}, replace=True)
-    assert load_scores(db, ["q"]) == {"q": (False, {c: 3.0})}
+    assert stored_scores(db, ["q"]) == {"q": (False, {c: 3.0})}
 
 
 def test_set_scores_replaces_only_the_given_outputs(db: Database, outputs: list[int]) -> None:
     a, b, c = outputs
     save_qe_system(db, name="q", kind="features-svr", higher_is_better=True, scores={a: 1.0, b: 2.0}, meta={})
     assert set_scores(db, "q", {b: 5.0, c: 6.0}) == 2
-    assert load_scores(db, ["q"])["q"][1] == {a: 1.0, b: 5.0, c: 6.0}
+    assert stored_scores(db, ["q"])["q"][1] == {a: 1.0, b: 5.0, c: 6.0}
 
 
 def test_unknown_names_and_kinds(db: Database, outputs: list[int]) -> None:
-    with pytest.raises(TsqeError, match="no QE system named 'nope'"):
-        load_scores(db, ["nope"])
+    with pytest.raises(TsqeError, match="no QE system"):
+        stored_scores(db, ["nope"])
     with pytest.raises(TsqeError, match="no QE system named 'nope'"):
         remove_qe_system(db, "nope")
     with pytest.raises(TsqeError, match="unknown QE system kind"):
