@@ -28,7 +28,7 @@ from suite.importers.wmt import import_wmt
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data" / "external"
 SUITE = "newstest2019"
-TOP_30_PERCENT = 5  # of 16 systems: the DA paper's "top 30%" (see bench/RESULTS-variance.md)
+TOP_30_PERCENT = 5  # of 16 systems: the DA paper's "top 30%" (see BENCHMARKS.md)
 
 
 def main() -> int:
