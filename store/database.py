@@ -30,6 +30,21 @@ class Database:
         with self._sessions() as session, session.begin():
             yield session
 
+    @property
+    def shareable(self) -> bool:
+        """Whether another process can open this same database (an in-memory SQLite one is private)."""
+        url = self.engine.url
+        if url.get_backend_name() != "sqlite":
+            return True
+        return url.database not in (None, "", ":memory:") and url.query.get("mode") != "memory"
+
+    def reopen(self) -> Database:
+        """The same database through a new engine, for a forked worker process.
+
+        A connection must never be used on both sides of a fork; the worker gets its own, already migrated.
+        """
+        return Database(make_engine(self.engine.url.render_as_string(hide_password=False)))
+
     def close(self) -> None:
         self.engine.dispose()
 

@@ -35,7 +35,9 @@ def utcnow() -> datetime:
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
-    return f"{column} IN ({', '.join(repr(v) for v in values)})"
+    """A membership check spelled as ORs: SQLite rebuilds an ephemeral table for a constant ``IN`` list on
+    every execution of a statement, which doubled the cost of inserting a million labels."""
+    return " OR ".join(f"{column} = {value!r}" for value in values)
 
 
 class Base(DeclarativeBase):
@@ -180,19 +182,31 @@ class SystemOutput(Base):
 
 
 class AutoLabel(Base):
-    """What the rule engine decided and which rule or known translation decided it.
+    """What the rule engine decided, kept compact because a suite has a row per distinct output.
 
-    ``rules_hash`` fingerprints the item's rules and known translations at labelling time; relabelling
-    only revisits outputs whose item fingerprint has changed since, which makes it incremental.
+    ``rule_id`` is the rule that decided (the positive one for a conflict), None for a known translation or
+    no match; ``reason`` is set only for the rare decisions a rule id cannot describe (an invalid pattern,
+    a timed-out search, a conflict). The readable explanation is derived by ``suite.rules.describe``.
     """
 
     __tablename__ = "auto_labels"
     __table_args__ = (CheckConstraint(_in("label", AUTO_LABELS), name="ck_auto_labels_label"),)
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
-    label: Mapped[str] = mapped_column(String(10), index=True)
+    label: Mapped[str] = mapped_column(String(10))
     rule_id: Mapped[int | None] = mapped_column(ForeignKey("rules.id", ondelete="SET NULL"))
-    decided_by: Mapped[str] = mapped_column(Text)
-    rules_hash: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str | None] = mapped_column(Text)
+
+
+class LabelFingerprint(Base):
+    """The fingerprint of an item's rules and known translations under which its automatic labels were made.
+
+    Relabelling revisits every output of an item whose current fingerprint differs, which makes it
+    incremental; one row per item keeps the per-output label rows small.
+    """
+
+    __tablename__ = "label_fingerprints"
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True)
+    fingerprint: Mapped[str] = mapped_column(String(64))
     labelled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

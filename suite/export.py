@@ -8,8 +8,9 @@ from pathlib import Path
 from sqlalchemy import select
 
 from store import Database
-from store.models import AutoLabel, Item, ManualLabel, Output, System, SystemOutput
+from store.models import AutoLabel, Item, ManualLabel, Output, Rule, System, SystemOutput
 from suite.labels import effective_label_expression
+from suite.rules import describe
 from suite.suites import find_suite
 
 LABEL_COLUMNS = ("item_id", "system", "output", "auto_label", "decided_by", "manual_label", "reviewer",
@@ -25,14 +26,15 @@ def export_labels(db: Database, path: str | os.PathLike[str], suite_name: str | 
     with db.session() as session:
         suite = find_suite(session, suite_name)
         query = (
-            select(Item.external_id, System.name, Output.text, AutoLabel.label, AutoLabel.decided_by,
-                   ManualLabel.label, ManualLabel.reviewer, ManualLabel.reviewed_at, ManualLabel.comment,
+            select(Item.external_id, System.name, Output.text, AutoLabel.label, AutoLabel.rule_id, Rule.polarity,
+                   Rule.pattern, AutoLabel.reason, ManualLabel.label, ManualLabel.reviewer, ManualLabel.reviewed_at, ManualLabel.comment,
                    effective_label_expression())
             .select_from(SystemOutput)
             .join(System, System.id == SystemOutput.system_id)
             .join(Item, Item.id == SystemOutput.item_id)
             .join(Output, Output.id == SystemOutput.output_id)
             .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
+            .outerjoin(Rule, Rule.id == AutoLabel.rule_id)
             .outerjoin(ManualLabel, ManualLabel.output_id == Output.id)
             .where(System.suite_id == suite.id)
             .order_by(Item.position, Item.id, System.name)
@@ -41,8 +43,10 @@ def export_labels(db: Database, path: str | os.PathLike[str], suite_name: str | 
         with Path(path).open("w", encoding="utf-8", newline="") as file:
             writer = csv.writer(file, dialect="excel-tab", lineterminator="\n")
             writer.writerow(LABEL_COLUMNS)
-            for row in session.execute(query):
+            for item, system, text, auto, rule_id, polarity, pattern, reason, *review in session.execute(query):
+                decided_by = None if auto is None else describe(auto, rule_id, polarity, pattern, reason)
                 writer.writerow(["" if value is None else
-                                 value.isoformat() if hasattr(value, "isoformat") else value for value in row])
+                                 value.isoformat() if hasattr(value, "isoformat") else value
+                                 for value in (item, system, text, auto, decided_by, *review)])
                 rows += 1
     return rows

@@ -9,7 +9,7 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import MANUAL_LABELS, AutoLabel, KnownTranslation, ManualLabel, Output, Rule, utcnow
 from suite.errors import TsqeError
-from suite.rules import DEFAULT_TIMEOUT, Decision, ItemMatcher, KnownSpec, RuleSpec, Span
+from suite.rules import DEFAULT_TIMEOUT, Decision, ItemMatcher, KnownSpec, RuleSpec, Span, describe
 
 
 def _output(session: Session, output_id: int) -> Output:
@@ -53,6 +53,8 @@ class Explanation:
     spans: list[Span]
     stored: str | None
     """The automatic label stored by the last labelling run (None when it has not been labelled yet)."""
+    stored_decided_by: str | None
+    """What decided the stored label, in words (it differs from ``decision`` once the rules have changed)."""
 
 
 def explain(db: Database, output_id: int, timeout: float = DEFAULT_TIMEOUT) -> Explanation:
@@ -64,6 +66,10 @@ def explain(db: Database, output_id: int, timeout: float = DEFAULT_TIMEOUT) -> E
                                           .order_by(Rule.position, Rule.id))]
         known = [KnownSpec(k.kind, k.text) for k in session.scalars(
             select(KnownTranslation).where(KnownTranslation.item_id == output.item_id))]
-        stored = session.scalar(select(AutoLabel.label).where(AutoLabel.output_id == output_id))
+        stored = session.execute(select(AutoLabel.label, AutoLabel.rule_id, Rule.polarity, Rule.pattern,
+                                        AutoLabel.reason)
+                                 .outerjoin(Rule, Rule.id == AutoLabel.rule_id)
+                                 .where(AutoLabel.output_id == output_id)).one_or_none()
     matcher = ItemMatcher(rules, known, timeout)
-    return Explanation(output.text, matcher.decide(output.text), matcher.spans(output.text), stored)
+    return Explanation(output.text, matcher.decide(output.text), matcher.spans(output.text),
+                       None if stored is None else stored.label, None if stored is None else describe(*stored))

@@ -1,8 +1,10 @@
 """The rule engine: an item's regular expressions and known translations decide an output's automatic label.
 
 Rules are compiled once per item (``ItemMatcher``) with the ``regex`` package and searched unanchored, each
-search bounded by a timeout so that one catastrophic pattern cannot hang labelling. Decisions are shared,
-precomputed tuples so that labelling a million outputs allocates almost nothing per output.
+search bounded by a timeout so that one catastrophic pattern cannot hang labelling (or, in labelling's worker
+processes, untimed under a watchdog, because the regex package's timeout costs two system calls a search).
+Decisions are shared, precomputed tuples so that labelling a million outputs allocates almost nothing per
+output. Only (label, rule id, reason) is stored; ``describe`` turns it back into the readable text.
 """
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import hashlib
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -40,10 +42,14 @@ class KnownSpec:
 
 
 class Decision(NamedTuple):
-    """An automatic label and what decided it; ``rule_id`` is None when no single rule did."""
+    """An automatic label and what decided it; ``rule_id`` is None when no single rule did.
+
+    ``label``, ``rule_id`` and ``reason`` are what is stored; ``decided_by`` is ``describe`` of them.
+    """
 
     label: str
     rule_id: int | None
+    reason: str | None
     decided_by: str
 
 
@@ -104,21 +110,45 @@ def item_fingerprint(rules: Iterable[RuleSpec], known: Iterable[KnownSpec]) -> s
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
-UNKNOWN = Decision("unknown", None, "no rule or known translation matched")
-KNOWN_GOOD = Decision("pass", None, "known good translation")
-KNOWN_BAD = Decision("fail", None, "known bad translation")
-KNOWN_BOTH = Decision("conflict", None, "listed both as a known good and a known bad translation")
+_WITHOUT_RULE = {
+    "pass": "known good translation",
+    "fail": "known bad translation",
+    "conflict": "listed both as a known good and a known bad translation",
+    "unknown": "no rule or known translation matched",
+}
 
 
-def _describe(rule: RuleSpec) -> str:
-    return f"{rule.polarity} rule {rule.id}: {rule.pattern}"
+def describe(label: str, rule_id: int | None = None, polarity: str | None = None, pattern: str | None = None,
+             reason: str | None = None) -> str:
+    """What decided a stored automatic label, in words: its reason if it has one, else its rule, else how a
+    label is reached without a rule (exports, reviews and the GUI all show this one text)."""
+    if reason:
+        return reason
+    if rule_id is not None:
+        return f"{polarity} rule {rule_id}: {pattern}"
+    return _WITHOUT_RULE.get(label, label)
+
+
+def _decision(label: str, rule: RuleSpec | None = None, reason: str | None = None) -> Decision:
+    rule_id = None if rule is None else rule.id
+    return Decision(label, rule_id, reason, describe(label, rule_id, rule and rule.polarity, rule and rule.pattern,
+                                                     reason))
+
+
+UNKNOWN = _decision("unknown")
+KNOWN_GOOD = _decision("pass")
+KNOWN_BAD = _decision("fail")
+KNOWN_BOTH = _decision("conflict")
 
 
 class ItemMatcher:
-    """One item's compiled rules and normalised known translations, ready to label many outputs."""
+    """One item's compiled rules and normalised known translations, ready to label many outputs.
+
+    ``timeout`` None searches untimed: only for a caller that bounds the whole run some other way.
+    """
 
     def __init__(self, rules: Sequence[RuleSpec], known: Iterable[KnownSpec],
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.timeout = timeout
         self.rules = tuple(rules)
         self._invalid: Decision | None = None
@@ -126,35 +156,46 @@ class ItemMatcher:
         for rule in self.rules:
             pattern = _compile(rule.pattern, rule.ignore_case) if rule.valid else (rule.error or "marked invalid")
             if isinstance(pattern, str):
-                self._invalid = Decision("error", rule.id, f"{rule.polarity} rule {rule.id} is invalid: {pattern}")
+                self._invalid = _decision("error", rule, f"{rule.polarity} rule {rule.id} is invalid: {pattern}")
                 break
             compiled.append((rule, pattern))
         self._compiled = compiled
-        self._positive = [(p.search, Decision("pass", r.id, _describe(r)), self._timed_out(r))
-                          for r, p in compiled if r.polarity == "positive"]
-        self._negative = [(p.search, Decision("fail", r.id, _describe(r)), self._timed_out(r))
-                          for r, p in compiled if r.polarity == "negative"]
+        self._positive = tuple((p.search, _decision("pass", r), self._timed_out(r))
+                               for r, p in compiled if r.polarity == "positive")
+        self._negative = tuple((p.search, _decision("fail", r), self._timed_out(r))
+                               for r, p in compiled if r.polarity == "negative")
         self._conflicts: dict[tuple[int, int], Decision] = {}
         good = {normalise(k.text) for k in known if k.kind == "good"} - {""}
         bad = {normalise(k.text) for k in known if k.kind == "bad"} - {""}
         self._known = {text: KNOWN_GOOD for text in good - bad}
         self._known.update({text: KNOWN_BAD for text in bad - good})
         self._known.update({text: KNOWN_BOTH for text in good & bad})
+        self.decide: Callable[[str], Decision] = self._decide_untimed if timeout is None else self._decide_timed
+        """The automatic label of one output: rules first, then known translations, else unknown."""
 
-    def _timed_out(self, rule: RuleSpec) -> Decision:
-        return Decision("error", rule.id, f"rule {rule.id} timed out after {self.timeout:g} s")
+    def _timed_out(self, rule: RuleSpec) -> Decision | None:
+        if self.timeout is None:
+            return None
+        return _decision("error", rule, f"rule {rule.id} timed out after {self.timeout:g} s")
 
     def _conflict(self, positive: Decision, negative: Decision) -> Decision:
         key = (positive.rule_id or 0, negative.rule_id or 0)
         decision = self._conflicts.get(key)
         if decision is None:
-            decision = Decision("conflict", positive.rule_id,
-                                f"{positive.decided_by} and {negative.decided_by} both matched")
-            self._conflicts[key] = decision
+            reason = f"{positive.decided_by} and {negative.decided_by} both matched"
+            decision = self._conflicts[key] = Decision("conflict", positive.rule_id, reason, reason)
         return decision
 
-    def decide(self, text: str) -> Decision:
-        """The automatic label of one output: rules first, then known translations, else unknown."""
+    def _settle(self, positive: Decision | None, negative: Decision | None, text: str) -> Decision:
+        if positive is not None:
+            return positive if negative is None else self._conflict(positive, negative)
+        if negative is not None:
+            return negative
+        if self._known:
+            return self._known.get(normalise(text), UNKNOWN)
+        return UNKNOWN
+
+    def _decide_timed(self, text: str) -> Decision:
         if self._invalid is not None:
             return self._invalid
         timeout = self.timeout
@@ -169,25 +210,37 @@ class ItemMatcher:
                     negative = decision
                     break
         except TimeoutError:
-            return timed_out
-        if positive is not None:
-            return positive if negative is None else self._conflict(positive, negative)
-        if negative is not None:
-            return negative
-        if self._known:
-            return self._known.get(normalise(text), UNKNOWN)
-        return UNKNOWN
+            return timed_out  # type: ignore[return-value]  # never None when timed
+        return self._settle(positive, negative, text)
+
+    def _decide_untimed(self, text: str) -> Decision:
+        """``_decide_timed`` without the timeout keyword, which alone costs a third of a search."""
+        if self._invalid is not None:
+            return self._invalid
+        positive = negative = None
+        for search, decision, _ in self._positive:
+            if search(text) is not None:
+                positive = decision
+                break
+        for search, decision, _ in self._negative:
+            if search(text) is not None:
+                negative = decision
+                break
+        if positive is None and negative is None:
+            return self._known.get(normalise(text), UNKNOWN) if self._known else UNKNOWN
+        return self._settle(positive, negative, text)
 
     def spans(self, text: str) -> list[Span]:
         """Every stretch of ``text`` each valid rule matches, in text order, for highlighting.
 
         A rule whose search times out contributes no spans; ``decide`` reports it as an error.
         """
+        timeout = self.timeout if self.timeout is not None else DEFAULT_TIMEOUT
         found: list[Span] = []
         for rule, pattern in self._compiled:
             try:
                 found.extend(Span(m.start(), m.end(), rule.id, rule.polarity)
-                             for m in pattern.finditer(text, timeout=self.timeout) if m.end() > m.start())
+                             for m in pattern.finditer(text, timeout=timeout) if m.end() > m.start())
             except TimeoutError:
                 continue
         return sorted(found)

@@ -63,8 +63,7 @@ def make_suite(db: Database, items: Sequence[ItemSpec], name: str = "test") -> d
                 output_id = session.execute(insert(Output).returning(Output.id),
                                             [{"item_id": item.id, "text": text}]).scalar_one()
                 ids[(spec.external_id, text)] = output_id
-                session.execute(insert(AutoLabel), [{"output_id": output_id, "label": label,
-                                                     "decided_by": "test", "rules_hash": "x"}])
+                session.execute(insert(AutoLabel), [{"output_id": output_id, "label": label}])
                 for producer in producers:
                     if producer not in systems:
                         system = System(suite_id=suite.id, name=producer)

@@ -4,17 +4,30 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import delete, func, insert, select, update
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
 
 from store import Database, open_database
-from store.models import AutoLabel, Item, KnownTranslation, ManualLabel, Output, Rule, Suite, System
+from store.models import (
+    AutoLabel,
+    Item,
+    KnownTranslation,
+    LabelFingerprint,
+    ManualLabel,
+    Output,
+    Rule,
+    Suite,
+    System,
+)
+from suite.demo import create_demo
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
+from suite import labelling
 from suite.labelling import label_counts, relabel
 from suite.review import clear_manual_label, explain, set_manual_label
+from suite.rules import describe
 from suite.tasks import Cancelled, TaskState
 
 # item external id -> (positive, negative, good, bad, outputs)
@@ -52,15 +65,25 @@ def build(db: Database) -> dict[str, int]:
 
 
 def auto(db: Database) -> dict[int, tuple[str, str]]:
+    """Output id -> (automatic label, what decided it in words)."""
     with db.session() as session:
-        return {output_id: (label, decided_by) for output_id, label, decided_by in
-                session.execute(select(AutoLabel.output_id, AutoLabel.label, AutoLabel.decided_by))}
+        return {row.output_id: (row.label, describe(row.label, row.rule_id, row.polarity, row.pattern, row.reason))
+                for row in session.execute(
+                    select(AutoLabel.output_id, AutoLabel.label, AutoLabel.rule_id, Rule.polarity, Rule.pattern,
+                           AutoLabel.reason).outerjoin(Rule, Rule.id == AutoLabel.rule_id))}
 
 
-def stamps(db: Database) -> dict[int, object]:
+def stamps(db: Database) -> dict[int, tuple[str, object]]:
+    """Item id -> (fingerprint, time) of its current automatic labels."""
     with db.session() as session:
-        return {output_id: at for output_id, at in session.execute(select(AutoLabel.output_id,
-                                                                            AutoLabel.labelled_at))}
+        return {item_id: (fingerprint, at) for item_id, fingerprint, at in session.execute(
+            select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_at))}
+
+
+def mark(db: Database) -> None:
+    """Give every stored automatic label the reason "marker", so that a rewritten label shows."""
+    with db.transaction() as session:
+        session.execute(update(AutoLabel).values(reason="marker"))
 
 
 def test_relabel_labels_every_output(db: Database) -> None:
@@ -85,18 +108,20 @@ def test_label_counts_skip_unlabelled_outputs(db: Database) -> None:
 def test_second_run_relabels_nothing(db: Database) -> None:
     build(db)
     relabel(db)
-    before = stamps(db)
+    mark(db)
+    before = stamps(db), auto(db)
+    assert len(before[0]) == 2 and {decided_by for _, decided_by in before[1].values()} == {"marker"}
     seen: list[tuple[int, int]] = []
     relabel(db, task=TaskState(lambda done, total, what: seen.append((done, total))))
     assert seen == [(0, 0)]
-    assert stamps(db) == before
+    assert (stamps(db), auto(db)) == before
 
 
 def test_changing_a_rule_relabels_only_that_items_outputs(db: Database) -> None:
     ids = build(db)
     relabel(db)
+    mark(db)
     with db.transaction() as session:
-        session.execute(update(AutoLabel).values(decided_by="marker"))
         session.execute(update(Rule).where(Rule.pattern == r"\bdish(es)?\b").values(pattern=r"\bplates?\b"))
     seen: list[int] = []
     counts = relabel(db, task=TaskState(lambda done, total, what: seen.append(total)))
@@ -124,11 +149,12 @@ def test_new_output_is_labelled(db: Database) -> None:
     with db.transaction() as session:
         item_id = session.scalar(select(Item.id).where(Item.external_id == "court"))
         new_id = session.scalar(insert(Output).values(item_id=item_id, text="The court said no.").returning(Output.id))
-    before = stamps(db)
+    mark(db)
+    before = stamps(db), auto(db)
     relabel(db)
-    after = stamps(db)
-    assert auto(db)[new_id][0] == "pass"
-    assert {k: v for k, v in after.items() if k != new_id} == before
+    after = auto(db)
+    assert after.pop(new_id) == ("pass", r"positive rule 3: \bcourts?\b")
+    assert (stamps(db), after) == before
 
 
 def test_manual_labels_survive_and_win(db: Database) -> None:
@@ -194,8 +220,8 @@ def test_cancelled_run_changes_nothing(db: Database, monkeypatch: pytest.MonkeyP
     task = TaskState(cancel_after_first_chunk)
     with pytest.raises(Cancelled):
         relabel(db, task=task)
-    assert written == [0, 2]
-    assert auto(db) == {}
+    assert written == [0, 5]  # chunks hold whole items: the husband item's five outputs
+    assert auto(db) == {} and stamps(db) == {}
 
 
 def test_explain_gives_decision_and_spans(db: Database) -> None:
@@ -203,7 +229,12 @@ def test_explain_gives_decision_and_spans(db: Database) -> None:
     explanation = explain(db, ids["Her husband, a man, came."])
     assert explanation.decision.label == "conflict"
     assert [(s.start, s.end, s.polarity) for s in explanation.spans] == [(4, 11, "positive"), (15, 18, "negative")]
-    assert explanation.stored is None
+    assert explanation.stored is None and explanation.stored_decided_by is None
+    relabel(db)
+    explanation = explain(db, ids["Her husband, a man, came."])
+    assert explanation.stored == "conflict"
+    assert explanation.stored_decided_by == explanation.decision.decided_by == \
+        r"positive rule 1: husband|spouse and negative rule 2: \bm[ae]n\b both matched"
 
 
 def test_cli_label_json_and_table(tmp_path: Path) -> None:
@@ -240,3 +271,89 @@ def test_real_dfki_suite_with_wmt21_outputs(db: Database, shared_data: Path, lp:
     assert relabel(db) == counts
     with db.session() as session:
         assert session.scalar(select(func.count()).select_from(AutoLabel)) == distinct
+
+
+def labels_by_text(db: Database) -> dict[tuple[int, str], tuple[str, int | None, str | None]]:
+    with db.session() as session:
+        return {(item_id, text): (label, rule_id, reason) for item_id, text, label, rule_id, reason in session.execute(
+            select(Output.item_id, Output.text, AutoLabel.label, AutoLabel.rule_id, AutoLabel.reason)
+            .join(AutoLabel, AutoLabel.output_id == Output.id))}
+
+
+def force_workers(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """Send even a small run through forked workers, in chunks of about ``chunk`` outputs."""
+    monkeypatch.setattr("suite.labelling.PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr("suite.labelling.CHUNK", chunk)
+
+
+def relabel_everything_in_workers(db: Database, monkeypatch: pytest.MonkeyPatch, chunk: int) -> dict[str, int]:
+    with db.transaction() as session:  # forget every fingerprint: every output is labelled again
+        session.execute(delete(LabelFingerprint))
+    with monkeypatch.context() as patch:
+        force_workers(patch, chunk)
+        return relabel(db)
+
+
+def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An untimed catastrophic search hangs its worker; the chunk is redone with per-search timeouts, so
+    the slow output ends as error with the reason and the chunk's other outputs get their normal labels."""
+    ids = build(db)
+    with db.transaction() as session:
+        item_id = session.scalar(select(Item.id).where(Item.external_id == "husband"))
+        slow = session.scalar(insert(Output).values(item_id=item_id, text="a" * 60).returning(Output.id))
+        rule = Rule(item_id=item_id, polarity="negative", pattern=r"(a|aa)+b", position=2)
+        session.add(rule)
+        session.flush()
+        rule_id = rule.id
+    force_workers(monkeypatch, 1)
+    monkeypatch.setattr("suite.labelling.WATCHDOG_GRACE", 0.5)
+    monkeypatch.setattr("suite.labelling.WATCHDOG_PER_OUTPUT", 0.0)
+    redone: list[tuple[tuple[int, ...], float | None]] = []  # chunks labelled in this process, not a worker
+    label_chunk = labelling._label_chunk
+
+    def record(connection, plan, chunk, timeout):  # type: ignore[no-untyped-def]
+        redone.append((chunk.items, timeout))
+        return label_chunk(connection, plan, chunk, timeout)
+
+    monkeypatch.setattr("suite.labelling._label_chunk", record)
+    counts = relabel(db, timeout=0.05)
+    assert redone == [((item_id,), 0.05)]  # the court item's chunk was labelled by a worker
+    assert counts == {"pass": 3, "fail": 3, "conflict": 1, "unknown": 1, "error": 1}
+    labels = auto(db)
+    assert labels[slow] == ("error", f"rule {rule_id} timed out after 0.05 s")
+    assert labels[ids["Her husband visited her."]] == ("pass", r"positive rule 1: husband|spouse")
+    assert labels[ids["Her  partner visited   her."]] == ("pass", "known good translation")
+    assert labels[ids["Her dog visited her."]] == ("unknown", "no rule or known translation matched")
+
+
+def test_workers_label_the_demo_suite_like_one_process(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    create_demo(db)  # labels in this process: the demo is far below the parallel threshold
+    alone, counts = labels_by_text(db), label_counts(db)
+    assert relabel_everything_in_workers(db, monkeypatch, 40) == counts
+    assert labels_by_text(db) == alone
+    assert {label for label, _, _ in alone.values()} == {"pass", "fail", "conflict", "unknown", "error"}
+
+
+def test_cancelling_with_workers_changes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    build(db)
+    force_workers(monkeypatch, 1)
+    task = TaskState(lambda done, total, what: task.cancel() if done else None)
+    with pytest.raises(Cancelled):
+        relabel(db, task=task)
+    assert auto(db) == {} and stamps(db) == {}
+
+
+@pytest.mark.shared
+def test_workers_label_real_dfki_outputs_like_one_process(db: Database, shared_data: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    import_suite(db, shared_data / "mt-testsuite" / "testset" / "de-en" / "items.json")
+    import_outputs(db, shared_data / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv")
+    with db.session() as session:  # a slice: the first 400 items and their outputs
+        keep = session.scalars(select(Item.id).order_by(Item.position).limit(400)).all()
+    with db.transaction() as session:
+        session.execute(delete(Item).where(Item.id.not_in(keep)))
+    counts = relabel(db)
+    alone = labels_by_text(db)
+    assert len(alone) > 1_500 and counts["pass"] and counts["fail"]
+    assert relabel_everything_in_workers(db, monkeypatch, 300) == counts
+    assert labels_by_text(db) == alone

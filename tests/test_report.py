@@ -191,10 +191,10 @@ def test_a_merged_output_counts_once_per_system_with_effective_labels(db) -> Non
         for system, output in zip(systems, (wrong, reviewed, unclear)):
             session.add(SystemOutput(system_id=system.id, item_id=items[1].id, output_id=output.id))
         session.add_all([
-            AutoLabel(output_id=shared.id, label="pass", decided_by="positive", rules_hash="x"),
-            AutoLabel(output_id=wrong.id, label="fail", decided_by="negative", rules_hash="x"),
-            AutoLabel(output_id=reviewed.id, label="conflict", decided_by="both", rules_hash="x"),
-            AutoLabel(output_id=unclear.id, label="unknown", decided_by="none", rules_hash="x"),
+            AutoLabel(output_id=shared.id, label="pass"),
+            AutoLabel(output_id=wrong.id, label="fail"),
+            AutoLabel(output_id=reviewed.id, label="conflict"),
+            AutoLabel(output_id=unclear.id, label="unknown"),
             ManualLabel(output_id=reviewed.id, label="pass", reviewer="r"),
         ])
     report = systems_report(db, "tiny")

@@ -8,6 +8,7 @@ from suite.rules import (
     RuleSpec,
     Span,
     compile_error,
+    describe,
     item_fingerprint,
     normalise,
 )
@@ -76,7 +77,8 @@ def test_invalid_rules_give_error_with_the_reason() -> None:
 def test_catastrophic_backtracking_times_out_as_error() -> None:
     slow = RuleSpec(9, "positive", r"(a|aa)+b")
     decision = decide("a" * 60, rules=[slow], timeout=0.01)
-    assert decision == ("error", 9, "rule 9 timed out after 0.01 s")
+    assert decision[:3] == ("error", 9, "rule 9 timed out after 0.01 s")
+    assert decision.decided_by == decision.reason
     assert decide("aab", rules=[slow], timeout=0.01).label == "pass"
 
 
@@ -112,3 +114,32 @@ def test_fingerprint_changes_with_rules_and_known_translations_only() -> None:
 def test_decisions_are_shared_objects(text: str) -> None:
     matcher = ItemMatcher([HUSBAND, MAN], [])
     assert matcher.decide(text) is matcher.decide(text)
+
+
+def test_stored_decisions_are_described_like_fresh_ones() -> None:
+    """Only (label, rule id, reason) is stored; ``describe`` must give back what the matcher said."""
+    rules = {rule.id: rule for rule in (HUSBAND, MAN)}
+    matcher = ItemMatcher([HUSBAND, MAN], [KnownSpec("good", "Her partner."), KnownSpec("bad", "Her pal."),
+                                           KnownSpec("good", "Both."), KnownSpec("bad", "Both.")])
+    texts = {"Her husband.": "positive rule 1: (husband|spouse|hubb(y|ies))",
+             "Her man.": r"negative rule 2: \b(gentle)?m[ae]n\b",
+             "Her husband, a man.": "positive rule 1: (husband|spouse|hubb(y|ies)) and "
+                                    r"negative rule 2: \b(gentle)?m[ae]n\b both matched",
+             "Her partner.": "known good translation",
+             "Her pal.": "known bad translation",
+             "Both.": "listed both as a known good and a known bad translation",
+             "Her cat.": "no rule or known translation matched"}
+    for text, expected in texts.items():
+        decision = matcher.decide(text)
+        rule = rules.get(decision.rule_id)  # type: ignore[arg-type]
+        stored = describe(decision.label, decision.rule_id, rule and rule.polarity, rule and rule.pattern,
+                          decision.reason)
+        assert stored == decision.decided_by == expected
+    assert describe("error", 7, "positive", "(a", "positive rule 7 is invalid: missing )") == \
+        "positive rule 7 is invalid: missing )"
+
+
+def test_untimed_matcher_decides_like_the_timed_one() -> None:
+    timed, untimed = ItemMatcher([HUSBAND, MAN], []), ItemMatcher([HUSBAND, MAN], [], timeout=None)
+    for text in ("Her husband.", "Her man.", "Her husband, a man.", "Her cat."):
+        assert untimed.decide(text) == timed.decide(text)

@@ -98,7 +98,7 @@ def upgrade() -> None:
     sa.Column('item_id', sa.Integer(), nullable=False),
     sa.Column('kind', sa.String(length=10), nullable=False),
     sa.Column('text', sa.Text(), nullable=False),
-    sa.CheckConstraint("kind IN ('good', 'bad')", name='ck_known_translations_kind'),
+    sa.CheckConstraint("kind = 'good' OR kind = 'bad'", name='ck_known_translations_kind'),
     sa.ForeignKeyConstraint(['item_id'], ['items.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id')
     )
@@ -133,7 +133,7 @@ def upgrade() -> None:
     sa.Column('valid', sa.Boolean(), nullable=False),
     sa.Column('error', sa.Text(), nullable=True),
     sa.Column('position', sa.Integer(), nullable=False),
-    sa.CheckConstraint("polarity IN ('positive', 'negative')", name='ck_rules_polarity'),
+    sa.CheckConstraint("polarity = 'positive' OR polarity = 'negative'", name='ck_rules_polarity'),
     sa.ForeignKeyConstraint(['item_id'], ['items.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('id')
     )
@@ -144,24 +144,26 @@ def upgrade() -> None:
     sa.Column('output_id', sa.Integer(), nullable=False),
     sa.Column('label', sa.String(length=10), nullable=False),
     sa.Column('rule_id', sa.Integer(), nullable=True),
-    sa.Column('decided_by', sa.Text(), nullable=False),
-    sa.Column('rules_hash', sa.String(length=64), nullable=False),
-    sa.Column('labelled_at', sa.DateTime(timezone=True), nullable=False),
-    sa.CheckConstraint("label IN ('pass', 'fail', 'conflict', 'unknown', 'error')", name='ck_auto_labels_label'),
+    sa.Column('reason', sa.Text(), nullable=True),
+    sa.CheckConstraint("label = 'pass' OR label = 'fail' OR label = 'conflict' OR label = 'unknown' OR label = 'error'", name='ck_auto_labels_label'),
     sa.ForeignKeyConstraint(['output_id'], ['outputs.id'], ondelete='CASCADE'),
     sa.ForeignKeyConstraint(['rule_id'], ['rules.id'], ondelete='SET NULL'),
     sa.PrimaryKeyConstraint('output_id')
     )
-    with op.batch_alter_table('auto_labels', schema=None) as batch_op:
-        batch_op.create_index(batch_op.f('ix_auto_labels_label'), ['label'], unique=False)
-
+    op.create_table('label_fingerprints',
+    sa.Column('item_id', sa.Integer(), nullable=False),
+    sa.Column('fingerprint', sa.String(length=64), nullable=False),
+    sa.Column('labelled_at', sa.DateTime(timezone=True), nullable=False),
+    sa.ForeignKeyConstraint(['item_id'], ['items.id'], ondelete='CASCADE'),
+    sa.PrimaryKeyConstraint('item_id')
+    )
     op.create_table('manual_labels',
     sa.Column('output_id', sa.Integer(), nullable=False),
     sa.Column('label', sa.String(length=10), nullable=False),
     sa.Column('reviewer', sa.String(length=200), nullable=False),
     sa.Column('reviewed_at', sa.DateTime(timezone=True), nullable=False),
     sa.Column('comment', sa.Text(), nullable=True),
-    sa.CheckConstraint("label IN ('pass', 'fail', 'unknown')", name='ck_manual_labels_label'),
+    sa.CheckConstraint("label = 'pass' OR label = 'fail' OR label = 'unknown'", name='ck_manual_labels_label'),
     sa.ForeignKeyConstraint(['output_id'], ['outputs.id'], ondelete='CASCADE'),
     sa.PrimaryKeyConstraint('output_id')
     )
@@ -214,9 +216,7 @@ def downgrade() -> None:
 
     op.drop_table('metric_scores')
     op.drop_table('manual_labels')
-    with op.batch_alter_table('auto_labels', schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f('ix_auto_labels_label'))
-
+    op.drop_table('label_fingerprints')
     op.drop_table('auto_labels')
     with op.batch_alter_table('rules', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_rules_item_id'))
