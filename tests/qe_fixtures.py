@@ -35,7 +35,7 @@ def build_suite(db: Database, items: Sequence[ItemSpec], name: str = "toy") -> d
                 output = outputs.get((external_id, text))
                 if output is None:
                     output = outputs[(external_id, text)] = Output(item=item, text=text)
-                    output.auto_label = AutoLabel(label=label, decided_by="test", rules_hash="x")
+                    output.auto_label = AutoLabel(label=label)
                     session.add(output)
                 session.flush()
                 session.add(SystemOutput(system_id=system.id, item_id=item.id, output_id=output.id))

@@ -77,9 +77,9 @@ def test_label_and_qe_scores(db) -> None:  # type: ignore[no-untyped-def]
     with db.transaction() as session:
         ids = dict(session.execute(select(Output.text, Output.id)).all())
         session.execute(insert(AutoLabel), [
-            {"output_id": ids["The cat sat on the mat."], "label": "pass", "decided_by": "r", "rules_hash": "h"},
-            {"output_id": ids["A cat was sitting on the mat."], "label": "pass", "decided_by": "r", "rules_hash": "h"},
-            {"output_id": ids["He went home early."], "label": "conflict", "decided_by": "r", "rules_hash": "h"}])
+            {"output_id": ids["The cat sat on the mat."], "label": "pass"},
+            {"output_id": ids["A cat was sitting on the mat."], "label": "pass"},
+            {"output_id": ids["He went home early."], "label": "conflict"}])
         session.execute(insert(ManualLabel), [
             {"output_id": ids["A cat was sitting on the mat."], "label": "fail", "reviewer": "me"}])
         qe = QESystem(name="cometkiwi", kind="imported", higher_is_better=False)

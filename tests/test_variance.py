@@ -125,7 +125,7 @@ def labelled(db, tmp_path: Path):
                                .join(Output, Output.id == SystemOutput.output_id)).all()
         session.execute(insert(AutoLabel), [
             {"output_id": output_id, "label": "pass" if int(text.split()[-1]) < PASSES[name] else "fail",
-             "decided_by": "hand", "rules_hash": "-"} for name, output_id, text in rows])
+             } for name, output_id, text in rows])
     return db
 
 
