@@ -2,9 +2,13 @@
 from __future__ import annotations
 
 import cli.demo  # noqa: F401
+import cli.discriminative  # noqa: F401
 import cli.export  # noqa: F401
+import cli.filters  # noqa: F401
 import cli.importing  # noqa: F401
 import cli.labelling  # noqa: F401
 import cli.qe_evaluation  # noqa: F401
+import cli.qe_systems  # noqa: F401
 import cli.report  # noqa: F401
 import cli.status  # noqa: F401
+import cli.wmt  # noqa: F401

@@ -72,14 +72,14 @@ def read_qe_scores(db: Database, suite_name: str | None = None,
                                      .order_by(QESystem.id)).all())
         by_name = {row.name: row for row in known}
         if not known:
-            raise TsqeError("the database holds no QE system yet: import scores with `tsqe import qe-scores` "
+            raise TsqeError("the database holds no QE system yet: import scores with `tsqe import qe` "
                             "or train one with `tsqe qe train`")
         if names is None:
             chosen = known
         else:
             unknown = [n for n in names if n not in by_name]
             if unknown:
-                raise TsqeError(f"unknown QE system(s): {', '.join(unknown)} "
+                raise TsqeError(f"no QE system named {', '.join(map(repr, unknown))} "
                                 f"(known: {', '.join(r.name for r in known)})")
             chosen = [by_name[n] for n in names]
         result = []

@@ -108,7 +108,7 @@ def test_by_phenomenon_and_best_without_bootstrap(db) -> None:  # type: ignore[n
 
 def test_unknown_qe_system_lists_known_ones(db) -> None:  # type: ignore[no-untyped-def]
     _setup(db)
-    with pytest.raises(TsqeError, match="unknown QE system.*nope.*known: hi, lo, partial"):
+    with pytest.raises(TsqeError, match="no QE system named .nope.*known: hi, lo, partial"):
         read_qe_scores(db, names=["hi", "nope"])
     assert [s.name for s in read_qe_scores(db, names=["lo", "hi"])] == ["lo", "hi"]
 

@@ -81,7 +81,7 @@ def test_stability_command(cli) -> None:  # type: ignore[no-untyped-def]
 def test_unknown_qe_and_format_are_clear_errors(cli) -> None:  # type: ignore[no-untyped-def]
     result = cli("accuracy", "--qe", "third")
     assert result.exit_code == 2
-    assert "error: unknown QE system(s): third (known: first, second)" in result.stderr
+    assert "error: no QE system named 'third' (known: first, second)" in result.stderr
     result = cli("accuracy", "--format", "pdf")
     assert result.exit_code == 2 and "--format 'pdf' is not one of" in result.stderr
 

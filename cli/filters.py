@@ -1,0 +1,108 @@
+"""``tsqe score`` and ``tsqe difficulty``: segment metric scores and difficulty-aware BERTScore."""
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from contextlib import nullcontext
+from pathlib import Path
+from typing import TextIO
+
+import typer
+
+from cli.context import app_context
+from cli.main import app
+from cli.progress import progress_bar
+from filters.difficulty import SCORE_KEYS, DifficultyResult, da_bertscore
+from filters.metrics import METRICS
+from filters.scoring import score_outputs
+from filters.systems import HUMAN, choose_systems
+
+MODEL_HELP = "Local Hugging Face model directory for BERTScore (default: the bundled all-MiniLM-L6-v2)."
+LAYERS_HELP = "Model layer whose output is used (default: 6 for the bundled model)."
+DEVICE_HELP = "Torch device, e.g. cpu or cuda (default: cuda when available)."
+
+
+def _open_out(out: Path | None) -> TextIO | nullcontext[TextIO]:
+    return out.open("w", encoding="utf-8", newline="") if out is not None else nullcontext(sys.stdout)
+
+
+def _split_systems(systems: str | None) -> list[str] | None:
+    return [s.strip() for s in systems.split(",") if s.strip()] if systems else None
+
+
+@app.command("score")
+def score_command(
+    ctx: typer.Context,
+    metric: str = typer.Option(..., "--metric", help=f"One of {', '.join(METRICS)}, label, or qe:NAME."),
+    model: str = typer.Option(None, "--model", help=MODEL_HELP),
+    layers: int = typer.Option(None, "--layers", help=LAYERS_HELP),
+    device: str = typer.Option(None, "--device", help=DEVICE_HELP),
+    systems: str = typer.Option(None, "--systems", help="Comma-separated systems (default: all)."),
+    out: Path = typer.Option(None, "--out", help="Write the TSV here instead of stdout."),
+) -> None:
+    """Score every system output against its item's reference(s): TSV item_id, system, score.
+
+    Scores are cached per distinct output under the metric's signature (printed on stderr), so only new
+    outputs are scored; BERTScore also caches token embeddings, so only new sentences are embedded.
+    """
+    context = app_context(ctx)
+    with progress_bar(f"scoring with {metric}") as task:
+        scores = score_outputs(context.database, metric, suite_name=context.suite_name,
+                               systems=_split_systems(systems), model=model, layers=layers, device=device,
+                               task=task)
+    with _open_out(out) as stream:
+        writer = csv.writer(stream, delimiter="\t", lineterminator="\n")
+        writer.writerow(["item_id", "system", "score"])
+        writer.writerows((r.item_id, r.system, repr(r.score)) for r in scores.rows)
+    typer.echo(f"{len(scores.rows)} scores; signature {scores.signature}", err=True)
+
+
+@app.command("difficulty")
+def difficulty_command(
+    ctx: typer.Context,
+    systems: str = typer.Option("all", "--systems",
+                                help="all, top:K (the K best under --rank-by) or S1,S2,... - the systems the "
+                                     "difficulty is computed over and that are scored."),
+    rank_by: str = typer.Option(HUMAN, "--rank-by",
+                                help="Ranking for top:K: 'human' (imported human scores), a file of "
+                                     "'LP HUMAN SYSTEM' lines, or a metric name such as bertscore-f."),
+    model: str = typer.Option(None, "--model", help=MODEL_HELP),
+    layers: int = typer.Option(None, "--layers", help=LAYERS_HELP),
+    device: str = typer.Option(None, "--device", help=DEVICE_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
+    out: Path = typer.Option(None, "--out", help="Write the report here instead of stdout."),
+) -> None:
+    """Difficulty-aware BERTScore (Zhan et al. 2021): per system BERTScore P/R/F and DA-P/R/F, and per
+    item the reference tokens with their difficulty (1 - mean best similarity over the systems)."""
+    context = app_context(ctx)
+    with progress_bar("difficulty-aware BERTScore") as task:
+        chosen = choose_systems(context.database, systems, suite_name=context.suite_name, rank_by=rank_by,
+                                model=model, layers=layers, device=device, task=task)
+        result = da_bertscore(context.database, suite_name=context.suite_name, systems=chosen, model=model,
+                              layers=layers, device=device, task=task)
+    with _open_out(out) as stream:
+        if as_json:
+            json.dump(difficulty_json(result), stream, ensure_ascii=False, indent=1)
+            stream.write("\n")
+        else:
+            write_difficulty_report(result, stream)
+
+
+def difficulty_json(result: DifficultyResult) -> dict[str, object]:
+    return {"signature": result.signature, "systems": result.systems, "scores": result.system_scores,
+            "items": {item: [[token, round(d, 6)] for token, d in tokens]
+                      for item, tokens in result.token_difficulty.items()}}
+
+
+def write_difficulty_report(result: DifficultyResult, stream: TextIO) -> None:
+    width = max(len("system"), *(len(s) for s in result.systems))
+    stream.write(f"# {result.signature}\n")
+    stream.write(f"{'system':<{width}}" + "".join(f"{k:>9}" for k in SCORE_KEYS) + "\n")
+    ranked = sorted(result.systems, key=lambda s: -result.system_scores[s]["DA-F"])
+    for name in ranked:
+        stream.write(f"{name:<{width}}" + "".join(f"{result.system_scores[name][k]:>9.4f}" for k in SCORE_KEYS)
+                     + "\n")
+    stream.write("\n# reference tokens with difficulty, per item\n")
+    for item, tokens in result.token_difficulty.items():
+        stream.write(f"{item}\t" + " ".join(f"{token}({d:.3f})" for token, d in tokens) + "\n")

@@ -1,0 +1,210 @@
+"""Difficulty-aware BERTScore (Zhan et al., 2021, "Difficulty-Aware Machine Translation Evaluation").
+
+A reference token that most of the K compared systems fail to match is difficult and weighs more:
+
+    d(t)  = 1 - mean_k max_h sim(t, h)                       over the K systems' hypotheses h
+    DA-R  = (1/|ref|) * sum_t d(t) * max_h sim(t, h)
+    DA-P  = (1/|hyp|) * sum_h w(h) * max_t sim(h, t),  w(h) = d of the same reference token, else 1
+    DA-F  = 2 * mean(DA-P) * mean(DA-R) / (mean(DA-P) + mean(DA-R))   per system, over its segments
+
+The formulas mirror the authors' code (github.com/NLP2CT/Difficulty-Aware-MT-Evaluation,
+``da_bert_score/score_diffculty.py`` and ``score.py``; read at commit fbd26df of the Ririkoo mirror) exactly,
+including where it says more than, or differs from, the paper:
+
+1. Sentence- vs system-level F. The paper defines DA-F per segment; the code (``bert_score_with_diff``)
+   reports a system's DA-F as the harmonic mean of its *segment-averaged* DA-P and DA-R. tsqe does the
+   same. Vanilla "F" is reported as the code's CLI does: the mean of segment F (``bert_score.score``),
+   not the harmonic mean of mean P and mean R.
+2. Repeated reference tokens. For the precision weight the code keys difficulties by token id and, when a
+   token occurs again, replaces its weight by ``(previous + new) / 2`` - a running pairwise average, not
+   the mean over occurrences (for three occurrences a, b, c it gives ((a + b)/2 + c)/2). tsqe does the
+   same, keyed by the model's token string (one-to-one with the id for vocabulary tokens).
+3. Hypothesis tokens absent from the reference get weight 1 (the code's default; its optional
+   ``--ref_diff`` variant, the weight of the best-matching reference token, is not offered).
+4. Normalisation. The code divides by the token count (``range_one`` off), not by the sum of weights, so
+   DA scores are not in [0, 1]-comparable with vanilla BERTScore; its ``softmax_norm``/``max_norm``
+   options are off by default and not offered. When all weights of a segment are 0 (every system matched
+   it perfectly) its DA-R (and a DA-P whose weights are all 0) is 0, as in the code.
+5. Baseline rescaling. The authors' CLI forces ``rescale_with_baseline=True`` and rescales token
+   similarities with the F baseline when bert_score ships one for the model; for models without a baseline
+   file (any local model, including tsqe's default MiniLM) it silently keeps raw cosines. tsqe never
+   rescales, so it matches the code on every model bert_score has no baseline for, and differs from the
+   paper's numbers, which used roberta-large with rescaled similarities.
+6. Special tokens. The code drops the first and last token ([CLS]/[SEP]) of each side from the scored
+   tokens (``[1:-1]``) while their similarities stay in the maxima; tsqe leaves out exactly the tokens
+   bert_score gives idf weight 0 ([CLS]/[SEP]), which is the same for BERT/RoBERTa-style tokenizers.
+7. Empty hypotheses. The code sets an empty hypothesis's reference-token similarities to 0 (they count
+   in the difficulty mean) and its DA-P to 0; tsqe does the same.
+8. Several references. The code's DA path only works with one reference (it keys difficulty on
+   ``ref[0]``); tsqe uses each item's first reference for difficulty and DA scores, while vanilla P/R/F
+   take bert_score's maximum over all references.
+9. Missing outputs. The code requires every system to translate every segment; in a test suite a system
+   may lack an item, so difficulty is averaged over the systems that have an output for the item and a
+   system's averages run over the items it translated.
+
+The difficulty is computed over the systems passed in (the paper's "top-K" setting is just K systems).
+Embeddings come from the shared cache, so DA-BERTScore after vanilla BERTScore embeds nothing new.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from sqlalchemy import select
+
+from filters.bertscore import (EmbeddingCache, SentenceEmbedding, greedy_match, prf, resolve_model,
+                               single_threaded_blas)
+from filters.scoring import suite_systems
+from store import Database
+from store.models import Item, Output, Reference, System, SystemOutput
+from suite.errors import TsqeError
+from suite.suites import find_suite
+from suite.tasks import TaskState, progress_of
+
+SCORE_KEYS = ("P", "R", "F", "DA-P", "DA-R", "DA-F")
+ITEM_CHUNK = 500
+
+
+@dataclass
+class ItemDifficulty:
+    difficulty: np.ndarray
+    da_p: np.ndarray
+    da_r: np.ndarray
+
+
+def repeated_token_weights(tokens: Sequence[str], difficulty: np.ndarray) -> dict[str, float]:
+    """Difficulty by token, a repeated token's weight being the original code's running pairwise average."""
+    weights: dict[str, float] = {}
+    for token, d in zip(tokens, difficulty):
+        weights[token] = (weights[token] + float(d)) / 2 if token in weights else float(d)
+    return weights
+
+
+def difficulty_scores(ref_tokens: Sequence[str], ref_max: np.ndarray, hyp_tokens: Sequence[Sequence[str]],
+                      hyp_max: Sequence[np.ndarray]) -> ItemDifficulty:
+    """DA-P and DA-R of K hypotheses of one segment, from the token similarity maxima alone.
+
+    ``ref_max`` is (K x scored reference tokens): each reference token's best similarity to each
+    hypothesis (all zero for an empty hypothesis); ``hyp_max[k]`` holds each scored token of hypothesis k's
+    best similarity to the reference. Special tokens are already left out of both.
+    """
+    ref_max = np.asarray(ref_max, dtype=np.float64).reshape(len(hyp_tokens), len(ref_tokens))
+    difficulty = 1.0 - ref_max.mean(axis=0) if len(hyp_tokens) else np.zeros(len(ref_tokens))
+    if len(ref_tokens) == 0 or difficulty.sum() == 0:
+        da_r = np.zeros(len(hyp_tokens))
+    else:
+        da_r = ref_max @ difficulty / len(ref_tokens)
+    weights = repeated_token_weights(ref_tokens, difficulty)
+    da_p = np.zeros(len(hyp_tokens))
+    for k, (tokens, maxima) in enumerate(zip(hyp_tokens, hyp_max)):
+        if len(tokens) == 0:
+            continue
+        w = np.array([weights.get(t, 1.0) for t in tokens])
+        if w.sum() != 0:
+            da_p[k] = float(np.mean(np.asarray(maxima, dtype=np.float64) * w))
+    return ItemDifficulty(difficulty=difficulty, da_p=da_p, da_r=da_r)
+
+
+@dataclass
+class DifficultyResult:
+    systems: list[str]
+    system_scores: dict[str, dict[str, float]]
+    token_difficulty: dict[str, list[tuple[str, float]]]
+    signature: str
+    items_scored: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class _ItemData:
+    external_id: str
+    references: list[str]
+    outputs: dict[str, str]  # system -> text
+
+
+def _load_items(db: Database, suite_name: str | None, systems: Sequence[str] | None) -> tuple[list[str], list[_ItemData]]:
+    with db.session() as session:
+        suite_id = find_suite(session, suite_name).id
+        chosen = suite_systems(session, suite_id, systems)
+        if not chosen:
+            raise TsqeError("no systems to compare: import system outputs first")
+        items: dict[int, _ItemData] = {
+            item_id: _ItemData(external_id, [], {}) for item_id, external_id in session.execute(
+                select(Item.id, Item.external_id).where(Item.suite_id == suite_id).order_by(Item.position))}
+        for item_id, text in session.execute(select(Reference.item_id, Reference.text).join(Item)
+                                             .where(Item.suite_id == suite_id).order_by(Reference.id)):
+            items[item_id].references.append(text)
+        for item_id, system, text in session.execute(
+                select(SystemOutput.item_id, System.name, Output.text)
+                .join(System, System.id == SystemOutput.system_id)
+                .join(Output, Output.id == SystemOutput.output_id)
+                .where(System.suite_id == suite_id, System.name.in_(chosen))):
+            items[item_id].outputs[system] = text
+    usable = [item for item in items.values() if item.references and item.outputs]
+    if not usable:
+        raise TsqeError("no item has both a reference and an output of the chosen systems")
+    return chosen, usable
+
+
+def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequence[str] | None = None,
+                 model: str | None = None, layers: int | None = None, device: str | None = None,
+                 task: TaskState | None = None) -> DifficultyResult:
+    """Vanilla and difficulty-aware BERTScore per system, difficulty computed over ``systems`` (all)."""
+    task = progress_of(task)
+    chosen, items = _load_items(db, suite_name, systems)
+    cache = EmbeddingCache(resolve_model(model, layers, device), db)
+    sums = {s: np.zeros(len(SCORE_KEYS) - 1) for s in chosen}  # P, R, F, DA-P, DA-R summed over items
+    counts = dict.fromkeys(chosen, 0)
+    token_difficulty: dict[str, list[tuple[str, float]]] = {}
+    for start in range(0, len(items), ITEM_CHUNK):
+        task.progress(start, len(items), "difficulty-aware BERTScore")
+        chunk = items[start:start + ITEM_CHUNK]
+        embeddings = cache.lookup({t for item in chunk for t in (*item.references, *item.outputs.values())})
+        with single_threaded_blas():
+            _score_chunk(chunk, embeddings, sums, counts, token_difficulty)
+        cache.clear()
+    task.progress(len(items), len(items), "difficulty-aware BERTScore")
+    system_scores = {}
+    for name in chosen:
+        p, r, f, da_p, da_r = sums[name] / counts[name] if counts[name] else np.full(5, np.nan)
+        da_f = 2 * da_p * da_r / (da_p + da_r) if da_p + da_r != 0 else 0.0
+        system_scores[name] = dict(zip(SCORE_KEYS, map(float, (p, r, f, da_p, da_r, da_f))))
+    return DifficultyResult(systems=chosen, system_scores=system_scores, token_difficulty=token_difficulty,
+                            signature=f"da-bertscore|{cache.spec.signature}", items_scored=counts)
+
+
+def _score_chunk(chunk: list[_ItemData], embeddings: dict[str, SentenceEmbedding], sums: dict[str, np.ndarray],
+                 counts: dict[str, int], token_difficulty: dict[str, list[tuple[str, float]]]) -> None:
+    for item in chunk:
+        names = list(item.outputs)
+        scores, token_difficulty[item.external_id] = _score_item(item, names, embeddings)
+        for name, row in zip(names, scores):
+            sums[name] += row
+            counts[name] += 1
+
+
+def _score_item(item: _ItemData, names: list[str],
+                embeddings: dict[str, SentenceEmbedding]) -> tuple[np.ndarray, list[tuple[str, float]]]:
+    """Per system a row [P, R, F, DA-P, DA-R], and the reference tokens with their difficulty."""
+    hyps = [embeddings[item.outputs[name]] for name in names]
+    units = [h.unit for h in hyps]
+    vanilla = np.full((len(names), 3), -np.inf)
+    first_ref_max = None
+    first_hyp_max: list[np.ndarray] = []
+    for n, ref_text in enumerate(item.references):
+        reference = embeddings[ref_text]
+        hyp_max, ref_max = greedy_match(reference.unit, units)
+        for k, hyp in enumerate(hyps):
+            vanilla[k] = np.maximum(vanilla[k], prf(hyp_max[k], hyp.scored, ref_max[k], reference.scored))
+        if n == 0:
+            first_ref_max, first_hyp_max = ref_max, hyp_max
+    reference = embeddings[item.references[0]]
+    assert first_ref_max is not None
+    ref_max = first_ref_max[:, reference.scored].astype(np.float64)
+    ref_max[[h.empty for h in hyps]] = 0.0
+    ref_tokens = [t for t, s in zip(reference.tokens, reference.scored) if s]
+    da = difficulty_scores(
+        ref_tokens, ref_max, [[t for t, s in zip(h.tokens, h.scored) if s] for h in hyps],
+        [first_hyp_max[k][h.scored] for k, h in enumerate(hyps)])
+    return (np.column_stack([vanilla, da.da_p, da.da_r]),
+            list(zip(ref_tokens, map(float, da.difficulty))))

@@ -1,0 +1,44 @@
+"""BERTScore P, R and F as registry metrics; one embedding pass serves all three."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from filters.bertscore import EmbeddingCache, bertscore, resolve_model
+from filters.metrics.base import Metric, MetricFactory
+from store import Database
+
+BERTSCORE_COMPONENTS = ("P", "R", "F")
+
+
+class BertScoreMetric(Metric):
+    def __init__(self, component: str, cache: EmbeddingCache) -> None:
+        self.component = component
+        self.name = f"bertscore-{component.lower()}"
+        self.cache = cache
+
+    @classmethod
+    def factory(cls, component: str) -> MetricFactory:
+        def make(*, model: str | None = None, layers: int | None = None, device: str | None = None,
+                 db: Database | None = None) -> BertScoreMetric:
+            return cls(component, EmbeddingCache(resolve_model(model, layers, device), db))
+        return make
+
+    def _signature_of(self, component: str) -> str:
+        return f"bertscore-{component.lower()}|{self.cache.spec.signature}"
+
+    @property
+    def signature(self) -> str:
+        return self._signature_of(self.component)
+
+    def score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+        return self.score_many(hypotheses, references)[self.signature]
+
+    def score_many(self, hypotheses: Sequence[str],
+                   references: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
+        self._check(hypotheses, references)
+        scores = bertscore(self.cache, hypotheses, references)
+        if self.cache.db is not None:
+            self.cache.clear()  # persisted: keep memory to one batch when a whole suite is scored in chunks
+        return {self._signature_of(c): scores[:, k] for k, c in enumerate(BERTSCORE_COMPONENTS)}

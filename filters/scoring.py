@@ -1,0 +1,168 @@
+"""Segment scores of a suite's system outputs under one metric, cached per distinct output.
+
+Text metrics score each distinct output once (systems that produced the same text share it) against its
+item's references, and the scores are kept in ``metric_scores`` under the metric's signature, so a later
+call, another system or another command only computes what is new. The same interface also serves the
+pass/fail label (effective label: pass = 1, fail = 0, anything else missing) and any QE system's scores
+(``qe:NAME``), so variance filtering and correlation treat all of them alike.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
+
+from filters.metrics import Metric, get_metric
+from store import Database
+from store.models import Item, MetricScore, Output, QEScore, QESystem, Reference, System, SystemOutput
+from suite.errors import TsqeError
+from suite.labels import effective_labels_select
+from suite.suites import find_suite
+from suite.tasks import TaskState, progress_of
+
+LABEL_METRIC = "label"
+QE_PREFIX = "qe:"
+LABEL_SIGNATURE = "label|effective|pass:1|fail:0"
+SCORE_CHUNK = 2000
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    item_id: str
+    position: int
+    system: str
+    output_id: int
+    score: float
+
+
+@dataclass
+class SegmentScores:
+    metric: str
+    signature: str
+    higher_is_better: bool
+    rows: list[ScoreRow]
+
+    def matrix(self) -> tuple[list[str], list[str], np.ndarray]:
+        """Items (in suite order) x systems (by name), NaN where a system has no scored output."""
+        items = sorted({(r.position, r.item_id) for r in self.rows})
+        item_ids = [item_id for _, item_id in items]
+        systems = sorted({r.system for r in self.rows})
+        row_of = {item_id: i for i, item_id in enumerate(item_ids)}
+        col_of = {name: j for j, name in enumerate(systems)}
+        values = np.full((len(item_ids), len(systems)), np.nan)
+        for r in self.rows:
+            values[row_of[r.item_id], col_of[r.system]] = r.score
+        return item_ids, systems, values
+
+
+@dataclass(frozen=True)
+class _Link:
+    item_id: str
+    position: int
+    system: str
+    output_id: int
+
+
+def suite_systems(session: Session, suite_id: int, systems: Sequence[str] | None) -> list[str]:
+    """The requested systems (all of the suite's by default), rejecting names the suite does not have."""
+    known = list(session.scalars(select(System.name).where(System.suite_id == suite_id).order_by(System.name)))
+    if systems is None:
+        return known
+    unknown = [s for s in systems if s not in known]
+    if unknown:
+        raise TsqeError(f"unknown system(s) {', '.join(unknown)} (systems of this suite: {', '.join(known)})")
+    return list(dict.fromkeys(systems))
+
+
+def _links(session: Session, suite_id: int, systems: list[str]) -> list[_Link]:
+    rows = session.execute(
+        select(Item.external_id, Item.position, System.name, SystemOutput.output_id)
+        .join(SystemOutput, SystemOutput.item_id == Item.id)
+        .join(System, System.id == SystemOutput.system_id)
+        .where(Item.suite_id == suite_id, System.name.in_(systems))
+        .order_by(Item.position, System.name))
+    return [_Link(*row) for row in rows]
+
+
+def score_outputs(db: Database, metric_name: str, *, suite_name: str | None = None,
+                  systems: Sequence[str] | None = None, model: str | None = None, layers: int | None = None,
+                  device: str | None = None, task: TaskState | None = None) -> SegmentScores:
+    scores: dict[int, float] | None = None
+    with db.session() as session:
+        suite_id = find_suite(session, suite_name).id
+        links = _links(session, suite_id, suite_systems(session, suite_id, systems))
+        if metric_name == LABEL_METRIC:
+            signature, higher, scores = LABEL_SIGNATURE, True, _label_scores(session, suite_id)
+        elif metric_name.startswith(QE_PREFIX):
+            signature, higher, scores = _qe_scores(session, metric_name[len(QE_PREFIX):])
+    if scores is None:
+        metric = get_metric(metric_name, model=model, layers=layers, device=device, db=db)
+        signature, higher = metric.signature, metric.higher_is_better
+        scores = _text_metric_scores(db, suite_id, metric, sorted({link.output_id for link in links}),
+                                     progress_of(task))
+    rows = [ScoreRow(link.item_id, link.position, link.system, link.output_id, scores[link.output_id])
+            for link in links if link.output_id in scores]
+    return SegmentScores(metric=metric_name, signature=signature, higher_is_better=higher, rows=rows)
+
+
+def _label_scores(session: Session, suite_id: int) -> dict[int, float]:
+    labels = effective_labels_select(suite_id).subquery()
+    rows = session.execute(select(labels.c.output_id, labels.c.effective_label)
+                           .where(labels.c.effective_label.in_(("pass", "fail"))))
+    return {output_id: 1.0 if label == "pass" else 0.0 for output_id, label in rows}
+
+
+def _qe_scores(session: Session, name: str) -> tuple[str, bool, dict[int, float]]:
+    qe_system = session.scalar(select(QESystem).where(QESystem.name == name))
+    if qe_system is None:
+        known = ", ".join(session.scalars(select(QESystem.name).order_by(QESystem.name))) or "none"
+        raise TsqeError(f"no QE system named {name!r} (QE systems in this database: {known})")
+    rows = session.execute(select(QEScore.output_id, QEScore.score).where(QEScore.qe_system_id == qe_system.id))
+    return f"{QE_PREFIX}{name}|kind:{qe_system.kind}", qe_system.higher_is_better, dict(rows.all())
+
+
+def _cached(session: Session, suite_id: int, signature: str) -> dict[int, float]:
+    rows = session.execute(select(MetricScore.output_id, MetricScore.score)
+                           .join(Output, Output.id == MetricScore.output_id)
+                           .join(Item, Item.id == Output.item_id)
+                           .where(Item.suite_id == suite_id, MetricScore.signature == signature))
+    return dict(rows.all())
+
+
+def _text_metric_scores(db: Database, suite_id: int, metric: Metric, output_ids: list[int],
+                        task: TaskState) -> dict[int, float]:
+    """Cached scores plus fresh ones for outputs not yet scored under this signature (and its siblings)."""
+    with db.session() as session:
+        scores = _cached(session, suite_id, metric.signature)
+        todo = [o for o in output_ids if o not in scores]
+        if not todo:
+            return scores
+        references: dict[int, list[str]] = {}
+        for item_id, text in session.execute(select(Reference.item_id, Reference.text).join(Item)
+                                             .where(Item.suite_id == suite_id).order_by(Reference.id)):
+            references.setdefault(item_id, []).append(text)
+        if not references:
+            raise TsqeError(f"{metric.name} compares outputs with references, and this suite has none")
+        texts = {o: (text, item_id) for o, text, item_id in session.execute(
+            select(Output.id, Output.text, Output.item_id).join(Item).where(Item.suite_id == suite_id))}
+        todo = [o for o in todo if texts[o][1] in references]
+    siblings_done: dict[str, set[int]] = {}
+    for start in range(0, len(todo), SCORE_CHUNK):
+        task.progress(start, len(todo), f"scoring with {metric.name}")
+        chunk = todo[start:start + SCORE_CHUNK]
+        results = metric.score_many([texts[o][0] for o in chunk], [references[texts[o][1]] for o in chunk])
+        with db.transaction() as session:
+            for signature, values in results.items():
+                if signature not in siblings_done:
+                    siblings_done[signature] = (set() if signature == metric.signature
+                                                else set(_cached(session, suite_id, signature)))
+                rows = [{"signature": signature, "output_id": o, "score": float(v)}
+                        for o, v in zip(chunk, values) if o not in siblings_done[signature]]
+                if rows:
+                    session.execute(insert(MetricScore), rows)
+        scores.update(zip(chunk, map(float, results[metric.signature])))
+    task.progress(len(todo), len(todo), f"scoring with {metric.name}")
+    return scores

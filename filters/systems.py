@@ -1,0 +1,108 @@
+"""Which MT systems a comparison runs over: all, a named list, or the K best under a ranking.
+
+Difficulty-aware BERTScore is meant for competitive systems (the paper's "top-K"), so the K best must be
+decided by something other than the metric under study. The default ranking is therefore the official
+human scores (the ``human_scores`` table, filled by ``tsqe import human-scores``); a WMT-style
+``LP HUMAN SYSTEM`` file can be given instead, and, where no human judgement exists, any metric's
+system average (e.g. ``bertscore-f``) can rank them - which the user then has to keep in mind.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+from sqlalchemy import select
+
+from filters.scoring import score_outputs, suite_systems
+from store import Database
+from store.models import HumanScore, Suite, System
+from suite.errors import InputFileError, Problem, TsqeError
+from suite.suites import find_suite
+from suite.tasks import TaskState
+
+HUMAN = "human"
+
+
+def read_human_scores(path: str | os.PathLike[str], lp: str) -> dict[str, float]:
+    """System -> score for language pair ``lp`` from ``LP HUMAN SYSTEM`` lines (WMT's DA-syslevel.csv)."""
+    file = Path(path)
+    scores: dict[str, float] = {}
+    problems: list[Problem] = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        fields = line.split()
+        if not fields or (number == 1 and fields == ["LP", "HUMAN", "SYSTEM"]):
+            continue
+        if len(fields) != 3:
+            problems.append(Problem(str(file), number, f"expected 'LP HUMAN SYSTEM', got {len(fields)} fields"))
+            continue
+        try:
+            value = float(fields[1])
+        except ValueError:
+            problems.append(Problem(str(file), number, f"human score {fields[1]!r} is not a number"))
+            continue
+        if fields[0] == lp:
+            scores[fields[2]] = value
+    if problems:
+        raise InputFileError(problems)
+    return scores
+
+
+def rank_systems(db: Database, *, suite_name: str | None = None, rank_by: str = HUMAN,
+                 model: str | None = None, layers: int | None = None, device: str | None = None,
+                 task: TaskState | None = None) -> list[tuple[str, float]]:
+    """The suite's systems best first with the score that ranked them; ``rank_by`` is ``human``, a path
+    to an ``LP HUMAN SYSTEM`` file (rows of the suite's language pair) or a metric name."""
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        known = set(suite_systems(session, suite.id, None))
+        if rank_by == HUMAN:
+            scores = _stored_human_scores(session, suite)
+        elif Path(rank_by).is_file():
+            lp = f"{suite.source_lang}-{suite.target_lang}"
+            scores = {s: v for s, v in read_human_scores(rank_by, lp).items() if s in known}
+            if not scores:
+                raise TsqeError(f"{rank_by}: no {lp} line names a system of this suite")
+        else:
+            scores = None
+    if scores is None:
+        segment = score_outputs(db, rank_by, suite_name=suite_name, model=model, layers=layers, device=device,
+                                task=task)
+        _, names, values = segment.matrix()
+        means = np.nanmean(values, axis=0)
+        scores = {n: float(m) if segment.higher_is_better else -float(m) for n, m in zip(names, means)}
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _stored_human_scores(session, suite: Suite) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    rows = session.execute(select(System.name, HumanScore.score).join(HumanScore, HumanScore.system_id == System.id)
+                           .where(System.suite_id == suite.id))
+    scores = dict(rows.all())
+    if not scores:
+        raise TsqeError("no human scores for this suite's systems: import them with `tsqe import human-scores "
+                        "FILE --lp LP`, or rank with --rank-by FILE or --rank-by METRIC")
+    return scores
+
+
+def choose_systems(db: Database, spec: str = "all", *, suite_name: str | None = None, rank_by: str = HUMAN,
+                   model: str | None = None, layers: int | None = None, device: str | None = None,
+                   task: TaskState | None = None) -> list[str]:
+    """``all``, ``top:K`` (K best under ``rank_by``) or a comma-separated list of system names."""
+    if spec == "all":
+        with db.session() as session:
+            return suite_systems(session, find_suite(session, suite_name).id, None)
+    if spec.startswith("top:"):
+        try:
+            k = int(spec[4:])
+        except ValueError:
+            k = 0
+        if k < 1:
+            raise TsqeError(f"--systems {spec}: K must be a positive whole number")
+        ranking = rank_systems(db, suite_name=suite_name, rank_by=rank_by, model=model, layers=layers,
+                               device=device, task=task)
+        if k > len(ranking):
+            raise TsqeError(f"--systems {spec}: only {len(ranking)} systems are ranked")
+        return [name for name, _ in ranking[:k]]
+    names = [s.strip() for s in spec.split(",") if s.strip()]
+    with db.session() as session:
+        return suite_systems(session, find_suite(session, suite_name).id, names)

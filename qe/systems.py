@@ -1,0 +1,144 @@
+"""QE systems and their scores: saving, listing, loading and removing them.
+
+A QE system is stored once (``qe_systems``) with one score per distinct output (``qe_scores``); imported
+scores, trained models and reference-based metrics all share these two tables, so every consumer (pairs,
+accuracy, filters) reads them the same way whatever produced them. Scores are written with Core bulk
+inserts because a system scores tens of thousands of outputs.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import delete, func, insert, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from store import Database
+from store.models import QEScore, QESystem
+from suite.errors import TsqeError
+
+QE_KINDS = ("imported", "features-svr", "pairwise-gb", "metric")
+
+
+@dataclass(frozen=True)
+class QESystemInfo:
+    """What ``tsqe qe list`` shows about one QE system."""
+
+    id: int
+    name: str
+    kind: str
+    higher_is_better: bool
+    scores: int
+    created_at: datetime
+    meta: dict[str, Any]
+    has_model: bool
+
+    @property
+    def direction(self) -> str:
+        return "higher is better" if self.higher_is_better else "lower is better"
+
+
+@dataclass(frozen=True)
+class StoredQESystem:
+    """A QE system with its serialised model, as needed to predict with it."""
+
+    id: int
+    name: str
+    kind: str
+    higher_is_better: bool
+    meta: dict[str, Any]
+    model: bytes | None
+
+
+def _insert_scores(session: Session, system_id: int, scores: Mapping[int, float]) -> None:
+    rows = [{"qe_system_id": system_id, "output_id": int(output_id), "score": float(score)}
+            for output_id, score in scores.items()]
+    if rows:
+        try:
+            session.execute(insert(QEScore), rows)
+        except IntegrityError:
+            raise TsqeError("QE scores name outputs that are not in the database; nothing was saved") from None
+
+
+def save_qe_system(db: Database, *, name: str, kind: str, higher_is_better: bool, scores: Mapping[int, float],
+                   meta: dict[str, Any], model: bytes | None = None, replace: bool = False) -> int:
+    """Create the QE system ``name`` with its scores (output id -> score) and return its id.
+
+    An existing system of that name is an error unless ``replace`` is true, in which case it is deleted
+    with all its scores in the same transaction, so a failed save leaves the old system intact.
+    """
+    if kind not in QE_KINDS:
+        raise TsqeError(f"unknown QE system kind {kind!r} (known: {', '.join(QE_KINDS)})")
+    if not name.strip():
+        raise TsqeError("a QE system needs a non-empty name")
+    with db.transaction() as session:
+        existing = session.scalar(select(QESystem.id).where(QESystem.name == name))
+        if existing is not None:
+            if not replace:
+                raise TsqeError(f"a QE system named {name!r} already exists (choose another name or replace it)")
+            session.execute(delete(QEScore).where(QEScore.qe_system_id == existing))
+            session.execute(delete(QESystem).where(QESystem.id == existing))
+        system_id = session.execute(
+            insert(QESystem).values(name=name, kind=kind, higher_is_better=higher_is_better,
+                                    meta=json.dumps(meta, ensure_ascii=False, sort_keys=True), model=model)
+        ).inserted_primary_key[0]
+        _insert_scores(session, system_id, scores)
+    return int(system_id)
+
+
+def set_scores(db: Database, name: str, scores: Mapping[int, float]) -> int:
+    """Replace the named system's scores of these outputs (other outputs keep theirs); returns the count."""
+    with db.transaction() as session:
+        system_id = _system_id(session, name)
+        ids = [int(i) for i in scores]
+        for start in range(0, len(ids), 500):
+            session.execute(delete(QEScore).where(QEScore.qe_system_id == system_id,
+                                                  QEScore.output_id.in_(ids[start:start + 500])))
+        _insert_scores(session, system_id, scores)
+    return len(scores)
+
+
+def _system_id(session: Session, name: str) -> int:
+    system_id = session.scalar(select(QESystem.id).where(QESystem.name == name))
+    if system_id is None:
+        known = ", ".join(session.scalars(select(QESystem.name).order_by(QESystem.name))) or "none"
+        raise TsqeError(f"no QE system named {name!r} (QE systems in this database: {known})")
+    return int(system_id)
+
+
+def list_qe_systems(db: Database) -> list[QESystemInfo]:
+    counts = (select(QEScore.qe_system_id, func.count().label("n")).group_by(QEScore.qe_system_id).subquery())
+    query = (
+        select(QESystem.id, QESystem.name, QESystem.kind, QESystem.higher_is_better, QESystem.created_at,
+               QESystem.meta, QESystem.model.is_not(None).label("has_model"),
+               func.coalesce(counts.c.n, 0).label("n"))
+        .outerjoin(counts, counts.c.qe_system_id == QESystem.id)
+        .order_by(QESystem.name)
+    )
+    with db.session() as session:
+        return [QESystemInfo(id=row.id, name=row.name, kind=row.kind, higher_is_better=bool(row.higher_is_better),
+                             scores=int(row.n), created_at=row.created_at, meta=json.loads(row.meta or "{}"),
+                             has_model=bool(row.has_model))
+                for row in session.execute(query)]
+
+
+def load_qe_system(db: Database, name: str) -> StoredQESystem:
+    with db.session() as session:
+        system = session.get(QESystem, _system_id(session, name))
+        assert system is not None
+        return StoredQESystem(id=system.id, name=system.name, kind=system.kind,
+                              higher_is_better=bool(system.higher_is_better), meta=json.loads(system.meta or "{}"),
+                              model=system.model)
+
+
+def remove_qe_system(db: Database, name: str) -> int:
+    """Delete a QE system and its scores; returns how many scores went with it."""
+    with db.transaction() as session:
+        system_id = _system_id(session, name)
+        removed = session.execute(delete(QEScore).where(QEScore.qe_system_id == system_id)).rowcount
+        session.execute(delete(QESystem).where(QESystem.id == system_id))
+    return int(removed or 0)

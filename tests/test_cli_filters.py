@@ -1,0 +1,80 @@
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import insert, select
+from typer.testing import CliRunner
+
+from cli.main import _register_commands, app
+from filters.metrics import get_metric
+from store import open_database
+from store.models import HumanScore, System
+from suite_builder import build_suite
+
+REFS = [["The committee approved the budget."], ["She has lived in Berlin for ten years."]]
+OUTPUTS = {"good": ["The committee approved the budget.", "She has lived in Berlin for ten years."],
+           "fair": ["The committee passed the budget.", "She lives in Berlin since ten years."],
+           "poor": ["Committee budget.", "She Berlin."]}
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    path = tmp_path / "cli.sqlite"
+    database = open_database(path)
+    build_suite(database, "wmt", REFS, OUTPUTS)
+    with database.transaction() as session:
+        ids = dict(session.execute(select(System.name, System.id)).all())
+        session.execute(insert(HumanScore), [{"system_id": ids[n], "lp": "de-en", "score": s}
+                                             for n, s in (("good", 0.3), ("fair", 0.1), ("poor", -0.5))])
+    database.close()
+    _register_commands()
+    return path
+
+
+def run(db_path: Path, *args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(app, ["--db", str(db_path), *args])
+
+
+def test_score_writes_tsv(db_path: Path, tmp_path: Path) -> None:
+    out = tmp_path / "chrf.tsv"
+    result = run(db_path, "score", "--metric", "chrf", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    lines = out.read_text().splitlines()
+    assert lines[0] == "item_id\tsystem\tscore" and len(lines) == 1 + 6
+    item, system, score = lines[1].split("\t")
+    assert (item, system) == ("1", "fair")
+    assert float(score) == pytest.approx(get_metric("chrf").score([OUTPUTS["fair"][0]], [REFS[0]])[0])
+    assert get_metric("chrf").signature in result.output  # on stderr
+
+
+def test_difficulty_top_k_by_human_scores_json(db_path: Path) -> None:
+    result = run(db_path, "difficulty", "--systems", "top:2", "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["systems"] == ["good", "fair"]
+    assert set(document["scores"]["good"]) == {"P", "R", "F", "DA-P", "DA-R", "DA-F"}
+    assert [t for t, _ in document["items"]["1"]] == ["the", "committee", "approved", "the", "budget", "."]
+
+
+def test_difficulty_rank_by_file_and_text_report(db_path: Path, tmp_path: Path) -> None:
+    ranking = tmp_path / "DA-syslevel.csv"
+    ranking.write_text("LP HUMAN SYSTEM\nen-de 9.0 poor\nde-en 0.2 poor\nde-en 0.1 good\nde-en -1 fair\n")
+    result = run(db_path, "difficulty", "--systems", "top:2", "--rank-by", str(ranking))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[1].split() == ["system", "P", "R", "F", "DA-P", "DA-R", "DA-F"]
+    assert {lines[2].split()[0], lines[3].split()[0]} == {"poor", "good"}
+    assert lines[-1].startswith("2\tshe(")
+
+
+def test_difficulty_errors(db_path: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "bad.csv"
+    bad.write_text("LP HUMAN SYSTEM\nde-en high good\n")
+    result = run(db_path, "difficulty", "--systems", "top:2", "--rank-by", str(bad))
+    assert result.exit_code == 2 and "bad.csv:2: human score 'high' is not a number" in result.output
+    result = run(db_path, "difficulty", "--systems", "top:9")
+    assert result.exit_code == 2 and "only 3 systems are ranked" in result.output
+    result = run(db_path, "difficulty", "--systems", "good,nope")
+    assert result.exit_code == 2 and "unknown system(s) nope" in result.output
