@@ -8,7 +8,6 @@ system average (e.g. ``bertscore-f``) can rank them - which the user then has to
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
@@ -17,35 +16,12 @@ from sqlalchemy import select
 from filters.scoring import score_outputs, suite_systems
 from store import Database
 from store.models import HumanScore, Suite, System
-from suite.errors import InputFileError, Problem, TsqeError
+from suite.errors import TsqeError
+from suite.importers.human_scores import read_human_scores
 from suite.suites import find_suite
 from suite.tasks import TaskState
 
 HUMAN = "human"
-
-
-def read_human_scores(path: str | os.PathLike[str], lp: str) -> dict[str, float]:
-    """System -> score for language pair ``lp`` from ``LP HUMAN SYSTEM`` lines (WMT's DA-syslevel.csv)."""
-    file = Path(path)
-    scores: dict[str, float] = {}
-    problems: list[Problem] = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
-        fields = line.split()
-        if not fields or (number == 1 and fields == ["LP", "HUMAN", "SYSTEM"]):
-            continue
-        if len(fields) != 3:
-            problems.append(Problem(str(file), number, f"expected 'LP HUMAN SYSTEM', got {len(fields)} fields"))
-            continue
-        try:
-            value = float(fields[1])
-        except ValueError:
-            problems.append(Problem(str(file), number, f"human score {fields[1]!r} is not a number"))
-            continue
-        if fields[0] == lp:
-            scores[fields[2]] = value
-    if problems:
-        raise InputFileError(problems)
-    return scores
 
 
 def rank_systems(db: Database, *, suite_name: str | None = None, rank_by: str = HUMAN,
@@ -60,7 +36,7 @@ def rank_systems(db: Database, *, suite_name: str | None = None, rank_by: str = 
             scores = _stored_human_scores(session, suite)
         elif Path(rank_by).is_file():
             lp = f"{suite.source_lang}-{suite.target_lang}"
-            scores = {s: v for s, v in read_human_scores(rank_by, lp).items() if s in known}
+            scores = {s: v for s, (v, _) in read_human_scores(Path(rank_by), lp).items() if s in known}
             if not scores:
                 raise TsqeError(f"{rank_by}: no {lp} line names a system of this suite")
         else:

@@ -73,7 +73,7 @@ def test_difficulty_errors(db_path: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.csv"
     bad.write_text("LP HUMAN SYSTEM\nde-en high good\n")
     result = run(db_path, "difficulty", "--systems", "top:2", "--rank-by", str(bad))
-    assert result.exit_code == 2 and "bad.csv:2: human score 'high' is not a number" in result.output
+    assert result.exit_code == 2 and "bad.csv:2: HUMAN 'high' is not a number" in result.output
     result = run(db_path, "difficulty", "--systems", "top:9")
     assert result.exit_code == 2 and "only 3 systems are ranked" in result.output
     result = run(db_path, "difficulty", "--systems", "good,nope")

@@ -21,9 +21,9 @@ from suite.suites import find_suite
 HEADER = ("LP", "HUMAN", "SYSTEM")
 
 
-def import_human_scores(db: Database, path: Path, *, lp: str, suite_name: str | None = None) -> ImportResult:
-    """Store the ``lp`` scores of the suite's systems, replacing earlier ones; unmatched names are warnings."""
-    problems = Problems(str(path))
+def read_human_scores(path: Path, lp: str, problems: Problems | None = None) -> dict[str, tuple[float, int]]:
+    """System -> (score, line) for ``lp``; the whole file is checked and any problem raises ``InputFileError``."""
+    problems = problems if problems is not None else Problems(str(path))
     lines = read_lines(path, problems) or []
     scores: dict[str, tuple[float, int]] = {}
     header_seen = False
@@ -59,7 +59,13 @@ def import_human_scores(db: Database, path: Path, *, lp: str, suite_name: str | 
     problems.raise_if_any()
     if not scores:
         raise TsqeError(f"{path}: no scores for the language pair {lp!r}")
+    return scores
 
+
+def import_human_scores(db: Database, path: Path, *, lp: str, suite_name: str | None = None) -> ImportResult:
+    """Store the ``lp`` scores of the suite's systems, replacing earlier ones; unmatched names are warnings."""
+    problems = Problems(str(path))
+    scores = read_human_scores(path, lp, problems)
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
         systems = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
