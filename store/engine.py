@@ -29,11 +29,17 @@ def resolve_url(db: str | os.PathLike[str] | None = None) -> str:
     return f"sqlite:///{path}"
 
 
+SQLITE_MMAP_BYTES = 256 * 1024 * 1024
+"""How much of a SQLite file is read through memory mapping: labelling reads every output of a million-output
+suite, which through SQLite's default 2 MB page cache cost half as long again."""
+
+
 def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
     cursor.close()
 
 

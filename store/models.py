@@ -25,6 +25,10 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 AUTO_LABELS = ("pass", "fail", "conflict", "unknown", "error")
+"""What the rule engine decides for an output."""
+STORED_AUTO_LABELS = ("pass", "fail", "conflict", "error")
+"""What an ``auto_labels`` row holds: ``unknown``, often a third of a suite's outputs or more, is stored as no
+row at all for an output that its item's last labelling covered (``LabelFingerprint.labelled_through``)."""
 MANUAL_LABELS = ("pass", "fail", "unknown")
 POLARITIES = ("positive", "negative")
 TRANSLATION_KINDS = ("good", "bad")
@@ -182,15 +186,16 @@ class SystemOutput(Base):
 
 
 class AutoLabel(Base):
-    """What the rule engine decided, kept compact because a suite has a row per distinct output.
+    """What the rule engine decided, kept compact because a suite has a row per distinct output it decided.
 
-    ``rule_id`` is the rule that decided (the positive one for a conflict), None for a known translation or
+    An output without a row is ``unknown`` if its item's labelling covered it (``LabelFingerprint``), else
+    not labelled yet; ``suite.labels`` is where that is read back. ``rule_id`` is the rule that decided (the positive one for a conflict), None for a known translation or
     no match; ``reason`` is set only for the rare decisions a rule id cannot describe (an invalid pattern,
     a timed-out search, a conflict). The readable explanation is derived by ``suite.rules.describe``.
     """
 
     __tablename__ = "auto_labels"
-    __table_args__ = (CheckConstraint(_in("label", AUTO_LABELS), name="ck_auto_labels_label"),)
+    __table_args__ = (CheckConstraint(_in("label", STORED_AUTO_LABELS), name="ck_auto_labels_label"),)
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
     label: Mapped[str] = mapped_column(String(10))
     rule_id: Mapped[int | None] = mapped_column(ForeignKey("rules.id", ondelete="SET NULL"))
@@ -198,15 +203,21 @@ class AutoLabel(Base):
 
 
 class LabelFingerprint(Base):
-    """The fingerprint of an item's rules and known translations under which its automatic labels were made.
+    """The fingerprint of an item's rules and known translations under which its automatic labels were made,
+    and which of its outputs that labelling covered.
 
     Relabelling revisits every output of an item whose current fingerprint differs, which makes it
-    incremental; one row per item keeps the per-output label rows small.
+    incremental; one row per item keeps the per-output label rows small. ``labelled_through`` is the largest
+    id among the item's outputs when they were labelled: the item's outputs up to it have been labelled (those
+    without an ``auto_labels`` row are ``unknown``), larger ids are new. That holds because output ids only
+    grow while the output with id ``labelled_through`` exists, and removing any of an item's outputs deletes
+    its fingerprint (``suite.importers.outputs``), so SQLite cannot hand a removed id to a new output unseen.
     """
 
     __tablename__ = "label_fingerprints"
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True)
     fingerprint: Mapped[str] = mapped_column(String(64))
+    labelled_through: Mapped[int] = mapped_column(default=0, server_default="0")
     labelled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

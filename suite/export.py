@@ -9,7 +9,7 @@ from sqlalchemy import select
 
 from store import Database
 from store.models import AutoLabel, Item, ManualLabel, Output, Rule, System, SystemOutput
-from suite.labels import effective_label_expression
+from suite.labels import automatic_label, effective_label, join_labels
 from suite.rules import describe
 from suite.suites import find_suite
 
@@ -26,16 +26,16 @@ def export_labels(db: Database, path: str | os.PathLike[str], suite_name: str | 
     with db.session() as session:
         suite = find_suite(session, suite_name)
         query = (
-            select(Item.external_id, System.name, Output.text, AutoLabel.label, AutoLabel.rule_id, Rule.polarity,
-                   Rule.pattern, AutoLabel.reason, ManualLabel.label, ManualLabel.reviewer, ManualLabel.reviewed_at, ManualLabel.comment,
-                   effective_label_expression())
-            .select_from(SystemOutput)
-            .join(System, System.id == SystemOutput.system_id)
-            .join(Item, Item.id == SystemOutput.item_id)
-            .join(Output, Output.id == SystemOutput.output_id)
-            .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
+            join_labels(
+                select(Item.external_id, System.name, Output.text, automatic_label(Output.id), AutoLabel.rule_id,
+                       Rule.polarity, Rule.pattern, AutoLabel.reason, ManualLabel.label, ManualLabel.reviewer,
+                       ManualLabel.reviewed_at, ManualLabel.comment, effective_label(Output.id))
+                .select_from(SystemOutput)
+                .join(System, System.id == SystemOutput.system_id)
+                .join(Item, Item.id == SystemOutput.item_id)
+                .join(Output, Output.id == SystemOutput.output_id),
+                Output.id, Output.item_id)
             .outerjoin(Rule, Rule.id == AutoLabel.rule_id)
-            .outerjoin(ManualLabel, ManualLabel.output_id == Output.id)
             .where(System.suite_id == suite.id)
             .order_by(Item.position, Item.id, System.name)
         )

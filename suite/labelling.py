@@ -1,9 +1,10 @@
 """Automatic labelling of a suite's distinct outputs, incremental and persistent.
 
-An output is (re)labelled when it has no automatic label, when the fingerprint of its item's rules and known
-translations (``suite.rules.item_fingerprint``) differs from the one stored in ``label_fingerprints`` for
-the item's labels, or when its label is ``error`` (so that a fixed pattern or a longer timeout is tried
-again). Manual labels are never read or written here.
+An output is (re)labelled when it is new (its id is above what its item's last labelling covered), when
+the fingerprint of its item's rules and known translations (``suite.rules.item_fingerprint``) differs from
+the one stored in ``label_fingerprints`` for the item's labels, or when its label is ``error`` (so that a
+fixed pattern or a longer timeout is tried again). ``unknown`` is written as no row (see
+``store.models.STORED_AUTO_LABELS``). Manual labels are never read or written here.
 
 Work goes in chunks of whole items. Large runs match in forked worker processes (``suite.watched_pool``),
 each reading its chunk through its own connection and searching WITHOUT per-search timeouts, which cost the
@@ -20,17 +21,16 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
-from itertools import groupby
 from operator import itemgetter
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import bindparam, delete, func, or_, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.bulk import insert_tuples, select_tuples
+from store.bulk import insert_tuples, select_tuples_each
 from store.models import AutoLabel, Item, KnownTranslation, LabelFingerprint, ManualLabel, Output, Rule
-from suite.labels import EFFECTIVE_LABELS
+from suite.labels import EFFECTIVE_LABELS, effective_label, join_labels
 from suite.rules import DEFAULT_TIMEOUT, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
@@ -92,15 +92,21 @@ class _Plan:
 
 @dataclass
 class _Labels:
-    """One chunk's labels as parallel columns, which pickle and turn into rows far faster than row tuples."""
+    """One chunk's labels to store as parallel columns, which pickle and turn into rows far faster than row
+    tuples; ``unknown`` decisions are only counted, as they are stored as no row."""
 
     ids: list[int]
     labels: list[str]
     rule_ids: list[int | None]
     reasons: dict[int, str]
     """Position in ``ids`` -> reason, for the rare decisions that have one."""
+    unknown: int
     relabelled: list[int]
-    """Outputs that had a label before, which has to be deleted first."""
+    """Outputs that had a label row before, which has to be deleted first."""
+
+    @property
+    def decided(self) -> int:
+        return len(self.ids) + self.unknown
 
     def rows(self) -> tuple[list[tuple[int, str, int | None]], list[tuple[int, str, int | None, str]]]:
         """(output id, label, rule id) of the labels without a reason, and the few with theirs: binding
@@ -113,74 +119,94 @@ class _Labels:
 
 
 _FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
-"""Columns of (item id, output id, text) rows and of decisions (label, rule id, reason), taken in C."""
+"""Columns of (output id, text, labelled before) rows and of decisions (label, rule id, reason), taken in C."""
+
+_to_relabel = or_(Output.id > LabelFingerprint.labelled_through, AutoLabel.label == "error")
+"""Which outputs of a kept item (its fingerprint unchanged, joined with it and its labels) need labelling."""
+
+_ITEM = bindparam("item")
+_OUTPUTS_OF_STALE_ITEM = (select(Output.id, Output.text, AutoLabel.output_id)
+                          .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
+                          .where(Output.item_id == _ITEM))
+_OUTPUTS_OF_KEPT_ITEM = (select(Output.id, Output.text, AutoLabel.output_id)
+                         .join(LabelFingerprint, LabelFingerprint.item_id == Output.item_id)
+                         .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
+                         .where(Output.item_id == _ITEM, _to_relabel))
+"""What to label of one item, and whether it has a label row to delete first."""
 
 
 def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool) -> _Labels:
     """Read the chunk's outputs and decide those that need it; writes nothing, so a worker can run it.
 
     ``timed`` bounds every search by the plan's timeout; untimed is for workers under the watchdog.
-    Outputs come grouped by item, so each item's outputs go through its matcher in one ``map``.
+    Outputs are read item by item, so each item's outputs go through its matcher in one ``map``.
     """
-    of_items = Output.item_id.in_(chunk.items)
-    if chunk.stale:
-        rows = select_tuples(connection, select(Output.item_id, Output.id, Output.text).where(of_items)
-                             .order_by(Output.item_id))
-        relabelled = [output_id for output_id, in select_tuples(
-            connection, select(AutoLabel.output_id).join(Output, Output.id == AutoLabel.output_id).where(of_items))]
-    else:
-        rows = select_tuples(connection, select(Output.item_id, Output.id, Output.text, AutoLabel.output_id)
-                             .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
-                             .where(of_items, or_(AutoLabel.output_id.is_(None), AutoLabel.label == "error"))
-                             .order_by(Output.item_id))
-        relabelled = [row[3] for row in rows if row[3] is not None]
+    query = _OUTPUTS_OF_STALE_ITEM if chunk.stale else _OUTPUTS_OF_KEPT_ITEM
     ids: list[int] = []
     decisions: list[Decision] = []
-    for item_id, outputs in groupby(rows, _FIRST):
-        group = list(outputs)
-        ids.extend(map(_SECOND, group))
-        texts = list(map(_THIRD, group))
+    relabelled: list[int] = []
+    for item_id, rows in select_tuples_each(connection, query, _ITEM.key, chunk.items):
+        if not rows:
+            continue
+        ids.extend(map(_FIRST, rows))
+        texts = list(map(_SECOND, rows))
+        relabelled.extend(filter(None, map(_THIRD, rows)))
         matcher = plan.matcher(item_id)
         decisions.extend(map(matcher.decide, texts) if timed else matcher.decide_all(texts))
-    if not ids:
-        return _Labels([], [], [], {}, relabelled)
+    decided = sorted((pair for pair in zip(ids, decisions) if pair[1].label != "unknown"), key=_FIRST)
+    unknown = len(ids) - len(decided)
+    if not decided:
+        return _Labels([], [], [], {}, unknown, relabelled)
     # In output id order: inserting in the order of the table's primary key took a third less CPU.
-    ids, decisions = map(list, zip(*sorted(zip(ids, decisions), key=_FIRST)))  # type: ignore[assignment]
+    ids, decisions = map(list, zip(*decided))  # type: ignore[assignment]
     reasons = {position: decision.reason for position, decision in enumerate(decisions) if decision.reason} \
         if any(map(_THIRD, decisions)) else {}
-    return _Labels(ids, list(map(_FIRST, decisions)), list(map(_SECOND, decisions)), reasons, relabelled)
+    return _Labels(ids, list(map(_FIRST, decisions)), list(map(_SECOND, decisions)), reasons, unknown, relabelled)
 
 
-def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[int, str], list[_Chunk]]:
-    """The items' rules, which items are stale, their current fingerprints, and the chunks to label."""
+@dataclass(frozen=True)
+class _Coverage:
+    """What ``label_fingerprints`` gets for each item labelled in this run."""
+
+    fingerprints: dict[int, str]
+    labelled_through: dict[int, int]
+    """The largest id among the item's outputs (0 for none): every output up to it is labelled by the run."""
+
+
+def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, _Coverage, list[_Chunk]]:
+    """The items' rules, which items are stale, what their fingerprints become, and the chunks to label."""
     in_suite = select(Item.id).where(Item.suite_id == suite_id).scalar_subquery()
+    connection = session.connection()
     rules: dict[int, list[RuleSpec]] = defaultdict(list)
-    for row in session.execute(
+    for item_id, *rule in connection.execute(
             select(Rule.item_id, Rule.id, Rule.polarity, Rule.pattern, Rule.ignore_case, Rule.valid, Rule.error)
             .where(Rule.item_id.in_(in_suite)).order_by(Rule.item_id, Rule.position, Rule.id)):
-        rules[row.item_id].append(RuleSpec(row.id, row.polarity, row.pattern, row.ignore_case, row.valid,
-                                           row.error))
+        rules[item_id].append(RuleSpec(*rule))
     known: dict[int, list[KnownSpec]] = defaultdict(list)
-    for row in session.execute(select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
-                               .where(KnownTranslation.item_id.in_(in_suite))):
-        known[row.item_id].append(KnownSpec(row.kind, row.text))
-    item_ids = session.scalars(select(Item.id).where(Item.suite_id == suite_id).order_by(Item.id)).all()
+    for item_id, kind, text in connection.execute(
+            select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
+            .where(KnownTranslation.item_id.in_(in_suite))):
+        known[item_id].append(KnownSpec(kind, text))
+    item_ids = connection.scalars(select(Item.id).where(Item.suite_id == suite_id).order_by(Item.id)).all()
     fingerprints = {item_id: item_fingerprint(rules.get(item_id, ()), known.get(item_id, ()))
                     for item_id in item_ids}
-    stored = dict(session.execute(select(LabelFingerprint.item_id, LabelFingerprint.fingerprint)
-                                  .where(LabelFingerprint.item_id.in_(in_suite))).all())
+    stored = dict(connection.execute(select(LabelFingerprint.item_id, LabelFingerprint.fingerprint)
+                                     .where(LabelFingerprint.item_id.in_(in_suite))).all())
     stale = frozenset(item_id for item_id in item_ids if stored.get(item_id) != fingerprints[item_id])
-    connection = session.connection()
     todo: dict[int, int] = {}
-    if stale:  # stale items: all their outputs
-        todo.update((item_id, n) for item_id, n in connection.execute(
-            select(Output.item_id, func.count()).where(Output.item_id.in_(in_suite)).group_by(Output.item_id))
-            if item_id in stale)
+    last: dict[int, int] = {}
+    for item_id, n, largest in connection.execute(
+            select(Output.item_id, func.count(), func.max(Output.id)).where(Output.item_id.in_(in_suite))
+            .group_by(Output.item_id)):
+        last[item_id] = largest
+        if item_id in stale:  # stale items: all their outputs
+            todo[item_id] = n
     if len(stale) < len(item_ids):  # kept items: only their new and error outputs
         todo.update((item_id, n) for item_id, n in connection.execute(
             select(Output.item_id, func.count())
+            .join(LabelFingerprint, LabelFingerprint.item_id == Output.item_id)
             .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
-            .where(Output.item_id.in_(in_suite), or_(AutoLabel.output_id.is_(None), AutoLabel.label == "error"))
+            .where(Output.item_id.in_(in_suite), _to_relabel)
             .group_by(Output.item_id)) if item_id not in stale)
     chunks: list[_Chunk] = []
     for kept in (False, True):
@@ -195,7 +221,9 @@ def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[
                     items, outputs = [], 0
         if items:
             chunks.append(_Chunk(tuple(items), outputs, not kept))
-    return _Plan(rules, known, stale, timeout), {i: fingerprints[i] for i in stale}, chunks
+    covered = sorted(stale | todo.keys())
+    coverage = _Coverage({i: fingerprints[i] for i in covered}, {i: last.get(i, 0) for i in covered})
+    return _Plan(rules, known, stale, timeout), coverage, chunks
 
 
 def _labelled_chunks(db: Database, connection: Connection, plan: _Plan, chunks: list[_Chunk],
@@ -243,9 +271,9 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
     ``timeout`` bounds each regex search in seconds; an output whose search runs longer is labelled ``error``.
     """
     task = progress_of(task)
-    with _without_cyclic_gc(), db.transaction() as session:
+    with _without_cyclic_gc(), db.derived_rows_transaction() as session:
         suite = find_suite(session, suite_name)
-        plan, fingerprints, chunks = _plan(session, suite.id, timeout)
+        plan, coverage, chunks = _plan(session, suite.id, timeout)
         connection = session.connection()
         total = sum(chunk.outputs for chunk in chunks)
         done = 0
@@ -253,20 +281,22 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
         task.progress(done, total, "outputs")
         with closing(_labelled_chunks(db, connection, plan, chunks, task)) as results:
             for chunk, labels in results:
+                if chunk.stale:
+                    stale_counts.update(labels.labels)
+                    stale_counts["unknown"] += labels.unknown
                 for ids in _chunks(labels.relabelled, _ID_CHUNK):
                     connection.execute(delete(AutoLabel).where(AutoLabel.output_id.in_(list(ids))))
                 rows, with_reason = labels.rows()
                 insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS[:3], rows)
                 insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS, with_reason)
-                if chunk.stale:
-                    stale_counts.update(labels.labels)
-                done += len(labels.ids)
+                done += labels.decided
                 task.progress(done, total, "outputs")
-        stale = sorted(fingerprints)
-        for ids in _chunks(stale, _ID_CHUNK):
+        covered = list(coverage.fingerprints)
+        for ids in _chunks(covered, _ID_CHUNK):
             connection.execute(delete(LabelFingerprint).where(LabelFingerprint.item_id.in_(ids)))
-        insert_tuples(connection, LabelFingerprint.__table__, ("item_id", "fingerprint"),
-                      [(item_id, fingerprints[item_id]) for item_id in stale], {"labelled_at": func.now()})
+        insert_tuples(connection, LabelFingerprint.__table__, ("item_id", "fingerprint", "labelled_through"),
+                      [(item_id, coverage.fingerprints[item_id], coverage.labelled_through[item_id])
+                       for item_id in covered], {"labelled_at": func.now()})
         return _counts_after(connection, suite.id, plan.stale, stale_counts)
 
 
@@ -281,12 +311,12 @@ def _counts_after(connection: Connection, suite_id: int, stale: frozenset[int],
         return _counts(connection, suite_id)
     counts = stale_counts
     reviewed = connection.execute(
-        select(Output.item_id, ManualLabel.label, AutoLabel.label)
+        select(Output.item_id, ManualLabel.label, func.coalesce(AutoLabel.label, "unknown"))
         .join(Output, Output.id == ManualLabel.output_id)
         .outerjoin(AutoLabel, AutoLabel.output_id == ManualLabel.output_id)
         .where(Output.item_id.in_(select(Item.id).where(Item.suite_id == suite_id).scalar_subquery())))
     for item_id, manual, automatic in reviewed:
-        if item_id in stale:
+        if item_id in stale:  # every output of a stale item was just labelled: no row is unknown
             counts[automatic] -= 1
             counts[manual] += 1
     kept = [item_id for item_id in connection.scalars(select(Item.id).where(Item.suite_id == suite_id))
@@ -298,11 +328,9 @@ def _counts_after(connection: Connection, suite_id: int, stale: frozenset[int],
 
 def _counts(connection: Connection, suite_id: int, items: Sequence[int] | None = None) -> dict[str, int]:
     """Effective label counts over the suite's outputs, or over those of ``items`` only."""
-    effective = func.coalesce(ManualLabel.label, AutoLabel.label)
-    query = (select(effective, func.count())
-             .select_from(Output).join(Item, Item.id == Output.item_id)
-             .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
-             .outerjoin(ManualLabel, ManualLabel.output_id == Output.id)
+    effective = effective_label(Output.id)
+    query = (join_labels(select(effective, func.count()).select_from(Output).join(Item, Item.id == Output.item_id),
+                         Output.id, Output.item_id)
              .where(Item.suite_id == suite_id, effective.is_not(None))
              .group_by(effective))
     if items is not None:

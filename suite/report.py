@@ -21,8 +21,8 @@ from typing import Literal
 from sqlalchemy import func, select
 
 from store import Database
-from store.models import AutoLabel, Category, Item, ManualLabel, Phenomenon, System, SystemOutput
-from suite.labels import effective_label_expression
+from store.models import Category, Item, Phenomenon, System, SystemOutput
+from suite.labels import effective_label, join_labels
 from suite.suites import find_suite
 
 ReportBy = Literal["category", "phenomenon"]
@@ -213,16 +213,15 @@ def systems_report(db: Database, suite_name: str | None = None, *, by: ReportBy 
     """Read the effective labels of every system output of the suite and build the report."""
     with db.session() as session:
         suite = find_suite(session, suite_name)
-        label = effective_label_expression()
-        counted = session.execute(
+        label = effective_label(SystemOutput.output_id)
+        counted = session.execute(join_labels(
             select(System.name, Category.name, Phenomenon.name, label, func.count())
             .select_from(SystemOutput)
             .join(System, System.id == SystemOutput.system_id)
             .join(Item, Item.id == SystemOutput.item_id)
             .outerjoin(Phenomenon, Phenomenon.id == Item.phenomenon_id)
-            .outerjoin(Category, Category.id == Phenomenon.category_id)
-            .outerjoin(AutoLabel, AutoLabel.output_id == SystemOutput.output_id)
-            .outerjoin(ManualLabel, ManualLabel.output_id == SystemOutput.output_id)
+            .outerjoin(Category, Category.id == Phenomenon.category_id),
+            SystemOutput.output_id, SystemOutput.item_id)
             .where(System.suite_id == suite.id)
             .group_by(System.name, Category.name, Phenomenon.name, label)
         ).all()

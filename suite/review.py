@@ -9,6 +9,7 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import MANUAL_LABELS, AutoLabel, KnownTranslation, ManualLabel, Output, Rule, utcnow
 from suite.errors import TsqeError
+from suite.labels import automatic_label, join_labels
 from suite.rules import DEFAULT_TIMEOUT, Decision, ItemMatcher, KnownSpec, RuleSpec, Span, describe
 
 
@@ -66,10 +67,10 @@ def explain(db: Database, output_id: int, timeout: float = DEFAULT_TIMEOUT) -> E
                                           .order_by(Rule.position, Rule.id))]
         known = [KnownSpec(k.kind, k.text) for k in session.scalars(
             select(KnownTranslation).where(KnownTranslation.item_id == output.item_id))]
-        stored = session.execute(select(AutoLabel.label, AutoLabel.rule_id, Rule.polarity, Rule.pattern,
-                                        AutoLabel.reason)
-                                 .outerjoin(Rule, Rule.id == AutoLabel.rule_id)
-                                 .where(AutoLabel.output_id == output_id)).one_or_none()
+        stored = join_labels(select(automatic_label(Output.id), AutoLabel.rule_id, Rule.polarity, Rule.pattern,
+                                    AutoLabel.reason).select_from(Output), Output.id, Output.item_id)
+        label, *decided_by = session.execute(stored.outerjoin(Rule, Rule.id == AutoLabel.rule_id)
+                                             .where(Output.id == output_id)).one()
     matcher = ItemMatcher(rules, known, timeout)
     return Explanation(output.text, matcher.decide(output.text), matcher.spans(output.text),
-                       None if stored is None else stored.label, None if stored is None else describe(*stored))
+                       label, None if label is None else describe(label, *decided_by))

@@ -5,7 +5,8 @@ from collections.abc import Sequence
 
 from qe.accuracy import read_qe_scores
 from store import Database
-from store.models import AutoLabel, Category, Item, Output, Phenomenon, Suite, System, SystemOutput
+from label_helpers import write_automatic_labels
+from store.models import Category, Item, Output, Phenomenon, Suite, System, SystemOutput
 
 # (external id, category, source, [(system, output, auto label), ...])
 ItemSpec = tuple[str, str, str, Sequence[tuple[str, str, str]]]
@@ -19,6 +20,7 @@ def build_suite(db: Database, items: Sequence[ItemSpec], name: str = "toy") -> d
         categories: dict[str, Phenomenon] = {}
         systems: dict[str, System] = {}
         outputs: dict[tuple[str, str], Output] = {}
+        labels: dict[tuple[str, str], str] = {}
         for position, (external_id, category, source, produced) in enumerate(items):
             if category not in categories:
                 categories[category] = Phenomenon(name=f"{category} phenomenon",
@@ -35,11 +37,12 @@ def build_suite(db: Database, items: Sequence[ItemSpec], name: str = "toy") -> d
                 output = outputs.get((external_id, text))
                 if output is None:
                     output = outputs[(external_id, text)] = Output(item=item, text=text)
-                    output.auto_label = AutoLabel(label=label)
+                    labels[(external_id, text)] = label
                     session.add(output)
                 session.flush()
                 session.add(SystemOutput(system_id=system.id, item_id=item.id, output_id=output.id))
         session.flush()
+        write_automatic_labels(session, {outputs[key].id: label for key, label in labels.items()})
         return {key: output.id for key, output in outputs.items()}
 
 

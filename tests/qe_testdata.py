@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlalchemy import insert
 
+from label_helpers import write_automatic_labels
 from qe.pairs import LabelledOutputs
 from store import Database
 from store.models import (
-    AutoLabel,
     Category,
     Item,
     ManualLabel,
@@ -63,7 +63,7 @@ def make_suite(db: Database, items: Sequence[ItemSpec], name: str = "test") -> d
                 output_id = session.execute(insert(Output).returning(Output.id),
                                             [{"item_id": item.id, "text": text}]).scalar_one()
                 ids[(spec.external_id, text)] = output_id
-                session.execute(insert(AutoLabel), [{"output_id": output_id, "label": label}])
+                write_automatic_labels(session, {output_id: label})
                 for producer in producers:
                     if producer not in systems:
                         system = System(suite_id=suite.id, name=producer)

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from label_helpers import write_automatic_labels
 from store.models import (
-    AutoLabel,
     Category,
     Item,
     ManualLabel,
@@ -190,13 +190,10 @@ def test_a_merged_output_counts_once_per_system_with_effective_labels(db) -> Non
             session.add(SystemOutput(system_id=system.id, item_id=items[0].id, output_id=shared.id))
         for system, output in zip(systems, (wrong, reviewed, unclear)):
             session.add(SystemOutput(system_id=system.id, item_id=items[1].id, output_id=output.id))
-        session.add_all([
-            AutoLabel(output_id=shared.id, label="pass"),
-            AutoLabel(output_id=wrong.id, label="fail"),
-            AutoLabel(output_id=reviewed.id, label="conflict"),
-            AutoLabel(output_id=unclear.id, label="unknown"),
-            ManualLabel(output_id=reviewed.id, label="pass", reviewer="r"),
-        ])
+        session.flush()
+        write_automatic_labels(session, {shared.id: "pass", wrong.id: "fail", reviewed.id: "conflict",
+                                         unclear.id: "unknown"})
+        session.add(ManualLabel(output_id=reviewed.id, label="pass", reviewer="r"))
     report = systems_report(db, "tiny")
     cells = report.overall.cells
     assert cells["A"].counts == Counts(passed=1, failed=1)

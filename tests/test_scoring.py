@@ -7,9 +7,10 @@ from sqlalchemy import func, insert, select
 from filters import bertscore
 from filters.metrics import get_metric
 from filters.scoring import LABEL_SIGNATURE, score_outputs
-from store.models import AutoLabel, Embedding, ManualLabel, MetricScore, Output, QEScore, QESystem
+from store.models import Embedding, ManualLabel, MetricScore, Output, QEScore, QESystem
 from suite.errors import TsqeError
 from suite_builder import add_system, build_suite
+from label_helpers import write_automatic_labels
 
 REFS = [["The cat sat on the mat."], ["He went home early.", "He left for home early."], ["It rained all day."]]
 OUTPUTS = {
@@ -76,10 +77,9 @@ def test_label_and_qe_scores(db) -> None:  # type: ignore[no-untyped-def]
     build_suite(db, "t", REFS, OUTPUTS)
     with db.transaction() as session:
         ids = dict(session.execute(select(Output.text, Output.id)).all())
-        session.execute(insert(AutoLabel), [
-            {"output_id": ids["The cat sat on the mat."], "label": "pass"},
-            {"output_id": ids["A cat was sitting on the mat."], "label": "pass"},
-            {"output_id": ids["He went home early."], "label": "conflict"}])
+        write_automatic_labels(session, {ids["The cat sat on the mat."]: "pass",
+                                         ids["A cat was sitting on the mat."]: "pass",
+                                         ids["He went home early."]: "conflict"})
         session.execute(insert(ManualLabel), [
             {"output_id": ids["A cat was sitting on the mat."], "label": "fail", "reviewer": "me"}])
         qe = QESystem(name="cometkiwi", kind="imported", higher_is_better=False)

@@ -6,8 +6,9 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from import_helpers import small_suite, write
+from label_helpers import write_automatic_labels
 from store import Database
-from store.models import AutoLabel, Item, Output
+from store.models import Item, Output
 from suite.export import LABEL_COLUMNS, export_labels
 from suite.importers import import_reviews
 from suite.status import suite_status
@@ -20,9 +21,7 @@ def label_outputs(db: Database) -> None:
             select(Item.external_id, Output.text, Output.id).join(Item, Item.id == Output.item_id))}
         labels = {("1", "Her husband came."): "pass", ("1", "Her man came."): "fail", ("2", "He will run."): "pass",
                   ("2", 'He said "run".'): "unknown", ("3", "He won't run."): "pass"}
-        session.execute(insert(AutoLabel), [
-            {"output_id": ids[key], "label": label}
-            for key, label in labels.items()])
+        write_automatic_labels(session, {ids[key]: label for key, label in labels.items()})
 
 
 def test_status_counts(db: Database, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from sqlalchemy import delete, exists, insert, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import Item, ManualLabel, Output, System, SystemOutput
+from store.models import Item, LabelFingerprint, ManualLabel, Output, System, SystemOutput
 from suite.errors import TsqeError
 from suite.importers.lookups import SuiteIndex, output_ids, resolve_item
 from suite.importers.result import ImportResult, Problems
@@ -203,16 +203,22 @@ def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[Output
 
 
 def _remove_orphans(session: Session, output_ids_: list[int]) -> int:
-    """Delete replaced outputs that no system produces any more, unless a reviewer labelled them."""
+    """Delete replaced outputs that no system produces any more, unless a reviewer labelled them.
+
+    Their items' label fingerprints go too, so that those items are labelled afresh: SQLite may give a
+    removed id to a new output, which the fingerprint's ``labelled_through`` would count as labelled.
+    """
     removed = 0
     for start in range(0, len(output_ids_), CHUNK):
         chunk = output_ids_[start:start + CHUNK]
-        orphans = list(session.scalars(
-            select(Output.id).where(
+        orphans = session.execute(
+            select(Output.id, Output.item_id).where(
                 Output.id.in_(chunk),
                 ~exists().where(SystemOutput.output_id == Output.id),
-                ~exists().where(ManualLabel.output_id == Output.id))))
+                ~exists().where(ManualLabel.output_id == Output.id))).all()
         if orphans:
-            session.execute(delete(Output).where(Output.id.in_(orphans)))
+            session.execute(delete(LabelFingerprint).where(
+                LabelFingerprint.item_id.in_(sorted({item_id for _, item_id in orphans}))))
+            session.execute(delete(Output).where(Output.id.in_([output_id for output_id, _ in orphans])))
             removed += len(orphans)
     return removed
