@@ -209,9 +209,10 @@ class LabelFingerprint(Base):
     Relabelling revisits every output of an item whose current fingerprint differs, which makes it
     incremental; one row per item keeps the per-output label rows small. ``labelled_through`` is the largest
     id among the item's outputs when they were labelled: the item's outputs up to it have been labelled (those
-    without an ``auto_labels`` row are ``unknown``), larger ids are new. That holds because output ids only
-    grow while the output with id ``labelled_through`` exists, and removing any of an item's outputs deletes
-    its fingerprint (``suite.importers.outputs``), so SQLite cannot hand a removed id to a new output unseen.
+    without an ``auto_labels`` row are ``unknown``), larger ids are new. New outputs get ids above every
+    existing one, and removing outputs lowers ``labelled_through`` to the item's largest remaining output
+    (``suite.importers.outputs``), so a removed id that SQLite hands out again still counts as new. An item
+    without a fingerprint has no label rows: labelling writes both, deleting an item deletes both.
     """
 
     __tablename__ = "label_fingerprints"

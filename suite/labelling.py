@@ -21,9 +21,10 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
+from itertools import compress
 from operator import itemgetter
 
-from sqlalchemy import bindparam, delete, func, or_, select
+from sqlalchemy import bindparam, delete, func, null, or_, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -31,21 +32,24 @@ from store import Database
 from store.bulk import insert_tuples, select_tuples_each
 from store.models import AutoLabel, Item, KnownTranslation, LabelFingerprint, ManualLabel, Output, Rule
 from suite.labels import EFFECTIVE_LABELS, effective_label, join_labels
-from suite.rules import DEFAULT_TIMEOUT, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
+from suite.rules import DEFAULT_TIMEOUT, UNKNOWN, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 from suite.watched_pool import FORK_AVAILABLE, run_watched
 
-CHUNK = 20_000
-"""Outputs per chunk (whole items, so a chunk may be larger); also how often progress is reported."""
+CHUNK = 50
+"""Items per chunk of work (a DFKI chunk is 250 outputs, or 18,000 in the million-output benchmark); also how
+often progress is reported. Chunks go by items, not outputs, so that planning reads no output."""
 
-PARALLEL_THRESHOLD = 20_000
-"""Fewer outputs to label than this are labelled in this process: forking workers would cost more."""
+PARALLEL_THRESHOLD = 200
+"""Fewer items to label than this are labelled in this process: forking workers would cost more than
+compiling their rules (the larger part of labelling a small suite) in parallel saves."""
 
 WATCHDOG_GRACE = 10.0
-WATCHDOG_PER_OUTPUT = 0.002
-"""A worker's chunk may take ``WATCHDOG_GRACE + timeout + WATCHDOG_PER_OUTPUT * outputs`` seconds, a
-thousand times what a DFKI chunk needs, before it is killed and redone with per-search timeouts."""
+WATCHDOG_PER_ITEM = 1.0
+"""A worker's chunk may take ``WATCHDOG_GRACE + timeout + WATCHDOG_PER_ITEM * items`` seconds, a thousand
+times what a chunk of the million-output benchmark needs, before it is killed and redone with per-search
+timeouts."""
 
 _ID_CHUNK = 5_000
 """Ids per ``IN (...)`` list, well below every backend's limit on bound parameters."""
@@ -65,10 +69,10 @@ def _chunks(values: Sequence[int], size: int) -> Iterator[Sequence[int]]:
 @dataclass(frozen=True)
 class _Chunk:
     items: tuple[int, ...]
-    outputs: int
-    """How many of the items' outputs are to be labelled."""
     stale: bool
     """Whether the items are all stale (every output relabelled) or all kept (only new and error outputs)."""
+    unlabelled: bool = False
+    """Whether the (stale) items have never been labelled, so that they have no label rows to replace."""
 
 
 @dataclass
@@ -103,10 +107,8 @@ class _Labels:
     unknown: int
     relabelled: list[int]
     """Outputs that had a label row before, which has to be deleted first."""
-
-    @property
-    def decided(self) -> int:
-        return len(self.ids) + self.unknown
+    read_through: dict[int, int]
+    """Item -> the largest id among the outputs read of it (items with none read are left out)."""
 
     def rows(self) -> tuple[list[tuple[int, str, int | None]], list[tuple[int, str, int | None, str]]]:
         """(output id, label, rule id) of the labels without a reason, and the few with theirs: binding
@@ -125,6 +127,7 @@ _to_relabel = or_(Output.id > LabelFingerprint.labelled_through, AutoLabel.label
 """Which outputs of a kept item (its fingerprint unchanged, joined with it and its labels) need labelling."""
 
 _ITEM = bindparam("item")
+_OUTPUTS_OF_UNLABELLED_ITEM = select(Output.id, Output.text, null()).where(Output.item_id == _ITEM)
 _OUTPUTS_OF_STALE_ITEM = (select(Output.id, Output.text, AutoLabel.output_id)
                           .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
                           .where(Output.item_id == _ITEM))
@@ -141,40 +144,35 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
     ``timed`` bounds every search by the plan's timeout; untimed is for workers under the watchdog.
     Outputs are read item by item, so each item's outputs go through its matcher in one ``map``.
     """
-    query = _OUTPUTS_OF_STALE_ITEM if chunk.stale else _OUTPUTS_OF_KEPT_ITEM
-    ids: list[int] = []
-    decisions: list[Decision] = []
+    query = _OUTPUTS_OF_KEPT_ITEM if not chunk.stale else \
+        _OUTPUTS_OF_UNLABELLED_ITEM if chunk.unlabelled else _OUTPUTS_OF_STALE_ITEM
+    decided: list[tuple[int, Decision]] = []
     relabelled: list[int] = []
+    read_through: dict[int, int] = {}
+    outputs = 0
     for item_id, rows in select_tuples_each(connection, query, _ITEM.key, chunk.items):
         if not rows:
             continue
-        ids.extend(map(_FIRST, rows))
+        outputs += len(rows)
+        read_through[item_id] = max(map(_FIRST, rows))
         texts = list(map(_SECOND, rows))
         relabelled.extend(filter(None, map(_THIRD, rows)))
         matcher = plan.matcher(item_id)
-        decisions.extend(map(matcher.decide, texts) if timed else matcher.decide_all(texts))
-    decided = sorted((pair for pair in zip(ids, decisions) if pair[1].label != "unknown"), key=_FIRST)
-    unknown = len(ids) - len(decided)
-    if not decided:
-        return _Labels([], [], [], {}, unknown, relabelled)
-    # In output id order: inserting in the order of the table's primary key took a third less CPU.
-    ids, decisions = map(list, zip(*decided))  # type: ignore[assignment]
+        decisions = list(map(matcher.decide, texts)) if timed else matcher.decide_all(texts)
+        decided.extend(compress(zip(map(_FIRST, rows), decisions), map(UNKNOWN.__ne__, decisions)))
+    # In output id order: inserting in the order of the table's primary key took a third less CPU. Ids are
+    # unique, so the sort never compares two decisions.
+    decided.sort()
+    decisions = list(map(_SECOND, decided))
     reasons = {position: decision.reason for position, decision in enumerate(decisions) if decision.reason} \
         if any(map(_THIRD, decisions)) else {}
-    return _Labels(ids, list(map(_FIRST, decisions)), list(map(_SECOND, decisions)), reasons, unknown, relabelled)
+    return _Labels(list(map(_FIRST, decided)), list(map(_FIRST, decisions)), list(map(_SECOND, decisions)),
+                   reasons, outputs - len(decided), relabelled, read_through)
 
 
-@dataclass(frozen=True)
-class _Coverage:
-    """What ``label_fingerprints`` gets for each item labelled in this run."""
-
-    fingerprints: dict[int, str]
-    labelled_through: dict[int, int]
-    """The largest id among the item's outputs (0 for none): every output up to it is labelled by the run."""
-
-
-def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, _Coverage, list[_Chunk]]:
-    """The items' rules, which items are stale, what their fingerprints become, and the chunks to label."""
+def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[int, tuple[str, int]], list[_Chunk]]:
+    """The items' rules, which items are stale, the chunks to label, and for every item to be labelled its
+    new fingerprint and the largest output id its stored labels covered (0 for a stale item)."""
     in_suite = select(Item.id).where(Item.suite_id == suite_id).scalar_subquery()
     connection = session.connection()
     rules: dict[int, list[RuleSpec]] = defaultdict(list)
@@ -190,46 +188,34 @@ def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, _Cove
     item_ids = connection.scalars(select(Item.id).where(Item.suite_id == suite_id).order_by(Item.id)).all()
     fingerprints = {item_id: item_fingerprint(rules.get(item_id, ()), known.get(item_id, ()))
                     for item_id in item_ids}
-    stored = dict(connection.execute(select(LabelFingerprint.item_id, LabelFingerprint.fingerprint)
-                                     .where(LabelFingerprint.item_id.in_(in_suite))).all())
-    stale = frozenset(item_id for item_id in item_ids if stored.get(item_id) != fingerprints[item_id])
-    todo: dict[int, int] = {}
-    last: dict[int, int] = {}
-    for item_id, n, largest in connection.execute(
-            select(Output.item_id, func.count(), func.max(Output.id)).where(Output.item_id.in_(in_suite))
-            .group_by(Output.item_id)):
-        last[item_id] = largest
-        if item_id in stale:  # stale items: all their outputs
-            todo[item_id] = n
-    if len(stale) < len(item_ids):  # kept items: only their new and error outputs
-        todo.update((item_id, n) for item_id, n in connection.execute(
-            select(Output.item_id, func.count())
+    stored = {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
+        select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)
+        .where(LabelFingerprint.item_id.in_(in_suite)))}
+    stale = [item_id for item_id in item_ids if stored.get(item_id, ("",))[0] != fingerprints[item_id]]
+    kept: list[int] = []
+    if len(stale) < len(item_ids):  # kept items with new or error outputs
+        kept = sorted(connection.scalars(
+            select(Output.item_id).distinct()
             .join(LabelFingerprint, LabelFingerprint.item_id == Output.item_id)
             .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
-            .where(Output.item_id.in_(in_suite), _to_relabel)
-            .group_by(Output.item_id)) if item_id not in stale)
-    chunks: list[_Chunk] = []
-    for kept in (False, True):
-        items: list[int] = []
-        outputs = 0
-        for item_id in item_ids:
-            if todo.get(item_id) and (item_id in stale) != kept:
-                items.append(item_id)
-                outputs += todo[item_id]
-                if outputs >= CHUNK or len(items) >= _ID_CHUNK:
-                    chunks.append(_Chunk(tuple(items), outputs, not kept))
-                    items, outputs = [], 0
-        if items:
-            chunks.append(_Chunk(tuple(items), outputs, not kept))
-    covered = sorted(stale | todo.keys())
-    coverage = _Coverage({i: fingerprints[i] for i in covered}, {i: last.get(i, 0) for i in covered})
-    return _Plan(rules, known, stale, timeout), coverage, chunks
+            .where(Output.item_id.in_(in_suite), _to_relabel)).all())
+        kept = [item_id for item_id in kept if stored[item_id][0] == fingerprints[item_id]]
+    # An item without a fingerprint has no label rows either: labelling writes both, and deleting an item
+    # deletes both.
+    unlabelled = [item_id for item_id in stale if item_id not in stored]
+    changed = [item_id for item_id in stale if item_id in stored]
+    chunks = [_Chunk(tuple(items), True, True) for items in _chunks(unlabelled, CHUNK)]
+    chunks += [_Chunk(tuple(items), True) for items in _chunks(changed, CHUNK)]
+    chunks += [_Chunk(tuple(items), False) for items in _chunks(kept, CHUNK)]
+    coverage = {item_id: (fingerprints[item_id], 0) for item_id in stale}
+    coverage.update((item_id, stored[item_id]) for item_id in kept)
+    return _Plan(rules, known, frozenset(stale), timeout), coverage, chunks
 
 
 def _labelled_chunks(db: Database, connection: Connection, plan: _Plan, chunks: list[_Chunk],
                      task: TaskState) -> Iterator[tuple[_Chunk, _Labels]]:
     """Every chunk's labels, from forked workers when it pays, in the order they are ready."""
-    if sum(chunk.outputs for chunk in chunks) < PARALLEL_THRESHOLD or not db.shareable or not FORK_AVAILABLE:
+    if sum(len(chunk.items) for chunk in chunks) < PARALLEL_THRESHOLD or not db.shareable or not FORK_AVAILABLE:
         for chunk in chunks:
             yield chunk, _label_chunk(connection, plan, chunk, True)
         return
@@ -243,7 +229,7 @@ def _labelled_chunks(db: Database, connection: Connection, plan: _Plan, chunks: 
         return _label_chunk(worker["connection"], plan, chunk, False)
 
     def budget(chunk: _Chunk) -> float:
-        return WATCHDOG_GRACE + plan.timeout + WATCHDOG_PER_OUTPUT * chunk.outputs
+        return WATCHDOG_GRACE + plan.timeout + WATCHDOG_PER_ITEM * len(chunk.items)
 
     with closing(run_watched(chunks, work, budget, WORKERS, task.raise_if_cancelled)) as results:
         for index, labels in results:
@@ -275,10 +261,10 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
         suite = find_suite(session, suite_name)
         plan, coverage, chunks = _plan(session, suite.id, timeout)
         connection = session.connection()
-        total = sum(chunk.outputs for chunk in chunks)
+        total = len(coverage)
         done = 0
         stale_counts: Counter[str] = Counter()
-        task.progress(done, total, "outputs")
+        task.progress(done, total, "items")
         with closing(_labelled_chunks(db, connection, plan, chunks, task)) as results:
             for chunk, labels in results:
                 if chunk.stale:
@@ -289,14 +275,16 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
                 rows, with_reason = labels.rows()
                 insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS[:3], rows)
                 insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS, with_reason)
-                done += labels.decided
-                task.progress(done, total, "outputs")
-        covered = list(coverage.fingerprints)
+                for item_id, through in labels.read_through.items():
+                    fingerprint, covered = coverage[item_id]
+                    coverage[item_id] = fingerprint, max(covered, through)
+                done += len(chunk.items)
+                task.progress(done, total, "items")
+        covered = sorted(coverage)
         for ids in _chunks(covered, _ID_CHUNK):
             connection.execute(delete(LabelFingerprint).where(LabelFingerprint.item_id.in_(ids)))
         insert_tuples(connection, LabelFingerprint.__table__, ("item_id", "fingerprint", "labelled_through"),
-                      [(item_id, coverage.fingerprints[item_id], coverage.labelled_through[item_id])
-                       for item_id in covered], {"labelled_at": func.now()})
+                      [(item_id, *coverage[item_id]) for item_id in covered], {"labelled_at": func.now()})
         return _counts_after(connection, suite.id, plan.stale, stale_counts)
 
 

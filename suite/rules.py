@@ -13,6 +13,7 @@ import hashlib
 import json
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
+from itertools import repeat
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -224,19 +225,38 @@ class ItemMatcher:
     def decide_all(self, texts: Sequence[str]) -> list[Decision]:
         """``decide`` for many outputs, searching untimed: each rule runs over all texts in one C-level
         ``map`` instead of one Python call per output, which costs more than most searches. Only for a
-        caller that bounds the whole run some other way (labelling's watchdog)."""
+        caller that bounds the whole run some other way (labelling's watchdog).
+
+        Items with at most one positive and one negative rule (every item imported from a file) are
+        decided in a single pass over the searches' results.
+        """
         if self._invalid is not None:
             return [self._invalid] * len(texts)
-        positives = _first_hits(self._positive, texts)
-        negatives = _first_hits(self._negative, texts)
         known, conflict = self._known, self._conflict
-        if not known:
+        if len(self._positive) > 1 or len(self._negative) > 1:
             return [(positive if negative is None else conflict(positive, negative)) if positive is not None
-                    else UNKNOWN if negative is None else negative
-                    for positive, negative in zip(positives, negatives)]
-        return [(positive if negative is None else conflict(positive, negative)) if positive is not None
-                else known.get(normalise(text), UNKNOWN) if negative is None else negative
-                for positive, negative, text in zip(positives, negatives, texts)]
+                    else negative if negative is not None
+                    else known.get(normalise(text), UNKNOWN) if known else UNKNOWN
+                    for positive, negative, text in zip(_first_hits(self._positive, texts),
+                                                        _first_hits(self._negative, texts), texts)]
+        passed = failed = both = None
+        positives: Iterable[object] = repeat(None)
+        negatives: Iterable[object] = repeat(None)
+        if self._positive:
+            search, passed, _ = self._positive[0]
+            positives = map(search, texts)
+        if self._negative:
+            search, failed, _ = self._negative[0]
+            negatives = map(search, texts)
+            if passed is not None:
+                both = conflict(passed, failed)
+        if known:
+            return [(passed if negative is None else both) if positive is not None
+                    else failed if negative is not None else known.get(normalise(text), UNKNOWN)
+                    for positive, negative, text in zip(positives, negatives, texts)]
+        return [(passed if negative is None else both) if positive is not None
+                else failed if negative is not None else UNKNOWN
+                for positive, negative, _ in zip(positives, negatives, texts)]
 
     def spans(self, text: str) -> list[Span]:
         """Every stretch of ``text`` each valid rule matches, in text order, for highlighting.

@@ -130,7 +130,7 @@ def test_changing_a_rule_relabels_only_that_items_outputs(db: Database) -> None:
         session.execute(update(Rule).where(Rule.pattern == r"\bdish(es)?\b").values(pattern=r"\bplates?\b"))
     seen: list[int] = []
     counts = relabel(db, task=TaskState(lambda done, total, what: seen.append(total)))
-    assert seen[-1] == 3
+    assert seen[-1] == 1  # the court item
     labels = auto(db)
     assert labels[ids["The plates in Berlin were negative."]][0] == "fail"
     assert labels[ids["The dishes in Berlin were negative."]] == ("unknown", "no rule or known translation matched")
@@ -207,14 +207,18 @@ def test_invalid_and_timed_out_rules_give_errors_and_are_retried(db: Database) -
     assert labels[ids["The courts in Berlin were negative."]][1] == \
         "negative rule 4 is invalid: missing ), unterminated subpattern"
     assert labels[slow][1].endswith("timed out after 0.01 s")
+    mark(db)
     seen: list[int] = []
     relabel(db, timeout=0.01, task=TaskState(lambda done, total, what: seen.append(total)))
-    assert seen[-1] == 4  # errors are always tried again
+    assert seen[-1] == 2  # both items hold an error, and errors are always tried again
+    retried = auto(db)
+    assert retried[slow][1].endswith("timed out after 0.01 s")
+    assert retried[ids["Her husband visited her."]] == ("pass", "marker")  # only the errors were relabelled
 
 
 def test_cancelled_run_changes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     build(db)
-    monkeypatch.setattr("suite.labelling.CHUNK", 2)
+    monkeypatch.setattr("suite.labelling.CHUNK", 1)
     written: list[int] = []
 
     def cancel_after_first_chunk(done: int, total: int, what: str) -> None:
@@ -225,7 +229,7 @@ def test_cancelled_run_changes_nothing(db: Database, monkeypatch: pytest.MonkeyP
     task = TaskState(cancel_after_first_chunk)
     with pytest.raises(Cancelled):
         relabel(db, task=task)
-    assert written == [0, 5]  # chunks hold whole items: the husband item's five outputs
+    assert written == [0, 1]  # progress counts items
     assert auto(db) == {} and stamps(db) == {}
 
 
@@ -288,14 +292,14 @@ def labels_by_text(db: Database) -> dict[tuple[int, str], tuple[str, int | None,
 
 
 def force_workers(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
-    """Send even a small run through forked workers, in chunks of about ``chunk`` outputs."""
+    """Send even a small run through forked workers, in chunks of ``chunk`` items."""
     monkeypatch.setattr("suite.labelling.PARALLEL_THRESHOLD", 1)
     monkeypatch.setattr("suite.labelling.CHUNK", chunk)
 
 
 def relabel_everything_in_workers(db: Database, monkeypatch: pytest.MonkeyPatch, chunk: int) -> dict[str, int]:
-    with db.transaction() as session:  # forget every fingerprint: every output is labelled again
-        session.execute(delete(LabelFingerprint))
+    with db.transaction() as session:  # every item's fingerprint changes: every output is labelled again
+        session.execute(update(LabelFingerprint).values(fingerprint="outdated"))
     with monkeypatch.context() as patch:
         force_workers(patch, chunk)
         return relabel(db)
@@ -314,7 +318,7 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
         rule_id = rule.id
     force_workers(monkeypatch, 1)
     monkeypatch.setattr("suite.labelling.WATCHDOG_GRACE", 0.5)
-    monkeypatch.setattr("suite.labelling.WATCHDOG_PER_OUTPUT", 0.0)
+    monkeypatch.setattr("suite.labelling.WATCHDOG_PER_ITEM", 0.0)
     redone: list[tuple[tuple[int, ...], bool]] = []  # chunks labelled in this process, not a worker
     label_chunk = labelling._label_chunk
 
@@ -336,7 +340,7 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
 def test_workers_label_the_demo_suite_like_one_process(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     create_demo(db)  # labels in this process: the demo is far below the parallel threshold
     alone, counts = labels_by_text(db), label_counts(db)
-    assert relabel_everything_in_workers(db, monkeypatch, 40) == counts
+    assert relabel_everything_in_workers(db, monkeypatch, 10) == counts
     assert labels_by_text(db) == alone
     assert {label for label, _, _ in alone.values()} == {"pass", "fail", "conflict", "unknown", "error"}
 
@@ -362,13 +366,13 @@ def test_workers_label_real_dfki_outputs_like_one_process(db: Database, shared_d
     counts = relabel(db)
     alone = labels_by_text(db)
     assert len(alone) > 1_500 and counts["pass"] and counts["fail"]
-    assert relabel_everything_in_workers(db, monkeypatch, 300) == counts
+    assert relabel_everything_in_workers(db, monkeypatch, 50) == counts
     assert labels_by_text(db) == alone
 
 
 def test_an_output_given_a_removed_outputs_id_is_labelled(db: Database, tmp_path: Path) -> None:
-    """SQLite hands the id of a removed output (the largest) to the next new one; that output is new to
-    its item's labels even though its id is not above what they covered."""
+    """SQLite hands the id of a removed output (the largest) to the next new one; that output is new to its
+    item's labels although its id was covered once, and the item's other labels stay as they are."""
     small_suite(db, tmp_path, outputs=False)
     tsv = "item_id\tsystem\toutput\n"
     import_outputs(db, write(tmp_path / "a.tsv", tsv + "1\tA\tHer husband came.\n1\tB\tHer dog came.\n"))
@@ -376,7 +380,11 @@ def test_an_output_given_a_removed_outputs_id_is_labelled(db: Database, tmp_path
     with db.session() as session:
         dog = session.scalar(select(Output.id).where(Output.text == "Her dog came."))
     import_outputs(db, write(tmp_path / "b.tsv", tsv + "1\tB\tHer husband came.\n"))  # "Her dog came." goes
+    assert label_counts(db) == {"pass": 1, "fail": 0, "conflict": 0, "unknown": 0, "error": 0}
     import_outputs(db, write(tmp_path / "c.tsv", tsv + "1\tC\tHer husband, a man, came.\n"))
     with db.session() as session:
         assert session.scalar(select(Output.id).where(Output.text == "Her husband, a man, came.")) == dog
+    mark(db)
     assert relabel(db) == {"pass": 1, "fail": 0, "conflict": 1, "unknown": 0, "error": 0}
+    assert sorted(decided_by for _, decided_by in auto(db).values()) == [
+        "marker", "positive rule 1: husband and negative rule 2: \\bman\\b both matched"]

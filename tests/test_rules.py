@@ -147,5 +147,10 @@ def test_decide_all_decides_like_decide() -> None:
     assert matcher.decide_all(texts) == [matcher.decide(text) for text in texts]
     assert [d.label for d in matcher.decide_all(texts)] == ["pass", "fail", "conflict", "pass", "conflict", "fail",
                                                            "pass", "unknown", "unknown"]
+    known = [KnownSpec("good", "Her  pal."), KnownSpec("bad", "Her cat.")]
+    for rules in ([], [HUSBAND], [MAN], [HUSBAND, MAN], [MAN, second], [HUSBAND, second]):
+        for with_known in (known, []):
+            matcher = ItemMatcher(rules, with_known)
+            assert matcher.decide_all(texts) == [matcher.decide(text) for text in texts], (rules, with_known)
     invalid = ItemMatcher([RuleSpec(7, "positive", "(a", valid=False, error="missing )")], [])
     assert invalid.decide_all(["a", "b"]) == [invalid.decide("a")] * 2

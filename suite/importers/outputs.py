@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import delete, exists, insert, select, update
+from sqlalchemy import case, delete, exists, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -205,8 +205,9 @@ def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[Output
 def _remove_orphans(session: Session, output_ids_: list[int]) -> int:
     """Delete replaced outputs that no system produces any more, unless a reviewer labelled them.
 
-    Their items' label fingerprints go too, so that those items are labelled afresh: SQLite may give a
-    removed id to a new output, which the fingerprint's ``labelled_through`` would count as labelled.
+    Their items' labels then cover no further than their largest remaining output
+    (``LabelFingerprint.labelled_through``): SQLite gives the next new output the id after the largest one
+    left, which must count as new.
     """
     removed = 0
     for start in range(0, len(output_ids_), CHUNK):
@@ -217,8 +218,12 @@ def _remove_orphans(session: Session, output_ids_: list[int]) -> int:
                 ~exists().where(SystemOutput.output_id == Output.id),
                 ~exists().where(ManualLabel.output_id == Output.id))).all()
         if orphans:
-            session.execute(delete(LabelFingerprint).where(
-                LabelFingerprint.item_id.in_(sorted({item_id for _, item_id in orphans}))))
             session.execute(delete(Output).where(Output.id.in_([output_id for output_id, _ in orphans])))
+            largest_left = func.coalesce(select(func.max(Output.id)).where(Output.item_id == LabelFingerprint.item_id)
+                                         .scalar_subquery(), 0)
+            session.execute(update(LabelFingerprint)
+                            .where(LabelFingerprint.item_id.in_(sorted({item_id for _, item_id in orphans})))
+                            .values(labelled_through=case((largest_left < LabelFingerprint.labelled_through,
+                                                           largest_left), else_=LabelFingerprint.labelled_through)))
             removed += len(orphans)
     return removed
