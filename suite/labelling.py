@@ -81,10 +81,13 @@ class _Plan:
 
     rules: dict[int, list[RuleSpec]]
     known: dict[int, list[KnownSpec]]
-    stale: frozenset[int]
-    """Items whose every output is relabelled: their fingerprint changed or was never stored."""
     timeout: float
+    stale: frozenset[int] = frozenset()
+    """Items whose every output is relabelled: their fingerprint changed or was never stored."""
     matchers: dict[int, ItemMatcher] = field(default_factory=dict)
+
+    def fingerprint(self, item_id: int) -> str:
+        return item_fingerprint(self.rules.get(item_id, ()), self.known.get(item_id, ()))
 
     def matcher(self, item_id: int) -> ItemMatcher:
         matcher = self.matchers.get(item_id)
@@ -170,9 +173,13 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
                    reasons, outputs - len(decided), relabelled, read_through)
 
 
-def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[int, tuple[str, int]], list[_Chunk]]:
-    """The items' rules, which items are stale, the chunks to label, and for every item to be labelled its
-    new fingerprint and the largest output id its stored labels covered (0 for a stale item)."""
+def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[int, int], list[_Chunk]]:
+    """The items' rules, which items are stale, the chunks to label, and for every item to be labelled the
+    largest output id its stored labels cover (0 for a stale item).
+
+    Only items that have a stored fingerprint get theirs computed here, to compare: the others are stale
+    anyway, and their fingerprints are computed as their labels are written, while workers match.
+    """
     in_suite = select(Item.id).where(Item.suite_id == suite_id).scalar_subquery()
     connection = session.connection()
     rules: dict[int, list[RuleSpec]] = defaultdict(list)
@@ -185,31 +192,29 @@ def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
             .where(KnownTranslation.item_id.in_(in_suite))):
         known[item_id].append(KnownSpec(kind, text))
+    plan = _Plan(rules, known, timeout)
     item_ids = connection.scalars(select(Item.id).where(Item.suite_id == suite_id).order_by(Item.id)).all()
-    fingerprints = {item_id: item_fingerprint(rules.get(item_id, ()), known.get(item_id, ()))
-                    for item_id in item_ids}
     stored = {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
         select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)
         .where(LabelFingerprint.item_id.in_(in_suite)))}
-    stale = [item_id for item_id in item_ids if stored.get(item_id, ("",))[0] != fingerprints[item_id]]
+    # An item without a fingerprint has no label rows either: labelling writes both, and deleting an item
+    # deletes both.
+    unlabelled = [item_id for item_id in item_ids if item_id not in stored]
+    changed = [item_id for item_id, (fingerprint, _) in sorted(stored.items())
+               if fingerprint != plan.fingerprint(item_id)]
     kept: list[int] = []
-    if len(stale) < len(item_ids):  # kept items with new or error outputs
-        kept = sorted(connection.scalars(
+    if len(unlabelled) + len(changed) < len(item_ids):  # kept items with new or error outputs
+        stale = set(changed)
+        kept = [item_id for item_id in connection.scalars(
             select(Output.item_id).distinct()
             .join(LabelFingerprint, LabelFingerprint.item_id == Output.item_id)
             .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
-            .where(Output.item_id.in_(in_suite), _to_relabel)).all())
-        kept = [item_id for item_id in kept if stored[item_id][0] == fingerprints[item_id]]
-    # An item without a fingerprint has no label rows either: labelling writes both, and deleting an item
-    # deletes both.
-    unlabelled = [item_id for item_id in stale if item_id not in stored]
-    changed = [item_id for item_id in stale if item_id in stored]
+            .where(Output.item_id.in_(in_suite), _to_relabel).order_by(Output.item_id)) if item_id not in stale]
     chunks = [_Chunk(tuple(items), True, True) for items in _chunks(unlabelled, CHUNK)]
     chunks += [_Chunk(tuple(items), True) for items in _chunks(changed, CHUNK)]
     chunks += [_Chunk(tuple(items), False) for items in _chunks(kept, CHUNK)]
-    coverage = {item_id: (fingerprints[item_id], 0) for item_id in stale}
-    coverage.update((item_id, stored[item_id]) for item_id in kept)
-    return _Plan(rules, known, frozenset(stale), timeout), coverage, chunks
+    plan.stale = frozenset(unlabelled + changed)
+    return plan, {**dict.fromkeys(plan.stale, 0), **{item_id: stored[item_id][1] for item_id in kept}}, chunks
 
 
 def _labelled_chunks(db: Database, connection: Connection, plan: _Plan, chunks: list[_Chunk],
@@ -259,11 +264,12 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
     task = progress_of(task)
     with _without_cyclic_gc(), db.derived_rows_transaction() as session:
         suite = find_suite(session, suite_name)
-        plan, coverage, chunks = _plan(session, suite.id, timeout)
+        plan, through, chunks = _plan(session, suite.id, timeout)
         connection = session.connection()
-        total = len(coverage)
+        total = len(through)
         done = 0
         stale_counts: Counter[str] = Counter()
+        fingerprints: list[tuple[int, str, int]] = []
         task.progress(done, total, "items")
         with closing(_labelled_chunks(db, connection, plan, chunks, task)) as results:
             for chunk, labels in results:
@@ -275,16 +281,15 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
                 rows, with_reason = labels.rows()
                 insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS[:3], rows)
                 insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS, with_reason)
-                for item_id, through in labels.read_through.items():
-                    fingerprint, covered = coverage[item_id]
-                    coverage[item_id] = fingerprint, max(covered, through)
+                fingerprints += [(item_id, plan.fingerprint(item_id),
+                                  max(through[item_id], labels.read_through.get(item_id, 0)))
+                                 for item_id in chunk.items]
                 done += len(chunk.items)
                 task.progress(done, total, "items")
-        covered = sorted(coverage)
-        for ids in _chunks(covered, _ID_CHUNK):
+        for ids in _chunks(sorted(through), _ID_CHUNK):
             connection.execute(delete(LabelFingerprint).where(LabelFingerprint.item_id.in_(ids)))
         insert_tuples(connection, LabelFingerprint.__table__, ("item_id", "fingerprint", "labelled_through"),
-                      [(item_id, *coverage[item_id]) for item_id in covered], {"labelled_at": func.now()})
+                      sorted(fingerprints), {"labelled_at": func.now()})
         return _counts_after(connection, suite.id, plan.stale, stale_counts)
 
 
@@ -298,11 +303,13 @@ def _counts_after(connection: Connection, suite_id: int, stale: frozenset[int],
     if not stale:
         return _counts(connection, suite_id)
     counts = stale_counts
+    # Every reviewed output, whatever its suite: driving the query from the reviews rather than from the
+    # suite's outputs keeps it from visiting a million outputs to find a few hundred reviews.
     reviewed = connection.execute(
         select(Output.item_id, ManualLabel.label, func.coalesce(AutoLabel.label, "unknown"))
+        .select_from(ManualLabel)
         .join(Output, Output.id == ManualLabel.output_id)
-        .outerjoin(AutoLabel, AutoLabel.output_id == ManualLabel.output_id)
-        .where(Output.item_id.in_(select(Item.id).where(Item.suite_id == suite_id).scalar_subquery())))
+        .outerjoin(AutoLabel, AutoLabel.output_id == ManualLabel.output_id))
     for item_id, manual, automatic in reviewed:
         if item_id in stale:  # every output of a stale item was just labelled: no row is unknown
             counts[automatic] -= 1
