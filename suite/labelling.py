@@ -159,7 +159,8 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
         outputs += len(rows)
         read_through[item_id] = max(map(_FIRST, rows))
         texts = list(map(_SECOND, rows))
-        relabelled.extend(filter(None, map(_THIRD, rows)))
+        if not chunk.unlabelled:
+            relabelled.extend(filter(None, map(_THIRD, rows)))
         matcher = plan.matcher(item_id)
         decisions = list(map(matcher.decide, texts)) if timed else matcher.decide_all(texts)
         decided.extend(compress(zip(map(_FIRST, rows), decisions), map(UNKNOWN.__ne__, decisions)))
