@@ -23,3 +23,19 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip("../shared/data/external is not present")
     return SHARED_DATA
+
+
+@pytest.fixture
+def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every sentence the BERTScore model is asked to embed, in order (to show what a cache saved)."""
+    from filters import bertscore
+
+    seen: list[str] = []
+    original = bertscore.Encoder.encode
+
+    def counting(self, sentences):  # type: ignore[no-untyped-def]
+        seen.extend(sentences)
+        return original(self, sentences)
+
+    monkeypatch.setattr(bertscore.Encoder, "encode", counting)
+    return seen

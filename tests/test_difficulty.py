@@ -62,19 +62,6 @@ OUTPUTS = {
 }
 
 
-@pytest.fixture
-def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    seen: list[str] = []
-    original = bertscore.Encoder.encode
-
-    def counting(self, sentences):  # type: ignore[no-untyped-def]
-        seen.extend(sentences)
-        return original(self, sentences)
-
-    monkeypatch.setattr(bertscore.Encoder, "encode", counting)
-    return seen
-
-
 def test_da_bertscore_on_a_suite(db, encoded: list[str]) -> None:  # type: ignore[no-untyped-def]
     import bert_score
 

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from sqlalchemy import func, insert, select
 
-from filters import bertscore
 from filters.metrics import get_metric
 from filters.scoring import LABEL_SIGNATURE, score_outputs
 from store.models import Embedding, ManualLabel, MetricScore, Output, QEScore, QESystem
@@ -17,20 +16,6 @@ OUTPUTS = {
     "sysA": ["The cat sat on the mat.", "He went home early.", "It rained the whole day."],
     "sysB": ["A cat was sitting on the mat.", "He went home early.", None],
 }
-
-
-@pytest.fixture
-def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every sentence the model is asked to embed, in order."""
-    seen: list[str] = []
-    original = bertscore.Encoder.encode
-
-    def counting(self, sentences):  # type: ignore[no-untyped-def]
-        seen.extend(sentences)
-        return original(self, sentences)
-
-    monkeypatch.setattr(bertscore.Encoder, "encode", counting)
-    return seen
 
 
 def test_text_metric_rows_matrix_and_cache(db) -> None:  # type: ignore[no-untyped-def]
