@@ -20,8 +20,10 @@ from sqlalchemy import (
     LargeBinary,
     String,
     Text,
+    TypeDecorator,
     UniqueConstraint,
 )
+from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 AUTO_LABELS = ("pass", "fail", "conflict", "unknown", "error")
@@ -36,6 +38,24 @@ TRANSLATION_KINDS = ("good", "bad")
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timestamp stored in UTC and read back as an aware UTC datetime from every backend: SQLite keeps no
+    time zone, so without this the same review would be exported with an offset from PostgreSQL only."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is None:
+            return value
+        return value.astimezone(timezone.utc)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None or value.tzinfo is not None:
+            return value
+        return value.replace(tzinfo=timezone.utc)
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -54,7 +74,7 @@ class Suite(Base):
     name: Mapped[str] = mapped_column(String(200), unique=True)
     source_lang: Mapped[str] = mapped_column(String(20))
     target_lang: Mapped[str] = mapped_column(String(20))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     categories: Mapped[list[Category]] = relationship(back_populates="suite", cascade="all, delete-orphan",
                                                       passive_deletes=True)
@@ -219,7 +239,7 @@ class LabelFingerprint(Base):
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True)
     fingerprint: Mapped[str] = mapped_column(String(64))
     labelled_through: Mapped[int] = mapped_column(default=0, server_default="0")
-    labelled_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    labelled_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class ManualLabel(Base):
@@ -230,7 +250,7 @@ class ManualLabel(Base):
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
     label: Mapped[str] = mapped_column(String(10))
     reviewer: Mapped[str] = mapped_column(String(200))
-    reviewed_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    reviewed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     comment: Mapped[str | None] = mapped_column(Text)
 
 
@@ -244,7 +264,7 @@ class QESystem(Base):
     higher_is_better: Mapped[bool] = mapped_column(Boolean, default=True)
     meta: Mapped[str] = mapped_column(Text, default="{}")
     model: Mapped[bytes | None] = mapped_column(LargeBinary)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class QEScore(Base):
