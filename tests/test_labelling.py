@@ -77,11 +77,12 @@ def auto(db: Database) -> dict[int, tuple[str, str]]:
                     .where(automatic_label(Output.id).is_not(None)))}
 
 
-def stamps(db: Database) -> dict[int, tuple[str, object]]:
-    """Item id -> (fingerprint, time) of its current automatic labels."""
+def stamps(db: Database) -> dict[int, tuple[str, int, object]]:
+    """Item id -> (fingerprint, outputs covered up to, time) of its current automatic labels."""
     with db.session() as session:
-        return {item_id: (fingerprint, at) for item_id, fingerprint, at in session.execute(
-            select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_at))}
+        return {item_id: (fingerprint, through, at) for item_id, fingerprint, through, at in session.execute(
+            select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through,
+                   LabelFingerprint.labelled_at))}
 
 
 def mark(db: Database) -> None:
@@ -159,7 +160,10 @@ def test_new_output_is_labelled(db: Database) -> None:
     relabel(db)
     after = auto(db)
     assert after.pop(new_id) == ("pass", r"positive rule 3: \bcourts?\b")
-    assert (stamps(db), after) == before
+    assert after == before[1]  # no other label was rewritten
+    now = stamps(db)
+    assert now.pop(item_id)[:2] == (before[0][item_id][0], new_id)  # same rules, now covering the new output
+    assert now == {item: stamp for item, stamp in before[0].items() if item != item_id}
 
 
 def test_manual_labels_survive_and_win(db: Database) -> None:
