@@ -47,7 +47,7 @@ compiling their rules (the larger part of labelling a small suite) in parallel s
 
 WATCHDOG_GRACE = 10.0
 WATCHDOG_PER_ITEM = 1.0
-"""A worker's chunk may take ``WATCHDOG_GRACE + timeout + WATCHDOG_PER_ITEM * items`` seconds, a thousand
+"""A worker's chunk may take ``WATCHDOG_GRACE + timeout + WATCHDOG_PER_ITEM * items`` seconds, hundreds of
 times what a chunk of the million-output benchmark needs, before it is killed and redone with per-search
 timeouts."""
 
