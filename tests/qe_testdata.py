@@ -1,4 +1,4 @@
-"""Small hand-made suites for the QE evaluation tests, inserted with Core like the importers do."""
+"""Small hand-made suites for the QE tests, inserted with Core like the importers do, and the stored QE scores."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -8,6 +8,7 @@ import numpy as np
 from sqlalchemy import insert
 
 from label_helpers import write_automatic_labels
+from qe.accuracy import read_qe_scores
 from qe.pairs import LabelledOutputs
 from store import Database
 from store.models import (
@@ -31,13 +32,16 @@ class ItemSpec:
     phenomenon: str
     # text -> (automatic label, systems that produced it)
     outputs: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    source: str | None = None
+    """The source sentence; ``Satz <id>.`` when it does not matter."""
 
 
-def make_suite(db: Database, items: Sequence[ItemSpec], name: str = "test") -> dict[tuple[str, str], int]:
+def make_suite(db: Database, items: Sequence[ItemSpec], name: str = "test",
+               languages: tuple[str, str] = ("de", "en")) -> dict[tuple[str, str], int]:
     """Insert a suite; returns output ids by (item external id, output text)."""
     ids: dict[tuple[str, str], int] = {}
     with db.transaction() as session:
-        suite = Suite(name=name, source_lang="de", target_lang="en")
+        suite = Suite(name=name, source_lang=languages[0], target_lang=languages[1])
         session.add(suite)
         session.flush()
         phenomena: dict[tuple[str, str], int] = {}
@@ -56,7 +60,7 @@ def make_suite(db: Database, items: Sequence[ItemSpec], name: str = "test") -> d
                 session.flush()
                 phenomena[key] = phenomenon.id
             item = Item(suite_id=suite.id, external_id=spec.external_id, position=position,
-                        phenomenon_id=phenomena[key], source=f"Satz {spec.external_id}.")
+                        phenomenon_id=phenomena[key], source=spec.source or f"Satz {spec.external_id}.")
             session.add(item)
             session.flush()
             for text, (label, producers) in spec.outputs.items():
@@ -73,6 +77,23 @@ def make_suite(db: Database, items: Sequence[ItemSpec], name: str = "test") -> d
                     session.execute(insert(SystemOutput), [{"system_id": systems[producer], "item_id": item.id,
                                                             "output_id": output_id}])
     return ids
+
+
+Row = tuple[str, str, str, Sequence[tuple[str, str, str]]]
+"""(external id, category, source, [(system, output, automatic label), ...]), as the QE model tests write items."""
+
+
+def toy_suite(db: Database, rows: Sequence[Row]) -> dict[tuple[str, str], int]:
+    """English-German suite ``toy`` from rows, one phenomenon per category (an output several systems produced
+    keeps its first label); returns output ids by (item external id, output text)."""
+    specs = []
+    for external_id, category, source, produced in rows:
+        outputs: dict[str, tuple[str, tuple[str, ...]]] = {}
+        for system, text, label in produced:
+            first_label, systems = outputs.get(text, (label, ()))
+            outputs[text] = (first_label, (*systems, system))
+        specs.append(ItemSpec(external_id, category, f"{category} phenomenon", outputs, source))
+    return make_suite(db, specs, name="toy", languages=("en", "de"))
 
 
 def set_manual(db: Database, output_id: int, label: str) -> None:
@@ -106,3 +127,9 @@ def synthetic_outputs(n_items: int, rng: np.random.Generator, *, categories: int
     return LabelledOutputs(item_ids=item_ids, item_categories=item_categories,
                            item_phenomena=item_categories.copy(), output_ids=np.arange(1, n + 1, dtype=np.int64),
                            output_item=output_item, labels=labels, output_texts=empty, output_systems=empty.copy())
+
+
+def stored_scores(db: Database, names: Sequence[str] | None = None) -> dict[str, tuple[bool, dict[int, float]]]:
+    """The QE scores as ``{name: (higher_is_better, {output_id: score})}``, read the way accuracy reads them."""
+    return {s.name: (s.higher_is_better, dict(zip(s.output_ids.tolist(), s.scores.tolist())))
+            for s in read_qe_scores(db, names=names)}

@@ -6,7 +6,7 @@ import pytest
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
-from qe_fixtures import build_suite, stored_scores
+from qe_testdata import stored_scores, toy_suite
 from store import open_database
 from store.models import Item, Reference
 from test_qe_models import dropped_words_data, learnable_suite, write_mlqe
@@ -22,7 +22,7 @@ def tsqe(db: Path, *args: str):  # type: ignore[no-untyped-def]
 def suite_db(tmp_path: Path) -> Path:
     path = tmp_path / "t.sqlite"
     database = open_database(path)
-    build_suite(database, learnable_suite())
+    toy_suite(database, learnable_suite())
     database.close()
     return path
 

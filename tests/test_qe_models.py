@@ -17,7 +17,7 @@ from qe.outputs import read_suite_outputs
 from qe.pairwise_gb import Preferences, _fit, item_folds, tournament_scores, train_pairwise_gb, win_probability
 from qe.systems import load_qe_system
 from qe.training import predict_qe_system, suite_preferences, train_qe_system
-from qe_fixtures import build_suite, stored_scores
+from qe_testdata import stored_scores, toy_suite
 from store import Database
 from store.models import QESystem
 from suite.errors import TsqeError
@@ -86,7 +86,7 @@ def test_model_round_trip_through_the_database(db: Database, tmp_path: Path) -> 
     stored = load_qe_system(db, "svr")
     assert stored.meta["data"]["files"] == [{"path": f"{prefix}.{{src,mt,hter}}", "lines": 60}]
     assert not stored.higher_is_better and stored.kind == "features-svr"
-    ids = build_suite(db, SUITE)
+    ids = toy_suite(db, SUITE)
     assert predict_qe_system(db, "svr") == 4  # distinct outputs: item 2's two systems share one
     scores = stored_scores(db, ["svr"])["svr"][1]
     estimator = load_estimator(stored.model, stored.meta, "svr")
@@ -103,7 +103,7 @@ def test_model_round_trip_through_the_database(db: Database, tmp_path: Path) -> 
 def test_a_model_from_other_library_versions_loads_with_a_warning(db: Database, tmp_path: Path) -> None:
     prefix = write_mlqe(tmp_path / "mlqe", dropped_words_data(30))
     train_qe_system(db, name="svr", kind="features-svr", data=[str(prefix)], folds=3)
-    build_suite(db, SUITE)
+    toy_suite(db, SUITE)
     meta = load_qe_system(db, "svr").meta
     meta["versions"]["scikit-learn"] = "0.24.2"
     with db.transaction() as session:
@@ -202,7 +202,7 @@ def learnable_suite() -> list:
 
 
 def test_pairwise_gb_on_a_suite(db: Database) -> None:
-    ids = build_suite(db, [*learnable_suite(), ("lone", "Other", "Alone.", [("a", "Allein.", "pass")])])
+    ids = toy_suite(db, [*learnable_suite(), ("lone", "Other", "Alone.", [("a", "Allein.", "pass")])])
     outputs = read_suite_outputs(db)
     prefs = suite_preferences(db, outputs)
     assert prefs.better.size == 40 * 2 * 2  # two distinct passing x two failing outputs per item
@@ -221,7 +221,7 @@ def test_pairwise_gb_on_a_suite(db: Database) -> None:
 
 
 def test_pairwise_gb_needs_enough_items_with_pairs(db: Database) -> None:
-    build_suite(db, SUITE)
+    toy_suite(db, SUITE)
     with pytest.raises(TsqeError, match="only 1 item"):
         train_qe_system(db, name="gb", kind="pairwise-gb", folds=2)
 

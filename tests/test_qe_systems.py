@@ -3,14 +3,14 @@ from __future__ import annotations
 import pytest
 
 from qe.systems import list_qe_systems, load_qe_system, remove_qe_system, save_qe_system, set_scores
-from qe_fixtures import build_suite, stored_scores
+from qe_testdata import stored_scores, toy_suite
 from store import Database
 from suite.errors import TsqeError
 
 
 @pytest.fixture
 def outputs(db: Database) -> list[int]:
-    ids = build_suite(db, [("1", "Cat", "A cat.", [("s1", "Eine Katze.", "pass"), ("s2", "Ein Hund.", "fail")]),
+    ids = toy_suite(db, [("1", "Cat", "A cat.", [("s1", "Eine Katze.", "pass"), ("s2", "Ein Hund.", "fail")]),
                            ("2", "Cat", "A dog.", [("s1", "Ein Hund.", "pass"), ("s2", "Ein Hund.", "pass")])])
     return sorted(ids.values())
 
