@@ -312,7 +312,7 @@ def _counts_after(connection: Connection, suite_id: int, stale: frozenset[int],
         .join(Output, Output.id == ManualLabel.output_id)
         .outerjoin(AutoLabel, AutoLabel.output_id == ManualLabel.output_id))
     for item_id, manual, automatic in reviewed:
-        if item_id in stale:  # every output of a stale item was just labelled: no row is unknown
+        if item_id in stale:  # just labelled in full, so an output of it without a label row is unknown
             counts[automatic] -= 1
             counts[manual] += 1
     kept = [item_id for item_id in connection.scalars(select(Item.id).where(Item.suite_id == suite_id))

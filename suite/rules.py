@@ -13,8 +13,8 @@ import hashlib
 import json
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from itertools import repeat
 from dataclasses import dataclass
+from itertools import repeat
 from typing import NamedTuple
 
 import regex

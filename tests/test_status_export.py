@@ -3,7 +3,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 
 from import_helpers import small_suite, write
 from label_helpers import write_automatic_labels

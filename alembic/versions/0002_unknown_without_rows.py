@@ -48,12 +48,8 @@ def upgrade() -> None:
              WHERE o.item_id = label_fingerprints.item_id AND a.output_id IS NULL),
             (SELECT MAX(o.id) FROM outputs o WHERE o.item_id = label_fingerprints.item_id),
             0)""")
-    op.execute("""
-        DELETE FROM auto_labels WHERE label = 'unknown' AND output_id IN (
-            SELECT o.id FROM outputs o JOIN label_fingerprints f ON f.item_id = o.item_id
-            WHERE o.id <= f.labelled_through)""")
-    # What is left is an unknown above its item's coverage (an unlabelled output of the item came before it):
-    # without its row it counts as new, and the next labelling decides it again.
+    # Covered unknowns are now stored as no row. An unknown above its item's coverage (an unlabelled output
+    # of the item came before it) loses its row too: it counts as new, and the next labelling decides it again.
     op.execute("DELETE FROM auto_labels WHERE label = 'unknown'")
     with op.batch_alter_table('auto_labels', schema=None, copy_from=_auto_labels(_ALL),
                               recreate='always') as batch_op:
