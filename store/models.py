@@ -121,6 +121,7 @@ class Item(Base):
     phenomenon_id: Mapped[int | None] = mapped_column(ForeignKey("phenomena.id", ondelete="SET NULL"), index=True)
     source: Mapped[str] = mapped_column(Text)
     comment: Mapped[str | None] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
     suite: Mapped[Suite] = relationship(back_populates="items")
     phenomenon: Mapped[Phenomenon | None] = relationship()
@@ -140,6 +141,7 @@ class Reference(Base):
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
     text: Mapped[str] = mapped_column(Text)
     kind: Mapped[str] = mapped_column(String(40), default="standard")
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
     item: Mapped[Item] = relationship(back_populates="references")
 
@@ -157,6 +159,7 @@ class Rule(Base):
     valid: Mapped[bool] = mapped_column(Boolean, default=True)
     error: Mapped[str | None] = mapped_column(Text)
     position: Mapped[int] = mapped_column(Integer, default=0)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
     item: Mapped[Item] = relationship(back_populates="rules")
 
@@ -168,6 +171,7 @@ class KnownTranslation(Base):
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(10))
     text: Mapped[str] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
     item: Mapped[Item] = relationship(back_populates="known_translations")
 
@@ -252,6 +256,41 @@ class ManualLabel(Base):
     reviewer: Mapped[str] = mapped_column(String(200))
     reviewed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     comment: Mapped[str | None] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+
+
+HISTORY_ENTITIES = ("item", "rule", "known", "reference", "manual_label", "category", "phenomenon")
+HISTORY_ACTIONS = ("add", "change", "move", "remove", "reorder", "rename", "merge")
+
+
+class HistoryEntry(Base):
+    """One edit of a suite's content or one manual label set or cleared: who, when, what, before and after.
+
+    Rows are keyed by the suite and the item's external id, not by foreign keys to the edited rows, so that
+    the history of an item outlives the item, its rules and its outputs (a removed item's history is how its
+    removal is undone). ``before`` and ``after`` are JSON objects of the edited fields (None when the row did
+    not exist before or no longer exists after). ``version`` is the edited row's version after the edit, which
+    lets a refused save name who changed the row since it was read, and when.
+    """
+
+    __tablename__ = "history"
+    __table_args__ = (
+        CheckConstraint(_in("entity", HISTORY_ENTITIES), name="ck_history_entity"),
+        CheckConstraint(_in("action", HISTORY_ACTIONS), name="ck_history_action"),
+        Index("ix_history_suite_item", "suite_id", "item_external_id", "id"),
+        Index("ix_history_entity", "entity", "entity_id", "id"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
+    item_external_id: Mapped[str | None] = mapped_column(String(100))
+    entity: Mapped[str] = mapped_column(String(20))
+    entity_id: Mapped[int | None] = mapped_column(Integer)
+    action: Mapped[str] = mapped_column(String(20))
+    author: Mapped[str] = mapped_column(String(200))
+    at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    before: Mapped[str | None] = mapped_column(Text)
+    after: Mapped[str | None] = mapped_column(Text)
+    version: Mapped[int | None] = mapped_column(Integer)
 
 
 class QESystem(Base):

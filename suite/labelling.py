@@ -18,7 +18,7 @@ from __future__ import annotations
 import gc
 import os
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from itertools import compress
@@ -174,14 +174,18 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
                    reasons, outputs - len(decided), relabelled, read_through)
 
 
-def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[int, int], list[_Chunk]]:
+def _plan(session: Session, suite_id: int, timeout: float, only: Collection[int] | None = None
+          ) -> tuple[_Plan, dict[int, int], list[_Chunk]]:
     """The items' rules, which items are stale, the chunks to label, and for every item to be labelled the
-    largest output id its stored labels cover (0 for a stale item).
+    largest output id its stored labels cover (0 for a stale item); over the suite's items, or ``only`` those.
 
     Only items that have a stored fingerprint get theirs computed here, to compare: the others are stale
     anyway, and their fingerprints are computed as their labels are written, while workers match.
     """
-    in_suite = select(Item.id).where(Item.suite_id == suite_id).scalar_subquery()
+    in_suite_query = select(Item.id).where(Item.suite_id == suite_id)
+    if only is not None:
+        in_suite_query = in_suite_query.where(Item.id.in_(list(only)))
+    in_suite = in_suite_query.scalar_subquery()
     connection = session.connection()
     rules: dict[int, list[RuleSpec]] = defaultdict(list)
     for item_id, *rule in connection.execute(
@@ -194,7 +198,7 @@ def _plan(session: Session, suite_id: int, timeout: float) -> tuple[_Plan, dict[
             .where(KnownTranslation.item_id.in_(in_suite))):
         known[item_id].append(KnownSpec(kind, text))
     plan = _Plan(rules, known, timeout)
-    item_ids = connection.scalars(select(Item.id).where(Item.suite_id == suite_id).order_by(Item.id)).all()
+    item_ids = connection.scalars(in_suite_query.order_by(Item.id)).all()
     stored = {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
         select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)
         .where(LabelFingerprint.item_id.in_(in_suite)))}
@@ -267,31 +271,50 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
         suite = find_suite(session, suite_name)
         plan, through, chunks = _plan(session, suite.id, timeout)
         connection = session.connection()
-        total = len(through)
-        done = 0
-        stale_counts: Counter[str] = Counter()
-        fingerprints: list[tuple[int, str, int]] = []
-        task.progress(done, total, "items")
         with closing(_labelled_chunks(db, connection, plan, chunks, task)) as results:
-            for chunk, labels in results:
-                if chunk.stale:
-                    stale_counts.update(labels.labels)
-                    stale_counts["unknown"] += labels.unknown
-                for ids in _chunks(labels.relabelled, _ID_CHUNK):
-                    connection.execute(delete(AutoLabel).where(AutoLabel.output_id.in_(list(ids))))
-                rows, with_reason = labels.rows()
-                insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS[:3], rows)
-                insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS, with_reason)
-                fingerprints += [(item_id, plan.fingerprint(item_id),
-                                  max(through[item_id], labels.read_through.get(item_id, 0)))
-                                 for item_id in chunk.items]
-                done += len(chunk.items)
-                task.progress(done, total, "items")
-        for ids in _chunks(sorted(through), _ID_CHUNK):
-            connection.execute(delete(LabelFingerprint).where(LabelFingerprint.item_id.in_(ids)))
-        insert_tuples(connection, LabelFingerprint.__table__, ("item_id", "fingerprint", "labelled_through"),
-                      sorted(fingerprints), {"labelled_at": func.now()})
+            stale_counts = _store(connection, plan, through, results, task)
         return _counts_after(connection, suite.id, plan.stale, stale_counts)
+
+
+def relabel_items(session: Session, suite_id: int, item_ids: Collection[int],
+                  timeout: float = DEFAULT_TIMEOUT) -> None:
+    """Label what needs it among the outputs of ``item_ids``, in this process and inside the caller's
+    transaction: an edit and the labels it implies are committed together or not at all."""
+    session.flush()
+    plan, through, chunks = _plan(session, suite_id, timeout, item_ids)
+    connection = session.connection()
+    _store(connection, plan, through, ((chunk, _label_chunk(connection, plan, chunk, True)) for chunk in chunks),
+           progress_of(None))
+
+
+def _store(connection: Connection, plan: _Plan, through: dict[int, int],
+           results: Iterable[tuple[_Chunk, _Labels]], task: TaskState) -> Counter[str]:
+    """Write every chunk's labels and the labelled items' fingerprints; the automatic label counts of the
+    stale items (whose every output was just labelled)."""
+    total = len(through)
+    done = 0
+    stale_counts: Counter[str] = Counter()
+    fingerprints: list[tuple[int, str, int]] = []
+    task.progress(done, total, "items")
+    for chunk, labels in results:
+        if chunk.stale:
+            stale_counts.update(labels.labels)
+            stale_counts["unknown"] += labels.unknown
+        for ids in _chunks(labels.relabelled, _ID_CHUNK):
+            connection.execute(delete(AutoLabel).where(AutoLabel.output_id.in_(list(ids))))
+        rows, with_reason = labels.rows()
+        insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS[:3], rows)
+        insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS, with_reason)
+        fingerprints += [(item_id, plan.fingerprint(item_id),
+                          max(through[item_id], labels.read_through.get(item_id, 0)))
+                         for item_id in chunk.items]
+        done += len(chunk.items)
+        task.progress(done, total, "items")
+    for ids in _chunks(sorted(through), _ID_CHUNK):
+        connection.execute(delete(LabelFingerprint).where(LabelFingerprint.item_id.in_(ids)))
+    insert_tuples(connection, LabelFingerprint.__table__, ("item_id", "fingerprint", "labelled_through"),
+                  sorted(fingerprints), {"labelled_at": func.now()})
+    return stale_counts
 
 
 def _counts_after(connection: Connection, suite_id: int, stale: frozenset[int],
