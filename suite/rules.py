@@ -96,6 +96,36 @@ def compile_error(pattern: str, ignore_case: bool = False) -> str | None:
     return compiled if isinstance(compiled, str) else None
 
 
+@dataclass(frozen=True)
+class PatternProblem:
+    """Why a pattern cannot be a rule, and where: the editor underlines ``position`` and shows ``reason``."""
+
+    position: int | None
+    reason: str
+
+    def __str__(self) -> str:
+        if self.position is None:
+            return f"pattern does not compile: {self.reason}"
+        return f"pattern does not compile at position {self.position}: {self.reason}"
+
+
+def pattern_problem(pattern: str, ignore_case: bool = False) -> PatternProblem | None:
+    """What is wrong with ``pattern``, or None when it compiles (compiled patterns are cached, so the
+    editor's keystroke checks and the labelling that follows compile each pattern once)."""
+    if not pattern.strip():
+        return PatternProblem(None, "empty pattern")
+    if compile_error(pattern, ignore_case) is None:
+        return None
+    try:
+        regex.compile(pattern, _flags(ignore_case))
+    except regex.error as error:
+        reason = str(error.msg) if getattr(error, "msg", None) else str(error)
+        return PatternProblem(error.pos, reason)
+    except (OverflowError, ValueError) as error:
+        return PatternProblem(None, str(error))
+    return None  # pragma: no cover - compile_error and regex.compile disagree only if the cache lies
+
+
 def item_fingerprint(rules: Iterable[RuleSpec], known: Iterable[KnownSpec]) -> str:
     """A hash of everything that decides an item's labels; a changed hash is what makes relabelling revisit it.
 
