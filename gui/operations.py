@@ -22,6 +22,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
+from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from gui.dialogs import show_error
@@ -118,6 +119,20 @@ class Operations(QObject):
         if self._writing is None:
             self.busy_changed.emit(True)
             self._start_next_write()
+
+    def write_undoable(self, title: str, do: Callable[[TaskState], T], undo: Callable[[TaskState], object],
+                       changes: OpChanges, *, on_success: Callable[[T], None] | None = None) -> None:
+        """``write``, and once it succeeded an entry on the window's one undo stack (``state.undo_stack``).
+
+        Edit → Undo runs ``undo`` and Redo runs ``do`` again, each as a write of its own; they may keep what
+        they need in a closure (a removed item's snapshot, the id a restore gave back).
+        """
+        def done(result: T) -> None:
+            self._state.undo_stack.push(_WriteCommand(self, title, do, undo, changes))
+            if on_success is not None:
+                on_success(result)
+
+        self.write(title, do, changes, on_success=done)
 
     def busy(self) -> bool:
         return self._writing is not None or bool(self._writes)
@@ -256,6 +271,26 @@ class Operations(QObject):
             time.sleep(0.002)
         QCoreApplication.processEvents()
         return True
+
+
+class _WriteCommand(QUndoCommand):
+    def __init__(self, ops: Operations, title: str, do: Callable[[TaskState], object],
+                 undo: Callable[[TaskState], object], changes: OpChanges) -> None:
+        super().__init__(title)
+        self._ops = ops
+        self._do = do
+        self._undo = undo
+        self._changes = changes
+        self._done = True  # pushed after the write succeeded: QUndoStack.push's redo has nothing to do
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        self._ops.write(f"redo {self.text()}", self._do, self._changes)
+
+    def undo(self) -> None:
+        self._ops.write(f"undo {self.text()}", self._undo, self._changes)
 
 
 def _progress_text(title: str, done: int, total: int, what: str, elapsed: float) -> str:
