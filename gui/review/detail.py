@@ -102,7 +102,9 @@ def detail_html(detail: Detail) -> str:
     candidates = [(f"reference ({r.kind})", r.text) for r in item.references]
     candidates += [(f"known {k.kind} translation", k.text) for k in item.known]
     best = closest(why.text, candidates)
-    if best is not None:
+    if best is not None and best[1].split() == why.text.split():
+        parts.append(f"<p>identical to a {html.escape(best[0])}</p>")
+    elif best is not None:
         parts.append(section.format(f"Difference from the closest {html.escape(best[0])}"))
         parts.append(f"<p>{diff_html(why.text, best[1])}</p>")
     if item.references:

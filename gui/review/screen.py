@@ -120,7 +120,7 @@ class ReviewScreen(QWidget):
         header.customContextMenuRequested.connect(self._header_menu)
         for i, column in enumerate(COLUMNS):
             header.resizeSection(i, column.width)
-        for key in ("category", "decided_by", "reviewer", "reviewed_at"):
+        for key in ("category", "phenomenon", "decided_by", "reviewer", "reviewed_at"):
             header.hideSection(COLUMN[key])  # the manual column has the initials, the detail panel the rest
         self.detail = DetailPanel(state, ops, self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -154,10 +154,11 @@ class ReviewScreen(QWidget):
         for box in (self.category_box, self.phenomenon_box, self.system_box):
             box.addItem(ANY)
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(14)
+            box.setMinimumContentsLength(10)
         self.text_box = QLineEdit(self)
         self.text_box.setPlaceholderText("output contains…")
         self.text_box.setClearButtonEnabled(True)
+        self.text_box.setMinimumWidth(160)
         self.scope_label = QLabel(self)
         self.count_label = QLabel(self)
         self._debounce = QTimer(self)
