@@ -287,13 +287,13 @@ class MainWindow(QMainWindow):
 
     def _remember(self, target: str) -> None:
         settings = QSettings()
-        recent = [str(r) for r in (settings.value(RECENT) or []) if str(r) != target]  # type: ignore[union-attr]
+        recent = [str(r) for r in (settings.value(RECENT) or []) if str(r) != target]
         settings.setValue(RECENT, [target, *recent][:MAX_RECENT])
         settings.setValue(LAST, target)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        for target in [str(t) for t in QSettings().value(RECENT) or []]:  # type: ignore[union-attr]
+        for target in [str(t) for t in QSettings().value(RECENT) or []]:
             self.recent_menu.addAction(target).triggered.connect(partial(self.open_target, target))
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none yet)").setEnabled(False)

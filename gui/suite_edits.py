@@ -92,7 +92,7 @@ class SuiteEdits:
     def _action(self, text: str, key: str, slot: object) -> QAction:
         action = QAction(text, self._parent)
         action.setShortcut(QKeySequence(key))
-        action.triggered.connect(slot)  # type: ignore[arg-type]
+        action.triggered.connect(slot)
         return action
 
     @property

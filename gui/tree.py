@@ -128,7 +128,7 @@ class SuiteTreeModel(QAbstractItemModel):
 
     # --- QAbstractItemModel ---------------------------------------------------------------------
     def _node(self, index: QModelIndex | QPersistentModelIndex) -> _Node:
-        return index.internalPointer() if index.isValid() else self._root  # type: ignore[no-any-return]
+        return index.internalPointer() if index.isValid() else self._root
 
     def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = NO_PARENT
               ) -> QModelIndex:
@@ -191,21 +191,21 @@ class PassRateDelegate(QStyledItemDelegate):
               ) -> None:
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        text = opt.text  # type: ignore[attr-defined]
-        opt.text = ""  # type: ignore[attr-defined]
-        widget = opt.widget  # type: ignore[attr-defined]
+        text = opt.text
+        opt.text = ""
+        widget = opt.widget
         style = widget.style() if widget is not None else QApplication.style()
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        rect: QRect = opt.rect  # type: ignore[attr-defined]
-        text_width = opt.fontMetrics.horizontalAdvance("100%") + 6  # type: ignore[attr-defined]
+        rect: QRect = opt.rect
+        text_width = opt.fontMetrics.horizontalAdvance("100%") + 6
         bar = QRect(rect.left() + 4, rect.center().y() - 3, max(rect.width() - text_width - 8, 0), 6)
         rate = index.data(PASS_RATE_ROLE)
         painter.save()
         if rate is not None and bar.width() > 0:
             painter.fillRect(bar, QColor(LABEL_COLOURS["unknown"]).lighter(140))
             painter.fillRect(QRect(bar.left(), bar.top(), round(bar.width() * rate), bar.height()), QColor(POSITIVE))
-        selected = bool(opt.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
-        painter.setPen(opt.palette.color(  # type: ignore[attr-defined]
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        painter.setPen(opt.palette.color(
             QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text))
         painter.drawText(rect.adjusted(0, 0, -3, 0), int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter),
                          text)

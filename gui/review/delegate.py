@@ -30,12 +30,12 @@ class SpanDelegate(QStyledItemDelegate):
         text = index.data(Qt.ItemDataRole.DisplayRole) or ""
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        opt.text = ""  # type: ignore[attr-defined]
-        style = opt.widget.style() if opt.widget is not None else QApplication.style()  # type: ignore[attr-defined]
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)  # type: ignore[attr-defined]
-        rect: QRect = option.rect.adjusted(4, 0, -4, 0)  # type: ignore[attr-defined]
-        metrics = option.fontMetrics  # type: ignore[attr-defined]
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
+        opt.text = ""
+        style = opt.widget.style() if opt.widget is not None else QApplication.style()
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
+        rect: QRect = option.rect.adjusted(4, 0, -4, 0)
+        metrics = option.fontMetrics
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
         painter.save()
         painter.setClipRect(rect)
         baseline = rect.top() + (rect.height() + metrics.ascent() - metrics.descent()) // 2
@@ -51,7 +51,7 @@ class SpanDelegate(QStyledItemDelegate):
             painter.setPen(QPen(colour, 2))
             painter.drawLine(left, baseline + 2, left + width, baseline + 2)
         role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        painter.setPen(option.palette.color(role))  # type: ignore[attr-defined]
+        painter.setPen(option.palette.color(role))
         elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, rect.width())
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), elided)
         painter.restore()

@@ -433,6 +433,7 @@ class ReviewScreen(QWidget):
         def do(task: TaskState) -> EditResult:
             result = resolve_as_known(db, row.output_id, kind, author=author) if not known else add_known(
                 db, row.item_id, kind, row.text, author=author)
+            assert result.entity_id is not None  # an added known translation has an id
             known[:] = [result.entity_id]
             return result
 
@@ -463,7 +464,7 @@ class ReviewScreen(QWidget):
             action("P&revious output", "K", lambda: self._move(-1)),
         ]
 
-    def actions(self) -> list[QAction]:  # type: ignore[override]
+    def actions(self) -> list[QAction]:
         return self._actions
 
     def _header_menu(self, position: QPoint) -> None:
@@ -483,8 +484,8 @@ class ReviewScreen(QWidget):
     def restore_settings(self, settings: QSettings) -> None:
         header = settings.value("review/header")
         if header is not None:
-            self.table.horizontalHeader().restoreState(header)  # type: ignore[arg-type]
+            self.table.horizontalHeader().restoreState(header)
         splitter = settings.value("review/splitter")
         if splitter is not None:
-            self.splitter.restoreState(splitter)  # type: ignore[arg-type]
+            self.splitter.restoreState(splitter)
 
