@@ -163,6 +163,7 @@ def test_preview_gives_exactly_the_labels_saving_then_labelling_gives(pristine_d
 
 
 def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(demo: Database) -> None:
+    invalid = 0
     for item_id in demo_item_ids(demo):
         draft = draft_of(demo, item_id)
         with demo.session() as session:
@@ -176,9 +177,16 @@ def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(d
         for output in preview.outputs:
             assert output.label_after == output.label_now == matcher.decide(output.text).label
             assert output.decided_by_after == output.decided_by_now
-            assert [(s.start, s.end, s.polarity, rules[s.rule_index].id) for s in output.spans] == \
-                   [(s.start, s.end, s.polarity, s.rule_id) for s in matcher.spans(output.text)]
+            shown = [(s.start, s.end, rules[s.rule_index].id, s.polarity) for s in output.spans]
+            # each rule's matches as the engine finds them for that rule alone; where every rule compiles,
+            # exactly the engine's spans for the whole item
+            assert shown == sorted(tuple(span) for rule in rules
+                                   for span in ItemMatcher([rule], []).spans(output.text))
+            if all(rule.valid for rule in rules):
+                assert shown == [tuple(span) for span in matcher.spans(output.text)]
             assert output.effective_after == (output.manual or output.label_after)
+        invalid += not all(rule.valid for rule in rules)
+    assert invalid == 2  # the demo's two deliberately broken rules
 
 
 def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) -> None:
