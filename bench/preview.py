@@ -8,13 +8,15 @@ one more character of the third rule's pattern, so no two previews see the same 
 Timed: ``--keystrokes`` previews through one session (the first one reads the item, every later one only
 checks its stamp), and for comparison ``preview_item`` without a session, which reads the item each time;
 then what adding one rule to every item of the suite would flip (``preview_scope``).
-``preview:`` is the median keystroke of the session after the first.
+``preview:`` is the median keystroke of the session after the first (wall time; its CPU time is printed
+beside, since the shared machine's load stretches wall times).
 
 Run: ``PYTHONPATH=$PWD python bench/preview.py [--data DIR] [--outputs N] [--keystrokes N]``.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import tempfile
 import time
@@ -26,7 +28,14 @@ from store import open_database
 from store.models import Output
 from suite.importers import import_outputs, import_suite
 from suite.labelling import relabel
-from suite.preview import Draft, DraftRule, PreviewSession, draft_of, preview_item, preview_scope
+from suite.preview import (
+    Draft,
+    DraftRule,
+    PreviewSession,
+    draft_of,
+    preview_item,
+    preview_scope,
+)
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
 TYPED = r"\b(has|had|have) (been|already)"
@@ -62,12 +71,13 @@ def main() -> None:
                        DraftRule("negative", TYPED[:typed] or "x"))
             return Draft((*stored.rules, *unsaved), stored.known)
 
-        session = PreviewSession(db)
-        keystrokes = []
+        previews = PreviewSession(db)
+        keystrokes, cpu = [], []
         for typed in range(1, args.keystrokes + 1):
-            start = time.perf_counter()
-            preview = session.preview(item_id, draft(typed))
+            start, started_cpu = time.perf_counter(), time.process_time()
+            preview = previews.preview(item_id, draft(typed))
             keystrokes.append(time.perf_counter() - start)
+            cpu.append(time.process_time() - started_cpu)
         uncached = []
         for typed in range(1, args.keystrokes + 1):
             start = time.perf_counter()
@@ -83,6 +93,8 @@ def main() -> None:
     print(f"first keystroke (reads the item): {keystrokes[0]:.4f} s")
     print(f"without a session (reads every time), median of {len(uncached)}: {statistics.median(uncached):.4f} s")
     print(f"scope suite: {scope.outputs} outputs, {len(scope.items)} items would flip, {scope_time:.2f} s")
+    print(f"CPU of one keystroke after the first, median: {statistics.median(cpu[1:]):.4f} s")
+    print(f"load average (1 min): {os.getloadavg()[0]:.2f}")
     print(f"preview: {statistics.median(keystrokes[1:]):.4f} s")
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Select, bindparam, func, select
+from sqlalchemy import Integer, Select, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -326,11 +326,12 @@ def _stamp() -> Select[Any]:
     changes the reviews' count, latest time or versions; a system's output replaced changes the sums over
     ``system_outputs``. Built once: building the statement took ten times as long as running it.
     """
-    item_id = bindparam("item_id")
+    item_id = bindparam("item_id", type_=Integer)
     fingerprint = LabelFingerprint.item_id == item_id
     reviews = select().select_from(ManualLabel).join(Output, Output.id == ManualLabel.output_id) \
         .where(Output.item_id == item_id)
-    produced = SystemOutput.item_id == item_id
+    # system_outputs is keyed by system first: reached through its index on output ids, not scanned
+    produced = SystemOutput.output_id.in_(select(Output.id).where(Output.item_id == item_id))
     return select(*(query.scalar_subquery() for query in (
         select(LabelFingerprint.fingerprint).where(fingerprint),
         select(LabelFingerprint.labelled_through).where(fingerprint),
@@ -353,7 +354,8 @@ def _stored_outputs(session: Session, item_id: int) -> tuple[_StoredOutput, ...]
     systems: dict[int, list[str]] = defaultdict(list)
     for output_id, name in session.execute(
             select(SystemOutput.output_id, System.name).join(System, System.id == SystemOutput.system_id)
-            .where(SystemOutput.item_id == item_id).order_by(System.name)):
+            .where(SystemOutput.output_id.in_(select(Output.id).where(Output.item_id == item_id)))
+            .order_by(System.name)):
         systems[output_id].append(name)
     rows = session.execute(
         join_labels(select(Output.id, Output.text, automatic_label(Output.id), AutoLabel.rule_id, Rule.polarity,
