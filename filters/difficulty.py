@@ -134,8 +134,8 @@ class DifficultyResult:
         body = [[Cell(name), *(Cell(self.system_scores[name][k]) for k in SCORE_KEYS),
                  Cell(self.items_scored.get(name, 0))] for name in self.ranked()]
         return Table(title="Difficulty-aware BERTScore per system", columns=columns, body=body,
-                     notes=[f"Model: {self.signature}.", "DA-F is the harmonic mean of the segment-averaged "
-                            "DA-P and DA-R, as in the authors' code."])
+                     notes=[f"Model: {self.signature}.",
+                            "DA-F: harmonic mean of the segment-averaged DA-P and DA-R, as in the authors' code."])
 
 
 @dataclass

@@ -59,11 +59,11 @@ class VarianceResult:
         return len(self.ranking) - len(self.kept)
 
     def to_table(self) -> Table:
-        """Every scored item, most discriminative first; kept items in bold, with a ``kept`` flag for data."""
+        """Every scored item, most discriminative first; kept items' deviations in bold, a ``kept`` flag for data."""
         kept = set(self.kept)
         columns = [Column("item", "text"), Column("std", "number", 6), Column("mean", "number", 6),
                    Column("systems", "count"), Column("kept", "flag")]
-        body = [[Cell(r.item, bold=r.item in kept), Cell(r.std, bold=r.item in kept), Cell(r.mean), Cell(r.systems),
+        body = [[Cell(r.item), Cell(r.std, bold=r.item in kept), Cell(r.mean), Cell(r.systems),
                  Cell(r.item in kept)] for r in self.ranking]
         notes = [f"Metric: {self.signature}.",
                  f"{len(self.ranking)} items ranked, {len(self.kept)} kept, {self.dropped} dropped (std <= "

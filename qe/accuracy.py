@@ -126,10 +126,11 @@ def row_groups(pairs: PairTable, by: str = "category",
     for i in np.flatnonzero(has_pairs):
         key = (outputs.item_categories[i], outputs.item_phenomena[i] if by == "phenomenon" else None)
         members.setdefault(key, []).append(int(i))
-    first_of_category: dict[str | None, int] = {}
-    for index, (cat, _) in enumerate(members):  # dicts keep first-insertion order: items come in position order
-        first_of_category.setdefault(cat, index)
-    keys = sorted(members, key=lambda k: first_of_category[k[0]])  # stable: phenomena keep their first appearance
+    first: dict[tuple[str | None, str | None], int] = {}  # over all items, those without pairs too
+    for i, (cat, phen) in enumerate(zip(outputs.item_categories, outputs.item_phenomena)):
+        first.setdefault((cat, None), i)
+        first.setdefault((cat, phen), i)
+    keys = sorted(members, key=lambda k: (first[k[0], None], first[k]))
     return keys, [np.array(members[k], dtype=np.intp) for k in keys]
 
 

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -111,6 +111,51 @@ def _system_id(session: Session, name: str) -> int:
         known = ", ".join(session.scalars(select(QESystem.name).order_by(QESystem.name))) or "none"
         raise TsqeError(f"no QE system named {name!r} (QE systems in this database: {known})")
     return int(system_id)
+
+
+@dataclass(frozen=True)
+class MergedScores:
+    """What :func:`merge_scores` did to a QE system's scores."""
+
+    qe_system_id: int
+    system_added: bool
+    direction_changed: bool
+    added: int
+    changed: int
+    unchanged: int
+
+
+def merge_scores(session: Session, *, name: str, kind: str, higher_is_better: bool, scores: Mapping[int, float],
+                 meta: dict[str, Any]) -> MergedScores:
+    """Add scores to the QE system ``name`` of ``kind`` inside the caller's transaction, creating it if new.
+
+    Scores of outputs the system already has are updated, others keep theirs, so importing a file in parts
+    builds one system. A system of another kind is never mixed with these scores; the direction given wins
+    for all of the system's scores (``direction_changed`` says when that changed it).
+    """
+    qe_system = session.scalar(select(QESystem).where(QESystem.name == name))
+    added_system = qe_system is None
+    direction_changed = False
+    if qe_system is None:
+        qe_system = QESystem(name=name, kind=kind, higher_is_better=higher_is_better,
+                             meta=json.dumps(meta, ensure_ascii=False, sort_keys=True))
+        session.add(qe_system)
+        session.flush()
+    elif qe_system.kind != kind:
+        raise TsqeError(f"QE system {name!r} is a {qe_system.kind} system, not {kind} scores: choose another name")
+    elif qe_system.higher_is_better != higher_is_better:
+        direction_changed = True
+        qe_system.higher_is_better = higher_is_better
+    existing = dict(session.execute(select(QEScore.output_id, QEScore.score)
+                                    .where(QEScore.qe_system_id == qe_system.id)).all())
+    added = {o: score for o, score in scores.items() if o not in existing}
+    changed = [{"qe_system_id": qe_system.id, "output_id": o, "score": score}
+               for o, score in scores.items() if o in existing and existing[o] != score]
+    _insert_scores(session, qe_system.id, added)
+    if changed:
+        session.execute(update(QEScore), changed)
+    return MergedScores(qe_system_id=qe_system.id, system_added=added_system, direction_changed=direction_changed,
+                        added=len(added), changed=len(changed), unchanged=len(scores) - len(added) - len(changed))
 
 
 def list_qe_systems(db: Database) -> list[QESystemInfo]:

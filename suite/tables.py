@@ -158,7 +158,7 @@ def render_json(table: Table) -> str:
 
 
 def render_text(table: Table) -> str:
-    """A box table for the terminal; ``*`` marks bold cells, since plain text has no bold."""
+    """A box table for the terminal; ``*`` marks bold numbers, since plain text has no bold."""
     from rich.console import Console
     from rich.table import Table as RichTable
 
@@ -296,6 +296,8 @@ def _display(cell: Cell, column: Column, *, with_ci: bool = True, with_mark: boo
             text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
     elif column.kind == "number":
         text = MISSING if _missing(value) else f"{value:.{column.decimals}f}"
+        if bold_marker and cell.bold and not _missing(value):
+            text += bold_marker
     elif column.kind == "count":
         text = "" if _missing(value) else str(int(value))  # type: ignore[arg-type]
     else:
