@@ -131,7 +131,7 @@ class SystemsReport:
         pad: list[str | None] = [None] * (len(labels) - 1)
         body = [cells(row, [row.category, row.phenomenon][:len(labels)]) for row in self.rows]
         footer = [cells(self.overall, ["overall (micro)", *pad]), cells(self.macro, ["macro average", *pad])]
-        excluded = ", ".join(f"{name} {self.overall.cells[name].counts.excluded}"  # type: ignore[union-attr]
+        excluded = ", ".join(f"{name} {(self.overall.cells[name].counts or Counts()).excluded}"
                              for name in self.systems)
         notes = [self.legend(), f"Excluded outputs: {excluded}."]
         bold = (f"the best system of the row and every system not significantly worse (one-sided two-proportion "
