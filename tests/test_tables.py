@@ -203,3 +203,29 @@ def test_suffixes_and_bad_formats(tables: dict[str, Table], tmp_path: Path) -> N
     assert not (tmp_path / "table.pdf").exists()
     written = write_table(tables["correlation"], tmp_path / "table.tex")
     assert written.read_text(encoding="utf-8") == render(tables["correlation"], "latex")
+
+
+def test_the_out_suffix_names_the_format_and_json_keeps_richer_documents(demo: Path, tables: dict[str, Table],
+                                                                          tmp_path: Path) -> None:
+    _register_commands()
+    out = tmp_path / "report.md"
+    assert CliRunner().invoke(app, ["--db", str(demo), "report", "systems", "--out", str(out)]).exit_code == 0
+    assert out.read_text(encoding="utf-8") == render(tables["systems"], "md")
+    document = json.loads(CliRunner().invoke(app, ["--db", str(demo), "report", "systems", "--format", "json"]).stdout)
+    assert document["overall"]["systems"]["Online-X"]["excluded_by_label"]["unknown"] >= 0  # counts beyond the table
+    table_json = CliRunner().invoke(app, ["--db", str(demo), "correlate", "--metric", "chrf", "--format", "json"])
+    assert table_json.stdout == render(tables["correlation"], "json")
+
+
+def test_only_reference_metrics_become_qe_proxies(demo: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy.sqlite"  # the shared demo keeps its two QE systems for the other tests
+    copy.write_bytes(demo.read_bytes())
+    db = open_database(copy)
+    try:
+        with pytest.raises(TsqeError, match="cannot be stored as a QE system"):
+            store_metric_as_qe(db, "label")
+        info = store_metric_as_qe(db, "ter", name="TER proxy")
+        assert (info.kind, info.higher_is_better, info.scores) == ("metric", False, 250)
+        assert info.meta["signature"].startswith("ter|")
+    finally:
+        db.close()
