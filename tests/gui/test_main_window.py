@@ -80,9 +80,9 @@ def test_an_import_adds_outputs_labels_them_and_refreshes(qtbot, window: MainWin
     new.write_text("item_id\tsystem\toutput\namb-01\tNewSys\tThe bench was freshly painted.\n", encoding="utf-8")
     window.import_file("outputs", str(new))
     assert window.ops.wait_idle()
-    assert window.ops.wait_idle()
     assert window.review.count_label.text() == "251 outputs"
-    assert window.state.tree is not None and window.state.tree.counts.unlabelled == 0
+    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 251)
+    assert window.state.tree.counts.unlabelled == 0
 
 
 def test_label_all_runs_in_the_background(qtbot, window: MainWindow) -> None:
