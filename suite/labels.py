@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, case, func, literal, select
+from sqlalchemy import ColumnElement, Select, SQLColumnExpression, case, func, literal, select
 
 from store.models import AUTO_LABELS, AutoLabel, Category, Item, LabelFingerprint, ManualLabel, Output, Phenomenon
 
 EFFECTIVE_LABELS = AUTO_LABELS
 
 
-def join_labels(query: Select[Any], output_id: ColumnElement[int], item_id: ColumnElement[int]) -> Select[Any]:
+def join_labels(query: Select[Any], output_id: SQLColumnExpression[int], item_id: SQLColumnExpression[int]) -> Select[Any]:
     """``query`` outer-joined to the labels of the output ``output_id`` of the item ``item_id``."""
     return (query
             .outerjoin(AutoLabel, AutoLabel.output_id == output_id)
@@ -23,12 +23,12 @@ def join_labels(query: Select[Any], output_id: ColumnElement[int], item_id: Colu
             .outerjoin(LabelFingerprint, LabelFingerprint.item_id == item_id))
 
 
-def automatic_label(output_id: ColumnElement[int]) -> ColumnElement[str]:
+def automatic_label(output_id: SQLColumnExpression[int]) -> ColumnElement[str]:
     """The rule engine's label of ``output_id`` (joined by ``join_labels``); NULL when not labelled yet."""
     return func.coalesce(AutoLabel.label, case((output_id <= LabelFingerprint.labelled_through, literal("unknown"))))
 
 
-def effective_label(output_id: ColumnElement[int]) -> ColumnElement[str]:
+def effective_label(output_id: SQLColumnExpression[int]) -> ColumnElement[str]:
     """The manual label, else the automatic one; NULL when the output has been neither labelled nor reviewed."""
     return func.coalesce(ManualLabel.label, automatic_label(output_id))
 
