@@ -6,7 +6,7 @@ Every query that shows or counts labels joins them with ``join_labels`` and read
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar, Unpack
 
 from sqlalchemy import ColumnElement, Select, SQLColumnExpression, case, func, literal, select
 
@@ -14,8 +14,10 @@ from store.models import AUTO_LABELS, AutoLabel, Category, Item, LabelFingerprin
 
 EFFECTIVE_LABELS = AUTO_LABELS
 
+_Query = TypeVar("_Query", bound="Select[Unpack[tuple[Any, ...]]]")
 
-def join_labels(query: Select[Any], output_id: SQLColumnExpression[int], item_id: SQLColumnExpression[int]) -> Select[Any]:
+
+def join_labels(query: _Query, output_id: SQLColumnExpression[int], item_id: SQLColumnExpression[int]) -> _Query:
     """``query`` outer-joined to the labels of the output ``output_id`` of the item ``item_id``."""
     return (query
             .outerjoin(AutoLabel, AutoLabel.output_id == output_id)
@@ -33,7 +35,7 @@ def effective_label(output_id: SQLColumnExpression[int]) -> ColumnElement[str]:
     return func.coalesce(ManualLabel.label, automatic_label(output_id))
 
 
-def effective_labels_select(suite_id: int) -> Select[Any]:
+def effective_labels_select(suite_id: int) -> Select[Unpack[tuple[Any, ...]]]:
     """One row per distinct output of the suite: output, item, category, phenomenon and labels."""
     query = (
         select(
