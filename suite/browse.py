@@ -21,7 +21,6 @@ from sqlalchemy import (
     SQLColumnExpression,
     and_,
     case,
-    exists,
     func,
     literal,
     select,
@@ -156,8 +155,11 @@ def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str
     if filter.item_ids is not None:
         conditions.append(Output.item_id.in_(filter.item_ids))
     if filter.system is not None:
-        conditions.append(exists().where(SystemOutput.output_id == Output.id, SystemOutput.system_id == System.id,
-                                         System.suite_id == suite_id, System.name == filter.system))
+        # Uncorrelated, so the database reads the system's outputs once (by the primary key, which starts
+        # with the system) instead of searching them again for every output.
+        conditions.append(Output.id.in_(select(SystemOutput.output_id)
+                                        .join(System, System.id == SystemOutput.system_id)
+                                        .where(System.suite_id == suite_id, System.name == filter.system)))
     if filter.contains is not None:
         conditions.append(Output.text.icontains(filter.contains, autoescape=True))
     return query.where(*conditions)

@@ -93,8 +93,9 @@ def suite_tree(db: Database, suite_name: str | None = None) -> SuiteTree:
             .outerjoin(Phenomenon, Phenomenon.id == Item.phenomenon_id)
             .outerjoin(Category, Category.id == Phenomenon.category_id)
             .where(Item.suite_id == suite.id).order_by(Item.position, Item.id)).all()
-        rules = dict(session.execute(select(Rule.item_id, func.count()).join(Item, Item.id == Rule.item_id)
-                                     .where(Item.suite_id == suite.id).group_by(Rule.item_id)).tuples().all())
+        rules = {item_id: n for item_id, n in session.execute(
+            select(Rule.item_id, func.count()).join(Item, Item.id == Rule.item_id)
+            .where(Item.suite_id == suite.id).group_by(Rule.item_id))}
         label = effective_label(Output.id)
         grouped = join_labels(select(Output.item_id, label, func.count(), func.count(ManualLabel.output_id))
                               .select_from(Output).join(Item, Item.id == Output.item_id), Output.id, Output.item_id)
