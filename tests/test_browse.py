@@ -28,7 +28,14 @@ from store.models import (
     System,
     SystemOutput,
 )
-from suite.browse import SORTS, OutputFilter, browse_outputs, output_ids, output_rows, output_spans
+from suite.browse import (
+    SORTS,
+    OutputFilter,
+    browse_outputs,
+    output_ids,
+    output_rows,
+    output_spans,
+)
 from suite.demo import DEMO_SUITE, create_demo
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_reviews, import_suite
@@ -175,7 +182,7 @@ def test_every_filter_and_sort_equals_the_brute_force(demo: tuple[Database, list
 
 
 def test_contains_is_a_literal_case_insensitive_substring(demo: tuple[Database, list[Raw]]) -> None:
-    db, raws = demo
+    db, _ = demo
     assert len(output_ids(db, OutputFilter(contains="100%"))) == 1
     assert output_ids(db, OutputFilter(contains="fresh_paint")) == output_ids(db, OutputFilter(contains="FRESH_PAINT"))
     assert output_ids(db, OutputFilter(contains="fresh%paint")) == []
