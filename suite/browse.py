@@ -41,7 +41,14 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
-from suite.labels import EFFECTIVE_LABELS, automatic_label, effective_label, join_labels
+from suite.labels import (
+    EFFECTIVE_LABELS,
+    automatic_label,
+    automatic_label_candidates,
+    effective_label,
+    effective_label_candidates,
+    join_labels,
+)
 from suite.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec, Span, describe
 from suite.suites import find_suite
 
@@ -113,13 +120,9 @@ def _check(filter: OutputFilter, sort: str) -> None:
         raise TsqeError(f"outputs can be sorted by {', '.join(SORTS)}, not {sort!r}")
 
 
-def _needs_labels(filter: OutputFilter, sort: str) -> bool:
+def _needs_labels(filter: OutputFilter, sort: str | None) -> bool:
     return (sort == "label" or filter.label is not None or filter.auto_label is not None
             or filter.reviewed is not None or filter.disagree)
-
-
-def _needs_names(filter: OutputFilter, sort: str) -> bool:
-    return sort == "category" or filter.category is not None or filter.phenomenon is not None
 
 
 def _label_rank(label: ColumnElement[str]) -> ColumnElement[int]:
@@ -128,32 +131,50 @@ def _label_rank(label: ColumnElement[str]) -> ColumnElement[int]:
                 else_=len(EFFECTIVE_LABELS))
 
 
-def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str) -> Select[Any]:
-    """``query`` (selecting from ``Output``) joined to what the filter and sort need, with the filter applied."""
-    query = query.join(Item, Item.id == Output.item_id).where(Item.suite_id == suite_id)
-    if _needs_names(filter, sort):
+def _items(suite_id: int, filter: OutputFilter) -> Select[int]:
+    """The ids of the suite's items that the filter's item conditions allow."""
+    query = select(Item.id).where(Item.suite_id == suite_id)
+    if filter.category is not None or filter.phenomenon is not None:
+        query = query.join(Phenomenon, Phenomenon.id == Item.phenomenon_id)
+    if filter.category is not None:
+        query = query.join(Category, Category.id == Phenomenon.category_id).where(Category.name == filter.category)
+    if filter.phenomenon is not None:
+        query = query.where(Phenomenon.name == filter.phenomenon)
+    if filter.item is not None:
+        query = query.where(Item.external_id == filter.item)
+    if filter.item_ids is not None:
+        query = query.where(Item.id.in_(filter.item_ids))
+    return query
+
+
+def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str | None) -> Select[Any]:
+    """``query`` (selecting from ``Output``) with the filter applied, joined to what the filter and the sort
+    need (``sort`` None: no order, for counting).
+
+    Conditions on items, systems and stored labels are uncorrelated ``IN`` subqueries, so that the database can
+    start from the few outputs a rare label or a system names rather than from every output of the suite.
+    """
+    if sort is not None:
+        query = query.join(Item, Item.id == Output.item_id)
+    if sort == "category":
         query = (query.outerjoin(Phenomenon, Phenomenon.id == Item.phenomenon_id)
                  .outerjoin(Category, Category.id == Phenomenon.category_id))
     if _needs_labels(filter, sort):
         query = join_labels(query, Output.id, Output.item_id)
-    conditions: list[ColumnElement[bool]] = []
+    conditions: list[ColumnElement[bool]] = [Output.item_id.in_(_items(suite_id, filter))]
     if filter.label is not None:
         conditions.append(effective_label(Output.id) == filter.label)
+        if (candidates := effective_label_candidates(filter.label)) is not None:
+            conditions.append(Output.id.in_(candidates))
     if filter.auto_label is not None:
         conditions.append(automatic_label(Output.id) == filter.auto_label)
+        if (automatic := automatic_label_candidates(filter.auto_label)) is not None:
+            conditions.append(Output.id.in_(automatic))
     if filter.reviewed is not None:
         conditions.append(ManualLabel.output_id.is_not(None) if filter.reviewed else ManualLabel.output_id.is_(None))
     if filter.disagree:
         conditions.append(and_(ManualLabel.output_id.is_not(None),
                                ManualLabel.label.is_distinct_from(automatic_label(Output.id))))
-    if filter.category is not None:
-        conditions.append(Category.name == filter.category)
-    if filter.phenomenon is not None:
-        conditions.append(Phenomenon.name == filter.phenomenon)
-    if filter.item is not None:
-        conditions.append(Item.external_id == filter.item)
-    if filter.item_ids is not None:
-        conditions.append(Output.item_id.in_(filter.item_ids))
     if filter.system is not None:
         # Uncorrelated, so the database reads the system's outputs once (by the primary key, which starts
         # with the system) instead of searching them again for every output.
@@ -202,8 +223,8 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
         raise TsqeError("a page needs a limit and an offset of at least 0")
     with db.session() as session:
         suite_id = _suite_id(session, suite_name)
-        # The total ignores the sort: a count needs no label or name joins that only ordering asked for.
-        total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, "item")) or 0
+        # The total ignores the sort: a count needs none of the joins that only ordering asks for.
+        total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, None)) or 0
         page = session.scalars(_filtered(select(Output.id).select_from(Output), suite_id, filter, sort)
                                .order_by(*_ordering(sort, descending)).limit(limit).offset(offset))
         ids = list(page)

@@ -8,9 +8,29 @@ from __future__ import annotations
 
 from typing import Any, TypeVar, Unpack
 
-from sqlalchemy import ColumnElement, Select, SQLColumnExpression, case, func, literal, select
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    SQLColumnExpression,
+    case,
+    func,
+    literal,
+    select,
+    union,
+)
 
-from store.models import AUTO_LABELS, AutoLabel, Category, Item, LabelFingerprint, ManualLabel, Output, Phenomenon
+from store.models import (
+    AUTO_LABELS,
+    STORED_AUTO_LABELS,
+    AutoLabel,
+    Category,
+    Item,
+    LabelFingerprint,
+    ManualLabel,
+    Output,
+    Phenomenon,
+)
 
 EFFECTIVE_LABELS = AUTO_LABELS
 
@@ -53,3 +73,21 @@ def effective_labels_select(suite_id: int) -> Select[Unpack[tuple[Any, ...]]]:
         .outerjoin(Category, Category.id == Phenomenon.category_id)
     )
     return join_labels(query, Output.id, Output.item_id).where(Item.suite_id == suite_id)
+
+
+def effective_label_candidates(label: str) -> CompoundSelect[int] | None:
+    """Ids of the outputs whose effective label may be ``label``, found from the label tables alone: a filter
+    on a rare label then visits those outputs instead of every output of the suite. A superset (a review may
+    override the automatic label), so the caller still tests ``effective_label``; None for ``unknown``, which
+    is stored as no row."""
+    if label not in STORED_AUTO_LABELS:
+        return None
+    return union(select(AutoLabel.output_id).where(AutoLabel.label == label),
+                 select(ManualLabel.output_id).where(ManualLabel.label == label))
+
+
+def automatic_label_candidates(label: str) -> Select[int] | None:
+    """Ids of the outputs whose automatic label is ``label`` (see ``effective_label_candidates``)."""
+    if label not in STORED_AUTO_LABELS:
+        return None
+    return select(AutoLabel.output_id).where(AutoLabel.label == label)
