@@ -19,7 +19,6 @@ from sqlalchemy import (
     ColumnElement,
     Select,
     SQLColumnExpression,
-    and_,
     case,
     func,
     literal,
@@ -170,11 +169,12 @@ def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str
         conditions.append(automatic_label(Output.id) == filter.auto_label)
         if (automatic := automatic_label_candidates(filter.auto_label)) is not None:
             conditions.append(Output.id.in_(automatic))
-    if filter.reviewed is not None:
-        conditions.append(ManualLabel.output_id.is_not(None) if filter.reviewed else ManualLabel.output_id.is_(None))
+    if filter.reviewed is False:
+        conditions.append(ManualLabel.output_id.is_(None))
+    if filter.reviewed or filter.disagree:
+        conditions.append(Output.id.in_(select(ManualLabel.output_id)))
     if filter.disagree:
-        conditions.append(and_(ManualLabel.output_id.is_not(None),
-                               ManualLabel.label.is_distinct_from(automatic_label(Output.id))))
+        conditions.append(ManualLabel.label.is_distinct_from(automatic_label(Output.id)))
     if filter.system is not None:
         # Uncorrelated, so the database reads the system's outputs once (by the primary key, which starts
         # with the system) instead of searching them again for every output.

@@ -17,7 +17,7 @@ from sqlalchemy import (
     func,
     literal,
     select,
-    union,
+    union_all,
 )
 
 from store.models import (
@@ -82,8 +82,8 @@ def effective_label_candidates(label: str) -> CompoundSelect[int] | None:
     is stored as no row."""
     if label not in STORED_AUTO_LABELS:
         return None
-    return union(select(AutoLabel.output_id).where(AutoLabel.label == label),
-                 select(ManualLabel.output_id).where(ManualLabel.label == label))
+    return union_all(select(AutoLabel.output_id).where(AutoLabel.label == label),
+                     select(ManualLabel.output_id).where(ManualLabel.label == label))
 
 
 def automatic_label_candidates(label: str) -> Select[int] | None:
