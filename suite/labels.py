@@ -6,7 +6,7 @@ Every query that shows or counts labels joins them with ``join_labels`` and read
 """
 from __future__ import annotations
 
-from typing import Any, TypeVar, Unpack
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     ColumnElement,
@@ -34,7 +34,7 @@ from store.models import (
 
 EFFECTIVE_LABELS = AUTO_LABELS
 
-_Query = TypeVar("_Query", bound="Select[Unpack[tuple[Any, ...]]]")
+_Query = TypeVar("_Query", bound="Select[*tuple[Any, ...]]")
 
 
 def join_labels(query: _Query, output_id: SQLColumnExpression[int], item_id: SQLColumnExpression[int]) -> _Query:
@@ -55,7 +55,7 @@ def effective_label(output_id: SQLColumnExpression[int]) -> ColumnElement[str]:
     return func.coalesce(ManualLabel.label, automatic_label(output_id))
 
 
-def effective_labels_select(suite_id: int) -> Select[Unpack[tuple[Any, ...]]]:
+def effective_labels_select(suite_id: int) -> Select[*tuple[Any, ...]]:
     """One row per distinct output of the suite: output, item, category, phenomenon and labels."""
     query = (
         select(
