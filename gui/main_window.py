@@ -118,7 +118,6 @@ class MainWindow(QMainWindow):
         self.tree_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                                    | QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.tree_dock)
-        self.resizeDocks([self.tree_dock], [330], Qt.Orientation.Horizontal)
 
         self.editor = ItemEditorScreen(self.state, self.ops, self)
         self.review = ReviewScreen(self.state, self.ops, self)

@@ -243,9 +243,10 @@ class SuiteTreePane(QWidget):
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(PASS_RATE, 96)
+        header.resizeSection(PASS_RATE, 84)
         header.resizeSection(OUTPUTS, 56)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
+        self.setMinimumWidth(320)  # names, bars and counts side by side; hide the dock for more room
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.search)
