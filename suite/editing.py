@@ -23,7 +23,13 @@ from store.models import (
     Rule,
 )
 from suite.errors import EditConflict, PatternError, TsqeError
-from suite.history import HistoryRecord, checked_delete, checked_update, item_history
+from suite.history import (
+    HistoryRecord,
+    checked_delete,
+    checked_update,
+    first_version,
+    item_history,
+)
 from suite.item_detail import (
     ItemDetail,
     ItemOutput,
@@ -106,13 +112,13 @@ def add_rule(db: Database, item_id: int, polarity: str, pattern: str, *, ignore_
         else:  # the first of its polarity: positive rules are listed before negative ones
             at = 0 if polarity == "positive" else len(rules)
         rule = Rule(item_id=item.id, polarity=polarity, pattern=pattern, ignore_case=ignore_case, valid=True,
-                    error=None, position=len(rules), version=1)
+                    error=None, position=len(rules))
         edit.session.add(rule)
-        edit.session.flush()
+        version = first_version(edit.session, Rule, rule)
         rules.insert(at, rule)
         _renumber(edit.session, rules)
-        edit.record("rule", rule.id, "add", None, _rule_fields(rule, rules), 1)
-        return edit.finish(rule.id, 1)
+        edit.record("rule", rule.id, "add", None, _rule_fields(rule, rules), version)
+        return edit.finish(rule.id, version)
 
 
 def change_rule(db: Database, rule_id: int, *, pattern: str | None = None, ignore_case: bool | None = None,
@@ -194,11 +200,11 @@ def _add_text(db: Database, model: TextModel, item_id: int, kind: str, text: str
     _checked_text(model, kind, text)
     with editing(db, Item, item_id, author) as (edit, item):
         _duplicate(edit, model, kind, text)
-        row = model(item_id=item.id, kind=kind, text=text, version=1)
+        row = model(item_id=item.id, kind=kind, text=text)
         edit.session.add(row)
-        edit.session.flush()
-        edit.record(_entity(model), row.id, "add", None, {"kind": kind, "text": text}, 1)
-        return edit.finish(row.id, 1)
+        version = first_version(edit.session, model, row)
+        edit.record(_entity(model), row.id, "add", None, {"kind": kind, "text": text}, version)
+        return edit.finish(row.id, version)
 
 
 def _change_text(db: Database, model: TextModel, row_id: int, text: str | None, kind: str | None, author: str,

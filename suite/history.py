@@ -8,12 +8,21 @@ who changed the row since and what it holds now (``EditConflict``).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Delete, Update, delete, insert, select, update
+from sqlalchemy import (
+    CursorResult,
+    Delete,
+    Update,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -30,6 +39,9 @@ from suite.errors import EditConflict, TsqeError
 from suite.suites import find_suite
 
 Versioned = type[Item] | type[Rule] | type[KnownTranslation] | type[Reference]
+
+_ID_CHUNK = 5_000
+"""Ids per ``IN (...)`` list, well below every backend's limit on bound parameters."""
 
 ENTITY_OF: dict[type, str] = {Item: "item", Rule: "rule", KnownTranslation: "known", Reference: "reference",
                               ManualLabel: "manual_label"}
@@ -136,6 +148,35 @@ def describe_row(model: Versioned, row: Any) -> str:
     if model is Item:
         return short(row.source)
     return f"{row.kind} {short(row.text)}"
+
+
+def first_version(session: Session, model: Versioned, row: Any, at_least: int = 1) -> int:
+    """Give a new row the first version no earlier row with its id had: SQLite hands out a removed row's id
+    again, and an editor still holding the removed row's version must not be able to save over the new one.
+    Every history entry raises a row's version by at most one, so one more than their number is safe.
+    ``at_least`` keeps a restored row's own version."""
+    session.flush()
+    earlier = session.scalar(select(func.count()).select_from(HistoryEntry)
+                             .where(HistoryEntry.entity == ENTITY_OF[model], HistoryEntry.entity_id == row.id)) or 0
+    row.version = max(at_least, earlier + 1)
+    session.flush()
+    return int(row.version)
+
+
+def next_versions(session: Session, output_ids: Collection[int]) -> dict[int, int]:
+    """The version a new manual label of each output starts at: one above any its output had before, so that an
+    editor who saw a label that was cleared and set again since is refused."""
+    versions = dict.fromkeys(output_ids, 1)
+    ids = sorted(output_ids)
+    for start in range(0, len(ids), _ID_CHUNK):
+        for output_id, newest in session.execute(
+                select(HistoryEntry.entity_id, func.max(HistoryEntry.version))
+                .where(HistoryEntry.entity == "manual_label",
+                       HistoryEntry.entity_id.in_(ids[start:start + _ID_CHUNK]))
+                .group_by(HistoryEntry.entity_id)):
+            if output_id is not None and newest is not None:
+                versions[output_id] = newest + 1
+    return versions
 
 
 def rows_matched(session: Session, statement: Update | Delete) -> int:

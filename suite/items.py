@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -28,7 +28,14 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
-from suite.history import check_author, checked_delete, checked_update
+from suite.history import (
+    Versioned,
+    check_author,
+    checked_delete,
+    checked_update,
+    first_version,
+    next_versions,
+)
 from suite.item_edit import EditResult, ItemEdit, automatic_labels, editing
 from suite.suites import find_suite
 from suite.taxonomy import phenomenon_id, place, remove_empty_phenomena
@@ -153,14 +160,15 @@ def add_item(db: Database, *, external_id: str, source: str, category: str, phen
         position = session.scalar(select(func.max(Item.position)).where(Item.suite_id == suite.id))
         item = Item(suite_id=suite.id, external_id=external_id, source=source, comment=comment or None,
                     position=0 if position is None else position + 1,
-                    phenomenon_id=phenomenon_id(session, suite.id, category, phenomenon), version=1)
+                    phenomenon_id=phenomenon_id(session, suite.id, category, phenomenon))
         session.add(item)
-        session.flush()
+        version = first_version(session, Item, item)
         edit = ItemEdit(session, item, author, {})
         category_name, phenomenon_name = place(session, item.phenomenon_id)
         edit.record("item", item.id, "add", None, {"source": source, "comment": item.comment,
-                                                   "category": category_name, "phenomenon": phenomenon_name}, 1)
-        return edit.finish(item.id, 1)
+                                                   "category": category_name, "phenomenon": phenomenon_name},
+                    version)
+        return edit.finish(item.id, version)
 
 
 def change_item(db: Database, item_id: int, *, source: str | None = None, comment: str | None = None, author: str,
@@ -264,10 +272,9 @@ def restore_item(db: Database, snapshot: ItemSnapshot, *, author: str) -> EditRe
         place_id = None if snapshot.category is None or snapshot.phenomenon is None else \
             phenomenon_id(session, suite.id, snapshot.category, snapshot.phenomenon)
         item = Item(suite_id=suite.id, external_id=snapshot.external_id, position=snapshot.position,
-                    phenomenon_id=place_id, source=snapshot.source, comment=snapshot.comment,
-                    version=snapshot.version + 1)
+                    phenomenon_id=place_id, source=snapshot.source, comment=snapshot.comment)
         session.add(item)
-        session.flush()
+        first_version(session, Item, item, snapshot.version + 1)
         _restore_children(session, suite.id, item.id, snapshot)
         edit = ItemEdit(session, item, author, automatic_labels(session, item.id))
         edit.record("item", item.id, "add", None,
@@ -278,18 +285,23 @@ def restore_item(db: Database, snapshot: ItemSnapshot, *, author: str) -> EditRe
 
 
 def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: ItemSnapshot) -> None:
-    if snapshot.rules:
-        session.execute(insert(Rule), [{"item_id": item_id, **asdict(rule)} for rule in snapshot.rules])
-    if snapshot.known:
-        session.execute(insert(KnownTranslation), [{"item_id": item_id, **asdict(k)} for k in snapshot.known])
-    if snapshot.references:
-        session.execute(insert(Reference), [{"item_id": item_id, **asdict(r)} for r in snapshot.references])
+    parts: list[tuple[Versioned, tuple[RuleSnapshot | TextSnapshot, ...]]] = [
+        (Rule, snapshot.rules), (KnownTranslation, snapshot.known), (Reference, snapshot.references)]
+    for model, rows in parts:
+        for part in rows:
+            row = model(item_id=item_id, **asdict(part))
+            session.add(row)
+            first_version(session, model, row, part.version)
     system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite_id)).all())
     qe_ids = dict(session.execute(select(QESystem.name, QESystem.id)).all())
+    outputs = []
     for output_snapshot in snapshot.outputs:
         output = Output(item_id=item_id, text=output_snapshot.text)
         session.add(output)
-        session.flush()
+        outputs.append(output)
+    session.flush()
+    versions = next_versions(session, [output.id for output in outputs])
+    for output, output_snapshot in zip(outputs, snapshot.outputs, strict=True):
         for name in output_snapshot.systems:
             if name not in system_ids:
                 system = System(suite_id=suite_id, name=name)
@@ -299,7 +311,8 @@ def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: I
             session.add(SystemOutput(system_id=system_ids[name], item_id=item_id, output_id=output.id))
         manual = output_snapshot.manual_label
         if manual is not None:
-            session.add(ManualLabel(output_id=output.id, **asdict(manual)))
+            session.add(ManualLabel(output_id=output.id, **{**asdict(manual),
+                                                            "version": max(manual.version, versions[output.id])}))
         session.add_all(QEScore(qe_system_id=qe_ids[name], output_id=output.id, score=score)
                         for name, score in output_snapshot.qe_scores if name in qe_ids)
         session.add_all(MetricScore(signature=signature, output_id=output.id, score=score)

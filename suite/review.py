@@ -5,12 +5,11 @@ and is checked against the version the reviewer saw, like every edit (``suite.hi
 """
 from __future__ import annotations
 
-from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Insert, delete, func, insert, select, update
+from sqlalchemy import CursorResult, Insert, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -19,7 +18,6 @@ from store import Database
 from store.models import (
     MANUAL_LABELS,
     AutoLabel,
-    HistoryEntry,
     Item,
     KnownTranslation,
     ManualLabel,
@@ -29,7 +27,7 @@ from store.models import (
 )
 from suite.editing import add_known
 from suite.errors import EditConflict, TsqeError
-from suite.history import Change, conflict, record, rows_matched
+from suite.history import Change, conflict, next_versions, record, rows_matched
 from suite.item_edit import EditResult
 from suite.labels import automatic_label, join_labels
 from suite.rules import (
@@ -41,9 +39,6 @@ from suite.rules import (
     Span,
     describe,
 )
-
-_ID_CHUNK = 5_000
-"""Ids per ``IN (...)`` list, well below every backend's limit on bound parameters."""
 
 
 def _output(session: Session, output_id: int) -> Output:
@@ -74,21 +69,6 @@ def _conflict(session: Session, output_id: int) -> EditConflict:
         return conflict(session, "manual_label", output_id, "not reviewed")
     return conflict(session, "manual_label", output_id, f"{current.label} by {current.reviewer}",
                     (current.reviewer, current.reviewed_at))
-
-
-def next_versions(session: Session, output_ids: Collection[int]) -> dict[int, int]:
-    """The version a new manual label of each output starts at: one above any its output had before, so that an
-    editor who saw a label that was cleared and set again since is refused."""
-    versions = dict.fromkeys(output_ids, 1)
-    ids = sorted(output_ids)
-    for start in range(0, len(ids), _ID_CHUNK):
-        for output_id, newest in session.execute(
-                select(HistoryEntry.entity_id, func.max(HistoryEntry.version))
-                .where(HistoryEntry.entity == "manual_label", HistoryEntry.entity_id.in_(ids[start:start + _ID_CHUNK]))
-                .group_by(HistoryEntry.entity_id)):
-            if output_id is not None and newest is not None:
-                versions[output_id] = newest + 1
-    return versions
 
 
 def _history(session: Session, output: Output, action: str, author: str, before: dict[str, str | None] | None,

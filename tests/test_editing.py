@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 from sqlalchemy import select
+from table_dump import dump
 
 from store import Database, open_database
 from store.models import (
-    Base,
     Category,
     HistoryEntry,
     Item,
@@ -64,13 +64,6 @@ def demo(tmp_path: Path) -> Database:
     create_demo(database)
     yield database
     database.close()
-
-
-def dump(db: Database) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table, to show that a refused edit changed nothing."""
-    with db.session() as session:
-        return {table.name: sorted(map(tuple, session.execute(select(table))), key=repr)
-                for table in Base.metadata.sorted_tables}
 
 
 def manual_labels(db: Database) -> dict[int, tuple[str, str]]:
@@ -268,6 +261,19 @@ def test_a_save_that_loses_the_race_is_refused(demo: Database) -> None:
         other.close()
 
 
+def test_a_reused_id_does_not_take_the_removed_rows_version(demo: Database) -> None:
+    """SQLite hands a removed row's id out again; an editor still holding the removed rule must be refused."""
+    item = find_item(demo, BANK)
+    first = add_rule(demo, item, "positive", r"\bseat\b", author="ada")
+    remove_rule(demo, first.entity_id, author="ada")
+    second = add_rule(demo, item, "positive", r"\bpew\b", author="bob")
+    if second.entity_id == first.entity_id:
+        assert second.version == 3  # past the add and the removal of the first
+    with pytest.raises(EditConflict):
+        change_rule(demo, first.entity_id, pattern="x", author="ada", expected_version=first.version)
+    assert item_detail(demo, item).rules[-2].pattern == r"\bpew\b"
+
+
 def test_item_edits(demo: Database) -> None:
     result = add_item(demo, external_id="new-01", source="Der Hund schläft.", category="Ambiguity",
                       phenomenon="Brand new", comment="made up", author="ada")
@@ -375,8 +381,8 @@ def test_categories_and_phenomena(demo: Database) -> None:
 def _items(db: Database) -> list[tuple[str, str]]:
     with db.session() as session:
         return [(row[0], row[1]) for row in session.execute(
-            select(Category.name, Phenomenon.name).select_from(Item).join(Phenomenon, Phenomenon.id == Item.phenomenon_id)
-            .join(Category, Category.id == Phenomenon.category_id))]
+            select(Category.name, Phenomenon.name).select_from(Item)
+            .join(Phenomenon, Phenomenon.id == Item.phenomenon_id).join(Category, Category.id == Phenomenon.category_id))]
 
 
 def test_every_write_needs_an_author_and_unknown_rows_are_named(demo: Database) -> None:

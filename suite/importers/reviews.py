@@ -15,11 +15,10 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import MANUAL_LABELS, Item, ManualLabel, Output, utcnow
 from suite.errors import TsqeError
-from suite.history import Change, record
+from suite.history import Change, next_versions, record
 from suite.importers.lookups import SuiteIndex, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
-from suite.review import next_versions
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -86,17 +85,18 @@ def _write(session: Session, suite_id: int, reviews: dict[int, TableRow]) -> dic
     versions = next_versions(session, [output_id for output_id in reviews if output_id not in existing])
     added, changed, history = [], [], []
     for output_id, row in reviews.items():
-        values = {"label": row["label"].strip().lower(), "reviewer": row["reviewer"].strip(),
+        reviewer = row["reviewer"].strip()
+        values = {"label": row["label"].strip().lower(), "reviewer": reviewer,
                   "comment": row["comment"].strip() or None}
         old = existing.get(output_id)
         if old is None:
             added.append({"output_id": output_id, **values, "reviewed_at": now, "version": versions[output_id]})
             history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "add",
-                                  values["reviewer"], None, values, versions[output_id]))
+                                  reviewer, None, values, versions[output_id]))
         elif (old.label, old.reviewer, old.comment) != tuple(values.values()):
             changed.append({"output_id": output_id, **values, "reviewed_at": now, "version": old.version + 1})
             history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "change",
-                                  values["reviewer"], {"label": old.label, "reviewer": old.reviewer,
+                                  reviewer, {"label": old.label, "reviewer": old.reviewer,
                                                        "comment": old.comment}, values, old.version + 1))
     if added:
         session.execute(insert(ManualLabel), added)
