@@ -12,7 +12,8 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from sqlalchemy import select
@@ -20,6 +21,7 @@ from sqlalchemy import select
 from store import Database, open_database
 from store.models import Item, Output, System, SystemOutput
 from suite.editing import (
+    ItemSnapshot,
     add_rule,
     change_rule,
     item_detail,
@@ -34,7 +36,7 @@ from suite.review import set_manual_label
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "external"
 
 
-def timed(edits: list[Callable[[], object]]) -> list[float]:
+def timed(edits: Sequence[Callable[[], object]]) -> list[float]:
     times = []
     for edit in edits:
         start = time.perf_counter()
@@ -62,20 +64,19 @@ def main() -> None:
             outputs = session.scalars(select(Output.id).order_by(Output.id)).all()[:: 7][:edits]
         details = {item: item_detail(db, item) for item in picked}
         print(f"{len(items)} items, {len(outputs)} outputs reviewed, {len(picked)} items edited")
-        report("item_detail", timed([lambda item=item: item_detail(db, item) for item in picked]))
-        added: list[int] = []
-        report("add_rule", timed([lambda item=item: added.append(
-            add_rule(db, item, "negative", r"\bxyzzy\b", author="bench").entity_id or 0) for item in picked]))
+        report("item_detail", timed([partial(item_detail, db, item) for item in picked]))
+        add = [partial(add_rule, db, item, "negative", r"\bxyzzy\b", author="bench") for item in picked]
+        report("add_rule", timed(add))
+        added = [detail.rules[-1].id for detail in map(partial(item_detail, db), picked)]
         report("change_rule (first rule, pattern changed)", timed([
-            lambda d=d: change_rule(db, d.rules[0].id, pattern=d.rules[0].pattern + "|xyzzy", author="bench")
+            partial(change_rule, db, d.rules[0].id, pattern=d.rules[0].pattern + "|xyzzy", author="bench")
             for d in details.values() if d.rules]))
-        report("remove_rule", timed([lambda rule=rule: remove_rule(db, rule, author="bench") for rule in added]))
-        report("set_manual_label", timed([lambda output=output: set_manual_label(db, output, "pass", "bench")
+        report("remove_rule", timed([partial(remove_rule, db, rule, author="bench") for rule in added]))
+        report("set_manual_label", timed([partial(set_manual_label, db, output, "pass", "bench")
                                           for output in outputs]))
-        snapshots = []
-        report("remove_item", timed([lambda item=item: snapshots.append(remove_item(db, item, author="bench"))
-                                     for item in picked]))
-        report("restore_item", timed([lambda s=s: restore_item(db, s, author="bench") for s in snapshots]))
+        snapshots: list[ItemSnapshot] = []
+        report("remove_item", timed([partial(_remove, db, item, snapshots) for item in picked]))
+        report("restore_item", timed([partial(restore_item, db, s, author="bench") for s in snapshots]))
         reviews = Path(folder) / "reviews.tsv"
         _write_reviews(db, reviews)
         start = time.perf_counter()
@@ -83,6 +84,10 @@ def main() -> None:
         print(f"import_reviews (every system output, one history entry per changed label): "
               f"{time.perf_counter() - start:.2f} s  {counts}")
         db.close()
+
+
+def _remove(db: Database, item: int, snapshots: list[ItemSnapshot]) -> None:
+    snapshots.append(remove_item(db, item, author="bench"))
 
 
 def _write_reviews(db: Database, path: Path) -> None:

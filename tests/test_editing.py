@@ -2,11 +2,13 @@
 writes history and refuses stale saves; removing an item and restoring it loses nothing."""
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import select
+import regex
+from sqlalchemy import func, select
 from table_dump import dump
 
 from store import Database, open_database
@@ -52,6 +54,7 @@ from suite.editing import (
 )
 from suite.errors import TsqeError
 from suite.history import checked_update
+from suite.importers import import_outputs, import_suite
 from suite.labelling import relabel
 from suite.review import clear_manual_label, resolve_as_known, set_manual_label
 
@@ -59,7 +62,7 @@ BANK = "amb-01"  # positive \bbench\b, negative \bbank\b; 4 outputs, output "...
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Database:
+def demo(tmp_path: Path) -> Iterator[Database]:
     database = open_database(tmp_path / "demo.sqlite")
     create_demo(database)
     yield database
@@ -397,3 +400,26 @@ def test_every_write_needs_an_author_and_unknown_rows_are_named(demo: Database) 
         add_known(demo, 99_999, "good", "x", author="ada")
     with pytest.raises(TsqeError, match="no item 'zzz'"):
         item_history(demo, "zzz")
+
+
+def test_an_edit_on_the_real_dfki_suite_labels_as_a_full_relabelling_would(tmp_path: Path,
+                                                                          shared_data: Path) -> None:
+    db = open_database(tmp_path / "dfki.sqlite")
+    import_suite(db, shared_data / "mt-testsuite" / "testset" / "de-en" / "items.json")
+    import_outputs(db, shared_data / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv")
+    relabel(db)
+    with db.session() as session:  # the item with the most distinct outputs
+        item = session.execute(select(Output.item_id, func.count()).group_by(Output.item_id)
+                               .order_by(func.count().desc(), Output.item_id).limit(1)).one()[0]
+    before = item_detail(db, item)
+    passing = [o for o in before.outputs if o.auto_label == "pass"]
+    assert passing, "the busiest DFKI item has passing outputs"
+    word = max(passing[0].text.split(), key=len).strip(".,;:!?\"'")
+    result = add_rule(db, item, "negative", rf"\b{regex.escape(word)}\b", author="test")
+    after = {o.output_id: o.auto_label for o in item_detail(db, item).outputs}
+    assert after[passing[0].output_id] == "conflict" and result.flipped >= 1
+    assert sum(result.labels.values()) == len(before.outputs)
+    edited = dump(db)
+    relabel(db)  # nothing is left for a full relabelling to do
+    assert dump(db) == edited
+    db.close()
