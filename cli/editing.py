@@ -28,6 +28,7 @@ from suite.editing import (
     remove_item,
     remove_known,
     remove_rule,
+    restore_removed_item,
 )
 from suite.review import clear_manual_label, set_manual_label
 
@@ -158,7 +159,7 @@ def item_remove(
     yes: bool = typer.Option(False, "--yes", help="Do not ask for confirmation."),
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
-    """Remove an item with its rules, outputs, labels and scores; its history keeps all of it."""
+    """Remove an item with its rules, outputs, labels and scores; `tsqe item restore` brings it back."""
     context = app_context(ctx)
     target = find_item(context.database, item_id, context.suite_name)
     if not yes:
@@ -168,7 +169,19 @@ def item_remove(
                       f"{len(detail.outputs)} output(s) and {reviewed} manual label(s)?", abort=True)
     snapshot = remove_item(context.database, target, author=_author(author))
     typer.echo(f"removed item {snapshot.external_id} ({len(snapshot.outputs)} outputs); "
-               f"`tsqe history {snapshot.external_id}` keeps what it held")
+               f"`tsqe item restore {snapshot.external_id}` brings it back")
+
+
+@item_app.command("restore")
+def item_restore(
+    ctx: typer.Context,
+    item_id: str = typer.Argument(..., help="The removed item's id, as in the imported suite file."),
+    author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
+) -> None:
+    """Bring back the item as it was when it was last removed: rules, outputs, manual labels and scores."""
+    context = app_context(ctx)
+    result = restore_removed_item(context.database, item_id, context.suite_name, author=_author(author))
+    typer.echo(f"restored item {result.external_id} (id {result.item_id}); {_labels(result)}")
 
 
 def _rule_result(result: EditResult, what: str, as_json: bool) -> None:

@@ -47,6 +47,7 @@ from suite.items import (
     move_item,
     remove_item,
     restore_item,
+    restore_removed_item,
 )
 from suite.rules import normalise, pattern_problem
 from suite.taxonomy import (
@@ -62,7 +63,7 @@ __all__ = [
     "change_item", "change_known", "change_reference", "change_rule", "default_author", "find_item",
     "item_detail", "item_history", "merge_categories", "merge_phenomena", "move_item", "remove_item",
     "remove_known", "remove_reference", "remove_rule", "rename_category", "rename_phenomenon", "reorder_rules",
-    "restore_item",
+    "restore_item", "restore_removed_item",
 ]
 
 

@@ -5,6 +5,7 @@ the history entry's ``before``) holds all of that, so ``restore_item`` undoes a 
 """
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
@@ -14,6 +15,7 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import (
+    HistoryEntry,
     Item,
     KnownTranslation,
     ManualLabel,
@@ -282,6 +284,20 @@ def restore_item(db: Database, snapshot: ItemSnapshot, *, author: str) -> EditRe
                      "category": snapshot.category, "phenomenon": snapshot.phenomenon,
                      "rules": len(snapshot.rules), "outputs": len(snapshot.outputs)}, item.version)
         return edit.finish(item.id, item.version)
+
+
+def restore_removed_item(db: Database, external_id: str, suite_name: str | None = None, *,
+                         author: str) -> EditResult:
+    """Undo the latest removal of the item ``external_id`` from the snapshot its history keeps."""
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        before = session.scalar(select(HistoryEntry.before)
+                                .where(HistoryEntry.suite_id == suite.id, HistoryEntry.item_external_id == external_id,
+                                       HistoryEntry.entity == "item", HistoryEntry.action == "remove")
+                                .order_by(HistoryEntry.id.desc()).limit(1))
+    if before is None:
+        raise TsqeError(f"the history of suite {suite.name!r} holds no removal of an item {external_id!r}")
+    return restore_item(db, ItemSnapshot.from_dict(json.loads(before)), author=author)
 
 
 def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: ItemSnapshot) -> None:

@@ -45,7 +45,7 @@ def test_init_creates_an_empty_database(tmp_path: Path) -> None:
 
 
 def test_every_editing_command_has_help(tmp_path: Path) -> None:
-    for command in (["init"], ["item", "show"], ["item", "add"], ["item", "edit"], ["item", "remove"],
+    for command in (["init"], ["item", "show"], ["item", "add"], ["item", "edit"], ["item", "remove"], ["item", "restore"],
                     ["rule", "add"], ["rule", "edit"], ["rule", "remove"], ["known", "add"], ["known", "remove"],
                     ["review"], ["history"]):
         assert "Usage:" in tsqe(tmp_path / "h.sqlite", *command, "--help").stdout
@@ -164,5 +164,10 @@ def test_item_add_edit_remove(demo_db: Path) -> None:
     assert run(demo_db, "item", "show", BANK).exit_code == 2
     history = json.loads(tsqe(demo_db, "history", BANK, "--json").stdout)
     assert history[0]["action"] == "remove" and len(history[0]["before"]["outputs"]) == 4
+    assert f"restored item {BANK}" in tsqe(demo_db, "item", "restore", BANK).stdout
+    assert len(show(demo_db)["outputs"]) == 4 and [o["reviewer"] for o in show(demo_db)["outputs"]
+                                                    if o["manual_label"]] == ["jonas.w"]
+    assert run(demo_db, "item", "restore", "nope").stderr == \
+        "error: the history of suite 'tsqe-demo-de-en' holds no removal of an item 'nope'\n"
     assert [h["action"] for h in json.loads(tsqe(demo_db, "history", "new-01", "--json").stdout)] == [
         "remove", "move", "change", "add", "add"]
