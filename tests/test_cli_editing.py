@@ -45,7 +45,8 @@ def test_init_creates_an_empty_database(tmp_path: Path) -> None:
 
 
 def test_every_editing_command_has_help(tmp_path: Path) -> None:
-    for command in (["init"], ["item", "show"], ["item", "add"], ["item", "edit"], ["item", "remove"], ["item", "restore"],
+    for command in (["init"], ["item", "show"], ["item", "add"], ["item", "edit"], ["item", "remove"],
+                    ["item", "restore"],
                     ["rule", "add"], ["rule", "edit"], ["rule", "remove"], ["known", "add"], ["known", "remove"],
                     ["review"], ["history"]):
         assert "Usage:" in tsqe(tmp_path / "h.sqlite", *command, "--help").stdout

@@ -385,7 +385,8 @@ def _items(db: Database) -> list[tuple[str, str]]:
     with db.session() as session:
         return [(row[0], row[1]) for row in session.execute(
             select(Category.name, Phenomenon.name).select_from(Item)
-            .join(Phenomenon, Phenomenon.id == Item.phenomenon_id).join(Category, Category.id == Phenomenon.category_id))]
+            .join(Phenomenon, Phenomenon.id == Item.phenomenon_id)
+            .join(Category, Category.id == Phenomenon.category_id))]
 
 
 def test_every_write_needs_an_author_and_unknown_rows_are_named(demo: Database) -> None:
