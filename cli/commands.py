@@ -1,16 +1,16 @@
 """The list of command modules; each adds its commands to ``cli.main.app`` when imported."""
 from __future__ import annotations
 
-import cli.demo
-import cli.discriminative
-import cli.editing
-import cli.export
-import cli.filters
-import cli.importing
-import cli.labelling
-import cli.qe_evaluation
-import cli.qe_systems
-import cli.report
-import cli.rule_group
-import cli.status
+import cli.demo  # noqa: F401
+import cli.discriminative  # noqa: F401
+import cli.editing  # noqa: F401
+import cli.export  # noqa: F401
+import cli.filters  # noqa: F401
+import cli.importing  # noqa: F401
+import cli.labelling  # noqa: F401
+import cli.qe_evaluation  # noqa: F401
+import cli.qe_systems  # noqa: F401
+import cli.report  # noqa: F401
+import cli.rule_group  # noqa: F401
+import cli.status  # noqa: F401
 import cli.wmt  # noqa: F401
