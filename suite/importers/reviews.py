@@ -93,11 +93,11 @@ def _write(session: Session, suite_id: int, reviews: dict[int, TableRow]) -> dic
             added.append({"output_id": output_id, **values, "reviewed_at": now, "version": versions[output_id]})
             history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "add",
                                   reviewer, None, values, versions[output_id]))
-        elif (old.label, old.reviewer, old.comment) != tuple(values.values()):
+        elif (old.label, old.reviewer, old.comment) != (values["label"], reviewer, values["comment"]):
             changed.append({"output_id": output_id, **values, "reviewed_at": now, "version": old.version + 1})
+            before = {"label": old.label, "reviewer": old.reviewer, "comment": old.comment}
             history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "change",
-                                  reviewer, {"label": old.label, "reviewer": old.reviewer,
-                                                       "comment": old.comment}, values, old.version + 1))
+                                  reviewer, before, values, old.version + 1))
     if added:
         session.execute(insert(ManualLabel), added)
     if changed:
