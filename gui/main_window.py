@@ -153,7 +153,7 @@ class MainWindow(QMainWindow):
         status.addPermanentWidget(self.job_label)
         status.addPermanentWidget(self.job_bar)
 
-        self.edits = SuiteEdits(self.state, self.ops, self.tree.current_selection, self)
+        self.edits = SuiteEdits(self.state, self.ops, self.tree.current_selection, self.tree, self)
         self.tree.context_actions = self.edits.actions
         self._make_menus()
 
