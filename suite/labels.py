@@ -6,16 +6,23 @@ Every query that shows or counts labels joins them with ``join_labels`` and read
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVarTuple
 
 from sqlalchemy import ColumnElement, Select, case, func, literal, select
+from sqlalchemy.orm import QueryableAttribute
 
 from store.models import AUTO_LABELS, AutoLabel, Category, Item, LabelFingerprint, ManualLabel, Output, Phenomenon
 
 EFFECTIVE_LABELS = AUTO_LABELS
 
 
-def join_labels(query: Select[Any], output_id: ColumnElement[int], item_id: ColumnElement[int]) -> Select[Any]:
+Columns = TypeVarTuple("Columns")
+IdColumn = ColumnElement[int] | QueryableAttribute[int]
+"""An id column: a mapped attribute (``Output.id``) or any SQL expression."""
+
+
+def join_labels(query: Select[*Columns], output_id: IdColumn, item_id: IdColumn
+                ) -> Select[*Columns]:
     """``query`` outer-joined to the labels of the output ``output_id`` of the item ``item_id``."""
     return (query
             .outerjoin(AutoLabel, AutoLabel.output_id == output_id)
@@ -23,17 +30,17 @@ def join_labels(query: Select[Any], output_id: ColumnElement[int], item_id: Colu
             .outerjoin(LabelFingerprint, LabelFingerprint.item_id == item_id))
 
 
-def automatic_label(output_id: ColumnElement[int]) -> ColumnElement[str]:
+def automatic_label(output_id: IdColumn) -> ColumnElement[str]:
     """The rule engine's label of ``output_id`` (joined by ``join_labels``); NULL when not labelled yet."""
     return func.coalesce(AutoLabel.label, case((output_id <= LabelFingerprint.labelled_through, literal("unknown"))))
 
 
-def effective_label(output_id: ColumnElement[int]) -> ColumnElement[str]:
+def effective_label(output_id: IdColumn) -> ColumnElement[str]:
     """The manual label, else the automatic one; NULL when the output has been neither labelled nor reviewed."""
     return func.coalesce(ManualLabel.label, automatic_label(output_id))
 
 
-def effective_labels_select(suite_id: int) -> Select[Any]:
+def effective_labels_select(suite_id: int) -> Select[*tuple[Any, ...]]:
     """One row per distinct output of the suite: output, item, category, phenomenon and labels."""
     query = (
         select(

@@ -1,24 +1,39 @@
-"""Forked worker processes with a watchdog on every task, for CPU-bound work that may hang.
+"""Worker processes with a watchdog on every task, for CPU-bound work that may hang.
 
 Labelling searches untimed in workers (a per-search timeout costs more than the search) and relies on this
 watchdog instead: a task that overruns its time budget has its worker killed and comes back as ``None``, as
-does one whose worker failed or died, so the caller redoes it the careful way. Workers are forked, so they
-inherit the task list and whatever the caller prepared (rules, lookups) without pickling; only task
-indexes go to them and their results come back pickled.
+does one whose worker failed or died, so the caller redoes it the careful way.
+
+Workers are never forked from the caller: forking a process that runs other threads (a Qt GUI, a progress
+bar's) copies locks those threads may hold. They come from a fork server (a clean single-threaded process
+that has imported the work's module once; ``spawn`` where there is no fork at all), so ``work`` and the task
+list must pickle: each worker receives them once, at its start; only task indexes go to it afterwards and its
+results come back pickled.
 """
 from __future__ import annotations
 
 import multiprocessing
+import multiprocessing.forkserver
 import os
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
-FORK_AVAILABLE = "fork" in multiprocessing.get_all_start_methods()
-"""Windows has no fork; callers then do the work in their own process."""
+_CONTEXT = multiprocessing.get_context("forkserver") if "forkserver" in multiprocessing.get_all_start_methods() \
+    else multiprocessing.get_context("spawn")
+
+
+
+def start_early(module: str) -> None:
+    """Start the fork server, importing ``module`` (the work's), ahead of ``run_watched``: that costs about a
+    second, which then overlaps the caller's own preparation instead of delaying the first task."""
+    if _CONTEXT.get_start_method() == "forkserver":
+        _CONTEXT.set_forkserver_preload([module])
+        multiprocessing.forkserver.ensure_running()
+
 
 Task = TypeVar("Task")
 Result = TypeVar("Result")
@@ -27,8 +42,8 @@ Result = TypeVar("Result")
 def _serve(connection: Connection, work: Callable[[Task], Result], tasks: Sequence[Task]) -> None:
     """A worker's life: do the tasks it is sent until told to stop, then leave without any clean-up.
 
-    ``os._exit`` skips flushing stdio and finalisers inherited from the parent, whose locks another parent
-    thread (a progress bar's) may have held at the fork.
+    ``os._exit`` skips the clean-up of whatever the work opened (a database connection): the parent owns the
+    outcome, and a worker killed by the watchdog gets none either.
     """
     try:
         while (index := connection.recv()) is not None:
@@ -43,9 +58,8 @@ def _serve(connection: Connection, work: Callable[[Task], Result], tasks: Sequen
 
 class _Worker(Generic[Task, Result]):
     def __init__(self, work: Callable[[Task], Result], tasks: Sequence[Task]) -> None:
-        context = multiprocessing.get_context("fork")
-        self.connection, child = context.Pipe()
-        self.process: BaseProcess = context.Process(target=_serve, args=(child, work, tasks), daemon=True)
+        self.connection, child = _CONTEXT.Pipe()
+        self.process: BaseProcess = _CONTEXT.Process(target=_serve, args=(child, work, tasks), daemon=True)
         self.process.start()
         child.close()
         self.task = -1
@@ -75,14 +89,18 @@ POLL_SECONDS = 0.25
 
 
 def run_watched(tasks: Sequence[Task], work: Callable[[Task], Result], budget: Callable[[Task], float],
-                workers: int, check: Callable[[], None] = lambda: None) -> Iterator[tuple[int, Result | None]]:
-    """Do ``work(task)`` for every task in ``workers`` forked processes; yield (task index, result) as they
+                workers: int, check: Callable[[], None] = lambda: None
+                ) -> Generator[tuple[int, Result | None], None, None]:
+    """Do ``work(task)`` for every task in ``workers`` worker processes; yield (task index, result) as they
     finish, the result ``None`` for a task that overran ``budget(task)`` seconds or failed.
 
     A worker gets its next task as soon as it hands in a result, before the caller sees that result, so
     workers keep computing while the caller stores. ``check`` is called while waiting and may raise to stop
     (a cancel). Closing the generator, or an exception here or in the caller, kills every worker.
+    ``work`` and ``tasks`` must pickle; the fork server preloads ``work``'s module, so that each worker
+    starts without importing it again.
     """
+    _CONTEXT.set_forkserver_preload([work.__module__])  # no effect once this process's fork server runs
     pending = deque(range(len(tasks)))
     busy: dict[Connection, _Worker[Task, Result]] = {}
 
@@ -102,16 +120,16 @@ def run_watched(tasks: Sequence[Task], work: Callable[[Task], Result], budget: C
             ready = wait(list(busy), timeout=min(POLL_SECONDS, max(0.0, first_deadline - time.monotonic())))
             check()
             for connection in ready:
-                worker: _Worker[Task, Result] | None = busy.pop(connection)  # type: ignore[arg-type]
-                assert worker is not None
-                index = worker.task
+                done = busy.pop(cast(Connection, connection))  # wait() returns some of the connections given
+                index = done.task
                 try:
-                    result: Result | None = worker.connection.recv()
+                    result: Result | None = done.connection.recv()
+                    assign(done)
                 except (EOFError, OSError):  # the worker died
-                    worker.kill()
-                    result, worker = None, (_Worker(work, tasks) if pending else None)
-                if worker is not None:
-                    assign(worker)
+                    done.kill()
+                    result = None
+                    if pending:
+                        assign(_Worker(work, tasks))
                 yield index, result
             now = time.monotonic()
             for connection, overrun in list(busy.items()):
