@@ -14,7 +14,7 @@ from cli.context import AppContext
 from suite.errors import SuiteChoiceError, TsqeError
 
 HINTS: dict[type[TsqeError], str] = {
-    SuiteChoiceError: "choose one with --suite NAME; import one with `tsqe import suite FILE` or `tsqe demo`",
+    SuiteChoiceError: "name one with --suite NAME; add one with `tsqe import suite FILE` or `tsqe demo`",
 }
 """What to do about a kind of core error in terms of this command line; the core's messages speak of data."""
 
@@ -29,6 +29,9 @@ class _UserErrors(TyperGroup):
         except TsqeError as error:
             hint = next((text for kind, text in HINTS.items() if isinstance(error, kind)), None)
             typer.echo(f"error: {error}" + (f" ({hint})" if hint else ""), err=True)
+            raise typer.Exit(2) from error
+        except OSError as error:  # a file given on the command line cannot be read or written
+            typer.echo(f"error: {error.filename or ''}: {error.strerror or error}", err=True)
             raise typer.Exit(2) from error
 
 

@@ -46,6 +46,7 @@ def _serve(connection: Connection, work: Callable[[Task], Result], tasks: Sequen
     outcome, and a worker killed by the watchdog gets none either.
     """
     try:
+        connection.send(os.getpid())  # ready: the task's time budget starts now, not while the worker started
         while (index := connection.recv()) is not None:
             try:
                 result: Result | None = work(tasks[index])
@@ -63,11 +64,19 @@ class _Worker(Generic[Task, Result]):
         self.process.start()
         child.close()
         self.task = -1
-        self.deadline = 0.0
+        self.budget = self.deadline = 0.0
+        self.started = False
 
     def give(self, index: int, budget: float) -> None:
-        self.task, self.deadline = index, time.monotonic() + budget
+        """Send a task; its budget counts from now, or from the worker's being ready if it is still starting
+        (fork server busy, machine loaded), which it may take ``STARTUP_SECONDS`` for."""
+        self.task, self.budget = index, budget
+        self.deadline = time.monotonic() + budget + (0.0 if self.started else STARTUP_SECONDS)
         self.connection.send(index)
+
+    def ready(self) -> None:
+        self.started = True
+        self.deadline = time.monotonic() + self.budget
 
     def stop(self) -> None:
         try:
@@ -83,6 +92,9 @@ class _Worker(Generic[Task, Result]):
         self.process.join()
         self.connection.close()
 
+
+STARTUP_SECONDS = 60.0
+"""How long a worker may take to start before its first task counts as overrun."""
 
 POLL_SECONDS = 0.25
 """How often ``check`` runs while every worker is busy, so that a cancel is heard during a long task."""
@@ -124,6 +136,10 @@ def run_watched(tasks: Sequence[Task], work: Callable[[Task], Result], budget: C
                 index = done.task
                 try:
                     result: Result | None = done.connection.recv()
+                    if not done.started:  # its ready message, not a result
+                        done.ready()
+                        busy[done.connection] = done
+                        continue
                     assign(done)
                 except (EOFError, OSError):  # the worker died
                     done.kill()
