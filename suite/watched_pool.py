@@ -4,11 +4,12 @@ Labelling searches untimed in workers (a per-search timeout costs more than the 
 watchdog instead: a task that overruns its time budget has its worker killed and comes back as ``None``, as
 does one whose worker failed or died, so the caller redoes it the careful way.
 
-Workers are never forked from the caller: forking a process that runs other threads (a Qt GUI, a progress
-bar's) copies locks those threads may hold. They come from a fork server (a clean single-threaded process
-that has imported the work's module once; ``spawn`` where there is no fork at all), so ``work`` and the task
-list must pickle: each worker receives them once, at its start; only task indexes go to it afterwards and its
-results come back pickled.
+A process that runs other threads (a Qt GUI, a progress bar's, a C library's thread pool) is never forked:
+the child would inherit locks those threads may hold. Its workers come from a fork server (a clean
+single-threaded process that has imported the work's module once; ``spawn`` where there is no fork at all),
+so ``work`` and the task list must pickle: each worker receives them once, at its start. A process that runs
+one thread only (as the operating system counts them) forks its workers, which then start at once instead
+of taking a fraction of a second each. Only task indexes go to workers and their results come back pickled.
 """
 from __future__ import annotations
 
@@ -19,11 +20,24 @@ import time
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
 from multiprocessing.connection import Connection, wait
+from multiprocessing.context import BaseContext
 from multiprocessing.process import BaseProcess
 from typing import Generic, TypeVar, cast
 
-_CONTEXT = multiprocessing.get_context("forkserver") if "forkserver" in multiprocessing.get_all_start_methods() \
+_METHODS = multiprocessing.get_all_start_methods()
+_CONTEXT = multiprocessing.get_context("forkserver") if "forkserver" in _METHODS \
     else multiprocessing.get_context("spawn")
+_FORK = multiprocessing.get_context("fork") if "fork" in _METHODS else None
+
+
+def _context() -> BaseContext:
+    """Fork when this process runs one thread only, counted by the OS (so C libraries' threads count);
+    else (or where that cannot be told) the fork server."""
+    try:
+        single = len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        single = False
+    return _FORK if _FORK is not None and single else _CONTEXT
 
 
 
@@ -59,8 +73,10 @@ def _serve(connection: Connection, work: Callable[[Task], Result], tasks: Sequen
 
 class _Worker(Generic[Task, Result]):
     def __init__(self, work: Callable[[Task], Result], tasks: Sequence[Task]) -> None:
-        self.connection, child = _CONTEXT.Pipe()
-        self.process: BaseProcess = _CONTEXT.Process(target=_serve, args=(child, work, tasks), daemon=True)
+        context = _context()
+        self.connection, child = context.Pipe()
+        self.process: BaseProcess = context.Process(  # type: ignore[attr-defined]  # every concrete context has it
+            target=_serve, args=(child, work, tasks), daemon=True)
         self.process.start()
         child.close()
         self.task = -1

@@ -12,7 +12,7 @@ from sqlalchemy.exc import IntegrityError
 
 from store import Database, open_database
 from store.models import AutoLabel, LabelFingerprint, ManualLabel, Output
-from suite import labelling
+from suite import labelling, watched_pool
 from suite.demo import create_demo
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
@@ -142,3 +142,23 @@ def test_a_write_that_waits_too_long_is_a_user_error_and_changes_nothing(tmp_pat
             assert session.scalar(select(text("count(*)")).select_from(ManualLabel)) == reviews
     finally:
         db.close()
+
+
+def test_a_relabel_in_workers_from_a_thread_uses_the_fork_server_and_labels_alike(
+        db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    create_demo(db)
+    alone = label_counts(db)
+    outdated(db)
+    monkeypatch.setattr(labelling, "PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr(labelling, "CHUNK", 10)
+    seen: dict[str, object] = {}
+
+    def label() -> None:
+        seen["context"] = watched_pool._context()
+        seen["counts"] = relabel(db, workers=2)
+
+    thread = threading.Thread(target=label)
+    thread.start()
+    thread.join(120)
+    assert seen["context"] is watched_pool._CONTEXT  # this process runs two threads: no fork
+    assert seen["counts"] == alone == label_counts(db)
