@@ -107,9 +107,9 @@ def plain_loop(pairs: list[tuple[list, list[str]]], timeout: float | None) -> fl
     return time.perf_counter() - start
 
 
-def relabel_fresh(pristine: Path, run: Path) -> tuple[dict[str, int], float, float, float]:
+def relabel_fresh(pristine: Path, run: Path) -> tuple[dict[str, int], float, float]:
     """``relabel`` on a fresh copy of the unlabelled database, with cold pattern caches as in a new process:
-    counts, seconds, CPU seconds of this process and of its workers."""
+    counts, seconds, CPU seconds of this process."""
     shutil.copyfile(pristine, run)
     for suffix in ("-wal", "-shm"):
         Path(f"{run}{suffix}").unlink(missing_ok=True)
@@ -198,8 +198,8 @@ def main() -> None:
     print(f"label rows written: {len(stored)} (unknown is stored as no row); inserting them alone (the writer's "
           f"floor, foreign keys checked): {insert_only:.2f} s, {insert_only / plain:.2f} x the plain loop")
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"CPU of relabel: {labelling_cpu:.2f} s in this process (the writer; its matching workers are children "
-          f"of the fork server, whose CPU time this process cannot read); plain loop {plain_cpu:.2f} s")
+    print(f"CPU of relabel: {labelling_cpu:.2f} s in this process (the writer; not its matching workers, which may be "
+          f"children of the fork server, whose CPU time this process cannot read); plain loop {plain_cpu:.2f} s")
     print(f"ratio with timed plain loop: {labelling / plain_timed:.2f}")
     print(f"ratio: {ratio:.2f}")
 
