@@ -11,6 +11,7 @@ from store import Database
 from store.models import Category, Item, KnownTranslation, ManualLabel, Output, Phenomenon, Reference, Rule, Suite
 from suite.errors import InputFileError, TsqeError
 from suite.importers import import_suite
+from suite.suites import SuiteInfo, rename_suite, set_languages, suite_info
 
 
 def problems_of(excinfo: pytest.ExceptionInfo[InputFileError]) -> list[str]:
@@ -129,7 +130,7 @@ def test_generic_csv_and_xlsx_read_alike(db: Database, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     (GENERIC_TSV.replace("bad_translations", "bad_translation"),
      ":1: unknown column(s) 'bad_translation'; expected id, category, phenomenon, source, positive_regex and "
-     "optionally negative_regex, reference, good_translations, bad_translations, comment"),
+     "optionally negative_regex, flags, reference, reference_kinds, good_translations, bad_translations, comment"),
     (GENERIC_TSV.replace("\tpositive_regex", ""), ":1: missing column(s) positive_regex in the header"),
     (GENERIC_TSV.replace("a2\tNegation", "a1\tNegation"), ":4: duplicate item id 'a1' (first at line 2)"),
     (GENERIC_TSV.replace("\t\t\t\t\n", "\t\t\n"),
@@ -148,10 +149,26 @@ def test_generic_table_malformed_file_is_rejected_and_changes_nothing(db: Databa
     assert snapshot(db) == before
 
 
-def test_table_needs_languages_and_existing_name_needs_update(db: Database, tmp_path: Path) -> None:
+def test_table_without_languages_leaves_them_unknown_until_set(db: Database, tmp_path: Path) -> None:
     path = write(tmp_path / "mini.tsv", GENERIC_TSV)
-    with pytest.raises(TsqeError, match="give the source and target language"):
-        import_suite(db, path)
+    result = import_suite(db, path)
+    assert [str(w) for w in result.warnings] == [
+        f"{path}:1: the file does not name the languages of suite 'mini': they are unknown until they are set"]
+    assert suite_info(db) == SuiteInfo("mini", None, None)
+    with db.session() as session:
+        assert session.execute(select(Suite.source_lang, Suite.target_lang)).one() == ("", "")
+    assert set_languages(db, "DE", None) == SuiteInfo("mini", "de", None)
+    # An update that names the languages fills in the unknown one and must agree with the known one.
+    with pytest.raises(TsqeError, match="suite 'mini' is de-\\?, the file is en-fr"):
+        import_suite(db, path, update=True, source_lang="en", target_lang="fr")
+    import_suite(db, path, update=True, source_lang="de", target_lang="en")
+    assert suite_info(db) == SuiteInfo("mini", "de", "en")
+    with pytest.raises(TsqeError, match="source language 'de en' is not a language code"):
+        set_languages(db, "de en", "fr")
+    assert rename_suite(db, "mini-de-en") == SuiteInfo("mini-de-en", "de", "en")
+
+
+def test_existing_name_needs_update(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     before = snapshot(db)
     with pytest.raises(TsqeError, match="a suite named 'de-en' exists already"):
