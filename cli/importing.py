@@ -22,7 +22,7 @@ FILE = typer.Argument(..., help="The file to import.", show_default=False)
 
 def _print_warnings(result: ImportResult) -> None:
     for problem in result.warnings:
-        typer.echo(f"{problem.file}:{problem.line}: warning: {problem.message}", err=True)
+        typer.echo(f"{problem.location}: warning: {problem.message}", err=True)
 
 
 @import_app.command("suite")

@@ -33,13 +33,19 @@ def parse_dfki(path: Path, problems: Problems) -> tuple[list[ItemSpec], tuple[st
     text = read_text(path, problems)
     if text is None:
         return [], None
+    if not text.strip():
+        problems.error(None, "the file is empty")
+        return [], None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         problems.error(error.lineno, f"invalid JSON: {error.msg} (column {error.colno})")
         return [], None
+    except RecursionError:
+        problems.error(None, "the JSON is nested too deeply to be a test suite")
+        return [], None
     if not isinstance(document, dict) or not isinstance(document.get("items"), list):
-        problems.error(1, 'expected a JSON object with an "items" list (the DFKI test-suite format)')
+        problems.error(None, 'expected a JSON object with an "items" list (the DFKI test-suite format)')
         return [], None
     lines = _item_lines(text)
     items: list[ItemSpec] = []

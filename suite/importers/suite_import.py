@@ -34,6 +34,7 @@ from suite.errors import TsqeError
 from suite.rules import compile_error, pattern_problem
 from suite.importers.dfki import parse_dfki
 from suite.importers.item_spec import ItemSpec
+from suite.importers.lookups import check_length
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
 from suite.importers.tables import TABLE_SUFFIXES
@@ -80,13 +81,15 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
         raise TsqeError(f"{path}: unknown suite format {suffix!r}; expected .json (DFKI) or .tsv/.csv/.xlsx")
     _check_unique_ids(items, problems)
     if not items and not problems.errors:
-        problems.error(1, "the file holds no items")
+        problems.error(None, "the file holds no items")
     problems.raise_if_any()
     task.progress(1, 3, "checking rules")
     rules = _rules(items, problems, strict)
     problems.raise_if_any()
     languages = _languages(path, file_languages, source_lang, target_lang)
     name = name or default_suite_name(path)
+    if len(name) > 200:
+        raise TsqeError(f"a suite name has at most 200 characters, not {len(name)}")
     task.progress(2, 3, "writing")
     with db.transaction() as session:
         suite = session.scalar(select(Suite).where(Suite.name == name))
@@ -118,6 +121,11 @@ def _pair(source: str, target: str) -> str:
 def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
     first_line: dict[str, int] = {}
     for item in items:
+        check_length(item.external_id, Item.external_id, "item id", item.line, problems)
+        check_length(item.category, Category.name, "category", item.line, problems)
+        check_length(item.phenomenon, Phenomenon.name, "phenomenon", item.line, problems)
+        for reference in item.references:
+            check_length(reference.kind, Reference.kind, "reference kind", item.line, problems)
         if item.external_id in first_line:
             problems.error(item.line, f"duplicate item id {item.external_id!r} (first at line "
                                       f"{first_line[item.external_id]})")

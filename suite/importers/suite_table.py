@@ -40,8 +40,6 @@ COLUMNS = REQUIRED_COLUMNS[:4] + ("positive_regex", "negative_regex", "flags", "
 SEPARATOR = " ||| "
 """Between several entries in one cell (the Moses/WMT convention)."""
 IGNORE_CASE_FLAG = "i"
-MAX_KIND = 40
-"""The longest reference kind the database stores (``Reference.kind``)."""
 
 
 def parse_suite_table(path: Path, problems: Problems) -> list[ItemSpec]:
@@ -62,9 +60,6 @@ def parse_suite_table(path: Path, problems: Problems) -> list[ItemSpec]:
         kinds = _aligned(row, "reference_kinds", len(references), "references", problems)
         if "" in references:
             problems.error(row.line, "an empty reference between ' ||| ' separators")
-        too_long = [kind for kind in kinds if len(kind) > MAX_KIND]
-        if too_long:
-            problems.error(row.line, f"reference kind {too_long[0][:20]!r}... is longer than {MAX_KIND} characters")
         if len(problems.errors) > errors_before:
             continue
         ignore_case = [flag == IGNORE_CASE_FLAG for flag in flags] or [False] * (len(positive) + len(negative))
