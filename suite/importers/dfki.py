@@ -145,10 +145,10 @@ def _references(value: Any, line: int, problems: Problems) -> list[ReferenceText
         return []
     references: list[ReferenceText] = []
     for entry in value if isinstance(value, list) else [None]:
-        text = entry.get("text") if isinstance(entry, dict) else None
-        kind = entry.get("kind", STANDARD_REFERENCE) if isinstance(entry, dict) else None
+        fields = entry if isinstance(entry, dict) else {}
+        text, kind = fields.get("text"), fields.get("kind", STANDARD_REFERENCE)
         if not isinstance(text, str) or not text.strip() or not isinstance(kind, str) or not kind.strip() \
-                or set(entry) - {"text", "kind"}:
+                or set(fields) - {"text", "kind"}:
             problems.error(line, 'references must be a list of {"text": ..., "kind": ...} objects with '
                                  'non-empty strings')
             return []
