@@ -15,6 +15,7 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.models import QESystem
 from suite.errors import TsqeError
 from suite.importers.lookups import SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
 from suite.importers.result import ImportResult, Problems

@@ -143,7 +143,7 @@ def _delimited_records(path: Path, problems: Problems) -> Iterator[tuple[int, li
 
 def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[str]]]:
     """Rows of the first worksheet; the line of a row is its spreadsheet row number."""
-    from openpyxl import load_workbook
+    from openpyxl import load_workbook  # type: ignore[import-untyped]
     from openpyxl.utils.exceptions import InvalidFileException  # type: ignore[import-untyped]
 
     try:
