@@ -128,3 +128,31 @@ def test_what_a_layout_cannot_hold_is_refused_before_writing(db: Database, tmp_p
         session.execute(update(Suite).values(source_lang=""))
     with pytest.raises(TsqeError, match="languages of suite 'tsqe-demo-de-en' are unknown"):
         export_suite(db, tmp_path / "t.json")
+
+
+def test_cli_export_suite_and_suite_edit(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import _register_commands, app
+
+    _register_commands()
+    db = str(tmp_path / "t.sqlite")
+
+    def tsqe(*args: str) -> Any:
+        return CliRunner().invoke(app, ["--db", db, *args])
+
+    assert tsqe("demo").exit_code == 0
+    path = tmp_path / "demo.xlsx"
+    result = tsqe("export", "suite", str(path))
+    assert result.exit_code == 0 and result.stdout == f"wrote 71 items to {path}\n"
+    result = tsqe("--suite", DEMO_SUITE, "suite", "edit", "--name", "original")
+    assert result.exit_code == 0 and result.stdout == "suite 'original': de -> en\n"
+    result = tsqe("import", "suite", str(path))
+    assert result.exit_code == 0
+    assert "the file does not name the languages of suite 'demo': they are unknown" in result.stderr
+    result = tsqe("--suite", "demo", "status")
+    assert "(? -> ?)" in result.stdout
+    result = tsqe("--suite", "demo", "suite", "edit", "--source-lang", "de", "--target-lang", "en")
+    assert result.exit_code == 0 and result.stdout == "suite 'demo': de -> en\n"
+    result = tsqe("--suite", "demo", "suite", "edit", "--source-lang", "Deutsch!")
+    assert result.exit_code == 2 and "error: source language 'Deutsch!' is not a language code" in result.stderr

@@ -220,3 +220,61 @@ def test_update_moves_item_to_other_category_and_drops_empty_ones(db: Database, 
         assert session.scalar(select(func.count()).select_from(Phenomenon)) == 2
         assert session.scalar(select(func.count()).select_from(KnownTranslation)) == 2
         assert session.scalar(select(func.count()).select_from(Reference)) == 0
+
+
+TABLE_WITH_LISTS = (
+    "id\tcategory\tphenomenon\tsource\tpositive_regex\tnegative_regex\tflags\treference\treference_kinds\t"
+    "good_translations\n"
+    "t1\tA\tB\tDie Bank.\t\\bbench\\b |||  park\tBANK\ti |||  ||| i\tThe bench. ||| A bench.\t ||| paraphrase\t"
+    "The bench. ||| The seat.\n"
+    "t2\tA\tB\tDas Schloss.\tlock\t\t\tThe lock.\t\t\n"
+)
+
+
+def test_table_cells_hold_several_rules_flags_and_reference_kinds(db: Database, tmp_path: Path) -> None:
+    import_suite(db, write(tmp_path / "lists.tsv", TABLE_WITH_LISTS), source_lang="de", target_lang="en")
+    with db.session() as session:
+        first, second = session.scalars(select(Item).order_by(Item.position)).all()
+        assert [(r.polarity, r.pattern, r.ignore_case, r.position) for r in first.rules] == [
+            ("positive", r"\bbench\b", True, 0), ("positive", " park", False, 1), ("negative", "BANK", True, 2)]
+        assert [(r.kind, r.text) for r in sorted(first.references, key=lambda r: r.id)] == [
+            ("standard", "The bench."), ("paraphrase", "A bench.")]
+        assert sorted(k.text for k in first.known_translations) == ["The bench.", "The seat."]
+        assert [(r.pattern, r.ignore_case) for r in second.rules] == [("lock", False)]
+        assert [(r.kind, r.text) for r in second.references] == [("standard", "The lock.")]
+
+
+def test_strict_refuses_patterns_that_do_not_compile(db: Database, tmp_path: Path) -> None:
+    path = write(tmp_path / "s.json", SUITE_JSON.replace('"will run"', '"will (run"'))
+    with pytest.raises(InputFileError) as excinfo:
+        import_suite(db, path, strict=True)
+    assert problems_of(excinfo) == [
+        f"{path}:3: positive regex 'will (run' of item '2': pattern does not compile at position 9: missing )"]
+    assert snapshot(db)["suites"] == []
+
+
+@pytest.mark.parametrize(("replace", "expected"), [
+    ('"positive_regex": "husband"', '"positive_regex": ["husband", ""]'),
+    ('"positive_regex": "husband"', '"positive_regex": "husband", "positive_ignore_case": [1]'),
+    ('"positive_regex": "husband"', '"positive_regex": "husband", "references": ["Her husband came."]'),
+])
+def test_dfki_extensions_are_checked(db: Database, tmp_path: Path, replace: str, expected: str) -> None:
+    path = write(tmp_path / "s.json", SUITE_JSON.replace(replace, expected))
+    with pytest.raises(InputFileError) as excinfo:
+        import_suite(db, path)
+    assert problems_of(excinfo)[0].startswith(f"{path}:2: ")
+    assert snapshot(db)["suites"] == []
+
+
+def test_dfki_extensions_are_read(db: Database, tmp_path: Path) -> None:
+    path = write(tmp_path / "s.json", SUITE_JSON.replace(
+        '"positive_regex": "husband"',
+        '"positive_regex": ["husband", "spouse"], "positive_ignore_case": [false, true], '
+        '"references": [{"text": "Her husband came."}, {"text": "Her spouse came.", "kind": "formal"}]'))
+    import_suite(db, path)
+    with db.session() as session:
+        item = session.scalar(select(Item).where(Item.external_id == "1"))
+        assert [(r.polarity, r.pattern, r.ignore_case) for r in item.rules] == [
+            ("positive", "husband", False), ("positive", "spouse", True), ("negative", r"\bman\b", False)]
+        assert [(r.kind, r.text) for r in sorted(item.references, key=lambda r: r.id)] == [
+            ("standard", "Her husband came."), ("formal", "Her spouse came.")]
