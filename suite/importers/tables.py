@@ -34,7 +34,11 @@ def read_text(path: Path, problems: Problems) -> str | None:
     NUL characters are refused as well: valid UTF-8 may hold them (a UTF-16 file of ASCII text decodes
     without error), but no sentence does, and PostgreSQL cannot store them.
     """
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        problems.error(None, f"cannot read the file: {error.strerror or error}")
+        return None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
