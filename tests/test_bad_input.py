@@ -22,6 +22,7 @@ from cli.main import _register_commands, app
 from import_helpers import snapshot
 from store import Database, open_database
 from store.models import AutoLabel, Item, Output
+from suite import labelling
 from suite.demo import create_demo
 
 _register_commands()
@@ -157,15 +158,26 @@ def test_outputs_reviews_and_scores_with_bom_and_crlf_are_accepted(demo_database
     assert not any("\r" in text or "\ufeff" in text for text in texts)
 
 
-def test_catastrophic_backtracking_is_stopped_by_the_timeout(tmp_path: Path) -> None:
-    """``^(a|aa)+$`` on sixty a's and a b takes longer than the universe's age without a limit."""
+@pytest.mark.parametrize("fine_items", [1, 300], ids=["in-process", "forked-workers"])
+def test_catastrophic_backtracking_is_stopped_by_the_timeout(tmp_path: Path, fine_items: int,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """``^(a|aa)+$`` on sixty a's and a b would take longer than the universe's age without a limit; it is
+    labelled ``error`` (timed out), in-process and in a run large enough for forked workers under the watchdog.
+
+    The watchdog's budget is shortened here: at its real size a chunk of 50 items may run a minute before its
+    worker is killed and the chunk redone with per-search timeouts, which is what this test shows happening.
+    """
+    monkeypatch.setattr(labelling, "WATCHDOG_GRACE", 1.0)
+    monkeypatch.setattr(labelling, "WATCHDOG_PER_ITEM", 0.02)
+    fine = [f"fine-{n}" for n in range(fine_items)]
     suite = tmp_path / "evil.tsv"
     suite.write_text("id\tcategory\tphenomenon\tsource\tpositive_regex\n"
                      "evil-1\tHostile\tBacktracking\tEin Satz.\t^(a|aa)+$\n"
-                     "fine-1\tHostile\tBacktracking\tNoch ein Satz.\tsentence\n", encoding="utf-8")
+                     + "".join(f"{name}\tHostile\tBacktracking\tSatz {name}.\tsentence\n" for name in fine),
+                     encoding="utf-8")
     outputs = tmp_path / "outputs.tsv"
-    outputs.write_text(f"item_id\tsystem\toutput\nevil-1\tA\t{'a' * 60}b\nfine-1\tA\tAnother sentence.\n",
-                       encoding="utf-8")
+    outputs.write_text(f"item_id\tsystem\toutput\nevil-1\tA\t{'a' * 60}b\n"
+                       + "".join(f"{name}\tA\tAnother sentence.\n" for name in fine), encoding="utf-8")
     db = tmp_path / "tsqe.sqlite"
     assert tsqe(db, "import", "suite", str(suite), "--source-lang", "de", "--target-lang", "en").exit_code == 0
     assert tsqe(db, "import", "outputs", str(outputs)).exit_code == 0
@@ -180,5 +192,5 @@ def test_catastrophic_backtracking_is_stopped_by_the_timeout(tmp_path: Path) -> 
             reason = session.scalar(select(AutoLabel.reason).where(AutoLabel.label == "error"))
     finally:
         database.close()
-    assert labels == {"evil-1": "error", "fine-1": "pass"}
+    assert labels == {"evil-1": "error", **{name: "pass" for name in fine}}
     assert reason is not None and "time" in reason

@@ -102,7 +102,12 @@ def _lines(path: Path, problems: Problems, label: str | None = None) -> list[str
     if text is None and label is not None:  # re-label the decoding error with the file it belongs to
         problem = problems.errors.pop(errors)
         problems.error(problem.line, problem.message, file=label)
-    return None if text is None else split_lines(text)
+    if text is None:
+        return None
+    if not text.strip():
+        problems.error(None, "the file is empty", file=label)
+        return None
+    return split_lines(text)
 
 
 def _aligned_rows(session: Session, suite_id: int, path: Path, system: str,
