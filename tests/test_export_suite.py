@@ -122,7 +122,7 @@ def test_what_a_layout_cannot_hold_is_refused_before_writing(db: Database, tmp_p
         export_suite(db, tmp_path / "s.tsv")
     assert not (tmp_path / "s.tsv").exists()
     export_suite(db, tmp_path / "s.json")  # JSON lists patterns, so the separator is no problem there
-    with pytest.raises(TsqeError, match="unknown suite format '.txt'"):
+    with pytest.raises(TsqeError, match="unknown suite format '\\.txt'"):
         export_suite(db, tmp_path / "s.txt")
     with db.transaction() as session:
         session.execute(update(Suite).values(source_lang=""))

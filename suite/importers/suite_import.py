@@ -42,6 +42,7 @@ from suite.suites import UNKNOWN_LANGUAGE
 from suite.tasks import TaskState, progress_of
 
 T = TypeVar("T")
+_ChildModel = type[Rule | KnownTranslation | Reference]
 CHUNK = 500
 """Ids per ``IN (...)`` list, well below every database's bound-parameter limit."""
 
@@ -216,16 +217,16 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
     item_ids = dict(session.execute(select(Item.external_id, Item.id)
                                     .where(Item.suite_id == suite_id)).all())
 
-    children: dict[type, tuple[list[dict[str, object]], list[int]]] = {
+    children: dict[_ChildModel, tuple[list[dict[str, object]], list[int]]] = {
         Rule: ([], []), KnownTranslation: ([], []), Reference: ([], [])}
     for item in items:
         item_id = item_ids[item.external_id]
-        wanted = {
-            Rule: rules[item.external_id],
-            KnownTranslation: [{"kind": "good", "text": text} for text in _present(item.good)]
-                              + [{"kind": "bad", "text": text} for text in _present(item.bad)],
-            Reference: [{"kind": reference.kind, "text": reference.text} for reference in item.references],
-        }
+        known: list[dict[str, object]] = [{"kind": "good", "text": text} for text in _present(item.good)]
+        known += [{"kind": "bad", "text": text} for text in _present(item.bad)]
+        references: list[dict[str, object]] = [{"kind": reference.kind, "text": reference.text}
+                                               for reference in item.references]
+        wanted: dict[_ChildModel, list[dict[str, object]]] = {
+            Rule: rules[item.external_id], KnownTranslation: known, Reference: references}
         for model, rows in wanted.items():
             if _fingerprint(model, rows) != old.get((model, item_id), []):
                 children[model][0].extend({"item_id": item_id, **row} for row in rows)

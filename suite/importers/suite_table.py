@@ -34,8 +34,7 @@ from suite.importers.tables import TableRow, read_table
 REQUIRED_COLUMNS = ("id", "category", "phenomenon", "source", "positive_regex")
 OPTIONAL_COLUMNS = ("negative_regex", "flags", "reference", "reference_kinds", "good_translations",
                     "bad_translations", "comment")
-COLUMNS = REQUIRED_COLUMNS[:4] + ("positive_regex", "negative_regex", "flags", "reference", "reference_kinds",
-                                  "good_translations", "bad_translations", "comment")
+COLUMNS = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
 """Every column, in the order an export writes them."""
 SEPARATOR = " ||| "
 """Between several entries in one cell (the Moses/WMT convention)."""
