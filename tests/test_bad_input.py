@@ -194,3 +194,28 @@ def test_catastrophic_backtracking_is_stopped_by_the_timeout(tmp_path: Path, fin
         database.close()
     assert labels == {"evil-1": "error", **{name: "pass" for name in fine}}
     assert reason is not None and "time" in reason
+
+
+def test_wmt_files_and_human_scores_with_bom_and_crlf_are_accepted(tmp_path: Path) -> None:
+    ok = BAD / "ok"
+    systems = tmp_path / "systems"
+    systems.mkdir()
+    for path in (ok / "wmt.src.de", ok / "wmt.ref.en", *sorted((ok / "systems").iterdir())):
+        target = systems / path.name if path.parent.name == "systems" else tmp_path / path.name
+        target.write_text(_crlf_bom(path.read_text(encoding="utf-8")), encoding="utf-8", newline="")
+    scores = tmp_path / "DA-syslevel.csv"
+    scores.write_text(_crlf_bom("LP HUMAN SYSTEM\n\nde-en 0.25 online-A.0\n"), encoding="utf-8", newline="")
+    db = tmp_path / "tsqe.sqlite"
+    result = tsqe(db, "import", "wmt", "--src", str(tmp_path / "wmt.src.de"), "--ref", str(tmp_path / "wmt.ref.en"),
+                  "--systems", str(systems), "--name", "w")
+    assert result.exit_code == 0, result.output
+    assert tsqe(db, "import", "human-scores", str(scores), "--lp", "de-en").exit_code == 0
+    database = open_database(db)
+    try:
+        with database.session() as session:
+            sources = list(session.scalars(select(Item.source).order_by(Item.position)))
+            outputs = set(session.scalars(select(Output.text)))
+    finally:
+        database.close()
+    assert sources == ["Erster Satz.", "Zweiter Satz.", "Dritter Satz."]
+    assert outputs == {"First.", "Second.", "Third."}
