@@ -372,8 +372,8 @@ class MainWindow(QMainWindow):
                            on_success=lambda names: self._suite_imported(names, new_suite))
         elif kind == "outputs":
             def outputs(task: TaskState) -> None:
-                import_outputs(db, path, suite_name=suite, task=task)
-                relabel(db, suite, task=task)  # new outputs are useless to a reviewer until labelled
+                import_outputs(db, path, suite_name=suite, task=task.child(0.0, 0.5))
+                relabel(db, suite, task=task.child(0.5, 1.0))  # outputs are of no use to a reviewer unlabelled
 
             self.ops.write(f"importing outputs from {name}", outputs, OpChanges(outputs=True, labels=True))
         else:
