@@ -214,10 +214,10 @@ class Operations(QObject):
             job.relay.deleteLater()
         try:
             if error is None:
+                self.message.emit(f"{job.title}: done")  # first, so that on_success can say more
                 self._succeed(job, result)
                 assert job.changes is not None
                 self._state.operation_executed.emit(job.changes)
-                self.message.emit(f"{job.title}: done")
             elif isinstance(error, Cancelled):
                 self.message.emit(f"{job.title}: cancelled, nothing was changed")
             else:
