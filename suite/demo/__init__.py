@@ -14,11 +14,12 @@ from sqlalchemy import delete, func, select
 from store import Database
 from store.models import Category, Item, ManualLabel, Output, Phenomenon, Suite, System, SystemOutput
 from suite.errors import Problem, TsqeError
-from suite.importers import import_outputs, import_reviews, import_suite
+from suite.importers import import_human_scores, import_outputs, import_qe_scores, import_reviews, import_suite
 from suite.labelling import label_counts, relabel
 from suite.tasks import TaskState, progress_of
 
 DEMO_SUITE = "tsqe-demo-de-en"
+DEMO_QE_SYSTEMS = ("demo-qe", "demo-chrf")
 
 
 @dataclass(frozen=True)
@@ -30,10 +31,13 @@ class DemoSummary:
 
 
 def create_demo(db: Database, *, name: str = DEMO_SUITE, task: TaskState | None = None) -> DemoSummary:
-    """Import the demo suite, its MT outputs and reviews under ``name`` and label it.
+    """Import the demo suite, its MT outputs and reviews under ``name``, label it, and add the demo's two QE
+    systems and invented human scores, so that every report and both QE tables have something to show.
 
     Refuses when a suite of that name exists rather than mixing two copies. The steps are separate
-    transactions, so a failure part-way removes the half-built suite again.
+    transactions, so a failure part-way removes the half-built suite again. QE systems are named per
+    database, so a second demo suite in the same database shares the first one's QE systems (their scores
+    of the new suite's outputs are added).
     """
     progress = progress_of(task)
     with db.session() as session:
@@ -44,16 +48,23 @@ def create_demo(db: Database, *, name: str = DEMO_SUITE, task: TaskState | None 
     try:
         with (resources.as_file(data / "suite.tsv") as suite_file,
               resources.as_file(data / "outputs.tsv") as outputs_file,
-              resources.as_file(data / "reviews.tsv") as reviews_file):
-            progress.progress(0, 4, "importing the demo suite")
+              resources.as_file(data / "reviews.tsv") as reviews_file,
+              resources.as_file(data / "qe_heuristic.tsv") as heuristic_file,
+              resources.as_file(data / "qe_chrf.tsv") as chrf_file,
+              resources.as_file(data / "human_scores.txt") as human_file):
+            progress.progress(0, 5, "importing the demo suite")
             imported = import_suite(db, suite_file, name=name, source_lang="de", target_lang="en")
-            progress.progress(1, 4, "importing MT outputs")
+            progress.progress(1, 5, "importing MT outputs")
             import_outputs(db, outputs_file, suite_name=name)
-            progress.progress(2, 4, "labelling")
+            progress.progress(2, 5, "labelling")
             relabel(db, suite_name=name, task=task)
-            progress.progress(3, 4, "importing reviews")
+            progress.progress(3, 5, "importing reviews")
             import_reviews(db, reviews_file, suite_name=name)
-            progress.progress(4, 4, "done")
+            progress.progress(4, 5, "importing QE scores and human scores")
+            for qe_name, qe_file in zip(DEMO_QE_SYSTEMS, (heuristic_file, chrf_file)):
+                import_qe_scores(db, qe_file, name=qe_name, suite_name=name)
+            import_human_scores(db, human_file, lp="de-en", suite_name=name)
+            progress.progress(5, 5, "done")
     except BaseException:
         with db.transaction() as session:
             session.execute(delete(Suite).where(Suite.name == name))
