@@ -12,9 +12,24 @@ from importlib import resources
 from sqlalchemy import delete, func, select
 
 from store import Database
-from store.models import Category, Item, ManualLabel, Output, Phenomenon, Suite, System, SystemOutput
+from store.models import (
+    Category,
+    Item,
+    ManualLabel,
+    Output,
+    Phenomenon,
+    Suite,
+    System,
+    SystemOutput,
+)
 from suite.errors import Problem, TsqeError
-from suite.importers import import_human_scores, import_outputs, import_qe_scores, import_reviews, import_suite
+from suite.importers import (
+    import_human_scores,
+    import_outputs,
+    import_qe_scores,
+    import_reviews,
+    import_suite,
+)
 from suite.labelling import label_counts, relabel
 from suite.tasks import TaskState, progress_of
 
