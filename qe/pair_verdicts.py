@@ -13,10 +13,11 @@ from typing import Literal
 import numpy as np
 from sqlalchemy import select
 
-from qe.accuracy import QEScores, aligned_scores
+from qe.accuracy import aligned_scores
 from qe.pairs import PairTable
 from store import Database
 from store.models import Item
+from suite.qe_scores import QEScores
 from suite.suites import find_suite
 
 Verdict = Literal["correct", "wrong", "tie", "unscored"]
@@ -37,15 +38,21 @@ class PairVerdict:
     verdict: Verdict
 
 
-def pair_verdicts(db: Database, pairs: PairTable, qe: QEScores, *, category: str | None = None,
-                  phenomenon: str | None = None, suite_name: str | None = None) -> list[PairVerdict]:
-    """The pairs of one row (a category, a phenomenon, or all pairs when both are None) in suite order."""
+def pair_verdicts(db: Database, pairs: PairTable, qe: QEScores, *, by: str | None = None,
+                  category: str | None = None, phenomenon: str | None = None,
+                  suite_name: str | None = None) -> list[PairVerdict]:
+    """The pairs of one row of an accuracy table, in suite order.
+
+    ``by`` is the table's grouping: None for every pair (the Total and weighed rows), ``category`` for the
+    pairs of ``category``, ``phenomenon`` for those of (``category``, ``phenomenon``). None is a value here,
+    not a wildcard: it is the row of items without a category or phenomenon.
+    """
     out = pairs.outputs
     mask = np.ones(len(pairs), dtype=bool)
-    if category is not None:
-        mask &= out.item_categories[pairs.pair_item] == category
-    if phenomenon is not None:
-        mask &= out.item_phenomena[pairs.pair_item] == phenomenon
+    if by is not None:
+        mask &= _equal(out.item_categories[pairs.pair_item], category)
+    if by == "phenomenon":
+        mask &= _equal(out.item_phenomena[pairs.pair_item], phenomenon)
     chosen = pairs.subset(mask)
     scores = aligned_scores(pairs, qe)
     with db.session() as session:
@@ -61,6 +68,11 @@ def pair_verdicts(db: Database, pairs: PairTable, qe: QEScores, *, category: str
             fail_systems=str(out.output_systems[f]), pass_score=_score(pass_score), fail_score=_score(fail_score),
             verdict=_verdict(pass_score, fail_score, qe.higher_is_better)))
     return verdicts
+
+
+def _equal(values: np.ndarray, wanted: str | None) -> np.ndarray:
+    """Element-wise equality on an object array that also finds None."""
+    return np.array([value == wanted for value in values], dtype=bool)
 
 
 def _verdict(pass_score: float, fail_score: float, higher_is_better: bool) -> Verdict:

@@ -34,8 +34,8 @@ def test_a_demo_that_fails_part_way_leaves_no_half_built_suite(db, monkeypatch) 
 
 
 def test_demo_brings_two_qe_systems_and_human_scores(db) -> None:  # type: ignore[no-untyped-def]
-    from qe.systems import list_qe_systems
     from store.models import HumanScore
+    from suite.qe_scores import list_qe_systems
 
     create_demo(db)
     assert {(s.name, s.scores) for s in list_qe_systems(db)} == {("demo-qe", 250), ("demo-chrf", 250)}

@@ -74,7 +74,7 @@ def systems_figure(report: SystemsReport) -> Figure:
         heights = [row.cells[name].rate for row in rows]
         axes.bar(x - 0.4 + width * (j + 0.5), [100 * h if h is not None else 0.0 for h in heights], width,
                  label=name, color=SERIES_COLOURS[j % len(SERIES_COLOURS)])
-    axes.set_xticks(x, [str(label) for label in labels], rotation=40, ha="right", fontsize=8)
+    axes.set_xticks(x, [str(label) for label in labels], rotation=30, ha="right", fontsize=8)
     axes.set_ylim(0, 100)
     axes.set_ylabel("pass rate (%)")
     axes.grid(axis="y", linewidth=0.4, alpha=0.5)

@@ -6,6 +6,7 @@ byte for byte what the command line writes for the same options, because both ca
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from matplotlib.figure import Figure
@@ -14,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
 from gui.dialogs import show_error
 from suite.errors import TsqeError
-from suite.tables import Table, render, write_table
+from suite.tables import Table, render, suffix_format, write_table
 
 TABLE_FILTERS: dict[str, str] = {
     "csv": "CSV (*.csv)", "tsv": "TSV (*.tsv)", "xlsx": "Excel workbook (*.xlsx)", "md": "Markdown (*.md)",
@@ -27,8 +28,16 @@ CHART_FILTERS: dict[str, str] = {".png": "PNG image (*.png)", ".svg": "SVG drawi
 CLIPBOARD_FORMATS = {"latex": "LaTeX", "md": "Markdown"}
 
 
-def save_table(table: Table, path: Path, fmt: str | None = None) -> Path:
-    """Write the table where the user chose; the format comes from the suffix unless given."""
+def save_table(table: Table, path: Path, fmt: str | None = None, *, document: str | None = None) -> Path:
+    """Write the table where the user chose; the format comes from the suffix unless given.
+
+    A result with a JSON document of its own (``to_json``) is written as that document in JSON, as the CLI's
+    ``--format json`` does, so the two front-ends never write different JSON for the same result.
+    """
+    fmt = suffix_format(path) if fmt is None else fmt
+    if fmt == "json" and document is not None:
+        path.write_bytes(document.encode("utf-8"))
+        return path
     return write_table(table, path, fmt)
 
 
@@ -55,18 +64,20 @@ class ExportButton(QToolButton):
     """
 
     def __init__(self, name: str, table: Callable[[], Table | None],
-                 figure: Callable[[], Figure | None] | None = None, parent: QWidget | None = None) -> None:
+                 figure: Callable[[], Figure | None] | None = None, parent: QWidget | None = None, *,
+                 document: Callable[[], str | None] | None = None) -> None:
         super().__init__(parent)
         self._name = name
         self._table = table
         self._figure = figure
+        self._document = document
         self.setText("Export")
         self.setToolTip(f"Save or copy the {name}")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         menu = QMenu(self)
         self.save_table_action = menu.addAction("Save table as…", lambda: self._reporting(self._save_table))
         for fmt, label in CLIPBOARD_FORMATS.items():
-            menu.addAction(f"Copy as {label}", lambda fmt=fmt: self._reporting(lambda: self._copy(fmt)))
+            menu.addAction(f"Copy as {label}", partial(self._reporting, partial(self._copy, fmt)))
         self.save_chart_action: QAction | None = None
         if figure is not None:
             menu.addSeparator()
@@ -95,7 +106,7 @@ class ExportButton(QToolButton):
             target = Path(path)
             if not target.suffix:
                 target = target.with_suffix(TABLE_SUFFIXES[fmt])
-            save_table(table, target, fmt)
+            save_table(table, target, fmt, document=self._document() if self._document is not None else None)
 
     def _copy(self, fmt: str) -> None:
         copy_table(self._current_table(), fmt)

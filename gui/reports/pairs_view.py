@@ -18,6 +18,8 @@ SHOWN_PAIRS = 400
 """A row of the DFKI suite has thousands of pairs; the first few hundred say what there is to say."""
 VERDICT_COLOURS = {"correct": LABEL_COLOURS["pass"], "wrong": LABEL_COLOURS["fail"],
                    "tie": LABEL_COLOURS["conflict"], "unscored": LABEL_COLOURS["unknown"]}
+PASS_TINT = "#c8eadf"  # the pass and fail colours mixed with white: dark text stays readable on them
+FAIL_TINT = "#f5d3bf"
 _TOKENS = re.compile(r"\w+|[^\w\s]+|\s+")
 
 
@@ -27,16 +29,23 @@ def highlighted_diff(passing: str, failing: str) -> tuple[str, str]:
     left: list[str] = []
     right: list[str] = []
     for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        old, new = html.escape("".join(a[i1:i2])), html.escape("".join(b[j1:j2]))
         if op == "equal":
-            left.append(old)
-            right.append(new)
+            left.append(html.escape("".join(a[i1:i2])))
+            right.append(html.escape("".join(b[j1:j2])))
             continue
-        if old:
-            left.append(f'<span style="background:{POSITIVE}33;text-decoration:underline">{old}</span>')
-        if new:
-            right.append(f'<span style="background:{NEGATIVE}33;text-decoration:underline">{new}</span>')
+        left.append(_marked("".join(a[i1:i2]), PASS_TINT))
+        right.append(_marked("".join(b[j1:j2]), FAIL_TINT))
     return "".join(left), "".join(right)
+
+
+def _marked(text: str, tint: str) -> str:
+    """Tint and underline the changed words, not the spaces around them."""
+    core = text.strip()
+    if not core:
+        return html.escape(text)
+    lead, trail = text[:len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+    return (f'{html.escape(lead)}<span style="background-color:{tint};text-decoration:underline">'
+            f"{html.escape(core)}</span>{html.escape(trail)}")
 
 
 def pairs_html(title: str, pairs: list[PairVerdict]) -> str:

@@ -42,19 +42,31 @@ from gui.operations import OpChanges, Operations
 from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
 from gui.reports.pairs_view import PairsView
-from gui.reports.qe_dialogs import ImportScoresDialog, MetricDialog, MetricRequest, TrainDialog, TrainRequest
+from gui.reports.qe_dialogs import (
+    ImportScoresDialog,
+    MetricDialog,
+    MetricRequest,
+    TrainDialog,
+    TrainRequest,
+)
 from gui.reports.table_model import TableModel
 from gui.state import AppState
-from qe.accuracy import TIES, AccuracyResult, AccuracyRow, QEScores, pairwise_accuracy, read_qe_scores
+from qe.accuracy import TIES, AccuracyResult, AccuracyRow, pairwise_accuracy
 from qe.pair_verdicts import PairVerdict, pair_verdicts
 from qe.pairs import PairTable, build_pairs
 from qe.plots import accuracy_figure
 from qe.stability import StabilityResult, ranking_stability
-from qe.systems import QESystemInfo, list_qe_systems, remove_qe_system
 from qe.training import predict_qe_system, train_qe_system
 from store import Database
 from suite.errors import TsqeError
 from suite.importers import import_qe_scores
+from suite.qe_scores import (
+    QEScores,
+    QESystemInfo,
+    list_qe_systems,
+    read_qe_scores,
+    remove_qe_system,
+)
 from suite.tables import Table
 from suite.tasks import TaskState
 
@@ -234,7 +246,7 @@ class QETab(QWidget):
         self.seed.setPrefix("seed ")
         self.status = QLabel()
         self.status.setStyleSheet("color: #555")
-        self.export = ExportButton("QE accuracy table", self.table, self.figure, self)
+        self.export = ExportButton("QE accuracy table", self.table, self.figure, self, document=self.document)
         options = QHBoxLayout()
         for widget in (self.rows, self.ties, self.bootstrap, self.seed):
             options.addWidget(widget)
@@ -281,7 +293,8 @@ class QETab(QWidget):
         self.stability_notes = QLabel()
         self.stability_notes.setWordWrap(True)
         self.stability_notes.setStyleSheet("color: #555; font-size: 11px")
-        self.stability_export = ExportButton("QE ranking stability table", self.stability_table, None, self)
+        self.stability_export = ExportButton("QE ranking stability table", self.stability_table, None, self,
+                                             document=self.stability_document)
         stability_controls = QHBoxLayout()
         stability_controls.addWidget(QLabel("Does the ranking of the QE systems hold between random halves of the "
                                             "items?"))
@@ -307,8 +320,7 @@ class QETab(QWidget):
         lower_layout.addLayout(options)
         lower_layout.addWidget(self.pages)
         self.splitter.addWidget(lower)
-        self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 5)
+        self.splitter.setSizes([190, 800])  # room for four QE systems before the list scrolls
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter)
 
@@ -335,6 +347,12 @@ class QETab(QWidget):
     # --- public: what the window, the export and the tests use ------------------------------------------
     def table(self) -> Table | None:
         return self.model.table
+
+    def document(self) -> str | None:
+        return None if self.view_data is None else self.view_data.result.to_json() + "\n"
+
+    def stability_document(self) -> str | None:
+        return None if self.stability is None else self.stability.to_json() + "\n"
 
     def figure(self) -> Figure | None:
         return self.chart.export_figure()
@@ -424,11 +442,13 @@ class QETab(QWidget):
         accuracy_row: AccuracyRow = ([*result.rows, result.total, result.weighed])[row]
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        where = accuracy_row.name if accuracy_row.category is not None else "all rows"
+        where = accuracy_row.name if row < len(result.rows) else "all rows"
         title = f"{system.name} on {where}"
 
+        by = None if row >= len(result.rows) else result.by  # Total and weighed: every pair
+
         def work(task: TaskState) -> list[PairVerdict]:
-            return pair_verdicts(db, data.pairs, system, category=accuracy_row.category,
+            return pair_verdicts(db, data.pairs, system, by=by, category=accuracy_row.category,
                                  phenomenon=accuracy_row.phenomenon, suite_name=suite)
 
         self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key="reports/qe/pairs")
@@ -581,7 +601,9 @@ class QETab(QWidget):
         assert db is not None
 
         def work(task: TaskState) -> object:
-            from filters.qe_proxy import store_metric_as_qe  # the metric libraries load only when asked for
+            from filters.qe_proxy import (
+                store_metric_as_qe,  # the metric libraries load only when asked for
+            )
 
             return store_metric_as_qe(db, request.metric, name=request.name, suite_name=suite, task=task)
 

@@ -77,10 +77,10 @@ class ImportScoresDialog(_Form):
         row.addWidget(self.path)
         row.addWidget(browse)
         self.name = QLineEdit()
-        self.lower = QCheckBox("lower scores are better (e.g. HTER)")
+        self.lower_is_better = QCheckBox("lower scores are better (e.g. HTER)")
         self.form.addRow("Score file", row)
         self.form.addRow("QE system name", self.name)
-        self.form.addRow("", self.lower)
+        self.form.addRow("", self.lower_is_better)
 
     def _choose(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "QE scores", "", "Tables (*.tsv *.csv *.txt);;All files (*)")
@@ -90,7 +90,7 @@ class ImportScoresDialog(_Form):
                 self.name.setText(path.rsplit("/", 1)[-1].rsplit(".", 1)[0])
 
     def request(self) -> ImportRequest:
-        return ImportRequest(self.path.text().strip(), self.name.text().strip(), self.lower.isChecked())
+        return ImportRequest(self.path.text().strip(), self.name.text().strip(), self.lower_is_better.isChecked())
 
 
 class TrainDialog(_Form):
@@ -158,12 +158,12 @@ class TrainDialog(_Form):
 class MetricDialog(_Form):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("a metric as QE proxy", parent)
-        self.metric = QComboBox()
-        self.metric.addItems(PROXY_METRICS)
+        self.metric_name = QComboBox()
+        self.metric_name.addItems(PROXY_METRICS)
         self.name = QLineEdit()
         self.name.setPlaceholderText("default: the metric's name")
-        self.form.addRow("Metric (against the items' references)", self.metric)
+        self.form.addRow("Metric (against the items' references)", self.metric_name)
         self.form.addRow("QE system name", self.name)
 
     def request(self) -> MetricRequest:
-        return MetricRequest(self.metric.currentText(), self.name.text().strip() or self.metric.currentText())
+        return MetricRequest(self.metric_name.currentText(), self.name.text().strip() or self.metric_name.currentText())

@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from matplotlib.figure import Figure
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSettings, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSettings,
+    Qt,
+)
 from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -156,7 +162,7 @@ class SystemsTab(QWidget):
         self.alpha.setToolTip("Significance level of the best-cluster test (one-sided two-proportion z-test)")
         self.status = QLabel()
         self.status.setStyleSheet("color: #555")
-        self.export = ExportButton("systems report", self.table, self.figure, self)
+        self.export = ExportButton("systems report", self.table, self.figure, self, document=self.document)
 
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Pass rate"))
@@ -190,8 +196,7 @@ class SystemsTab(QWidget):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(upper)
         self.splitter.addWidget(self.chart)
-        self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([420, 380])  # a readable chart even when the table is long (it scrolls)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.splitter)
@@ -206,6 +211,9 @@ class SystemsTab(QWidget):
     # --- what the menus, the export and the tests use -----------------------------------------------
     def table(self) -> Table | None:
         return None if self.model.report is None else self.model.report.to_table()
+
+    def document(self) -> str | None:
+        return None if self.model.report is None else self.model.report.to_json() + "\n"
 
     def figure(self) -> Figure | None:
         return self.chart.export_figure()

@@ -42,7 +42,7 @@ def cell_text(cell: Cell, column: Column) -> str:
             if cell.ci is not None and not any(map(_missing, cell.ci)):
                 text += f" [{100 * cell.ci[0]:.1f}, {100 * cell.ci[1]:.1f}]"
     elif column.kind == "number":
-        text = "–" if _missing(value) else f"{float(value):.4f}"  # type: ignore[arg-type]
+        text = "–" if _missing(value) else f"{float(value):.{column.decimals}f}"  # type: ignore[arg-type]
     elif column.kind == "count":
         text = "" if _missing(value) else f"{int(value):,}"  # type: ignore[arg-type]
     else:

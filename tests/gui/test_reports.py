@@ -20,9 +20,9 @@ from gui.reports.qe_dialogs import TrainRequest
 from gui.reports.systems import SystemsTab
 from gui.reports.table_model import RAW_ROLE
 from gui.state import AppState
-from qe.systems import list_qe_systems
 from store import Database
 from suite.browse import OutputFilter
+from suite.qe_scores import list_qe_systems
 
 _register_commands()
 
@@ -202,17 +202,30 @@ def test_every_table_format_is_written_and_reads_back(qe_tab: QETab, tmp_path: P
         assert "weighed" in text and "demo-chrf" in text
 
 
-@pytest.mark.parametrize("fmt", ["csv", "latex"])
+@pytest.mark.parametrize("fmt", ["csv", "latex", "json"])
 def test_exported_accuracy_files_are_the_clis_byte_for_byte(qe_tab: QETab, demo_db: Database, tmp_path: Path,
                                                             fmt: str) -> None:
     qe_tab.set_options(AccuracyOptions(by="phenomenon", bootstrap=300, seed=7))
     assert qe_tab._ops.wait_idle()
     table = qe_tab.table()
     assert table is not None
-    mine = save_table(table, tmp_path / f"gui.{fmt}", fmt)
+    mine = save_table(table, tmp_path / f"gui.{fmt}", fmt, document=qe_tab.document())
     theirs = tmp_path / f"cli.{fmt}"
     tsqe(demo_db, "accuracy", "--by", "phenomenon", "--bootstrap", "300", "--seed", "7", "--format", fmt,
          "--out", str(theirs))
+    assert mine.read_bytes() == theirs.read_bytes()
+
+
+@pytest.mark.parametrize("fmt", ["csv", "latex", "json"])
+def test_exported_systems_reports_are_the_clis_byte_for_byte(systems_tab: SystemsTab, demo_db: Database,
+                                                             tmp_path: Path, fmt: str) -> None:
+    systems_tab.by.setCurrentIndex(systems_tab.by.findData("phenomenon"))
+    assert systems_tab._ops.wait_idle()
+    table = systems_tab.table()
+    assert table is not None
+    mine = save_table(table, tmp_path / f"gui.{fmt}", fmt, document=systems_tab.document())
+    theirs = tmp_path / f"cli.{fmt}"
+    tsqe(demo_db, "report", "systems", "--by", "phenomenon", "--format", fmt, "--out", str(theirs))
     assert mine.read_bytes() == theirs.read_bytes()
 
 
