@@ -270,3 +270,96 @@ def _without_ids(svg: str) -> str:
     import re
 
     return re.sub(r'(id|href|clip-path)="[^"]*"|<dc:date>[^<]*</dc:date>', "", svg)
+
+
+@pytest.fixture
+def discriminative_tab(qtbot, state: AppState, ops: Operations):  # type: ignore[no-untyped-def]
+    from gui.reports.discriminative import DiscriminativeTab
+
+    tab = DiscriminativeTab(state, ops)
+    qtbot.addWidget(tab)
+    _tester(tab.model)
+    _tester(tab.correlation_model)
+    tab.resize(1400, 900)
+    tab.show()
+    assert ops.wait_idle()
+    return tab
+
+
+def _rank(tab, metric: str, drop: float) -> None:  # type: ignore[no-untyped-def]
+    tab.metric_choice.setCurrentIndex(tab.metric_choice.findData(metric))
+    tab.set_drop(drop)
+    tab.rank()
+    assert tab._ops.wait_idle(120_000)
+
+
+@pytest.mark.parametrize("metric", ["chrf", "label", "qe:demo-qe"])
+def test_items_are_ranked_and_kept_as_tsqe_variance_does(discriminative_tab, demo_db: Database,  # type: ignore[no-untyped-def]
+                                                         metric: str) -> None:
+    _rank(discriminative_tab, metric, 0.5)
+    for drop in (0.5, 0.3):
+        discriminative_tab.set_drop(drop)
+        document = json.loads(tsqe(demo_db, "variance", "--metric", metric, "--drop", str(drop), "--json"))
+        model = discriminative_tab.model
+        shown = [(model.data(model.index(r, 0), RAW_ROLE), model.data(model.index(r, 1), RAW_ROLE))
+                 for r in range(model.rowCount())]
+        assert shown == [(r["item"], pytest.approx(r["std"])) for r in document["ranking"]]
+        assert discriminative_tab.variance.kept == document["kept"]
+        assert f"{len(document['kept'])} of {len(document['ranking'])} items kept" in discriminative_tab.kept.text()
+
+
+def test_the_kept_subset_is_written_as_the_cli_writes_it(discriminative_tab, demo_db: Database,  # type: ignore[no-untyped-def]
+                                                          tmp_path: Path) -> None:
+    _rank(discriminative_tab, "chrf", 0.6)
+    discriminative_tab.export_vat(tmp_path / "gui")
+    assert discriminative_tab._ops.wait_idle()
+    tsqe(demo_db, "variance", "--metric", "chrf", "--drop", "0.6", "--vat-dir", str(tmp_path / "cli"))
+    written = sorted(p.name for p in (tmp_path / "cli").iterdir())
+    assert written and sorted(p.name for p in (tmp_path / "gui").iterdir()) == written
+    for name in written:
+        assert (tmp_path / "gui" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+
+
+def test_selecting_an_item_shows_every_systems_output_and_score(discriminative_tab) -> None:  # type: ignore[no-untyped-def]
+    _rank(discriminative_tab, "chrf", 0.6)
+    top = discriminative_tab.variance.ranking[0]
+    discriminative_tab.select_item(top.item)
+    assert discriminative_tab._ops.wait_idle()
+    view = discriminative_tab.item
+    assert view is not None and view.item == top.item
+    assert set(view.scores) == set(view.outputs) and len(view.scores) == top.systems
+    text = discriminative_tab.detail.toPlainText()
+    assert all(row.text in text for row in view.outputs.values())
+
+
+def test_correlations_are_those_of_tsqe_correlate(discriminative_tab, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+    metrics = ["chrf", "bleu", "label", "qe:demo-qe"]
+    discriminative_tab.set_correlation_metrics(metrics)
+    discriminative_tab.top.setValue(3)
+    discriminative_tab.correlate()
+    assert discriminative_tab._ops.wait_idle(120_000)
+    model = discriminative_tab.correlation_model
+    headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert headers == ["metric", "systems", "Pearson r", "Kendall tau", "Pearson r top 3", "Kendall tau top 3"]
+    rows = {model.data(model.index(r, 0), RAW_ROLE): [model.data(model.index(r, c), RAW_ROLE)
+                                                     for c in range(model.columnCount())]
+            for r in range(model.rowCount())}
+    assert sorted(rows) == sorted(metrics)
+    for metric, shown in rows.items():
+        everyone = json.loads(tsqe(demo_db, "correlate", "--metric", metric, "--json"))
+        best = json.loads(tsqe(demo_db, "correlate", "--metric", metric, "--top", "3", "--json"))
+        assert shown[1] == len(everyone["systems"])
+        expected = [everyone["pearson"], everyone["kendall"], best["pearson"], best["kendall"]]
+        assert shown[2:] == pytest.approx([math.nan if e is None else e for e in expected], nan_ok=True)
+
+
+def test_reference_tokens_are_shaded_by_their_difficulty(discriminative_tab, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+    _rank(discriminative_tab, "chrf", 0.6)
+    item = discriminative_tab.variance.ranking[0].item
+    discriminative_tab.select_item(item)
+    discriminative_tab.compute_difficulty()
+    assert discriminative_tab._ops.wait_idle(300_000)
+    document = json.loads(tsqe(demo_db, "difficulty", "--json"))
+    assert discriminative_tab.item is not None and discriminative_tab.item.tokens is not None
+    assert [[t, pytest.approx(d, abs=1e-6)] for t, d in discriminative_tab.item.tokens] == document["items"][item]
+    assert "background-color:#" in discriminative_tab.detail.toHtml()
