@@ -19,12 +19,10 @@ from pathlib import Path
 from PySide6.QtCore import QModelIndex, QSettings, Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -32,7 +30,6 @@ from PySide6.QtWidgets import (
     QSlider,
     QSpinBox,
     QSplitter,
-    QTableView,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -44,7 +41,7 @@ from filters.scoring import QE_PREFIX, SegmentScores, score_outputs
 from filters.variance import VarianceResult, export_selection, variance_filter
 from gui.operations import OpChanges, Operations
 from gui.reports.export import ExportButton
-from gui.reports.table_model import RAW_ROLE, TableModel
+from gui.reports.table_model import RAW_ROLE, TableModel, report_view
 from gui.state import AppState
 from suite.browse import OutputRow, output_rows
 from suite.qe_scores import list_qe_systems
@@ -111,18 +108,6 @@ def item_html(view: ItemView, higher_is_better: bool) -> str:
     return "".join(lines)
 
 
-def _table_view(model: TableModel) -> QTableView:
-    view = QTableView()
-    view.setModel(model)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.verticalHeader().setVisible(False)
-    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    return view
-
-
 class DiscriminativeTab(QWidget):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -166,7 +151,7 @@ class DiscriminativeTab(QWidget):
         controls.addWidget(self.export)
 
         self.model = TableModel(self)
-        self.view = _table_view(self.model)
+        self.view = report_view(self.model, whole_rows=True)
         self.detail = QTextBrowser()
         self.detail.setHtml("<p style='color:#666'>Rank the items by a metric, then select an item.</p>")
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -188,7 +173,7 @@ class DiscriminativeTab(QWidget):
         self.correlation_status.setStyleSheet("color: #555")
         self.correlation_export = ExportButton("correlation table", self.correlation_table, None, self)
         self.correlation_model = TableModel(self)
-        self.correlation_view = _table_view(self.correlation_model)
+        self.correlation_view = report_view(self.correlation_model, whole_rows=True)
         correlation_controls = QHBoxLayout()
         correlation_controls.addWidget(self.correlation_metrics, 1)
         correlation_controls.addWidget(self.top)

@@ -26,13 +26,11 @@ from PySide6.QtWidgets import (
     QComboBox,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QMessageBox,
     QPushButton,
     QSpinBox,
     QSplitter,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -49,7 +47,7 @@ from gui.reports.qe_dialogs import (
     TrainDialog,
     TrainRequest,
 )
-from gui.reports.table_model import TableModel
+from gui.reports.table_model import TableModel, report_view
 from gui.state import AppState
 from qe.accuracy import TIES, AccuracyResult, AccuracyRow, pairwise_accuracy
 from qe.pair_verdicts import PairVerdict, pair_verdicts
@@ -88,25 +86,59 @@ class AccuracyOptions:
 
 
 @dataclass(frozen=True)
+class AccuracyInputs:
+    """The suite's pairs and every QE system's scores, read once and reused while only the options change.
+
+    Reading the pairs of a large suite is most of the time of a table (1.7 s of 1.9 s on DFKI de-en), and
+    the database driver builds its rows holding the interpreter lock, which freezes the window meanwhile;
+    a new seed, tie policy or grouping needs none of it again. A write that changes labels, outputs or QE
+    scores drops them (see ``QETab._changed``).
+    """
+
+    pairs: PairTable
+    systems: dict[str, QEScores]  # by name, in creation order
+
+
+@dataclass(frozen=True)
 class AccuracyView:
     """A computed table with what it was computed from, so a clicked cell can list its pairs at once."""
 
     options: AccuracyOptions
-    pairs: PairTable
+    inputs: AccuracyInputs
     systems: list[QEScores]
     result: AccuracyResult
 
+    @property
+    def pairs(self) -> PairTable:
+        return self.inputs.pairs
 
-def compute_accuracy(db: Database, suite_name: str | None, options: AccuracyOptions) -> AccuracyView:
-    """The same calls, in the same order, as ``tsqe accuracy``."""
-    systems = read_qe_scores(db, suite_name, None if options.qe is None else list(options.qe))
+
+def read_inputs(db: Database, suite_name: str | None) -> AccuracyInputs:
+    """The same reads as ``tsqe accuracy``: every QE system's scores on the suite, then the pairs."""
+    systems = read_qe_scores(db, suite_name)
     pairs = build_pairs(db, suite_name)
     if len(pairs) == 0:
         raise TsqeError("the suite has no pass/fail pairs under its current labels: import outputs and run the "
                         "labelling first (an item needs a passing and a failing output)")
-    result = pairwise_accuracy(pairs, systems, by=options.by, category=options.category, ties=options.ties,
+    return AccuracyInputs(pairs, {s.name: s for s in systems})
+
+
+def chosen_systems(inputs: AccuracyInputs, options: AccuracyOptions) -> list[QEScores]:
+    names = list(inputs.systems) if options.qe is None else list(options.qe)
+    unknown = [name for name in names if name not in inputs.systems]
+    if unknown:
+        raise TsqeError(f"no QE system named {', '.join(map(repr, unknown))} (known: {', '.join(inputs.systems)})")
+    return [inputs.systems[name] for name in names]
+
+
+def compute_accuracy(db: Database, suite_name: str | None, options: AccuracyOptions,
+                     inputs: AccuracyInputs | None = None) -> AccuracyView:
+    """``tsqe accuracy`` with these options, on ``inputs`` when they were read already."""
+    inputs = inputs if inputs is not None else read_inputs(db, suite_name)
+    systems = chosen_systems(inputs, options)
+    result = pairwise_accuracy(inputs.pairs, systems, by=options.by, category=options.category, ties=options.ties,
                                bootstrap=options.bootstrap, seed=options.seed)
-    return AccuracyView(options, pairs, systems, result)
+    return AccuracyView(options, inputs, systems, result)
 
 
 class QESystemsModel(QAbstractTableModel):
@@ -186,17 +218,6 @@ def _rows_choice(key: str) -> tuple[str, str | None]:
     return (value, None) if kind == "by" else ("phenomenon", value)
 
 
-def _table_view(model: QAbstractTableModel) -> QTableView:
-    view = QTableView()
-    view.setModel(model)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.verticalHeader().setVisible(False)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.setWordWrap(False)
-    return view
-
-
 class QETab(QWidget):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -204,12 +225,12 @@ class QETab(QWidget):
         self._ops = ops
         self._stale = True
         self.view_data: AccuracyView | None = None
+        self._inputs: AccuracyInputs | None = None
         self.stability: StabilityResult | None = None
 
         # QE systems and what can be done with them
         self.systems_model = QESystemsModel(self)
-        self.systems_view = _table_view(self.systems_model)
-        self.systems_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.systems_view = report_view(self.systems_model, whole_rows=True)
         self.import_button = QPushButton("Import scores…")
         self.train_button = QPushButton("Train…")
         self.predict_button = QPushButton("Predict")
@@ -256,13 +277,13 @@ class QETab(QWidget):
 
         # the table, its chart and its pairs
         self.model = TableModel(self)
-        self.view = _table_view(self.model)
+        self.view = report_view(self.model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.view.clicked.connect(self._cell_clicked)
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("color: #555; font-size: 11px")
-        self.chart = ChartView("the chart appears once the table is computed")
+        self.chart = ChartView("the chart appears once the table is computed", ops, "reports/qe/chart")
         self.pairs = PairsView()
         table_box = QWidget()
         table_layout = QVBoxLayout(table_box)
@@ -272,8 +293,7 @@ class QETab(QWidget):
         self.table_splitter = QSplitter(Qt.Orientation.Horizontal)
         self.table_splitter.addWidget(table_box)
         self.table_splitter.addWidget(self.chart)
-        self.table_splitter.setStretchFactor(0, 3)
-        self.table_splitter.setStretchFactor(1, 2)
+        self.table_splitter.setSizes([700, 600])
         accuracy_page = QSplitter(Qt.Orientation.Vertical)
         accuracy_page.addWidget(self.table_splitter)
         accuracy_page.addWidget(self.pairs)
@@ -289,7 +309,7 @@ class QETab(QWidget):
         self.stability_status = QLabel()
         self.stability_status.setStyleSheet("color: #555")
         self.stability_model = TableModel(self)
-        self.stability_view = _table_view(self.stability_model)
+        self.stability_view = report_view(self.stability_model)
         self.stability_notes = QLabel()
         self.stability_notes.setWordWrap(True)
         self.stability_notes.setStyleSheet("color: #555; font-size: 11px")
@@ -407,9 +427,10 @@ class QETab(QWidget):
             self._failed(TsqeError("check at least one QE system to compare"))
             return
         self.status.setText(f"computing ({options.bootstrap:,} resamples)…" if options.bootstrap else "computing…")
+        inputs = self._inputs
 
         def work(task: TaskState) -> AccuracyView:
-            return compute_accuracy(db, suite, options)
+            return compute_accuracy(db, suite, options, inputs)
 
         self._ops.read(work, self._show, key="reports/qe/accuracy", on_failure=self._failed)
         if self.pages.currentIndex() == 1:
@@ -421,11 +442,12 @@ class QETab(QWidget):
             return
         options, splits = self.options(), self.splits.value()
         self.stability_status.setText("computing…")
+        known = self._inputs
 
         def work(task: TaskState) -> StabilityResult:
-            systems = read_qe_scores(db, suite, None if options.qe is None else list(options.qe))
-            return ranking_stability(build_pairs(db, suite), systems, by=options.by, category=options.category,
-                                     ties=options.ties, splits=splits, seed=options.seed)
+            inputs = known if known is not None else read_inputs(db, suite)
+            return ranking_stability(inputs.pairs, chosen_systems(inputs, options), by=options.by,
+                                     category=options.category, ties=options.ties, splits=splits, seed=options.seed)
 
         self._ops.read(work, self._show_stability, key="reports/qe/stability", on_failure=self._stability_failed)
 
@@ -488,6 +510,7 @@ class QETab(QWidget):
 
     def _show(self, data: AccuracyView) -> None:
         self.view_data = data
+        self._inputs = data.inputs
         result = data.result
         table = result.to_table()
         self.model.set_table(table)
@@ -536,6 +559,7 @@ class QETab(QWidget):
     def _invalidate(self) -> None:
         self._stale = True
         self.view_data = None
+        self._inputs = None
         self.stability = None
         if self.isVisible():
             self.refresh()

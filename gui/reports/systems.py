@@ -19,14 +19,11 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QFont, QShowEvent
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
@@ -34,7 +31,7 @@ from PySide6.QtWidgets import (
 from gui.operations import OpChanges, Operations
 from gui.reports.charts import ChartView, systems_figure
 from gui.reports.export import ExportButton
-from gui.reports.table_model import RAW_ROLE, ramp
+from gui.reports.table_model import RAW_ROLE, ramp, report_view
 from gui.state import AppState
 from suite.browse import OutputFilter
 from suite.report import ReportBy, ReportRow, SystemsReport, systems_report
@@ -174,16 +171,9 @@ class SystemsTab(QWidget):
         controls.addWidget(self.export)
 
         self.model = SystemsModel(self)
-        self.view = QTableView()
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
-        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.verticalHeader().setVisible(False)
-        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        self.view.setWordWrap(False)
+        self.view = report_view(self.model)
         self.view.doubleClicked.connect(self._open_review)
-        self.chart = ChartView("the chart appears once the report is computed")
+        self.chart = ChartView("the chart appears once the report is computed", ops, "reports/systems/chart")
         self.legend = QLabel()
         self.legend.setWordWrap(True)
         self.legend.setStyleSheet("color: #555; font-size: 11px")

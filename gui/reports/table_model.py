@@ -12,6 +12,7 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from gui.colours import POSITIVE
 from suite.tables import Cell, Column, Table
@@ -121,3 +122,18 @@ class TableModel(QAbstractTableModel):
 
 def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def report_view(model: QAbstractTableModel, *, whole_rows: bool = False) -> QTableView:
+    """A read-only, compact table view, the same on every report screen."""
+    view = QTableView()
+    view.setModel(model)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    if whole_rows:
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    view.setWordWrap(False)
+    return view

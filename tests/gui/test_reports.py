@@ -79,7 +79,7 @@ def test_systems_tab_shows_what_report_systems_prints(systems_tab: SystemsTab, d
             assert ("*" in text) == cell["best_cluster"]
             if "pass" in cell:
                 assert text.endswith(f"{cell['pass']}/{cell['pass'] + cell['fail']}")
-    assert systems_tab.chart.shown is not None
+    assert systems_tab.chart.image is not None
 
 
 def test_double_clicking_a_systems_cell_asks_review_for_its_outputs(qtbot, systems_tab: SystemsTab,
@@ -135,7 +135,7 @@ def test_qe_table_shows_what_tsqe_accuracy_prints(qe_tab: QETab, demo_db: Databa
         for q, (accuracy, best) in expected_row.items():
             assert shown_row[q][0] == pytest.approx(math.nan if accuracy is None else accuracy, nan_ok=True)
             assert shown_row[q][1] == best
-    assert qe_tab.chart.shown is not None
+    assert qe_tab.chart.image is not None and not qe_tab.chart.image.isNull()
 
 
 def test_a_cell_lists_its_pairs_with_verdicts_that_add_up_to_the_accuracy(qe_tab: QETab) -> None:
