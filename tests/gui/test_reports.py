@@ -363,3 +363,31 @@ def test_reference_tokens_are_shaded_by_their_difficulty(discriminative_tab, dem
     assert discriminative_tab.item is not None and discriminative_tab.item.tokens is not None
     assert [[t, pytest.approx(d, abs=1e-6)] for t, d in discriminative_tab.item.tokens] == document["items"][item]
     assert "background-color:#" in discriminative_tab.detail.toHtml()
+
+
+def test_qe_systems_are_imported_stored_from_a_metric_and_removed_from_the_tab(qe_tab: QETab, ops: Operations,
+                                                                            tmp_path: Path) -> None:
+    from gui.reports.qe_dialogs import MetricRequest
+
+    scores = tmp_path / "scores.tsv"
+    scores.write_text("item_id\tsystem\tscore\namb-01\tOnline-X\t0.25\namb-01\tBaseline-SMT\t0.75\n", encoding="utf-8")
+    qe_tab.import_scores(str(scores), "two-scores", lower_is_better=True)
+    qe_tab.metric_as_qe(MetricRequest("ter", "ter-proxy"))
+    assert ops.wait_idle(120_000) and ops.wait_idle()
+    listed = {s.name: s for s in qe_tab.systems_model.systems}
+    assert listed["two-scores"].scores == 2 and not listed["two-scores"].higher_is_better
+    assert listed["ter-proxy"].kind == "metric" and listed["ter-proxy"].scores == 250
+    assert qe_tab.view_data is not None and "ter-proxy" in qe_tab.view_data.result.qe_systems
+    qe_tab.remove("two-scores")
+    assert ops.wait_idle() and ops.wait_idle()
+    assert "two-scores" not in [s.name for s in qe_tab.systems_model.systems]
+
+
+def test_unchecking_a_qe_system_leaves_it_out_of_the_table(qe_tab: QETab) -> None:
+    model = qe_tab.systems_model
+    row = [s.name for s in model.systems].index("demo-qe")
+    model.setData(model.index(row, 0), Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
+    qe_tab.compute()
+    assert qe_tab._ops.wait_idle()
+    assert qe_tab.options().qe == ("demo-chrf",)
+    assert qe_tab.view_data is not None and qe_tab.view_data.result.qe_systems == ["demo-chrf"]
