@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -202,6 +202,12 @@ class DiscriminativeTab(QWidget):
         self.vat_button.clicked.connect(self._choose_vat_dir)
         self.difficulty_button.clicked.connect(self.compute_difficulty)
         self.correlate_button.clicked.connect(self.correlate)
+        for title, slot in (("Rank items by deviation", self.rank), ("Token difficulty (DA-BERTScore)",
+                                                                     self.compute_difficulty),
+                            ("Correlate metrics with human scores", self.correlate)):
+            action = QAction(title, self)
+            action.triggered.connect(slot)
+            self.addAction(action)  # listed in the window's QE menu
         state.database_changed.connect(self._invalidate)
         state.suite_changed.connect(self._invalidate)
         state.operation_executed.connect(self._changed)

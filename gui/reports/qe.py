@@ -20,7 +20,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QShowEvent
+from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -360,6 +360,12 @@ class QETab(QWidget):
         self.predict_button.clicked.connect(self._predict)
         self.metric_button.clicked.connect(self._metric)
         self.remove_button.clicked.connect(self._remove)
+        # The window's QE menu lists a screen's actions (QWidget.actions()): the same forms as the buttons.
+        for title, slot in (("Import QE scores…", self._import_scores), ("Train a QE system…", self._train),
+                            ("Store a metric as QE…", self._metric)):
+            action = QAction(title, self)
+            action.triggered.connect(slot)
+            self.addAction(action)
         state.database_changed.connect(self._invalidate)
         state.suite_changed.connect(self._invalidate)
         state.operation_executed.connect(self._changed)
