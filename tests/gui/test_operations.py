@@ -72,7 +72,7 @@ def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: 
     def work(task: TaskState):  # type: ignore[no-untyped-def]
         def slowly(done: int, total: int, what: str) -> None:
             task.progress(done, total, what)  # raises Cancelled once the dialog's Cancel was pressed
-            if (done, total) == (1, 4):
+            if done == 1:  # the suite is imported, nothing else yet
                 first_step.set()
                 go_on.wait(5)  # the suite is half imported: time for the test to press Cancel
 
