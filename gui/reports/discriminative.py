@@ -43,7 +43,7 @@ from gui.operations import OpChanges, Operations
 from gui.reports.export import ExportButton
 from gui.reports.table_model import RAW_ROLE, TableModel, report_view
 from gui.state import AppState
-from suite.browse import OutputRow, output_rows
+from suite.browse import OutputFilter, OutputRow, output_ids, output_rows
 from suite.qe_scores import list_qe_systems
 from suite.tables import Table
 from suite.tasks import TaskState
@@ -211,6 +211,7 @@ class DiscriminativeTab(QWidget):
         state.database_changed.connect(self._invalidate)
         state.suite_changed.connect(self._invalidate)
         state.operation_executed.connect(self._changed)
+        state.selection_changed.connect(self._follow_selection)
 
     # --- public ---------------------------------------------------------------------------------------
     def table(self) -> Table | None:
@@ -250,7 +251,7 @@ class DiscriminativeTab(QWidget):
     def select_item(self, item: str) -> None:
         for row in range(self.model.rowCount()):
             if self.model.data(self.model.index(row, 0), RAW_ROLE) == item:
-                self.view.selectRow(row)
+                self.view.setCurrentIndex(self.model.index(row, 0))
                 return
 
     def export_vat(self, directory: Path) -> None:
@@ -345,6 +346,19 @@ class DiscriminativeTab(QWidget):
                           f"(std > {result.threshold:.4g})")
         if current is not None:
             self.select_item(current)
+
+    def _follow_selection(self) -> None:
+        """An item chosen in the tree is selected in the ranking (when it is ranked)."""
+        item_id, db, suite = self._state.selection.item_id, self._state.db, self._state.suite_name
+        if item_id is None or db is None or self.variance is None:
+            return
+
+        def work(task: TaskState) -> str | None:
+            ids = output_ids(db, OutputFilter(item_ids=(item_id,)), suite_name=suite)[:1]
+            return next((row.external_id for row in output_rows(db, ids)), None)
+
+        self._ops.read(work, lambda external: self.select_item(external) if external else None,
+                       key="reports/discriminative/follow")
 
     def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
         if not current.isValid() or self.scores is None or self.variance is None or self._state.db is None:

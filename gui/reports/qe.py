@@ -369,6 +369,7 @@ class QETab(QWidget):
         state.database_changed.connect(self._invalidate)
         state.suite_changed.connect(self._invalidate)
         state.operation_executed.connect(self._changed)
+        state.selection_changed.connect(self._follow_selection)
 
     # --- public: what the window, the export and the tests use ------------------------------------------
     def table(self) -> Table | None:
@@ -528,6 +529,19 @@ class QETab(QWidget):
             self._fill_rows(categories)
         self.status.setText(f"{result.total.amount:,} pairs of {result.total.items:,} items")
         self.pairs.show_hint()
+        self._follow_selection()
+
+    def _follow_selection(self) -> None:
+        """The tree's category (and phenomenon) selects its row of the table, when the table has it."""
+        selection, data = self._state.selection, self.view_data
+        if selection.category is None or data is None:
+            return
+        for row, accuracy_row in enumerate(data.result.rows):
+            if accuracy_row.category == selection.category and (
+                    data.result.by == "category" or selection.phenomenon in (None, accuracy_row.phenomenon)):
+                self.view.setCurrentIndex(self.model.index(row, 0))
+                self.view.scrollTo(self.model.index(row, 0))
+                return
 
     def _failed(self, error: Exception) -> bool:
         if not isinstance(error, TsqeError):

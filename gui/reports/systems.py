@@ -274,7 +274,7 @@ class SystemsTab(QWidget):
             return
         row = self.model.row_of_category(selection.category, selection.phenomenon)
         if row is not None:
-            self.view.selectRow(row)
+            self.view.setCurrentIndex(self.model.index(row, 0))
             self.view.scrollTo(self.model.index(row, 0))
 
     def review_filter(self, index: QModelIndex) -> OutputFilter:

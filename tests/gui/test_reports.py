@@ -391,3 +391,19 @@ def test_unchecking_a_qe_system_leaves_it_out_of_the_table(qe_tab: QETab) -> Non
     assert qe_tab._ops.wait_idle()
     assert qe_tab.options().qe == ("demo-chrf",)
     assert qe_tab.view_data is not None and qe_tab.view_data.result.qe_systems == ["demo-chrf"]
+
+
+def test_the_trees_selection_selects_the_row_in_every_report(systems_tab: SystemsTab, qe_tab: QETab,
+                                                             discriminative_tab, state: AppState,  # type: ignore[no-untyped-def]
+                                                             demo_db: Database) -> None:
+    from gui.state import Selection
+    from suite.preview import find_item_id
+
+    _rank(discriminative_tab, "chrf", 0.6)
+    item = discriminative_tab.variance.ranking[5]
+    qe_row = qe_tab.view_data.result.rows[3]
+    state.select(Selection(category=qe_row.category, item_id=find_item_id(demo_db, item.item)))
+    assert state is systems_tab._state and systems_tab._ops.wait_idle()
+    assert systems_tab.model.row(systems_tab.view.currentIndex().row()).category == qe_row.category
+    assert qe_tab.view.currentIndex().row() == 3
+    assert discriminative_tab.item is not None and discriminative_tab.item.item == item.item
