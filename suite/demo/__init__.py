@@ -57,8 +57,8 @@ def create_demo(db: Database, *, name: str = DEMO_SUITE, task: TaskState | None 
     progress = progress_of(task)
     with db.session() as session:
         if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
-            raise TsqeError(f"the database already holds a suite named {name!r}; use another --db "
-                            f"(the demo is never loaded twice into one database)")
+            raise TsqeError(f"the database already holds a suite named {name!r}; load the demo into another "
+                            f"database (it is never loaded twice into one)")
     data = resources.files(__name__)
     try:
         with (resources.as_file(data / "suite.tsv") as suite_file,
@@ -67,19 +67,15 @@ def create_demo(db: Database, *, name: str = DEMO_SUITE, task: TaskState | None 
               resources.as_file(data / "qe_heuristic.tsv") as heuristic_file,
               resources.as_file(data / "qe_chrf.tsv") as chrf_file,
               resources.as_file(data / "human_scores.txt") as human_file):
-            progress.progress(0, 5, "importing the demo suite")
-            imported = import_suite(db, suite_file, name=name, source_lang="de", target_lang="en")
-            progress.progress(1, 5, "importing MT outputs")
-            import_outputs(db, outputs_file, suite_name=name)
-            progress.progress(2, 5, "labelling")
-            relabel(db, suite_name=name, task=task)
-            progress.progress(3, 5, "importing reviews")
-            import_reviews(db, reviews_file, suite_name=name)
-            progress.progress(4, 5, "importing QE scores and human scores")
-            for qe_name, qe_file in zip(DEMO_QE_SYSTEMS, (heuristic_file, chrf_file)):
-                import_qe_scores(db, qe_file, name=qe_name, suite_name=name)
+            imported = import_suite(db, suite_file, name=name, source_lang="de", target_lang="en",
+                                    task=progress.child(0.0, 0.2))
+            import_outputs(db, outputs_file, suite_name=name, task=progress.child(0.2, 0.4))
+            relabel(db, suite_name=name, task=progress.child(0.4, 0.85))
+            import_reviews(db, reviews_file, suite_name=name, task=progress.child(0.85, 0.9))
+            for k, (qe_name, qe_file) in enumerate(zip(DEMO_QE_SYSTEMS, (heuristic_file, chrf_file))):
+                import_qe_scores(db, qe_file, name=qe_name, suite_name=name,
+                                 task=progress.child(0.9 + 0.05 * k, 0.95 + 0.05 * k))
             import_human_scores(db, human_file, lp="de-en", suite_name=name)
-            progress.progress(5, 5, "done")
     except BaseException:
         with db.transaction() as session:
             session.execute(delete(Suite).where(Suite.name == name))
