@@ -33,18 +33,18 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 BENCH = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]  # bench/gui*.py must not shadow gui/
 
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, QTimer
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
 
-from gui.operations import Operations
-from gui.reports.qe import AccuracyOptions, QETab
-from gui.state import AppState
-from qe.outputs import read_suite_outputs
-from store import Database, open_database
-from suite.importers.outputs import import_outputs
-from suite.importers.suite_import import import_suite
-from suite.labelling import relabel
-from suite.qe_scores import save_qe_system
+from gui.operations import Operations  # noqa: E402
+from gui.reports.qe import AccuracyOptions, QETab  # noqa: E402
+from gui.state import AppState  # noqa: E402
+from qe.outputs import read_suite_outputs  # noqa: E402
+from store import Database, open_database  # noqa: E402
+from suite.importers.outputs import import_outputs  # noqa: E402
+from suite.importers.suite_import import import_suite  # noqa: E402
+from suite.labelling import relabel  # noqa: E402
+from suite.qe_scores import save_qe_system  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "external"
 TICK_MS = 10
