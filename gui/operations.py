@@ -155,7 +155,7 @@ class Operations(QObject):
         self._writing = job
         relay = _Relay(self)
         job.relay = relay
-        job.task = TaskState(relay.progressed.emit)
+        job.task = TaskState(lambda p: relay.progressed.emit(p.done, p.total, p.message))  # core-jobs: a Progress
         job.started = time.monotonic()
         relay.progressed.connect(self._write_progressed)
         relay.succeeded.connect(lambda result: self._write_done(job, result, None))

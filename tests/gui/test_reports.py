@@ -397,12 +397,12 @@ def test_the_trees_selection_selects_the_row_in_every_report(systems_tab: System
                                                              discriminative_tab, state: AppState,  # type: ignore[no-untyped-def]
                                                              demo_db: Database) -> None:
     from gui.state import Selection
-    from suite.preview import find_item_id
+    from suite.editing import find_item
 
     _rank(discriminative_tab, "chrf", 0.6)
     item = discriminative_tab.variance.ranking[5]
     qe_row = qe_tab.view_data.result.rows[3]
-    state.select(Selection(category=qe_row.category, item_id=find_item_id(demo_db, item.item)))
+    state.select(Selection(category=qe_row.category, item_id=find_item(demo_db, item.item)))
     assert state is systems_tab._state and systems_tab._ops.wait_idle()
     assert systems_tab.model.row(systems_tab.view.currentIndex().row()).category == qe_row.category
     assert qe_tab.view.currentIndex().row() == 3
