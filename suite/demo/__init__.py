@@ -18,6 +18,7 @@ from store.models import (
     ManualLabel,
     Output,
     Phenomenon,
+    QESystem,
     Suite,
     System,
     SystemOutput,
@@ -50,15 +51,17 @@ def create_demo(db: Database, *, name: str = DEMO_SUITE, task: TaskState | None 
     systems and invented human scores, so that every report and both QE tables have something to show.
 
     Refuses when a suite of that name exists rather than mixing two copies. The steps are separate
-    transactions, so a failure part-way removes the half-built suite again. QE systems are named per
-    database, so a second demo suite in the same database shares the first one's QE systems (their scores
-    of the new suite's outputs are added).
+    transactions, so a failure or a cancel part-way removes the half-built suite again, and the QE systems
+    this call created. QE systems are named per database, so a second demo suite in the same database shares
+    the first one's QE systems (their scores of the new suite's outputs are added).
     """
     progress = progress_of(task)
     with db.session() as session:
         if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
             raise TsqeError(f"the database already holds a suite named {name!r}; load the demo into another "
                             f"database (it is never loaded twice into one)")
+        new_qe_systems = [qe_name for qe_name in DEMO_QE_SYSTEMS
+                          if session.scalar(select(QESystem.id).where(QESystem.name == qe_name)) is None]
     data = resources.files(__name__)
     try:
         with (resources.as_file(data / "suite.tsv") as suite_file,
@@ -79,6 +82,7 @@ def create_demo(db: Database, *, name: str = DEMO_SUITE, task: TaskState | None 
     except BaseException:
         with db.transaction() as session:
             session.execute(delete(Suite).where(Suite.name == name))
+            session.execute(delete(QESystem).where(QESystem.name.in_(new_qe_systems)))
         raise
     return DemoSummary(name, _counts(db, name), label_counts(db, suite_name=name), list(imported.warnings))
 
