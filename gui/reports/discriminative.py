@@ -162,7 +162,8 @@ class DiscriminativeTab(QWidget):
         self.correlation_metrics = QListWidget()
         self.correlation_metrics.setFlow(QListWidget.Flow.LeftToRight)
         self.correlation_metrics.setWrapping(True)
-        self.correlation_metrics.setMaximumHeight(56)
+        self.correlation_metrics.setResizeMode(QListWidget.ResizeMode.Adjust)  # wrap, never scroll sideways
+        self.correlation_metrics.setMaximumHeight(60)
         self.top = QSpinBox()
         self.top.setRange(0, 1000)
         self.top.setSpecialValueText("top K: none")
@@ -188,7 +189,7 @@ class DiscriminativeTab(QWidget):
         self.outer = QSplitter(Qt.Orientation.Vertical)
         self.outer.addWidget(self.splitter)
         self.outer.addWidget(correlation_box)
-        self.outer.setSizes([560, 260])
+        self.outer.setSizes([500, 320])
         self.status = QLabel()
         self.status.setStyleSheet("color: #555")
         layout = QVBoxLayout(self)
