@@ -23,8 +23,8 @@ run: install
 
 test: install
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
-	$(MAKE) --no-print-directory smoke SMOKE_OPTIONAL=1
 	$(MAKE) lint
+	$(MAKE) --no-print-directory smoke SMOKE_OPTIONAL=1
 
 # The real window (xcb, not offscreen) on the demo under Xvfb: drawn, titled, filled, then it quits.
 SMOKE_OUT ?= smoke.png

@@ -71,10 +71,10 @@ def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: 
 
     def work(task: TaskState):  # type: ignore[no-untyped-def]
         def slowly(progress: Progress) -> None:
-            task.progress(progress.done, progress.total, progress.message)  # raises Cancelled once Cancel was pressed
-            if progress.fraction >= 0.2 and not first_step.is_set():  # the suite is imported, nothing else yet
+            task.progress(round(progress.fraction * 1000), 1000, progress.message)  # raises once cancelled
+            if progress.fraction >= 0.2 and not first_step.is_set():
                 first_step.set()
-                go_on.wait(5)  # the suite is half imported: time for the test to press Cancel
+                go_on.wait(5)  # the suite is imported, its outputs not yet: time for the test to press Cancel
 
         return create_demo(db, task=TaskState(slowly))
 

@@ -92,7 +92,8 @@ def test_del_deletes_only_from_the_tree(qtbot, window: MainWindow, monkeypatch) 
     from PySide6.QtWidgets import QMessageBox
 
     asked: list[str] = []
-    monkeypatch.setattr(QMessageBox, "question", lambda *args: (asked.append(args[2]), QMessageBox.StandardButton.No)[1])
+    no = QMessageBox.StandardButton.No
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: (asked.append(args[2]), no)[1])
     window.tree.search.setText("amb-01")
     proxy = window.tree.proxy
     window.tree.view.setCurrentIndex(proxy.index(0, 0, proxy.index(0, 0, proxy.index(0, 0))))
