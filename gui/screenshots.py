@@ -95,6 +95,52 @@ def progress_dialog(window: MainWindow) -> QPixmap:
     return picture
 
 
+@shot("systems-report")
+def systems_report(window: MainWindow) -> QPixmap:
+    window.tabs.setCurrentWidget(window.systems)
+    settle(window)
+    return window.grab()
+
+
+@shot("qe-accuracy")
+def qe_accuracy(window: MainWindow) -> QPixmap:
+    window.tabs.setCurrentWidget(window.qe)
+    settle(window)
+    return window.grab()
+
+
+@shot("qe-pairs")
+def qe_pairs(window: MainWindow) -> QPixmap:
+    """The pairs behind one cell: demo-qe on the phenomena of one category, differences marked."""
+    from gui.reports.qe import AccuracyOptions
+
+    window.tabs.setCurrentWidget(window.qe)
+    settle(window)
+    window.qe.set_options(AccuracyOptions(by="phenomenon", category="Coordination & ellipsis"))
+    settle(window)
+    window.qe.show_pairs(0, 2)  # columns: phenomenon, amount, demo-qe, demo-chrf
+    settle(window)
+    return window.grab()
+
+
+@shot("discriminative")
+def discriminative(window: MainWindow) -> QPixmap:
+    """Items ranked by chrF's deviation over systems; an idiom's reference tokens shaded by difficulty."""
+    tab = window.discriminative
+    window.tabs.setCurrentWidget(tab)
+    settle(window)
+    tab.rank()
+    settle(window)
+    tab.select_item("mwe-02")
+    tab.compute_difficulty()
+    window.ops.wait_idle(600_000)
+    tab.top.setValue(3)
+    tab.correlate()
+    window.ops.wait_idle(600_000)
+    settle(window)
+    return window.grab()
+
+
 def take(out: Path, names: list[str] | None = None) -> list[Path]:
     app = application()
     out.mkdir(parents=True, exist_ok=True)
