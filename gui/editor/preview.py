@@ -1,0 +1,240 @@
+"""The live preview: every distinct output of the item with what the draft's rules match in it, the label it
+has next to the one it would get, and the flips those changes add up to."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt
+from PySide6.QtGui import QAbstractTextDocumentLayout, QColor, QFont, QPainter, QTextCharFormat, QTextCursor, \
+    QTextDocument
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.colours import LABEL_COLOURS, NEGATIVE, POSITIVE
+from suite.preview import UNLABELLED, ItemPreview, PreviewOutput, PreviewSpan
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+_ROOT = QModelIndex()
+OUTPUT, SYSTEMS, NOW, AFTER, REVIEW = range(5)
+_HEADERS = ("Output (positive / negative matches)", "Systems", "Now", "After", "Reviewed")
+SpansRole = Qt.ItemDataRole.UserRole + 1
+FLIP_BACKGROUND = QColor("#FFF3D6")
+
+
+def initials(reviewer: str) -> str:
+    """"anna.k" → "AK": enough to tell reviewers apart in a narrow column."""
+    parts = [part for part in "".join(c if c.isalnum() else " " for c in reviewer).split() if part]
+    return "".join(part[0].upper() for part in parts) or reviewer[:2].upper()
+
+
+def label_html(label: str | None, *, bold: bool = False) -> str:
+    word = label or UNLABELLED
+    colour = LABEL_COLOURS.get(word, LABEL_COLOURS["unknown"])
+    text = f"<span style='color:{colour}'>{word}</span>"
+    return f"<b>{text}</b>" if bold else text
+
+
+def flips_html(flips: dict[str, int]) -> str:
+    """"3 unknown→pass, 1 pass→conflict", each label in its colour."""
+    if not flips:
+        return "no label changes"
+    parts = []
+    for flip, count in sorted(flips.items(), key=lambda kv: (-kv[1], kv[0])):
+        before, _, after = flip.partition("->")
+        parts.append(f"{count} {label_html(before)}→{label_html(after)}")
+    return ", ".join(parts)
+
+
+class PreviewModel(QAbstractTableModel):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._outputs: list[PreviewOutput] = []
+
+    def set_preview(self, outputs: Sequence[PreviewOutput]) -> None:
+        """Replace the rows; when the same outputs are shown again (a keystroke), only their cells change, so
+        the view keeps its scroll position and selection."""
+        outputs = list(outputs)
+        if [o.output_id for o in outputs] == [o.output_id for o in self._outputs]:
+            self._outputs = outputs
+            if outputs:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(outputs) - 1, len(_HEADERS) - 1))
+            return
+        self.beginResetModel()
+        self._outputs = outputs
+        self.endResetModel()
+
+    def output(self, row: int) -> PreviewOutput:
+        return self._outputs[row]
+
+    def rowCount(self, parent: ModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self._outputs)
+
+    def columnCount(self, parent: ModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(_HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return _HEADERS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return (None, "the systems that produced this output", "the stored automatic label",
+                    "the automatic label the draft would give", "a reviewer's label, which always wins")[section]
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or index.row() >= len(self._outputs):
+            return None
+        output = self._outputs[index.row()]
+        column = index.column()
+        changed = (output.label_now or UNLABELLED) != output.label_after
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == OUTPUT:
+                return output.text
+            if column == SYSTEMS:
+                return ", ".join(output.systems)
+            if column == NOW:
+                return output.label_now or UNLABELLED
+            if column == AFTER:
+                return f"{output.label_after} (timed out)" if output.timed_out else output.label_after
+            if column == REVIEW:
+                return "" if output.manual is None else f"{output.manual} · {initials(output.reviewer or '')}"
+        if role == SpansRole and column == OUTPUT:
+            return output.spans
+        if role == Qt.ItemDataRole.ForegroundRole:
+            label = {NOW: output.label_now or UNLABELLED, AFTER: output.label_after, REVIEW: output.manual}.get(column)
+            if label is not None:
+                return QColor(LABEL_COLOURS.get(label, LABEL_COLOURS["unknown"]))
+        if role == Qt.ItemDataRole.FontRole and (column == REVIEW or (column == AFTER and changed)):
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.BackgroundRole and column == AFTER and changed:
+            return FLIP_BACKGROUND
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == NOW:
+                return output.decided_by_now or "not labelled yet"
+            if column == AFTER:
+                return output.decided_by_after
+            if column == REVIEW and output.manual is not None:
+                return (f"reviewed by {output.reviewer}: {output.manual} (the effective label stays "
+                        f"{output.effective_after} whatever the rules say)")
+            if column == OUTPUT:
+                return output.text
+        return None
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+
+def highlighted(text: str, spans: Sequence[PreviewSpan], font: QFont) -> QTextDocument:
+    """``text`` with positive matches tinted and underlined in the pass colour, negative ones in the fail
+    colour (a stretch both match gets both tints, the negative drawn last)."""
+    document = QTextDocument()
+    document.setDefaultFont(font)
+    document.setDocumentMargin(0)
+    document.setPlainText(text)
+    cursor = QTextCursor(document)
+    for polarity in ("positive", "negative"):
+        colour = QColor(POSITIVE if polarity == "positive" else NEGATIVE)
+        tint = QColor(colour)
+        tint.setAlpha(60)
+        style = QTextCharFormat()
+        style.setBackground(tint)
+        style.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
+        style.setUnderlineColor(colour)
+        for span in spans:
+            if span.polarity == polarity and 0 <= span.start < span.end <= len(text):
+                cursor.setPosition(span.start)
+                cursor.setPosition(span.end, QTextCursor.MoveMode.KeepAnchor)
+                cursor.mergeCharFormat(style)
+    return document
+
+
+class SpanDelegate(QStyledItemDelegate):
+    """Paints an output with its rule matches (``SpansRole``) on one line."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
+        spans = index.data(SpansRole) or ()
+        options = QStyleOptionViewItem(option)
+        self.initStyleOption(options, index)
+        text = options.text
+        options.text = ""
+        style = options.widget.style() if options.widget else None
+        if style is not None:
+            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, options, painter, options.widget)
+        document = highlighted(text, spans, options.font)
+        painter.save()
+        rect = options.rect.adjusted(4, 0, -4, 0)
+        top = rect.top() + (rect.height() - document.size().height()) / 2
+        painter.translate(rect.left(), top)
+        painter.setClipRect(QRectF(0, 0, rect.width(), rect.height()))
+        context = QAbstractTextDocumentLayout.PaintContext()
+        if options.state & QStyle.StateFlag.State_Selected:
+            context.palette.setColor(context.palette.ColorRole.Text,
+                                     options.palette.color(options.palette.ColorRole.HighlightedText))
+        document.documentLayout().draw(painter, context)
+        painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
+        size = super().sizeHint(option, index)
+        return QSize(size.width() + 8, size.height() + 4)
+
+
+class PreviewPane(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = PreviewModel(self)
+        self.flips = QLabel("", self)
+        self.flips.setTextFormat(Qt.TextFormat.RichText)
+        self.flips.setWordWrap(True)
+        self.status = QLabel("", self)
+        self.status.setStyleSheet("color: #666")
+        self.view = QTableView(self)
+        self.view.setModel(self.model)
+        self.view.setItemDelegateForColumn(OUTPUT, SpanDelegate(self.view))
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.verticalHeader().hide()
+        self.view.setWordWrap(False)
+        self.view.setAlternatingRowColors(True)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(OUTPUT, QHeaderView.ResizeMode.Stretch)
+        for column in (SYSTEMS, NOW, AFTER, REVIEW):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(SYSTEMS, 170)
+        header.resizeSection(NOW, 70)
+        header.resizeSection(AFTER, 130)
+        header.resizeSection(REVIEW, 90)
+        title = QLabel("<b>Preview</b> <span style='color:#666'>— this item's outputs under the draft</span>")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(title)
+        layout.addWidget(self.flips)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.status)
+
+    def show_preview(self, preview: ItemPreview | None) -> None:
+        if preview is None:
+            self.model.set_preview([])
+            self.flips.setText("")
+            return
+        self.model.set_preview(preview.outputs)
+        timed_out = sum(1 for output in preview.outputs if output.timed_out)
+        text = f"Flips: {flips_html(preview.flips)}"
+        if timed_out:
+            text += (f" — <b style='color:{LABEL_COLOURS['error']}'>{timed_out} output"
+                     f"{'s' if timed_out != 1 else ''} timed out</b> (a pattern that backtracks too much)")
+        self.flips.setText(text)
