@@ -55,23 +55,66 @@ def flips_html(flips: dict[str, int]) -> str:
     return ", ".join(parts)
 
 
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
+_FONT = int(Qt.ItemDataRole.FontRole)
+_BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_SPANS = int(SpansRole)
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_BOLD = QFont()
+_BOLD.setBold(True)
+_LABEL_COLOURS = {label: QColor(colour) for label, colour in LABEL_COLOURS.items()}
+
+Cell = dict[int, Any]
+
+
+def _cells(output: PreviewOutput) -> tuple[Cell, ...]:
+    """Every role of every column of one output, worked out once per preview rather than per paint (the view
+    asks for some 750 roles per repaint)."""
+    now = output.label_now or UNLABELLED
+    changed = now != output.label_after
+
+    def colour(label: str) -> QColor:
+        return _LABEL_COLOURS.get(label, _LABEL_COLOURS["unknown"])
+
+    text: Cell = {_DISPLAY: output.text, _SPANS: output.spans, _TOOLTIP: output.text}
+    systems: Cell = {_DISPLAY: ", ".join(output.systems), _TOOLTIP: ", ".join(output.systems)}
+    label_now: Cell = {_DISPLAY: now, _FOREGROUND: colour(now),
+                       _TOOLTIP: output.decided_by_now or "not labelled yet"}
+    after: Cell = {_DISPLAY: f"{output.label_after} (timed out)" if output.timed_out else output.label_after,
+                   _FOREGROUND: colour(output.label_after), _TOOLTIP: output.decided_by_after}
+    if changed:
+        after.update({_FONT: _BOLD, _BACKGROUND: FLIP_BACKGROUND})
+    review: Cell = {}
+    if output.manual is not None:
+        review = {_DISPLAY: f"{output.manual} · {initials(output.reviewer or '')}", _FONT: _BOLD,
+                  _FOREGROUND: colour(output.manual),
+                  _TOOLTIP: f"reviewed by {output.reviewer}: {output.manual} (the effective label stays "
+                            f"{output.effective_after} whatever the rules say)"}
+    return text, systems, label_now, after, review
+
+
 class PreviewModel(QAbstractTableModel):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._outputs: list[PreviewOutput] = []
+        self._cells: list[tuple[Cell, ...]] = []
 
     def set_preview(self, outputs: Sequence[PreviewOutput]) -> None:
-        """Replace the rows; when the same outputs are shown again (a keystroke), only their cells change, so
-        the view keeps its scroll position and selection."""
+        """Replace the rows; when the same outputs are shown again (a keystroke), only the rows that changed
+        are announced, so the view keeps its scroll position and selection and repaints only those."""
         outputs = list(outputs)
-        if [o.output_id for o in outputs] == [o.output_id for o in self._outputs]:
-            self._outputs = outputs
-            if outputs:
-                self.dataChanged.emit(self.index(0, 0), self.index(len(outputs) - 1, len(_HEADERS) - 1))
+        cells = [_cells(output) for output in outputs]
+        if [o.output_id for o in outputs] != [o.output_id for o in self._outputs]:
+            self.beginResetModel()
+            self._outputs, self._cells = outputs, cells
+            self.endResetModel()
             return
-        self.beginResetModel()
-        self._outputs = outputs
-        self.endResetModel()
+        changed = [row for row, (old, new) in enumerate(zip(self._outputs, outputs, strict=True)) if old != new]
+        self._outputs, self._cells = outputs, cells
+        if changed:
+            self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], len(_HEADERS) - 1))
 
     def output(self, row: int) -> PreviewOutput:
         return self._outputs[row]
@@ -92,50 +135,13 @@ class PreviewModel(QAbstractTableModel):
         return None
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self._outputs):
+        row = index.row()
+        if not 0 <= row < len(self._cells) or not 0 <= index.column() < len(_HEADERS):
             return None
-        output = self._outputs[index.row()]
-        column = index.column()
-        changed = (output.label_now or UNLABELLED) != output.label_after
-        if role == Qt.ItemDataRole.DisplayRole:
-            if column == OUTPUT:
-                return output.text
-            if column == SYSTEMS:
-                return ", ".join(output.systems)
-            if column == NOW:
-                return output.label_now or UNLABELLED
-            if column == AFTER:
-                return f"{output.label_after} (timed out)" if output.timed_out else output.label_after
-            if column == REVIEW:
-                return "" if output.manual is None else f"{output.manual} · {initials(output.reviewer or '')}"
-        if role == SpansRole and column == OUTPUT:
-            return output.spans
-        if role == Qt.ItemDataRole.ForegroundRole:
-            label = {NOW: output.label_now or UNLABELLED, AFTER: output.label_after, REVIEW: output.manual}.get(column)
-            if label is not None:
-                return QColor(LABEL_COLOURS.get(label, LABEL_COLOURS["unknown"]))
-        if role == Qt.ItemDataRole.FontRole and (column == REVIEW or (column == AFTER and changed)):
-            font = QFont()
-            font.setBold(True)
-            return font
-        if role == Qt.ItemDataRole.BackgroundRole and column == AFTER and changed:
-            return FLIP_BACKGROUND
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if column == NOW:
-                return output.decided_by_now or "not labelled yet"
-            if column == AFTER:
-                return output.decided_by_after
-            if column == REVIEW and output.manual is not None:
-                return (f"reviewed by {output.reviewer}: {output.manual} (the effective label stays "
-                        f"{output.effective_after} whatever the rules say)")
-            if column == OUTPUT:
-                return output.text
-        return None
+        return self._cells[row][index.column()].get(role)
 
     def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
 
 
 def highlighted(text: str, spans: Sequence[PreviewSpan], font: QFont) -> QTextDocument:
@@ -163,7 +169,15 @@ def highlighted(text: str, spans: Sequence[PreviewSpan], font: QFont) -> QTextDo
 
 
 class SpanDelegate(QStyledItemDelegate):
-    """Paints an output with its rule matches (``SpansRole``) on one line."""
+    """Paints an output with its rule matches (``SpansRole``) on one line.
+
+    Laying out a rich text costs more than the rest of a repaint together; a keystroke changes the spans of
+    a few outputs only, so the laid-out documents are kept by (text, spans, font).
+    """
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._documents: dict[tuple[str, tuple[PreviewSpan, ...], str], QTextDocument] = {}
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
         spans = index.data(SpansRole) or ()
@@ -174,7 +188,12 @@ class SpanDelegate(QStyledItemDelegate):
         style = options.widget.style() if options.widget else None
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, options, painter, options.widget)
-        document = highlighted(text, spans, options.font)
+        key = (text, spans, options.font.key())
+        document = self._documents.get(key)
+        if document is None:
+            if len(self._documents) > 2000:
+                self._documents.clear()
+            document = self._documents[key] = highlighted(text, spans, options.font)
         painter.save()
         rect = options.rect.adjusted(4, 0, -4, 0)
         top = rect.top() + (rect.height() - document.size().height()) / 2
@@ -233,7 +252,12 @@ class PreviewPane(QWidget):
             return
         self.model.set_preview(preview.outputs)
         timed_out = sum(1 for output in preview.outputs if output.timed_out)
-        text = f"Flips: {flips_html(preview.flips)}"
+        if preview.problems:
+            text = (f"Flips: none to show — {len(preview.problems)} pattern{'s' if len(preview.problems) > 1 else ''} "
+                    f"of the draft do{'es' if len(preview.problems) == 1 else ''} not compile, so every output "
+                    f"would be an <span style='color:{LABEL_COLOURS['error']}'>error</span>")
+        else:
+            text = f"Flips: {flips_html(preview.flips)}"
         if timed_out:
             text += (f" — <b style='color:{LABEL_COLOURS['error']}'>{timed_out} output"
                      f"{'s' if timed_out != 1 else ''} timed out</b> (a pattern that backtracks too much)")

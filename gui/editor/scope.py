@@ -109,7 +109,7 @@ class ScopePane(QWidget):
         self.review_button.setEnabled(False)
         self.review_button.clicked.connect(lambda: self.review.emit(self.model.items()))
         top = QHBoxLayout()
-        top.addWidget(QLabel("<b>Elsewhere</b> — try the new and changed rules on every item of the"))
+        top.addWidget(QLabel("<b>Scope</b> — the new and changed rules added to every item of the"))
         top.addWidget(self.scope)
         top.addStretch(1)
         top.addWidget(self.review_button)
@@ -131,7 +131,8 @@ class ScopePane(QWidget):
             return
         self.model.set_items(preview.items)
         flipped = sum(len(item.output_ids) for item in preview.items)
-        self.summary.setText(f"{flipped} of {preview.outputs:,} outputs in {len(preview.items)} items of this "
-                             f"{preview.scope} would flip: {flips_html(preview.flips)}" if flipped else
+        items = len(preview.items)
+        self.summary.setText(f"{flipped} of {preview.outputs:,} outputs in {items} item{'s' if items != 1 else ''} "
+                             f"of this {preview.scope} would flip: {flips_html(preview.flips)}" if flipped else
                              f"nothing would flip among the {preview.outputs:,} outputs of this {preview.scope}")
         self.review_button.setEnabled(bool(preview.items))

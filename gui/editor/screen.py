@@ -49,12 +49,12 @@ SCOPE_DELAY_MS = 600
 class ItemEditorScreen(QWidget):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self._state = state
-        self._ops = ops
+        self.state = state
+        self.ops = ops
         self._draft: EditorDraft | None = None
         self._drafts: dict[int, EditorDraft] = {}
         self._ledger = Ledger()
-        self._previews: PreviewSession | None = None
+        self.previews: PreviewSession | None = None
         self._saving = False
         self._loading: int | None = None
         self.last_preview: ItemPreview | None = None
@@ -184,7 +184,7 @@ class ItemEditorScreen(QWidget):
                                           self.rule_lists["positive"].add_rule)
         self.add_negative_action = action("Add &negative rule", "Ctrl+Shift+N",
                                           self.rule_lists["negative"].add_rule)
-        stack = self._state.undo_stack
+        stack = self.state.undo_stack
         self.undo_action = stack.createUndoAction(self, "&Undo")
         self.undo_action.setShortcut(QKeySequence("Ctrl+Z"))
         self.redo_action = stack.createRedoAction(self, "&Redo")
@@ -219,35 +219,35 @@ class ItemEditorScreen(QWidget):
         return self._draft
 
     def _author(self) -> str:
-        return self._state.reviewer or default_author()
+        return self.state.reviewer or default_author()
 
     def _database_changed(self) -> None:
         self._drafts.clear()
         self._ledger = Ledger()
-        self._previews = None if self._state.db is None else PreviewSession(self._state.db)
+        self.previews = None if self.state.db is None else PreviewSession(self.state.db)
         self._show(None)
         self._selection_changed()
 
     def _selection_changed(self) -> None:
-        item_id = self._state.selection.item_id
+        item_id = self.state.selection.item_id
         if self._draft is not None and self._draft.item_id == item_id:
             return
         if self._draft is not None and self._draft.dirty:
             self._drafts[self._draft.item_id] = self._draft
-        if item_id is None or self._state.db is None:
+        if item_id is None or self.state.db is None:
             self._show(None)
             return
         self._load(item_id)
 
     def _load(self, item_id: int) -> None:
-        db = self._state.db
+        db = self.state.db
         assert db is not None
         self._loading = item_id
-        self._ops.read(lambda task: item_detail(db, item_id), self._loaded, key="editor-item")
+        self.ops.read(lambda task: item_detail(db, item_id), self._loaded, key="editor-item")
 
     def _loaded(self, detail: ItemDetail) -> None:
         self._loading = None
-        if detail.id != self._state.selection.item_id:
+        if detail.id != self.state.selection.item_id:
             return
         self._show(self._drafts.pop(detail.id, None) or EditorDraft.of(detail))
 
@@ -281,11 +281,11 @@ class ItemEditorScreen(QWidget):
         self._load_history()
 
     def _load_history(self) -> None:
-        db, draft = self._state.db, self._draft
+        db, draft = self.state.db, self._draft
         if db is None or draft is None:
             return
         external_id, suite = draft.detail.external_id, draft.detail.suite
-        self._ops.read(lambda task: item_history(db, external_id, suite), self.history.show_records,
+        self.ops.read(lambda task: item_history(db, external_id, suite), self.history.show_records,
                        key="editor-history")
 
     def _fields_edited(self) -> None:
@@ -328,11 +328,11 @@ class ItemEditorScreen(QWidget):
     def start_preview(self) -> None:
         """Preview the draft now (the debounce timer calls this; tests and the bench call it directly)."""
         self._preview_timer.stop()
-        draft, previews = self._draft, self._previews
+        draft, previews = self._draft, self.previews
         if draft is None or previews is None:
             return
         item_id, snapshot = draft.item_id, draft.preview_draft()
-        self._ops.read(lambda task: previews.preview(item_id, snapshot), self._preview_ready, key="editor-preview")
+        self.ops.read(lambda task: previews.preview(item_id, snapshot), self._preview_ready, key="editor-preview")
 
     def _preview_ready(self, preview: ItemPreview) -> None:
         draft = self._draft
@@ -351,7 +351,7 @@ class ItemEditorScreen(QWidget):
 
     def start_scope(self) -> None:
         self._scope_timer.stop()
-        db, draft = self._state.db, self._draft
+        db, draft = self.state.db, self._draft
         if db is None or draft is None:
             return
         added, scope, item_id = draft.changed_rules(), self.scope.current_scope(), draft.item_id
@@ -360,7 +360,7 @@ class ItemEditorScreen(QWidget):
             self.scope.show_scope(None, "No new or changed rule to try on other items yet.")
             return
         self.scope.show_scope(None, f"trying {len(added)} rule{'s' if len(added) > 1 else ''} on this {scope}…")
-        self._ops.read(lambda task: preview_scope(db, item_id, added, scope, task=task), self._scope_ready,
+        self.ops.read(lambda task: preview_scope(db, item_id, added, scope, task=task), self._scope_ready,
                        key="editor-scope")
 
     def _scope_ready(self, preview: ScopePreview) -> None:
@@ -368,10 +368,10 @@ class ItemEditorScreen(QWidget):
         self.scope.show_scope(preview)
 
     def _open_item(self, item: ItemFlips) -> None:
-        self._state.select(Selection(item.category, item.phenomenon, item.item_id))
+        self.state.select(Selection(item.category, item.phenomenon, item.item_id))
 
     def _review(self, items: list[ItemFlips]) -> None:
-        self._state.show_review(OutputFilter(item_ids=frozenset(item.item_id for item in items)))
+        self.state.show_review(OutputFilter(item_ids=frozenset(item.item_id for item in items)))
 
     def focus_first_pattern(self) -> None:
         for rule_list in self.rule_lists.values():
@@ -384,7 +384,7 @@ class ItemEditorScreen(QWidget):
 
     # --- saving, undo -----------------------------------------------------------------------------
     def save(self) -> None:
-        draft, db = self._draft, self._state.db
+        draft, db = self._draft, self.state.db
         if draft is None or db is None or self._saving or draft.problems():
             return
         edits = draft.edits()
@@ -405,7 +405,7 @@ class ItemEditorScreen(QWidget):
         self._saving = True
         self._update_buttons()
         self.editor_scroll.setEnabled(False)
-        self._ops.write(f"saving {draft.detail.external_id}",
+        self.ops.write(f"saving {draft.detail.external_id}",
                         lambda task: apply_all(db, edits, author, ledger, undo),
                         self._changes(item_id, edits), on_success=saved, on_failure=failed, progress=False)
 
@@ -418,7 +418,7 @@ class ItemEditorScreen(QWidget):
         self._saving = False
         self.editor_scroll.setEnabled(True)
         if undo:
-            self._state.undo_stack.push(SavedEdit(text, item_id, list(undo), self._run_saved))
+            self.state.undo_stack.push(SavedEdit(text, item_id, list(undo), self._run_saved))
         self._drafts.pop(item_id, None)
         if self._draft is not None and self._draft.item_id == item_id:
             self._load(item_id)
@@ -436,7 +436,7 @@ class ItemEditorScreen(QWidget):
         return True
 
     def _run_saved(self, command: SavedEdit, title: str) -> None:
-        db = self._state.db
+        db = self.state.db
         if db is None:
             return
         ledger, author, item_id = self._ledger, self._author(), command.item_id
@@ -444,11 +444,11 @@ class ItemEditorScreen(QWidget):
 
         def failed(error: Exception) -> bool:
             # Part of the step may be saved: the stack no longer tells the truth about it, so start afresh.
-            self._state.undo_stack.clear()
+            self.state.undo_stack.clear()
             self._reload(item_id)
             return self._refused(error)
 
-        self._ops.write(title, lambda task: apply_all(db, command.take(), author, ledger, undo),
+        self.ops.write(title, lambda task: apply_all(db, command.take(), author, ledger, undo),
                         OpChanges(suite=True, rules=True, labels=True, item_ids=frozenset({item_id})),
                         on_success=lambda _: command.put(list(undo)), on_failure=failed, progress=False)
 
@@ -471,8 +471,8 @@ class ItemEditorScreen(QWidget):
             return
         if not (changes.rules or changes.labels or changes.outputs or changes.suite):
             return
-        if self._previews is not None:
-            self._previews.invalidate(draft.item_id)
+        if self.previews is not None:
+            self.previews.invalidate(draft.item_id)
         if draft.dirty or self._loading == draft.item_id:
             self.start_preview()
             self._load_history()
