@@ -22,6 +22,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
+from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from gui.dialogs import show_error
@@ -85,6 +86,7 @@ class _Job(Generic[T]):
     task: TaskState | None = None
     relay: _Relay | None = None
     started: float = 0.0
+    last: tuple[int, int, str] | None = None  # the latest progress, for a dialog that opens after it came
 
 
 class Operations(QObject):
@@ -108,6 +110,9 @@ class Operations(QObject):
         self._dialog_timer = QTimer(self)
         self._dialog_timer.setSingleShot(True)
         self._dialog_timer.timeout.connect(self._show_dialog)
+        self._tick = QTimer(self)  # the time left changes while no progress arrives
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._refresh_dialog)
 
     # --- writes -----------------------------------------------------------------------------------
     def write(self, title: str, work: Callable[[TaskState], T], changes: OpChanges, *,
@@ -118,6 +123,20 @@ class Operations(QObject):
         if self._writing is None:
             self.busy_changed.emit(True)
             self._start_next_write()
+
+    def write_undoable(self, title: str, do: Callable[[TaskState], T], undo: Callable[[TaskState], object],
+                       changes: OpChanges, *, on_success: Callable[[T], None] | None = None) -> None:
+        """``write``, and once it succeeded an entry on the window's one undo stack (``state.undo_stack``).
+
+        Edit → Undo runs ``undo`` and Redo runs ``do`` again, each as a write of its own; they may keep what
+        they need in a closure (a removed item's snapshot, the id a restore gave back).
+        """
+        def done(result: T) -> None:
+            self._state.undo_stack.push(_WriteCommand(self, title, do, undo, changes))
+            if on_success is not None:
+                on_success(result)
+
+        self.write(title, do, changes, on_success=done)
 
     def busy(self) -> bool:
         return self._writing is not None or bool(self._writes)
@@ -158,6 +177,8 @@ class Operations(QObject):
         dialog.setMinimumWidth(380)
         dialog.canceled.connect(self._cancel_from_dialog)
         self._dialog = dialog
+        self._refresh_dialog()
+        self._tick.start()
         dialog.open()
 
     def _cancel_from_dialog(self) -> None:
@@ -169,17 +190,23 @@ class Operations(QObject):
         job = self._writing
         if job is None:
             return
-        fraction = done / total if total > 0 else -1.0
-        self.progressed.emit(job.title, fraction)
-        if self._dialog is None or (job.task is not None and job.task.cancelled):
+        job.last = (done, total, what)
+        self.progressed.emit(job.title, done / total if total > 0 else -1.0)
+        self._refresh_dialog()
+
+    def _refresh_dialog(self) -> None:
+        job, dialog = self._writing, self._dialog
+        if job is None or dialog is None or job.last is None or (job.task is not None and job.task.cancelled):
             return
-        self._dialog.setLabelText(_progress_text(job.title, done, total, what, time.monotonic() - job.started))
+        done, total, what = job.last
+        dialog.setLabelText(_progress_text(job.title, done, total, what, time.monotonic() - job.started))
         if total > 0:
-            self._dialog.setMaximum(1000)
-            self._dialog.setValue(round(1000 * min(fraction, 1.0)))
+            dialog.setMaximum(1000)
+            dialog.setValue(round(1000 * min(done / total, 1.0)))
 
     def _write_done(self, job: _Job[Any], result: Any, error: BaseException | None) -> None:
         self._dialog_timer.stop()
+        self._tick.stop()
         if self._dialog is not None:
             self._dialog.canceled.disconnect(self._cancel_from_dialog)
             self._dialog.close()
@@ -258,15 +285,35 @@ class Operations(QObject):
         return True
 
 
+class _WriteCommand(QUndoCommand):
+    def __init__(self, ops: Operations, title: str, do: Callable[[TaskState], object],
+                 undo: Callable[[TaskState], object], changes: OpChanges) -> None:
+        super().__init__(title)
+        self._ops = ops
+        self._do = do
+        self._undo = undo
+        self._changes = changes
+        self._done = True  # pushed after the write succeeded: QUndoStack.push's redo has nothing to do
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        self._ops.write(f"redo {self.text()}", self._do, self._changes)
+
+    def undo(self) -> None:
+        self._ops.write(f"undo {self.text()}", self._undo, self._changes)
+
+
 def _progress_text(title: str, done: int, total: int, what: str, elapsed: float) -> str:
-    """"labelling: items 1,204 of 2,767 — 43% · about 12 s left" once enough has been done to estimate."""
+    """"labelling — items 1,204 of 2,767 · about 12 s left" (the bar shows the percentage)."""
+    text = title if not what else what if what.startswith(title) else f"{title} — {what}"
     if total <= 0:
-        return f"{title}: {what}" if what else title
+        return text
     fraction = min(done / total, 1.0)
-    text = f"{title}: {what} {done:,} of {total:,} — {fraction:.0%}"
+    text += f" {done:,} of {total:,}"
     if fraction >= 0.02 and elapsed >= 1.0:
-        left = elapsed * (1 - fraction) / fraction
-        text += f" · about {_duration(left)} left"
+        text += f" · about {_duration(elapsed * (1 - fraction) / fraction)} left"
     return text
 
 

@@ -12,9 +12,9 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 if TYPE_CHECKING:
-    from suite.browse import OutputFilter
-
     from store import Database
+    from suite.browse import OutputFilter
+    from suite.tree import SuiteTree
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,7 @@ class AppState(QObject):
     selection_changed = Signal()  # self.selection changed
     operation_executed = Signal(object)  # an OpChanges after any write operation finished
     review_requested = Signal(object)  # a suite.browse.OutputFilter: show the Review tab with it
+    tree_loaded = Signal()  # self.tree was (re)read: categories, phenomena, items and their counts
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -37,6 +38,9 @@ class AppState(QObject):
         self.suite_name: str | None = None
         self.selection = Selection()
         self.reviewer: str | None = None
+        # The suite tree as last read (by the tree dock): choosers and the status bar use it instead of
+        # each asking the database for the same aggregate.
+        self.tree: SuiteTree | None = None
         # One undo history for the whole window, so Edit → Undo undoes the last edit whichever screen made it.
         self.undo_stack = QUndoStack(self)
 
@@ -44,6 +48,7 @@ class AppState(QObject):
         """Switch to another database; what was selected or undoable there means nothing here."""
         self.db = db
         self.suite_name = suite_name
+        self.tree = None
         self.selection = Selection()
         self.undo_stack.clear()
         self.database_changed.emit()
@@ -54,10 +59,15 @@ class AppState(QObject):
         if suite_name == self.suite_name:
             return
         self.suite_name = suite_name
+        self.tree = None
         self.selection = Selection()
         self.undo_stack.clear()
         self.suite_changed.emit()
         self.selection_changed.emit()
+
+    def set_tree(self, tree: SuiteTree | None) -> None:
+        self.tree = tree
+        self.tree_loaded.emit()
 
     def select(self, selection: Selection) -> None:
         if selection == self.selection:

@@ -64,3 +64,23 @@ def shown_errors() -> list[QMessageBox]:
     from PySide6.QtWidgets import QApplication
 
     return [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+
+
+@pytest.fixture
+def window(qtbot, demo_db: Database):  # type: ignore[no-untyped-def]
+    """The main window on a copy of the demo, shown (offscreen), with the tree and first review page filled."""
+    from gui.main_window import MainWindow
+
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.state.reviewer = "Test Reviewer"
+    main.resize(1400, 860)
+    main.show()
+    main.open_target(str(demo_db.engine.url.database))
+    qtbot.waitUntil(lambda: main.state.tree is not None and main.review.model.rowCount() > 0, timeout=10000)
+    main.tabs.setCurrentWidget(main.review)
+    qtbot.waitUntil(lambda: main.review.model.all_cached(0, 20), timeout=10000)
+    yield main
+    main.ops.wait_idle()
+    for box in shown_errors():
+        box.close()

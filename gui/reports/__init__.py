@@ -1,0 +1,1 @@
+"""Report tabs: systems, QE accuracy, discriminative items (gui-reports)."""

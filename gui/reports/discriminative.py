@@ -1,0 +1,16 @@
+"""Placeholder until the gui-reports engineer's screen is merged (the main window only needs the class)."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+
+from gui.operations import Operations
+from gui.state import AppState
+
+
+class DiscriminativeTab(QWidget):
+    def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        label = QLabel("The discriminative items come with the gui-reports branch.", self)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        QVBoxLayout(self).addWidget(label)
