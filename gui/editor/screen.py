@@ -179,25 +179,17 @@ class ItemEditorScreen(QWidget):
 
         self.save_action = action("&Save item", QKeySequence.StandardKey.Save, self.save)
         self.revert_action = action("Re&vert item", "", self.revert)
-        self.find_action = action("Find &pattern", QKeySequence.StandardKey.Find, self.focus_first_pattern)
         self.add_positive_action = action("Add p&ositive rule", "Ctrl+Shift+P",
                                           self.rule_lists["positive"].add_rule)
         self.add_negative_action = action("Add &negative rule", "Ctrl+Shift+N",
                                           self.rule_lists["negative"].add_rule)
-        stack = self.state.undo_stack
-        self.undo_action = stack.createUndoAction(self, "&Undo")
-        self.undo_action.setShortcut(QKeySequence("Ctrl+Z"))
-        self.redo_action = stack.createRedoAction(self, "&Redo")
-        self.redo_action.setShortcut(QKeySequence("Ctrl+Shift+Z"))
-        for made in (self.undo_action, self.redo_action):
-            made.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            self.addAction(made)
         self._update_buttons()
 
     def actions(self) -> list[QAction]:  # type: ignore[override]
-        """For the main window's Edit menu (the shortcuts work inside this tab)."""
-        return [self.save_action, self.revert_action, self.undo_action, self.redo_action, self.find_action,
-                self.add_positive_action, self.add_negative_action]
+        """For the main window's Item menu. Undo / redo (Ctrl+Z, Ctrl+Shift+Z) are the window's Edit menu's,
+        on the shared undo stack, and Ctrl+F calls ``focus_search``: one action per key in the window, or Qt
+        would find the key ambiguous and run neither."""
+        return [self.save_action, self.revert_action, self.add_positive_action, self.add_negative_action]
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue("editor/splitter", self.splitter.saveState())
@@ -373,7 +365,8 @@ class ItemEditorScreen(QWidget):
     def _review(self, items: list[ItemFlips]) -> None:
         self.state.show_review(OutputFilter(item_ids=frozenset(item.item_id for item in items)))
 
-    def focus_first_pattern(self) -> None:
+    def focus_search(self) -> None:
+        """Ctrl+F here: the first pattern field (a new positive rule when the item has none)."""
         for rule_list in self.rule_lists.values():
             editor = rule_list.editor(0)
             if editor is not None:

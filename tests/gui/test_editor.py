@@ -123,7 +123,7 @@ def test_save_undo_and_redo_a_rule_with_history(qtbot, screen, state, ops) -> No
     _preview_settled(qtbot, screen, ops)
     assert screen.last_preview is not None and "pass->conflict" in screen.last_preview.flips
 
-    qtbot.keyClick(screen, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(_editor(screen, "negative", 1), Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     assert ops.wait_idle()
     saved = item_detail(db, item_id)
     added = [r for r in saved.rules if r.pattern == r"\bjammed\b"]
@@ -136,8 +136,7 @@ def test_save_undo_and_redo_a_rule_with_history(qtbot, screen, state, ops) -> No
     assert "add rule" in screen.history.model.index(0, 2).data()
     assert state.undo_stack.canUndo()
 
-    screen.setFocus()
-    qtbot.keyClick(screen, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    state.undo_stack.undo()
     assert ops.wait_idle()
     undone = item_detail(db, item_id)
     assert [(r.polarity, r.pattern) for r in undone.rules] == [(r.polarity, r.pattern) for r in before.rules]
@@ -148,7 +147,7 @@ def test_save_undo_and_redo_a_rule_with_history(qtbot, screen, state, ops) -> No
     assert [r.pattern for r in screen.draft.rules["negative"]] == [r.pattern for r in before.rules
                                                                     if r.polarity == "negative"]
 
-    screen.redo_action.trigger()
+    state.undo_stack.redo()
     assert ops.wait_idle()
     redone = item_detail(db, item_id)
     assert [r.pattern for r in redone.rules if r.polarity == "negative"][-1] == r"\bjammed\b"
@@ -289,3 +288,36 @@ def test_every_model_passes_qt_model_tester(qtbot, screen, state, ops) -> None: 
     _open(screen, state, ops, "neg-05")
     assert len(testers) == 7
     assert QApplication.instance() is not None
+
+
+def test_the_keys_in_the_main_window(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+    """Ctrl+1 shows the editor, Ctrl+F its first pattern field, Ctrl+S saves, Ctrl+Z / Ctrl+Shift+Z (the Edit
+    menu's, on the shared undo stack) undo and redo the save; in a pattern field Ctrl+Z undoes typing."""
+    db: Database = window.state.db
+    screen = window.editor
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentWidget() is screen
+    item_id = find_item(db, "vt-02", DEMO_SUITE)
+    window.state.select(Selection(item_id=item_id))
+    assert window.ops.wait_idle()
+    before = [r.pattern for r in item_detail(db, item_id).rules]
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    field = _editor(screen, "positive", 0)
+    assert QApplication.focusWidget() is field
+    qtbot.keyClick(field, Qt.Key.Key_End)
+    qtbot.keyClicks(field, "|xyz")
+    qtbot.keyClick(field, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # the field's own undo
+    assert field.text() == before[0]
+    qtbot.keyClicks(field, "|xyz")
+    qtbot.keyClick(field, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert window.ops.wait_idle()
+    assert [r.pattern for r in item_detail(db, item_id).rules][0] == before[0] + "|xyz"
+    screen.preview.view.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert window.ops.wait_idle()
+    assert [r.pattern for r in item_detail(db, item_id).rules] == before
+    qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert window.ops.wait_idle()
+    assert [r.pattern for r in item_detail(db, item_id).rules][0] == before[0] + "|xyz"
+    assert [a.text() for a in window.menuBar().actions()].count("&Item") == 1
+    assert shown_errors() == []
