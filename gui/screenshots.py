@@ -19,8 +19,8 @@ from PySide6.QtWidgets import QApplication, QProgressDialog
 
 from gui.app import application
 from gui.main_window import MainWindow
-from gui.state import Selection
 from gui.operations import OpChanges
+from gui.state import Selection
 from store import open_database
 from suite.browse import OutputFilter
 from suite.demo import create_demo

@@ -14,6 +14,7 @@ from typing import Literal, Protocol
 
 from store import Database
 from suite import editing
+from suite.editing import EditResult
 
 Entity = Literal["rule", "known", "reference"]
 
@@ -41,6 +42,12 @@ class Ledger:
         return self._versions.get((entity, row_id))
 
 
+def _saved(result: EditResult) -> tuple[int, int]:
+    """The row an add or change saved and its version after it (only a removal reports none)."""
+    assert result.entity_id is not None and result.version is not None, "an add or change names its row"
+    return result.entity_id, result.version
+
+
 class Edit(Protocol):
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
         """Save this edit through the core and return the edit that undoes it."""
@@ -64,7 +71,7 @@ class ChangeItem:
             db, self.item_id, author=author, expected_version=ledger.version("item", self.item_id),
             source=self.source if self.source != self.before_source else None,
             comment=self.comment if self.comment != self.before_comment else None)
-        ledger.seen("item", self.item_id, result.version)
+        ledger.seen("item", self.item_id, _saved(result)[1])
         return ChangeItem(self.item_id, self.before_source, self.before_comment, self.source, self.comment)
 
     def summary(self) -> str:
@@ -82,7 +89,7 @@ class MoveItem:
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
         result = editing.move_item(db, self.item_id, category=self.category, phenomenon=self.phenomenon,
                                    author=author, expected_version=ledger.version("item", self.item_id))
-        ledger.seen("item", self.item_id, result.version)
+        ledger.seen("item", self.item_id, _saved(result)[1])
         return MoveItem(self.item_id, self.before_category, self.before_phenomenon, self.category, self.phenomenon)
 
     def summary(self) -> str:
@@ -102,8 +109,9 @@ class AddRule:
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
         result = editing.add_rule(db, self.item_id, self.polarity, self.pattern, ignore_case=self.ignore_case,
                                   position=self.position, author=author)
-        ledger.link("rule", self.key, result.entity_id)
-        ledger.seen("rule", result.entity_id, result.version)
+        rule_id, version = _saved(result)
+        ledger.link("rule", self.key, rule_id)
+        ledger.seen("rule", rule_id, version)
         return RemoveRule(self.item_id, self.key, self.polarity, self.pattern, self.ignore_case, self.position)
 
     def summary(self) -> str:
@@ -143,7 +151,7 @@ class ChangeRule:
             db, rule_id, author=author, expected_version=ledger.version("rule", rule_id),
             pattern=self.pattern if self.pattern != self.before_pattern else None,
             ignore_case=self.ignore_case if self.ignore_case != self.before_ignore_case else None)
-        ledger.seen("rule", rule_id, result.version)
+        ledger.seen("rule", rule_id, _saved(result)[1])
         return ChangeRule(self.rule_id, self.before_pattern, self.before_ignore_case, self.pattern, self.ignore_case)
 
     def summary(self) -> str:
@@ -182,8 +190,9 @@ class AddEntry:
             result = editing.add_known(db, self.item_id, self.kind, self.text, author=author)
         else:
             result = editing.add_reference(db, self.item_id, self.text, kind=self.kind, author=author)
-        ledger.link(self.entity, self.key, result.entity_id)
-        ledger.seen(self.entity, result.entity_id, result.version)
+        entry_id, version = _saved(result)
+        ledger.link(self.entity, self.key, entry_id)
+        ledger.seen(self.entity, entry_id, version)
         return RemoveEntry(self.entity, self.item_id, self.key, self.kind, self.text)
 
     def summary(self) -> str:
@@ -223,7 +232,7 @@ class ChangeEntry:
         result = change(db, entry_id, author=author, expected_version=ledger.version(self.entity, entry_id),
                         text=self.text if self.text != self.before_text else None,
                         kind=self.kind if self.kind != self.before_kind else None)
-        ledger.seen(self.entity, entry_id, result.version)
+        ledger.seen(self.entity, entry_id, _saved(result)[1])
         return replace(self, kind=self.before_kind, text=self.before_text, before_kind=self.kind,
                        before_text=self.text)
 

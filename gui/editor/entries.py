@@ -5,7 +5,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -16,13 +22,13 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from gui.colours import LABEL_COLOURS
 from gui.editor.draft import EntryRow, new_entry
+from gui.editor.rules import tool_button
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
@@ -153,10 +159,8 @@ class EntryList(QWidget):
         self.model.modelReset.connect(self._fit_height)
         self.model.rowsInserted.connect(self._fit_height)
         self.model.rowsRemoved.connect(self._fit_height)
-        add = QToolButton(text="+", toolTip=f"add a {title.lower().rstrip('s')}", autoRaise=True)
-        add.clicked.connect(self.add_row)
-        remove = QToolButton(text="−", toolTip="remove the selected row", autoRaise=True)
-        remove.clicked.connect(self.remove_row)
+        add = tool_button("+", f"add a {title.lower().rstrip('s')}", self.add_row)
+        remove = tool_button("−", "remove the selected row", self.remove_row)
         top = QHBoxLayout()
         top.addWidget(QLabel(f"<b>{title}</b>"))
         top.addStretch(1)

@@ -6,6 +6,7 @@ persistent editors, so typing never needs a double-click and every keystroke rea
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -198,7 +199,7 @@ class RuleModel(QAbstractTableModel):
     def mimeTypes(self) -> list[str]:
         return [_MIME]
 
-    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:
+    def mimeData(self, indexes: Sequence[QModelIndex]) -> QMimeData:
         data = QMimeData()
         rows = sorted({index.row() for index in indexes if index.isValid()})
         data.setData(_MIME, QByteArray(f"{self.polarity}:{rows[0] if rows else -1}".encode()))
@@ -282,10 +283,10 @@ class RuleList(QWidget):
         self.model.rowsRemoved.connect(self._fit_height)
         self.model.modelReset.connect(self._fit_height)
 
-        self.add_button = _tool_button("+", f"add a {polarity} rule", self.add_rule)
-        self.remove_button = _tool_button("−", "remove the selected rule", self.remove_rule)
-        self.up_button = _tool_button("↑", "move the selected rule up (Alt+Up)", lambda: self.move_rule(-1))
-        self.down_button = _tool_button("↓", "move the selected rule down (Alt+Down)", lambda: self.move_rule(1))
+        self.add_button = tool_button("+", f"add a {polarity} rule", self.add_rule)
+        self.remove_button = tool_button("−", "remove the selected rule", self.remove_rule)
+        self.up_button = tool_button("↑", "move the selected rule up (Alt+Up)", lambda: self.move_rule(-1))
+        self.down_button = tool_button("↓", "move the selected rule down (Alt+Down)", lambda: self.move_rule(1))
         self.problem = QLabel(self)
         self.problem.setStyleSheet("color: #B00000")
         self.problem.setWordWrap(True)
@@ -355,7 +356,7 @@ class RuleList(QWidget):
         self.problem.setVisible(bool(message))
 
 
-def _tool_button(text: str, tip: str, slot: Any) -> QToolButton:
+def tool_button(text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
     button = QToolButton()
     button.setText(text)
     button.setToolTip(tip)

@@ -37,8 +37,20 @@ from gui.editor.undo import SavedEdit
 from gui.operations import OpChanges, Operations
 from gui.state import AppState, Selection
 from suite.browse import OutputFilter
-from suite.editing import EditConflict, ItemDetail, default_author, item_detail, item_history
-from suite.preview import ItemFlips, ItemPreview, PreviewSession, ScopePreview, preview_scope
+from suite.editing import (
+    EditConflict,
+    ItemDetail,
+    default_author,
+    item_detail,
+    item_history,
+)
+from suite.preview import (
+    ItemFlips,
+    ItemPreview,
+    PreviewSession,
+    ScopePreview,
+    preview_scope,
+)
 
 PREVIEW_DELAY_MS = 150
 """Typing pauses shorter than this do not start a preview: a computation per keystroke would only be dropped."""
@@ -185,7 +197,7 @@ class ItemEditorScreen(QWidget):
                                           self.rule_lists["negative"].add_rule)
         self._update_buttons()
 
-    def actions(self) -> list[QAction]:  # type: ignore[override]
+    def actions(self) -> list[QAction]:
         """For the main window's Item menu. Undo / redo (Ctrl+Z, Ctrl+Shift+Z) are the window's Edit menu's,
         on the shared undo stack, and Ctrl+F calls ``focus_search``: one action per key in the window, or Qt
         would find the key ambiguous and run neither."""
@@ -363,7 +375,7 @@ class ItemEditorScreen(QWidget):
         self.state.select(Selection(item.category, item.phenomenon, item.item_id))
 
     def _review(self, items: list[ItemFlips]) -> None:
-        self.state.show_review(OutputFilter(item_ids=frozenset(item.item_id for item in items)))
+        self.state.show_review(OutputFilter(item_ids=tuple(item.item_id for item in items)))
 
     def focus_search(self) -> None:
         """Ctrl+F here: the first pattern field (a new positive rule when the item has none)."""

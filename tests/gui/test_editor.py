@@ -2,6 +2,7 @@
 a catastrophic pattern that times out while the window keeps answering, and its models under Qt's tester."""
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -79,7 +80,7 @@ def test_typing_a_pattern_shows_its_matches_and_flips(qtbot, screen, state, ops)
     assert preview is not None and preview.flips == {"pass->unknown": 2, "conflict->fail": 1}
     assert "pass" in screen.preview.flips.text() and "→" in screen.preview.flips.text()
     assert screen.save_button.isEnabled()
-    assert all(not span.polarity == "positive" for o in preview.outputs for span in o.spans)
+    assert all(span.polarity != "positive" for o in preview.outputs for span in o.spans)
 
     # a positive rule that matches every output turns the one negative match into a conflict
     _type(qtbot, _editor(screen, "positive", 0), r"painted")
@@ -232,7 +233,7 @@ def test_a_catastrophic_pattern_times_out_while_the_window_answers(qtbot, screen
         .index(stressed[0].output_id)
     assert screen.preview.model.index(row, 3).data() == "error (timed out)"
     assert "timed out" in screen.preview.flips.text()
-    gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(ticks)]
     assert gaps and max(gaps) < 0.25, f"the event loop stalled for {max(gaps):.2f} s"
 
 
@@ -250,7 +251,7 @@ def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot, screen, state,
     requested: list[object] = []
     state.review_requested.connect(requested.append)
     screen.scope.review_button.click()
-    assert requested and requested[0].item_ids == frozenset(i.item_id for i in scope.items)
+    assert requested and requested[0].item_ids == tuple(i.item_id for i in scope.items)
 
     other = next(i for i in scope.items if i.item_id != item_id)
     row = [i.item_id for i in scope.items].index(other.item_id)
@@ -311,13 +312,13 @@ def test_the_keys_in_the_main_window(qtbot, window) -> None:  # type: ignore[no-
     qtbot.keyClicks(field, "|xyz")
     qtbot.keyClick(field, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     assert window.ops.wait_idle()
-    assert [r.pattern for r in item_detail(db, item_id).rules][0] == before[0] + "|xyz"
+    assert item_detail(db, item_id).rules[0].pattern == before[0] + "|xyz"
     screen.preview.view.setFocus()
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert window.ops.wait_idle()
     assert [r.pattern for r in item_detail(db, item_id).rules] == before
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert window.ops.wait_idle()
-    assert [r.pattern for r in item_detail(db, item_id).rules][0] == before[0] + "|xyz"
+    assert item_detail(db, item_id).rules[0].pattern == before[0] + "|xyz"
     assert [a.text() for a in window.menuBar().actions()].count("&Item") == 1
     assert shown_errors() == []
