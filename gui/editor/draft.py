@@ -7,7 +7,7 @@ of edits that saving applies (item fields first, then removals, changes, additio
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from gui.editor.edits import (
@@ -122,6 +122,37 @@ class EditorDraft:
                    [EntryRow(r.id, r.kind, r.text, r.kind, r.text) for r in detail.references],
                    versions)
 
+    def rebased(self, fresh: ItemDetail) -> EditorDraft:
+        """This draft's unsaved changes on top of ``fresh``, the item as it is now (after a colleague's save,
+        an undo, or the part of a save that went through before a refusal).
+
+        What the linguist changed since loading wins where both sides changed the same field or row; what only
+        the other side changed stays; rows the linguist removed stay removed, new rows are appended. The rules'
+        order is the fresh one. The versions are the fresh ones, so saving the result overwrites what the
+        linguist has now seen, and only that.
+        """
+        old = self.detail
+        draft = EditorDraft.of(fresh)
+        if self.source != old.source:
+            draft.source = self.source
+        if self.comment != (old.comment or ""):
+            draft.comment = self.comment
+        if (self.category, self.phenomenon) != (old.category or "", old.phenomenon or ""):
+            draft.category, draft.phenomenon = self.category, self.phenomenon
+        mine = {row.key: row for row in self.all_rules()}
+        removed = {rule.id for rule in old.rules} - set(mine)
+        for polarity in POLARITIES:
+            draft.rules[polarity] = [
+                replace(row, pattern=mine[row.key].pattern, ignore_case=mine[row.key].ignore_case)
+                if row.key in mine and mine[row.key].modified else row
+                for row in draft.rules[polarity] if row.key not in removed]
+        for row in self.all_rules():
+            if row.is_new:
+                draft.rules[row.polarity].append(row)
+        draft.known = _rebased_entries(self.known, [k.id for k in old.known], draft.known)
+        draft.references = _rebased_entries(self.references, [r.id for r in old.references], draft.references)
+        return draft
+
     @property
     def item_id(self) -> int:
         return self.detail.id
@@ -201,6 +232,16 @@ def _by_polarity(keys: list[int], rows: list[RuleRow]) -> tuple[list[int], list[
     polarity = {row.key: row.polarity for row in rows}
     return ([key for key in keys if polarity[key] == "positive"],
             [key for key in keys if polarity[key] == "negative"])
+
+
+def _rebased_entries(mine: list[EntryRow], loaded: list[int], fresh: list[EntryRow]) -> list[EntryRow]:
+    rows = {row.key: row for row in mine}
+    removed = set(loaded) - set(rows)
+    changed = {key: row for key, row in rows.items()
+               if not row.is_new and (row.kind, row.text) != (row.stored_kind, row.stored_text)}
+    kept = [replace(row, kind=changed[row.key].kind, text=changed[row.key].text) if row.key in changed else row
+            for row in fresh if row.key not in removed]
+    return kept + [row for row in mine if row.is_new]
 
 
 def _entry_edits(entity: Literal["known", "reference"], item_id: int, rows: list[EntryRow],

@@ -299,18 +299,22 @@ class ItemEditorScreen(QWidget):
         self._draft.category = self.category.text().strip()
         self._draft.phenomenon = self.phenomenon.text().strip()
         self._draft.comment = self.comment.text()
-        self._update_buttons()
+        self._show_problems()
 
-    def _draft_edited(self) -> None:
-        """A rule, known translation or reference changed: show its problems, preview it after a pause."""
-        if self._draft is None:
-            return
+    def _show_problems(self) -> None:
+        assert self._draft is not None
         problems = self._draft.problems()
         for polarity, rule_list in self.rule_lists.items():
             rule_list.show_problem(next((p.message for p in problems if p.polarity == polarity), None))
         self.problems.setText("\n".join(p.message for p in problems if p.polarity is None))
         self.problems.setVisible(any(p.polarity is None for p in problems))
         self._update_buttons(problems=bool(problems))
+
+    def _draft_edited(self) -> None:
+        """A rule, known translation or reference changed: show its problems, preview it after a pause."""
+        if self._draft is None:
+            return
+        self._show_problems()
         self._preview_timer.start()
         self._scope_timer.start()
 
@@ -404,38 +408,55 @@ class ItemEditorScreen(QWidget):
             self._saved(text, item_id, undo)
 
         def failed(error: Exception) -> bool:
-            self._saved(text, item_id, undo)
+            self._saved(text, item_id, undo, refused=True)
             return self._refused(error)
 
         self._saving = True
         self._update_buttons()
         self.editor_scroll.setEnabled(False)
         self.ops.write(f"saving {draft.detail.external_id}",
-                        lambda task: apply_all(db, edits, author, ledger, undo),
-                        self._changes(item_id, edits), on_success=saved, on_failure=failed, progress=False)
+                       lambda task: apply_all(db, edits, author, ledger, undo),
+                       self._changes(item_id, edits), on_success=saved, on_failure=failed, progress=False)
 
     def _changes(self, item_id: int, edits: list[Edit]) -> OpChanges:
         return OpChanges(suite=any(isinstance(edit, MoveItem) for edit in edits), rules=True, labels=True,
                          item_ids=frozenset({item_id}))
 
-    def _saved(self, text: str, item_id: int, undo: list[Edit]) -> None:
-        """After a save (or the part of it that was saved before a refusal): undoable, then reloaded."""
+    def _saved(self, text: str, item_id: int, undo: list[Edit], *, refused: bool = False) -> None:
+        """After a save: undoable, then shown as stored. After a refusal, what went through before it is
+        undoable too, and the linguist's changes are kept on top of the item as it is now."""
         self._saving = False
         self.editor_scroll.setEnabled(True)
         if undo:
             self.state.undo_stack.push(SavedEdit(text, item_id, list(undo), self._run_saved))
         self._drafts.pop(item_id, None)
         if self._draft is not None and self._draft.item_id == item_id:
-            self._load(item_id)
+            if refused:
+                self._rebase(self._draft)
+            else:
+                self._load(item_id)
         self._update_buttons()
+
+    def _rebase(self, draft: EditorDraft) -> None:
+        db = self.state.db
+        assert db is not None
+
+        def fresh(detail: ItemDetail) -> None:
+            self._loading = None
+            if self._draft is draft:
+                self._show(draft.rebased(detail))
+
+        self._loading = draft.item_id
+        self.ops.read(lambda task: item_detail(db, draft.item_id), fresh, key="editor-item")
 
     def _refused(self, error: Exception) -> bool:
         if not isinstance(error, EditConflict):
             return False
         box = QMessageBox(QMessageBox.Icon.Warning, "tsqe — edit refused",
-                          f"Someone else changed this item since you opened it, so nothing of yours was "
-                          f"overwritten:\n\n{error}\n\nThe item is shown as it is now.", QMessageBox.StandardButton.Ok,
-                          self)
+                          f"Someone else changed this item since you opened it, so nothing of theirs was "
+                          f"overwritten:\n\n{error}\n\nThe item now shows their version with your unsaved "
+                          f"changes on top: check it and save again, or Revert to keep theirs only.",
+                          QMessageBox.StandardButton.Ok, self)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return True
@@ -460,7 +481,7 @@ class ItemEditorScreen(QWidget):
     def _reload(self, item_id: int) -> None:
         self._drafts.pop(item_id, None)
         if self._draft is not None and self._draft.item_id == item_id:
-            self._load(item_id)
+            self._rebase(self._draft)
 
     def revert(self) -> None:
         draft = self._draft

@@ -20,7 +20,7 @@ from gui.operations import Operations
 from gui.state import AppState, Selection
 from store import Database
 from suite.demo import DEMO_SUITE
-from suite.editing import find_item, item_detail, item_history
+from suite.editing import change_rule, find_item, item_detail, item_history
 from suite.importers import import_outputs
 
 
@@ -183,6 +183,34 @@ def test_undo_of_a_changed_and_a_removed_rule(qtbot, screen, state, ops) -> None
     assert [(r.polarity, r.pattern, r.position) for r in after.rules] == \
         [(r.polarity, r.pattern, r.position) for r in before.rules]
     assert [o.auto_label for o in after.outputs] == [o.auto_label for o in before.outputs]
+    assert shown_errors() == []
+
+
+def test_a_colleagues_change_is_never_overwritten(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+    db: Database = state.db
+    item_id = _open(screen, state, ops, "amb-02")
+    stored = item_detail(db, item_id).rules[0]
+    _type(qtbot, _editor(screen, "positive", 0), r"\block(ed)?\b")
+    screen.known.model.add("good")
+    screen.known.model.setData(screen.known.model.index(0, 1), "The lock is stuck.")
+    # meanwhile a colleague changes the same rule
+    change_rule(db, stored.id, pattern=r"\b(lock|latch)\b", author="jonas.w", expected_version=stored.version)
+    screen.save()
+    assert ops.wait_idle()
+    refusals = [box for box in shown_errors() if "edit refused" in box.windowTitle()]
+    assert len(refusals) == 1 and "jonas.w" in refusals[0].text()
+    refusals[0].close()
+    detail = item_detail(db, item_id)
+    assert detail.rules[0].pattern == r"\b(lock|latch)\b" and detail.known == []
+    # the linguist's changes are kept on top of the colleague's version; saving them now is deliberate
+    assert screen.draft is not None and screen.draft.dirty
+    assert screen.draft.rules["positive"][0].pattern == r"\block(ed)?\b"
+    assert [row.text for row in screen.draft.known] == ["The lock is stuck."]
+    screen.save()
+    assert ops.wait_idle()
+    detail = item_detail(db, item_id)
+    assert detail.rules[0].pattern == r"\block(ed)?\b"
+    assert [(k.kind, k.text) for k in detail.known] == [("good", "The lock is stuck.")]
     assert shown_errors() == []
 
 
