@@ -11,5 +11,6 @@ import cli.qe_evaluation  # noqa: F401
 import cli.qe_systems  # noqa: F401
 import cli.report  # noqa: F401
 import cli.rule_group  # noqa: F401
+import cli.rule_test  # noqa: F401
 import cli.status  # noqa: F401
 import cli.wmt  # noqa: F401
