@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.colours import NEGATIVE, POSITIVE
-from gui.review.model import SPANS_ROLE
+from gui.review.model import DISPLAY, SPANS_ROLE
 from suite.rules import Span
 
 
@@ -24,34 +24,40 @@ def span_colour(span: Span) -> QColor:
 
 
 class SpanDelegate(QStyledItemDelegate):
+    """Paints the whole cell itself: the style's generic item painting cost more than everything else while
+    scrolling a long table."""
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
               ) -> None:
         spans: list[Span] | None = index.data(SPANS_ROLE)
-        text = index.data(Qt.ItemDataRole.DisplayRole) or ""
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
-        style = opt.widget.style() if opt.widget is not None else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        rect: QRect = option.rect.adjusted(4, 0, -4, 0)
-        metrics = option.fontMetrics
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        text: str = index.data(DISPLAY) or ""
+        rect: QRect = option.rect  # type: ignore[attr-defined]
+        palette = option.palette  # type: ignore[attr-defined]
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
+        if selected:
+            painter.fillRect(rect, palette.highlight())
+        elif option.features & QStyleOptionViewItem.ViewItemFeature.Alternate:  # type: ignore[attr-defined]
+            painter.fillRect(rect, palette.alternateBase())
+        metrics = option.fontMetrics  # type: ignore[attr-defined]
+        inner = rect.adjusted(4, 0, -4, 0)
         painter.save()
-        painter.setClipRect(rect)
-        baseline = rect.top() + (rect.height() + metrics.ascent() - metrics.descent()) // 2
+        painter.setClipRect(inner)
+        baseline = inner.top() + (inner.height() + metrics.ascent() - metrics.descent()) // 2
         for span in spans or []:
-            left = rect.left() + metrics.horizontalAdvance(text[:span.start])
-            width = metrics.horizontalAdvance(text[span.start:span.end])
-            if left > rect.right():
+            left = inner.left() + metrics.horizontalAdvance(text[:span.start])
+            if left > inner.right():
                 continue
+            width = metrics.horizontalAdvance(text[span.start:span.end])
             colour = span_colour(span)
             tint = QColor(colour)
             tint.setAlpha(70)
-            painter.fillRect(QRect(left, rect.top() + 2, width, rect.height() - 4), tint)
+            painter.fillRect(QRect(left, inner.top() + 2, width, inner.height() - 4), tint)
             painter.setPen(QPen(colour, 2))
             painter.drawLine(left, baseline + 2, left + width, baseline + 2)
-        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
-        painter.setPen(option.palette.color(role))
-        elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, rect.width())
-        painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), elided)
+        painter.setPen(palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text))
+        elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, inner.width())
+        painter.drawText(inner, _ALIGN, elided)
         painter.restore()
+
+
+_ALIGN = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)

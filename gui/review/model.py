@@ -30,8 +30,8 @@ NO_PARENT = QModelIndex()  # the invalid index: Qt's default argument for "top l
 BLOCK = 100
 """Rows fetched together: a screenful or two, so scrolling asks the database once per page, not per row."""
 
-SPANS_ROLE = Qt.ItemDataRole.UserRole + 1
-OUTPUT_ID_ROLE = Qt.ItemDataRole.UserRole + 2
+SPANS_ROLE = int(Qt.ItemDataRole.UserRole.value) + 1
+OUTPUT_ID_ROLE = int(Qt.ItemDataRole.UserRole.value) + 2
 
 
 @dataclass(frozen=True)
@@ -57,6 +57,16 @@ COLUMNS = (
     Column("comment", "comment", None, 140),
 )
 COLUMN = {column.key: i for i, column in enumerate(COLUMNS)}
+
+
+DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
+FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
+FONT = int(Qt.ItemDataRole.FontRole.value)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
+_ROLES = frozenset({DISPLAY, FOREGROUND, FONT, TOOLTIP, int(SPANS_ROLE), int(OUTPUT_ID_ROLE)})
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_LABEL_BRUSHES = {label: QColor(colour) for label, colour in LABEL_COLOURS.items()}
 
 
 def initials(name: str | None) -> str:
@@ -101,17 +111,30 @@ class ReviewModel(QAbstractTableModel):
         self.sort_key = "item"
         self.descending = False
         self.sort_column = COLUMN["item"]
+        self._asked: tuple[object, ...] | None = None  # the last query asked for
+        self._shown: dict[int, tuple[str, ...]] = {}  # each cached row's cell texts, worked out once
+        self._bold = QFont()
+        self._bold.setBold(True)
 
     # --- the query --------------------------------------------------------------------------------
-    def query(self, filter: OutputFilter | None = None) -> None:
-        """Re-run the core's query (in the background) for this filter, or the current one."""
+    def query(self, filter: OutputFilter | None = None, *, again: bool = False) -> None:
+        """Run the core's query (in the background) for this filter, or the current one.
+
+        The same question twice (the suite, the selection and the sort all settle as a window opens) is asked
+        once: on a million outputs each asking costs seconds. ``again`` asks anew after the data changed.
+        """
         if filter is not None:
             self.filter = filter
         db, suite_name = self._state.db, self._state.suite_name
         if db is None or suite_name is None:
+            self._asked = None
             self.set_ids([])
             return
         wanted, sort, descending = self.filter, self.sort_key, self.descending
+        question = (db, suite_name, wanted, sort, descending)
+        if question == self._asked and not again:
+            return
+        self._asked = question
         self._ops.read(lambda task: output_ids(db, wanted, suite_name=suite_name, sort=sort, descending=descending),
                        self.set_ids, key="review-ids")
 
@@ -120,6 +143,7 @@ class ReviewModel(QAbstractTableModel):
         self._generation += 1
         self._ids = ids
         self._rows.clear()
+        self._shown.clear()
         self._spans.clear()
         self._pending.clear()
         self.endResetModel()
@@ -178,6 +202,7 @@ class ReviewModel(QAbstractTableModel):
             return
         rows, spans = result
         self._rows.update((r.output_id, r) for r in rows)
+        self._shown.update((r.output_id, tuple(_display(r, c.key) for c in COLUMNS)) for r in rows)
         self._spans.update(spans)
         changed = [i for i in (self.row_of(r.output_id) for r in rows) if i is not None] if block is None else [
             block * BLOCK, min(len(self._ids), (block + 1) * BLOCK) - 1]
@@ -204,37 +229,38 @@ class ReviewModel(QAbstractTableModel):
         return None
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return _FLAGS if index.isValid() else _NO_FLAGS
 
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or not (0 <= index.row() < len(self._ids)):
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY) -> Any:
+        """Cell contents; called tens of thousands of times a second while scrolling, so roles are plain ints
+        compared in order of frequency and texts come from a per-row cache."""
+        if role not in _ROLES:
             return None
+        row_number = index.row()
+        if not 0 <= row_number < len(self._ids):
+            return None
+        output_id = self._ids[row_number]
         if role == OUTPUT_ID_ROLE:
-            return self._ids[index.row()]
-        row = self._rows.get(self._ids[index.row()])
-        if row is None:
-            if role == Qt.ItemDataRole.DisplayRole:
-                self.fetch(index.row())
+            return output_id
+        shown = self._shown.get(output_id)
+        if shown is None:
+            if role == DISPLAY:
+                self.fetch(row_number)
                 return "…"
             return None
-        key = COLUMNS[index.column()].key
-        if role == Qt.ItemDataRole.DisplayRole:
-            return _display(row, key)
-        if role == Qt.ItemDataRole.ToolTipRole:
-            if key in ("source", "output", "comment", "systems", "decided_by"):
-                return _display(row, key) or None
-            if key == "manual" and row.manual_label:
-                return f"{row.manual_label} by {row.reviewer}"
-            return None
-        if role == Qt.ItemDataRole.ForegroundRole:
+        column = index.column()
+        if role == DISPLAY:
+            return shown[column]
+        key = COLUMNS[column].key
+        row = self._rows[output_id]
+        if role == FOREGROUND:
             label = row.auto_label if key == "auto" else row.manual_label if key == "manual" else None
-            return QColor(LABEL_COLOURS[label]) if label in LABEL_COLOURS else None
-        if role == Qt.ItemDataRole.FontRole and key == "manual" and row.manual_label:
-            font = QFont()
-            font.setBold(True)
-            return font
-        if role == SPANS_ROLE and key == "output":
-            return self._spans.get(row.output_id, [])
-        return None
+            return _LABEL_BRUSHES.get(label) if label is not None else None
+        if role == FONT:
+            return self._bold if key == "manual" and row.manual_label else None
+        if role == SPANS_ROLE:
+            return self._spans.get(output_id, []) if key == "output" else None
+        if key in ("source", "output", "comment", "systems", "decided_by"):
+            return shown[column] or None
+        return f"{row.manual_label} by {row.reviewer}" if key == "manual" and row.manual_label else None
+

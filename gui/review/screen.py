@@ -166,10 +166,10 @@ class ReviewScreen(QWidget):
         self._debounce.setInterval(TEXT_DEBOUNCE_MS)
         self._debounce.timeout.connect(self.requery)
         self.text_box.textChanged.connect(self._debounce.start)
-        self.label_box.currentIndexChanged.connect(self.requery)
+        self.label_box.currentIndexChanged.connect(lambda _: self.requery())
         self.category_box.currentIndexChanged.connect(self._category_chosen)
-        self.phenomenon_box.currentIndexChanged.connect(self.requery)
-        self.system_box.currentIndexChanged.connect(self.requery)
+        self.phenomenon_box.currentIndexChanged.connect(lambda _: self.requery())
+        self.system_box.currentIndexChanged.connect(lambda _: self.requery())
         self._bar = QHBoxLayout()
         for text, widget in (("show", self.label_box), ("category", self.category_box),
                              ("phenomenon", self.phenomenon_box), ("system", self.system_box)):
@@ -189,12 +189,12 @@ class ReviewScreen(QWidget):
                        category=chosen(self.category_box), phenomenon=chosen(self.phenomenon_box),
                        system=chosen(self.system_box), contains=self.text_box.text().strip() or None)
 
-    def requery(self) -> None:
+    def requery(self, *, again: bool = False) -> None:
         if self._quiet:
             return
         self._debounce.stop()
         self._show_scope()
-        self.model.query(self.current_filter())
+        self.model.query(self.current_filter(), again=again)
 
     def apply_filter(self, filter: OutputFilter) -> None:
         """Show exactly this filter (from a report cell or the tree), in the bar where the bar can show it."""
@@ -280,7 +280,7 @@ class ReviewScreen(QWidget):
 
     def _changed(self, changes: Any) -> None:
         if changes.outputs or changes.suite:
-            self.requery()
+            self.requery(again=True)
         elif changes.labels or changes.rules:
             first, last = self._visible_rows()
             self.model.refresh([self.model.output_id(r) for r in range(first, last + 1)])
