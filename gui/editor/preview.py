@@ -9,46 +9,31 @@ from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
     QPersistentModelIndex,
-    QRectF,
-    QSize,
     Qt,
 )
 from PySide6.QtGui import (
-    QAbstractTextDocumentLayout,
     QColor,
     QFont,
-    QPainter,
-    QTextCharFormat,
-    QTextCursor,
-    QTextDocument,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QLabel,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTableView,
     QVBoxLayout,
     QWidget,
 )
 
-from gui.colours import LABEL_COLOURS, NEGATIVE, POSITIVE
-from suite.preview import UNLABELLED, ItemPreview, PreviewOutput, PreviewSpan
+from gui.colours import LABEL_COLOURS
+from gui.review.delegate import SpanDelegate
+from gui.review.model import DISPLAY, FONT, FOREGROUND, SPANS_ROLE, TOOLTIP, initials
+from suite.preview import UNLABELLED, ItemPreview, PreviewOutput
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 _ROOT = QModelIndex()
 OUTPUT, SYSTEMS, NOW, AFTER, REVIEW = range(5)
 _HEADERS = ("Output (positive / negative matches)", "Systems", "Now", "After", "Reviewed")
-SpansRole = Qt.ItemDataRole.UserRole + 1
 FLIP_BACKGROUND = QColor("#FFF3D6")
-
-
-def initials(reviewer: str) -> str:
-    """"anna.k" → "AK": enough to tell reviewers apart in a narrow column."""
-    parts = [part for part in "".join(c if c.isalnum() else " " for c in reviewer).split() if part]
-    return "".join(part[0].upper() for part in parts) or reviewer[:2].upper()
 
 
 def label_html(label: str | None, *, bold: bool = False) -> str:
@@ -69,12 +54,7 @@ def flips_html(flips: dict[str, int]) -> str:
     return ", ".join(parts)
 
 
-_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
-_FOREGROUND = int(Qt.ItemDataRole.ForegroundRole)
-_FONT = int(Qt.ItemDataRole.FontRole)
 _BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
-_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
-_SPANS = int(SpansRole)
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _BOLD = QFont()
 _BOLD.setBold(True)
@@ -92,19 +72,19 @@ def _cells(output: PreviewOutput) -> tuple[Cell, ...]:
     def colour(label: str) -> QColor:
         return _LABEL_COLOURS.get(label, _LABEL_COLOURS["unknown"])
 
-    text: Cell = {_DISPLAY: output.text, _SPANS: output.spans, _TOOLTIP: output.text}
-    systems: Cell = {_DISPLAY: ", ".join(output.systems), _TOOLTIP: ", ".join(output.systems)}
-    label_now: Cell = {_DISPLAY: now, _FOREGROUND: colour(now),
-                       _TOOLTIP: output.decided_by_now or "not labelled yet"}
-    after: Cell = {_DISPLAY: f"{output.label_after} (timed out)" if output.timed_out else output.label_after,
-                   _FOREGROUND: colour(output.label_after), _TOOLTIP: output.decided_by_after}
+    text: Cell = {DISPLAY: output.text, SPANS_ROLE: output.spans, TOOLTIP: output.text}
+    systems: Cell = {DISPLAY: ", ".join(output.systems), TOOLTIP: ", ".join(output.systems)}
+    label_now: Cell = {DISPLAY: now, FOREGROUND: colour(now),
+                       TOOLTIP: output.decided_by_now or "not labelled yet"}
+    after: Cell = {DISPLAY: f"{output.label_after} (timed out)" if output.timed_out else output.label_after,
+                   FOREGROUND: colour(output.label_after), TOOLTIP: output.decided_by_after}
     if changed:
-        after.update({_FONT: _BOLD, _BACKGROUND: FLIP_BACKGROUND})
+        after.update({FONT: _BOLD, _BACKGROUND: FLIP_BACKGROUND})
     review: Cell = {}
     if output.manual is not None:
-        review = {_DISPLAY: f"{output.manual} · {initials(output.reviewer or '')}", _FONT: _BOLD,
-                  _FOREGROUND: colour(output.manual),
-                  _TOOLTIP: f"reviewed by {output.reviewer}: {output.manual} (the effective label stays "
+        review = {DISPLAY: f"{output.manual} ({initials(output.reviewer)})", FONT: _BOLD,
+                  FOREGROUND: colour(output.manual),
+                  TOOLTIP: f"reviewed by {output.reviewer}: {output.manual} (the effective label stays "
                             f"{output.effective_after} whatever the rules say)"}
     return text, systems, label_now, after, review
 
@@ -156,73 +136,6 @@ class PreviewModel(QAbstractTableModel):
 
     def flags(self, index: ModelIndex) -> Qt.ItemFlag:
         return _FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
-
-
-def highlighted(text: str, spans: Sequence[PreviewSpan], font: QFont) -> QTextDocument:
-    """``text`` with positive matches tinted and underlined in the pass colour, negative ones in the fail
-    colour (a stretch both match gets both tints, the negative drawn last)."""
-    document = QTextDocument()
-    document.setDefaultFont(font)
-    document.setDocumentMargin(0)
-    document.setPlainText(text)
-    cursor = QTextCursor(document)
-    for polarity in ("positive", "negative"):
-        colour = QColor(POSITIVE if polarity == "positive" else NEGATIVE)
-        tint = QColor(colour)
-        tint.setAlpha(60)
-        style = QTextCharFormat()
-        style.setBackground(tint)
-        style.setUnderlineStyle(QTextCharFormat.UnderlineStyle.SingleUnderline)
-        style.setUnderlineColor(colour)
-        for span in spans:
-            if span.polarity == polarity and 0 <= span.start < span.end <= len(text):
-                cursor.setPosition(span.start)
-                cursor.setPosition(span.end, QTextCursor.MoveMode.KeepAnchor)
-                cursor.mergeCharFormat(style)
-    return document
-
-
-class SpanDelegate(QStyledItemDelegate):
-    """Paints an output with its rule matches (``SpansRole``) on one line.
-
-    Laying out a rich text costs more than the rest of a repaint together; a keystroke changes the spans of
-    a few outputs only, so the laid-out documents are kept by (text, spans, font).
-    """
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._documents: dict[tuple[str, tuple[PreviewSpan, ...], str], QTextDocument] = {}
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: ModelIndex) -> None:
-        spans = index.data(SpansRole) or ()
-        options = QStyleOptionViewItem(option)
-        self.initStyleOption(options, index)
-        text = options.text
-        options.text = ""
-        style = options.widget.style() if options.widget else None
-        if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, options, painter, options.widget)
-        key = (text, spans, options.font.key())
-        document = self._documents.get(key)
-        if document is None:
-            if len(self._documents) > 2000:
-                self._documents.clear()
-            document = self._documents[key] = highlighted(text, spans, options.font)
-        painter.save()
-        rect = options.rect.adjusted(4, 0, -4, 0)
-        top = rect.top() + (rect.height() - document.size().height()) / 2
-        painter.translate(rect.left(), top)
-        painter.setClipRect(QRectF(0, 0, rect.width(), rect.height()))
-        context = QAbstractTextDocumentLayout.PaintContext()
-        if options.state & QStyle.StateFlag.State_Selected:
-            context.palette.setColor(context.palette.ColorRole.Text,
-                                     options.palette.color(options.palette.ColorRole.HighlightedText))
-        document.documentLayout().draw(painter, context)
-        painter.restore()
-
-    def sizeHint(self, option: QStyleOptionViewItem, index: ModelIndex) -> QSize:
-        size = super().sizeHint(option, index)
-        return QSize(size.width() + 8, size.height() + 4)
 
 
 class PreviewPane(QWidget):
