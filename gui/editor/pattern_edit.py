@@ -78,7 +78,9 @@ class PatternEdit(QPlainTextEdit):
     def set_problem(self, active: bool, position: int | None = None) -> None:
         if (active, position) != (self._highlighter.active, self._highlighter.position):
             self._highlighter.active, self._highlighter.position = active, position
+            self.blockSignals(True)  # a new underline is no edit of the text
             self._highlighter.rehighlight()
+            self.blockSignals(False)
 
     def has_problem(self) -> bool:
         return self._highlighter.active

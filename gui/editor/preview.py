@@ -173,6 +173,7 @@ class PreviewPane(QWidget):
         layout.addWidget(self.status)
 
     def show_preview(self, preview: ItemPreview | None) -> None:
+        self.status.setText("")
         if preview is None:
             self.model.set_preview([])
             self.flips.setText("")

@@ -13,8 +13,10 @@ from typing import Any
 from PySide6.QtCore import (
     QAbstractTableModel,
     QByteArray,
+    QEvent,
     QMimeData,
     QModelIndex,
+    QObject,
     QPersistentModelIndex,
     Qt,
     Signal,
@@ -233,6 +235,13 @@ class _PatternDelegate(QStyledItemDelegate):
         editor.focused.connect(lambda: self._view.setCurrentIndex(self._view.model().index(persistent.row(),
                                                                                            PATTERN)))
         return editor
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Every keystroke is committed already; committing again when a field loses focus would also reach
+        the view from the field of a rule just removed, which the view no longer knows."""
+        if event.type() == QEvent.Type.FocusOut:
+            return False
+        return super().eventFilter(watched, event)
 
     def setEditorData(self, editor: QWidget, index: ModelIndex) -> None:
         assert isinstance(editor, PatternEdit)

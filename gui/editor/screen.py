@@ -44,6 +44,7 @@ from suite.editing import (
     item_detail,
     item_history,
 )
+from suite.errors import TsqeError
 from suite.preview import (
     ItemFlips,
     ItemPreview,
@@ -340,7 +341,18 @@ class ItemEditorScreen(QWidget):
         if draft is None or previews is None:
             return
         item_id, snapshot = draft.item_id, draft.preview_draft()
-        self.ops.read(lambda task: previews.preview(item_id, snapshot), self._preview_ready, key="editor-preview")
+        self.ops.read(lambda task: previews.preview(item_id, snapshot), self._preview_ready,
+                      on_failure=self._preview_failed, key="editor-preview")
+
+    def _preview_failed(self, error: Exception) -> bool:
+        """A preview that fails (the item was removed meanwhile, a core error) is said under the table, not in a
+        dialog per keystroke."""
+        if not isinstance(error, TsqeError):
+            return False
+        self.last_preview = None
+        self.preview.show_preview(None)
+        self.preview.status.setText(f"no preview: {error}")
+        return True
 
     def _preview_ready(self, preview: ItemPreview) -> None:
         draft = self._draft
@@ -369,7 +381,14 @@ class ItemEditorScreen(QWidget):
             return
         self.scope.show_scope(None, f"trying {len(added)} rule{'s' if len(added) > 1 else ''} on this {scope}…")
         self.ops.read(lambda task: preview_scope(db, item_id, added, scope, task=task), self._scope_ready,
-                       key="editor-scope")
+                      on_failure=self._scope_failed, key="editor-scope")
+
+    def _scope_failed(self, error: Exception) -> bool:
+        if not isinstance(error, TsqeError):
+            return False
+        self.last_scope = None
+        self.scope.show_scope(None, f"no scope preview: {error}")
+        return True
 
     def _scope_ready(self, preview: ScopePreview) -> None:
         self.last_scope = preview

@@ -9,19 +9,22 @@ from pathlib import Path
 
 import pytest
 from conftest import shown_errors
-from PySide6.QtCore import QAbstractItemModel, Qt, QTimer
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, QTimer
 from PySide6.QtGui import QTextCharFormat
 from PySide6.QtTest import QAbstractItemModelTester
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
+from sqlalchemy import func, select
 
 from gui.editor.pattern_edit import PatternEdit
 from gui.editor.screen import ItemEditorScreen
 from gui.operations import Operations
 from gui.state import AppState, Selection
-from store import Database
+from store import Database, open_database
+from store.models import Output
 from suite.demo import DEMO_SUITE
 from suite.editing import change_rule, find_item, item_detail, item_history
-from suite.importers import import_outputs
+from suite.importers import import_outputs, import_suite
+from suite.labelling import relabel
 
 
 def _tested(model: QAbstractItemModel) -> QAbstractItemModelTester:
@@ -350,3 +353,88 @@ def test_the_keys_in_the_main_window(qtbot, window) -> None:  # type: ignore[no-
     assert item_detail(db, item_id).rules[0].pattern == before[0] + "|xyz"
     assert [a.text() for a in window.menuBar().actions()].count("&Item") == 1
     assert shown_errors() == []
+
+
+def test_dragging_a_rule_moves_it_and_the_history_shows_before_and_after(qtbot, screen, state, ops
+                                                                          ) -> None:  # type: ignore[no-untyped-def]
+    db: Database = state.db
+    item_id = _open(screen, state, ops, "amb-03")
+    model = screen.rule_lists["positive"].model
+    model.add()
+    _type(qtbot, _editor(screen, "positive", 1), r"\bblooms\b")
+    dragged = model.mimeData([model.index(1, 0)])
+    assert not model.dropMimeData(dragged, Qt.DropAction.MoveAction, 0, 0, QModelIndex())  # the view removes nothing
+    assert [row.pattern for row in screen.draft.rules["positive"]] == [r"\bblooms\b", r"\b(bouquet|bunch of flowers|flowers)\b"]
+    assert _editor(screen, "positive", 0).text() == r"\bblooms\b"  # the field moved with its rule
+    _type(qtbot, _editor(screen, "positive", 1), r"\b(bouquet|flowers)\b")
+    screen.save()
+    assert ops.wait_idle()
+    assert [r.pattern for r in item_detail(db, item_id).rules if r.polarity == "positive"] == [
+        r"\bblooms\b", r"\b(bouquet|flowers)\b"]
+    texts = [screen.history.model.index(row, 3).data() for row in range(screen.history.model.rowCount())]
+    assert any(r"pattern: \b(bouquet|bunch of flowers|flowers)\b → pattern: \b(bouquet|flowers)\b" in text
+               for text in texts), texts
+
+
+def test_references_are_added_changed_and_removed(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+    db: Database = state.db
+    item_id = _open(screen, state, ops, "amb-01")
+    references = screen.references.model
+    assert references.rowCount() == 1
+    references.setData(references.index(0, 1), "The bench by the river bank had been freshly painted.")
+    references.add("paraphrase")
+    references.setData(references.index(1, 1), "Someone had just painted the bench on the riverbank.")
+    screen.save()
+    assert ops.wait_idle()
+    assert [(r.kind, r.text) for r in item_detail(db, item_id).references] == [
+        ("standard", "The bench by the river bank had been freshly painted."),
+        ("paraphrase", "Someone had just painted the bench on the riverbank.")]
+    screen.references.view.setCurrentIndex(references.index(0, 1))
+    screen.references.remove_row()
+    screen.save()
+    assert ops.wait_idle()
+    assert [r.kind for r in item_detail(db, item_id).references] == ["paraphrase"]
+    state.undo_stack.undo()
+    assert ops.wait_idle()
+    state.undo_stack.undo()
+    assert ops.wait_idle()
+    assert [(r.kind, r.text) for r in item_detail(db, item_id).references] == [
+        ("standard", "The bench on the riverbank had been freshly painted.")]
+
+
+@pytest.mark.shared
+def test_on_the_real_dfki_suite_the_preview_is_what_saving_stores(qtbot, tmp_path: Path, shared_data: Path
+                                                                   ) -> None:  # type: ignore[no-untyped-def]
+    """The DFKI de-en suite with the WMT21 outputs: on its item with the most distinct outputs, a negative rule
+    typed in the editor previews exactly the automatic labels that saving it then stores."""
+    db = open_database(tmp_path / "dfki.sqlite")
+    import_suite(db, shared_data / "mt-testsuite" / "testset" / "de-en" / "items.json")
+    import_outputs(db, shared_data / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv")
+    relabel(db)
+    with db.session() as session:
+        item_id = session.scalar(select(Output.item_id).group_by(Output.item_id)
+                                 .order_by(func.count().desc(), Output.item_id).limit(1))
+    app_state = AppState()
+    app_state.open(db, None)
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    operations = Operations(app_state, parent)
+    editor = ItemEditorScreen(app_state, operations)
+    qtbot.addWidget(editor)
+    app_state.select(Selection(item_id=item_id))
+    assert operations.wait_idle()
+    stored = {o.output_id: o.auto_label for o in item_detail(db, item_id).outputs}
+    assert editor.last_preview is not None
+    assert {o.output_id: o.label_now for o in editor.last_preview.outputs} == stored
+    editor.rule_lists["negative"].add_rule()
+    field = editor.rule_lists["negative"].editor(editor.rule_lists["negative"].model.rowCount() - 1)
+    assert field is not None
+    qtbot.keyClicks(field, r"\bday\b")  # its outputs speak of a washing / laundry day
+    editor.start_preview()
+    assert operations.wait_idle()
+    preview = {o.output_id: o.label_after for o in editor.last_preview.outputs}
+    assert preview != stored
+    editor.save()
+    assert operations.wait_idle()
+    assert {o.output_id: o.auto_label for o in item_detail(db, item_id).outputs} == preview
+    db.close()
