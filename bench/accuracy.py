@@ -22,8 +22,9 @@ import time
 
 import numpy as np
 
-from qe.accuracy import QEScores, pairwise_accuracy
+from qe.accuracy import pairwise_accuracy
 from qe.pairs import LabelledOutputs, pairs_from_outputs
+from suite.qe_scores import QEScores
 
 
 def synthetic_suite(n_items: int, rng: np.random.Generator) -> LabelledOutputs:

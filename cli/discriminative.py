@@ -1,4 +1,8 @@
-"""``tsqe variance`` and ``tsqe correlate``: which items, and which metrics, tell MT systems apart."""
+"""``tsqe variance`` and ``tsqe correlate``: which items, and which metrics, tell MT systems apart.
+
+Without ``--format`` or ``--out`` each prints a short summary for people; with either it writes the result's
+table through ``suite.tables`` (``--format json`` is that table; ``--json`` stays the result's own document).
+"""
 from __future__ import annotations
 
 import json
@@ -10,6 +14,7 @@ import typer
 from cli.context import app_context
 from cli.main import app
 from cli.progress import progress_bar
+from cli.table_output import emit_table, format_option, out_option
 from filters.correlation import correlate
 from filters.variance import export_selection, variance_filter
 
@@ -28,8 +33,11 @@ def variance_command(
                                help="Fraction of items to drop: those with the lowest deviation over systems."),
     systems: str = typer.Option(None, "--systems", help="Comma-separated systems to use (default: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print the selection and ranking as JSON."),
-    out: Path = typer.Option(None, "--out", file_okay=False,
-                             help="Write the kept items as VAT-style source/reference files and a JSON of positions."),
+    fmt: str = format_option(),
+    out: Path = out_option(),
+    vat_dir: Path = typer.Option(None, "--vat-dir", file_okay=False,
+                                 help="Write the kept items as VAT-style source/reference files and a JSON of "
+                                      "positions into this directory."),
     model: str = typer.Option(None, "--model", help="BERTScore model: a local Hugging Face model directory."),
     layers: int = typer.Option(None, "--layers", help="BERTScore layer of --model."),
     top: int = typer.Option(10, "--show", help="How many of the most and least discriminative items to print."),
@@ -46,10 +54,15 @@ def variance_command(
         scores = score_outputs(context.database, metric, suite_name=context.suite_name, systems=_systems(systems),
                                model=model, layers=layers, task=task)
     result = variance_filter(scores, drop=drop)
-    written = export_selection(context.database, result, out, metric=metric, suite_name=context.suite_name) \
-        if out is not None else []
+    written = export_selection(context.database, result, vat_dir, metric=metric, suite_name=context.suite_name) \
+        if vat_dir is not None else []
     if as_json:
         typer.echo(json.dumps(result.to_json(metric), ensure_ascii=False))
+        return
+    if fmt is not None or out is not None:
+        emit_table(result.to_table(), fmt, out)
+        for path in written:
+            typer.echo(f"wrote {path}", err=True)
         return
     typer.echo(f"metric: {scores.signature}")
     typer.echo(f"items: {len(result.ranking)} ranked, {len(result.kept)} kept, {result.dropped} dropped "
@@ -73,6 +86,8 @@ def correlate_command(
                                     "da-bertscore-p/r/f, label or qe:NAME."),
     top: int = typer.Option(None, "--top", help="Only the K best systems by human score (default: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    fmt: str = format_option(),
+    out: Path = out_option(),
     model: str = typer.Option(None, "--model", help="BERTScore model: a local Hugging Face model directory."),
     layers: int = typer.Option(None, "--layers", help="BERTScore layer of --model."),
 ) -> None:
@@ -86,6 +101,9 @@ def correlate_command(
                            layers=layers, task=task)
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False))
+        return
+    if fmt is not None or out is not None:
+        emit_table(result.to_table(), fmt, out)
         return
     typer.echo(f"metric: {result.signature}")
     typer.echo(f"systems: {len(result.systems)}" + (f" (top {top} by human score)" if top else ""))

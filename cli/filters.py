@@ -13,6 +13,7 @@ import typer
 from cli.context import app_context
 from cli.main import app
 from cli.progress import progress_bar
+from cli.table_output import emit_table, format_option, out_option
 from filters.difficulty import SCORE_KEYS, DifficultyResult, da_bertscore
 from filters.metrics import METRICS
 from filters.scoring import score_outputs
@@ -70,23 +71,28 @@ def difficulty_command(
     model: str = typer.Option(None, "--model", help=MODEL_HELP),
     layers: int = typer.Option(None, "--layers", help=LAYERS_HELP),
     device: str = typer.Option(None, "--device", help=DEVICE_HELP),
-    as_json: bool = typer.Option(False, "--json", help="Print one JSON document."),
-    out: Path = typer.Option(None, "--out", help="Write the report here instead of stdout."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON document, with the token difficulties."),
+    fmt: str = format_option(),
+    out: Path = out_option(),
 ) -> None:
     """Difficulty-aware BERTScore (Zhan et al. 2021): per system BERTScore P/R/F and DA-P/R/F, and per
-    item the reference tokens with their difficulty (1 - mean best similarity over the systems)."""
+    item the reference tokens with their difficulty (1 - mean best similarity over the systems).
+
+    Without --format or --out it prints both; with either it writes the per-system table (suite.tables).
+    """
     context = app_context(ctx)
     with progress_bar("difficulty-aware BERTScore") as task:
         chosen = choose_systems(context.database, systems, suite_name=context.suite_name, rank_by=rank_by,
                                 model=model, layers=layers, device=device, task=task)
         result = da_bertscore(context.database, suite_name=context.suite_name, systems=chosen, model=model,
                               layers=layers, device=device, task=task)
-    with _open_out(out) as stream:
-        if as_json:
-            json.dump(difficulty_json(result), stream, ensure_ascii=False, indent=1)
-            stream.write("\n")
-        else:
-            write_difficulty_report(result, stream)
+    if as_json:
+        document = json.dumps(difficulty_json(result), ensure_ascii=False, indent=1) + "\n"
+        emit_table(result.to_table(), "json", out, document=document)
+    elif fmt is not None or out is not None:
+        emit_table(result.to_table(), fmt, out)
+    else:
+        write_difficulty_report(result, sys.stdout)
 
 
 def difficulty_json(result: DifficultyResult) -> dict[str, object]:
@@ -99,8 +105,7 @@ def write_difficulty_report(result: DifficultyResult, stream: TextIO) -> None:
     width = max(len("system"), *(len(s) for s in result.systems))
     stream.write(f"# {result.signature}\n")
     stream.write(f"{'system':<{width}}" + "".join(f"{k:>9}" for k in SCORE_KEYS) + "\n")
-    ranked = sorted(result.systems, key=lambda s: -result.system_scores[s]["DA-F"])
-    for name in ranked:
+    for name in result.ranked():
         stream.write(f"{name:<{width}}" + "".join(f"{result.system_scores[name][k]:>9.4f}" for k in SCORE_KEYS)
                      + "\n")
     stream.write("\n# reference tokens with difficulty, per item\n")

@@ -9,18 +9,16 @@ import typer
 
 from cli.context import app_context
 from cli.main import app
-from qe.accuracy import BY, TIES, AccuracyResult, QEScores, pairwise_accuracy, read_qe_scores
+from cli.table_output import emit_table, format_option, out_option
+from qe.accuracy import BY, AccuracyResult, pairwise_accuracy
 from qe.pairs import PairTable, build_pairs
 from qe.plots import save_accuracy_plot
 from qe.stability import ranking_stability
-from qe.tables import FORMATS, render, write_xlsx
 from suite.errors import TsqeError
+from suite.qe_scores import QEScores, read_qe_scores
 
 plot_app = typer.Typer(help="Draw figures of the evaluation.", no_args_is_help=True)
 app.add_typer(plot_app, name="plot")
-
-ACCURACY_FORMATS = ("text", "csv", "tsv", "json", "md", "latex", "html", "xlsx")
-STABILITY_FORMATS = (*FORMATS, "json")
 
 
 def _by_option() -> Any:
@@ -71,19 +69,15 @@ def accuracy_command(
     ties: str = _ties_option(),
     bootstrap: int = _bootstrap_option(),
     seed: int = _seed_option(),
-    fmt: str = typer.Option("text", "--format", help=f"Output format: {', '.join(ACCURACY_FORMATS)}."),
-    out: Path = typer.Option(None, "--out", help="File to write (default: standard output; xlsx needs one)."),
+    fmt: str = format_option(),
+    out: Path = out_option(),
 ) -> None:
-    """Pairwise accuracy of QE systems per category or phenomenon, with Total, weighed and 95% intervals."""
-    _check_choice("--format", fmt, ACCURACY_FORMATS)
-    if fmt == "xlsx" and out is None:
-        raise TsqeError("--format xlsx writes a workbook: give a file with --out FILE.xlsx")
+    """Pairwise accuracy of QE systems per category or phenomenon, with Total, weighed and 95% intervals.
+
+    --format json gives the result's own document (provenance, counted pairs per system, too-few flags).
+    """
     result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, bootstrap=bootstrap, seed=seed)
-    if fmt == "xlsx":
-        write_xlsx(result.to_table(), out)
-        typer.echo(f"wrote {out}", err=True)
-        return
-    _emit(result.to_json() + "\n" if fmt == "json" else render(result.to_table(), fmt), out)
+    emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
 
 
 @app.command("stability")
@@ -95,14 +89,16 @@ def stability_command(
     category: str = _category_option(),
     qe: str = _qe_option(),
     ties: str = _ties_option(),
-    fmt: str = typer.Option("text", "--format", help=f"Output format: {', '.join(STABILITY_FORMATS)}."),
-    out: Path = typer.Option(None, "--out", help="File to write (default: standard output)."),
+    fmt: str = format_option(),
+    out: Path = out_option(),
 ) -> None:
-    """How often the QE systems' ranking agrees between random halves of the items, overall and per row."""
-    _check_choice("--format", fmt, STABILITY_FORMATS)
+    """How often the QE systems' ranking agrees between random halves of the items, overall and per row.
+
+    --format json gives the result's own document (settings and every row's figures).
+    """
     pairs, systems = _inputs(ctx, qe)
     result = ranking_stability(pairs, systems, by=by, category=category, ties=ties, splits=splits, seed=seed)
-    _emit(result.to_json() + "\n" if fmt == "json" else render(result.to_table(), fmt), out)
+    emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
 
 
 @plot_app.command("accuracy")
@@ -137,16 +133,3 @@ def _inputs(ctx: typer.Context, qe: str | None) -> tuple[PairTable, list[QEScore
         raise TsqeError("the suite has no pass/fail pairs under its current labels: import outputs and run "
                         "the labelling first (an item needs a passing and a failing output)")
     return pairs, systems
-
-
-def _check_choice(option: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise TsqeError(f"{option} {value!r} is not one of: {', '.join(choices)}")
-
-
-def _emit(text: str, out: Path | None) -> None:
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        out.write_text(text, encoding="utf-8")
-        typer.echo(f"wrote {out}", err=True)

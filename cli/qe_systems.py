@@ -14,8 +14,8 @@ from rich.table import Table
 from cli.context import app_context
 from cli.main import app
 from cli.progress import progress_bar
-from qe.systems import list_qe_systems, remove_qe_system, save_qe_system
 from qe.training import evaluate_qe_system, predict_qe_system, train_qe_system
+from suite.qe_scores import list_qe_systems, remove_qe_system
 
 qe_app = typer.Typer(help="QE systems: train built-in models, predict, list, remove; metrics as QE proxies.",
                      no_args_is_help=True)
@@ -24,7 +24,6 @@ app.add_typer(qe_app, name="qe")
 T = TypeVar("T")
 KINDS = ("features-svr", "pairwise-gb")
 TARGETS = ("hter", "da", "da-z")
-PROXY_METRICS = ("bleu", "chrf", "ter")
 
 
 @contextmanager
@@ -168,14 +167,9 @@ def metric(
 
     Outputs of items without a reference get no score. The metric's signature is kept in the system's meta.
     """
-    from filters.scoring import score_outputs  # sacrebleu loads only for this command
+    from filters.qe_proxy import store_metric_as_qe  # sacrebleu loads only for this command
 
     context = app_context(ctx)
-    _choice(metric_name, PROXY_METRICS, "--metric")
-    name = name or metric_name
-    result = _with_progress(f"scoring with {metric_name}", lambda task: score_outputs(
-        context.database, metric_name, suite_name=context.suite_name, task=task))
-    scores = {row.output_id: row.score for row in result.rows}
-    save_qe_system(context.database, name=name, kind="metric", higher_is_better=result.higher_is_better,
-                   scores=scores, meta={"metric": metric_name, "signature": result.signature}, replace=replace)
-    typer.echo(f"{name}: stored {len(scores)} {metric_name} scores ({result.signature})")
+    info = _with_progress(f"scoring with {metric_name}", lambda task: store_metric_as_qe(
+        context.database, metric_name, name=name, suite_name=context.suite_name, replace=replace, task=task))
+    typer.echo(f"{info.name}: stored {info.scores} {metric_name} scores ({info.meta['signature']})")

@@ -25,6 +25,7 @@ from store import Database
 from store.models import HumanScore, Item, Output, Reference, System, SystemOutput
 from suite.errors import TsqeError
 from suite.suites import find_suite
+from suite.tables import Cell, Column, Table
 from suite.tasks import TaskState
 
 CORPUS_METRICS = ("bleu", "chrf", "ter")
@@ -42,6 +43,18 @@ class CorrelationResult:
     scores: dict[str, float]
     pearson: float
     kendall: float
+
+    def to_table(self) -> Table:
+        """Systems best human score first with both scores; Pearson r and Kendall tau as summary rows."""
+        columns = [Column("system", "text"), Column("human", "number", 4), Column(self.metric, "number", 6)]
+        body = [[Cell(s), Cell(self.human[s]), Cell(self.scores[s])] for s in self.systems]
+        footer = [[Cell("Pearson r"), Cell(None), Cell(self.pearson)],
+                  [Cell("Kendall tau"), Cell(None), Cell(self.kendall)]]
+        notes = [f"Metric: {self.signature}.",
+                 "Correlations of the raw metric values with the human scores (missing: constant scores)"
+                 + ("." if self.higher_is_better else "; lower is better, so negative means agreement.")]
+        return Table(title=f"System-level correlation of {self.metric} with human scores", columns=columns,
+                     body=body, footer=footer, notes=notes)
 
     def to_json(self) -> dict[str, object]:
         return {"metric": self.metric, "signature": self.signature, "higher_is_better": self.higher_is_better,

@@ -53,13 +53,20 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlalchemy import select
 
-from filters.bertscore import (EmbeddingCache, SentenceEmbedding, greedy_match, prf, resolve_model,
-                               single_threaded_blas)
+from filters.bertscore import (
+    EmbeddingCache,
+    SentenceEmbedding,
+    greedy_match,
+    prf,
+    resolve_model,
+    single_threaded_blas,
+)
 from filters.scoring import suite_systems
 from store import Database
 from store.models import Item, Output, Reference, System, SystemOutput
 from suite.errors import TsqeError
 from suite.suites import find_suite
+from suite.tables import Cell, Column, Table
 from suite.tasks import TaskState, progress_of
 
 SCORE_KEYS = ("P", "R", "F", "DA-P", "DA-R", "DA-F")
@@ -113,6 +120,22 @@ class DifficultyResult:
     token_difficulty: dict[str, list[tuple[str, float]]]
     signature: str
     items_scored: dict[str, int] = field(default_factory=dict)
+
+    def ranked(self) -> list[str]:
+        """Systems by DA-F, best first (ties in the order they were given)."""
+        return sorted(self.systems, key=lambda s: -self.system_scores[s]["DA-F"])
+
+    def to_table(self) -> Table:
+        """Per system vanilla and difficulty-aware P, R, F and the items it was scored on, best DA-F first.
+
+        The reference tokens' difficulties are not a table; the JSON document of ``tsqe difficulty`` has them.
+        """
+        columns = [Column("system", "text"), *(Column(k, "number", 4) for k in SCORE_KEYS), Column("items", "count")]
+        body = [[Cell(name), *(Cell(self.system_scores[name][k]) for k in SCORE_KEYS),
+                 Cell(self.items_scored.get(name, 0))] for name in self.ranked()]
+        return Table(title="Difficulty-aware BERTScore per system", columns=columns, body=body,
+                     notes=[f"Model: {self.signature}.",
+                            "DA-F: harmonic mean of the segment-averaged DA-P and DA-R, as in the authors' code."])
 
 
 @dataclass

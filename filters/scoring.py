@@ -17,9 +17,10 @@ from sqlalchemy.orm import Session
 
 from filters.metrics import Metric, get_metric
 from store import Database
-from store.models import Item, MetricScore, Output, QEScore, QESystem, Reference, System, SystemOutput
+from store.models import Item, MetricScore, Output, Reference, System, SystemOutput
 from suite.errors import TsqeError
 from suite.labels import effective_labels_select
+from suite.qe_scores import suite_qe_scores
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -97,7 +98,7 @@ def score_outputs(db: Database, metric_name: str, *, suite_name: str | None = No
         if metric_name == LABEL_METRIC:
             signature, higher, scores = LABEL_SIGNATURE, True, _label_scores(session, suite_id)
         elif metric_name.startswith(QE_PREFIX):
-            signature, higher, scores = _qe_scores(session, metric_name[len(QE_PREFIX):])
+            signature, higher, scores = _qe_scores(session, suite_id, metric_name[len(QE_PREFIX):])
     if scores is None:
         metric = get_metric(metric_name, model=model, layers=layers, device=device, db=db)
         signature, higher = metric.signature, metric.higher_is_better
@@ -115,13 +116,9 @@ def _label_scores(session: Session, suite_id: int) -> dict[int, float]:
     return {output_id: 1.0 if label == "pass" else 0.0 for output_id, label in rows}
 
 
-def _qe_scores(session: Session, name: str) -> tuple[str, bool, dict[int, float]]:
-    qe_system = session.scalar(select(QESystem).where(QESystem.name == name))
-    if qe_system is None:
-        known = ", ".join(session.scalars(select(QESystem.name).order_by(QESystem.name))) or "none"
-        raise TsqeError(f"no QE system named {name!r} (QE systems in this database: {known})")
-    rows = session.execute(select(QEScore.output_id, QEScore.score).where(QEScore.qe_system_id == qe_system.id))
-    return f"{QE_PREFIX}{name}|kind:{qe_system.kind}", qe_system.higher_is_better, dict(rows.all())
+def _qe_scores(session: Session, suite_id: int, name: str) -> tuple[str, bool, dict[int, float]]:
+    (qe,) = suite_qe_scores(session, suite_id, [name])
+    return f"{QE_PREFIX}{name}|kind:{qe.kind}", qe.higher_is_better, qe.by_output()
 
 
 def _cached(session: Session, suite_id: int, signature: str) -> dict[int, float]:

@@ -24,6 +24,7 @@ from sqlalchemy import select
 from store import Database
 from store.models import Item, Reference
 from suite.suites import find_suite
+from suite.tables import Cell, Column, Table
 
 
 class ScoreMatrix(Protocol):
@@ -56,6 +57,20 @@ class VarianceResult:
     @property
     def dropped(self) -> int:
         return len(self.ranking) - len(self.kept)
+
+    def to_table(self) -> Table:
+        """Every scored item, most discriminative first; kept items' deviations in bold, a ``kept`` flag for data."""
+        kept = set(self.kept)
+        columns = [Column("item", "text"), Column("std", "number", 6), Column("mean", "number", 6),
+                   Column("systems", "count"), Column("kept", "flag")]
+        body = [[Cell(r.item), Cell(r.std, bold=r.item in kept), Cell(r.mean), Cell(r.systems),
+                 Cell(r.item in kept)] for r in self.ranking]
+        notes = [f"Metric: {self.signature}.",
+                 f"{len(self.ranking)} items ranked, {len(self.kept)} kept, {self.dropped} dropped (std <= "
+                 f"{self.threshold:.6g}, the {100 * self.drop:g}th percentile)"
+                 + (f"; {len(self.unscored)} items without scores." if self.unscored else ".")]
+        return Table(title="Items by standard deviation of the metric over systems", columns=columns, body=body,
+                     notes=notes, bold_means="kept", bold_note="kept (deviation above the threshold).")
 
     def to_json(self, metric: str) -> dict[str, object]:
         return {"metric": metric, "signature": self.signature, "kept": self.kept, "dropped": self.dropped,

@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from sqlalchemy import select
 
 from qe.pairs import PairTable
 from qe.statistics import (
@@ -39,65 +38,15 @@ from qe.statistics import (
     bootstrap_group_sums,
     percentile_interval,
 )
-from qe.tables import Cell, Column, Table
-from store import Database
-from store.models import Item, Output, QEScore, QESystem
 from suite.errors import TsqeError
-from suite.suites import find_suite
+from suite.qe_scores import QEScores
+from suite.tables import NO_CATEGORY, NO_PHENOMENON, Cell, Column, Table
 
 TIES = ("half", "wrong", "drop")
 BY = ("category", "phenomenon")
 MIN_PAIRS = 30
 MIN_ITEMS = 5
 TOO_FEW_MARK = "†"
-NO_CATEGORY = "(none)"
-
-
-@dataclass(frozen=True)
-class QEScores:
-    """One QE system's segment scores over distinct outputs, as parallel arrays."""
-
-    name: str
-    higher_is_better: bool
-    output_ids: np.ndarray  # int64
-    scores: np.ndarray  # float64
-
-
-def read_qe_scores(db: Database, suite_name: str | None = None,
-                   names: Sequence[str] | None = None) -> list[QEScores]:
-    """The scores of the named QE systems (all, in creation order, when ``names`` is None) on one suite."""
-    with db.session() as session:
-        suite = find_suite(session, suite_name)
-        known = list(session.execute(select(QESystem.id, QESystem.name, QESystem.higher_is_better)
-                                     .order_by(QESystem.id)).all())
-        by_name = {row.name: row for row in known}
-        if not known:
-            raise TsqeError("the database holds no QE system yet: import scores with `tsqe import qe` "
-                            "or train one with `tsqe qe train`")
-        if names is None:
-            chosen = known
-        else:
-            unknown = [n for n in names if n not in by_name]
-            if unknown:
-                raise TsqeError(f"no QE system named {', '.join(map(repr, unknown))} "
-                                f"(known: {', '.join(r.name for r in known)})")
-            chosen = [by_name[n] for n in names]
-        result = []
-        for system in chosen:
-            rows = session.execute(
-                select(QEScore.output_id, QEScore.score)
-                .join(Output, Output.id == QEScore.output_id)
-                .join(Item, Item.id == Output.item_id)
-                .where(QEScore.qe_system_id == system.id, Item.suite_id == suite.id)
-                .order_by(QEScore.output_id)
-            ).all()
-            result.append(QEScores(
-                name=system.name,
-                higher_is_better=bool(system.higher_is_better),
-                output_ids=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
-                scores=np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows)),
-            ))
-    return result
 
 
 def aligned_scores(pairs: PairTable, qe: QEScores) -> np.ndarray:
@@ -155,7 +104,10 @@ def item_sums(pairs: PairTable, systems: Sequence[QEScores], ties: str = "half")
 
 def row_groups(pairs: PairTable, by: str = "category",
                category: str | None = None) -> tuple[list[tuple[str | None, str | None]], list[np.ndarray]]:
-    """Row keys (category, phenomenon) in alphabetical order and, per row, the items with at least one pair.
+    """Row keys (category, phenomenon) in suite order and, per row, the items with at least one pair.
+
+    Suite order is the order in which categories, and phenomena within a category, first appear by item
+    position (the items of a ``PairTable`` are in position order), as in every table of the project.
 
     Items without pairs take no part in a row: they neither add pairs nor should they be drawn by the
     bootstrap. With ``category`` the rows are that category's phenomena.
@@ -174,8 +126,19 @@ def row_groups(pairs: PairTable, by: str = "category",
     for i in np.flatnonzero(has_pairs):
         key = (outputs.item_categories[i], outputs.item_phenomena[i] if by == "phenomenon" else None)
         members.setdefault(key, []).append(int(i))
-    keys = sorted(members, key=lambda k: (k[0] or "", k[1] or ""))
+    first: dict[tuple[str | None, str | None], int] = {}  # over all items, those without pairs too
+    for i, (cat, phen) in enumerate(zip(outputs.item_categories, outputs.item_phenomena)):
+        first.setdefault((cat, None), i)
+        first.setdefault((cat, phen), i)
+    keys = sorted(members, key=lambda k: (first[k[0], None], first[k]))
     return keys, [np.array(members[k], dtype=np.intp) for k in keys]
+
+
+def row_name(by: str, category: str | None, phenomenon: str | None) -> str:
+    """The label of a row in tables, with the one naming of the project for items without a category."""
+    if by == "phenomenon":
+        return phenomenon or NO_PHENOMENON
+    return category or NO_CATEGORY
 
 
 @dataclass(frozen=True)
@@ -268,7 +231,8 @@ class AccuracyResult:
                     *(Cell(r.accuracy[q], ci=r.ci.get(q), bold=q in r.best) for q in self.qe_systems),
                     Cell(r.too_few if r.amount is not None else None)]
 
-        body = [cells(r, [getattr(r, name) or NO_CATEGORY for name in label_names]) for r in self.rows]
+        body = [cells(r, [getattr(r, name) or (NO_CATEGORY if name == "category" else NO_PHENOMENON)
+                          for name in label_names]) for r in self.rows]
         pad: list[str | None] = [None] * (len(label_columns) - 1)
         footer = [cells(self.total, ["Total", *pad]), cells(self.weighed, ["weighed", *pad])]
         where = f" in category {self.category}" if self.category else f" per {self.by}"
@@ -334,7 +298,7 @@ def pairwise_accuracy(pairs: PairTable, systems: Sequence[QEScores], *, by: str 
 
     rows = []
     for g, ((cat, phen), members) in enumerate(zip(keys, groups)):
-        rows.append(make_row(phen if by == "phenomenon" else (cat or NO_CATEGORY), cat, phen, amounts[g],
+        rows.append(make_row(row_name(by, cat, phen), cat, phen, amounts[g],
                              int(members.size), row_point[g], None if row_boot is None else row_boot[g],
                              point[g, k:]))
     total_point = point.sum(axis=0) if groups else np.zeros(2 * k)

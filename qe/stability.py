@@ -29,11 +29,12 @@ import numpy as np
 from scipy import stats
 from threadpoolctl import threadpool_limits
 
-from qe.accuracy import NO_CATEGORY, TOO_FEW_MARK, QEScores, item_sums, row_groups, too_few
+from qe.accuracy import TOO_FEW_MARK, item_sums, row_groups, row_name, too_few
 from qe.pairs import PairTable
 from qe.statistics import ALPHA
-from qe.tables import Cell, Column, Table
 from suite.errors import TsqeError
+from suite.qe_scores import QEScores
+from suite.tables import Cell, Column, Table
 
 _CELLS_PER_CHUNK = 1 << 21
 
@@ -118,7 +119,7 @@ def ranking_stability(pairs: PairTable, systems: Sequence[QEScores], *, by: str 
     values = np.hstack([sums.credit, sums.counted])
     everything = np.concatenate(groups) if groups else np.zeros(0, dtype=np.intp)
     overall = _row("overall", None, None, everything, values, sums.pairs, splits, rng, len(systems))
-    rows = [_row(phen if by == "phenomenon" else (cat or NO_CATEGORY), cat, phen, members, values, sums.pairs,
+    rows = [_row(row_name(by, cat, phen), cat, phen, members, values, sums.pairs,
                  splits, rng, len(systems))
             for (cat, phen), members in zip(keys, groups)]
     return StabilityResult(by=by, ties=ties, qe_systems=[s.name for s in systems], splits=splits, seed=seed,

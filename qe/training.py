@@ -18,9 +18,9 @@ from qe.features_svr import evaluate_regression, predict_features_svr, train_fea
 from qe.outputs import SuiteOutputs, read_suite_outputs
 from qe.pairs import build_pairs
 from qe.pairwise_gb import Preferences, tournament_scores, train_pairwise_gb
-from qe.systems import list_qe_systems, load_qe_system, save_qe_system, set_scores
 from store import Database
 from suite.errors import TsqeError
+from suite.qe_scores import list_qe_systems, load_qe_system, save_qe_system, set_scores
 from suite.tasks import TaskState
 
 TRAINABLE_KINDS = ("features-svr", "pairwise-gb")

@@ -8,15 +8,20 @@ nothing about the phenomenon, so they are left out of the rate and reported as `
 
 Within each row the best system and every system not significantly worse than it (one-sided
 two-proportion z-test with the pooled proportion) form the "best cluster" that the reports mark in bold.
+
+The report is shown through :mod:`suite.tables` (:meth:`SystemsReport.to_table`) like every other table;
+its JSON document (:meth:`SystemsReport.to_dict`) is kept apart from the table's JSON because it carries
+what a table cannot: the counts of each excluded label state per cell, and the test used.
 """
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from statistics import NormalDist
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import func, select
 
@@ -24,12 +29,12 @@ from store import Database
 from store.models import Category, Item, Phenomenon, System, SystemOutput
 from suite.labels import effective_label, join_labels
 from suite.suites import find_suite
+from suite.tables import NO_CATEGORY, NO_PHENOMENON, Column, Table
+from suite.tables import Cell as TableCell
 
 ReportBy = Literal["category", "phenomenon"]
 RowKind = Literal["category", "phenomenon", "overall", "macro"]
 EXCLUDED_STATES = ("unknown", "conflict", "error", "unlabelled")
-NO_CATEGORY = "(no category)"
-NO_PHENOMENON = "(no phenomenon)"
 
 
 @dataclass(frozen=True)
@@ -95,6 +100,78 @@ class SystemsReport:
     overall: ReportRow
     macro: ReportRow
     macro_over: int  # how many categories the macro average is taken over
+
+
+    def legend(self) -> str:
+        return (f"Rate = pass / (pass + fail) over effective labels of system outputs, in %; unknown, conflict, "
+                f"error and unlabelled outputs are excluded. The macro average is the mean over {self.macro_over} "
+                f"categories.")
+
+    def to_table(self) -> Table:
+        """Rows as in the report, then per system its rate and the pass and judged counts behind it.
+
+        The best cluster is bold (``*`` in plain text, a ``best_cluster`` column in data formats); the
+        excluded outputs of each system are counted in the notes.
+        """
+        labels = ["category"] if self.by == "category" else ["category", "phenomenon"]
+        columns = [*(Column(name, "text") for name in labels), Column("items", "count")]
+        for name in self.systems:
+            columns += [Column(name, "fraction"), Column(f"{name} pass", "count"), Column(f"{name} judged", "count")]
+
+        def cells(row: ReportRow, titles: list[str | None]) -> list[TableCell]:
+            result = [*(TableCell(t) for t in titles), TableCell(row.items)]
+            for name in self.systems:
+                cell = row.cells[name]
+                counts = cell.counts
+                result += [TableCell(cell.rate, bold=cell.best_cluster),
+                           TableCell(None if counts is None else counts.passed),
+                           TableCell(None if counts is None else counts.judged)]
+            return result
+
+        pad: list[str | None] = [None] * (len(labels) - 1)
+        body = [cells(row, [row.category, row.phenomenon][:len(labels)]) for row in self.rows]
+        footer = [cells(self.overall, ["overall (micro)", *pad]), cells(self.macro, ["macro average", *pad])]
+        excluded = ", ".join(f"{name} {(self.overall.cells[name].counts or Counts()).excluded}"
+                             for name in self.systems)
+        notes = [self.legend(), f"Excluded outputs: {excluded}."]
+        bold = (f"the best system of the row and every system not significantly worse (one-sided two-proportion "
+                f"z-test, alpha={self.alpha:g}); in the macro average only the highest value.")
+        return Table(title=f"Pass rate per system: {self.suite}", columns=columns, body=body, footer=footer,
+                     notes=notes, bold_means="best_cluster", bold_note=bold)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON document of ``tsqe report systems --format json``: every cell with all its label counts."""
+        return {
+            "suite": self.suite,
+            "by": self.by,
+            "alpha": self.alpha,
+            "test": "one-sided two-proportion z-test, pooled proportion, against the best system of the row",
+            "rate": "pass / (pass + fail) over effective labels of system outputs",
+            "systems": self.systems,
+            "rows": [_row_document(row) for row in self.rows],
+            "overall": _row_document(self.overall),
+            "macro": {**_row_document(self.macro), "categories": self.macro_over},
+        }
+
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
+
+
+def _cell_document(cell: Cell) -> dict[str, Any]:
+    document: dict[str, Any] = {"rate": cell.rate, "best_cluster": cell.best_cluster}
+    if cell.counts is not None:
+        c = cell.counts
+        document = {"pass": c.passed, "fail": c.failed, "excluded": c.excluded,
+                    "excluded_by_label": {"unknown": c.unknown, "conflict": c.conflict, "error": c.error,
+                                          "unlabelled": c.unlabelled},
+                    **document}
+    return document
+
+
+def _row_document(row: ReportRow) -> dict[str, Any]:
+    return {"kind": row.kind, "category": row.category, "phenomenon": row.phenomenon, "items": row.items,
+            "systems": {name: _cell_document(cell) for name, cell in row.cells.items()}}
 
 
 def one_sided_p_value(best_pass: int, best_n: int, other_pass: int, other_n: int) -> float:

@@ -8,7 +8,6 @@ import numpy as np
 from sqlalchemy import insert
 
 from label_helpers import write_automatic_labels
-from qe.accuracy import read_qe_scores
 from qe.pairs import LabelledOutputs
 from store import Database
 from store.models import (
@@ -23,6 +22,7 @@ from store.models import (
     System,
     SystemOutput,
 )
+from suite.qe_scores import read_qe_scores
 
 
 @dataclass

@@ -25,7 +25,7 @@ from suite.export import export_labels
 from suite.importers import import_outputs
 from suite.labelling import label_counts, relabel
 from suite.report import systems_report
-from suite.report_format import render
+from suite.tables import render
 
 SERVER = os.environ.get("TSQE_TEST_POSTGRESQL")
 pytestmark = pytest.mark.skipif(not SERVER, reason="TSQE_TEST_POSTGRESQL does not name a PostgreSQL server")
@@ -64,7 +64,7 @@ def test_demo_labels_report_and_export_as_on_sqlite(pg: Database, db: Database, 
         create_demo(database)
     assert label_counts(pg) == label_counts(db)
     assert exported(pg, tmp_path / "pg.tsv") == exported(db, tmp_path / "sqlite.tsv")
-    assert render(systems_report(pg), "csv") == render(systems_report(db), "csv")
+    assert render(systems_report(pg).to_table(), "csv") == render(systems_report(db).to_table(), "csv")
     with pg.transaction() as session:  # every item's fingerprint changes: everything is labelled again
         session.execute(update(LabelFingerprint).values(fingerprint="outdated"))
     monkeypatch.setattr("suite.labelling.PARALLEL_THRESHOLD", 1)

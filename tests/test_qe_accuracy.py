@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from qe_testdata import ItemSpec, add_qe, make_suite, set_manual, synthetic_outputs
 
-from qe.accuracy import QEScores, pairwise_accuracy, read_qe_scores
+from qe.accuracy import pairwise_accuracy
 from qe.pairs import build_pairs, pairs_from_outputs
 from suite.errors import TsqeError
+from suite.qe_scores import QEScores, read_qe_scores
 
 ITEM_1 = ItemSpec("1", "A", "a1", {
     "p1": ("pass", ("S1",)), "p2": ("pass", ("S2",)), "f1": ("fail", ("S3",)), "f2": ("fail", ("S4",)),

@@ -15,12 +15,12 @@ from qe.features import FEATURE_NAMES, extract_features
 from qe.features_svr import evaluate_regression, predict_features_svr, train_features_svr
 from qe.outputs import read_suite_outputs
 from qe.pairwise_gb import Preferences, _fit, item_folds, tournament_scores, train_pairwise_gb, win_probability
-from qe.systems import load_qe_system
 from qe.training import predict_qe_system, suite_preferences, train_qe_system
 from qe_testdata import stored_scores, toy_suite
 from store import Database
 from store.models import QESystem
 from suite.errors import TsqeError
+from suite.qe_scores import load_qe_system
 
 WORDS = ("house garden river yellow quickly silent paper window mountain stone bright table horse "
          "winter letter music forest simple broken travel").split()

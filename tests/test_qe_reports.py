@@ -10,11 +10,12 @@ import pandas as pd
 import pytest
 from qe_testdata import ItemSpec, add_qe, make_suite
 
-from qe.accuracy import pairwise_accuracy, read_qe_scores
+from qe.accuracy import pairwise_accuracy
 from qe.pairs import build_pairs
 from qe.plots import save_accuracy_plot
-from qe.tables import render, write_xlsx
 from suite.errors import TsqeError
+from suite.qe_scores import read_qe_scores
+from suite.tables import render, write_table
 
 
 @pytest.fixture
@@ -98,7 +99,7 @@ def test_html_is_self_contained(result) -> None:  # type: ignore[no-untyped-def]
 
 def test_xlsx_reads_back_with_pandas(result, tmp_path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "accuracy.xlsx"
-    write_xlsx(result.to_table(), path)
+    write_table(result.to_table(), path)
     frame = pd.read_excel(path, sheet_name=0)
     assert list(frame["category"]) == ["A & B", "C_1", "Total", "weighed"]
     assert list(frame["lo"]) == pytest.approx([0.5, 1.0, 2 / 3, 0.75])

@@ -26,7 +26,7 @@ from suite.report import (
     significantly_worse,
     systems_report,
 )
-from suite.report_format import render
+from suite.tables import render
 
 
 # --- the z-test, against values computed by hand -------------------------------------------------------
@@ -142,24 +142,33 @@ def test_phenomenon_rows_keep_suite_order() -> None:
     assert report.macro.cells["Weak"].rate == pytest.approx(1 / 6)
 
 
-def test_formats() -> None:
+def test_table_and_document() -> None:
     report = build_systems_report("s", ["Strong", "Weak"], _counts(), ITEMS)
-    text = render(report, "text")
-    assert "100.0* 4/4" in text and "33.3  1/3" in text and "overall (micro)" in text
-    md = render(report, "md")
-    assert "| Negation | 5 | **100.0** (4/4) | 33.3 (1/3) |" in md
-    rows = list(csv.DictReader(io.StringIO(render(report, "csv"))))
-    weak_negation = next(r for r in rows if r["row"] == "category" and r["category"] == "Negation"
-                         and r["system"] == "Weak")
-    assert weak_negation["pass"] == "1" and weak_negation["fail"] == "2" and weak_negation["unknown"] == "2"
-    assert weak_negation["excluded"] == "2" and weak_negation["best_cluster"] == "0"
-    assert float(weak_negation["rate"]) == pytest.approx(1 / 3, abs=1e-6)
-    document = json.loads(render(report, "json"))
+    table = report.to_table()
+    text = render(table, "text")
+    assert "100.0*" in text and "33.3 " in text and "overall (micro)" in text and "macro average" in text
+    md = render(table, "md")
+    assert "| Negation | 5 | **100.0** | 4 | 4 | 33.3 | 1 | 3 |" in md
+    rows = list(csv.DictReader(io.StringIO(render(table, "csv"))))
+    assert [r["category"] for r in rows] == ["Negation", "False friends", "overall (micro)", "macro average"]
+    negation = rows[0]
+    assert (negation["Weak pass"], negation["Weak judged"], negation["Weak best_cluster"]) == ("1", "3", "False")
+    assert float(negation["Weak"]) == pytest.approx(1 / 3) and negation["Strong best_cluster"] == "True"
+    assert rows[3]["Weak pass"] == "" and float(rows[3]["Weak"]) == pytest.approx(1 / 6)
+    assert "Excluded outputs: Strong 1, Weak 3." in table.notes
+    document = json.loads(report.to_json())
     assert document["systems"] == ["Strong", "Weak"]
     cell = document["rows"][0]["systems"]["Weak"]
     assert (cell["pass"], cell["fail"], cell["excluded"], cell["best_cluster"]) == (1, 2, 2, False)
     assert document["overall"]["systems"]["Strong"]["rate"] == 1.0
     assert document["macro"]["systems"]["Weak"] == {"rate": pytest.approx(1 / 6), "best_cluster": False}
+
+
+def test_phenomenon_table_names_rows_by_category_and_phenomenon() -> None:
+    table = build_systems_report("s", ["Strong", "Weak"], _counts(), ITEMS, by="phenomenon").to_table()
+    assert [c.name for c in table.columns[:3]] == ["category", "phenomenon", "items"]
+    assert [(row[0].value, row[1].value) for row in table.body] == [
+        ("Negation", "Negative determiner"), ("Negation", "Negation scope"), ("False friends", "False friend")]
 
 
 # --- counting system outputs in the database ------------------------------------------------------------

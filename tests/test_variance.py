@@ -159,7 +159,7 @@ def test_cli_variance_and_correlate_print_json(labelled, tmp_path: Path) -> None
     assert payload["metric"] == "label" and payload["kendall"] == pytest.approx(1.0)
     assert payload["scores"]["sysD.1"] == 0.25
     result = runner.invoke(app, ["--db", db_path, "variance", "--metric", "label", "--drop", "0.5", "--json",
-                                 "--out", str(tmp_path / "vat")])
+                                 "--vat-dir", str(tmp_path / "vat")])
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
     # item i passes for systems with more than i passes: 4, 3, 2, 1 of 4 -> std 0, .433, .5, .433

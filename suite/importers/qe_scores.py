@@ -7,21 +7,19 @@ each disagreement is reported as a warning, so the import still succeeds and not
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections import defaultdict
 from pathlib import Path
 
-from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import QEScore, QESystem
 from suite.errors import TsqeError
 from suite.importers.lookups import SuiteIndex, output_ids, resolve_item, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
+from suite.qe_scores import merge_scores
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -122,31 +120,11 @@ def _output_by_text(index: SuiteIndex, outputs: dict[tuple[int, str], int], exte
 
 def _write(session: Session, path: Path, name: str, higher_is_better: bool, scores: dict[int, float],
            problems: Problems) -> dict[str, int]:
-    qe_system = session.scalar(select(QESystem).where(QESystem.name == name))
-    added_system = qe_system is None
-    if qe_system is None:
-        qe_system = QESystem(name=name, kind="imported", higher_is_better=higher_is_better,
-                             meta=json.dumps({"imported_from": path.name}))
-        session.add(qe_system)
-        session.flush()
-    elif qe_system.kind != "imported":
-        raise TsqeError(f"QE system {name!r} is a {qe_system.kind} system, not imported scores: "
-                        f"choose another name")
-    elif qe_system.higher_is_better != higher_is_better:
+    merged = merge_scores(session, name=name, kind="imported", higher_is_better=higher_is_better, scores=scores,
+                          meta={"imported_from": path.name})
+    if merged.direction_changed:
         direction = "higher" if higher_is_better else "lower"
         problems.warn(1, f"QE system {name!r} was imported as {'lower' if higher_is_better else 'higher'} "
                          f"is better; it is now {direction} is better for all its scores")
-        qe_system.higher_is_better = higher_is_better
-    existing = dict(session.execute(select(QEScore.output_id, QEScore.score)
-                                    .where(QEScore.qe_system_id == qe_system.id)).all())
-    added = [{"qe_system_id": qe_system.id, "output_id": output_id, "score": score}
-             for output_id, score in scores.items() if output_id not in existing]
-    changed = [{"qe_system_id": qe_system.id, "output_id": output_id, "score": score}
-               for output_id, score in scores.items() if output_id in existing and existing[output_id] != score]
-    if added:
-        session.execute(insert(QEScore), added)
-    if changed:
-        session.execute(update(QEScore), changed)
-    return {"qe_system_id": qe_system.id, "qe_system_added": int(added_system), "scores": len(scores),
-            "scores_added": len(added), "scores_changed": len(changed),
-            "scores_unchanged": len(scores) - len(added) - len(changed)}
+    return {"qe_system_id": merged.qe_system_id, "qe_system_added": int(merged.system_added), "scores": len(scores),
+            "scores_added": merged.added, "scores_changed": merged.changed, "scores_unchanged": merged.unchanged}

@@ -1,25 +1,28 @@
-"""QE systems and their scores: saving, listing, loading and removing them.
+"""QE systems and their scores: saving, setting, listing, loading, removing, and reading a suite's scores.
 
 A QE system is stored once (``qe_systems``) with one score per distinct output (``qe_scores``); imported
-scores, trained models and reference-based metrics all share these two tables, so every consumer (pairs,
-accuracy, filters) reads them the same way whatever produced them. Scores are written with Core bulk
-inserts because a system scores tens of thousands of outputs.
+scores, trained models and reference-based metrics all share these two tables, and this module is the only
+code that reads or writes them, so every consumer (accuracy, stability, filters, training) sees the same
+scores whatever produced them. It lives below ``qe`` and ``filters`` so both can use it. Scores are written
+with Core bulk inserts because a system scores tens of thousands of outputs.
 """
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, insert, select
+import numpy as np
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import QEScore, QESystem
+from store.models import Item, Output, QEScore, QESystem
 from suite.errors import TsqeError
+from suite.suites import find_suite
 
 QE_KINDS = ("imported", "features-svr", "pairwise-gb", "metric")
 
@@ -110,6 +113,51 @@ def _system_id(session: Session, name: str) -> int:
     return int(system_id)
 
 
+@dataclass(frozen=True)
+class MergedScores:
+    """What :func:`merge_scores` did to a QE system's scores."""
+
+    qe_system_id: int
+    system_added: bool
+    direction_changed: bool
+    added: int
+    changed: int
+    unchanged: int
+
+
+def merge_scores(session: Session, *, name: str, kind: str, higher_is_better: bool, scores: Mapping[int, float],
+                 meta: dict[str, Any]) -> MergedScores:
+    """Add scores to the QE system ``name`` of ``kind`` inside the caller's transaction, creating it if new.
+
+    Scores of outputs the system already has are updated, others keep theirs, so importing a file in parts
+    builds one system. A system of another kind is never mixed with these scores; the direction given wins
+    for all of the system's scores (``direction_changed`` says when that changed it).
+    """
+    qe_system = session.scalar(select(QESystem).where(QESystem.name == name))
+    added_system = qe_system is None
+    direction_changed = False
+    if qe_system is None:
+        qe_system = QESystem(name=name, kind=kind, higher_is_better=higher_is_better,
+                             meta=json.dumps(meta, ensure_ascii=False, sort_keys=True))
+        session.add(qe_system)
+        session.flush()
+    elif qe_system.kind != kind:
+        raise TsqeError(f"QE system {name!r} is a {qe_system.kind} system, not {kind} scores: choose another name")
+    elif qe_system.higher_is_better != higher_is_better:
+        direction_changed = True
+        qe_system.higher_is_better = higher_is_better
+    existing = dict(session.execute(select(QEScore.output_id, QEScore.score)
+                                    .where(QEScore.qe_system_id == qe_system.id)).all())
+    added = {o: score for o, score in scores.items() if o not in existing}
+    changed = [{"qe_system_id": qe_system.id, "output_id": o, "score": score}
+               for o, score in scores.items() if o in existing and existing[o] != score]
+    _insert_scores(session, qe_system.id, added)
+    if changed:
+        session.execute(update(QEScore), changed)
+    return MergedScores(qe_system_id=qe_system.id, system_added=added_system, direction_changed=direction_changed,
+                        added=len(added), changed=len(changed), unchanged=len(scores) - len(added) - len(changed))
+
+
 def list_qe_systems(db: Database) -> list[QESystemInfo]:
     counts = (select(QEScore.qe_system_id, func.count().label("n")).group_by(QEScore.qe_system_id).subquery())
     query = (
@@ -142,3 +190,53 @@ def remove_qe_system(db: Database, name: str) -> int:
         removed = session.execute(delete(QEScore).where(QEScore.qe_system_id == system_id)).rowcount
         session.execute(delete(QESystem).where(QESystem.id == system_id))
     return int(removed or 0)
+
+
+@dataclass(frozen=True)
+class QEScores:
+    """One QE system's segment scores over a suite's distinct outputs, as parallel arrays sorted by output id."""
+
+    name: str
+    higher_is_better: bool
+    output_ids: np.ndarray  # int64
+    scores: np.ndarray  # float64
+    kind: str = "imported"
+    """One of :data:`QE_KINDS`; scores built in memory (benchmarks, simulations) count as imported."""
+
+    def by_output(self) -> dict[int, float]:
+        return dict(zip(self.output_ids.tolist(), self.scores.tolist()))
+
+
+def read_qe_scores(db: Database, suite_name: str | None = None,
+                   names: Sequence[str] | None = None) -> list[QEScores]:
+    """The scores of the named QE systems (all, in creation order, when ``names`` is None) on one suite."""
+    with db.session() as session:
+        return suite_qe_scores(session, find_suite(session, suite_name).id, names)
+
+
+def suite_qe_scores(session: Session, suite_id: int, names: Sequence[str] | None = None) -> list[QEScores]:
+    """:func:`read_qe_scores` inside the caller's session, for code that reads more in the same snapshot."""
+    known = list(session.execute(select(QESystem.id, QESystem.name, QESystem.kind, QESystem.higher_is_better)
+                                 .order_by(QESystem.id)).all())
+    if not known:
+        raise TsqeError("the database holds no QE system yet: import scores or train a QE system first")
+    by_name = {row.name: row for row in known}
+    unknown = [n for n in names or () if n not in by_name]
+    if unknown:
+        raise TsqeError(f"no QE system named {', '.join(map(repr, unknown))} "
+                        f"(known: {', '.join(r.name for r in known)})")
+    result = []
+    for system in known if names is None else [by_name[n] for n in names]:
+        rows = session.execute(
+            select(QEScore.output_id, QEScore.score)
+            .join(Output, Output.id == QEScore.output_id)
+            .join(Item, Item.id == Output.item_id)
+            .where(QEScore.qe_system_id == system.id, Item.suite_id == suite_id)
+            .order_by(QEScore.output_id)
+        ).all()
+        result.append(QEScores(
+            name=system.name, higher_is_better=bool(system.higher_is_better), kind=system.kind,
+            output_ids=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
+            scores=np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows)),
+        ))
+    return result

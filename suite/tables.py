@@ -1,17 +1,25 @@
-"""Renderers of result tables (rows of labelled cells) to text, CSV/TSV, Markdown, LaTeX, HTML and XLSX.
+"""The one table layer of the project: result tables rendered to text, CSV/TSV, JSON, Markdown, LaTeX, HTML, XLSX.
 
-The model knows nothing about QE: a table has typed columns (text, count, number, fraction, flag), body rows, summary
-rows under a rule, and notes. Display formats (text, md, latex, html) show fractions as percentages with one
-decimal like the paper, bold for emphasis and a mark (e.g. a dagger) next to a cell; data formats (csv,
-tsv, xlsx) keep fractions in [0, 1], spell intervals and emphasis out as extra columns and include the
-``flag`` columns that display formats fold into marks. Nothing here imports from ``qe``, so the module can
-move below ``qe`` for the MT systems' report without change.
+Every report (the MT systems' pass rates, QE accuracy and stability, variance, correlation, difficulty) turns
+its result into a :class:`Table` with ``to_table()`` and both front-ends write it only through :func:`render`
+and :func:`write_table`, so the GUI and the CLI write byte for byte the same file for the same options.
+
+The model knows nothing about MT or QE: a table has typed columns (text, count, number, fraction, flag), body
+rows, summary rows under a rule, and notes. Display formats (text, md, latex, html) show fractions as
+percentages with one decimal like the papers, bold for emphasis and a mark (e.g. a dagger) next to a cell;
+data formats (csv, tsv, xlsx) keep fractions in [0, 1], spell intervals and emphasis out as extra columns
+and include the ``flag`` columns that display formats fold into marks. JSON keeps the typed cells as they
+are (value, interval, bold, mark), so a program reading it loses nothing the table has.
+
+Rows without a category or phenomenon are called :data:`NO_CATEGORY` / :data:`NO_PHENOMENON` in every table,
+and every table lists categories and phenomena in suite order (first appearance by item position).
 """
 from __future__ import annotations
 
 import csv
 import html
 import io
+import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,15 +27,23 @@ from typing import Literal
 
 import pandas as pd
 
+from suite.errors import TsqeError
+
 ColumnKind = Literal["text", "count", "number", "fraction", "flag"]
-FORMATS = ("text", "csv", "tsv", "md", "latex", "html")
+FORMATS = ("text", "csv", "tsv", "json", "md", "latex", "html", "xlsx")
+SUFFIXES = {".txt": "text", ".csv": "csv", ".tsv": "tsv", ".json": "json", ".md": "md", ".tex": "latex",
+            ".html": "html", ".xlsx": "xlsx"}
 MISSING = "–"
+NO_CATEGORY = "(no category)"
+NO_PHENOMENON = "(no phenomenon)"
 
 
 @dataclass(frozen=True)
 class Column:
     name: str
     kind: ColumnKind
+    decimals: int = 2
+    """Decimals of a ``number`` shown in display formats (data formats keep the full value)."""
 
 
 @dataclass(frozen=True)
@@ -53,13 +69,39 @@ class Table:
 
 
 def render(table: Table, fmt: str) -> str:
-    """The table as text in one of :data:`FORMATS`."""
+    """The table as text in one of :data:`FORMATS` except xlsx, which is a workbook: see :func:`write_table`."""
     renderers = {"text": render_text, "csv": lambda t: render_delimited(t, ","),
-                 "tsv": lambda t: render_delimited(t, "\t"), "md": render_markdown, "latex": render_latex,
-                 "html": render_html}
+                 "tsv": lambda t: render_delimited(t, "\t"), "json": render_json, "md": render_markdown,
+                 "latex": render_latex, "html": render_html}
+    if fmt == "xlsx":
+        raise TsqeError("an xlsx table is a workbook, not text: write it to a file")
     if fmt not in renderers:
-        raise ValueError(f"unknown table format {fmt!r}")
+        raise TsqeError(f"unknown table format {fmt!r} (formats: {', '.join(FORMATS)})")
     return renderers[fmt](table)
+
+
+def suffix_format(path: str | Path) -> str:
+    """The format a file name asks for by its suffix (.txt .csv .tsv .json .md .tex .html .xlsx)."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in SUFFIXES:
+        raise TsqeError(f"{Path(path).name}: cannot tell the table format from the suffix {suffix or '(none)'!r} "
+                        f"(known: {', '.join(SUFFIXES)})")
+    return SUFFIXES[suffix]
+
+
+def write_table(table: Table, path: str | Path, fmt: str | None = None) -> Path:
+    """Write the table to ``path`` in ``fmt`` (by default the format its suffix names) and return the path.
+
+    Text formats are written as UTF-8 with ``\n`` line ends on every platform, exactly what :func:`render`
+    returns; xlsx goes through pandas and openpyxl with the notes on a second sheet.
+    """
+    path = Path(path)
+    fmt = suffix_format(path) if fmt is None else fmt
+    if fmt == "xlsx":
+        _write_xlsx(table, path)
+    else:
+        path.write_bytes(render(table, fmt).encode("utf-8"))
+    return path
 
 
 def frame(table: Table) -> pd.DataFrame:
@@ -89,15 +131,34 @@ def render_delimited(table: Table, delimiter: str) -> str:
     return buffer.getvalue()
 
 
-def write_xlsx(table: Table, path: str | Path) -> None:
+def _write_xlsx(table: Table, path: Path) -> None:
     """An Excel workbook with the data view on the first sheet and the notes on a second."""
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         frame(table).to_excel(writer, sheet_name=_sheet_name(table.title), index=False)
         pd.DataFrame({"notes": table.notes}).to_excel(writer, sheet_name="notes", index=False)
 
 
+def render_json(table: Table) -> str:
+    """The typed table: columns with their kinds, cells with value, interval, bold and mark (NaN as null)."""
+    def cell(c: Cell) -> dict[str, object]:
+        document: dict[str, object] = {"value": _data_value(c.value)}
+        if c.ci is not None:
+            document["ci"] = [_data_value(c.ci[0]), _data_value(c.ci[1])]
+        if c.bold:
+            document["bold"] = True
+        if c.mark:
+            document["mark"] = c.mark
+        return document
+
+    document = {"title": table.title, "columns": [{"name": c.name, "kind": c.kind} for c in table.columns],
+                "body": [[cell(c) for c in row] for row in table.body],
+                "footer": [[cell(c) for c in row] for row in table.footer],
+                "notes": table.notes, "bold": table.bold_note}
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
 def render_text(table: Table) -> str:
-    """A box table for the terminal; ``*`` marks bold cells, since plain text has no bold."""
+    """A box table for the terminal; ``*`` marks bold numbers, since plain text has no bold."""
     from rich.console import Console
     from rich.table import Table as RichTable
 
@@ -234,7 +295,9 @@ def _display(cell: Cell, column: Column, *, with_ci: bool = True, with_mark: boo
         if with_ci and cell.ci is not None and not _missing(value):
             text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
     elif column.kind == "number":
-        text = MISSING if _missing(value) else f"{value:.2f}"
+        text = MISSING if _missing(value) else f"{value:.{column.decimals}f}"
+        if bold_marker and cell.bold and not _missing(value):
+            text += bold_marker
     elif column.kind == "count":
         text = "" if _missing(value) else str(int(value))  # type: ignore[arg-type]
     else:

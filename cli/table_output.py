@@ -1,0 +1,41 @@
+"""The ``--format``/``--out`` pair of every command that writes a table, over ``suite.tables`` only."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from suite.errors import TsqeError
+from suite.tables import FORMATS, Table, render, suffix_format, write_table
+
+FORMAT_HELP = (f"Table format: {', '.join(FORMATS)} (default: text, or what the --out file's suffix names: "
+               ".txt .csv .tsv .json .md .tex .html .xlsx).")
+
+
+def format_option() -> Any:
+    return typer.Option(None, "--format", help=FORMAT_HELP)
+
+
+def out_option() -> Any:
+    return typer.Option(None, "--out", help="Write the table to this file instead of standard output.",
+                        dir_okay=False)
+
+
+def emit_table(table: Table, fmt: str | None, out: Path | None, *, document: str | None = None) -> None:
+    """Print or write the table; ``document`` replaces the table's own JSON when the result has a richer one."""
+    if fmt is not None and fmt not in FORMATS:
+        raise TsqeError(f"--format {fmt!r} is not one of: {', '.join(FORMATS)}")
+    if out is None:
+        fmt = fmt or "text"
+        if fmt == "xlsx":
+            raise TsqeError("--format xlsx writes a workbook: give a file with --out FILE.xlsx")
+        sys.stdout.write(document if fmt == "json" and document is not None else render(table, fmt))
+        return
+    fmt = fmt or suffix_format(out)
+    if fmt == "json" and document is not None:
+        out.write_bytes(document.encode("utf-8"))
+    else:
+        write_table(table, out, fmt)
+    typer.echo(f"wrote {out}", err=True)

@@ -1,0 +1,33 @@
+"""A reference-based metric stored as a QE system, so accuracy and stability can rank it beside real QE.
+
+A metric that sees the reference is not QE, but as an upper-bound proxy it tells how much of a suite's
+pass/fail distinction a plain string comparison already catches. Its segment scores come from
+:func:`filters.scoring.score_outputs` (cached per distinct output) and go into the QE tables through
+:mod:`suite.qe_scores` like any other QE system's, with the metric's signature kept in the system's meta.
+"""
+from __future__ import annotations
+
+from filters.scoring import score_outputs
+from store import Database
+from suite.errors import TsqeError
+from suite.qe_scores import QESystemInfo, list_qe_systems, save_qe_system
+from suite.tasks import TaskState
+
+PROXY_METRICS = ("bleu", "chrf", "ter")
+
+
+def store_metric_as_qe(db: Database, metric: str, *, name: str | None = None, suite_name: str | None = None,
+                       replace: bool = False, task: TaskState | None = None) -> QESystemInfo:
+    """Score every output of the suite with ``metric`` and store the scores as the QE system ``name``.
+
+    Outputs of items without a reference get no score. ``name`` defaults to the metric's; an existing system
+    of that name is an error unless ``replace`` is true (then it is replaced in one transaction).
+    """
+    if metric not in PROXY_METRICS:
+        raise TsqeError(f"metric {metric!r} cannot be stored as a QE system (metrics: {', '.join(PROXY_METRICS)})")
+    name = name or metric
+    result = score_outputs(db, metric, suite_name=suite_name, task=task)
+    scores = {row.output_id: row.score for row in result.rows}
+    save_qe_system(db, name=name, kind="metric", higher_is_better=result.higher_is_better, scores=scores,
+                   meta={"metric": metric, "signature": result.signature}, replace=replace)
+    return next(info for info in list_qe_systems(db) if info.name == name)
