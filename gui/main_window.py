@@ -210,6 +210,8 @@ class MainWindow(QMainWindow):
         detail.setCheckable(True)
         detail.setChecked(True)
         self.detail_toggle = detail
+        columns = view.addMenu("Review &columns")
+        columns.aboutToShow.connect(lambda: self.review.fill_columns_menu(columns))
         view.addSeparator()
         for i, (title, _) in enumerate(TABS):
             self._action(view, title, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")

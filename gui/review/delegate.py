@@ -8,7 +8,6 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import (
-    QApplication,
     QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,

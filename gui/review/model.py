@@ -187,6 +187,12 @@ class ReviewModel(QAbstractTableModel):
         self._ops.read(lambda task: (output_rows(db, ids), output_spans(db, ids)),
                        lambda result: self._arrived(generation, block, result))
 
+    def prefetch(self, first: int, last: int) -> None:
+        """Ask for the rows on screen and the next block, so paging down rarely waits for the database."""
+        for start in range(max(first, 0) // BLOCK * BLOCK, min(last + BLOCK, len(self._ids) - 1) + 1, BLOCK):
+            if self._ids[start] not in self._rows:
+                self.fetch(start)
+
     def refresh(self, ids: list[int]) -> None:
         """Re-read these rows after a decision: they repaint without re-running the whole query."""
         db = self._state.db

@@ -7,6 +7,7 @@ selection and report cells (``state.review_requested``) set it from outside.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import (
@@ -135,6 +136,7 @@ class ReviewScreen(QWidget):
         layout.addWidget(self.splitter, 1)
         self._actions = self._make_actions()
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.table.verticalScrollBar().valueChanged.connect(lambda _: self.model.prefetch(*self._visible_rows()))
         self.model.loaded.connect(self._ids_loaded)
         self.model.rows_arrived.connect(self._rows_arrived)
         state.suite_changed.connect(self._suite_changed)
@@ -467,15 +469,23 @@ class ReviewScreen(QWidget):
     def actions(self) -> list[QAction]:
         return self._actions
 
-    def _header_menu(self, position: QPoint) -> None:
+    def fill_columns_menu(self, menu: QMenu) -> None:
+        """A check box per column (the header's context menu and View → Review columns)."""
         header = self.table.horizontalHeader()
-        menu = QMenu(self)
+        menu.clear()
         for i, column in enumerate(COLUMNS):
             toggle = menu.addAction(column.title)
             toggle.setCheckable(True)
             toggle.setChecked(not header.isSectionHidden(i))
-            toggle.toggled.connect(lambda shown, i=i: header.setSectionHidden(i, not shown))
-        menu.exec(header.mapToGlobal(position))
+            toggle.toggled.connect(partial(self._show_column, i))
+
+    def _show_column(self, column: int, shown: bool) -> None:
+        self.table.horizontalHeader().setSectionHidden(column, not shown)
+
+    def _header_menu(self, position: QPoint) -> None:
+        menu = QMenu(self)
+        self.fill_columns_menu(menu)
+        menu.exec(self.table.horizontalHeader().mapToGlobal(position))
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue("review/header", self.table.horizontalHeader().saveState())

@@ -153,3 +153,26 @@ def test_the_review_model_passes_qt_model_checks(qtbot, window: MainWindow) -> N
     model.sort(COLUMN["systems"], Qt.SortOrder.DescendingOrder)
     assert window.ops.wait_idle()
     del tester
+
+
+def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow) -> None:
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from suite.review import set_manual_label
+
+    review = window.review
+    review.apply_filter(OutputFilter(reviewed=False))
+    _settle(qtbot, window)
+    first = review.model.output_id(0)
+    assert window.state.db is not None
+    set_manual_label(window.state.db, first, "pass", "Someone Else")  # another reviewer, after the table was read
+    review.table.setFocus()
+    review.set_current_row(0)
+    qtbot.keyClick(review.table, Qt.Key.Key_F)
+    assert window.ops.wait_idle()
+    assert _manual(window, first) == ("pass", "Someone Else")
+    [box] = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+    assert "Nothing was overwritten" in box.text()
+    box.button(QMessageBox.StandardButton.Yes).click()  # reload
+    _settle(qtbot, window)
+    assert review.model.index(0, COLUMN["manual"]).data() == "pass (SE)"

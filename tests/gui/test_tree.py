@@ -69,3 +69,19 @@ def test_selecting_in_the_tree_sets_the_shared_selection_and_filters_review(qtbo
     assert window.ops.wait_idle()
     assert window.tree.view.currentIndex().data(SELECTION_ROLE) == Selection("Negation") or \
         window.tree.search.text()  # hidden by the search: the tree cannot show it
+
+
+def test_a_deleted_item_comes_back_with_undo(qtbot, window: MainWindow) -> None:
+    tree = window.state.tree
+    assert tree is not None and window.state.db is not None
+    item = tree.categories[0].phenomena[0].items[0]
+    outputs = item.counts.outputs
+    window.edits.delete_item(item.item_id)
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 250 - outputs)
+    assert window.state.undo_stack.undoText() == "delete item"
+    window.state.undo_stack.undo()
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 250)
+    restored = window.state.tree.categories[0].phenomena[0].items[0]
+    assert (restored.external_id, restored.source, restored.counts) == (item.external_id, item.source, item.counts)
