@@ -48,9 +48,6 @@ class HistoryModel(QAbstractTableModel):
         self._records = list(records)
         self.endResetModel()
 
-    def record(self, row: int) -> HistoryRecord:
-        return self._records[row]
-
     def rowCount(self, parent: ModelIndex = _ROOT) -> int:
         return 0 if parent.isValid() else len(self._records)
 
