@@ -172,9 +172,11 @@ class EditorDraft:
         return ("positive", index) if index < positives else ("negative", index - positives)
 
     def changed_rules(self) -> list[DraftRule]:
-        """The new or modified rules, which the scope preview tries on the other items."""
+        """The new or modified rules, which the scope preview tries on the other items (those that compile:
+        one that does not would only make every output there an error)."""
         return [DraftRule(row.polarity, row.pattern, row.ignore_case)
-                for row in self.all_rules() if (row.is_new or row.modified) and row.pattern.strip()]
+                for row in self.all_rules()
+                if (row.is_new or row.modified) and pattern_problem(row.pattern, row.ignore_case) is None]
 
     def problems(self) -> list[DraftProblem]:
         found: list[DraftProblem] = []
