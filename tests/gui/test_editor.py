@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from conftest import shown_errors
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt, QTimer
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QTextCharFormat
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QApplication, QWidget
@@ -22,7 +22,7 @@ from gui.state import AppState, Selection
 from store import Database, open_database
 from store.models import Output
 from suite.demo import DEMO_SUITE
-from suite.editing import change_rule, find_item, item_detail, item_history
+from suite.editing import change_rule, find_item, item_detail, item_history, remove_item
 from suite.importers import import_outputs, import_suite
 from suite.labelling import relabel
 
@@ -438,3 +438,32 @@ def test_on_the_real_dfki_suite_the_preview_is_what_saving_stores(qtbot, tmp_pat
     assert operations.wait_idle()
     assert {o.output_id: o.auto_label for o in item_detail(db, item_id).outputs} == preview
     db.close()
+
+
+def test_a_removed_item_is_said_under_the_preview_not_in_dialogs(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+    db: Database = state.db
+    item_id = _open(screen, state, ops, "amb-02")
+    remove_item(db, item_id, author="jonas.w")  # by a colleague, in another window
+    _type(qtbot, _editor(screen, "positive", 0), r"\blatch\b")
+    _preview_settled(qtbot, screen, ops)
+    assert screen.last_preview is None
+    assert "no preview" in screen.preview.status.text() and "no item" in screen.preview.status.text()
+    assert shown_errors() == []
+
+
+def test_splitters_and_scope_are_remembered(qtbot, state, ops, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    first = ItemEditorScreen(state, ops)
+    qtbot.addWidget(first)
+    first.resize(1400, 900)
+    first.show()
+    first.splitter.setSizes([300, 1100])
+    first.scope.scope.setCurrentText("suite")
+    settings = QSettings(str(tmp_path / "editor.ini"), QSettings.Format.IniFormat)
+    first.save_settings(settings)
+    second = ItemEditorScreen(state, ops)
+    qtbot.addWidget(second)
+    second.resize(1400, 900)
+    second.show()
+    second.restore_settings(settings)
+    assert second.splitter.sizes() == first.splitter.sizes()
+    assert second.scope.current_scope() == "suite"
