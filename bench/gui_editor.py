@@ -152,18 +152,23 @@ def preview_seconds(outputs: int = 100, keystrokes: int = 20) -> list[Keystroke]
     return times
 
 
+def report(outputs: int = 100, keystrokes: int = 40) -> list[str]:
+    """The measurement as printed lines, ending with ``preview: <s> s``; bench/gui.py prints them too."""
+    times = preview_seconds(outputs, keystrokes)
+    total = [t.total for t in times]
+    return [f"outputs: {outputs}, keystrokes: {len(times)}, load average: {os.getloadavg()[0]:.1f}",
+            (f"core: {statistics.median(t.core for t in times):.4f} s, gui: "
+             f"{statistics.median(t.total - t.core for t in times):.4f} s, cpu: "
+             f"{statistics.median(t.cpu for t in times):.4f} s (medians)"),
+            f"preview: {statistics.median(total):.4f} s (median; worst {max(total):.4f} s; target < 0.05 s)"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--outputs", type=int, default=100)
     parser.add_argument("--keystrokes", type=int, default=40)
     args = parser.parse_args()
-    times = preview_seconds(args.outputs, args.keystrokes)
-    total = [t.total for t in times]
-    print(f"outputs: {args.outputs}, keystrokes: {len(times)}, load average: {os.getloadavg()[0]:.1f}")
-    print(f"core: {statistics.median(t.core for t in times):.4f} s, gui: "
-          f"{statistics.median(t.total - t.core for t in times):.4f} s, cpu: "
-          f"{statistics.median(t.cpu for t in times):.4f} s (medians)")
-    print(f"preview: {statistics.median(total):.4f} s (median; worst {max(total):.4f} s; target < 0.05 s)")
+    print("\n".join(report(args.outputs, args.keystrokes)))
 
 
 if __name__ == "__main__":
