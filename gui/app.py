@@ -69,6 +69,16 @@ def smoke(window: MainWindow, out: str, app: QApplication) -> None:
     """Wait until the window shows the suite, then grab the real screen (not a widget render)."""
     started = time.monotonic()
 
+    def grab(filled: bool) -> None:
+        image = QGuiApplication.primaryScreen().grabWindow(0).toImage()
+        if image.isNull():
+            image = window.grab().toImage()
+        image.save(out)
+        ok = filled and window_is_drawn(image) and window.windowTitle().startswith("tsqe — ")
+        print(f"smoke: {'ok' if ok else 'FAILED'}: {window.windowTitle()!r}, {image.width()}x{image.height()} "
+              f"-> {out}" + ("" if filled else " (the window was not filled in time)"))
+        app.exit(0 if ok else 1)
+
     def check() -> None:
         model = window.review.model
         filled = (not window.ops.busy() and window.state.tree is not None and model.rowCount() > 0
@@ -76,16 +86,7 @@ def smoke(window: MainWindow, out: str, app: QApplication) -> None:
         if not filled and time.monotonic() - started < SMOKE_TIMEOUT_S:
             QTimer.singleShot(100, check)
             return
-        app.processEvents()
-        screen = QGuiApplication.primaryScreen()
-        image = screen.grabWindow(0).toImage()
-        if image.isNull() or len({image.pixel(x, 5) for x in range(0, image.width(), 9)}) == 0:
-            image = window.grab().toImage()
-        image.save(out)
-        ok = filled and window_is_drawn(image) and window.windowTitle().startswith("tsqe — ")
-        print(f"smoke: {'ok' if ok else 'FAILED'}: {window.windowTitle()!r}, {image.width()}x{image.height()} "
-              f"-> {out}" + ("" if filled else " (the window was not filled in time)"))
-        app.exit(0 if ok else 1)
+        QTimer.singleShot(300, lambda: grab(filled))  # the status bar and the table lay out and repaint first
 
     QTimer.singleShot(200, check)
 

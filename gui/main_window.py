@@ -6,6 +6,7 @@ The window only wires things together: screens observe ``AppState``, every datab
 from __future__ import annotations
 
 import html
+import re
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -64,6 +66,7 @@ LAST = "files/last"
 MAX_RECENT = 8
 SUITE_FILES = "suites (*.json *.tsv *.csv *.xlsx)"
 TABLE_FILES = "tables (*.tsv *.csv *.xlsx)"
+LANGUAGE_PAIR = re.compile(r"([a-z]{2,3})\s*-\s*([a-z]{2,3})")
 
 
 def demo_path() -> Path:
@@ -115,7 +118,6 @@ class MainWindow(QMainWindow):
         self.tree_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                                    | QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.tree_dock)
-        self.resizeDocks([self.tree_dock], [330], Qt.Orientation.Horizontal)
 
         self.editor = ItemEditorScreen(self.state, self.ops, self)
         self.review = ReviewScreen(self.state, self.ops, self)
@@ -357,9 +359,13 @@ class MainWindow(QMainWindow):
         name = Path(path).name
         if kind == "suite":
             new_suite = default_suite_name(Path(path))
+            languages = None if Path(path).suffix.lower() == ".json" else self._ask_languages(name)
+            if languages == ():
+                return
+            source, target = languages or (None, None)
 
             def work(task: TaskState) -> list[str]:
-                import_suite(db, path, name=new_suite, task=task)
+                import_suite(db, path, name=new_suite, source_lang=source, target_lang=target, task=task)
                 return suite_names(db)
 
             self.ops.write(f"importing the suite {name}", work, OpChanges(suite=True, rules=True),
@@ -374,6 +380,19 @@ class MainWindow(QMainWindow):
             self.ops.write(f"importing labels from {name}", lambda task: import_reviews(db, path, suite_name=suite,
                                                                                         task=task),
                            OpChanges(labels=True))
+
+    def _ask_languages(self, name: str) -> tuple[str, str] | tuple[()]:
+        """A suite table does not say its languages (a DFKI file does); () when the user cancelled."""
+        while True:
+            text, ok = QInputDialog.getText(self, "tsqe — import suite",
+                                            f"Languages of the suite in {name} (source-target):",
+                                            QLineEdit.EchoMode.Normal, "de-en")
+            if not ok:
+                return ()
+            match = LANGUAGE_PAIR.fullmatch(text.strip().lower())
+            if match:
+                return match[1], match[2]
+            self.ops.message.emit(f"languages are written like de-en, not {text!r}")
 
     def _suite_imported(self, names: list[str], suite: str) -> None:
         self._fill_suite_box(names)

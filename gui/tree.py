@@ -17,6 +17,7 @@ from PySide6.QtCore import (
     QRect,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
 )
 from PySide6.QtGui import QAction, QColor, QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -47,6 +48,7 @@ SEARCH_ROLE = Qt.ItemDataRole.UserRole + 1
 PASS_RATE_ROLE = Qt.ItemDataRole.UserRole + 2
 SELECTION_ROLE = Qt.ItemDataRole.UserRole + 3
 
+RELOAD_DELAY_MS = 700
 COLUMNS = ("suite", "pass rate", "outputs")
 NAME, PASS_RATE, OUTPUTS = range(len(COLUMNS))
 
@@ -241,14 +243,21 @@ class SuiteTreePane(QWidget):
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(PASS_RATE, 96)
+        header.resizeSection(PASS_RATE, 84)
         header.resizeSection(OUTPUTS, 56)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
+        self.setMinimumWidth(320)  # names, bars and counts side by side; hide the dock for more room
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.search)
         layout.addWidget(self.view)
         self.context_actions: list[QAction] = []  # filled by the main window: new, rename, move, delete
+        # A reviewer deciding P, P, P… changes the counts every second; the tree (one aggregate over the whole
+        # suite, seconds on a million outputs) is read again once they pause.
+        self._reload_soon = QTimer(self)
+        self._reload_soon.setSingleShot(True)
+        self._reload_soon.setInterval(RELOAD_DELAY_MS)
+        self._reload_soon.timeout.connect(self.reload)
         state.suite_changed.connect(self.reload)
         state.operation_executed.connect(self._changed)
         state.selection_changed.connect(self._follow_selection)
@@ -263,7 +272,7 @@ class SuiteTreePane(QWidget):
 
     def _changed(self, changes: Any) -> None:
         if changes.suite or changes.rules or changes.labels or changes.outputs:
-            self.reload()
+            self._reload_soon.start()
 
     def _loaded(self, data: TreeData) -> None:
         expanded = self._expanded()

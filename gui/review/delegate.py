@@ -18,8 +18,17 @@ from gui.review.model import DISPLAY, SPANS_ROLE
 from suite.rules import Span
 
 
-def span_colour(span: Span) -> QColor:
-    return QColor(POSITIVE if span.polarity == "positive" else NEGATIVE)
+def _tint(colour: str) -> QColor:
+    tint = QColor(colour)
+    tint.setAlpha(70)
+    return tint
+
+
+_PENS = {"positive": QPen(QColor(POSITIVE), 2), "negative": QPen(QColor(NEGATIVE), 2)}
+_TINTS = {"positive": _tint(POSITIVE), "negative": _tint(NEGATIVE)}
+_SELECTED = QStyle.StateFlag.State_Selected
+_ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate
+_ALIGN = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 
 
 class SpanDelegate(QStyledItemDelegate):
@@ -30,14 +39,14 @@ class SpanDelegate(QStyledItemDelegate):
               ) -> None:
         spans: list[Span] | None = index.data(SPANS_ROLE)
         text: str = index.data(DISPLAY) or ""
-        rect: QRect = option.rect  # type: ignore[attr-defined]
-        palette = option.palette  # type: ignore[attr-defined]
-        selected = bool(option.state & QStyle.StateFlag.State_Selected)  # type: ignore[attr-defined]
+        rect: QRect = option.rect
+        palette = option.palette
+        selected = bool(option.state & _SELECTED)
         if selected:
             painter.fillRect(rect, palette.highlight())
-        elif option.features & QStyleOptionViewItem.ViewItemFeature.Alternate:  # type: ignore[attr-defined]
+        elif option.features & _ALTERNATE:
             painter.fillRect(rect, palette.alternateBase())
-        metrics = option.fontMetrics  # type: ignore[attr-defined]
+        metrics = option.fontMetrics
         inner = rect.adjusted(4, 0, -4, 0)
         painter.save()
         painter.setClipRect(inner)
@@ -47,16 +56,11 @@ class SpanDelegate(QStyledItemDelegate):
             if left > inner.right():
                 continue
             width = metrics.horizontalAdvance(text[span.start:span.end])
-            colour = span_colour(span)
-            tint = QColor(colour)
-            tint.setAlpha(70)
-            painter.fillRect(QRect(left, inner.top() + 2, width, inner.height() - 4), tint)
-            painter.setPen(QPen(colour, 2))
+            polarity = "positive" if span.polarity == "positive" else "negative"
+            painter.fillRect(QRect(left, inner.top() + 2, width, inner.height() - 4), _TINTS[polarity])
+            painter.setPen(_PENS[polarity])
             painter.drawLine(left, baseline + 2, left + width, baseline + 2)
         painter.setPen(palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text))
         elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, inner.width())
         painter.drawText(inner, _ALIGN, elided)
         painter.restore()
-
-
-_ALIGN = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)

@@ -281,7 +281,9 @@ class ReviewScreen(QWidget):
                                   item=None, item_ids=None if selection.item_id is None else (selection.item_id,)))
 
     def _changed(self, changes: Any) -> None:
-        if changes.outputs or changes.suite:
+        """Re-run the query after a change to the whole suite; after an edit of chosen items (a decision, a
+        rule) only repaint the rows on screen, so the row just decided stays under the reviewer's eyes."""
+        if changes.outputs or changes.suite or ((changes.labels or changes.rules) and not changes.item_ids):
             self.requery(again=True)
         elif changes.labels or changes.rules:
             first, last = self._visible_rows()

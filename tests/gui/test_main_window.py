@@ -80,9 +80,9 @@ def test_an_import_adds_outputs_labels_them_and_refreshes(qtbot, window: MainWin
     new.write_text("item_id\tsystem\toutput\namb-01\tNewSys\tThe bench was freshly painted.\n", encoding="utf-8")
     window.import_file("outputs", str(new))
     assert window.ops.wait_idle()
-    assert window.ops.wait_idle()
     assert window.review.count_label.text() == "251 outputs"
-    assert window.state.tree is not None and window.state.tree.counts.unlabelled == 0
+    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 251)
+    assert window.state.tree.counts.unlabelled == 0
 
 
 def test_label_all_runs_in_the_background(qtbot, window: MainWindow) -> None:
@@ -117,3 +117,26 @@ def test_settings_are_remembered(qtbot, window: MainWindow) -> None:
     again.restore_settings()
     assert again.review.table.horizontalHeader().isSectionHidden(1)
     assert again.tabs.currentIndex() == 2
+
+
+def test_a_second_suite_brings_the_suite_chooser(qtbot, window: MainWindow, tmp_path: Path,
+                                                monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QInputDialog
+
+    asked: list[str] = []
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args: (asked.append(args[2]), ("de-en", True))[1])
+    suite = tmp_path / "mini.tsv"
+    suite.write_text("id\tcategory\tphenomenon\tsource\tpositive_regex\n"
+                     "m-1\tNegation\tNegative pronoun\tNiemand kam.\t\\bnobody\\b\n", encoding="utf-8")
+    assert window.suite_toolbar.isHidden()
+    window.import_dropped(QUrl.fromLocalFile(str(suite)))
+    assert window.ops.wait_idle()
+    assert asked == ["Languages of the suite in mini.tsv (source-target):"]
+    assert window.state.suite_name == "mini"
+    assert window.windowTitle() == "tsqe — mini · demo.sqlite"
+    assert not window.suite_toolbar.isHidden()
+    assert [window.suite_box.itemText(i) for i in range(window.suite_box.count())] == ["mini", "tsqe-demo-de-en"]
+    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.suite == "mini")
+    window.state.choose_suite("tsqe-demo-de-en")
+    assert window.suite_box.currentText() == "tsqe-demo-de-en"
+    qtbot.waitUntil(lambda: window.review.count_label.text() == "250 outputs")
