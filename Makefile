@@ -7,7 +7,7 @@ DEMO_DB ?= demo.sqlite
 # The CPU build of torch sits in /opt/wheels on the project machines; elsewhere pip uses PyPI.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: install run test bench clean smoke screenshots
+.PHONY: install run test lint bench clean smoke screenshots
 
 install: $(STAMP)
 
@@ -23,6 +23,7 @@ run: install
 
 test: install
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
+	$(MAKE) lint
 	$(MAKE) --no-print-directory smoke SMOKE_OPTIONAL=1
 
 # The real window (xcb, not offscreen) on the demo under Xvfb: drawn, titled, filled, then it quits.
@@ -35,6 +36,11 @@ smoke: install
 
 screenshots: install
 	QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME=$$(mktemp -d) $(PY) -m gui.screenshots docs/screenshots
+
+# ruff and mypy as configured in pyproject.toml (mypy strict for store/ and suite/).
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm

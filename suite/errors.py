@@ -3,21 +3,30 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from store.errors import DatabaseBusyError, TsqeError
 
-class TsqeError(Exception):
-    """A problem the user can fix (bad input, unknown name); the message is meant for them."""
+__all__ = ["DatabaseBusyError", "InputFileError", "Problem", "SuiteChoiceError", "TsqeError"]
+
+
+class SuiteChoiceError(TsqeError):
+    """The database holds no suite or several, and none was named: a front-end adds how to name one."""
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong in an input file, located as ``FILE:LINE``."""
+    """One thing wrong in an input file, located as ``FILE:LINE``, or as ``FILE`` (``line`` None) when it is
+    the whole file that is wrong (empty, not a workbook, JSON of another shape)."""
 
     file: str
-    line: int
+    line: int | None
     message: str
 
+    @property
+    def location(self) -> str:
+        return self.file if self.line is None else f"{self.file}:{self.line}"
+
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
+        return f"{self.location}: {self.message}"
 
 
 class InputFileError(TsqeError):

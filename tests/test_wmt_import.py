@@ -78,9 +78,9 @@ def test_import_wmt_accepts_several_references(db, wmt, tmp_path) -> None:
      "newstest2099.sysA.1.de-en:4: has 3 lines but the source"),
     (lambda p: write(p["ref"], REFERENCES + ["extra"]), "ref.en:5: has 5 lines but the source"),
     (lambda p: (p["systems"] / "newstest2099.online-C.0.de-en").write_text(""),
-     "newstest2099.online-C.0.de-en:1: the file is empty"),
+     "newstest2099.online-C.0.de-en: the file is empty"),
     (lambda p: write(p["systems"] / "outputs.txt", OUTPUTS["sysA.1"]),
-     "outputs.txt:1: cannot take a system name from the file name"),
+     "outputs.txt: cannot take a system name from the file name"),
     (lambda p: write(p["systems"] / "newstest2018.sysA.1.de-en", OUTPUTS["sysA.1"]),
      "system 'sysA.1' also comes from"),
     (lambda p: write(p["systems"] / "newstest2099.x.1.en-de", OUTPUTS["sysA.1"]), "language pair en-de differs"),
@@ -103,7 +103,7 @@ def test_import_wmt_refuses_an_existing_suite_name(db, wmt) -> None:
 
 
 def test_import_wmt_checks_languages_given_as_options(db, wmt) -> None:
-    with pytest.raises(InputFileError, match="system files are de-en but --source-lang/--target-lang say de-fr"):
+    with pytest.raises(InputFileError, match="system files are de-en but the languages given are de-fr"):
         import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt", target_lang="fr")
 
 

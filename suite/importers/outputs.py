@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import Item, LabelFingerprint, ManualLabel, Output, System, SystemOutput
 from suite.errors import TsqeError
-from suite.importers.lookups import SuiteIndex, output_ids, resolve_item
+from suite.importers.lookups import SuiteIndex, check_length, max_length, output_ids, resolve_item
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import read_table, read_text, split_lines
 from suite.suites import find_suite
@@ -47,6 +47,8 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
     for file in (path, source):
         if file is not None and not Path(file).is_file():
             raise TsqeError(f"{file}: no such file")
+    if system is not None and not 0 < len(system.strip()) <= max_length(System.name):
+        raise TsqeError(f"a system name has 1 to {max_length(System.name)} characters, not {len(system.strip())}")
     if source is not None and system is None:
         raise TsqeError("a source file aligns a plain-text output file: also name its system")
     problems = Problems(str(path))
@@ -54,7 +56,7 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
         index = SuiteIndex.load(session, suite.id)
-        task.progress(0, 2, "reading")
+        task.progress(0, 2, "reading MT outputs")
         if system is None:
             rows = _table_rows(path, index, problems)
         elif source is None:
@@ -62,9 +64,9 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
         else:
             rows = _rows_by_source(session, suite.id, path, Path(source), system, problems, counts)
         problems.raise_if_any()
-        task.progress(1, 2, "writing")
+        task.progress(1, 2, "writing MT outputs")
         counts.update(_write(session, suite.id, index, rows))
-    task.progress(2, 2, "done")
+        task.progress(2, 2, "MT outputs imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings)
 
 
@@ -77,6 +79,7 @@ def _table_rows(path: Path, index: SuiteIndex, problems: Problems) -> list[Outpu
         if not system:
             problems.error(row.line, "empty system")
             continue
+        check_length(system, System.name, "system name", row.line, problems)
         key = (external_id, system)
         if key in first_line:
             problems.error(row.line, f"duplicate output of system {system!r} for item {external_id!r} "
@@ -99,7 +102,12 @@ def _lines(path: Path, problems: Problems, label: str | None = None) -> list[str
     if text is None and label is not None:  # re-label the decoding error with the file it belongs to
         problem = problems.errors.pop(errors)
         problems.error(problem.line, problem.message, file=label)
-    return None if text is None else split_lines(text)
+    if text is None:
+        return None
+    if not text.strip():
+        problems.error(None, "the file is empty", file=label)
+        return None
+    return split_lines(text)
 
 
 def _aligned_rows(session: Session, suite_id: int, path: Path, system: str,

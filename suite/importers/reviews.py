@@ -16,7 +16,7 @@ from store import Database
 from store.models import MANUAL_LABELS, Item, ManualLabel, Output, utcnow
 from suite.errors import TsqeError
 from suite.history import Change, next_versions, record
-from suite.importers.lookups import SuiteIndex, resolve_system_output
+from suite.importers.lookups import SuiteIndex, check_length, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
 from suite.suites import find_suite
@@ -32,12 +32,12 @@ def import_reviews(db: Database, path: str | os.PathLike[str], *, suite_name: st
     problems = Problems(str(path))
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
-        task.progress(0, 2, "reading")
+        task.progress(0, 2, "reading reviews")
         reviews = _reviews(session, suite.id, path, problems)
         problems.raise_if_any()
-        task.progress(1, 2, "writing")
+        task.progress(1, 2, "writing reviews")
         counts = _write(session, suite.id, reviews)
-    task.progress(2, 2, "done")
+        task.progress(2, 2, "reviews imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings)
 
 
@@ -54,6 +54,7 @@ def _reviews(session: Session, suite_id: int, path: Path, problems: Problems) ->
             problems.error(row.line, f"label {row['label'].strip()!r} is not one of {', '.join(MANUAL_LABELS)}")
         if not row["reviewer"].strip():
             problems.error(row.line, "empty reviewer")
+        check_length(row["reviewer"].strip(), ManualLabel.reviewer, "reviewer", row.line, problems)
         key = (external_id, system)
         if key in first_line:
             problems.error(row.line, f"duplicate review of system {system!r} on item {external_id!r} "
