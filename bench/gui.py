@@ -34,15 +34,15 @@ label = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(label)  # bench/label.py's builder of a million-output suite
 ITEMS, OUTPUTS, load = label.ITEMS, label.OUTPUTS, label.load
 
-from PySide6.QtCore import QCoreApplication, QSettings
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402  (after the sys.path fix above)
+from PySide6.QtWidgets import QApplication  # noqa: E402  (after the sys.path fix above)
 
-from gui.app import application
-from gui.main_window import MainWindow
-from store import open_database
-from suite.importers.outputs import import_outputs
-from suite.importers.suite_import import import_suite
-from suite.labelling import relabel
+from gui.app import application  # noqa: E402  (after the sys.path fix above)
+from gui.main_window import MainWindow  # noqa: E402  (after the sys.path fix above)
+from store import open_database  # noqa: E402  (after the sys.path fix above)
+from suite.importers.outputs import import_outputs  # noqa: E402  (after the sys.path fix above)
+from suite.importers.suite_import import import_suite  # noqa: E402  (after the sys.path fix above)
+from suite.labelling import relabel  # noqa: E402  (after the sys.path fix above)
 
 SCROLL_ROWS = 2000
 

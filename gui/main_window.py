@@ -50,6 +50,7 @@ from gui.tree import SuiteTreePane
 from store import Database, open_database
 from suite.demo import DEMO_SUITE, create_demo
 from suite.export import export_labels
+from suite.export_suite import export_suite
 from suite.importers.kinds import IMPORT_KINDS, ImportKind, import_kind
 from suite.importers.outputs import import_outputs
 from suite.importers.reviews import import_reviews
@@ -153,7 +154,7 @@ class MainWindow(QMainWindow):
         status.addPermanentWidget(self.job_label)
         status.addPermanentWidget(self.job_bar)
 
-        self.edits = SuiteEdits(self.state, self.ops, self.tree.current_selection, self)
+        self.edits = SuiteEdits(self.state, self.ops, self.tree.current_selection, self.tree, self)
         self.tree.context_actions = self.edits.actions
         self._make_menus()
 
@@ -188,6 +189,7 @@ class MainWindow(QMainWindow):
         self._action(file, "Import MT &outputs…", lambda: self._import_dialog("outputs"))
         self._action(file, "Import reviewed &labels…", lambda: self._import_dialog("labels"))
         file.addSeparator()
+        self._action(file, "Export the s&uite…", self._export_suite)
         self._action(file, "&Export labels…", self._export_labels, "Ctrl+E")
         file.addSeparator()
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
@@ -372,8 +374,8 @@ class MainWindow(QMainWindow):
                            on_success=lambda names: self._suite_imported(names, new_suite))
         elif kind == "outputs":
             def outputs(task: TaskState) -> None:
-                import_outputs(db, path, suite_name=suite, task=task)
-                relabel(db, suite, task=task)  # new outputs are useless to a reviewer until labelled
+                import_outputs(db, path, suite_name=suite, task=task.child(0.0, 0.5))
+                relabel(db, suite, task=task.child(0.5, 1.0))  # outputs are of no use to a reviewer unlabelled
 
             self.ops.write(f"importing outputs from {name}", outputs, OpChanges(outputs=True, labels=True))
         else:
@@ -403,6 +405,17 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(self, f"tsqe — import {kind}", "", f"{files};;all (*)")
         if path:
             self.import_file(kind, path)
+
+    def _export_suite(self) -> None:
+        """The suite as a file the importers read back (.xlsx, .tsv, .csv or DFKI .json), for a spreadsheet."""
+        db, suite = self.state.db, self.state.suite_name
+        if db is None or suite is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "tsqe — export the suite", f"{suite}.xlsx",
+                                              "suites (*.xlsx *.tsv *.csv *.json)")
+        if path:
+            self.ops.write("exporting the suite", lambda task: export_suite(db, path, suite_name=suite), OpChanges(),
+                           on_success=lambda items: self.ops.message.emit(f"wrote {items:,} items to {path}"))
 
     def _export_labels(self) -> None:
         db, suite = self.state.db, self.state.suite_name

@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from gui.dialogs import show_error
 from gui.state import AppState
-from suite.tasks import Cancelled, TaskState
+from suite.tasks import Cancelled, Progress, TaskState
 
 T = TypeVar("T")
 
@@ -51,7 +51,7 @@ class OpChanges:
 class _Relay(QObject):
     """Lives on the main thread; the worker emits through it, so every slot runs on the main thread."""
 
-    progressed = Signal(int, int, str)
+    progressed = Signal(object)  # a suite.tasks.Progress
     succeeded = Signal(object)
     failed = Signal(object)
 
@@ -86,7 +86,7 @@ class _Job(Generic[T]):
     task: TaskState | None = None
     relay: _Relay | None = None
     started: float = 0.0
-    last: tuple[int, int, str] | None = None  # the latest progress, for a dialog that opens after it came
+    last: Progress | None = None  # the latest progress, for a dialog that opens after it came
 
 
 class Operations(QObject):
@@ -186,23 +186,21 @@ class Operations(QObject):
         if self._dialog is not None:
             self._dialog.setLabelText("cancelling…")
 
-    def _write_progressed(self, done: int, total: int, what: str) -> None:
+    def _write_progressed(self, progress: Progress) -> None:
         job = self._writing
         if job is None:
             return
-        job.last = (done, total, what)
-        self.progressed.emit(job.title, done / total if total > 0 else -1.0)
+        job.last = progress
+        self.progressed.emit(job.title, progress.fraction)
         self._refresh_dialog()
 
     def _refresh_dialog(self) -> None:
         job, dialog = self._writing, self._dialog
         if job is None or dialog is None or job.last is None or (job.task is not None and job.task.cancelled):
             return
-        done, total, what = job.last
-        dialog.setLabelText(_progress_text(job.title, done, total, what, time.monotonic() - job.started))
-        if total > 0:
-            dialog.setMaximum(1000)
-            dialog.setValue(round(1000 * min(done / total, 1.0)))
+        dialog.setLabelText(_progress_text(job.title, job.last, time.monotonic() - job.started))
+        dialog.setMaximum(1000)
+        dialog.setValue(round(1000 * min(job.last.fraction, 1.0)))
 
     def _write_done(self, job: _Job[Any], result: Any, error: BaseException | None) -> None:
         self._dialog_timer.stop()
@@ -216,10 +214,10 @@ class Operations(QObject):
             job.relay.deleteLater()
         try:
             if error is None:
+                self.message.emit(f"{job.title}: done")  # first, so that on_success can say more
                 self._succeed(job, result)
                 assert job.changes is not None
                 self._state.operation_executed.emit(job.changes)
-                self.message.emit(f"{job.title}: done")
             elif isinstance(error, Cancelled):
                 self.message.emit(f"{job.title}: cancelled, nothing was changed")
             else:
@@ -305,15 +303,14 @@ class _WriteCommand(QUndoCommand):
         self._ops.write(f"undo {self.text()}", self._undo, self._changes)
 
 
-def _progress_text(title: str, done: int, total: int, what: str, elapsed: float) -> str:
-    """"labelling — items 1,204 of 2,767 · about 12 s left" (the bar shows the percentage)."""
-    text = title if not what else what if what.startswith(title) else f"{title} — {what}"
-    if total <= 0:
-        return text
-    fraction = min(done / total, 1.0)
-    text += f" {done:,} of {total:,}"
-    if fraction >= 0.02 and elapsed >= 1.0:
-        text += f" · about {_duration(elapsed * (1 - fraction) / fraction)} left"
+def _progress_text(title: str, progress: Progress, elapsed: float) -> str:
+    """"labelling — labelling item 1,204 of 2,767 · about 12 s left" (the bar shows the percentage)."""
+    message = progress.message
+    text = title if not message else message if message.startswith(title) else f"{title} — {message}"
+    if progress.total > 0 and not any(ch.isdigit() for ch in message):
+        text += f" {progress.done:,} of {progress.total:,}"
+    if 0.02 <= progress.fraction < 1.0 and elapsed >= 1.0:
+        text += f" · about {_duration(elapsed * (1 - progress.fraction) / progress.fraction)} left"
     return text
 
 

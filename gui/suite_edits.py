@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QComboBox,
@@ -18,6 +19,9 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QWidget,
 )
+
+from gui.operations import OpChanges, Operations
+from gui.state import AppState, Selection
 from suite.editing import (
     EditResult,
     ItemSnapshot,
@@ -29,9 +33,6 @@ from suite.editing import (
     rename_phenomenon,
     restore_item,
 )
-
-from gui.operations import OpChanges, Operations
-from gui.state import AppState, Selection
 from suite.tasks import TaskState
 
 SUITE_CHANGED = OpChanges(suite=True, labels=True)
@@ -78,20 +79,27 @@ class ItemPlaceDialog(QDialog):
 class SuiteEdits:
     """The tree's context menu and the Suite menu's structure actions."""
 
-    def __init__(self, state: AppState, ops: Operations, current: Callable[[], Selection], parent: QWidget) -> None:
+    def __init__(self, state: AppState, ops: Operations, current: Callable[[], Selection], tree: QWidget,
+                 parent: QWidget) -> None:
         self._state = state
+        self._tree = tree
         self._ops = ops
         self._current = current
         self._parent = parent
         self.new_item = self._action("&New item…", "Ctrl+N", self._new_item)
-        self.rename = self._action("&Rename…", "F2", self._rename)
-        self.move = self._action("&Move item…", "Ctrl+M", self._move)
-        self.delete = self._action("&Delete item…", "Del", self._delete)
+        self.rename = self._action("&Rename…", "F2", self._rename, in_tree=True)
+        self.move = self._action("&Move item…", "Ctrl+M", self._move, in_tree=True)
+        self.delete = self._action("&Delete item…", "Del", self._delete, in_tree=True)
         self.actions = [self.new_item, self.rename, self.move, self.delete]
 
-    def _action(self, text: str, key: str, slot: object) -> QAction:
+    def _action(self, text: str, key: str, slot: Callable[[], None], *, in_tree: bool = False) -> QAction:
+        """``in_tree``: the key works only while the tree has the focus (Del in the review table or a search
+        box must not offer to delete the item selected in the tree); the menus offer it everywhere."""
         action = QAction(text, self._parent)
         action.setShortcut(QKeySequence(key))
+        if in_tree:
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            self._tree.addAction(action)
         action.triggered.connect(slot)
         return action
 

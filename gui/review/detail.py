@@ -13,13 +13,13 @@ from dataclasses import dataclass
 
 from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
-from suite.editing import ItemDetail, item_detail
 
 from gui.colours import LABEL_COLOURS, NEGATIVE, POSITIVE
 from gui.operations import Operations
 from gui.review.model import initials
 from gui.state import AppState
 from suite.browse import OutputRow
+from suite.editing import ItemDetail, item_detail
 from suite.review import Explanation, explain
 from suite.rules import Span
 

@@ -33,13 +33,6 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from suite.editing import (
-    EditConflict,
-    EditResult,
-    add_known,
-    default_author,
-    remove_known,
-)
 
 from gui.operations import OpChanges, Operations
 from gui.review.delegate import SpanDelegate
@@ -48,6 +41,13 @@ from gui.review.model import COLUMN, COLUMNS, ReviewModel
 from gui.state import AppState
 from store import Database
 from suite.browse import OutputFilter, OutputRow
+from suite.editing import (
+    EditConflict,
+    EditResult,
+    add_known,
+    default_author,
+    remove_known,
+)
 from suite.names import system_names
 from suite.review import clear_manual_label, resolve_as_known, set_manual_label
 from suite.tasks import TaskState

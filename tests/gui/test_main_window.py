@@ -6,6 +6,7 @@ from pathlib import Path
 
 from conftest import shown_errors
 from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QProgressDialog, QPushButton
 from sqlalchemy import func, select
 
@@ -140,3 +141,18 @@ def test_a_second_suite_brings_the_suite_chooser(qtbot, window: MainWindow, tmp_
     window.state.choose_suite("tsqe-demo-de-en")
     assert window.suite_box.currentText() == "tsqe-demo-de-en"
     qtbot.waitUntil(lambda: window.review.count_label.text() == "250 outputs")
+
+
+def test_the_suite_exports_to_a_file_the_importer_reads(qtbot, window: MainWindow, tmp_path: Path,
+                                                        monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtWidgets import QFileDialog
+
+    out = tmp_path / "suite.tsv"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (str(out), ""))
+    [action] = [a for a in window.findChildren(QAction) if a.text() == "Export the s&uite…"]
+    action.trigger()
+    assert window.ops.wait_idle()
+    assert shown_errors() == []
+    assert import_kind(out) == "suite"
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1 + 71  # header and the demo's items
+    assert "wrote 71 items" in window.statusBar().currentMessage()

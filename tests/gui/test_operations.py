@@ -16,7 +16,7 @@ from store import open_database
 from store.models import Suite
 from suite.demo import create_demo
 from suite.errors import TsqeError
-from suite.tasks import TaskState
+from suite.tasks import Progress, TaskState
 
 
 def _dialogs(ops: Operations) -> list[QProgressDialog]:
@@ -70,11 +70,11 @@ def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: 
     go_on = threading.Event()
 
     def work(task: TaskState):  # type: ignore[no-untyped-def]
-        def slowly(done: int, total: int, what: str) -> None:
-            task.progress(done, total, what)  # raises Cancelled once the dialog's Cancel was pressed
-            if (done, total) == (1, 4):
+        def slowly(progress: Progress) -> None:
+            task.progress(round(progress.fraction * 1000), 1000, progress.message)  # raises once cancelled
+            if progress.fraction >= 0.2 and not first_step.is_set():
                 first_step.set()
-                go_on.wait(5)  # the suite is half imported: time for the test to press Cancel
+                go_on.wait(5)  # the suite is imported, its outputs not yet: time for the test to press Cancel
 
         return create_demo(db, task=TaskState(slowly))
 

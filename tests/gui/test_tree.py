@@ -85,3 +85,21 @@ def test_a_deleted_item_comes_back_with_undo(qtbot, window: MainWindow) -> None:
     qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 250)
     restored = window.state.tree.categories[0].phenomena[0].items[0]
     assert (restored.external_id, restored.source, restored.counts) == (item.external_id, item.source, item.counts)
+
+
+def test_del_deletes_only_from_the_tree(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QMessageBox
+
+    asked: list[str] = []
+    no = QMessageBox.StandardButton.No
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: (asked.append(args[2]), no)[1])
+    window.tree.search.setText("amb-01")
+    proxy = window.tree.proxy
+    window.tree.view.setCurrentIndex(proxy.index(0, 0, proxy.index(0, 0, proxy.index(0, 0))))
+    window.review.table.setFocus()
+    qtbot.keyClick(window.review.table, Qt.Key.Key_Delete)
+    assert asked == []
+    window.tree.view.setFocus()
+    qtbot.keyClick(window.tree.view, Qt.Key.Key_Delete)
+    assert len(asked) == 1 and "Delete this item" in asked[0]
