@@ -30,18 +30,18 @@ from typing import Any
 # Run as a script, this file's folder comes first on sys.path, where bench/gui.py would stand for the gui package.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 
-from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, Qt, QTimer
-from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtCore import QCoreApplication, QEvent, QEventLoop, QObject, Qt, QTimer  # noqa: E402 - after the sys.path fix above
+from PySide6.QtTest import QTest  # noqa: E402 - after the sys.path fix above
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402 - after the sys.path fix above
 
-from gui.editor.screen import ItemEditorScreen
-from gui.operations import Operations
-from gui.state import AppState, Selection
-from store import open_database
-from suite.demo import DEMO_SUITE, create_demo
-from suite.editing import find_item
-from suite.importers import import_outputs
-from suite.preview import ItemPreview
+from gui.editor.screen import ItemEditorScreen  # noqa: E402 - after the sys.path fix above
+from gui.operations import Operations  # noqa: E402 - after the sys.path fix above
+from gui.state import AppState, Selection  # noqa: E402 - after the sys.path fix above
+from store import open_database  # noqa: E402 - after the sys.path fix above
+from suite.demo import DEMO_SUITE, create_demo  # noqa: E402 - after the sys.path fix above
+from suite.editing import find_item  # noqa: E402 - after the sys.path fix above
+from suite.importers import import_outputs  # noqa: E402 - after the sys.path fix above
+from suite.preview import ItemPreview  # noqa: E402 - after the sys.path fix above
 
 ITEM = "amb-01"
 PATTERN = r"\b(bench|seat|river)\b"

@@ -364,7 +364,8 @@ def test_dragging_a_rule_moves_it_and_the_history_shows_before_and_after(qtbot, 
     _type(qtbot, _editor(screen, "positive", 1), r"\bblooms\b")
     dragged = model.mimeData([model.index(1, 0)])
     assert not model.dropMimeData(dragged, Qt.DropAction.MoveAction, 0, 0, QModelIndex())  # the view removes nothing
-    assert [row.pattern for row in screen.draft.rules["positive"]] == [r"\bblooms\b", r"\b(bouquet|bunch of flowers|flowers)\b"]
+    assert [row.pattern for row in screen.draft.rules["positive"]] == [
+        r"\bblooms\b", r"\b(bouquet|bunch of flowers|flowers)\b"]
     assert _editor(screen, "positive", 0).text() == r"\bblooms\b"  # the field moved with its rule
     _type(qtbot, _editor(screen, "positive", 1), r"\b(bouquet|flowers)\b")
     screen.save()
