@@ -20,9 +20,11 @@ from PySide6.QtWidgets import QApplication, QProgressDialog
 from gui.app import application
 from gui.main_window import MainWindow
 from gui.operations import OpChanges
+from gui.state import Selection
 from store import open_database
 from suite.browse import OutputFilter
 from suite.demo import create_demo
+from suite.editing import find_item
 from suite.tasks import TaskState
 
 Shot = Callable[[MainWindow], QPixmap]
@@ -137,6 +139,27 @@ def discriminative(window: MainWindow) -> QPixmap:
     tab.top.setValue(3)
     tab.correlate()
     window.ops.wait_idle(600_000)
+    settle(window)
+    return window.grab()
+
+
+@shot("item-editor")
+def item_editor(window: MainWindow) -> QPixmap:
+    """amb-01 with its positive rule widened while typing: the output that says "bank ... river" turns from
+    fail to conflict, so the picture shows positive and negative matches side by side, a flip, and the
+    scope preview over the item's category."""
+    window.tabs.setCurrentWidget(window.editor)
+    db = window.state.db
+    assert db is not None
+    window.state.select(Selection(item_id=find_item(db, "amb-01", window.state.suite_name)))
+    settle(window)
+    field = window.editor.rule_lists["positive"].editor(0)
+    assert field is not None
+    field.setFocus()
+    field.setPlainText(r"\bbench\b|\briver\b")
+    window.editor.scope.scope.setCurrentText("category")
+    window.editor.start_preview()
+    window.editor.start_scope()
     settle(window)
     return window.grab()
 
