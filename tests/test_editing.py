@@ -360,7 +360,10 @@ def test_categories_and_phenomena(demo: Database) -> None:
                                .order_by(Category.id, Phenomenon.id)).all()
     category, phenomenon = rows[0]
     siblings = [p for c, p in rows if c == category]
-    in_category = lambda name: sum(1 for item in _items(demo) if item[0] == name)
+
+    def in_category(name: str) -> int:
+        return sum(1 for item in _items(demo) if item[0] == name)
+
     count = in_category(category)
 
     assert rename_category(demo, category, "Ambiguities", author="ada") == count
