@@ -4,6 +4,7 @@ from __future__ import annotations
 import cli.browse  # noqa: F401
 import cli.demo  # noqa: F401
 import cli.discriminative  # noqa: F401
+import cli.editing  # noqa: F401
 import cli.export  # noqa: F401
 import cli.filters  # noqa: F401
 import cli.importing  # noqa: F401

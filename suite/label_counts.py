@@ -30,7 +30,6 @@ from sqlalchemy.engine import Connection
 from store.bulk import insert_tuples
 from store.models import (
     AutoLabel,
-    Base,
     Item,
     ItemLabelCounts,
     LabelFingerprint,
@@ -87,9 +86,6 @@ class Review:
     automatic: str | None
 
 
-_TABLE = Base.metadata.tables[ItemLabelCounts.__tablename__]
-
-
 def _chunks(values: Sequence[int]) -> Iterable[Sequence[int]]:
     return (values[start:start + _ID_CHUNK] for start in range(0, len(values), _ID_CHUNK))
 
@@ -125,7 +121,7 @@ def store_counts(connection: Connection, item_ids: Collection[int],
     counted from what it wrote; an item without a row has no outputs."""
     for chunk in _chunks(sorted(set(item_ids))):
         connection.execute(delete(ItemLabelCounts).where(ItemLabelCounts.item_id.in_(chunk)))
-    insert_tuples(connection, _TABLE, ("item_id", *COUNT_COLUMNS), rows)
+    insert_tuples(connection, ItemLabelCounts, ("item_id", *COUNT_COLUMNS), rows)
 
 
 def add_unlabelled(connection: Connection, added: Mapping[int, int]) -> None:
@@ -134,13 +130,14 @@ def add_unlabelled(connection: Connection, added: Mapping[int, int]) -> None:
     items = sorted(item for item, n in added.items() if n)
     existing: set[int] = set()
     for chunk in _chunks(items):
-        existing.update(connection.scalars(select(_TABLE.c.item_id).where(_TABLE.c.item_id.in_(chunk))))
+        existing.update(connection.scalars(select(ItemLabelCounts.item_id).where(ItemLabelCounts.item_id.in_(chunk))))
     if existing:
         connection.execute(
-            update(_TABLE).where(_TABLE.c.item_id == bindparam("counted_item"))
-            .values(unlabelled=_TABLE.c.unlabelled + bindparam("added"), outputs=_TABLE.c.outputs + bindparam("added")),
+            update(ItemLabelCounts).where(ItemLabelCounts.item_id == bindparam("counted_item"))
+            .values(unlabelled=ItemLabelCounts.unlabelled + bindparam("added"),
+                    outputs=ItemLabelCounts.outputs + bindparam("added")),
             [{"counted_item": item, "added": added[item]} for item in items if item in existing])
-    insert_tuples(connection, _TABLE, ("item_id", "unlabelled", "outputs"),
+    insert_tuples(connection, ItemLabelCounts, ("item_id", "unlabelled", "outputs"),
                   [(item, added[item], added[item]) for item in items if item not in existing])
 
 
@@ -148,7 +145,8 @@ def automatic_counts(connection: Connection, items: Select[int]) -> dict[int, La
     """The stored automatic counts of the items that ``items`` selects (by id); items without outputs are
     left out."""
     return {item_id: LabelCounts(**dict(zip(COUNT_COLUMNS, counts))) for item_id, *counts in connection.execute(
-        select(_TABLE.c.item_id, *(_TABLE.c[name] for name in COUNT_COLUMNS)).where(_TABLE.c.item_id.in_(items)))}
+        select(ItemLabelCounts.item_id, *(getattr(ItemLabelCounts, name) for name in COUNT_COLUMNS))
+        .where(ItemLabelCounts.item_id.in_(items)))}
 
 
 def reviews(connection: Connection, item_ids: Collection[int]) -> list[Review]:

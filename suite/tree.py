@@ -15,9 +15,7 @@ from store import Database
 from store.models import Category, Item, Phenomenon, Rule
 from suite.label_counts import LabelCounts, effective_counts
 from suite.suites import find_suite
-
-NO_CATEGORY = "(no category)"
-NO_PHENOMENON = "(no phenomenon)"
+from suite.tables import NO_CATEGORY, NO_PHENOMENON
 
 
 @dataclass(frozen=True)

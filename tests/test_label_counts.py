@@ -33,6 +33,8 @@ from store.models import (
 )
 from suite import demo as demo_package
 from suite.demo import DEMO_SUITE, create_demo
+from suite.editing import add_known, change_rule, remove_item, restore_removed_item
+from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
 from suite.label_counts import (
     COUNT_COLUMNS,
@@ -40,7 +42,7 @@ from suite.label_counts import (
     LabelCounts,
     effective_counts,
 )
-from suite.labelling import relabel, relabel_items
+from suite.labelling import relabel
 from suite.review import clear_manual_label, set_manual_label
 
 Counts = dict[int, tuple[int, ...]]
@@ -92,6 +94,7 @@ class Writes:
         self.suite_file.write_text((resources.files(demo_package) / "suite.tsv").read_text(encoding="utf-8"),
                                    encoding="utf-8")
         self.written = 0
+        self.removed: list[str] = []
 
     def _items(self) -> list[str]:
         with self.db.session() as session:
@@ -125,14 +128,31 @@ class Writes:
         relabel(self.db, DEMO_SUITE)
 
     def edit_rule(self) -> None:
-        """An edit of one item's rule, labelled inside the edit's transaction (as ``suite.editing`` does)."""
-        with self.db.transaction() as session:
-            rules = list(session.scalars(select(Rule).order_by(Rule.id)))
-            rule = self.rng.choice(rules)
-            rule.pattern = self.rng.choice([r"\bthe\b", r"\bbank\b", "stuck", "(", r"\w+"])
-            suite_id = session.scalar(select(Item.suite_id).where(Item.id == rule.item_id))
-            assert suite_id is not None
-            relabel_items(session, suite_id, [rule.item_id])
+        """An edit of one item's rule, which relabels the item inside the edit's transaction."""
+        with self.db.session() as session:
+            rule_id = self.rng.choice(list(session.scalars(select(Rule.id).order_by(Rule.id))))
+        change_rule(self.db, rule_id, pattern=self.rng.choice([r"\bthe\b", r"\bbank\b", "stuck", r"\w+"]),
+                    author="tester")
+
+    def edit_known(self) -> None:
+        """A known translation added to an item: its unknown outputs may become pass."""
+        with self.db.session() as session:
+            item_id, text = self.rng.choice(session.execute(select(Output.item_id, Output.text)
+                                                            .order_by(Output.id)).all())
+        try:
+            add_known(self.db, item_id, "good", text, author="tester")
+        except TsqeError:  # already known
+            pass
+
+    def remove_item_edit(self) -> None:
+        with self.db.session() as session:
+            item_id = self.rng.choice(list(session.scalars(select(Item.id).order_by(Item.id))))
+        self.removed.append(remove_item(self.db, item_id, author="tester").external_id)
+
+    def restore_item_edit(self) -> None:
+        """The latest removal undone: outputs, reviews and all come back under new ids and are labelled."""
+        if self.removed:
+            restore_removed_item(self.db, self.removed.pop(), DEMO_SUITE, author="tester")
 
     def review(self) -> None:
         output_id = self.rng.choice(self._outputs())
@@ -142,7 +162,7 @@ class Writes:
         with self.db.session() as session:
             reviewed = list(session.scalars(select(ManualLabel.output_id).order_by(ManualLabel.output_id)))
         if reviewed:
-            clear_manual_label(self.db, self.rng.choice(reviewed))
+            clear_manual_label(self.db, self.rng.choice(reviewed), reviewer="tester")
 
     def remove_item(self) -> None:
         """An item missing from an updated suite file is removed with its outputs and labels."""
@@ -161,8 +181,8 @@ class Writes:
         write()
 
 
-OPERATIONS = ("import_new_outputs", "replace_outputs", "relabel", "edit_rule", "review", "clear_review",
-              "remove_item", "restore_items")
+OPERATIONS = ("import_new_outputs", "replace_outputs", "relabel", "edit_rule", "edit_known", "review",
+              "clear_review", "remove_item_edit", "restore_item_edit", "remove_item", "restore_items")
 
 
 def test_demo_counts_equal_a_recount(tmp_path: Path) -> None:
