@@ -150,12 +150,15 @@ def _items(suite_id: int, filter: OutputFilter) -> Select[int]:
     return query
 
 
-def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str | None) -> Select[Any]:
+def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str | None,
+              items: Sequence[int] | None = None) -> Select[Any]:
     """``query`` (selecting from ``Output``) with the filter applied, joined to what the filter and the sort
     need (``sort`` None: no order, for counting).
 
     Conditions on items, systems and stored labels are uncorrelated ``IN`` subqueries, so that the database can
     start from the few outputs a rare label or a system names rather than from every output of the suite.
+    ``items``, ids of items the filter allows, replaces the item conditions and the stored-label candidates:
+    the database then starts from those items' outputs, and does not read every label of a common value.
     """
     if sort is not None:
         query = query.join(Item, Item.id == Output.item_id)
@@ -164,14 +167,14 @@ def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str
                  .outerjoin(Category, Category.id == Phenomenon.category_id))
     if _needs_labels(filter, sort):
         query = join_labels(query, Output.id, Output.item_id)
-    conditions: list[ColumnElement[bool]] = [Output.item_id.in_(_items(suite_id, filter))]
+    conditions: list[ColumnElement[bool]] = [Output.item_id.in_(_items(suite_id, filter) if items is None else items)]
     if filter.label is not None:
         conditions.append(effective_label(Output.id) == filter.label)
-        if (candidates := effective_label_candidates(filter.label)) is not None:
+        if items is None and (candidates := effective_label_candidates(filter.label)) is not None:
             conditions.append(Output.id.in_(candidates))
     if filter.auto_label is not None:
         conditions.append(automatic_label(Output.id) == filter.auto_label)
-        if (automatic := automatic_label_candidates(filter.auto_label)) is not None:
+        if items is None and (automatic := automatic_label_candidates(filter.auto_label)) is not None:
             conditions.append(Output.id.in_(automatic))
     if filter.reviewed is False:
         conditions.append(ManualLabel.output_id.is_(None))
@@ -227,15 +230,16 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
         raise TsqeError("a page needs a limit and an offset of at least 0")
     with db.session() as session:
         suite_id = _suite_id(session, suite_name)
-        query = _filtered(select(Output.id).select_from(Output), suite_id, filter, sort)
+        items: list[int] | None = None
         if filter.system is not None or filter.contains is not None:
             # The total ignores the sort: a count needs none of the joins that only ordering asks for.
             total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, None)) or 0
         else:
             per_item = _matches_per_item(session.connection(), suite_id, filter)
             total = sum(matches for _, _, matches in per_item)
-            if sort == "item" and (page_items := _page_items(per_item, descending, limit, offset)) is not None:
-                query, offset = query.where(Output.item_id.in_(page_items[0])), page_items[1]
+            if sort == "item" and (page := _page_items(per_item, descending, limit, offset)) is not None:
+                items, offset = page
+        query = _filtered(select(Output.id).select_from(Output), suite_id, filter, sort, items)
         ids = list(session.scalars(query.order_by(*_ordering(sort, descending)).limit(limit).offset(offset)))
         return OutputPage(total, _rows(session, ids))
 

@@ -27,7 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-from store.bulk import insert_tuples
+from store.bulk import insert_tuples, select_tuples
 from store.models import (
     AutoLabel,
     Item,
@@ -160,7 +160,7 @@ def reviews(connection: Connection, item_ids: Collection[int]) -> list[Review]:
              .join(Output, Output.id == ManualLabel.output_id)
              .outerjoin(AutoLabel, AutoLabel.output_id == ManualLabel.output_id)
              .outerjoin(LabelFingerprint, LabelFingerprint.item_id == Output.item_id))
-    return [Review(item_id, manual, automatic) for item_id, manual, automatic in connection.execute(query)
+    return [Review(item_id, manual, automatic) for item_id, manual, automatic in select_tuples(connection, query)
             if item_id in wanted]
 
 
