@@ -1,5 +1,7 @@
 # `make run`: install into .venv and open the GUI on the bundled demo suite.
-# `make test`: install into .venv if needed and run every test (Qt headless).
+# `make test`: install into .venv if needed and run every test (Qt headless), on SQLite and on a throw-away
+# PostgreSQL cluster (tests/postgres_cluster.sh installs PostgreSQL when it is missing and it can).
+# `make test-postgres`: only the tests that run on PostgreSQL.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
@@ -7,7 +9,7 @@ DEMO_DB ?= demo.sqlite
 # The CPU build of torch sits in /opt/wheels on the project machines; elsewhere pip uses PyPI.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: install run test bench clean
+.PHONY: install run test test-postgres bench clean
 
 install: $(STAMP)
 
@@ -21,7 +23,11 @@ run: install
 	$(VENV)/bin/tsqe-gui --db $(DEMO_DB)
 
 test: install
-	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 bash tests/postgres_cluster.sh $(PY) -m pytest -q
+
+test-postgres: install
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 bash tests/postgres_cluster.sh \
+		$(PY) -m pytest -q -k postgresql
 
 clean:
 	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
