@@ -1,9 +1,11 @@
 """The list of command modules; each adds its commands to ``cli.main.app`` when imported."""
 from __future__ import annotations
 
+import cli.browse  # noqa: F401
 import cli.copy  # noqa: F401
 import cli.demo  # noqa: F401
 import cli.discriminative  # noqa: F401
+import cli.editing  # noqa: F401
 import cli.export  # noqa: F401
 import cli.filters  # noqa: F401
 import cli.importing  # noqa: F401

@@ -11,6 +11,7 @@ from rich.text import Text
 from cli.context import app_context
 from cli.progress import progress_bar
 from cli.rule_group import rule_app
+from suite.editing import find_item
 from suite.errors import TsqeError
 from suite.preview import (
     PREVIEW_TIMEOUT,
@@ -20,7 +21,6 @@ from suite.preview import (
     ItemPreview,
     ScopePreview,
     draft_of,
-    find_item_id,
     preview_item,
     preview_scope,
 )
@@ -53,7 +53,7 @@ def test_command(
     polarity, pattern = ("positive", positive) if positive is not None else ("negative", negative)
     context = app_context(ctx)
     db = context.database
-    item_id = find_item_id(db, external_id, context.suite_name)
+    item_id = find_item(db, external_id, context.suite_name)
     added = DraftRule(polarity, pattern, ignore_case)
     stored = draft_of(db, item_id)
     preview = preview_item(db, item_id, Draft((*stored.rules, added), stored.known), timeout=timeout)

@@ -26,3 +26,18 @@ class InputFileError(TsqeError):
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = problems
         super().__init__("\n".join(str(p) for p in problems))
+
+
+class EditConflict(TsqeError):
+    """A save was refused because someone else changed or removed the row since it was read: saving would
+    silently undo their edit. The message names who, when, and what the row holds now."""
+
+
+class PatternError(TsqeError):
+    """A rule's pattern was refused because it does not compile; ``position`` (None when unknown) is where the
+    editor underlines it and ``reason`` what it shows."""
+
+    def __init__(self, position: int | None, reason: str, message: str) -> None:
+        self.position = position
+        self.reason = reason
+        super().__init__(message)

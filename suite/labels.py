@@ -6,16 +6,38 @@ Every query that shows or counts labels joins them with ``join_labels`` and read
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, Select, case, func, literal, select
+from sqlalchemy import (
+    ColumnElement,
+    CompoundSelect,
+    Select,
+    SQLColumnExpression,
+    case,
+    func,
+    literal,
+    select,
+    union_all,
+)
 
-from store.models import AUTO_LABELS, AutoLabel, Category, Item, LabelFingerprint, ManualLabel, Output, Phenomenon
+from store.models import (
+    AUTO_LABELS,
+    STORED_AUTO_LABELS,
+    AutoLabel,
+    Category,
+    Item,
+    LabelFingerprint,
+    ManualLabel,
+    Output,
+    Phenomenon,
+)
 
 EFFECTIVE_LABELS = AUTO_LABELS
 
+_Query = TypeVar("_Query", bound="Select[*tuple[Any, ...]]")
 
-def join_labels(query: Select[Any], output_id: ColumnElement[int], item_id: ColumnElement[int]) -> Select[Any]:
+
+def join_labels(query: _Query, output_id: SQLColumnExpression[int], item_id: SQLColumnExpression[int]) -> _Query:
     """``query`` outer-joined to the labels of the output ``output_id`` of the item ``item_id``."""
     return (query
             .outerjoin(AutoLabel, AutoLabel.output_id == output_id)
@@ -23,17 +45,17 @@ def join_labels(query: Select[Any], output_id: ColumnElement[int], item_id: Colu
             .outerjoin(LabelFingerprint, LabelFingerprint.item_id == item_id))
 
 
-def automatic_label(output_id: ColumnElement[int]) -> ColumnElement[str]:
+def automatic_label(output_id: SQLColumnExpression[int]) -> ColumnElement[str]:
     """The rule engine's label of ``output_id`` (joined by ``join_labels``); NULL when not labelled yet."""
     return func.coalesce(AutoLabel.label, case((output_id <= LabelFingerprint.labelled_through, literal("unknown"))))
 
 
-def effective_label(output_id: ColumnElement[int]) -> ColumnElement[str]:
+def effective_label(output_id: SQLColumnExpression[int]) -> ColumnElement[str]:
     """The manual label, else the automatic one; NULL when the output has been neither labelled nor reviewed."""
     return func.coalesce(ManualLabel.label, automatic_label(output_id))
 
 
-def effective_labels_select(suite_id: int) -> Select[Any]:
+def effective_labels_select(suite_id: int) -> Select[*tuple[Any, ...]]:
     """One row per distinct output of the suite: output, item, category, phenomenon and labels."""
     query = (
         select(
@@ -51,3 +73,21 @@ def effective_labels_select(suite_id: int) -> Select[Any]:
         .outerjoin(Category, Category.id == Phenomenon.category_id)
     )
     return join_labels(query, Output.id, Output.item_id).where(Item.suite_id == suite_id)
+
+
+def effective_label_candidates(label: str) -> CompoundSelect[int] | None:
+    """Ids of the outputs whose effective label may be ``label``, found from the label tables alone: a filter
+    on a rare label then visits those outputs instead of every output of the suite. A superset (a review may
+    override the automatic label), so the caller still tests ``effective_label``; None for ``unknown``, which
+    is stored as no row."""
+    if label not in STORED_AUTO_LABELS:
+        return None
+    return union_all(select(AutoLabel.output_id).where(AutoLabel.label == label),
+                     select(ManualLabel.output_id).where(ManualLabel.label == label))
+
+
+def automatic_label_candidates(label: str) -> Select[int] | None:
+    """Ids of the outputs whose automatic label is ``label`` (see ``effective_label_candidates``)."""
+    if label not in STORED_AUTO_LABELS:
+        return None
+    return select(AutoLabel.output_id).where(AutoLabel.label == label)

@@ -42,7 +42,6 @@ from suite.rules import (
     describe,
     pattern_problem,
 )
-from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
 PREVIEW_TIMEOUT = 0.1
@@ -147,16 +146,6 @@ class ScopePreview:
     flips: dict[str, int]
     outputs: int
     """Outputs examined."""
-
-
-def find_item_id(db: Database, external_id: str, suite_name: str | None = None) -> int:
-    """The id of the item a person calls ``external_id`` in the suite (the only one when no name is given)."""
-    with db.session() as session:
-        suite = find_suite(session, suite_name)
-        item_id = session.scalar(select(Item.id).where(Item.suite_id == suite.id, Item.external_id == external_id))
-        if item_id is None:
-            raise TsqeError(f"no item {external_id!r} in suite {suite.name!r}")
-        return item_id
 
 
 def _item(session: Session, item_id: int) -> Item:

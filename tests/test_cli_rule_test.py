@@ -12,11 +12,11 @@ from typer.testing import CliRunner, Result
 from cli.main import _register_commands, app
 from store import open_database
 from store.models import Rule
+from suite.editing import find_item
 from suite.preview import (
     Draft,
     DraftRule,
     draft_of,
-    find_item_id,
     preview_item,
     preview_scope,
 )
@@ -51,7 +51,7 @@ def test_json_shows_the_items_outputs_with_the_rule_added(demo_db: Path) -> None
     shown = json.loads(result.stdout)
     db = open_database(demo_db)
     try:
-        item_id = find_item_id(db, "amb-01")
+        item_id = find_item(db, "amb-01")
         stored = draft_of(db, item_id)
         expected = preview_item(db, item_id, Draft((*stored.rules, DraftRule("negative", r"\bthe\b", True)),
                                                    stored.known))
@@ -74,7 +74,7 @@ def test_a_wider_scope_lists_the_items_that_would_flip(demo_db: Path) -> None:
     shown = json.loads(result.stdout)
     db = open_database(demo_db)
     try:
-        expected = preview_scope(db, find_item_id(db, "amb-01"), [DraftRule("negative", "the")], "phenomenon")
+        expected = preview_scope(db, find_item(db, "amb-01"), [DraftRule("negative", "the")], "phenomenon")
     finally:
         db.close()
     assert shown["items"] == [{"item_id": i.external_id, "flips": i.flips} for i in expected.items]

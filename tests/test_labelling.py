@@ -189,8 +189,8 @@ def test_manual_labels_survive_and_win(db: Database) -> None:
     assert manual[dog].label == "pass" and manual[dog].reviewer == "Ada"
     assert manual[dog].comment == "a pet is fine here" and manual[dog].reviewed_at is not None
     assert auto(db)[dog][0] == "unknown"
-    assert clear_manual_label(db, dog) is True
-    assert clear_manual_label(db, dog) is False
+    assert clear_manual_label(db, dog, reviewer="Ada") is True
+    assert clear_manual_label(db, dog, reviewer="Ada") is False
     assert label_counts(db)["unknown"] == 2
 
 

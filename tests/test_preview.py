@@ -18,6 +18,7 @@ from sqlalchemy import delete, event, insert, select
 from store import Database, open_database
 from store.models import Item, KnownTranslation, Output, Rule
 from suite.demo import create_demo
+from suite.editing import find_item
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
 from suite.labelling import relabel
@@ -28,7 +29,6 @@ from suite.preview import (
     DraftRule,
     PreviewSession,
     draft_of,
-    find_item_id,
     preview_item,
     preview_scope,
 )
@@ -190,7 +190,7 @@ def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(d
 
 
 def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) -> None:
-    item_id = find_item_id(demo, "amb-01")
+    item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
     preview = preview_item(demo, item_id, Draft((DraftRule("positive", "painted"), *stored.rules), stored.known))
     reviewed = [o for o in preview.outputs if o.manual is not None]
@@ -201,7 +201,7 @@ def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) 
 
 
 def test_an_invalid_pattern_is_a_problem_with_its_position_and_labels_every_output_error(demo: Database) -> None:
-    item_id = find_item_id(demo, "amb-01")
+    item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
     preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule("negative", r"\bbank(")), stored.known))
     [problem] = preview.problems
@@ -213,7 +213,7 @@ def test_an_invalid_pattern_is_a_problem_with_its_position_and_labels_every_outp
 
 
 def test_a_catastrophic_pattern_times_out_on_that_output_only(demo: Database) -> None:
-    item_id = find_item_id(demo, "amb-01")
+    item_id = find_item(demo, "amb-01")
     with demo.transaction() as session:
         session.execute(insert(Output).values(item_id=item_id, text="a" * 60 + "b"))
     stored = draft_of(demo, item_id)
@@ -229,7 +229,7 @@ def test_a_catastrophic_pattern_times_out_on_that_output_only(demo: Database) ->
 
 
 def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> None:
-    item_id = find_item_id(demo, "amb-01")
+    item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
     draft = Draft((*stored.rules, DraftRule("negative", "painted")), stored.known)
     session = PreviewSession(demo)
@@ -267,7 +267,7 @@ def _add_everywhere(db: Database, item_ids: list[int], added: list[DraftRule]) -
 @pytest.mark.parametrize("scope", ["item", "phenomenon", "category", "suite"])
 def test_scope_previews_equal_adding_the_rules_everywhere_and_labelling(demo: Database, tmp_path: Path,
                                                                         pristine_demo: Path, scope: str) -> None:
-    item_id = find_item_id(demo, "vt-03")
+    item_id = find_item(demo, "vt-03")
     added = [DraftRule("negative", r"\bthe\b", True), DraftRule("positive", r"\bhad\b")]
     preview = preview_scope(demo, item_id, added, scope)
     with demo.session() as session:
@@ -298,7 +298,7 @@ def test_scope_previews_equal_adding_the_rules_everywhere_and_labelling(demo: Da
 
 
 def test_scope_preview_reports_progress_and_can_be_cancelled(demo: Database) -> None:
-    item_id = find_item_id(demo, "vt-03")
+    item_id = find_item(demo, "vt-03")
     reports: list[tuple[int, int]] = []
     preview_scope(demo, item_id, [DraftRule("negative", "the")], "suite",
                   task=TaskState(lambda done, total, _: reports.append((done, total))))
@@ -311,10 +311,10 @@ def test_scope_preview_reports_progress_and_can_be_cancelled(demo: Database) -> 
 
 def test_bad_requests_are_user_errors(demo: Database) -> None:
     with pytest.raises(TsqeError, match="no item 'nope' in suite 'tsqe-demo-de-en'"):
-        find_item_id(demo, "nope")
+        find_item(demo, "nope")
     with pytest.raises(TsqeError, match="no item with id 999999"):
         preview_item(demo, 999999, Draft())
-    item_id = find_item_id(demo, "vt-03")
+    item_id = find_item(demo, "vt-03")
     with pytest.raises(TsqeError, match="not 'world'"):
         preview_scope(demo, item_id, [], "world")
     with demo.transaction() as session:

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import MANUAL_LABELS, Item, ManualLabel, Output, utcnow
 from suite.errors import TsqeError
+from suite.history import Change, next_versions, record
 from suite.importers.lookups import SuiteIndex, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
@@ -73,23 +74,34 @@ def _reviews(session: Session, suite_id: int, path: Path, problems: Problems) ->
 
 
 def _write(session: Session, suite_id: int, reviews: dict[int, TableRow]) -> dict[str, int]:
-    existing = {row.output_id: (row.label, row.reviewer, row.comment) for row in session.execute(
-        select(ManualLabel.output_id, ManualLabel.label, ManualLabel.reviewer, ManualLabel.comment)
+    """Add and replace manual labels in bulk, each with a new version and one history entry (the importing
+    reviewer is its author), so that a reviewer who had the output open sees their save refused."""
+    existing = {row.output_id: row for row in session.execute(
+        select(ManualLabel.output_id, ManualLabel.label, ManualLabel.reviewer, ManualLabel.comment,
+               ManualLabel.version)
         .join(Output, Output.id == ManualLabel.output_id).join(Item, Item.id == Output.item_id)
         .where(Item.suite_id == suite_id))}
     now = utcnow()
-    added, changed = [], []
+    versions = next_versions(session, [output_id for output_id in reviews if output_id not in existing])
+    added, changed, history = [], [], []
     for output_id, row in reviews.items():
-        values = {"output_id": output_id, "label": row["label"].strip().lower(),
-                  "reviewer": row["reviewer"].strip(), "comment": row["comment"].strip() or None}
+        reviewer = row["reviewer"].strip()
+        values = {"label": row["label"].strip().lower(), "reviewer": reviewer,
+                  "comment": row["comment"].strip() or None}
         old = existing.get(output_id)
         if old is None:
-            added.append({**values, "reviewed_at": now})
-        elif old != (values["label"], values["reviewer"], values["comment"]):
-            changed.append({**values, "reviewed_at": now})
+            added.append({"output_id": output_id, **values, "reviewed_at": now, "version": versions[output_id]})
+            history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "add",
+                                  reviewer, None, values, versions[output_id]))
+        elif (old.label, old.reviewer, old.comment) != (values["label"], reviewer, values["comment"]):
+            changed.append({"output_id": output_id, **values, "reviewed_at": now, "version": old.version + 1})
+            before = {"label": old.label, "reviewer": old.reviewer, "comment": old.comment}
+            history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "change",
+                                  reviewer, before, values, old.version + 1))
     if added:
         session.execute(insert(ManualLabel), added)
     if changed:
         session.execute(update(ManualLabel), changed)
+    record(session, history)
     return {"labels": len(reviews), "labels_added": len(added), "labels_changed": len(changed),
             "labels_unchanged": len(reviews) - len(added) - len(changed)}

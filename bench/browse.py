@@ -1,0 +1,122 @@
+"""Browsing speed on a million distinct outputs: the suite tree, a filtered first page, rows by id, an id list.
+
+Setup (not timed): ``bench/label.py``'s builder fills a fresh SQLite database with the DFKI rules of one language
+pair and the WMT21 outputs repeated until there are at least ``--outputs`` distinct outputs; the original
+outputs are linked to the WMT21 systems that produced them (a system has one output per item, so the copies
+belong to no system), the suite is labelled with ``relabel``, and every 100th output gets a manual label.
+
+Timed, each ``--rounds`` times (the median is printed):
+
+- ``tree``: ``suite_tree`` of the whole suite;
+- ``filter``: ``browse_outputs`` first page of 100 rows plus the total, for the effective label ``fail`` and for
+  one system, the slower of the two;
+- ``rows``: ``output_rows`` of 100 ids spread over the suite;
+- ``ids``: ``output_ids`` of every output whose effective label is ``fail`` (the id list a lazy table holds).
+
+Run: ``PYTHONPATH=$PWD python bench/browse.py [--outputs N] [--lp de-en|en-de] [--rounds N] [--data DIR]``.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import func, insert, literal_column, select
+
+from bench import label as label_bench
+from store import Database, open_database
+from store.bulk import insert_tuples
+from store.models import Item, ManualLabel, Output, Suite, System, SystemOutput
+from suite.browse import OutputFilter, browse_outputs, output_ids, output_rows
+from suite.labelling import relabel
+from suite.tree import suite_tree
+
+
+def link_systems(db: Database, outputs_file: Path) -> str:
+    """Link each original output to the systems that produced it; return the system with most outputs."""
+    with open(outputs_file, encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        next(reader)
+        produced = [(row[0], row[1], row[2].strip()) for row in reader if row[2].strip()]
+    with db.transaction() as session:
+        suite_id = session.scalar(select(Suite.id))
+        systems = {name: session.scalar(insert(System).values(suite_id=suite_id, name=name).returning(System.id))
+                   for name in sorted({system for _, system, _ in produced})}
+        outputs = {(external, text): (item_id, output_id) for external, text, item_id, output_id in session.execute(
+            select(Item.external_id, Output.text, Item.id, Output.id).join(Item, Item.id == Output.item_id))}
+        rows = {(systems[system], *outputs[(external, text)]) for external, system, text in produced}
+        insert_tuples(session.connection(), SystemOutput.__table__, ("system_id", "item_id", "output_id"),
+                      sorted(rows))
+    return max(systems, key=lambda name: sum(1 for _, system, _ in produced if system == name))
+
+
+def review_every(db: Database, step: int) -> int:
+    """A manual label on every ``step``-th output, alternating pass and fail; return how many."""
+    with db.transaction() as session:
+        ids = list(session.scalars(select(Output.id).order_by(Output.id)))[::step]
+        rows = [(output_id, ("pass", "fail")[n % 2], "bench") for n, output_id in enumerate(ids)]
+        insert_tuples(session.connection(), ManualLabel.__table__, ("output_id", "label", "reviewer"), rows,
+                      {"reviewed_at": func.now(), "version": literal_column("1")})
+    return len(rows)
+
+
+def median_seconds(work: Callable[[], object], rounds: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(rounds):
+        start = time.perf_counter()
+        result = work()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--outputs", type=int, default=1_000_000, help="distinct outputs (minimum)")
+    parser.add_argument("--lp", choices=("de-en", "en-de"), default="de-en")
+    parser.add_argument("--rounds", type=int, default=3, help="timings per figure; the median is printed")
+    parser.add_argument("--data", type=Path, default=label_bench.SHARED, help="the shared data folder")
+    args = parser.parse_args()
+    label_bench.ITEMS = args.data / "mt-testsuite" / "testset" / "{lp}" / "items.json"
+    label_bench.OUTPUTS = args.data / "wmt21-news-systems" / "dfki-testsuite-outputs.{lp}.tsv"
+
+    with tempfile.TemporaryDirectory() as tmp:
+        started = time.perf_counter()
+        db, _, copies = label_bench.load(Path(tmp) / "browse.sqlite", args.lp, args.outputs)
+        assert isinstance(db, Database)
+        system = link_systems(db, Path(str(label_bench.OUTPUTS).format(lp=args.lp)))
+        counts = relabel(db)
+        reviews = review_every(db, 100)
+        db.close()
+        db = open_database(Path(tmp) / "browse.sqlite")
+        print(f"setup: {sum(counts.values())} distinct outputs ({copies} copies of each WMT21 output), labels "
+              f"{counts}, {reviews} reviews, {time.perf_counter() - started:.1f} s")
+
+        tree_s, tree = median_seconds(lambda: suite_tree(db), args.rounds)
+        by_label_s, by_label = median_seconds(
+            lambda: browse_outputs(db, OutputFilter(label="fail"), limit=100), args.rounds)
+        by_system_s, by_system = median_seconds(
+            lambda: browse_outputs(db, OutputFilter(system=system), limit=100), args.rounds)
+        every = output_ids(db)
+        spread = every[::max(1, len(every) // 100)][:100]
+        rows_s, _ = median_seconds(lambda: output_rows(db, spread), args.rounds)
+        ids_s, ids = median_seconds(lambda: output_ids(db, OutputFilter(label="fail")), args.rounds)
+        db.close()
+
+    print(f"tree: {tree.counts.outputs} outputs, {len(tree.categories)} categories")  # type: ignore[attr-defined]
+    print(f"filter label=fail: {by_label_s:.3f} s (total {by_label.total})")  # type: ignore[attr-defined]
+    print(f"filter system={system}: {by_system_s:.3f} s (total {by_system.total})")  # type: ignore[attr-defined]
+    print(f"ids label=fail: {len(ids)} ids")  # type: ignore[arg-type]
+    print(f"load average (1, 5, 15 min): {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(f"tree: {tree_s:.3f} s")
+    print(f"filter: {max(by_label_s, by_system_s):.3f} s")
+    print(f"rows: {rows_s:.4f} s")
+    print(f"ids: {ids_s:.3f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""``tsqe outputs`` and ``tsqe tree``: browsing outputs by label state and the suite tree (``suite.browse``,
+``suite.tree``)."""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import json
+import sys
+from datetime import datetime
+from enum import Enum
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from cli.context import app_context
+from cli.main import app
+from suite.browse import OutputFilter, OutputRow, browse_outputs
+from suite.tree import LabelCounts, suite_tree
+
+
+class Label(str, Enum):
+    passed = "pass"
+    failed = "fail"
+    conflict = "conflict"
+    unknown = "unknown"
+    error = "error"
+
+
+class Sort(str, Enum):
+    item = "item"
+    label = "label"
+    category = "category"
+    systems = "systems"
+    text = "text"
+
+
+class Format(str, Enum):
+    text = "text"
+    tsv = "tsv"
+    json = "json"
+
+
+_FIELDS = [field.name for field in dataclasses.fields(OutputRow)]
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _console() -> Console:
+    # A pipe gets the full table rather than rich's 80-column fallback.
+    return Console() if sys.stdout.isatty() else Console(width=160)
+
+
+@app.command("outputs")
+def outputs_command(
+    ctx: typer.Context,
+    label: Label = typer.Option(None, "--label", help="Effective label (a review, else the automatic label)."),
+    auto_label: Label = typer.Option(None, "--auto-label", help="Automatic label."),
+    reviewed: bool = typer.Option(None, "--reviewed/--not-reviewed", help="Only outputs with / without a review."),
+    disagree: bool = typer.Option(False, "--disagree", help="Only reviews that differ from the automatic label."),
+    category: str = typer.Option(None, "--category", help="Category name."),
+    phenomenon: str = typer.Option(None, "--phenomenon", help="Phenomenon name."),
+    item: str = typer.Option(None, "--item", help="Item id (as in the suite file)."),
+    system: str = typer.Option(None, "--system", help="Only outputs this MT system produced."),
+    contains: str = typer.Option(None, "--contains", help="Substring of the output, case-insensitive."),
+    sort: Sort = typer.Option(Sort.item, "--sort", help="Order of the rows (ties in suite order)."),
+    desc: bool = typer.Option(False, "--desc", help="Reverse the order."),
+    limit: int = typer.Option(100, "--limit", min=0, help="Rows to print."),
+    offset: int = typer.Option(0, "--offset", min=0, help="Rows to skip first."),
+    fmt: Format = typer.Option(Format.text, "--format", help="text (a table), tsv or json."),
+) -> None:
+    """Distinct outputs of the suite filtered by label state, item or system, one page at a time."""
+    context = app_context(ctx)
+    page = browse_outputs(
+        context.database,
+        OutputFilter(label=label and label.value, auto_label=auto_label and auto_label.value, reviewed=reviewed,
+                     disagree=disagree, category=category, phenomenon=phenomenon, item=item, system=system,
+                     contains=contains),
+        suite_name=context.suite_name, sort=sort.value, descending=desc, limit=limit, offset=offset)
+    if fmt is Format.json:
+        rows = [{name: _plain(getattr(row, name)) for name in _FIELDS} for row in page.rows]
+        typer.echo(json.dumps({"total": page.total, "rows": rows}, ensure_ascii=False, indent=2))
+    elif fmt is Format.tsv:
+        writer = csv.writer(sys.stdout, delimiter="\t", lineterminator="\n")
+        writer.writerow(_FIELDS)
+        for row in page.rows:
+            values = [_plain(getattr(row, name)) for name in _FIELDS]
+            writer.writerow([", ".join(v) if isinstance(v, list) else "" if v is None else v for v in values])
+    else:
+        table = Table(title=f"outputs {offset + 1 if page.rows else offset}–{offset + len(page.rows)} "
+                            f"of {page.total}")
+        for column in ("id", "item", "output", "systems", "auto", "manual", "effective"):
+            table.add_column(column)
+        for row in page.rows:
+            table.add_row(str(row.output_id), row.external_id, row.text, ", ".join(row.systems),
+                          row.auto_label or "", row.manual_label or "", row.effective_label or "")
+        _console().print(table)
+
+
+def _counts_json(counts: LabelCounts) -> dict[str, Any]:
+    return {**dataclasses.asdict(counts), "pass_rate": counts.pass_rate}
+
+
+def _rate(counts: LabelCounts) -> str:
+    return "" if counts.pass_rate is None else f"{100 * counts.pass_rate:.1f}%"
+
+
+@app.command("tree")
+def tree_command(
+    ctx: typer.Context,
+    as_json: bool = typer.Option(False, "--json", help="Print the tree as JSON."),
+) -> None:
+    """The suite as category → phenomenon → item, with effective label counts over distinct outputs."""
+    context = app_context(ctx)
+    tree = suite_tree(context.database, context.suite_name)
+    if as_json:
+        typer.echo(json.dumps({
+            "suite": tree.suite, "counts": _counts_json(tree.counts),
+            "categories": [{
+                "category_id": c.category_id, "name": c.name, "counts": _counts_json(c.counts),
+                "phenomena": [{
+                    "phenomenon_id": p.phenomenon_id, "name": p.name, "counts": _counts_json(p.counts),
+                    "items": [{"item_id": i.item_id, "external_id": i.external_id, "source": i.source,
+                               "rules": i.rules, "counts": _counts_json(i.counts)} for i in p.items],
+                } for p in c.phenomena],
+            } for c in tree.categories],
+        }, ensure_ascii=False, indent=2))
+        return
+    table = Table(title=f"suite {tree.suite}")
+    for column in ("node", "outputs", "pass", "fail", "conflict", "unknown", "error", "reviewed", "pass rate"):
+        table.add_column(column, justify="left" if column == "node" else "right")
+
+    def add(name: str, counts: LabelCounts) -> None:
+        table.add_row(name, *(str(n) for n in (counts.outputs, counts.passed, counts.failed, counts.conflict,
+                                               counts.unknown, counts.error, counts.reviewed)), _rate(counts))
+
+    for category in tree.categories:
+        add(category.name, category.counts)
+        for phenomenon in category.phenomena:
+            add(f"  {phenomenon.name}", phenomenon.counts)
+            for item in phenomenon.items:
+                add(f"    {item.external_id}", item.counts)
+    add("all", tree.counts)
+    _console().print(table)

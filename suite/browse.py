@@ -1,0 +1,294 @@
+"""Browsing a suite's distinct outputs: filtered, sorted id lists and the rows behind them.
+
+A review table over a million outputs holds only the ordered list of matching ids (``output_ids``) and asks
+for the rows it paints (``output_rows``), as Anki's browser does; ``browse_outputs`` serves one page with its
+total for the command line. Filtering and sorting happen in the database, through SQLAlchemy Core with bound
+parameters, and every ordering ends with item position and output id so that pages never overlap or skip.
+Labels are read through ``suite.labels`` only; a query joins the label tables only when a filter or the
+sort needs them, because those joins are most of the cost of counting a million outputs.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    SQLColumnExpression,
+    case,
+    func,
+    literal,
+    select,
+)
+from sqlalchemy.orm import Session
+
+from store import Database
+from store.models import (
+    AUTO_LABELS,
+    AutoLabel,
+    Category,
+    Item,
+    ManualLabel,
+    Output,
+    Phenomenon,
+    Rule,
+    System,
+    SystemOutput,
+)
+from suite.errors import TsqeError
+from suite.labels import (
+    EFFECTIVE_LABELS,
+    automatic_label,
+    automatic_label_candidates,
+    effective_label,
+    effective_label_candidates,
+    join_labels,
+)
+from suite.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec, Span, describe
+from suite.suites import find_suite
+
+SORTS = ("item", "label", "category", "systems", "text")
+"""``systems`` orders by how many systems produced an output (a translation many systems share first when
+descending), ``category`` by category then phenomenon name (outputs of items without one last)."""
+
+_ID_CHUNK = 500
+"""Ids per ``IN (...)`` list: below SQLite's older limit of 999 bound parameters."""
+
+
+@dataclass(frozen=True)
+class OutputFilter:
+    """Which outputs to show; every field that is set must hold (they combine with AND)."""
+
+    label: str | None = None
+    """Effective label: pass, fail, conflict, unknown or error."""
+    auto_label: str | None = None
+    reviewed: bool | None = None
+    """True: has a manual label; False: has none."""
+    disagree: bool = False
+    """The manual label differs from the automatic one (a reviewed output not labelled automatically counts)."""
+    category: str | None = None
+    phenomenon: str | None = None
+    item: str | None = None
+    """An item's external id."""
+    item_ids: tuple[int, ...] | None = None
+    """Items' database ids (the GUI's "jump to these items")."""
+    system: str | None = None
+    contains: str | None = None
+    """A substring of the output text, case-insensitive (on SQLite for ASCII letters only: its ``lower``)."""
+
+
+@dataclass(frozen=True)
+class OutputRow:
+    output_id: int
+    item_id: int
+    external_id: str
+    category: str | None
+    phenomenon: str | None
+    source: str
+    text: str
+    systems: tuple[str, ...]
+    auto_label: str | None
+    decided_by: str | None
+    rule_id: int | None
+    manual_label: str | None
+    reviewer: str | None
+    reviewed_at: datetime | None
+    comment: str | None
+    effective_label: str | None
+    manual_version: int
+    """The manual label's version, 0 when not reviewed: what an edit passes back as ``expected_version``."""
+
+
+@dataclass(frozen=True)
+class OutputPage:
+    total: int
+    rows: list[OutputRow]
+
+
+def _check(filter: OutputFilter, sort: str) -> None:
+    """Refuse a bad filter before querying, so a typo is reported rather than shown as an empty table."""
+    if filter.label is not None and filter.label not in EFFECTIVE_LABELS:
+        raise TsqeError(f"label must be one of {', '.join(EFFECTIVE_LABELS)}, not {filter.label!r}")
+    if filter.auto_label is not None and filter.auto_label not in AUTO_LABELS:
+        raise TsqeError(f"automatic label must be one of {', '.join(AUTO_LABELS)}, not {filter.auto_label!r}")
+    if sort not in SORTS:
+        raise TsqeError(f"outputs can be sorted by {', '.join(SORTS)}, not {sort!r}")
+
+
+def _needs_labels(filter: OutputFilter, sort: str | None) -> bool:
+    return (sort == "label" or filter.label is not None or filter.auto_label is not None
+            or filter.reviewed is not None or filter.disagree)
+
+
+def _label_rank(label: ColumnElement[str]) -> ColumnElement[int]:
+    """Labels in their fixed order (pass, fail, conflict, unknown, error), unlabelled outputs last."""
+    return case({name: rank for rank, name in enumerate(EFFECTIVE_LABELS)}, value=label,
+                else_=len(EFFECTIVE_LABELS))
+
+
+def _items(suite_id: int, filter: OutputFilter) -> Select[int]:
+    """The ids of the suite's items that the filter's item conditions allow."""
+    query = select(Item.id).where(Item.suite_id == suite_id)
+    if filter.category is not None or filter.phenomenon is not None:
+        query = query.join(Phenomenon, Phenomenon.id == Item.phenomenon_id)
+    if filter.category is not None:
+        query = query.join(Category, Category.id == Phenomenon.category_id).where(Category.name == filter.category)
+    if filter.phenomenon is not None:
+        query = query.where(Phenomenon.name == filter.phenomenon)
+    if filter.item is not None:
+        query = query.where(Item.external_id == filter.item)
+    if filter.item_ids is not None:
+        query = query.where(Item.id.in_(filter.item_ids))
+    return query
+
+
+def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str | None) -> Select[Any]:
+    """``query`` (selecting from ``Output``) with the filter applied, joined to what the filter and the sort
+    need (``sort`` None: no order, for counting).
+
+    Conditions on items, systems and stored labels are uncorrelated ``IN`` subqueries, so that the database can
+    start from the few outputs a rare label or a system names rather than from every output of the suite.
+    """
+    if sort is not None:
+        query = query.join(Item, Item.id == Output.item_id)
+    if sort == "category":
+        query = (query.outerjoin(Phenomenon, Phenomenon.id == Item.phenomenon_id)
+                 .outerjoin(Category, Category.id == Phenomenon.category_id))
+    if _needs_labels(filter, sort):
+        query = join_labels(query, Output.id, Output.item_id)
+    conditions: list[ColumnElement[bool]] = [Output.item_id.in_(_items(suite_id, filter))]
+    if filter.label is not None:
+        conditions.append(effective_label(Output.id) == filter.label)
+        if (candidates := effective_label_candidates(filter.label)) is not None:
+            conditions.append(Output.id.in_(candidates))
+    if filter.auto_label is not None:
+        conditions.append(automatic_label(Output.id) == filter.auto_label)
+        if (automatic := automatic_label_candidates(filter.auto_label)) is not None:
+            conditions.append(Output.id.in_(automatic))
+    if filter.reviewed is False:
+        conditions.append(ManualLabel.output_id.is_(None))
+    if filter.reviewed or filter.disagree:
+        conditions.append(Output.id.in_(select(ManualLabel.output_id)))
+    if filter.disagree:
+        conditions.append(ManualLabel.label.is_distinct_from(automatic_label(Output.id)))
+    if filter.system is not None:
+        # Uncorrelated, so the database reads the system's outputs once (by the primary key, which starts
+        # with the system) instead of searching them again for every output.
+        conditions.append(Output.id.in_(select(SystemOutput.output_id)
+                                        .join(System, System.id == SystemOutput.system_id)
+                                        .where(System.suite_id == suite_id, System.name == filter.system)))
+    if filter.contains is not None:
+        conditions.append(Output.text.icontains(filter.contains, autoescape=True))
+    return query.where(*conditions)
+
+
+def _ordering(sort: str, descending: bool) -> list[SQLColumnExpression[Any]]:
+    keys: list[SQLColumnExpression[Any]]
+    if sort == "label":
+        keys = [_label_rank(effective_label(Output.id))]
+    elif sort == "category":
+        keys = [Category.name.is_(None), Category.name, Phenomenon.name.is_(None), Phenomenon.name]
+    elif sort == "systems":
+        keys = [select(func.count()).where(SystemOutput.output_id == Output.id).scalar_subquery()]
+    elif sort == "text":
+        keys = [Output.text]
+    else:
+        keys = []
+    keys += [Item.position, Output.id]
+    return [key.desc() if descending else key.asc() for key in keys]
+
+
+def _suite_id(session: Session, suite_name: str | None) -> int:
+    return find_suite(session, suite_name).id
+
+
+def output_ids(db: Database, filter: OutputFilter = OutputFilter(), *, suite_name: str | None = None,
+               sort: str = "item", descending: bool = False) -> list[int]:
+    """Every matching output id in display order: the list a lazy table model holds."""
+    _check(filter, sort)
+    with db.session() as session:
+        query = _filtered(select(Output.id).select_from(Output), _suite_id(session, suite_name), filter, sort)
+        return list(session.scalars(query.order_by(*_ordering(sort, descending))))
+
+
+def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite_name: str | None = None,
+                   sort: str = "item", descending: bool = False, limit: int = 100, offset: int = 0) -> OutputPage:
+    """One page of matching outputs and how many match in all."""
+    _check(filter, sort)
+    if limit < 0 or offset < 0:
+        raise TsqeError("a page needs a limit and an offset of at least 0")
+    with db.session() as session:
+        suite_id = _suite_id(session, suite_name)
+        # The total ignores the sort: a count needs none of the joins that only ordering asks for.
+        total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, None)) or 0
+        page = session.scalars(_filtered(select(Output.id).select_from(Output), suite_id, filter, sort)
+                               .order_by(*_ordering(sort, descending)).limit(limit).offset(offset))
+        ids = list(page)
+        return OutputPage(total, _rows(session, ids))
+
+
+def output_rows(db: Database, ids: Sequence[int]) -> list[OutputRow]:
+    """The rows of these outputs in the order given; ids that no longer exist are left out."""
+    with db.session() as session:
+        return _rows(session, ids)
+
+
+def _rows(session: Session, ids: Sequence[int]) -> list[OutputRow]:
+    found: dict[int, tuple[Any, ...]] = {}
+    systems: defaultdict[int, list[str]] = defaultdict(list)
+    columns = (Output.id, Output.item_id, Item.external_id, Category.name, Phenomenon.name, Item.source, Output.text,
+               automatic_label(Output.id), AutoLabel.rule_id, Rule.polarity, Rule.pattern, AutoLabel.reason,
+               ManualLabel.label, ManualLabel.reviewer, ManualLabel.reviewed_at, ManualLabel.comment,
+               effective_label(Output.id), func.coalesce(ManualLabel.version, literal(0)))
+    for chunk in _chunks(ids):
+        query = join_labels(select(*columns).select_from(Output)
+                            .join(Item, Item.id == Output.item_id)
+                            .outerjoin(Phenomenon, Phenomenon.id == Item.phenomenon_id)
+                            .outerjoin(Category, Category.id == Phenomenon.category_id), Output.id, Output.item_id)
+        found.update((row[0], tuple(row)) for row in session.execute(
+            query.outerjoin(Rule, Rule.id == AutoLabel.rule_id).where(Output.id.in_(chunk))))
+        for output_id, name in session.execute(select(SystemOutput.output_id, System.name)
+                                               .join(System, System.id == SystemOutput.system_id)
+                                               .where(SystemOutput.output_id.in_(chunk)).order_by(System.name)):
+            systems[output_id].append(name)
+    return [_row(found[i], systems[i]) for i in ids if i in found]
+
+
+def _row(values: tuple[Any, ...], systems: list[str]) -> OutputRow:
+    (output_id, item_id, external_id, category, phenomenon, source, text, auto, rule_id, polarity, pattern, reason,
+     manual, reviewer, reviewed_at, comment, effective, version) = values
+    return OutputRow(output_id, item_id, external_id, category, phenomenon, source, text, tuple(systems), auto,
+                     None if auto is None else describe(auto, rule_id, polarity, pattern, reason), rule_id, manual,
+                     reviewer, reviewed_at, comment, effective, version)
+
+
+def _chunks(ids: Sequence[int]) -> list[list[int]]:
+    unique = list(dict.fromkeys(ids))
+    return [unique[start:start + _ID_CHUNK] for start in range(0, len(unique), _ID_CHUNK)]
+
+
+def output_spans(db: Database, ids: Sequence[int], timeout: float = DEFAULT_TIMEOUT) -> dict[int, list[Span]]:
+    """Where each output's item's STORED rules match it, for highlighting; outputs that vanished are left out.
+
+    Computed on demand (nothing is stored): the rules may have changed since the output was labelled, and the
+    highlight should show what they match now.
+    """
+    with db.session() as session:
+        outputs: list[tuple[int, int, str]] = []
+        for chunk in _chunks(ids):
+            outputs += [(o, i, t) for o, i, t in session.execute(
+                select(Output.id, Output.item_id, Output.text).where(Output.id.in_(chunk)))]
+        item_ids = sorted({item_id for _, item_id, _ in outputs})
+        rules: defaultdict[int, list[RuleSpec]] = defaultdict(list)
+        for chunk in _chunks(item_ids):
+            for rule in session.scalars(select(Rule).where(Rule.item_id.in_(chunk))
+                                        .order_by(Rule.item_id, Rule.position, Rule.id)):
+                rules[rule.item_id].append(RuleSpec(rule.id, rule.polarity, rule.pattern, rule.ignore_case,
+                                                    rule.valid, rule.error))
+    matchers = {item_id: ItemMatcher(rules[item_id], (), timeout) for item_id in item_ids}
+    return {output_id: matchers[item_id].spans(text) for output_id, item_id, text in outputs}
+

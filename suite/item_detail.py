@@ -1,0 +1,127 @@
+"""One item read whole, with the versions an editor sends back with its saves (``tsqe item show``, the GUI)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import select
+
+from store import Database
+from store.models import (
+    AutoLabel,
+    Item,
+    KnownTranslation,
+    ManualLabel,
+    Output,
+    Reference,
+    Rule,
+    Suite,
+    System,
+    SystemOutput,
+)
+from suite.errors import TsqeError
+from suite.labels import automatic_label, effective_label, join_labels
+from suite.rules import describe
+from suite.taxonomy import place
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    id: int
+    polarity: str
+    pattern: str
+    ignore_case: bool
+    valid: bool
+    error: str | None
+    position: int
+    """Its place among the item's rules of its polarity, from 0, as ``add_rule`` takes it."""
+    version: int
+
+
+@dataclass(frozen=True)
+class KnownInfo:
+    id: int
+    kind: str
+    text: str
+    version: int
+
+
+@dataclass(frozen=True)
+class ReferenceInfo:
+    id: int
+    kind: str
+    text: str
+    version: int
+
+
+@dataclass(frozen=True)
+class ItemOutput:
+    output_id: int
+    text: str
+    systems: tuple[str, ...]
+    auto_label: str | None
+    """None when the output has not been labelled yet."""
+    decided_by: str | None
+    manual_label: str | None
+    reviewer: str | None
+    reviewed_at: datetime | None
+    comment: str | None
+    effective_label: str | None
+    manual_version: int
+    """The manual label's version, 0 when there is none: what ``set_manual_label`` expects back."""
+
+
+@dataclass(frozen=True)
+class ItemDetail:
+    id: int
+    external_id: str
+    suite: str
+    category: str | None
+    phenomenon: str | None
+    source: str
+    comment: str | None
+    version: int
+    rules: list[RuleInfo]
+    """In the order they are tried."""
+    known: list[KnownInfo]
+    references: list[ReferenceInfo]
+    outputs: list[ItemOutput]
+
+
+def item_detail(db: Database, item_id: int) -> ItemDetail:
+    with db.session() as session:
+        item = session.get(Item, item_id)
+        if item is None:
+            raise TsqeError(f"no item with id {item_id}")
+        suite = session.scalar(select(Suite.name).where(Suite.id == item.suite_id))
+        assert suite is not None
+        category, phenomenon = place(session, item.phenomenon_id)
+        seen = {"positive": 0, "negative": 0}
+        rules = []
+        for rule in session.scalars(select(Rule).where(Rule.item_id == item_id).order_by(Rule.position, Rule.id)):
+            rules.append(RuleInfo(rule.id, rule.polarity, rule.pattern, rule.ignore_case, rule.valid, rule.error,
+                                  seen[rule.polarity], rule.version))
+            seen[rule.polarity] += 1
+        known = [KnownInfo(k.id, k.kind, k.text, k.version) for k in session.scalars(
+            select(KnownTranslation).where(KnownTranslation.item_id == item_id).order_by(KnownTranslation.id))]
+        references = [ReferenceInfo(r.id, r.kind, r.text, r.version) for r in session.scalars(
+            select(Reference).where(Reference.item_id == item_id).order_by(Reference.id))]
+        systems: dict[int, list[str]] = {}
+        for output_id, name in session.execute(select(SystemOutput.output_id, System.name)
+                                               .join(System, System.id == SystemOutput.system_id)
+                                               .where(SystemOutput.item_id == item_id).order_by(System.name)):
+            systems.setdefault(output_id, []).append(name)
+        query = (join_labels(select(Output.id, Output.text, automatic_label(Output.id), AutoLabel.rule_id,
+                                    Rule.polarity, Rule.pattern, AutoLabel.reason, ManualLabel.label,
+                                    ManualLabel.reviewer, ManualLabel.reviewed_at, ManualLabel.comment,
+                                    effective_label(Output.id), ManualLabel.version).select_from(Output),
+                             Output.id, Output.item_id)
+                 .outerjoin(Rule, Rule.id == AutoLabel.rule_id)
+                 .where(Output.item_id == item_id).order_by(Output.id))
+        outputs = [ItemOutput(output_id, text, tuple(systems.get(output_id, ())), auto,
+                              None if auto is None else describe(auto, rule_id, polarity, pattern, reason),
+                              manual, reviewer, reviewed_at, comment, effective, manual_version or 0)
+                   for (output_id, text, auto, rule_id, polarity, pattern, reason, manual, reviewer, reviewed_at,
+                        comment, effective, manual_version) in session.execute(query)]
+        return ItemDetail(item.id, item.external_id, suite, category, phenomenon, item.source, item.comment,
+                          item.version, rules, known, references, outputs)
