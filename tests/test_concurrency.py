@@ -5,6 +5,7 @@ The processes are spawned, not forked, so each one opens the database as a separ
 """
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -17,9 +18,13 @@ from sqlalchemy import func, select
 
 from import_helpers import write
 from store import Database, open_database
-from store.models import AutoLabel, LabelFingerprint, Output, System
+from store.models import AutoLabel, HistoryEntry, LabelFingerprint, ManualLabel, Output, Rule, System
+from suite.demo import create_demo
+from suite.editing import change_rule
+from suite.errors import EditConflict
 from suite.importers import import_outputs, import_suite
 from suite.labelling import relabel
+from suite.review import set_manual_label
 
 ITEMS = 150
 IMPORTS = 3
@@ -107,3 +112,115 @@ def test_outputs_imported_while_labelling_are_labelled_or_not_yet_covered(any_db
         assert lost == [], f"round {round_}: covered but never labelled: {lost}"
         assert runs >= 1 and covered > 0
     assert relabel(any_db)["pass"] == 2 * ITEMS * IMPORTS * SYSTEMS * rounds
+
+
+# Two people saving the same thing at the same moment, each from their own process: exactly one save wins and
+# the other is refused with who changed it, when, and what it holds now; nothing is silently overwritten.
+
+RACES = 5
+"""Rounds of each race; every round both saves are released together by a barrier."""
+
+_barrier: Any = None
+
+
+def _wait_with(barrier: Any) -> None:
+    global _barrier
+    _barrier = barrier
+
+
+def racing() -> ProcessPoolExecutor:
+    """Two spawned processes that start each task's save together."""
+    context = get_context("spawn")
+    return ProcessPoolExecutor(max_workers=2, mp_context=context, initializer=_wait_with,
+                               initargs=(context.Barrier(2),))
+
+
+def deciding(url: str, output_id: int, label: str, reviewer: str, seen: int) -> tuple[str, str]:
+    """Review one output as ``reviewer``, who saw its manual label at version ``seen``: ("won", "") or
+    ("refused", the conflict message)."""
+    database = open_database(url)
+    try:
+        _barrier.wait(timeout=60)
+        try:
+            set_manual_label(database, output_id, label, reviewer, expected_version=seen)
+        except EditConflict as refused:
+            return "refused", str(refused)
+        return "won", ""
+    finally:
+        database.close()
+
+
+def saving_rule(url: str, rule_id: int, pattern: str, author: str, seen: int) -> tuple[str, str]:
+    """Save a rule's new pattern as ``author``, who read the rule at version ``seen``."""
+    database = open_database(url)
+    try:
+        _barrier.wait(timeout=60)
+        try:
+            change_rule(database, rule_id, pattern=pattern, author=author, expected_version=seen)
+        except EditConflict as refused:
+            return "refused", str(refused)
+        return "won", ""
+    finally:
+        database.close()
+
+
+CONFLICT = r"changed by {who} at \d{{4}}-\d\d-\d\d \d\d:\d\d:\d\d UTC: now {now}"
+
+
+def one_winner(outcomes: list[tuple[str, str]], people: tuple[str, str]) -> tuple[str, str]:
+    """The winner and the loser's message, checking that exactly one of the two saves won."""
+    assert sorted(outcome for outcome, _ in outcomes) == ["refused", "won"], outcomes
+    winner = people[[outcome for outcome, _ in outcomes].index("won")]
+    return winner, next(message for outcome, message in outcomes if outcome == "refused")
+
+
+def test_two_reviewers_deciding_one_output_at_once_never_overwrite_each_other(any_db: Database) -> None:
+    """Both see the output (unreviewed at first, then reviewed) and decide differently at the same moment."""
+    create_demo(any_db)
+    with any_db.session() as session:
+        outputs = session.scalars(select(Output.id).where(~Output.manual_label.has())
+                                  .order_by(Output.id).limit(RACES)).all()
+    url = url_of(any_db)
+    people = ("Ann", "Bob")
+    with racing() as pool:
+        for round_, output_id in enumerate(outputs):
+            seen = 0
+            if round_ % 2:  # every other round the output has been reviewed once already
+                seen = set_manual_label(any_db, output_id, "unknown", "Cleo").version
+            outcomes = [future.result(timeout=120) for future in
+                        [pool.submit(deciding, url, output_id, label, person, seen)
+                         for label, person in zip(("pass", "fail"), people)]]
+            winner, message = one_winner(outcomes, people)
+            label = "pass" if winner == "Ann" else "fail"
+            assert re.fullmatch(CONFLICT.format(who=winner, now=f"{label} by {winner}"), message), message
+            with any_db.session() as session:
+                review = session.get_one(ManualLabel, output_id)
+                assert (review.label, review.reviewer, review.version) == (label, winner, seen + 1)
+                assert session.scalars(select(HistoryEntry.author).where(
+                    HistoryEntry.entity == "manual_label", HistoryEntry.entity_id == output_id)
+                    .order_by(HistoryEntry.id)).all() == ["Cleo"] * (seen > 0) + [winner]
+
+
+def test_two_linguists_saving_one_rule_at_once_never_overwrite_each_other(any_db: Database) -> None:
+    """Both read the rule at the same version and save different patterns at the same moment."""
+    create_demo(any_db)
+    with any_db.session() as session:
+        rule_id, seen, polarity = session.execute(
+            select(Rule.id, Rule.version, Rule.polarity).where(Rule.valid).order_by(Rule.id).limit(1)).one()
+    url = url_of(any_db)
+    people = ("Dana", "Eli")
+    with racing() as pool:
+        for round_ in range(RACES):
+            patterns = (f"dana{round_}", f"eli{round_}")
+            outcomes = [future.result(timeout=120) for future in
+                        [pool.submit(saving_rule, url, rule_id, pattern, person, seen)
+                         for pattern, person in zip(patterns, people)]]
+            winner, message = one_winner(outcomes, people)
+            pattern = patterns[people.index(winner)]
+            assert re.fullmatch(CONFLICT.format(who=winner, now=f"{polarity} '{pattern}'"), message), message
+            with any_db.session() as session:
+                rule = session.get_one(Rule, rule_id)
+                assert (rule.pattern, rule.version) == (pattern, seen + 1)
+                assert session.scalar(select(func.count()).select_from(HistoryEntry).where(
+                    HistoryEntry.entity == "rule", HistoryEntry.entity_id == rule_id)) == round_ + 1
+            seen += 1
