@@ -5,8 +5,8 @@ cached scores and embeddings, and the labels' fingerprints. Ids are kept, becaus
 them and because label coverage is kept as an output id (``LabelFingerprint.labelled_through``): renumbered
 outputs would make labelled ones look new and new ones look labelled.
 
-Tables go in foreign-key order, read in primary-key order in chunks and written with Core bulk inserts, so
-memory stays flat whatever the size. The source is read in one snapshot (REPEATABLE READ on PostgreSQL, one
+Tables go in foreign-key order, read in primary-key order in chunks and written with Core bulk inserts (COPY
+into PostgreSQL), so memory stays flat whatever the size. The source is read in one snapshot (REPEATABLE READ on PostgreSQL, one
 read transaction on SQLite), so a team that keeps working during the copy cannot make it inconsistent, and the
 target is written in one transaction: a failed copy leaves it empty. PostgreSQL's id sequences are then moved
 past the copied ids, or the next new row would collide with a copied one. The target must be empty: merging
@@ -15,13 +15,13 @@ two databases would need ids renumbered.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, Table, func, insert, select, text
+from sqlalchemy import Connection, Engine, Row, Table, func, insert, select, text
 from sqlalchemy.engine import make_url
 
 from store.database import Database, open_database
@@ -97,9 +97,10 @@ def _copy(source: Database, target: Database, progress: Progress | None) -> Copy
                               f"a database is only copied into an empty one")
         sizes = [reading.scalar(select(func.count()).select_from(table)) or 0 for table in tables]
         total, done = sum(sizes), 0
+        write = _copy_in if writing.dialect.name == "postgresql" else _insert
         for table in tables:
             for rows in _chunks(reading, table):
-                writing.execute(insert(table), rows)
+                write(writing, table, rows)
                 done += len(rows)
                 if progress is not None:
                     progress.progress(done, total, table.name)
@@ -127,11 +128,27 @@ def _snapshot(engine: Engine) -> Iterator[Connection]:
             connection.rollback()
 
 
-def _chunks(connection: Connection, table: Table) -> Iterator[list[dict[str, object]]]:
-    """The table's rows in primary-key order, as parameter dictionaries, ``CHUNK`` at a time."""
+def _chunks(connection: Connection, table: Table) -> Iterator[Sequence[Row[Any]]]:
+    """The table's rows in primary-key order, their columns in the table's order, ``CHUNK`` at a time."""
     result = connection.execution_options(yield_per=CHUNK).execute(select(table).order_by(*table.primary_key))
-    for partition in result.partitions():
-        yield [dict(row._mapping) for row in partition]
+    yield from result.partitions()
+
+
+def _insert(connection: Connection, table: Table, rows: Sequence[Row[Any]]) -> None:
+    connection.execute(insert(table), [row._asdict() for row in rows])
+
+
+def _copy_in(connection: Connection, table: Table, rows: Sequence[Row[Any]]) -> None:
+    """Write rows to PostgreSQL with COPY, in the connection's transaction: an INSERT per row, even pipelined,
+    took three quarters of a copy's time. The values were read through the columns' types (timestamps as aware
+    UTC datetimes), which psycopg writes as they are."""
+    columns = ", ".join(f'"{column.name}"' for column in table.columns)
+    driver = connection.connection.driver_connection
+    assert driver is not None
+    with driver.cursor() as cursor, \
+            cursor.copy(f'COPY "{table.name}" ({columns}) FROM STDIN') as copy:
+        for row in rows:
+            copy.write_row(row)
 
 
 def _move_sequences(connection: Connection, tables: list[Table]) -> None:
