@@ -9,7 +9,7 @@ DEMO_DB ?= demo.sqlite
 # The CPU build of torch sits in /opt/wheels on the project machines; elsewhere pip uses PyPI.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: install run test test-postgres bench clean
+.PHONY: install run test test-postgres lint bench clean
 
 install: $(STAMP)
 
@@ -24,10 +24,16 @@ run: install
 
 test: install
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 bash tests/postgres_cluster.sh $(PY) -m pytest -q
+	$(MAKE) lint
 
 test-postgres: install
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 bash tests/postgres_cluster.sh \
 		$(PY) -m pytest -q -k postgresql
+
+# ruff and mypy as configured in pyproject.toml (mypy strict for store/ and suite/).
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm

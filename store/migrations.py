@@ -3,9 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine
+
+from alembic import command
 
 _HERE = Path(__file__).resolve().parent
 
