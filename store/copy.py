@@ -6,11 +6,11 @@ them and because label coverage is kept as an output id (``LabelFingerprint.labe
 outputs would make labelled ones look new and new ones look labelled.
 
 Tables go in foreign-key order, read in primary-key order in chunks and written with Core bulk inserts (COPY
-into PostgreSQL), so memory stays flat whatever the size. The source is read in one snapshot (REPEATABLE READ on PostgreSQL, one
-read transaction on SQLite), so a team that keeps working during the copy cannot make it inconsistent, and the
-target is written in one transaction: a failed copy leaves it empty. PostgreSQL's id sequences are then moved
-past the copied ids, or the next new row would collide with a copied one. The target must be empty: merging
-two databases would need ids renumbered.
+into PostgreSQL), so memory stays flat whatever the size. The source is read in one snapshot (REPEATABLE READ
+on PostgreSQL, one read transaction on SQLite), so a team that keeps working during the copy cannot make it
+inconsistent, and the target is written in one transaction: a failed copy leaves it empty. PostgreSQL's id
+sequences are then moved past the copied ids, or the next new row would collide with a copied one. The target
+must be empty: merging two databases would need ids renumbered.
 """
 from __future__ import annotations
 

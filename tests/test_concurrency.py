@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from import_helpers import write
 from sqlalchemy import func, select
 
-from import_helpers import write
 from store import Database, open_database
 from store.models import AutoLabel, HistoryEntry, LabelFingerprint, ManualLabel, Output, Rule, System
 from suite.demo import create_demo
@@ -56,7 +56,8 @@ def importing(url: str, directory: str, name: str) -> int:
         for number in range(IMPORTS):
             rows = "".join(f"{item}\t{name}-{number}-{system}\t{name} {number} {system} of {item}\n"
                            for system in range(SYSTEMS) for item in range(ITEMS))
-            import_outputs(database, write(Path(directory) / f"{name}-{number}.tsv", "item_id\tsystem\toutput\n" + rows))
+            path = write(Path(directory) / f"{name}-{number}.tsv", "item_id\tsystem\toutput\n" + rows)
+            import_outputs(database, path)
         return IMPORTS
     finally:
         database.close()

@@ -1,15 +1,15 @@
 """``tsqe copy``: a whole database into an empty one, row for row, between SQLite and PostgreSQL."""
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from import_helpers import snapshot, write
 from sqlalchemy import func, insert, select
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
-from import_helpers import snapshot, write
 from store import Database, open_database
 from store.copy import CopyRefused, copy_database
 from store.models import Base, Embedding, HistoryEntry, HumanScore, MetricScore, Output, Suite, System
@@ -38,7 +38,7 @@ def filled(database: Database, tmp_path: Path) -> Database:
     with database.transaction() as session:
         session.execute(insert(HistoryEntry).values(
             suite_id=suite_id, item_external_id="amb-01", entity="rule", entity_id=1, action="change",
-            author="Ann", at=datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=timezone.utc),
+            author="Ann", at=datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC),
             before='{"pattern": "a"}', after='{"pattern": "b"}', version=2))
         session.execute(insert(MetricScore).values(signature="chrf|nrefs:1", output_id=output_id, score=0.1 + 0.2))
         session.execute(insert(Embedding).values(model="m", layer=6, sentence_hash="ab" * 32, tokens='["a"]',
@@ -117,8 +117,8 @@ def test_cli_copy_reports_the_rows_and_refuses_a_full_target(tmp_path: Path) -> 
     result = runner.invoke(app, ["copy", "--from", str(tmp_path / "a.sqlite"), "--to", str(tmp_path / "b.sqlite")])
     assert result.exit_code == 0, result.output
     assert "outputs\t250\n" in result.stdout
-    assert result.stdout.splitlines()[-1] == (f"Copied {rows} rows in {len(EVERY_TABLE)} tables from "
-                                              f"sqlite:///{tmp_path / 'a.sqlite'} to sqlite:///{tmp_path / 'b.sqlite'}.")
+    assert result.stdout.splitlines()[-1] == (f"Copied {rows} rows in {len(EVERY_TABLE)} tables from sqlite:///"
+                                              f"{tmp_path / 'a.sqlite'} to sqlite:///{tmp_path / 'b.sqlite'}.")
     result = runner.invoke(app, ["copy", "--from", str(tmp_path / "a.sqlite"), "--to", str(tmp_path / "b.sqlite")])
     assert result.exit_code == 2
     assert "error: sqlite:///" in result.stderr and "is not empty" in result.stderr

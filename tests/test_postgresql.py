@@ -11,9 +11,9 @@ import csv
 from pathlib import Path
 
 import pytest
+from import_helpers import small_suite, write
 from sqlalchemy import update
 
-from import_helpers import small_suite, write
 from store import Database
 from store.models import LabelFingerprint
 from suite.demo import create_demo

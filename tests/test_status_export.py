@@ -4,10 +4,10 @@ import csv
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
-
 from import_helpers import small_suite, write
 from label_helpers import write_automatic_labels
+from sqlalchemy import select
+
 from store import Database
 from store.models import Item, Output
 from suite.export import LABEL_COLUMNS, export_labels
