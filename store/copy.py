@@ -39,7 +39,7 @@ class CopyRefused(Exception):
 class Progress(Protocol):
     """Where a copy reports rows done; ``suite.tasks.TaskState`` is one, and may cancel by raising."""
 
-    def progress(self, done: int, total: int, what: str = "") -> None: ...
+    def progress(self, done: int, total: int, message: str = "") -> None: ...
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ def _copy(source: Database, target: Database, progress: Progress | None) -> Copy
                 write(writing, table, rows)
                 done += len(rows)
                 if progress is not None:
-                    progress.progress(done, total, table.name)
+                    progress.progress(done, total, f"copying {table.name}: {done:,} of {total:,} rows")
         if writing.dialect.name == "postgresql":
             _move_sequences(writing, tables)
     return CopyResult(source.url, target.url, tuple(CopiedTable(table.name, size)
