@@ -1,0 +1,157 @@
+"""The desktop window's speed on a large suite: open, filter, scroll (and preview once the editor exists).
+
+Setup (not timed): the DFKI de-en suite with the WMT21 outputs (imported with the real importers, labelled),
+and a database of at least ``--outputs`` distinct outputs built by ``bench/label.py``'s builder (its copies of
+every WMT21 output) and labelled; the big one is kept in ``--cache`` and reused by later runs.
+
+Timed, ``--rounds`` times each on a new window (offscreen Qt), the median printed:
+- ``open:`` from creating the window to the window shown with the suite tree and the first page of the review
+  table filled (every visible row fetched);
+- ``filter:`` choosing the label filter "fail" until the new first page is painted;
+- ``scroll:`` paging through 2,000 rows of the review table, each page fetched and painted.
+
+Run: ``PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python bench/gui.py [--outputs N] [--rounds N]``.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+BENCH = Path(__file__).resolve().parent
+# This file's own folder comes first on sys.path, where it would stand for the ``gui`` package.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
+_spec = importlib.util.spec_from_file_location("bench_label", BENCH / "label.py")
+assert _spec is not None and _spec.loader is not None
+label = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(label)  # bench/label.py's builder of a million-output suite
+ITEMS, OUTPUTS, load = label.ITEMS, label.OUTPUTS, label.load
+
+from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402  (after the sys.path fix above)
+from PySide6.QtWidgets import QApplication  # noqa: E402  (after the sys.path fix above)
+
+from gui.app import application  # noqa: E402  (after the sys.path fix above)
+from gui.main_window import MainWindow  # noqa: E402  (after the sys.path fix above)
+from store import open_database  # noqa: E402  (after the sys.path fix above)
+from suite.importers.outputs import import_outputs  # noqa: E402  (after the sys.path fix above)
+from suite.importers.suite_import import import_suite  # noqa: E402  (after the sys.path fix above)
+from suite.labelling import relabel  # noqa: E402  (after the sys.path fix above)
+
+SCROLL_ROWS = 2000
+
+
+def wait(condition: Callable[[], bool], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the window did not get there in time")
+        QCoreApplication.processEvents()
+        time.sleep(0.001)
+
+
+def page_filled(window: MainWindow) -> bool:
+    review = window.review
+    first, last = review.table.rowAt(0), review.table.rowAt(review.table.viewport().height() - 1)
+    if review.model.rowCount() and first < 0:
+        return False
+    last = review.model.rowCount() - 1 if last < 0 else last
+    return not window.ops.busy() and review.model.all_cached(first, last)
+
+
+def measure(target: str) -> tuple[float, float, float]:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    started = time.perf_counter()
+    window = MainWindow()
+    window.resize(1500, 900)
+    window.tabs.setCurrentWidget(window.review)
+    window.show()
+    window.open_target(target)
+    wait(lambda: window.state.tree is not None and window.review.model.rowCount() > 0 and page_filled(window))
+    app.processEvents()  # paint
+    opened = time.perf_counter() - started
+
+    review = window.review
+    started = time.perf_counter()
+    review.label_box.setCurrentText("fail")
+    wait(lambda: review.model.filter.label == "fail" and review.model.rowCount() > 0
+         and review.count_label.text() != "" and page_filled(window)
+         and review.model.cached(0) is not None and review.model.cached(0).effective_label == "fail")  # type: ignore[union-attr]
+    app.processEvents()
+    filtered = time.perf_counter() - started
+
+    review.label_box.setCurrentText("any label")
+    window.ops.wait_idle(600_000)  # the query for every output has come back, not just been asked
+    wait(lambda: page_filled(window) and review.model.rowCount() > SCROLL_ROWS)
+    started = time.perf_counter()
+    bar = review.table.verticalScrollBar()
+    while review.table.rowAt(review.table.viewport().height() - 1) < SCROLL_ROWS:
+        bar.setValue(bar.value() + bar.pageStep())
+        app.processEvents()
+        wait(lambda: page_filled(window))
+    scrolled = time.perf_counter() - started
+    window.close()
+    window.deleteLater()
+    app.processEvents()
+    return opened, filtered, scrolled
+
+
+def big_database(cache: Path, outputs: int) -> Path:
+    if cache.exists():
+        return cache
+    partial = cache.with_suffix(".building")
+    partial.unlink(missing_ok=True)
+    started = time.perf_counter()
+    db, _, copies = load(partial, "de-en", outputs)
+    relabel(db)  # type: ignore[attr-defined]
+    db.close()  # type: ignore[attr-defined]
+    partial.rename(cache)
+    print(f"setup: {copies} copies of each WMT21 output, labelled, {time.perf_counter() - started:.1f} s -> {cache}")
+    return cache
+
+
+def dfki_database(folder: Path) -> Path | None:
+    items, outputs = Path(str(ITEMS).format(lp="de-en")), Path(str(OUTPUTS).format(lp="de-en"))
+    if not items.is_file() or not outputs.is_file():
+        return None
+    path = folder / "dfki.sqlite"
+    db = open_database(path)
+    import_suite(db, items, name="de-en")
+    import_outputs(db, outputs, suite_name="de-en")
+    relabel(db, "de-en")
+    db.close()
+    return path
+
+
+def report(name: str, target: Path, rounds: int) -> None:
+    runs = [measure(str(target)) for _ in range(rounds)]
+    for label, values in zip(("open", "filter", "scroll"), zip(*runs, strict=True), strict=True):
+        print(f"{name} {label}: {statistics.median(values):.2f} s  (rounds: {' '.join(f'{v:.2f}' for v in values)})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--outputs", type=int, default=1_000_000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "tsqe-bench-gui-1M.sqlite")
+    args = parser.parse_args()
+    application()
+    with tempfile.TemporaryDirectory() as folder:
+        QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+        QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, folder)
+        dfki = dfki_database(Path(folder))
+        if dfki is not None:
+            report("dfki de-en (WMT21 outputs):", dfki, args.rounds)
+        big = big_database(args.cache, args.outputs)
+        report(f"{args.outputs:,} outputs:", big, args.rounds)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Can Qt open a window here? Run by ``make run`` before the GUI, so a fresh system gets a fix, not an abort.
+
+PySide6's wheel brings Qt but not the X11 libraries its xcb platform plugin loads; a fresh Debian or Ubuntu
+desktop lacks some of them (libxcb-cursor0 above all), and Qt then aborts with a message about plugins. This
+script asks ``ldd`` which of the plugin's libraries are missing, installs their packages when it runs as root
+with apt-get, and otherwise prints the one command that would. ``--xvfb`` also wants Xvfb (for ``make smoke``).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import PySide6
+
+PACKAGES = {
+    "libxcb-cursor.so.0": "libxcb-cursor0",
+    "libxcb-icccm.so.4": "libxcb-icccm4",
+    "libxcb-keysyms.so.1": "libxcb-keysyms1",
+    "libxcb-image.so.0": "libxcb-image0",
+    "libxcb-render-util.so.0": "libxcb-render-util0",
+    "libxcb-randr.so.0": "libxcb-randr0",
+    "libxcb-shape.so.0": "libxcb-shape0",
+    "libxcb-xfixes.so.0": "libxcb-xfixes0",
+    "libxcb-xinerama.so.0": "libxcb-xinerama0",
+    "libxcb-xkb.so.1": "libxcb-xkb1",
+    "libxcb-sync.so.1": "libxcb-sync1",
+    "libxcb-shm.so.0": "libxcb-shm0",
+    "libxcb-render.so.0": "libxcb-render0",
+    "libxcb.so.1": "libxcb1",
+    "libxkbcommon-x11.so.0": "libxkbcommon-x11-0",
+    "libxkbcommon.so.0": "libxkbcommon0",
+    "libX11-xcb.so.1": "libx11-xcb1",
+    "libX11.so.6": "libx11-6",
+    "libSM.so.6": "libsm6",
+    "libICE.so.6": "libice6",
+    "libEGL.so.1": "libegl1",
+    "libGL.so.1": "libgl1",
+    "libOpenGL.so.0": "libopengl0",
+    "libfontconfig.so.1": "libfontconfig1",
+    "libfreetype.so.6": "libfreetype6",
+    "libdbus-1.so.3": "libdbus-1-3",
+    "libglib-2.0.so.0": "libglib2.0-0",
+}
+
+
+def xcb_plugin() -> Path:
+    return Path(PySide6.__file__).parent / "Qt" / "plugins" / "platforms" / "libqxcb.so"
+
+
+def missing_libraries(plugin: Path) -> list[str]:
+    result = subprocess.run(["ldd", str(plugin)], capture_output=True, text=True, check=False)
+    return sorted({line.split("=>")[0].strip() for line in result.stdout.splitlines() if "not found" in line})
+
+
+def needed_packages(xvfb: bool) -> tuple[list[str], list[str]]:
+    """Debian packages to install, and libraries no known package provides."""
+    missing = missing_libraries(xcb_plugin()) if shutil.which("ldd") else []
+    packages = sorted({PACKAGES[lib] for lib in missing if lib in PACKAGES})
+    unknown = [lib for lib in missing if lib not in PACKAGES]
+    if xvfb and shutil.which("xvfb-run") is None:
+        packages += ["xvfb", "xauth"]
+    return packages, unknown
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--xvfb", action="store_true", help="also need xvfb-run (for the smoke test)")
+    args = parser.parse_args(argv)
+    if not sys.platform.startswith("linux"):
+        return 0
+    packages, unknown = needed_packages(args.xvfb)
+    if unknown:
+        print(f"check_platform: Qt's xcb plugin also misses {', '.join(unknown)}; install what provides them")
+    if not packages:
+        return 1 if unknown else 0
+    command = ["apt-get", "install", "-y", "--no-install-recommends", *packages]
+    if os.geteuid() == 0 and shutil.which("apt-get"):
+        print(f"check_platform: installing {' '.join(packages)} (Qt's window system libraries)")
+        if subprocess.run(command, check=False).returncode != 0:
+            subprocess.run(["apt-get", "update", "-q"], check=False)
+            if subprocess.run(command, check=False).returncode != 0:
+                print(f"check_platform: could not install; try: {' '.join(command)}")
+                return 1
+        return 0 if not needed_packages(args.xvfb)[0] else 1
+    print("check_platform: Qt needs system libraries that are missing; install them with:\n"
+          f"    sudo {' '.join(command)}")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,29 @@
+"""Small dialogs shared by every screen: errors, questions, a reviewer's name.
+
+Dialogs are opened window-modally with ``open()`` rather than ``exec()``, so no nested event loop runs while
+they wait: background operations keep finishing underneath, and tests can find and close them.
+"""
+from __future__ import annotations
+
+import traceback
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from suite.errors import TsqeError
+
+
+def show_error(parent: QWidget | None, title: str, error: BaseException) -> QMessageBox:
+    """Tell the user what went wrong in the core's words; a bug also gets its traceback under "details"."""
+    box = QMessageBox(parent)
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle(f"tsqe — {title}")
+    if isinstance(error, TsqeError):
+        box.setText(str(error))
+    else:
+        box.setText(f"{title} failed: {error or type(error).__name__}")
+        box.setDetailedText("".join(traceback.format_exception(error)))
+    box.setStandardButtons(QMessageBox.StandardButton.Ok)
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    box.open()
+    return box

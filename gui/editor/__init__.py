@@ -1,0 +1,1 @@
+"""The item editor: rules, live preview, scope flips, undo, history (gui-editor)."""

@@ -1,0 +1,535 @@
+"""The one window: suite tree on the left, the five screens as tabs, menus for every action, a status bar.
+
+The window only wires things together: screens observe ``AppState``, every database call goes through
+``Operations``, and what the window itself does (open, import, export, label) is one core call each.
+"""
+from __future__ import annotations
+
+import html
+import re
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QProgressBar,
+    QTabWidget,
+    QToolBar,
+    QWidget,
+)
+from sqlalchemy.engine import make_url
+
+from gui.colours import LABEL_COLOURS
+from gui.editor.screen import ItemEditorScreen
+from gui.operations import OpChanges, Operations
+from gui.reports.discriminative import DiscriminativeTab
+from gui.reports.qe import QETab
+from gui.reports.systems import SystemsTab
+from gui.review.screen import ReviewScreen
+from gui.state import AppState
+from gui.suite_edits import SuiteEdits
+from gui.tree import SuiteTreePane
+from store import Database, open_database
+from suite.demo import DEMO_SUITE, create_demo
+from suite.export import export_labels
+from suite.export_suite import export_suite
+from suite.importers.kinds import IMPORT_KINDS, ImportKind, import_kind
+from suite.importers.outputs import import_outputs
+from suite.importers.reviews import import_reviews
+from suite.importers.suite_import import default_suite_name, import_suite
+from suite.labelling import relabel
+from suite.names import suite_names
+from suite.tasks import TaskState
+from suite.tree import LabelCounts
+
+TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"), ("QE accuracy", "qe"),
+        ("Discriminative", "discriminative"))
+RECENT = "files/recent"
+LAST = "files/last"
+MAX_RECENT = 8
+SUITE_FILES = "suites (*.json *.tsv *.csv *.xlsx)"
+TABLE_FILES = "tables (*.tsv *.csv *.xlsx)"
+LANGUAGE_PAIR = re.compile(r"([a-z]{2,3})\s*-\s*([a-z]{2,3})")
+
+
+def demo_path() -> Path:
+    return Path(platformdirs.user_data_dir("tsqe", appauthor=False)) / "demo.sqlite"
+
+
+def database_name(db: Database) -> str:
+    url = make_url(db.url)
+    return Path(url.database).name if url.get_backend_name() == "sqlite" and url.database else db.url
+
+
+def open_with_suites(target: str) -> tuple[Database, list[str]]:
+    db = open_database(target)
+    return db, suite_names(db)
+
+
+def build_demo(path: Path, task: TaskState) -> tuple[Database, list[str]]:
+    """The demo database in the user's data folder, built once and reused."""
+    db = open_database(path)
+    names = suite_names(db)
+    if DEMO_SUITE not in names:
+        create_demo(db, task=task)
+        names = suite_names(db)
+    return db, names
+
+
+def counts_html(counts: LabelCounts) -> str:
+    words = [("pass", counts.passed), ("fail", counts.failed), ("conflict", counts.conflict),
+             ("unknown", counts.unknown), ("error", counts.error)]
+    parts = [f'<span style="color:{LABEL_COLOURS[w]}"><b>{w}</b></span> {n:,}' for w, n in words]
+    if counts.unlabelled:
+        parts.append(f"not labelled {counts.unlabelled:,}")
+    return " · ".join(parts)
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, state: AppState | None = None) -> None:
+        super().__init__()
+        self.state = state or AppState(self)
+        self.ops = Operations(self.state, self)
+        self.setAcceptDrops(True)
+        self.resize(1400, 860)
+        self._db_target: str | None = None
+
+        self.tree = SuiteTreePane(self.state, self.ops, self)
+        self.tree_dock = QDockWidget("Suite", self)
+        self.tree_dock.setObjectName("suite-tree")
+        self.tree_dock.setWidget(self.tree)
+        self.tree_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
+                                   | QDockWidget.DockWidgetFeature.DockWidgetMovable)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.tree_dock)
+
+        self.editor = ItemEditorScreen(self.state, self.ops, self)
+        self.review = ReviewScreen(self.state, self.ops, self)
+        self.systems = SystemsTab(self.state, self.ops, self)
+        self.qe = QETab(self.state, self.ops, self)
+        self.discriminative = DiscriminativeTab(self.state, self.ops, self)
+        self.screens: list[QWidget] = [self.editor, self.review, self.systems, self.qe, self.discriminative]
+        self.tabs = QTabWidget(self)
+        for (title, _), screen in zip(TABS, self.screens, strict=True):
+            self.tabs.addTab(screen, title)
+        self.setCentralWidget(self.tabs)
+
+        self.suite_box = QComboBox(self)
+        self.suite_box.setMinimumContentsLength(16)
+        self.suite_box.activated.connect(lambda _: self.state.choose_suite(self.suite_box.currentText()))
+        toolbar = QToolBar("Suite", self)
+        toolbar.setObjectName("suite-toolbar")
+        toolbar.addWidget(QLabel(" suite ", self))
+        self._suite_box_action = toolbar.addWidget(self.suite_box)
+        self.addToolBar(toolbar)
+        self.suite_toolbar = toolbar
+
+        self.counts_label = QLabel(self)
+        self.review_label = QLabel(self)
+        self.job_label = QLabel(self)
+        self.job_bar = QProgressBar(self)
+        self.job_bar.setMaximumWidth(140)
+        self.job_bar.setRange(0, 1000)
+        self.job_bar.hide()
+        status = self.statusBar()
+        status.addPermanentWidget(self.counts_label)
+        status.addPermanentWidget(self.review_label)
+        status.addPermanentWidget(self.job_label)
+        status.addPermanentWidget(self.job_bar)
+
+        self.edits = SuiteEdits(self.state, self.ops, self.tree.current_selection, self.tree, self)
+        self.tree.context_actions = self.edits.actions
+        self._make_menus()
+
+        self.ops.message.connect(lambda text: status.showMessage(text, 8000))
+        self.ops.progressed.connect(self._job_progress)
+        self.ops.busy_changed.connect(self._job_busy)
+        self.state.tree_loaded.connect(self._show_counts)
+        self.state.suite_changed.connect(self._suite_changed)
+        self.state.review_requested.connect(lambda _: self.tabs.setCurrentWidget(self.review))
+        self.tabs.currentChanged.connect(lambda i: QSettings().setValue("window/tab", i))
+        self._update_title()
+
+    # --- menus ------------------------------------------------------------------------------------
+    def _action(self, menu: QMenu, text: str, slot: Any, key: str | QKeySequence.StandardKey | None = None
+                ) -> QAction:
+        action = menu.addAction(text)
+        if key is not None:
+            action.setShortcut(QKeySequence(key))
+        action.triggered.connect(slot)
+        return action
+
+    def _make_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self._action(file, "&New database…", self._new_database)
+        self._action(file, "&Open database…", self._open_dialog, QKeySequence.StandardKey.Open)
+        self.recent_menu = file.addMenu("Open &recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._action(file, "Open the &demo", self.open_demo)
+        file.addSeparator()
+        self._action(file, "Import &suite…", lambda: self._import_dialog("suite"), "Ctrl+I")
+        self._action(file, "Import MT &outputs…", lambda: self._import_dialog("outputs"))
+        self._action(file, "Import reviewed &labels…", lambda: self._import_dialog("labels"))
+        file.addSeparator()
+        self._action(file, "Export the s&uite…", self._export_suite)
+        self._action(file, "&Export labels…", self._export_labels, "Ctrl+E")
+        file.addSeparator()
+        self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        edit = bar.addMenu("&Edit")
+        undo = self.state.undo_stack.createUndoAction(self, "&Undo")
+        undo.setShortcut(QKeySequence.StandardKey.Undo)
+        redo = self.state.undo_stack.createRedoAction(self, "&Redo")
+        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        edit.addActions([undo, redo])
+        edit.addSeparator()
+        self._action(edit, "&Find in this screen", self.focus_search, QKeySequence.StandardKey.Find)
+        self._action(edit, "Find in the suite &tree", self._focus_tree_search, "Ctrl+Shift+F")
+
+        view = bar.addMenu("&View")
+        tree_toggle = self.tree_dock.toggleViewAction()
+        tree_toggle.setText("Suite &tree")
+        tree_toggle.setShortcut(QKeySequence("Ctrl+T"))
+        view.addAction(tree_toggle)
+        detail = self._action(view, "Review &detail panel", lambda shown: self.review.detail.setVisible(shown),
+                              "Ctrl+D")
+        detail.setCheckable(True)
+        detail.setChecked(True)
+        self.detail_toggle = detail
+        columns = view.addMenu("Review &columns")
+        columns.aboutToShow.connect(lambda: self.review.fill_columns_menu(columns))
+        view.addSeparator()
+        for i, (title, _) in enumerate(TABS):
+            self._action(view, title, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+
+        suite = bar.addMenu("&Suite")
+        self._action(suite, "&Label all", self.label_all, "F5")
+        self.suite_menu = suite.addMenu("&Choose suite")
+        self.suite_menu.aboutToShow.connect(self._fill_suite_menu)
+        suite.addSeparator()
+        suite.addActions(self.edits.actions)
+
+        review = bar.addMenu("&Review")
+        review.addActions(self.review.actions())
+        qe = bar.addMenu("&QE")
+        for screen in (self.systems, self.qe, self.discriminative):
+            actions = getattr(screen, "actions", None)
+            if actions is not None and actions():
+                qe.addActions(actions())
+        for i in (2, 3, 4):
+            self._action(qe, f"Show {TABS[i][0]}", lambda _=False, i=i: self.tabs.setCurrentIndex(i))
+        editor_actions = getattr(self.editor, "actions", None)
+        if editor_actions is not None and editor_actions():
+            bar.insertMenu(view.menuAction(), self._menu_of("&Item", editor_actions()))
+
+        help_menu = bar.addMenu("&Help")
+        self._action(help_menu, "&Keys", self._show_keys, "F1")
+        self._action(help_menu, "&About tsqe", self._about)
+
+    def _menu_of(self, title: str, actions: list[QAction]) -> QMenu:
+        menu = QMenu(title, self)
+        menu.addActions(actions)
+        return menu
+
+    def focus_search(self) -> None:
+        screen = self.tabs.currentWidget()
+        search = getattr(screen, "focus_search", None)
+        if search is not None:
+            search()
+        elif screen is self.review:
+            self.review.text_box.setFocus()
+            self.review.text_box.selectAll()
+        else:
+            self._focus_tree_search()
+
+    def _focus_tree_search(self) -> None:
+        self.tree_dock.show()
+        self.tree.search.setFocus()
+        self.tree.search.selectAll()
+
+    # --- databases and suites ---------------------------------------------------------------------
+    def open_target(self, target: str) -> None:
+        """Open (creating and migrating if needed) a database file or URL, in the background."""
+        self.ops.write(f"opening {Path(target).name if '://' not in target else target}",
+                       lambda task: open_with_suites(target), OpChanges(),
+                       on_success=lambda result: self._opened(target, *result))
+
+    def open_demo(self) -> None:
+        path = demo_path()
+        self.ops.write("building the demo suite", lambda task: build_demo(path, task), OpChanges(),
+                       on_success=lambda result: self._opened(str(path), *result))
+
+    def _opened(self, target: str, db: Database, names: list[str]) -> None:
+        old = self.state.db
+        settings = QSettings()
+        remembered = str(settings.value(f"suites/{db.url}", "") or "")
+        suite = remembered if remembered in names else (names[0] if names else None)
+        self._db_target = target
+        self._remember(target)
+        self.state.open(db, suite)
+        self._fill_suite_box(names)
+        if old is not None and old is not db:
+            old.close()
+        if not names:
+            self.ops.message.emit("this database holds no suite yet: File → Import suite, or drop a file here")
+
+    def _remember(self, target: str) -> None:
+        settings = QSettings()
+        recent = [str(r) for r in (settings.value(RECENT) or []) if str(r) != target]
+        settings.setValue(RECENT, [target, *recent][:MAX_RECENT])
+        settings.setValue(LAST, target)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for target in [str(t) for t in QSettings().value(RECENT) or []]:
+            self.recent_menu.addAction(target).triggered.connect(partial(self.open_target, target))
+        if self.recent_menu.isEmpty():
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    def _new_database(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "tsqe — new database", "tsqe.sqlite", "SQLite (*.sqlite *.db)")
+        if path:
+            self.open_target(path)
+
+    def _open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "tsqe — open database", "", "SQLite (*.sqlite *.db);;all (*)")
+        if path:
+            self.open_target(path)
+
+    def _fill_suite_box(self, names: list[str]) -> None:
+        self.suite_box.clear()
+        self.suite_box.addItems(names)
+        if self.state.suite_name:
+            self.suite_box.setCurrentText(self.state.suite_name)
+        self._suite_box_action.setVisible(len(names) > 1)
+        self.suite_toolbar.setVisible(len(names) > 1)
+
+    def _fill_suite_menu(self) -> None:
+        self.suite_menu.clear()
+        for i in range(self.suite_box.count()):
+            name = self.suite_box.itemText(i)
+            action = self.suite_menu.addAction(name)
+            action.triggered.connect(partial(self.state.choose_suite, name))
+            action.setCheckable(True)
+            action.setChecked(name == self.state.suite_name)
+
+    def _suite_changed(self) -> None:
+        if self.state.db is not None and self.state.suite_name:
+            QSettings().setValue(f"suites/{self.state.db.url}", self.state.suite_name)
+            self.suite_box.setCurrentText(self.state.suite_name)
+        self._update_title()
+        self._show_counts()
+
+    def _update_title(self) -> None:
+        db = self.state.db
+        if db is None:
+            self.setWindowTitle("tsqe")
+            return
+        suite = self.state.suite_name or "no suite"
+        self.setWindowTitle(f"tsqe — {suite} · {database_name(db)}")
+
+    # --- long work --------------------------------------------------------------------------------
+    def label_all(self) -> None:
+        db, suite = self.state.db, self.state.suite_name
+        if db is None or suite is None:
+            return
+        self.ops.write("labelling", lambda task: relabel(db, suite, task=task), OpChanges(labels=True))
+
+    def import_file(self, kind: ImportKind, path: str) -> None:
+        db, suite = self.state.db, self.state.suite_name
+        if db is None:
+            self.ops.message.emit("open or create a database first (File → New database)")
+            return
+        name = Path(path).name
+        if kind == "suite":
+            new_suite = default_suite_name(Path(path))
+            languages = None if Path(path).suffix.lower() == ".json" else self._ask_languages(name)
+            if languages == ():
+                return
+            source, target = languages or (None, None)
+
+            def work(task: TaskState) -> list[str]:
+                import_suite(db, path, name=new_suite, source_lang=source, target_lang=target, task=task)
+                return suite_names(db)
+
+            self.ops.write(f"importing the suite {name}", work, OpChanges(suite=True, rules=True),
+                           on_success=lambda names: self._suite_imported(names, new_suite))
+        elif kind == "outputs":
+            def outputs(task: TaskState) -> None:
+                import_outputs(db, path, suite_name=suite, task=task.child(0.0, 0.5))
+                relabel(db, suite, task=task.child(0.5, 1.0))  # outputs are of no use to a reviewer unlabelled
+
+            self.ops.write(f"importing outputs from {name}", outputs, OpChanges(outputs=True, labels=True))
+        else:
+            self.ops.write(f"importing labels from {name}", lambda task: import_reviews(db, path, suite_name=suite,
+                                                                                        task=task),
+                           OpChanges(labels=True))
+
+    def _ask_languages(self, name: str) -> tuple[str, str] | tuple[()]:
+        """A suite table does not say its languages (a DFKI file does); () when the user cancelled."""
+        while True:
+            text, ok = QInputDialog.getText(self, "tsqe — import suite",
+                                            f"Languages of the suite in {name} (source-target):",
+                                            QLineEdit.EchoMode.Normal, "de-en")
+            if not ok:
+                return ()
+            match = LANGUAGE_PAIR.fullmatch(text.strip().lower())
+            if match:
+                return match[1], match[2]
+            self.ops.message.emit(f"languages are written like de-en, not {text!r}")
+
+    def _suite_imported(self, names: list[str], suite: str) -> None:
+        self._fill_suite_box(names)
+        self.state.choose_suite(suite)
+
+    def _import_dialog(self, kind: ImportKind) -> None:
+        files = SUITE_FILES if kind == "suite" else TABLE_FILES
+        path, _ = QFileDialog.getOpenFileName(self, f"tsqe — import {kind}", "", f"{files};;all (*)")
+        if path:
+            self.import_file(kind, path)
+
+    def _export_suite(self) -> None:
+        """The suite as a file the importers read back (.xlsx, .tsv, .csv or DFKI .json), for a spreadsheet."""
+        db, suite = self.state.db, self.state.suite_name
+        if db is None or suite is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "tsqe — export the suite", f"{suite}.xlsx",
+                                              "suites (*.xlsx *.tsv *.csv *.json)")
+        if path:
+            self.ops.write("exporting the suite", lambda task: export_suite(db, path, suite_name=suite), OpChanges(),
+                           on_success=lambda items: self.ops.message.emit(f"wrote {items:,} items to {path}"))
+
+    def _export_labels(self) -> None:
+        db, suite = self.state.db, self.state.suite_name
+        if db is None or suite is None:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "tsqe — export labels", f"{suite}-labels.tsv", "TSV (*.tsv)")
+        if path:
+            self.ops.write("exporting labels", lambda task: export_labels(db, path, suite_name=suite), OpChanges(),
+                           on_success=lambda rows: self.ops.message.emit(f"wrote {rows:,} rows to {path}"))
+
+    # --- drag and drop ----------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if any(url.isLocalFile() for url in event.mimeData().urls()):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls():
+            self.import_dropped(url)
+        event.acceptProposedAction()
+
+    def import_dropped(self, url: QUrl) -> None:
+        """Import a dropped file as what its suffix and header say it is; ask when they do not say."""
+        if not url.isLocalFile():
+            return
+        path = Path(url.toLocalFile())
+        guessed = import_kind(path)
+        if guessed is None:
+            choice, ok = QInputDialog.getItem(self, "tsqe — import", f"What does {path.name} hold?",
+                                              list(IMPORT_KINDS), 0, False)
+            if not ok:
+                return
+            self.import_file(IMPORT_KINDS[[str(k) for k in IMPORT_KINDS].index(choice)], str(path))
+            return
+        self.import_file(guessed, str(path))
+
+    # --- status bar -------------------------------------------------------------------------------
+    def _show_counts(self) -> None:
+        tree = self.state.tree
+        if tree is None:
+            self.counts_label.clear()
+            self.review_label.clear()
+            return
+        counts = tree.counts
+        self.counts_label.setText(counts_html(counts))
+        undecided = counts.unknown + counts.conflict + counts.error
+        self.review_label.setText(f" │ reviewed {counts.reviewed:,} · {undecided:,} undecided ")
+        self.review_label.setToolTip("reviewed: outputs with a manual label; undecided: outputs whose label is "
+                                     "still unknown, conflict or error — what needs a reviewer")
+
+    def _job_progress(self, title: str, fraction: float) -> None:
+        self.job_label.setText(f" │ {html.escape(title)}…")
+        self.job_bar.setVisible(fraction >= 0)
+        if fraction >= 0:
+            self.job_bar.setValue(round(fraction * 1000))
+
+    def _job_busy(self, busy: bool) -> None:
+        if not busy:
+            self.job_label.clear()
+            self.job_bar.hide()
+
+    # --- settings ---------------------------------------------------------------------------------
+    def restore_settings(self) -> None:
+        settings = QSettings()
+        geometry = settings.value("window/geometry")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        window_state = settings.value("window/state")
+        if isinstance(window_state, QByteArray):
+            self.restoreState(window_state)
+        self.tabs.setCurrentIndex(int(settings.value("window/tab", 1) or 0))  # type: ignore[call-overload]
+        tree_header = settings.value("tree/header")
+        if isinstance(tree_header, QByteArray):
+            self.tree.view.header().restoreState(tree_header)
+        for screen in self.screens:
+            restore = getattr(screen, "restore_settings", None)
+            if restore is not None:
+                restore(settings)
+        self.detail_toggle.setChecked(not self.review.detail.isHidden())
+
+    def save_settings(self) -> None:
+        settings = QSettings()
+        settings.setValue("window/geometry", self.saveGeometry())
+        settings.setValue("window/state", self.saveState())
+        settings.setValue("tree/header", self.tree.view.header().saveState())
+        for screen in self.screens:
+            save = getattr(screen, "save_settings", None)
+            if save is not None:
+                save(settings)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.ops.busy():
+            answer = QMessageBox.question(self, "tsqe — quit", "A job is still running. Cancel it and quit? "
+                                          "Nothing of it will be saved.")
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+            self.ops.cancel()
+            self.ops.wait_idle()
+        self.save_settings()
+        event.accept()
+
+    # --- help -------------------------------------------------------------------------------------
+    def _show_keys(self) -> None:
+        rows = []
+        for menu in self.menuBar().findChildren(QMenu):
+            for action in menu.actions():
+                if not action.shortcut().isEmpty():
+                    rows.append(f"<tr><td><b>{action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}"
+                                f"</b></td><td>{html.escape(action.text().replace('&', ''))}</td></tr>")
+        box = QMessageBox(QMessageBox.Icon.NoIcon, "tsqe — keys", f"<table>{''.join(dict.fromkeys(rows))}</table>",
+                          QMessageBox.StandardButton.Close, self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
+    def _about(self) -> None:
+        QMessageBox.about(self, "About tsqe", "<b>tsqe</b> — linguistically-motivated MT test suites and the "
+                          "fine-grained evaluation of Quality Estimation.")

@@ -1,0 +1,320 @@
+"""Background work for every screen (after Anki's ``CollectionOp`` / ``QueryOp`` and its task manager).
+
+Widgets never touch the database on the main thread: a write or a read is a function of a ``TaskState`` run
+on a worker thread, and its result comes back to the main thread through a queued signal. Writes run one at
+a time, in the order they were asked for, so two edits never race for SQLite's write lock and a reviewer's
+quick P-P-P lands in order. Reads run beside them and see the last committed state.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from PySide6.QtCore import (
+    QCoreApplication,
+    QEventLoop,
+    QObject,
+    QRunnable,
+    QThreadPool,
+    QTimer,
+    Signal,
+)
+from PySide6.QtGui import QUndoCommand
+from PySide6.QtWidgets import QProgressDialog, QWidget
+
+from gui.dialogs import show_error
+from gui.state import AppState
+from suite.tasks import Cancelled, Progress, TaskState
+
+T = TypeVar("T")
+
+PROGRESS_DELAY_MS = 500
+"""A dialog that flashes up for a quick save is worse than none; only work that lasts gets one."""
+
+
+@dataclass(frozen=True)
+class OpChanges:
+    """What a write changed, so each screen refreshes only when it shows something that changed."""
+
+    suite: bool = False  # items/categories/phenomena added, moved, removed
+    rules: bool = False  # rules, known translations, references
+    labels: bool = False  # automatic or manual labels
+    outputs: bool = False  # outputs imported/removed
+    qe: bool = False  # QE systems or their scores
+    scores: bool = False  # metric scores
+    item_ids: frozenset[int] = frozenset()
+
+
+class _Relay(QObject):
+    """Lives on the main thread; the worker emits through it, so every slot runs on the main thread."""
+
+    progressed = Signal(object)  # a suite.tasks.Progress
+    succeeded = Signal(object)
+    failed = Signal(object)
+
+
+class _Runnable(QRunnable):
+    def __init__(self, work: Callable[[TaskState], Any], task: TaskState, relay: _Relay) -> None:
+        super().__init__()
+        self.setAutoDelete(True)
+        self._work = work
+        self._task = task
+        self._relay = relay
+
+    def run(self) -> None:
+        try:
+            result = self._work(self._task)
+        except BaseException as error:  # noqa: BLE001 - every failure must reach the main thread
+            self._relay.failed.emit(error)
+        else:
+            self._relay.succeeded.emit(result)
+
+
+@dataclass(eq=False)
+class _Job(Generic[T]):
+    title: str
+    work: Callable[[TaskState], T]
+    changes: OpChanges | None  # None for a read
+    on_success: Callable[[T], None] | None
+    on_failure: Callable[[Exception], bool] | None
+    progress: bool
+    key: str | None = None
+    generation: int = 0
+    task: TaskState | None = None
+    relay: _Relay | None = None
+    started: float = 0.0
+    last: Progress | None = None  # the latest progress, for a dialog that opens after it came
+
+
+class Operations(QObject):
+    """Runs the core's calls off the main thread and reports their outcome where the user looks."""
+
+    message = Signal(str)  # a short outcome for the status bar ("cancelled, nothing was changed")
+    progressed = Signal(str, float)  # the running write's title and fraction done (-1 when unknown)
+    busy_changed = Signal(bool)  # a write started (True) or the last queued one ended (False)
+
+    def __init__(self, state: AppState, parent_widget: QWidget) -> None:
+        super().__init__(parent_widget)
+        self._state = state
+        self._parent = parent_widget
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(4)
+        self._writes: deque[_Job[Any]] = deque()
+        self._writing: _Job[Any] | None = None
+        self._reads: set[_Job[Any]] = set()
+        self._generations: dict[str, int] = {}
+        self._dialog: QProgressDialog | None = None
+        self._dialog_timer = QTimer(self)
+        self._dialog_timer.setSingleShot(True)
+        self._dialog_timer.timeout.connect(self._show_dialog)
+        self._tick = QTimer(self)  # the time left changes while no progress arrives
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._refresh_dialog)
+
+    # --- writes -----------------------------------------------------------------------------------
+    def write(self, title: str, work: Callable[[TaskState], T], changes: OpChanges, *,
+              on_success: Callable[[T], None] | None = None,
+              on_failure: Callable[[Exception], bool] | None = None, progress: bool = True) -> None:
+        """Queue a write; it starts when every earlier write has finished."""
+        self._writes.append(_Job(title, work, changes, on_success, on_failure, progress))
+        if self._writing is None:
+            self.busy_changed.emit(True)
+            self._start_next_write()
+
+    def write_undoable(self, title: str, do: Callable[[TaskState], T], undo: Callable[[TaskState], object],
+                       changes: OpChanges, *, on_success: Callable[[T], None] | None = None) -> None:
+        """``write``, and once it succeeded an entry on the window's one undo stack (``state.undo_stack``).
+
+        Edit → Undo runs ``undo`` and Redo runs ``do`` again, each as a write of its own; they may keep what
+        they need in a closure (a removed item's snapshot, the id a restore gave back).
+        """
+        def done(result: T) -> None:
+            self._state.undo_stack.push(_WriteCommand(self, title, do, undo, changes))
+            if on_success is not None:
+                on_success(result)
+
+        self.write(title, do, changes, on_success=done)
+
+    def busy(self) -> bool:
+        return self._writing is not None or bool(self._writes)
+
+    def cancel(self) -> None:
+        """Ask the running write to stop at its next step (the core rolls it back)."""
+        if self._writing is not None and self._writing.task is not None:
+            self._writing.task.cancel()
+
+    def _start_next_write(self) -> None:
+        if not self._writes:
+            self._writing = None
+            self.busy_changed.emit(False)
+            return
+        job = self._writes.popleft()
+        self._writing = job
+        relay = _Relay(self)
+        job.relay = relay
+        job.task = TaskState(relay.progressed.emit)
+        job.started = time.monotonic()
+        relay.progressed.connect(self._write_progressed)
+        relay.succeeded.connect(lambda result: self._write_done(job, result, None))
+        relay.failed.connect(lambda error: self._write_done(job, None, error))
+        if job.progress:
+            self._dialog_timer.start(PROGRESS_DELAY_MS)
+        self.progressed.emit(job.title, -1.0)
+        self._pool.start(_Runnable(job.work, job.task, relay))
+
+    def _show_dialog(self) -> None:
+        job = self._writing
+        if job is None:
+            return
+        dialog = QProgressDialog(job.title, "Cancel", 0, 0, self._parent)
+        dialog.setWindowTitle(f"tsqe — {job.title}")
+        dialog.setMinimumDuration(0)
+        dialog.setAutoClose(False)
+        dialog.setAutoReset(False)
+        dialog.setMinimumWidth(380)
+        dialog.canceled.connect(self._cancel_from_dialog)
+        self._dialog = dialog
+        self._refresh_dialog()
+        self._tick.start()
+        dialog.open()
+
+    def _cancel_from_dialog(self) -> None:
+        self.cancel()
+        if self._dialog is not None:
+            self._dialog.setLabelText("cancelling…")
+
+    def _write_progressed(self, progress: Progress) -> None:
+        job = self._writing
+        if job is None:
+            return
+        job.last = progress
+        self.progressed.emit(job.title, progress.fraction)
+        self._refresh_dialog()
+
+    def _refresh_dialog(self) -> None:
+        job, dialog = self._writing, self._dialog
+        if job is None or dialog is None or job.last is None or (job.task is not None and job.task.cancelled):
+            return
+        dialog.setLabelText(_progress_text(job.title, job.last, time.monotonic() - job.started))
+        dialog.setMaximum(1000)
+        dialog.setValue(round(1000 * min(job.last.fraction, 1.0)))
+
+    def _write_done(self, job: _Job[Any], result: Any, error: BaseException | None) -> None:
+        self._dialog_timer.stop()
+        self._tick.stop()
+        if self._dialog is not None:
+            self._dialog.canceled.disconnect(self._cancel_from_dialog)
+            self._dialog.close()
+            self._dialog.deleteLater()
+            self._dialog = None
+        if job.relay is not None:
+            job.relay.deleteLater()
+        try:
+            if error is None:
+                self.message.emit(f"{job.title}: done")  # first, so that on_success can say more
+                self._succeed(job, result)
+                assert job.changes is not None
+                self._state.operation_executed.emit(job.changes)
+            elif isinstance(error, Cancelled):
+                self.message.emit(f"{job.title}: cancelled, nothing was changed")
+            else:
+                self._fail(job, error)
+        finally:
+            self._start_next_write()
+
+    # --- reads ------------------------------------------------------------------------------------
+    def read(self, work: Callable[[TaskState], T], on_success: Callable[[T], None], *,
+             on_failure: Callable[[Exception], bool] | None = None, key: str | None = None) -> None:
+        """Run a query in the background; a newer read with the same key makes this one's result moot."""
+        job: _Job[T] = _Job("reading", work, None, on_success, on_failure, False, key)
+        if key is not None:
+            job.generation = self._generations.get(key, 0) + 1
+            self._generations[key] = job.generation
+            for older in self._reads:
+                if older.key == key and older.task is not None:
+                    older.task.cancel()  # stop its work early too, where the core checks
+        relay = _Relay(self)
+        job.relay = relay
+        job.task = TaskState()
+        relay.succeeded.connect(lambda result: self._read_done(job, result, None))
+        relay.failed.connect(lambda error: self._read_done(job, None, error))
+        self._reads.add(job)
+        self._pool.start(_Runnable(job.work, job.task, relay))
+
+    def _read_done(self, job: _Job[Any], result: Any, error: BaseException | None) -> None:
+        self._reads.discard(job)
+        if job.relay is not None:
+            job.relay.deleteLater()
+        if job.key is not None and self._generations.get(job.key) != job.generation:
+            return  # superseded: a newer read of the same key will deliver
+        if error is None:
+            self._succeed(job, result)
+        elif not isinstance(error, Cancelled):
+            self._fail(job, error)
+
+    # --- shared -----------------------------------------------------------------------------------
+    def _succeed(self, job: _Job[Any], result: Any) -> None:
+        if job.on_success is None:
+            return
+        try:
+            job.on_success(result)
+        except Exception as error:  # noqa: BLE001 - a bug in a screen must reach the user, not the console
+            self._fail(job, error)
+
+    def _fail(self, job: _Job[Any], error: BaseException) -> None:
+        if not isinstance(error, Exception):
+            raise error  # KeyboardInterrupt, SystemExit: not ours to swallow
+        if job.on_failure is not None and job.on_failure(error):
+            return
+        show_error(self._parent, job.title, error)
+
+    def wait_idle(self, timeout_ms: int = 30000) -> bool:
+        """Process events until no write or read is pending; False if that took longer than the timeout."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        while self.busy() or self._reads:
+            if time.monotonic() > deadline:
+                return False
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+            time.sleep(0.002)
+        QCoreApplication.processEvents()
+        return True
+
+
+class _WriteCommand(QUndoCommand):
+    def __init__(self, ops: Operations, title: str, do: Callable[[TaskState], object],
+                 undo: Callable[[TaskState], object], changes: OpChanges) -> None:
+        super().__init__(title)
+        self._ops = ops
+        self._do = do
+        self._undo = undo
+        self._changes = changes
+        self._done = True  # pushed after the write succeeded: QUndoStack.push's redo has nothing to do
+
+    def redo(self) -> None:
+        if self._done:
+            self._done = False
+            return
+        self._ops.write(f"redo {self.text()}", self._do, self._changes)
+
+    def undo(self) -> None:
+        self._ops.write(f"undo {self.text()}", self._undo, self._changes)
+
+
+def _progress_text(title: str, progress: Progress, elapsed: float) -> str:
+    """"labelling — labelling item 1,204 of 2,767 · about 12 s left" (the bar shows the percentage)."""
+    message = progress.message
+    text = title if not message else message if message.startswith(title) else f"{title} — {message}"
+    if progress.total > 0 and not any(ch.isdigit() for ch in message):
+        text += f" {progress.done:,} of {progress.total:,}"
+    if 0.02 <= progress.fraction < 1.0 and elapsed >= 1.0:
+        text += f" · about {_duration(elapsed * (1 - progress.fraction) / progress.fraction)} left"
+    return text
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{max(1, round(seconds))} s"
+    return f"{round(seconds / 60)} min"

@@ -1,0 +1,152 @@
+"""The detail panel beside the review table: what a reviewer needs to decide one output.
+
+Source, references and known translations; how the output differs from the closest of them (word by word,
+so a reviewer sees at once the one word that changed); and why it got its automatic label. Everything is
+read in the background from ``suite.editing.item_detail`` and ``suite.review.explain``.
+"""
+from __future__ import annotations
+
+import difflib
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtGui import QTextOption
+from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
+
+from gui.colours import LABEL_COLOURS, NEGATIVE, POSITIVE
+from gui.operations import Operations
+from gui.review.model import initials
+from gui.state import AppState
+from suite.browse import OutputRow
+from suite.editing import ItemDetail, item_detail
+from suite.review import Explanation, explain
+from suite.rules import Span
+
+INSERTED = "#56B4E9"  # Okabe–Ito sky blue: not a label colour, so a difference never reads as pass or fail
+
+
+@dataclass(frozen=True)
+class Detail:
+    row: OutputRow
+    item: ItemDetail
+    explanation: Explanation
+
+
+def load_detail(state: AppState, row: OutputRow) -> Detail:
+    assert state.db is not None
+    return Detail(row, item_detail(state.db, row.item_id), explain(state.db, row.output_id))
+
+
+def closest(text: str, candidates: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
+    """The (what, text) among references and known translations most like the output, by word overlap."""
+    words = text.split()
+    scored = [(difflib.SequenceMatcher(None, words, c.split()).ratio(), i) for i, (_, c) in enumerate(candidates)]
+    return candidates[max(scored)[1]] if scored else None
+
+
+def diff_html(output: str, other: str) -> str:
+    """The output word by word against another translation: its extra words tinted, missing ones struck."""
+    a, b = other.split(), output.split()
+    parts: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
+        if op == "equal":
+            parts.append(html.escape(" ".join(b[j1:j2])))
+            continue
+        if op in ("delete", "replace"):
+            parts.append(f'<s style="color:#777777">{html.escape(" ".join(a[i1:i2]))}</s>')
+        if op in ("insert", "replace"):
+            parts.append(f'<span style="background:{INSERTED}">{html.escape(" ".join(b[j1:j2]))}</span>')
+    return " ".join(parts)
+
+
+def spans_html(text: str, spans: Sequence[Span]) -> str:
+    out: list[str] = []
+    at = 0
+    for span in sorted(spans, key=lambda s: (s.start, -s.end)):
+        if span.start < at:
+            continue  # overlapping matches: the first one shown is enough to see why
+        colour = POSITIVE if span.polarity == "positive" else NEGATIVE
+        out.append(html.escape(text[at:span.start]))
+        out.append(f'<u style="text-decoration-color:{colour}; color:{colour}"><b>'
+                   f"{html.escape(text[span.start:span.end])}</b></u>")
+        at = span.end
+    out.append(html.escape(text[at:]))
+    return "".join(out)
+
+
+def label_html(label: str | None) -> str:
+    if label is None:
+        return "not labelled"
+    return f'<b style="color:{LABEL_COLOURS.get(label, "#000000")}">{html.escape(label)}</b>'
+
+
+def detail_html(detail: Detail) -> str:
+    row, item, why = detail.row, detail.item, detail.explanation
+    section = '<h4 style="margin:8px 0 2px 0">{}</h4>'
+    parts = [(f"<p><b>{html.escape(item.external_id)}</b> · {html.escape(item.category or '')} › "
+             f"{html.escape(item.phenomenon or '')}</p>"),
+             section.format("Source"), f"<p>{html.escape(item.source)}</p>",
+             section.format("Output"), f"<p>{spans_html(why.text, why.spans)}</p>",
+             f"<p>systems: {html.escape(', '.join(row.systems))}</p>"]
+    parts.append(section.format("Label"))
+    stored = label_html(why.stored)
+    parts.append(f"<p>automatic: {stored} — {html.escape(why.stored_decided_by or 'not labelled yet')}</p>")
+    if why.stored is not None and why.decision.label != why.stored:
+        parts.append(f"<p>with the rules as they are now: {label_html(why.decision.label)} — "
+                     f"{html.escape(why.decision.decided_by)} (label the suite again to store it)</p>")
+    if row.manual_label:
+        parts.append(f"<p>manual: {label_html(row.manual_label)} by {html.escape(row.reviewer or '')} "
+                     f"({html.escape(initials(row.reviewer))})"
+                     + (f" — “{html.escape(row.comment)}”" if row.comment else "") + "</p>")
+    candidates = [(f"reference ({r.kind})", r.text) for r in item.references]
+    candidates += [(f"known {k.kind} translation", k.text) for k in item.known]
+    best = closest(why.text, candidates)
+    if best is not None and best[1].split() == why.text.split():
+        parts.append(f"<p>identical to a {html.escape(best[0])}</p>")
+    elif best is not None:
+        parts.append(section.format(f"Difference from the closest {html.escape(best[0])}"))
+        parts.append(f"<p>{diff_html(why.text, best[1])}</p>")
+    if item.references:
+        parts.append(section.format("References"))
+        parts += [f"<p>{html.escape(r.text)}</p>" for r in item.references]
+    if item.known:
+        parts.append(section.format("Known translations"))
+        parts += [f"<p>{label_html('pass' if k.kind == 'good' else 'fail')} {html.escape(k.text)}</p>"
+                  for k in item.known]
+    if item.rules:
+        parts.append(section.format("Rules"))
+        parts += [f'<p><span style="color:{POSITIVE if r.polarity == "positive" else NEGATIVE}">'
+                  f"{'+' if r.polarity == 'positive' else '−'}</span> <code>{html.escape(r.pattern)}</code>"
+                  + ("" if r.valid else f" — does not compile: {html.escape(r.error or '')}") + "</p>"
+                  for r in item.rules]
+    return "".join(parts)
+
+
+class DetailPanel(QWidget):
+    def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._state = state
+        self._ops = ops
+        self.browser = QTextBrowser(self)
+        self.browser.setOpenLinks(False)
+        self.browser.setMinimumWidth(220)
+        self.browser.setWordWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.browser)
+        self.current: Detail | None = None
+        self.show_row(None)
+
+    def show_row(self, row: OutputRow | None) -> None:
+        if row is None or self._state.db is None:
+            self.current = None
+            self.browser.setHtml("<p style='color:#777777'>Select an output to see its source, references, "
+                                 "known translations and why it got its label.</p>")
+            return
+        state = self._state
+        self._ops.read(lambda task: load_detail(state, row), self._loaded, key="review-detail")
+
+    def _loaded(self, detail: Detail) -> None:
+        self.current = detail
+        self.browser.setHtml(detail_html(detail))

@@ -1,0 +1,503 @@
+"""The Review tab: a reviewer's queue of distinct outputs, decided from the keyboard.
+
+P / F / U decide (or clear) the selected rows at once, each decision is saved in the background at once, and
+the cursor moves to the next row that has no manual label yet. The filter bar narrows the queue; the tree's
+selection and report cells (``state.review_requested``) set it from outside.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import partial
+from typing import Any
+
+from PySide6.QtCore import (
+    QItemSelectionModel,
+    QModelIndex,
+    QPoint,
+    QSettings,
+    Qt,
+    QTimer,
+)
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.operations import OpChanges, Operations
+from gui.review.delegate import SpanDelegate
+from gui.review.detail import DetailPanel
+from gui.review.model import COLUMN, COLUMNS, ReviewModel
+from gui.state import AppState
+from store import Database
+from suite.browse import OutputFilter, OutputRow
+from suite.editing import (
+    EditConflict,
+    EditResult,
+    add_known,
+    default_author,
+    remove_known,
+)
+from suite.names import system_names
+from suite.review import clear_manual_label, resolve_as_known, set_manual_label
+from suite.tasks import TaskState
+
+LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
+    ("any label", OutputFilter()),
+    ("unknown", OutputFilter(label="unknown")),
+    ("conflict", OutputFilter(label="conflict")),
+    ("error", OutputFilter(label="error")),
+    ("pass", OutputFilter(label="pass")),
+    ("fail", OutputFilter(label="fail")),
+    ("reviewed", OutputFilter(reviewed=True)),
+    ("not reviewed", OutputFilter(reviewed=False)),
+    ("manual differs from automatic", OutputFilter(disagree=True)),
+)
+ANY = "(any)"
+TEXT_DEBOUNCE_MS = 300
+SETTINGS_REVIEWER = "review/reviewer"
+
+
+def ask_reviewer(parent: QWidget, state: AppState) -> str | None:
+    """The reviewer's name, asked once and remembered: every manual label carries it."""
+    if state.reviewer:
+        return state.reviewer
+    settings = QSettings()
+    remembered = str(settings.value(SETTINGS_REVIEWER, "") or "") or default_author()
+    name, ok = QInputDialog.getText(parent, "tsqe — reviewer", "Your name, stored with every decision:",
+                                    QLineEdit.EchoMode.Normal, remembered)
+    if not ok or not name.strip():
+        return None
+    state.reviewer = name.strip()
+    settings.setValue(SETTINGS_REVIEWER, state.reviewer)
+    return state.reviewer
+
+
+def _decide(db: Database, rows: list[OutputRow], label: str, reviewer: str, task: TaskState) -> None:
+    for done, row in enumerate(rows):
+        task.progress(done, len(rows), "outputs")
+        set_manual_label(db, row.output_id, label, reviewer, row.comment, expected_version=row.manual_version)
+
+
+def _clear(db: Database, rows: list[OutputRow], reviewer: str, task: TaskState) -> None:
+    for done, row in enumerate(rows):
+        task.progress(done, len(rows), "outputs")
+        clear_manual_label(db, row.output_id, reviewer=reviewer, expected_version=row.manual_version)
+
+
+class ReviewScreen(QWidget):
+    def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._state = state
+        self._ops = ops
+        self.model = ReviewModel(state, ops, self)
+        self._scope = OutputFilter()  # what the bar cannot show: an item, chosen items, an automatic label
+        self._follow_cursor_to: int | None = None  # output id to put the cursor on once the ids are in
+        self._build_bar()
+        self.table = QTableView(self)
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setSortingEnabled(True)
+        self.table.setWordWrap(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.table.verticalHeader().hide()
+        self.table.setItemDelegateForColumn(COLUMN["output"], SpanDelegate(self.table))
+        header = self.table.horizontalHeader()
+        header.setSectionsMovable(True)
+        header.setSortIndicator(COLUMN["item"], Qt.SortOrder.AscendingOrder)
+        header.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        header.customContextMenuRequested.connect(self._header_menu)
+        for i, column in enumerate(COLUMNS):
+            header.resizeSection(i, column.width)
+        for key in ("category", "phenomenon", "decided_by", "reviewer", "reviewed_at"):
+            header.hideSection(COLUMN[key])  # the manual column has the initials, the detail panel the rest
+        self.detail = DetailPanel(state, ops, self)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([1000, 300])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(self._bar)
+        layout.addWidget(self.splitter, 1)
+        self._actions = self._make_actions()
+        self.table.selectionModel().currentRowChanged.connect(self._current_changed)
+        self.table.verticalScrollBar().valueChanged.connect(lambda _: self.model.prefetch(*self._visible_rows()))
+        self.model.loaded.connect(self._ids_loaded)
+        self.model.rows_arrived.connect(self._rows_arrived)
+        state.suite_changed.connect(self._suite_changed)
+        state.tree_loaded.connect(self._fill_categories)
+        state.selection_changed.connect(self._selection_changed)
+        state.review_requested.connect(self.apply_filter)
+        state.operation_executed.connect(self._changed)
+
+    # --- the filter bar ---------------------------------------------------------------------------
+    def _build_bar(self) -> None:
+        self.label_box = QComboBox(self)
+        for name, _ in LABEL_STATES:
+            self.label_box.addItem(name)
+        self.category_box = QComboBox(self)
+        self.phenomenon_box = QComboBox(self)
+        self.system_box = QComboBox(self)
+        for box in (self.category_box, self.phenomenon_box, self.system_box):
+            box.addItem(ANY)
+            box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(10)
+        self.text_box = QLineEdit(self)
+        self.text_box.setPlaceholderText("output contains…")
+        self.text_box.setClearButtonEnabled(True)
+        self.text_box.setMinimumWidth(160)
+        self.scope_label = QLabel(self)
+        self.count_label = QLabel(self)
+        self._debounce = QTimer(self)
+        self._debounce.setSingleShot(True)
+        self._debounce.setInterval(TEXT_DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.requery)
+        self.text_box.textChanged.connect(self._debounce.start)
+        self.label_box.currentIndexChanged.connect(lambda _: self.requery())
+        self.category_box.currentIndexChanged.connect(self._category_chosen)
+        self.phenomenon_box.currentIndexChanged.connect(lambda _: self.requery())
+        self.system_box.currentIndexChanged.connect(lambda _: self.requery())
+        self._bar = QHBoxLayout()
+        for text, widget in (("show", self.label_box), ("category", self.category_box),
+                             ("phenomenon", self.phenomenon_box), ("system", self.system_box)):
+            self._bar.addWidget(QLabel(text, self))
+            self._bar.addWidget(widget)
+        self._bar.addWidget(self.text_box, 1)
+        self._bar.addWidget(self.scope_label)
+        self._bar.addWidget(self.count_label)
+        self._quiet = False  # set while the bar is filled from outside, so one change queries once
+
+    def current_filter(self) -> OutputFilter:
+        def chosen(box: QComboBox) -> str | None:
+            return None if box.currentIndex() <= 0 else box.currentText()
+
+        label = LABEL_STATES[max(self.label_box.currentIndex(), 0)][1]
+        return replace(self._scope, label=label.label, reviewed=label.reviewed, disagree=label.disagree,
+                       category=chosen(self.category_box), phenomenon=chosen(self.phenomenon_box),
+                       system=chosen(self.system_box), contains=self.text_box.text().strip() or None)
+
+    def requery(self, *, again: bool = False) -> None:
+        if self._quiet:
+            return
+        self._debounce.stop()
+        self._show_scope()
+        self.model.query(self.current_filter(), again=again)
+
+    def apply_filter(self, filter: OutputFilter) -> None:
+        """Show exactly this filter (from a report cell or the tree), in the bar where the bar can show it."""
+        self._quiet = True
+        try:
+            state = next((i for i, (_, f) in enumerate(LABEL_STATES) if (f.label, f.reviewed, f.disagree) ==
+                          (filter.label, filter.reviewed, filter.disagree)), 0)
+            self.label_box.setCurrentIndex(state)
+            self._choose(self.category_box, filter.category)
+            self._fill_phenomena()
+            self._choose(self.phenomenon_box, filter.phenomenon)
+            self._choose(self.system_box, filter.system)
+            self.text_box.setText(filter.contains or "")
+            self._scope = OutputFilter(item=filter.item, item_ids=filter.item_ids, auto_label=filter.auto_label)
+        finally:
+            self._quiet = False
+        self.requery()
+
+    def _choose(self, box: QComboBox, value: str | None) -> None:
+        if value is not None and box.findText(value) < 0:
+            box.addItem(value)
+        box.setCurrentIndex(0 if value is None else box.findText(value))
+
+    def _show_scope(self) -> None:
+        scope = self._scope
+        parts = [f"item {scope.item}"] if scope.item else []
+        if scope.item_ids:
+            parts.append(f"{len(scope.item_ids)} chosen item{'s' if len(scope.item_ids) > 1 else ''}")
+        if scope.auto_label:
+            parts.append(f"automatic {scope.auto_label}")
+        self.scope_label.setText(" · ".join(parts))
+
+    def _suite_changed(self) -> None:
+        db, suite_name = self._state.db, self._state.suite_name
+        self._scope = OutputFilter()
+        self.apply_filter(OutputFilter())
+        if db is not None and suite_name is not None:
+            self._ops.read(lambda task: system_names(db, suite_name), self._fill_systems, key="review-systems")
+
+    def _fill_systems(self, names: list[str]) -> None:
+        self._refill(self.system_box, names)
+
+    def _fill_categories(self) -> None:
+        tree = self._state.tree
+        self._refill(self.category_box, [c.name for c in tree.categories] if tree else [])
+        self._fill_phenomena()
+
+    def _fill_phenomena(self) -> None:
+        tree = self._state.tree
+        category = self.category_box.currentText()
+        names = [p.name for c in (tree.categories if tree else []) if c.name == category for p in c.phenomena]
+        self._refill(self.phenomenon_box, names)
+
+    def _refill(self, box: QComboBox, names: list[str]) -> None:
+        """New choices, keeping the current one (even if it has gone: the table still shows it)."""
+        current = box.currentText()
+        quiet, self._quiet = self._quiet, True
+        try:
+            box.clear()
+            box.addItem(ANY)
+            box.addItems(names)
+            self._choose(box, None if current in ("", ANY) else current)
+        finally:
+            self._quiet = quiet
+
+    def _category_chosen(self) -> None:
+        if self._quiet:
+            return
+        self._quiet = True
+        try:
+            self._fill_phenomena()
+            self.phenomenon_box.setCurrentIndex(0)
+        finally:
+            self._quiet = False
+        self.requery()
+
+    def _selection_changed(self) -> None:
+        """The tree narrows the queue to the category, phenomenon or item chosen there."""
+        selection = self._state.selection
+        current = self.current_filter()
+        self.apply_filter(replace(current, category=selection.category, phenomenon=selection.phenomenon,
+                                  item=None, item_ids=None if selection.item_id is None else (selection.item_id,)))
+
+    def _changed(self, changes: Any) -> None:
+        """Re-run the query after a change to the whole suite; after an edit of chosen items (a decision, a
+        rule) only repaint the rows on screen, so the row just decided stays under the reviewer's eyes."""
+        if changes.outputs or changes.suite or ((changes.labels or changes.rules) and not changes.item_ids):
+            self.requery(again=True)
+        elif changes.labels or changes.rules:
+            first, last = self._visible_rows()
+            self.model.refresh([self.model.output_id(r) for r in range(first, last + 1)])
+
+    def _visible_rows(self) -> tuple[int, int]:
+        count = self.model.rowCount()
+        if count == 0:
+            return 0, -1
+        first = max(self.table.rowAt(0), 0)
+        last = self.table.rowAt(self.table.viewport().height() - 1)
+        return first, count - 1 if last < 0 else last
+
+    def _ids_loaded(self) -> None:
+        count = self.model.rowCount()
+        self.count_label.setText(f"{count:,} output{'s' if count != 1 else ''}")
+        header = self.table.horizontalHeader()
+        header.blockSignals(True)
+        header.setSortIndicator(self.model.sort_column, Qt.SortOrder.DescendingOrder if self.model.descending
+                                else Qt.SortOrder.AscendingOrder)
+        header.blockSignals(False)
+        wanted = self._follow_cursor_to
+        self._follow_cursor_to = None
+        row = self.model.row_of(wanted) if wanted is not None else None
+        if count:
+            self.set_current_row(row if row is not None else 0)
+        else:
+            self.detail.show_row(None)
+
+    def _rows_arrived(self) -> None:
+        current = self.table.currentIndex()
+        if current.isValid() and (self.detail.current is None
+                                  or self.detail.current.row.output_id != self.model.output_id(current.row())):
+            self._current_changed(current, QModelIndex())
+
+    # --- cursor and detail ------------------------------------------------------------------------
+    def set_current_row(self, row: int) -> None:
+        index = self.model.index(row, 0)
+        self.table.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(index)
+
+    def current_row(self) -> int:
+        return self.table.currentIndex().row()
+
+    def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        row = self.model.cached(current.row()) if current.isValid() else None
+        if current.isValid() and row is None:
+            self.model.fetch(current.row())  # the detail follows when the row arrives
+            return
+        self.detail.show_row(row)
+
+    def selected_rows(self) -> list[OutputRow]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        if not rows and self.table.currentIndex().isValid():
+            rows = [self.table.currentIndex().row()]
+        found = [self.model.cached(r) for r in rows]
+        return [r for r in found if r is not None]
+
+    def _move(self, step: int) -> None:
+        count = self.model.rowCount()
+        if count:
+            self.set_current_row(min(max(self.current_row() + step, 0), count - 1))
+
+    def _advance(self, decided: set[int]) -> None:
+        """To the next row below with no manual label: what a reviewer still has to look at in this queue.
+
+        The queue's filter already says what needs review (unknown, conflict…); skipping rows that filter
+        shows would hide work, so only rows a person has decided are skipped.
+        """
+        start = max((self.model.row_of(i) or 0) for i in decided) if decided else self.current_row()
+        for row in range(start + 1, self.model.rowCount()):
+            cached = self.model.cached(row)
+            if cached is None or (cached.manual_label is None and cached.output_id not in decided):
+                self.set_current_row(row)
+                return
+        self.set_current_row(min(start + 1, self.model.rowCount() - 1))
+
+    # --- decisions --------------------------------------------------------------------------------
+    def decide(self, label: str, *, as_known: bool = False) -> None:
+        rows = self.selected_rows()
+        reviewer = ask_reviewer(self, self._state) if rows else None
+        if not rows or reviewer is None or self._state.db is None:
+            return
+        db = self._state.db
+        ids = [r.output_id for r in rows]
+        items = frozenset(r.item_id for r in rows)
+        self._ops.write(f"marking {len(rows)} output{'s' if len(rows) > 1 else ''} {label}",
+                        lambda task: _decide(db, rows, label, reviewer, task),
+                        OpChanges(labels=True, item_ids=items), on_success=lambda _: self.model.refresh(ids),
+                        on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
+        if as_known:
+            for row in rows:
+                self._resolve(row, "good" if label == "pass" else "bad", reviewer)
+        self._advance(set(ids))
+
+    def clear(self) -> None:
+        rows = [r for r in self.selected_rows() if r.manual_label is not None]
+        reviewer = ask_reviewer(self, self._state) if rows else None
+        if not rows or reviewer is None or self._state.db is None:
+            return
+        db = self._state.db
+        ids = [r.output_id for r in rows]
+        self._ops.write("clearing manual labels", lambda task: _clear(db, rows, reviewer, task),
+                        OpChanges(labels=True, item_ids=frozenset(r.item_id for r in rows)),
+                        on_success=lambda _: self.model.refresh(ids),
+                        on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
+
+    def comment(self) -> None:
+        rows = self.selected_rows()
+        if not rows:
+            return
+        if any(r.manual_label is None for r in rows):
+            self._ops.message.emit("a comment goes with a decision: press P or F first")
+            return
+        text, ok = QInputDialog.getText(self, "tsqe — comment", "Comment on this decision:",
+                                        QLineEdit.EchoMode.Normal, rows[0].comment or "")
+        reviewer = ask_reviewer(self, self._state) if ok else None
+        if reviewer is None or self._state.db is None:
+            return
+        db = self._state.db
+        ids = [r.output_id for r in rows]
+
+        def work(task: TaskState) -> None:
+            for row in rows:
+                set_manual_label(db, row.output_id, row.manual_label or "", reviewer, text.strip() or None,
+                                 expected_version=row.manual_version)
+
+        self._ops.write("commenting", work, OpChanges(labels=True), on_success=lambda _: self.model.refresh(ids),
+                        on_failure=lambda error: self._conflict(error, ids))
+
+    def _conflict(self, error: Exception, ids: list[int]) -> bool:
+        """Someone else changed the label meanwhile: show theirs rather than overwrite it."""
+        if not isinstance(error, EditConflict):
+            return False
+        box = QMessageBox(QMessageBox.Icon.Information, "tsqe — changed meanwhile",
+                          f"{error}\n\nNothing was overwritten. Reload the rows to see the label as it is now?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.button(QMessageBox.StandardButton.Yes).setText("Reload")
+        box.accepted.connect(lambda: self.model.refresh(ids))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return True
+
+    def _resolve(self, row: OutputRow, kind: str, author: str) -> None:
+        """Turn a reviewed output into a known translation (TQ-AutoTest's way), undoably."""
+        db = self._state.db
+        assert db is not None
+        known: list[int] = []  # the known translation's id, which a redo after an undo renews
+
+        def do(task: TaskState) -> EditResult:
+            result = resolve_as_known(db, row.output_id, kind, author=author) if not known else add_known(
+                db, row.item_id, kind, row.text, author=author)
+            assert result.entity_id is not None  # an added known translation has an id
+            known[:] = [result.entity_id]
+            return result
+
+        self._ops.write_undoable(f"add known {kind} translation to {row.external_id}", do,
+                                 lambda task: remove_known(db, known[0], author=author),
+                                 OpChanges(rules=True, labels=True, item_ids=frozenset({row.item_id})))
+
+    # --- actions, columns, settings ---------------------------------------------------------------
+    def _make_actions(self) -> list[QAction]:
+        def action(text: str, key: str, slot: Any) -> QAction:
+            a = QAction(text, self)
+            a.setShortcut(QKeySequence(key))
+            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            a.triggered.connect(slot)
+            self.addAction(a)
+            return a
+
+        return [
+            action("Mark &pass", "P", lambda: self.decide("pass")),
+            action("Mark &fail", "F", lambda: self.decide("fail")),
+            action("Mark pass and add as known &good translation", "Shift+P",
+                   lambda: self.decide("pass", as_known=True)),
+            action("Mark fail and add as known &bad translation", "Shift+F",
+                   lambda: self.decide("fail", as_known=True)),
+            action("&Clear manual label", "U", self.clear),
+            action("C&omment…", "C", self.comment),
+            action("&Next output", "J", lambda: self._move(1)),
+            action("P&revious output", "K", lambda: self._move(-1)),
+        ]
+
+    def actions(self) -> list[QAction]:
+        return self._actions
+
+    def fill_columns_menu(self, menu: QMenu) -> None:
+        """A check box per column (the header's context menu and View → Review columns)."""
+        header = self.table.horizontalHeader()
+        menu.clear()
+        for i, column in enumerate(COLUMNS):
+            toggle = menu.addAction(column.title)
+            toggle.setCheckable(True)
+            toggle.setChecked(not header.isSectionHidden(i))
+            toggle.toggled.connect(partial(self._show_column, i))
+
+    def _show_column(self, column: int, shown: bool) -> None:
+        self.table.horizontalHeader().setSectionHidden(column, not shown)
+
+    def _header_menu(self, position: QPoint) -> None:
+        menu = QMenu(self)
+        self.fill_columns_menu(menu)
+        menu.exec(self.table.horizontalHeader().mapToGlobal(position))
+
+    def save_settings(self, settings: QSettings) -> None:
+        settings.setValue("review/header", self.table.horizontalHeader().saveState())
+        settings.setValue("review/splitter", self.splitter.saveState())
+
+    def restore_settings(self, settings: QSettings) -> None:
+        header = settings.value("review/header")
+        if header is not None:
+            self.table.horizontalHeader().restoreState(header)
+        splitter = settings.value("review/splitter")
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+

@@ -1,0 +1,174 @@
+"""``python -m gui.screenshots OUTDIR``: the pictures in the README, taken from the real window on the demo.
+
+Each picture is one function registered with ``@shot(name)``; it gets the main window, open on a fresh copy
+of the demo suite with the tree and the review table filled, and returns what to save. Screens added later
+add their picture by adding one function here.
+"""
+from __future__ import annotations
+
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import QPoint
+from PySide6.QtGui import QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QProgressDialog
+
+from gui.app import application
+from gui.main_window import MainWindow
+from gui.operations import OpChanges
+from store import open_database
+from suite.browse import OutputFilter
+from suite.demo import create_demo
+from suite.tasks import TaskState
+
+Shot = Callable[[MainWindow], QPixmap]
+SHOTS: dict[str, Shot] = {}
+
+
+def shot(name: str) -> Callable[[Shot], Shot]:
+    def register(function: Shot) -> Shot:
+        SHOTS[name] = function
+        return function
+    return register
+
+
+def settle(window: MainWindow, seconds: float = 0.3) -> None:
+    """Let background reads land and the window repaint."""
+    window.ops.wait_idle()
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.01)
+    window.ops.wait_idle()
+
+
+@shot("main-window")
+def main_window(window: MainWindow) -> QPixmap:
+    window.tabs.setCurrentWidget(window.review)
+    window.tree.view.expand(window.tree.proxy.index(2, 0))
+    window.tree.view.expand(window.tree.proxy.index(0, 0, window.tree.proxy.index(2, 0)))
+    settle(window)
+    return window.grab()
+
+
+@shot("review")
+def review(window: MainWindow) -> QPixmap:
+    window.tabs.setCurrentWidget(window.review)
+    window.state.show_review(OutputFilter(label="fail", category="Ambiguity"))
+    settle(window)
+    window.review.set_current_row(0)
+    settle(window)
+    return window.grab()
+
+
+@shot("progress-dialog")
+def progress_dialog(window: MainWindow) -> QPixmap:
+    """A long job's dialog over the window (the dialog is its own top-level window, so paint it on)."""
+    release = threading.Event()
+
+    def work(task: TaskState) -> None:
+        task.progress(1204, 2767, "labelling items")
+        release.wait(10)
+
+    window.ops.write("labelling", work, OpChanges(), progress=True)
+    deadline = time.monotonic() + 5
+    dialogs: list[QProgressDialog] = []
+    while not dialogs and time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.01)
+        dialogs = [d for d in window.findChildren(QProgressDialog) if d.isVisible()]
+    time.sleep(1.1)  # long enough for the estimate of the time left
+    QApplication.processEvents()
+    picture = window.grab()
+    if dialogs:
+        dialog = dialogs[0].grab()
+        painter = QPainter(picture)
+        painter.drawPixmap(QPoint((picture.width() - dialog.width()) // 2, (picture.height() - dialog.height()) // 3),
+                           dialog)
+        painter.end()
+    release.set()
+    settle(window)
+    return picture
+
+
+@shot("systems-report")
+def systems_report(window: MainWindow) -> QPixmap:
+    window.tabs.setCurrentWidget(window.systems)
+    settle(window)
+    return window.grab()
+
+
+@shot("qe-accuracy")
+def qe_accuracy(window: MainWindow) -> QPixmap:
+    window.tabs.setCurrentWidget(window.qe)
+    settle(window)
+    return window.grab()
+
+
+@shot("qe-pairs")
+def qe_pairs(window: MainWindow) -> QPixmap:
+    """The pairs behind one cell: demo-qe on the phenomena of one category, differences marked."""
+    from gui.reports.qe import AccuracyOptions
+
+    window.tabs.setCurrentWidget(window.qe)
+    settle(window)
+    window.qe.set_options(AccuracyOptions(by="phenomenon", category="Coordination & ellipsis"))
+    settle(window)
+    window.qe.show_pairs(0, 2)  # columns: phenomenon, amount, demo-qe, demo-chrf
+    settle(window)
+    return window.grab()
+
+
+@shot("discriminative")
+def discriminative(window: MainWindow) -> QPixmap:
+    """Items ranked by chrF's deviation over systems; an idiom's reference tokens shaded by difficulty."""
+    tab = window.discriminative
+    window.tabs.setCurrentWidget(tab)
+    settle(window)
+    tab.rank()
+    settle(window)
+    tab.select_item("mwe-02")
+    tab.compute_difficulty()
+    window.ops.wait_idle(600_000)
+    tab.top.setValue(3)
+    tab.correlate()
+    window.ops.wait_idle(600_000)
+    settle(window)
+    return window.grab()
+
+
+def take(out: Path, names: list[str] | None = None) -> list[Path]:
+    app = application()
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        db = open_database(Path(folder) / "demo.sqlite")
+        create_demo(db)
+        window = MainWindow()
+        window.state.reviewer = "Demo Reviewer"
+        window.resize(1500, 900)
+        window.show()
+        window.open_target(str(Path(folder) / "demo.sqlite"))
+        while window.state.tree is None or not window.review.model.all_cached(0, 20):
+            app.processEvents()
+            time.sleep(0.01)
+        written = []
+        for name, function in SHOTS.items():
+            if names and name not in names:
+                continue
+            path = out / f"{name}.png"
+            function(window).save(str(path))
+            written.append(path)
+        window.close()
+        window.deleteLater()
+        app.processEvents()  # destroy the Qt objects now, not while the interpreter shuts down
+        db.close()
+    return written
+
+
+if __name__ == "__main__":
+    for written in take(Path(sys.argv[1] if len(sys.argv) > 1 else "docs/screenshots"), sys.argv[2:] or None):
+        print(written)

@@ -1,0 +1,86 @@
+"""Fixtures for the desktop application's tests: a demo database and the headless state the screens share."""
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+from gui.operations import Operations
+from gui.state import AppState
+from store import Database, open_database
+from suite.demo import DEMO_SUITE, create_demo
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo suite built once; each test gets its own copy, so edits never leak between tests."""
+    path = tmp_path_factory.mktemp("demo") / "demo.sqlite"
+    database = open_database(path)
+    create_demo(database)
+    database.close()
+    return path
+
+
+@pytest.fixture
+def demo_db(demo_template: Path, tmp_path: Path) -> Iterator[Database]:
+    path = tmp_path / "demo.sqlite"
+    shutil.copyfile(demo_template, path)
+    database = open_database(path)
+    yield database
+    database.close()
+
+
+@pytest.fixture(autouse=True)
+def private_settings(tmp_path: Path) -> Iterator[None]:
+    """Keep the tests' remembered windows, reviewers and databases out of the user's own settings."""
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    yield
+
+
+@pytest.fixture
+def state(demo_db: Database) -> AppState:
+    app_state = AppState()
+    app_state.open(demo_db, DEMO_SUITE)
+    app_state.reviewer = "Test Reviewer"
+    return app_state
+
+
+@pytest.fixture
+def ops(qtbot, state: AppState) -> Iterator[Operations]:  # type: ignore[no-untyped-def]
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    operations = Operations(state, parent)
+    yield operations
+    operations.wait_idle()
+
+
+def shown_errors() -> list[QMessageBox]:
+    """The error dialogs open right now (they are opened window-modally, never with a blocking exec)."""
+    from PySide6.QtWidgets import QApplication
+
+    return [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+
+
+@pytest.fixture
+def window(qtbot, demo_db: Database):  # type: ignore[no-untyped-def]
+    """The main window on a copy of the demo, shown (offscreen), with the tree and first review page filled."""
+    from gui.main_window import MainWindow
+
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.state.reviewer = "Test Reviewer"
+    main.resize(1400, 860)
+    main.show()
+    main.open_target(str(demo_db.engine.url.database))
+    qtbot.waitUntil(lambda: main.state.tree is not None and main.review.model.rowCount() > 0, timeout=10000)
+    main.tabs.setCurrentWidget(main.review)
+    qtbot.waitUntil(lambda: main.review.model.all_cached(0, 20), timeout=10000)
+    yield main
+    main.ops.wait_idle()
+    for box in shown_errors():
+        box.close()

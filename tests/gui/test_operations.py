@@ -1,0 +1,177 @@
+"""Background operations: threads, progress dialog timing, cancel, one writer at a time, errors, superseded reads."""
+from __future__ import annotations
+
+import itertools
+import threading
+import time
+
+from conftest import shown_errors
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QProgressDialog, QPushButton
+from sqlalchemy import func, select
+
+from gui.operations import OpChanges, Operations
+from gui.state import AppState
+from store import open_database
+from store.models import Suite
+from suite.demo import create_demo
+from suite.errors import TsqeError
+from suite.tasks import Progress, TaskState
+
+
+def _dialogs(ops: Operations) -> list[QProgressDialog]:
+    return [d for d in ops.parent().findChildren(QProgressDialog) if d.isVisible()]
+
+
+def test_a_write_runs_off_the_main_thread_then_reports_on_it(qtbot, ops: Operations, state: AppState) -> None:
+    threads: list[int] = []
+    results: list[int] = []
+
+    def work(task: TaskState) -> int:
+        threads.append(threading.get_ident())
+        return 42
+
+    with qtbot.waitSignal(state.operation_executed) as executed:
+        ops.write("answering", work, OpChanges(labels=True), on_success=lambda r: (
+            results.append(r), threads.append(threading.get_ident())))
+    assert results == [42]
+    assert threads[0] != threading.get_ident() and threads[1] == threading.get_ident()
+    assert executed.args == [OpChanges(labels=True)]
+    assert not ops.busy()
+
+
+def test_progress_dialog_appears_only_after_half_a_second(qtbot, ops: Operations) -> None:
+    release = threading.Event()
+
+    def work(task: TaskState) -> None:
+        task.progress(1, 4, "steps")
+        release.wait(5)
+
+    ops.write("slow work", work, OpChanges())
+    qtbot.wait(300)
+    assert _dialogs(ops) == []
+    qtbot.waitUntil(lambda: len(_dialogs(ops)) == 1, timeout=1000)
+    release.set()
+    assert ops.wait_idle()
+    assert _dialogs(ops) == []
+
+
+def test_a_quick_write_never_shows_a_dialog(qtbot, ops: Operations) -> None:
+    ops.write("quick", lambda task: None, OpChanges())
+    assert ops.wait_idle()
+    qtbot.wait(600)
+    assert _dialogs(ops) == []
+
+
+def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: Operations) -> None:
+    """Building the demo is cancelled after its first step: no half-built suite is left behind."""
+    db = open_database(tmp_path / "empty.sqlite")
+    first_step = threading.Event()
+    go_on = threading.Event()
+
+    def work(task: TaskState):  # type: ignore[no-untyped-def]
+        def slowly(progress: Progress) -> None:
+            task.progress(round(progress.fraction * 1000), 1000, progress.message)  # raises once cancelled
+            if progress.fraction >= 0.2 and not first_step.is_set():
+                first_step.set()
+                go_on.wait(5)  # the suite is imported, its outputs not yet: time for the test to press Cancel
+
+        return create_demo(db, task=TaskState(slowly))
+
+    messages: list[str] = []
+    ops.message.connect(messages.append)
+    ops.write("building the demo", work, OpChanges(suite=True))
+    qtbot.waitUntil(lambda: len(_dialogs(ops)) == 1, timeout=3000)
+    assert first_step.is_set()
+    qtbot.mouseClick(_dialogs(ops)[0].findChild(QPushButton), Qt.MouseButton.LeftButton)
+    go_on.set()
+    assert ops.wait_idle()
+    assert messages == ["building the demo: cancelled, nothing was changed"]
+    assert shown_errors() == []
+    with db.session() as session:
+        assert session.scalar(select(func.count(Suite.id))) == 0
+    db.close()
+
+
+def test_one_writer_at_a_time_in_the_order_asked(qtbot, ops: Operations) -> None:
+    spans: list[tuple[str, float, float]] = []
+
+    def work(name: str):  # type: ignore[no-untyped-def]
+        def run(task: TaskState) -> None:
+            start = time.monotonic()
+            time.sleep(0.15)
+            spans.append((name, start, time.monotonic()))
+        return run
+
+    for name in "abc":
+        ops.write(name, work(name), OpChanges())
+    assert ops.busy()
+    assert ops.wait_idle()
+    assert [s[0] for s in spans] == ["a", "b", "c"]
+    for (_, _, end), (_, start, _) in itertools.pairwise(spans):
+        assert start >= end
+
+
+def test_a_core_error_reaches_a_dialog_in_its_own_words(qtbot, ops: Operations, state: AppState) -> None:
+    executed: list[object] = []
+    state.operation_executed.connect(executed.append)
+
+    def work(task: TaskState) -> None:
+        raise TsqeError("no item 'x' in suite 'de-en'")
+
+    ops.write("moving an item", work, OpChanges(suite=True))
+    assert ops.wait_idle()
+    [box] = shown_errors()
+    assert box.text() == "no item 'x' in suite 'de-en'"
+    assert box.detailedText() == ""
+    assert executed == []
+    box.close()
+
+
+def test_a_bug_reaches_a_dialog_with_its_traceback(qtbot, ops: Operations) -> None:
+    ops.write("exporting", lambda task: 1 / 0, OpChanges())
+    assert ops.wait_idle()
+    [box] = shown_errors()
+    assert "exporting failed: division by zero" in box.text()
+    assert "ZeroDivisionError" in box.detailedText()
+    box.close()
+
+
+def test_on_failure_can_handle_the_error_itself(qtbot, ops: Operations) -> None:
+    handled: list[Exception] = []
+
+    def work(task: TaskState) -> None:
+        raise TsqeError("edited meanwhile")
+
+    ops.write("saving", work, OpChanges(), on_failure=lambda e: handled.append(e) is None)
+    assert ops.wait_idle()
+    assert [str(e) for e in handled] == ["edited meanwhile"]
+    assert shown_errors() == []
+
+
+def test_a_superseded_keyed_read_drops_its_result(qtbot, ops: Operations) -> None:
+    delivered: list[str] = []
+    slow_started = threading.Event()
+
+    def slow(task: TaskState) -> str:
+        slow_started.set()
+        time.sleep(0.3)
+        return "old"
+
+    ops.read(slow, delivered.append, key="preview")
+    slow_started.wait(2)
+    ops.read(lambda task: "new", delivered.append, key="preview")
+    ops.read(lambda task: "other key", delivered.append, key="filter")
+    assert ops.wait_idle()
+    assert sorted(delivered) == ["new", "other key"]
+
+
+def test_reads_run_while_a_write_holds_the_writer(qtbot, ops: Operations) -> None:
+    release = threading.Event()
+    delivered: list[str] = []
+    ops.write("long", lambda task: release.wait(5), OpChanges(), progress=False)
+    ops.read(lambda task: "read", delivered.append)
+    qtbot.waitUntil(lambda: delivered == ["read"], timeout=2000)
+    assert ops.busy()
+    release.set()
+    assert ops.wait_idle()

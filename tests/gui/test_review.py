@@ -1,0 +1,178 @@
+"""The reviewer's queue on the demo: keyboard decisions, several rows at once, resolve as known, the model."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QAbstractItemModelTester
+from sqlalchemy import select
+
+from gui.main_window import MainWindow
+from gui.review.model import COLUMN, ReviewModel
+from store.models import KnownTranslation, ManualLabel
+from suite.browse import OutputFilter, output_rows
+from suite.labelling import relabel
+
+
+def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: window.review.model.all_cached(0, 30), timeout=5000)
+
+
+def _manual(window: MainWindow, output_id: int) -> tuple[str, str] | None:
+    assert window.state.db is not None
+    with window.state.db.session() as session:
+        label = session.get(ManualLabel, output_id)
+        return None if label is None else (label.label, label.reviewer)
+
+
+def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbot, window: MainWindow) -> None:
+    review = window.review
+    review.apply_filter(OutputFilter(reviewed=False))
+    _settle(qtbot, window)
+    review.table.setFocus()
+    review.set_current_row(0)
+    first = review.model.output_id(0)
+    qtbot.keyClick(review.table, Qt.Key.Key_F)
+    _settle(qtbot, window)
+    assert _manual(window, first) == ("fail", "Test Reviewer")
+    assert review.current_row() == 1  # the next row still without a manual label
+    # the row repaints with the new label, without re-running the query (it stays in the not-reviewed queue)
+    assert review.model.output_id(0) == first
+    assert review.model.index(0, COLUMN["manual"]).data() == "fail (TR)"
+    assert review.model.index(0, COLUMN["manual"]).data(Qt.ItemDataRole.FontRole).bold()
+    second = review.model.output_id(1)
+    qtbot.keyClick(review.table, Qt.Key.Key_P)
+    _settle(qtbot, window)
+    assert _manual(window, second) == ("pass", "Test Reviewer")
+    assert window.state.db is not None
+    relabel(window.state.db, window.state.suite_name)
+    [row] = output_rows(window.state.db, [first])
+    assert (row.manual_label, row.effective_label) == ("fail", "fail")
+
+
+def test_the_cursor_skips_rows_already_reviewed(qtbot, window: MainWindow) -> None:
+    review = window.review
+    review.apply_filter(OutputFilter())
+    _settle(qtbot, window)
+    reviewed = [r for r in range(30) if review.model.cached(r).manual_label is not None]  # type: ignore[union-attr]
+    assert reviewed, "the demo has reviewed outputs"
+    start = reviewed[0] - 1
+    review.table.setFocus()
+    review.set_current_row(start)
+    qtbot.keyClick(review.table, Qt.Key.Key_P)
+    _settle(qtbot, window)
+    expected = next(r for r in range(start + 1, 250) if r not in reviewed)
+    assert review.current_row() == expected
+
+
+def test_one_decision_for_several_rows(qtbot, window: MainWindow) -> None:
+    review = window.review
+    review.apply_filter(OutputFilter(reviewed=False))
+    _settle(qtbot, window)
+    review.table.setFocus()
+    review.set_current_row(2)
+    review.table.selectRow(2)
+    for row in (3, 4):
+        review.table.selectionModel().select(review.model.index(row, 0),
+                                             review.table.selectionModel().SelectionFlag.Select
+                                             | review.table.selectionModel().SelectionFlag.Rows)
+    ids = [review.model.output_id(r) for r in (2, 3, 4)]
+    qtbot.keyClick(review.table, Qt.Key.Key_F)
+    _settle(qtbot, window)
+    assert [_manual(window, i) for i in ids] == [("fail", "Test Reviewer")] * 3
+    assert review.current_row() == 5
+    # U clears them again
+    review.table.clearSelection()
+    for row in (2, 3, 4):
+        review.table.selectionModel().select(review.model.index(row, 0),
+                                             review.table.selectionModel().SelectionFlag.Select
+                                             | review.table.selectionModel().SelectionFlag.Rows)
+    qtbot.keyClick(review.table, Qt.Key.Key_U)
+    _settle(qtbot, window)
+    assert [_manual(window, i) for i in ids] == [None] * 3
+
+
+def test_resolve_as_known_relabels_the_item_and_undo_removes_it(qtbot, window: MainWindow) -> None:
+    review = window.review
+    review.apply_filter(OutputFilter(label="unknown"))
+    _settle(qtbot, window)
+    row = review.model.cached(0)
+    assert row is not None and row.auto_label == "unknown"
+    review.table.setFocus()
+    review.set_current_row(0)
+    qtbot.keyClick(review.table, Qt.Key.Key_P, Qt.KeyboardModifier.ShiftModifier)
+    _settle(qtbot, window)
+    db = window.state.db
+    assert db is not None
+
+    def known() -> list[str]:
+        with db.session() as session:
+            return list(session.scalars(select(KnownTranslation.text).where(
+                KnownTranslation.item_id == row.item_id, KnownTranslation.kind == "good")))
+
+    assert row.text in known()
+    [after] = output_rows(db, [row.output_id])
+    assert (after.auto_label, after.manual_label) == ("pass", "pass")
+    assert window.state.undo_stack.canUndo()
+    window.state.undo_stack.undo()
+    _settle(qtbot, window)
+    assert row.text not in known()
+    [undone] = output_rows(db, [row.output_id])
+    assert undone.auto_label == "unknown"
+    assert undone.manual_label == "pass"  # undo takes back the known translation, not the decision
+
+
+def test_a_report_cell_opens_review_with_its_filter(qtbot, window: MainWindow) -> None:
+    window.tabs.setCurrentIndex(2)
+    window.state.show_review(OutputFilter(label="fail", system="Online-X", category="Negation"))
+    _settle(qtbot, window)
+    assert window.tabs.currentWidget() is window.review
+    assert window.review.current_filter() == OutputFilter(label="fail", system="Online-X", category="Negation")
+    rows = [window.review.model.cached(r) for r in range(window.review.model.rowCount())]
+    assert rows and all(r is not None and r.effective_label == "fail" and "Online-X" in r.systems
+                        and r.category == "Negation" for r in rows)
+
+
+def test_sorting_reruns_the_query(qtbot, window: MainWindow) -> None:
+    review = window.review
+    review.table.sortByColumn(COLUMN["output"], Qt.SortOrder.DescendingOrder)
+    _settle(qtbot, window)
+    texts = [review.model.cached(r).text for r in range(20)]  # type: ignore[union-attr]
+    assert texts == sorted(texts, reverse=True)
+    assert review.model.sort_key == "text" and review.model.descending
+
+
+def test_the_review_model_passes_qt_model_checks(qtbot, window: MainWindow) -> None:
+    model = ReviewModel(window.state, window.ops)
+    tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
+    model.query(OutputFilter(label="pass"))
+    assert window.ops.wait_idle()
+    for row in range(0, model.rowCount(), 50):
+        model.fetch(row)
+    assert window.ops.wait_idle()
+    assert model.rowCount() > 100 and model.all_cached(0, model.rowCount() - 1)
+    model.sort(COLUMN["systems"], Qt.SortOrder.DescendingOrder)
+    assert window.ops.wait_idle()
+    del tester
+
+
+def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow) -> None:
+    from PySide6.QtWidgets import QApplication, QMessageBox
+
+    from suite.review import set_manual_label
+
+    review = window.review
+    review.apply_filter(OutputFilter(reviewed=False))
+    _settle(qtbot, window)
+    first = review.model.output_id(0)
+    assert window.state.db is not None
+    set_manual_label(window.state.db, first, "pass", "Someone Else")  # another reviewer, after the table was read
+    review.table.setFocus()
+    review.set_current_row(0)
+    qtbot.keyClick(review.table, Qt.Key.Key_F)
+    assert window.ops.wait_idle()
+    assert _manual(window, first) == ("pass", "Someone Else")
+    [box] = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+    assert "Nothing was overwritten" in box.text()
+    box.button(QMessageBox.StandardButton.Yes).click()  # reload
+    _settle(qtbot, window)
+    assert review.model.index(0, COLUMN["manual"]).data() == "pass (SE)"
