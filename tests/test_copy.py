@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from store import Database, open_database
 from store.copy import CopyRefused, copy_database
-from store.models import Base, Embedding, HistoryEntry, HumanScore, MetricScore, Output, Suite, System
+from store.models import Base, Embedding, HistoryEntry, MetricScore, Output, Suite, System
 from suite.demo import DEMO_SUITE, create_demo
 from suite.importers import import_outputs, import_qe_scores
 from suite.labelling import label_counts, relabel
@@ -26,11 +26,11 @@ def url_of(database: Database) -> str:
 
 
 def filled(database: Database, tmp_path: Path) -> Database:
-    """The demo suite (labels, reviews, fingerprints), an imported QE system, and a row in each table that the
-    demo leaves empty: a history entry, a cached metric score, an embedding, a human score."""
+    """The demo suite (labels, reviews, fingerprints, QE systems, human scores), one more imported QE system, and
+    rows the demo may not hold: a history entry, a cached metric score, an embedding."""
     create_demo(database)
     with database.session() as session:
-        system, system_id = session.execute(select(System.name, System.id).order_by(System.id).limit(1)).one()
+        system = session.scalars(select(System.name).order_by(System.id).limit(1)).one()
         output_id = session.scalar(select(func.min(Output.id)))
         suite_id = session.scalar(select(Suite.id))
     import_qe_scores(database, write(tmp_path / "qe.tsv", f"item_id\tsystem\tscore\namb-01\t{system}\t0.25\n"),
@@ -40,10 +40,9 @@ def filled(database: Database, tmp_path: Path) -> Database:
             suite_id=suite_id, item_external_id="amb-01", entity="rule", entity_id=1, action="change",
             author="Ann", at=datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC),
             before='{"pattern": "a"}', after='{"pattern": "b"}', version=2))
-        session.execute(insert(MetricScore).values(signature="chrf|nrefs:1", output_id=output_id, score=0.1 + 0.2))
+        session.execute(insert(MetricScore).values(signature="toy|tsqe", output_id=output_id, score=0.1 + 0.2))
         session.execute(insert(Embedding).values(model="m", layer=6, sentence_hash="ab" * 32, tokens='["a"]',
                                                  dim=2, vectors=bytes(range(256))))
-        session.execute(insert(HumanScore).values(system_id=system_id, lp="de-en", score=-0.125))
     return database
 
 
