@@ -10,7 +10,7 @@ from sqlalchemy import inspect, select, text
 from sqlalchemy.exc import IntegrityError
 
 from alembic import command
-from store import open_database, resolve_url
+from store import Database, open_database, resolve_url
 from store.engine import make_engine
 from store.migrations import alembic_config
 from store.models import AutoLabel, Base, Item, Suite
@@ -30,8 +30,8 @@ def test_open_migrates_to_head_and_is_idempotent(tmp_path: Path) -> None:
     second.close()
 
 
-def test_migrations_build_the_schema_the_models_describe(db) -> None:  # type: ignore[no-untyped-def]
-    with db.engine.connect() as conn:
+def test_migrations_build_the_schema_the_models_describe(any_db: Database) -> None:
+    with any_db.engine.connect() as conn:
         assert compare_metadata(MigrationContext.configure(conn), Base.metadata) == []
 
 
@@ -74,20 +74,19 @@ def test_sqlite_uses_wal_and_foreign_keys(db) -> None:  # type: ignore[no-untype
         assert conn.execute(text("PRAGMA foreign_keys")).scalar_one() == 1
 
 
-def test_foreign_keys_are_enforced(db) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(IntegrityError):
-        with db.transaction() as session:
-            session.add(Item(suite_id=999, external_id="1", position=0, source="x"))
+def test_foreign_keys_are_enforced(any_db: Database) -> None:
+    with pytest.raises(IntegrityError), any_db.transaction() as session:
+        session.add(Item(suite_id=999, external_id="1", position=0, source="x"))
 
 
-def test_deleting_a_suite_cascades(db) -> None:  # type: ignore[no-untyped-def]
-    with db.transaction() as session:
+def test_deleting_a_suite_cascades(any_db: Database) -> None:
+    with any_db.transaction() as session:
         suite = Suite(name="s", source_lang="de", target_lang="en")
         suite.items.append(Item(external_id="1", position=0, source="Hallo."))
         session.add(suite)
-    with db.transaction() as session:
+    with any_db.transaction() as session:
         session.delete(session.scalar(select(Suite)))
-    with db.session() as session:
+    with any_db.session() as session:
         assert session.scalar(select(Item)) is None
 
 
