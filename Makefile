@@ -7,7 +7,7 @@ DEMO_DB ?= demo.sqlite
 # The CPU build of torch sits in /opt/wheels on the project machines; elsewhere pip uses PyPI.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: install run test bench clean
+.PHONY: install run test lint bench clean
 
 install: $(STAMP)
 
@@ -22,6 +22,12 @@ run: install
 
 test: install
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
+	$(MAKE) lint
+
+# ruff and mypy as configured in pyproject.toml (mypy strict for store/ and suite/).
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
 
 clean:
 	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm

@@ -50,7 +50,7 @@ def link_systems(db: Database, outputs_file: Path) -> str:
         outputs = {(external, text): (item_id, output_id) for external, text, item_id, output_id in session.execute(
             select(Item.external_id, Output.text, Item.id, Output.id).join(Item, Item.id == Output.item_id))}
         rows = {(systems[system], *outputs[(external, text)]) for external, system, text in produced}
-        insert_tuples(session.connection(), SystemOutput.__table__, ("system_id", "item_id", "output_id"),
+        insert_tuples(session.connection(), SystemOutput, ("system_id", "item_id", "output_id"),
                       sorted(rows))
     return max(systems, key=lambda name: sum(1 for _, system, _ in produced if system == name))
 
@@ -60,7 +60,7 @@ def review_every(db: Database, step: int) -> int:
     with db.transaction() as session:
         ids = list(session.scalars(select(Output.id).order_by(Output.id)))[::step]
         rows = [(output_id, ("pass", "fail")[n % 2], "bench") for n, output_id in enumerate(ids)]
-        insert_tuples(session.connection(), ManualLabel.__table__, ("output_id", "label", "reviewer"), rows,
+        insert_tuples(session.connection(), ManualLabel, ("output_id", "label", "reviewer"), rows,
                       {"reviewed_at": func.now(), "version": literal_column("1")})
     return len(rows)
 

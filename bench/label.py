@@ -9,8 +9,9 @@ Timed, in each of ``--rounds`` rounds: (a) ``relabel`` on a fresh copy of the un
 pattern caches emptied, as in a new process (plan, read, compile, match, decide, write every label, count);
 and (b) a plain loop calling the same compiled regexes' ``search`` on the same (rule, output) pairs, once
 right before and once right after (a). ``ratio:`` is time (a) / mean time (b) of the median round: this
-machine's speed drifts by half within minutes, and bracketing (a) by (b) compares them at the same speed. The plain loop with the per-search
-timeout the engine's careful path uses is timed once and its ratio printed beside. For the floor, (c)
+machine's speed drifts by half within minutes, and bracketing (a) by (b) compares them at the same speed.
+The plain loop with the per-search timeout the engine's careful path uses is timed once and its ratio printed
+beside. For the floor, (c)
 writing the label rows ``relabel`` produced again with ``store.bulk.insert_tuples`` alone, in a transaction
 that is rolled back, and the load average of the machine.
 
@@ -24,7 +25,6 @@ import argparse
 import csv
 import json
 import os
-import resource
 import shutil
 import tempfile
 import time
@@ -33,7 +33,7 @@ from pathlib import Path
 import regex
 from sqlalchemy import delete, insert, select
 
-from store import open_database
+from store import Database, open_database
 from store.bulk import insert_tuples
 from store.models import AutoLabel, Category, Item, KnownTranslation, Output, Phenomenon, Rule, Suite
 from suite import rules
@@ -46,7 +46,7 @@ ITEMS = SHARED / "mt-testsuite" / "testset" / "{lp}" / "items.json"
 OUTPUTS = SHARED / "wmt21-news-systems" / "dfki-testsuite-outputs.{lp}.tsv"
 
 
-def load(db_path: Path, lp: str, wanted: int) -> tuple[object, dict[str, list[tuple[str, str]]], int]:
+def load(db_path: Path, lp: str, wanted: int) -> tuple[Database, dict[str, list[tuple[str, str]]], int]:
     """Fill a fresh database; return it, each item's (polarity, pattern) rules and the number of copies."""
     items = json.loads(Path(str(ITEMS).format(lp=lp)).read_text(encoding="utf-8"))["items"]
     with open(str(OUTPUTS).format(lp=lp), encoding="utf-8", newline="") as handle:
@@ -69,11 +69,11 @@ def load(db_path: Path, lp: str, wanted: int) -> tuple[object, dict[str, list[tu
                 if category_id is None:
                     category_id = session.scalar(insert(Category).values(suite_id=suite_id, name=key[0])
                                                  .returning(Category.id))
-                phenomena[key] = session.scalar(insert(Phenomenon).values(category_id=category_id, name=key[1])
-                                                .returning(Phenomenon.id))
-            item_ids[item["id"]] = session.scalar(insert(Item).values(
+                phenomena[key] = session.execute(insert(Phenomenon).values(category_id=category_id, name=key[1])
+                                                 .returning(Phenomenon.id)).scalar_one()
+            item_ids[item["id"]] = session.execute(insert(Item).values(
                 suite_id=suite_id, external_id=item["id"], position=position, phenomenon_id=phenomena[key],
-                source=item["source_sentence"]).returning(Item.id))
+                source=item["source_sentence"]).returning(Item.id)).scalar_one()
             rules[item["id"]] = [(polarity, item[f"{polarity}_regex"]) for polarity in ("positive", "negative")
                                  if item[f"{polarity}_regex"].strip()]
         session.execute(insert(Rule), [
@@ -89,12 +89,6 @@ def load(db_path: Path, lp: str, wanted: int) -> tuple[object, dict[str, list[tu
             dict(item_id=item_ids[external], text=text if k == 0 else f"{text} [{k}]")
             for k in range(copies) for external, text in distinct])
     return db, rules, copies
-
-
-def _children_cpu() -> float:
-    """CPU seconds of this process's finished child processes (relabel's forked workers)."""
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
 
 
 def plain_loop(pairs: list[tuple[list, list[str]]], timeout: float | None) -> float:
@@ -113,9 +107,9 @@ def plain_loop(pairs: list[tuple[list, list[str]]], timeout: float | None) -> fl
     return time.perf_counter() - start
 
 
-def relabel_fresh(pristine: Path, run: Path) -> tuple[dict[str, int], float, float, float]:
+def relabel_fresh(pristine: Path, run: Path) -> tuple[dict[str, int], float, float]:
     """``relabel`` on a fresh copy of the unlabelled database, with cold pattern caches as in a new process:
-    counts, seconds, CPU seconds of this process and of its workers."""
+    counts, seconds, CPU seconds of this process."""
     shutil.copyfile(pristine, run)
     for suffix in ("-wal", "-shm"):
         Path(f"{run}{suffix}").unlink(missing_ok=True)
@@ -123,9 +117,9 @@ def relabel_fresh(pristine: Path, run: Path) -> tuple[dict[str, int], float, flo
     rules._compile.cache_clear()
     db = open_database(run)
     try:
-        start, cpu, workers_cpu = time.perf_counter(), time.process_time(), _children_cpu()
+        start, cpu = time.perf_counter(), time.process_time()
         counts = relabel(db, timeout=DEFAULT_TIMEOUT)
-        return (counts, time.perf_counter() - start, time.process_time() - cpu, _children_cpu() - workers_cpu)
+        return counts, time.perf_counter() - start, time.process_time() - cpu
     finally:
         db.close()
 
@@ -161,20 +155,19 @@ def main() -> None:
             cpu = time.process_time()
             before = plain_loop(pairs, None)
             plain_cpu = time.process_time() - cpu
-            counts, labelling, labelling_cpu, workers_cpu = relabel_fresh(pristine, run)
+            counts, labelling, labelling_cpu = relabel_fresh(pristine, run)
             cpu = time.process_time()
             after = plain_loop(pairs, None)
             plain, plain_cpu = (before + after) / 2, (plain_cpu + time.process_time() - cpu) / 2
-            rounds.append((labelling / plain, labelling, plain, labelling_cpu, workers_cpu, plain_cpu))
-            print(f"round {number}: relabel {labelling:.2f} s (CPU {labelling_cpu:.2f} s here + {workers_cpu:.2f} s "
-                  f"in workers), plain loop {before:.2f} s before and {after:.2f} s after, ratio "
-                  f"{labelling / plain:.2f}")
-        ratio, labelling, plain, labelling_cpu, workers_cpu, plain_cpu = sorted(rounds)[len(rounds) // 2]
+            rounds.append((labelling / plain, labelling, plain, labelling_cpu, plain_cpu))
+            print(f"round {number}: relabel {labelling:.2f} s (CPU {labelling_cpu:.2f} s in this process), plain "
+                  f"loop {before:.2f} s before and {after:.2f} s after, ratio {labelling / plain:.2f}")
+        ratio, labelling, plain, labelling_cpu, plain_cpu = sorted(rounds)[len(rounds) // 2]
         plain_timed = plain_loop(pairs, DEFAULT_TIMEOUT)
 
         db = open_database(run)
         with db.session() as session:
-            read = effective_labels_select(session.scalar(select(Suite.id))).subquery()
+            read = effective_labels_select(session.execute(select(Suite.id)).scalar_one()).subquery()
             labels = session.execute(select(Output.text, Output.item_id, read.c.auto_label, AutoLabel.rule_id)
                                      .join(read, read.c.output_id == Output.id)
                                      .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)).all()
@@ -184,7 +177,7 @@ def main() -> None:
             connection = session.connection()
             connection.execute(delete(AutoLabel))
             start = time.perf_counter()
-            insert_tuples(connection, AutoLabel.__table__, ("output_id", "label", "rule_id"), stored)
+            insert_tuples(connection, AutoLabel, ("output_id", "label", "rule_id"), stored)
             insert_only = time.perf_counter() - start
             session.rollback()
         db.close()
@@ -205,10 +198,8 @@ def main() -> None:
     print(f"label rows written: {len(stored)} (unknown is stored as no row); inserting them alone (the writer's "
           f"floor, foreign keys checked): {insert_only:.2f} s, {insert_only / plain:.2f} x the plain loop")
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"CPU of relabel: {labelling_cpu:.2f} s in this process (the writer) + {workers_cpu:.2f} s in its "
-          f"matching workers; plain loop {plain_cpu:.2f} s")
-    print(f"ratio of CPU times, all processes (what one core would need): "
-          f"{(labelling_cpu + workers_cpu) / plain_cpu:.2f}")
+    print(f"CPU of relabel: {labelling_cpu:.2f} s in this process (the writer; not its matching workers, which may be "
+          f"children of the fork server, whose CPU time this process cannot read); plain loop {plain_cpu:.2f} s")
     print(f"ratio with timed plain loop: {labelling / plain_timed:.2f}")
     print(f"ratio: {ratio:.2f}")
 

@@ -5,23 +5,33 @@ options and turns user errors into ``error: ...`` on stderr with exit status 2.
 """
 from __future__ import annotations
 
-import click
+from typing import Any
+
 import typer
 from typer.core import TyperGroup
 
 from cli.context import AppContext
-from suite.errors import TsqeError
+from suite.errors import SuiteChoiceError, TsqeError
+
+HINTS: dict[type[TsqeError], str] = {
+    SuiteChoiceError: "name one with --suite NAME; add one with `tsqe import suite FILE` or `tsqe demo`",
+}
+"""What to do about a kind of core error in terms of this command line; the core's messages speak of data."""
 
 
 class _UserErrors(TyperGroup):
     """Reports a ``TsqeError`` as ``error: ...`` with exit status 2 from inside the command tree, so the
     installed script and ``typer.testing.CliRunner`` behave the same."""
 
-    def invoke(self, ctx: click.Context):  # type: ignore[no-untyped-def]
+    def invoke(self, ctx: Any) -> Any:  # typer declares it with the click Context it vendors privately
         try:
             return super().invoke(ctx)
         except TsqeError as error:
-            typer.echo(f"error: {error}", err=True)
+            hint = next((text for kind, text in HINTS.items() if isinstance(error, kind)), None)
+            typer.echo(f"error: {error}" + (f" ({hint})" if hint else ""), err=True)
+            raise typer.Exit(2) from error
+        except OSError as error:  # a file given on the command line cannot be read or written
+            typer.echo(f"error: {error.filename or ''}: {error.strerror or error}", err=True)
             raise typer.Exit(2) from error
 
 

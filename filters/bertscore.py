@@ -28,7 +28,7 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import and_, insert, select
+from sqlalchemy import and_, delete, insert, select
 from threadpoolctl import threadpool_limits
 
 from store import Database
@@ -73,8 +73,8 @@ class ModelSpec:
 
     @property
     def signature(self) -> str:
-        return (f"model:{self.key}|layer:{self.layer}|idf:no|rescale:no|bert_score:{_distribution_version('bert-score')}"
-                f"|tsqe:{_distribution_version('tsqe')}")
+        return (f"model:{self.key}|layer:{self.layer}|idf:no|rescale:no"
+                f"|bert_score:{_distribution_version('bert-score')}|tsqe:{_distribution_version('tsqe')}")
 
 
 def _model_key(path: Path) -> str:
@@ -204,6 +204,8 @@ class EmbeddingCache:
     db: Database | None = None
     encoder: Encoder = field(init=False)
     _memory: dict[str, SentenceEmbedding] = field(default_factory=dict, init=False, repr=False)
+    _added: list[str] = field(default_factory=list, init=False, repr=False)
+    """Hashes of the embeddings this cache stored, which a cancelled run takes back out."""
 
     def __post_init__(self) -> None:
         self.encoder = Encoder(self.spec)
@@ -223,6 +225,18 @@ class EmbeddingCache:
     def clear(self) -> None:
         """Drop the in-memory copies (the table keeps them), so long runs hold one chunk at a time."""
         self._memory.clear()
+
+    def forget_added(self) -> None:
+        """Delete the embeddings this cache stored, so that a cancelled run leaves the database as it was
+        (they were absent when it looked them up)."""
+        if self.db is None or not self._added:
+            return
+        with self.db.transaction() as session:
+            for start in range(0, len(self._added), LOOKUP_CHUNK):
+                session.execute(delete(Embedding).where(
+                    Embedding.model == self.spec.key, Embedding.layer == self.spec.layer,
+                    Embedding.sentence_hash.in_(self._added[start:start + LOOKUP_CHUNK])))
+        self._added.clear()
 
     def _load(self, sentences: list[str]) -> list[str]:
         """Fill memory from the table (one query per chunk of hashes); return what is still missing."""
@@ -252,6 +266,7 @@ class EmbeddingCache:
                 for text, emb in encoded.items()]
         assert self.db is not None
         with self.db.transaction() as session:
+            self._added.extend(map(sentence_hash, encoded))
             for start in range(0, len(rows), 1000):
                 session.execute(insert(Embedding).prefix_with("OR IGNORE", dialect="sqlite"),
                                 rows[start:start + 1000])

@@ -74,12 +74,12 @@ def choose_systems(human: dict[str, float], top: int | None = None) -> list[str]
     ranked = sorted(human, key=lambda name: (-human[name], name))
     if top is not None:
         if top < 2:
-            raise TsqeError("--top needs at least 2 systems to correlate")
+            raise TsqeError(f"a correlation needs at least 2 systems, not the top {top}")
         if top > len(ranked):
-            raise TsqeError(f"--top {top}: only {len(ranked)} systems have human scores")
+            raise TsqeError(f"cannot take the top {top} systems: only {len(ranked)} have human scores")
         ranked = ranked[:top]
     if len(ranked) < 2:
-        raise TsqeError("at least two systems with human scores are needed: run `tsqe import human-scores`")
+        raise TsqeError("at least two systems with human scores are needed: import human scores first")
     return ranked
 
 

@@ -67,7 +67,7 @@ from store.models import Item, Output, Reference, System, SystemOutput
 from suite.errors import TsqeError
 from suite.suites import find_suite
 from suite.tables import Cell, Column, Table
-from suite.tasks import TaskState, progress_of
+from suite.tasks import Cancelled, TaskState, progress_of
 
 SCORE_KEYS = ("P", "R", "F", "DA-P", "DA-R", "DA-F")
 ITEM_CHUNK = 500
@@ -145,7 +145,8 @@ class _ItemData:
     outputs: dict[str, str]  # system -> text
 
 
-def _load_items(db: Database, suite_name: str | None, systems: Sequence[str] | None) -> tuple[list[str], list[_ItemData]]:
+def _load_items(db: Database, suite_name: str | None,
+                systems: Sequence[str] | None) -> tuple[list[str], list[_ItemData]]:
     with db.session() as session:
         suite_id = find_suite(session, suite_name).id
         chosen = suite_systems(session, suite_id, systems)
@@ -179,14 +180,18 @@ def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequen
     sums = {s: np.zeros(len(SCORE_KEYS) - 1) for s in chosen}  # P, R, F, DA-P, DA-R summed over items
     counts = dict.fromkeys(chosen, 0)
     token_difficulty: dict[str, list[tuple[str, float]]] = {}
-    for start in range(0, len(items), ITEM_CHUNK):
-        task.progress(start, len(items), "difficulty-aware BERTScore")
-        chunk = items[start:start + ITEM_CHUNK]
-        embeddings = cache.lookup({t for item in chunk for t in (*item.references, *item.outputs.values())})
-        with single_threaded_blas():
-            _score_chunk(chunk, embeddings, sums, counts, token_difficulty)
-        cache.clear()
-    task.progress(len(items), len(items), "difficulty-aware BERTScore")
+    try:
+        for start in range(0, len(items), ITEM_CHUNK):
+            task.progress(start, len(items), f"difficulty-aware BERTScore of item {start:,} of {len(items):,}")
+            chunk = items[start:start + ITEM_CHUNK]
+            embeddings = cache.lookup({t for item in chunk for t in (*item.references, *item.outputs.values())})
+            with single_threaded_blas():
+                _score_chunk(chunk, embeddings, sums, counts, token_difficulty)
+            cache.clear()
+        task.progress(len(items), len(items), f"difficulty-aware BERTScore of {len(items):,} items")
+    except Cancelled:  # the embeddings it stored go too: a cancelled run leaves the database as it was
+        cache.forget_added()
+        raise
     system_scores = {}
     for name in chosen:
         p, r, f, da_p, da_r = sums[name] / counts[name] if counts[name] else np.full(5, np.nan)

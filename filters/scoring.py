@@ -22,7 +22,7 @@ from suite.errors import TsqeError
 from suite.labels import effective_labels_select
 from suite.qe_scores import suite_qe_scores
 from suite.suites import find_suite
-from suite.tasks import TaskState, progress_of
+from suite.tasks import Cancelled, TaskState, progress_of
 
 LABEL_METRIC = "label"
 QE_PREFIX = "qe:"
@@ -146,20 +146,24 @@ def _text_metric_scores(db: Database, suite_id: int, metric: Metric, output_ids:
         texts = {o: (text, item_id) for o, text, item_id in session.execute(
             select(Output.id, Output.text, Output.item_id).join(Item).where(Item.suite_id == suite_id))}
         todo = [o for o in todo if texts[o][1] in references]
-    siblings_done: dict[str, set[int]] = {}
-    for start in range(0, len(todo), SCORE_CHUNK):
-        task.progress(start, len(todo), f"scoring with {metric.name}")
-        chunk = todo[start:start + SCORE_CHUNK]
-        results = metric.score_many([texts[o][0] for o in chunk], [references[texts[o][1]] for o in chunk])
-        with db.transaction() as session:
+    fresh: dict[str, list[tuple[int, float]]] = {}
+    try:
+        for start in range(0, len(todo), SCORE_CHUNK):
+            task.progress(start, len(todo), f"scoring output {start:,} of {len(todo):,} with {metric.name}")
+            chunk = todo[start:start + SCORE_CHUNK]
+            results = metric.score_many([texts[o][0] for o in chunk], [references[texts[o][1]] for o in chunk])
             for signature, values in results.items():
-                if signature not in siblings_done:
-                    siblings_done[signature] = (set() if signature == metric.signature
-                                                else set(_cached(session, suite_id, signature)))
-                rows = [{"signature": signature, "output_id": o, "score": float(v)}
-                        for o, v in zip(chunk, values) if o not in siblings_done[signature]]
+                fresh.setdefault(signature, []).extend(zip(chunk, map(float, values)))
+        # Stored in one transaction, and the last report comes before its commit: a cancelled run caches nothing.
+        with db.transaction() as session:
+            for signature, computed in fresh.items():
+                done = set() if signature == metric.signature else set(_cached(session, suite_id, signature))
+                rows = [{"signature": signature, "output_id": o, "score": v} for o, v in computed if o not in done]
                 if rows:
                     session.execute(insert(MetricScore), rows)
-        scores.update(zip(chunk, map(float, results[metric.signature])))
-    task.progress(len(todo), len(todo), f"scoring with {metric.name}")
+            task.progress(len(todo), len(todo), f"scored {len(todo):,} outputs with {metric.name}")
+    except Cancelled:
+        metric.forget_stored()
+        raise
+    scores.update(fresh.get(metric.signature, []))
     return scores

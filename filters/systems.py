@@ -55,8 +55,8 @@ def _stored_human_scores(session, suite: Suite) -> dict[str, float]:  # type: ig
                            .where(System.suite_id == suite.id))
     scores = dict(rows.all())
     if not scores:
-        raise TsqeError("no human scores for this suite's systems: import them with `tsqe import human-scores "
-                        "FILE --lp LP`, or rank with --rank-by FILE or --rank-by METRIC")
+        raise TsqeError("no human scores for this suite's systems: import them, or rank the systems by a human "
+                        "scores file or a metric")
     return scores
 
 
@@ -73,11 +73,11 @@ def choose_systems(db: Database, spec: str = "all", *, suite_name: str | None = 
         except ValueError:
             k = 0
         if k < 1:
-            raise TsqeError(f"--systems {spec}: K must be a positive whole number")
+            raise TsqeError(f"systems {spec!r}: K must be a positive whole number")
         ranking = rank_systems(db, suite_name=suite_name, rank_by=rank_by, model=model, layers=layers,
                                device=device, task=task)
         if k > len(ranking):
-            raise TsqeError(f"--systems {spec}: only {len(ranking)} systems are ranked")
+            raise TsqeError(f"systems {spec!r}: only {len(ranking)} systems are ranked")
         return [name for name, _ in ranking[:k]]
     names = [s.strip() for s in spec.split(",") if s.strip()]
     with db.session() as session:

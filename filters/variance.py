@@ -23,6 +23,7 @@ from sqlalchemy import select
 
 from store import Database
 from store.models import Item, Reference
+from suite.errors import TsqeError
 from suite.suites import find_suite
 from suite.tables import Cell, Column, Table
 
@@ -91,7 +92,7 @@ def deviations(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def filter_matrix(item_ids: Sequence[str], values: np.ndarray, *, drop: float = 0.6,
                   signature: str = "") -> VarianceResult:
     if not 0.0 <= drop < 1.0:
-        raise ValueError(f"drop must be in [0, 1), not {drop}")
+        raise TsqeError(f"the share of items to drop must be at least 0 and below 1, not {drop}")
     std, mean, counts = deviations(np.asarray(values, dtype=float))
     scored = [i for i in range(len(item_ids)) if counts[i] > 0]
     threshold = float(np.percentile(std[scored], 100 * drop)) if scored else float("nan")

@@ -41,6 +41,7 @@ from qe.statistics import (
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores
 from suite.tables import NO_CATEGORY, NO_PHENOMENON, Cell, Column, Table
+from suite.tasks import TaskState, progress_of
 
 TIES = ("half", "wrong", "drop")
 BY = ("category", "phenomenon")
@@ -253,16 +254,18 @@ class AccuracyResult:
 
 def pairwise_accuracy(pairs: PairTable, systems: Sequence[QEScores], *, by: str = "category",
                       category: str | None = None, ties: str = "half", bootstrap: int = 1000,
-                      seed: int | None = None) -> AccuracyResult:
+                      seed: int | None = None, task: TaskState | None = None) -> AccuracyResult:
     """Accuracy per row, Total and weighed, with bootstrap intervals and best-system marks.
 
     ``bootstrap`` resamples items within each row (see :mod:`qe.statistics`); 0 skips intervals and
-    significance, marking only the highest accuracy as best.
+    significance, marking only the highest accuracy as best. Reads and writes no database, so a cancel
+    (``task``) only stops the computation.
     """
+    task = progress_of(task)
     if not systems:
         raise TsqeError("no QE system to evaluate")
     if bootstrap < 0:
-        raise TsqeError("--bootstrap must be 0 or more")
+        raise TsqeError(f"the number of bootstrap resamples must be 0 or more, not {bootstrap}")
     names = [s.name for s in systems]
     if len(set(names)) != len(names):
         raise TsqeError(f"a QE system is named twice: {', '.join(names)}")
@@ -275,6 +278,7 @@ def pairwise_accuracy(pairs: PairTable, systems: Sequence[QEScores], *, by: str 
     amounts = [int(sums.pairs[g].sum()) for g in groups]
 
     samples = None
+    task.progress(0, 2, f"{bootstrap:,} bootstrap resamples of {len(groups):,} rows")
     if bootstrap:
         rng = np.random.default_rng(seed)
         samples = bootstrap_group_sums(values, groups, bootstrap, rng)  # (G, B, 2K)
@@ -296,6 +300,7 @@ def pairwise_accuracy(pairs: PairTable, systems: Sequence[QEScores], *, by: str 
             ci=ci, best=[names[j] for j in best_systems(acc, boot)],
         )
 
+    task.progress(1, 2, "significance per row")
     rows = []
     for g, ((cat, phen), members) in enumerate(zip(keys, groups)):
         rows.append(make_row(row_name(by, cat, phen), cat, phen, amounts[g],
@@ -309,6 +314,7 @@ def pairwise_accuracy(pairs: PairTable, systems: Sequence[QEScores], *, by: str 
         weighed_point = _nanmean(row_point, axis=0) if groups else np.full(k, np.nan)
         weighed_boot = None if row_boot is None else _nanmean(row_boot, axis=0)
     weighed = make_row("weighed", None, None, None, None, weighed_point, weighed_boot, None)
+    task.progress(2, 2, "accuracy computed")
     return AccuracyResult(
         by=by, category=category, ties=ties, qe_systems=names,
         higher_is_better={s.name: s.higher_is_better for s in systems}, bootstrap=bootstrap, seed=seed,

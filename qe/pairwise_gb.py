@@ -145,7 +145,7 @@ def _train_pairwise_gb(sources: Sequence[str], outputs: Sequence[str], groups: n
     pair_items = np.unique(prefs.group)
     if pair_items.size < folds:
         raise TsqeError(f"only {pair_items.size} item(s) have a pass/fail pair; {folds}-fold cross-validation "
-                        f"needs at least {folds} (label more outputs or lower --folds)")
+                        f"needs at least {folds} (label more outputs or use fewer folds)")
     features = extract_features(sources, outputs)
     groups = np.asarray(groups)
     scores = np.full(groups.size, np.nan)

@@ -35,6 +35,7 @@ from qe.statistics import ALPHA
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores
 from suite.tables import Cell, Column, Table
+from suite.tasks import TaskState, progress_of
 
 _CELLS_PER_CHUNK = 1 << 21
 
@@ -106,22 +107,27 @@ class StabilityResult:
 
 def ranking_stability(pairs: PairTable, systems: Sequence[QEScores], *, by: str = "category",
                       category: str | None = None, ties: str = "half", splits: int = 200,
-                      seed: int | None = None) -> StabilityResult:
-    """Split-half agreement of the QE systems' ranking, overall and per row."""
+                      seed: int | None = None, task: TaskState | None = None) -> StabilityResult:
+    """Split-half agreement of the QE systems' ranking, overall and per row; reads and writes no database."""
+    task = progress_of(task)
     if len(systems) < 2:
         raise TsqeError("stability compares the ranking of QE systems: give at least two")
     if splits < 1:
-        raise TsqeError("--splits must be 1 or more")
+        raise TsqeError(f"the number of random splits must be 1 or more, not {splits}")
     sums = item_sums(pairs, systems, ties)
     keys, groups = row_groups(pairs, by, category)
     by = "phenomenon" if category is not None else by
     rng = np.random.default_rng(seed)
     values = np.hstack([sums.credit, sums.counted])
     everything = np.concatenate(groups) if groups else np.zeros(0, dtype=np.intp)
+    task.progress(0, len(groups) + 1, f"{splits:,} random splits overall")
     overall = _row("overall", None, None, everything, values, sums.pairs, splits, rng, len(systems))
-    rows = [_row(row_name(by, cat, phen), cat, phen, members, values, sums.pairs,
-                 splits, rng, len(systems))
-            for (cat, phen), members in zip(keys, groups)]
+    rows = []
+    for number, ((cat, phen), members) in enumerate(zip(keys, groups), start=1):
+        task.progress(number, len(groups) + 1, f"{splits:,} random splits of row {number:,} of {len(groups):,}")
+        rows.append(_row(row_name(by, cat, phen), cat, phen, members, values,
+                         sums.pairs, splits, rng, len(systems)))
+    task.progress(len(groups) + 1, len(groups) + 1, "ranking stability computed")
     return StabilityResult(by=by, ties=ties, qe_systems=[s.name for s in systems], splits=splits, seed=seed,
                            overall=overall, rows=rows)
 

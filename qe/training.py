@@ -21,7 +21,7 @@ from qe.pairwise_gb import Preferences, tournament_scores, train_pairwise_gb
 from store import Database
 from suite.errors import TsqeError
 from suite.qe_scores import list_qe_systems, load_qe_system, save_qe_system, set_scores
-from suite.tasks import TaskState
+from suite.tasks import TaskState, progress_of
 
 TRAINABLE_KINDS = ("features-svr", "pairwise-gb")
 
@@ -60,14 +60,14 @@ def train_qe_system(db: Database, *, name: str, kind: str, data: Sequence[str] =
     _refuse_clash(db, name, replace)
     if kind == "features-svr":
         if not data:
-            raise TsqeError("features-svr trains on a QE dataset: give --data (e.g. an MLQE-PE train prefix)")
+            raise TsqeError("features-svr trains on a QE dataset: name one (e.g. an MLQE-PE train prefix)")
         dataset = load_qe_dataset(data, target)
         trained = train_features_svr(dataset, folds=folds, seed=seed, task=task)
         system_id = save_qe_system(db, name=name, kind=kind, higher_is_better=dataset.higher_is_better, scores={},
                                    meta=trained.meta, model=dump_estimator(trained.estimator), replace=replace)
         return TrainSummary(system_id, trained.meta, 0)
     if data:
-        raise TsqeError("pairwise-gb trains on the suite's own pass/fail pairs; --data is for features-svr")
+        raise TsqeError("pairwise-gb trains on the suite's own pass/fail pairs, not on a QE dataset")
     outputs = read_suite_outputs(db, suite_name)
     prefs = suite_preferences(db, outputs)
     result = train_pairwise_gb(outputs.sources, outputs.texts, outputs.item_ids, prefs, folds=folds, seed=seed,
@@ -90,11 +90,14 @@ def _load_model(db: Database, name: str) -> tuple[Any, Any]:
     return stored, load_estimator(stored.model, stored.meta, name)
 
 
-def predict_qe_system(db: Database, name: str, suite_name: str | None = None) -> int:
+def predict_qe_system(db: Database, name: str, suite_name: str | None = None, task: TaskState | None = None) -> int:
     """Score every distinct output of a suite with a trained model and store the scores; returns the count.
 
-    A model saved under other library versions loads with a ``VersionMismatchWarning``.
+    A model saved under other library versions loads with a ``VersionMismatchWarning``. The scores are
+    stored after the last progress report, so a cancel stores none.
     """
+    task = progress_of(task)
+    task.progress(0, 2, f"loading QE model {name!r}")
     stored, estimator = _load_model(db, name)
     outputs = read_suite_outputs(db, suite_name)
     if len(outputs) == 0:
@@ -106,7 +109,9 @@ def predict_qe_system(db: Database, name: str, suite_name: str | None = None) ->
                             f"measure training accuracy) -- train it again to refresh them")
         predicted = tournament_scores(estimator, extract_features(outputs.sources, outputs.texts), outputs.item_ids)
     else:
+        task.progress(1, 2, f"scoring {len(outputs):,} outputs with {name!r}")
         predicted = predict_features_svr(estimator, outputs.sources, outputs.texts)
+    task.progress(2, 2, f"storing the scores of {name!r}")
     return set_scores(db, name, dict(zip(outputs.output_ids.tolist(), predicted.tolist())))
 
 

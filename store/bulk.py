@@ -9,21 +9,27 @@ whose values need no bind processing (integers, strings, None) may be passed thi
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Select, Table, bindparam, insert
+from sqlalchemy import Select, bindparam, insert
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import ColumnElement
 
+from store.models import Base
 
-def insert_tuples(connection: Connection, table: Table, columns: Sequence[str], rows: Sequence[tuple[Any, ...]],
+AnySelect = Select[*tuple[Any, ...]]
+"""A SELECT of any columns (SQLAlchemy 2.1 types a SELECT by the types of its columns)."""
+
+
+def insert_tuples(connection: Connection, model: type[Base], columns: Sequence[str], rows: Sequence[tuple[Any, ...]],
                   constants: dict[str, ColumnElement[Any]] | None = None) -> None:
-    """Insert ``rows`` (tuples in ``columns`` order) with one executemany, in the caller's transaction."""
+    """Insert ``rows`` (tuples in ``columns`` order) into ``model``'s table with one executemany, in the caller's
+    transaction."""
     if not rows:
         return
     values: dict[str, Any] = {name: bindparam(name) for name in columns}
     values.update(constants or {})
-    compiled = insert(table).values(values).compile(dialect=connection.dialect)
+    compiled = insert(model).values(values).compile(dialect=connection.dialect)
     if compiled.positional:
         order = [columns.index(name) for name in compiled.positiontup or ()]
         parameters: Sequence[Any] = rows if order == list(range(len(columns))) else \
@@ -33,7 +39,7 @@ def insert_tuples(connection: Connection, table: Table, columns: Sequence[str], 
     connection.exec_driver_sql(str(compiled), parameters)
 
 
-def select_tuples(connection: Connection, query: Select[Any]) -> list[tuple[Any, ...]]:
+def select_tuples(connection: Connection, query: AnySelect) -> list[tuple[Any, ...]]:
     """All rows of ``query`` as the driver's plain tuples, for reads of up to a million rows.
 
     SQLAlchemy's result rows cost more than the database's own work at that size. The statement is
@@ -44,12 +50,12 @@ def select_tuples(connection: Connection, query: Select[Any]) -> list[tuple[Any,
     cursor = connection.connection.cursor()
     try:
         cursor.execute(sql)
-        return cursor.fetchall()
+        return cast(list[tuple[Any, ...]], cursor.fetchall())  # DB-API rows are tuples
     finally:
         cursor.close()
 
 
-def select_tuples_each(connection: Connection, query: Select[Any], parameter: str,
+def select_tuples_each(connection: Connection, query: AnySelect, parameter: str,
                        values: Iterable[Any]) -> Iterator[tuple[Any, list[tuple[Any, ...]]]]:
     """(value, all rows of ``query``) for each value of its one bind parameter ``parameter``.
 
@@ -63,6 +69,6 @@ def select_tuples_each(connection: Connection, query: Select[Any], parameter: st
         for value in values:
             parameters = {**others, parameter: value}
             cursor.execute(sql, tuple(parameters[name] for name in names) if names is not None else parameters)
-            yield value, cursor.fetchall()
+            yield value, cast(list[tuple[Any, ...]], cursor.fetchall())
     finally:
         cursor.close()

@@ -5,11 +5,27 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from store.engine import make_engine, resolve_url
+from store.errors import DatabaseBusyError
 from store.migrations import upgrade_to_head
+
+
+@contextmanager
+def _busy_as_user_error() -> Iterator[None]:
+    """A write that waited the whole busy timeout (``store.engine.SQLITE_BUSY_TIMEOUT``) for another writer
+    is a user's problem to retry, not a crash: the message says what held the database."""
+    try:
+        yield
+    except OperationalError as error:
+        if "locked" in str(error.orig) or "busy" in str(error.orig):
+            raise DatabaseBusyError("the database stayed locked by another writer (another tsqe process, or a long "
+                                    "relabel) for longer than a write waits; nothing was changed: try again when "
+                                    "it has finished") from error
+        raise
 
 
 class Database:
@@ -26,36 +42,52 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
-        """A session whose work is committed together or, on any exception, not at all."""
-        with self._sessions() as session, session.begin():
-            yield session
+        """A session whose work is committed together or, on any exception, not at all.
+
+        On SQLite it takes the write lock before its first read (``BEGIN IMMEDIATE``), waiting for another
+        writer (a relabel) as long as the busy timeout allows. A transaction that read first and wrote later
+        would instead fail at once when the other writer committed in between (its snapshot is then stale,
+        and SQLite does not wait in that case), and a reviewer's label would be lost.
+        """
+        if self.engine.dialect.name != "sqlite":
+            with self._sessions() as session, session.begin():
+                yield session
+            return
+        with self.engine.connect() as connection, _busy_as_user_error():
+            yield from self._immediate(connection)
 
     @contextmanager
     def derived_rows_transaction(self) -> Iterator[Session]:
         """``transaction`` for writing many rows derived from what it reads, such as a suite's labels.
 
-        On SQLite it takes the write lock before its first read, so nothing it read can change before it
-        commits, and it does not check foreign keys: its rows refer to what it read under that lock, and
-        the checks were nearly half the cost of writing a million label rows. Other backends check as usual.
+        On SQLite it does not check foreign keys: its rows refer to what it read under the write lock, and
+        the checks were nearly half the cost of writing a million label rows. Foreign keys are back on when it
+        ends, however it ends. Other backends check as usual.
         """
         if self.engine.dialect.name != "sqlite":
             with self.transaction() as session:
                 yield session
             return
-        with self.engine.connect() as connection:
+        with self.engine.connect() as connection, _busy_as_user_error():
             connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # only outside a transaction
             try:
-                connection.exec_driver_sql("BEGIN IMMEDIATE")
-                with Session(bind=connection, expire_on_commit=False) as session:
-                    yield session
-                    session.flush()
-                connection.commit()
-            except BaseException:
-                connection.rollback()
-                raise
+                yield from self._immediate(connection)
             finally:
                 connection.exec_driver_sql("PRAGMA foreign_keys=ON")
                 connection.commit()
+
+    @staticmethod
+    def _immediate(connection: Connection) -> Iterator[Session]:
+        """A session on ``connection`` inside ``BEGIN IMMEDIATE``, committed when the caller's block ends."""
+        try:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            with Session(bind=connection, expire_on_commit=False) as session:
+                yield session
+                session.flush()
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise
 
     @property
     def shareable(self) -> bool:
@@ -64,13 +96,6 @@ class Database:
         if url.get_backend_name() != "sqlite":
             return True
         return url.database not in (None, "", ":memory:") and url.query.get("mode") != "memory"
-
-    def reopen(self) -> Database:
-        """The same database through a new engine, for a forked worker process.
-
-        A connection must never be used on both sides of a fork; the worker gets its own, already migrated.
-        """
-        return Database(make_engine(self.engine.url.render_as_string(hide_password=False)))
 
     def close(self) -> None:
         self.engine.dispose()

@@ -34,7 +34,13 @@ SQLITE_MMAP_BYTES = 256 * 1024 * 1024
 suite, which through SQLite's default 2 MB page cache cost half as long again."""
 
 
-def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+SQLITE_BUSY_TIMEOUT = 60.0
+"""Seconds a write waits for another writer's lock before giving up. A relabel holds the write lock for its
+whole run (about 2 s for the DFKI de-en suite, 5 s for a million outputs); a reviewer's save made meanwhile
+must wait for it and then be stored, not fail after sqlite3's default of 5 s."""
+
+
+def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]  # DB-API objects are untyped
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -44,7 +50,8 @@ def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-unt
 
 
 def make_engine(url: str) -> Engine:
-    engine = create_engine(url)
-    if make_url(url).get_backend_name() == "sqlite":
-        event.listen(engine, "connect", _configure_sqlite)
+    if make_url(url).get_backend_name() != "sqlite":
+        return create_engine(url)
+    engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT})
+    event.listen(engine, "connect", _configure_sqlite)
     return engine

@@ -7,7 +7,7 @@ overwrite a reviewer's decision.
 """
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import (
     Boolean,
@@ -37,7 +37,7 @@ TRANSLATION_KINDS = ("good", "bad")
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -50,12 +50,12 @@ class UTCDateTime(TypeDecorator[datetime]):
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None or value.tzinfo is None:
             return value
-        return value.astimezone(timezone.utc)
+        return value.astimezone(UTC)
 
     def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None or value.tzinfo is not None:
             return value
-        return value.replace(tzinfo=timezone.utc)
+        return value.replace(tzinfo=UTC)
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -213,7 +213,8 @@ class AutoLabel(Base):
     """What the rule engine decided, kept compact because a suite has a row per distinct output it decided.
 
     An output without a row is ``unknown`` if its item's labelling covered it (``LabelFingerprint``), else
-    not labelled yet; ``suite.labels`` is where that is read back. ``rule_id`` is the rule that decided (the positive one for a conflict), None for a known translation or
+    not labelled yet; ``suite.labels`` is where that is read back. ``rule_id`` is the rule that decided (the
+    positive one for a conflict), None for a known translation or
     no match; ``reason`` is set only for the rare decisions a rule id cannot describe (an invalid pattern,
     a timed-out search, a conflict). The readable explanation is derived by ``suite.rules.describe``.
     """

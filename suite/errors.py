@@ -3,9 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from store.errors import DatabaseBusyError, TsqeError
 
-class TsqeError(Exception):
-    """A problem the user can fix (bad input, unknown name); the message is meant for them."""
+__all__ = ["DatabaseBusyError", "InputFileError", "Problem", "SuiteChoiceError", "TsqeError"]
+
+
+class SuiteChoiceError(TsqeError):
+    """The database holds no suite or several, and none was named: a front-end adds how to name one."""
 
 
 @dataclass(frozen=True)

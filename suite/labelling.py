@@ -6,43 +6,49 @@ the one stored in ``label_fingerprints`` for the item's labels, or when its labe
 fixed pattern or a longer timeout is tried again). ``unknown`` is written as no row (see
 ``store.models.STORED_AUTO_LABELS``). Manual labels are never read or written here.
 
-Work goes in chunks of whole items. Large runs match in forked worker processes (``suite.watched_pool``),
-each reading its chunk through its own connection and searching WITHOUT per-search timeouts, which cost the
-regex package two system calls a search; a chunk that overruns a generous budget is killed and redone here
-with per-search timeouts, so a slow search still ends as ``error`` with its reason. This process writes
-each chunk's labels as they arrive. The whole run is one transaction: a cancelled or failed run changes
-nothing.
+Work goes in chunks of whole items. Large runs match in worker processes (``suite.watched_pool``: started
+by a fork server, never forked from this process, so labelling is safe from a worker thread of a GUI), each
+receiving the plan (rules and known translations) once, reading its chunks through its own connection and
+searching WITHOUT per-search timeouts, which cost the regex package two system calls a search; a chunk that
+overruns a generous budget is killed and redone here with per-search timeouts, so a slow search still ends
+as ``error`` with its reason. This process writes each chunk's labels as they arrive. The whole run is one
+transaction: a cancelled or failed run changes nothing.
+
+Workers switch the cyclic garbage collector off for their whole (short) life: they allocate millions of
+tuples and lists that hold no reference cycles, which the collector would scan again and again (it doubled
+their time). This process leaves the collector alone, as other threads of the process (a GUI) share it.
 """
 from __future__ import annotations
 
 import gc
 import os
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Iterator, Sequence
-from contextlib import closing, contextmanager
+from collections.abc import Collection, Generator, Iterable, Iterator, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import itemgetter
 
-from sqlalchemy import bindparam, delete, func, null, or_, select
+from sqlalchemy import BindParameter, bindparam, delete, func, null, or_, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from store import Database
 from store.bulk import insert_tuples, select_tuples_each
+from store.engine import make_engine
 from store.models import AutoLabel, Item, KnownTranslation, LabelFingerprint, ManualLabel, Output, Rule
 from suite.labels import EFFECTIVE_LABELS, effective_label, join_labels
 from suite.rules import DEFAULT_TIMEOUT, UNKNOWN, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
-from suite.watched_pool import FORK_AVAILABLE, run_watched
+from suite.watched_pool import run_watched, start_early
 
 CHUNK = 50
 """Items per chunk of work (a DFKI chunk is 250 outputs, or 18,000 in the million-output benchmark); also how
 often progress is reported. Chunks go by items, not outputs, so that planning reads no output."""
 
 PARALLEL_THRESHOLD = 200
-"""Fewer items to label than this are labelled in this process: forking workers would cost more than
+"""Fewer items to label than this are labelled in this process: starting workers would cost more than
 compiling their rules (the larger part of labelling a small suite) in parallel saves."""
 
 WATCHDOG_GRACE = 10.0
@@ -54,7 +60,6 @@ timeouts."""
 _ID_CHUNK = 5_000
 """Ids per ``IN (...)`` list, well below every backend's limit on bound parameters."""
 
-WORKERS = os.cpu_count() or 1
 WORKER_NICENESS = 10
 """Workers yield the CPU to this process, whose writing is the run's critical path."""
 
@@ -77,7 +82,7 @@ class _Chunk:
 
 @dataclass
 class _Plan:
-    """What every chunk needs, prepared before the workers fork so that they inherit it."""
+    """What every chunk needs, prepared before the workers start and sent to each of them once."""
 
     rules: dict[int, list[RuleSpec]]
     known: dict[int, list[KnownSpec]]
@@ -129,7 +134,7 @@ _FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
 _to_relabel = or_(Output.id > LabelFingerprint.labelled_through, AutoLabel.label == "error")
 """Which outputs of a kept item (its fingerprint unchanged, joined with it and its labels) need labelling."""
 
-_ITEM = bindparam("item")
+_ITEM: BindParameter[int] = bindparam("item")
 _OUTPUTS_OF_UNLABELLED_ITEM = select(Output.id, Output.text, null()).where(Output.item_id == _ITEM)
 _OUTPUTS_OF_STALE_ITEM = (select(Output.id, Output.text, AutoLabel.output_id)
                           .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
@@ -188,10 +193,10 @@ def _plan(session: Session, suite_id: int, timeout: float, only: Collection[int]
     in_suite = in_suite_query.scalar_subquery()
     connection = session.connection()
     rules: dict[int, list[RuleSpec]] = defaultdict(list)
-    for item_id, *rule in connection.execute(
+    for item_id, rule_id, polarity, pattern, ignore_case, valid, error in connection.execute(
             select(Rule.item_id, Rule.id, Rule.polarity, Rule.pattern, Rule.ignore_case, Rule.valid, Rule.error)
             .where(Rule.item_id.in_(in_suite)).order_by(Rule.item_id, Rule.position, Rule.id)):
-        rules[item_id].append(RuleSpec(*rule))
+        rules[item_id].append(RuleSpec(rule_id, polarity, pattern, ignore_case, valid, error))
     known: dict[int, list[KnownSpec]] = defaultdict(list)
     for item_id, kind, text in connection.execute(
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
@@ -222,56 +227,59 @@ def _plan(session: Session, suite_id: int, timeout: float, only: Collection[int]
     return plan, {**dict.fromkeys(plan.stale, 0), **{item_id: stored[item_id][1] for item_id in kept}}, chunks
 
 
-def _labelled_chunks(db: Database, connection: Connection, plan: _Plan, chunks: list[_Chunk],
-                     task: TaskState) -> Iterator[tuple[_Chunk, _Labels]]:
-    """Every chunk's labels, from forked workers when it pays, in the order they are ready."""
-    if sum(len(chunk.items) for chunk in chunks) < PARALLEL_THRESHOLD or not db.shareable or not FORK_AVAILABLE:
+@dataclass
+class _WorkerLabeller:
+    """A worker process's labelling of chunks: pickled once into each worker, where it opens its own
+    connection to the database on its first chunk."""
+
+    url: str
+    plan: _Plan
+    connection: Connection | None = None
+
+    def __call__(self, chunk: _Chunk) -> _Labels:
+        if self.connection is None:
+            gc.disable()  # only in this worker process, which ends with the run (see the module docstring)
+            if hasattr(os, "nice"):
+                os.nice(WORKER_NICENESS)
+            self.connection = make_engine(self.url).connect()
+        return _label_chunk(self.connection, self.plan, chunk, False)
+
+
+def _labelled_chunks(db: Database, connection: Connection, plan: _Plan, chunks: list[_Chunk], task: TaskState,
+                     workers: int) -> Generator[tuple[_Chunk, _Labels], None, None]:
+    """Every chunk's labels, from worker processes when it pays, in the order they are ready."""
+    if workers < 1 or sum(len(chunk.items) for chunk in chunks) < PARALLEL_THRESHOLD or not db.shareable:
         for chunk in chunks:
             yield chunk, _label_chunk(connection, plan, chunk, True)
         return
-    worker: dict[str, Connection] = {}
-
-    def work(chunk: _Chunk) -> _Labels:
-        if not worker:  # first chunk in this forked process: its own engine, never the parent's connections
-            gc.disable()  # see _without_cyclic_gc; the process ends with the run
-            os.nice(WORKER_NICENESS)
-            worker["connection"] = db.reopen().engine.connect()
-        return _label_chunk(worker["connection"], plan, chunk, False)
 
     def budget(chunk: _Chunk) -> float:
         return WATCHDOG_GRACE + plan.timeout + WATCHDOG_PER_ITEM * len(chunk.items)
 
-    with closing(run_watched(chunks, work, budget, WORKERS, task.raise_if_cancelled)) as results:
+    work = _WorkerLabeller(db.engine.url.render_as_string(hide_password=False), plan)
+    with closing(run_watched(chunks, work, budget, workers, task.raise_if_cancelled)) as results:
         for index, labels in results:
             yield chunks[index], labels if labels is not None else _label_chunk(connection, plan, chunks[index],
                                                                                True)
 
 
-@contextmanager
-def _without_cyclic_gc() -> Iterator[None]:
-    """Labelling allocates millions of tuples and lists that live until their chunk is written and hold no
-    reference cycles; the cyclic collector would scan them again and again, which doubled the run time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def relabel(db: Database, suite_name: str | None = None, task: TaskState | None = None,
-            timeout: float = DEFAULT_TIMEOUT) -> dict[str, int]:
+            timeout: float = DEFAULT_TIMEOUT, workers: int | None = None) -> dict[str, int]:
     """Label every output that needs it and return the suite's effective label counts (see ``label_counts``).
 
     ``timeout`` bounds each regex search in seconds; an output whose search runs longer is labelled ``error``.
+    ``workers`` is how many worker processes match a large run (default: one per CPU; 0 matches in this
+    process). Safe to call from any thread.
     """
     task = progress_of(task)
-    with _without_cyclic_gc(), db.derived_rows_transaction() as session:
+    workers = os.cpu_count() or 1 if workers is None else workers
+    if workers > 0 and db.shareable:
+        start_early(__name__)
+    with db.derived_rows_transaction() as session:
         suite = find_suite(session, suite_name)
         plan, through, chunks = _plan(session, suite.id, timeout)
         connection = session.connection()
-        with closing(_labelled_chunks(db, connection, plan, chunks, task)) as results:
+        with closing(_labelled_chunks(db, connection, plan, chunks, task, workers)) as results:
             stale_counts = _store(connection, plan, through, results, task)
         return _counts_after(connection, suite.id, plan.stale, stale_counts)
 
@@ -295,7 +303,7 @@ def _store(connection: Connection, plan: _Plan, through: dict[int, int],
     done = 0
     stale_counts: Counter[str] = Counter()
     fingerprints: list[tuple[int, str, int]] = []
-    task.progress(done, total, "items")
+    task.progress(done, total, f"labelling item {done:,} of {total:,}")
     for chunk, labels in results:
         if chunk.stale:
             stale_counts.update(labels.labels)
@@ -303,16 +311,16 @@ def _store(connection: Connection, plan: _Plan, through: dict[int, int],
         for ids in _chunks(labels.relabelled, _ID_CHUNK):
             connection.execute(delete(AutoLabel).where(AutoLabel.output_id.in_(list(ids))))
         rows, with_reason = labels.rows()
-        insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS[:3], rows)
-        insert_tuples(connection, AutoLabel.__table__, _LABEL_COLUMNS, with_reason)
+        insert_tuples(connection, AutoLabel, _LABEL_COLUMNS[:3], rows)
+        insert_tuples(connection, AutoLabel, _LABEL_COLUMNS, with_reason)
         fingerprints += [(item_id, plan.fingerprint(item_id),
                           max(through[item_id], labels.read_through.get(item_id, 0)))
                          for item_id in chunk.items]
         done += len(chunk.items)
-        task.progress(done, total, "items")
+        task.progress(done, total, f"labelling item {done:,} of {total:,}")
     for ids in _chunks(sorted(through), _ID_CHUNK):
         connection.execute(delete(LabelFingerprint).where(LabelFingerprint.item_id.in_(ids)))
-    insert_tuples(connection, LabelFingerprint.__table__, ("item_id", "fingerprint", "labelled_through"),
+    insert_tuples(connection, LabelFingerprint, ("item_id", "fingerprint", "labelled_through"),
                   sorted(fingerprints), {"labelled_at": func.now()})
     return stale_counts
 

@@ -5,7 +5,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from store.models import Suite
-from suite.errors import TsqeError
+from suite.errors import SuiteChoiceError, TsqeError
 
 
 def find_suite(session: Session, name: str | None = None) -> Suite:
@@ -18,8 +18,8 @@ def find_suite(session: Session, name: str | None = None) -> Suite:
         return suite
     suites = list(session.scalars(select(Suite).order_by(Suite.name)))
     if not suites:
-        raise TsqeError("the database holds no suite yet: run `tsqe import suite FILE` or `tsqe demo`")
+        raise SuiteChoiceError("the database holds no suite yet: import one, or load the demo suite")
     if len(suites) > 1:
         names = ", ".join(s.name for s in suites)
-        raise TsqeError(f"the database holds several suites ({names}): choose one with --suite NAME")
+        raise SuiteChoiceError(f"the database holds several suites: {names}; name the one to work on")
     return suites[0]

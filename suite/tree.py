@@ -16,9 +16,7 @@ from store import Database
 from store.models import Category, Item, ManualLabel, Output, Phenomenon, Rule
 from suite.labels import effective_label, join_labels
 from suite.suites import find_suite
-
-NO_CATEGORY = "(no category)"
-NO_PHENOMENON = "(no phenomenon)"
+from suite.tables import NO_CATEGORY, NO_PHENOMENON
 
 
 @dataclass(frozen=True)

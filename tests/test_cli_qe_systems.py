@@ -70,7 +70,7 @@ def test_bad_options_and_bad_data(suite_db: Path, tmp_path: Path) -> None:
     result = tsqe(suite_db, "qe", "train", "--name", "x", "--kind", "magic")
     assert result.exit_code == 2 and "'magic' is not one of features-svr, pairwise-gb" in result.output
     result = tsqe(suite_db, "qe", "train", "--name", "x", "--kind", "features-svr")
-    assert result.exit_code == 2 and "features-svr trains on a QE dataset: give --data" in result.stderr
+    assert result.exit_code == 2 and "features-svr trains on a QE dataset: name one" in result.stderr
     mlqe = tmp_path / "bad"
     mlqe.mkdir()
     (mlqe / "train.src").write_text("a\nb\n", encoding="utf-8")

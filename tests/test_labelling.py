@@ -30,7 +30,7 @@ from suite.labels import automatic_label, join_labels
 from import_helpers import small_suite, write
 from suite.review import clear_manual_label, explain, set_manual_label
 from suite.rules import describe
-from suite.tasks import Cancelled, TaskState
+from suite.tasks import Cancelled, Progress, TaskState
 
 # item external id -> (positive, negative, good, bad, outputs)
 ITEMS = {
@@ -118,7 +118,7 @@ def test_second_run_relabels_nothing(db: Database) -> None:
     assert len(before[0]) == 2
     assert {decided_by for label, decided_by in before[1].values() if label != "unknown"} == {"marker"}
     seen: list[tuple[int, int]] = []
-    relabel(db, task=TaskState(lambda done, total, what: seen.append((done, total))))
+    relabel(db, task=TaskState(lambda report: seen.append((report.done, report.total))))
     assert seen == [(0, 0)]
     assert (stamps(db), auto(db)) == before
 
@@ -130,7 +130,7 @@ def test_changing_a_rule_relabels_only_that_items_outputs(db: Database) -> None:
     with db.transaction() as session:
         session.execute(update(Rule).where(Rule.pattern == r"\bdish(es)?\b").values(pattern=r"\bplates?\b"))
     seen: list[int] = []
-    counts = relabel(db, task=TaskState(lambda done, total, what: seen.append(total)))
+    counts = relabel(db, task=TaskState(lambda report: seen.append(report.total)))
     assert seen[-1] == 1  # the court item
     labels = auto(db)
     assert labels[ids["The plates in Berlin were negative."]][0] == "fail"
@@ -213,7 +213,7 @@ def test_invalid_and_timed_out_rules_give_errors_and_are_retried(db: Database) -
     assert labels[slow][1].endswith("timed out after 0.01 s")
     mark(db)
     seen: list[int] = []
-    relabel(db, timeout=0.01, task=TaskState(lambda done, total, what: seen.append(total)))
+    relabel(db, timeout=0.01, task=TaskState(lambda report: seen.append(report.total)))
     assert seen[-1] == 2  # both items hold an error, and errors are always tried again
     retried = auto(db)
     assert retried[slow][1].endswith("timed out after 0.01 s")
@@ -225,9 +225,9 @@ def test_cancelled_run_changes_nothing(db: Database, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr("suite.labelling.CHUNK", 1)
     written: list[int] = []
 
-    def cancel_after_first_chunk(done: int, total: int, what: str) -> None:
-        written.append(done)
-        if done > 0:
+    def cancel_after_first_chunk(report: Progress) -> None:
+        written.append(report.done)
+        if report.done > 0:
             task.cancel()
 
     task = TaskState(cancel_after_first_chunk)
@@ -321,7 +321,7 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
         session.flush()
         rule_id = rule.id
     force_workers(monkeypatch, 1)
-    monkeypatch.setattr("suite.labelling.WATCHDOG_GRACE", 0.5)
+    monkeypatch.setattr("suite.labelling.WATCHDOG_GRACE", 3.0)  # a worker niced on a loaded machine needs time
     monkeypatch.setattr("suite.labelling.WATCHDOG_PER_ITEM", 0.0)
     redone: list[tuple[tuple[int, ...], bool]] = []  # chunks labelled in this process, not a worker
     label_chunk = labelling._label_chunk
@@ -352,7 +352,7 @@ def test_workers_label_the_demo_suite_like_one_process(db: Database, monkeypatch
 def test_cancelling_with_workers_changes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     build(db)
     force_workers(monkeypatch, 1)
-    task = TaskState(lambda done, total, what: task.cancel() if done else None)
+    task = TaskState(lambda report: task.cancel() if report.done else None)
     with pytest.raises(Cancelled):
         relabel(db, task=task)
     assert auto(db) == {} and stamps(db) == {}

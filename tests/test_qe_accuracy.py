@@ -184,5 +184,5 @@ def test_invalid_options_are_clear_errors() -> None:
         pairwise_accuracy(pairs, systems, ties="never")
     with pytest.raises(TsqeError, match="grouping 'system'"):
         pairwise_accuracy(pairs, systems, by="system")
-    with pytest.raises(TsqeError, match="--bootstrap"):
+    with pytest.raises(TsqeError, match="bootstrap resamples must be 0 or more"):
         pairwise_accuracy(pairs, systems, bootstrap=-1)

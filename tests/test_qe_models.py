@@ -216,7 +216,7 @@ def test_pairwise_gb_on_a_suite(db: Database) -> None:
     assert higher and scores[ids[("lone", "Allein.")]] == 0.5
     with pytest.raises(TsqeError, match="out-of-fold scores"):
         predict_qe_system(db, "gb")
-    with pytest.raises(TsqeError, match="--data is for features-svr"):
+    with pytest.raises(TsqeError, match="not on a QE dataset"):
         train_qe_system(db, name="gb2", kind="pairwise-gb", data=["x"])
 
 

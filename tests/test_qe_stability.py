@@ -56,5 +56,5 @@ def test_stability_needs_two_systems_and_a_split() -> None:
     pairs, systems = _case([0.5, None], n_items=20)
     with pytest.raises(TsqeError, match="at least two"):
         ranking_stability(pairs, systems[:1])
-    with pytest.raises(TsqeError, match="--splits"):
+    with pytest.raises(TsqeError, match="random splits must be 1 or more"):
         ranking_stability(pairs, systems, splits=0)

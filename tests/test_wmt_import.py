@@ -103,7 +103,7 @@ def test_import_wmt_refuses_an_existing_suite_name(db, wmt) -> None:
 
 
 def test_import_wmt_checks_languages_given_as_options(db, wmt) -> None:
-    with pytest.raises(InputFileError, match="system files are de-en but --source-lang/--target-lang say de-fr"):
+    with pytest.raises(InputFileError, match="system files are de-en but the languages given are de-fr"):
         import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt", target_lang="fr")
 
 

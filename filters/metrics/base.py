@@ -28,6 +28,9 @@ class Metric(ABC):
         so one pass fills the cache for every sibling."""
         return {self.signature: self.score(hypotheses, references)}
 
+    def forget_stored(self) -> None:  # noqa: B027 - deliberately empty: most metrics store nothing besides scores
+        """Take back what scoring stored besides the scores (BERTScore's embeddings) after a cancelled run."""
+
     @staticmethod
     def _check(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> None:
         if len(hypotheses) != len(references):

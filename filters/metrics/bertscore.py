@@ -25,6 +25,9 @@ class BertScoreMetric(Metric):
             return cls(component, EmbeddingCache(resolve_model(model, layers, device), db))
         return make
 
+    def forget_stored(self) -> None:
+        self.cache.forget_added()
+
     def _signature_of(self, component: str) -> str:
         return f"bertscore-{component.lower()}|{self.cache.spec.signature}"
 

@@ -14,6 +14,7 @@ from sacrebleu.metrics.base import Metric as SacreMetric
 
 from filters.metrics.base import Metric, MetricFactory
 from store import Database
+from suite.errors import TsqeError
 
 SACREBLEU_METRICS: dict[str, tuple[type[SacreMetric], dict[str, object], bool]] = {
     "bleu": (BLEU, {"effective_order": True}, True),
@@ -36,7 +37,7 @@ class SacreBleuMetric(Metric):
                  db: Database | None = None) -> SacreBleuMetric:
             """``db`` is accepted for a uniform registry; text metrics need no cache of their own."""
             if model is not None or layers is not None:
-                raise ValueError(f"{name} takes no model or layers")
+                raise TsqeError(f"{name} compares words or characters: it takes no embedding model or layers")
             return cls(name)
         return make
 

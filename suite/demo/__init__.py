@@ -38,22 +38,18 @@ def create_demo(db: Database, *, name: str = DEMO_SUITE, task: TaskState | None 
     progress = progress_of(task)
     with db.session() as session:
         if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
-            raise TsqeError(f"the database already holds a suite named {name!r}; use another --db "
-                            f"(the demo is never loaded twice into one database)")
+            raise TsqeError(f"the database already holds a suite named {name!r}; load the demo into another "
+                            f"database (it is never loaded twice into one)")
     data = resources.files(__name__)
     try:
         with (resources.as_file(data / "suite.tsv") as suite_file,
               resources.as_file(data / "outputs.tsv") as outputs_file,
               resources.as_file(data / "reviews.tsv") as reviews_file):
-            progress.progress(0, 4, "importing the demo suite")
-            imported = import_suite(db, suite_file, name=name, source_lang="de", target_lang="en")
-            progress.progress(1, 4, "importing MT outputs")
-            import_outputs(db, outputs_file, suite_name=name)
-            progress.progress(2, 4, "labelling")
-            relabel(db, suite_name=name, task=task)
-            progress.progress(3, 4, "importing reviews")
-            import_reviews(db, reviews_file, suite_name=name)
-            progress.progress(4, 4, "done")
+            imported = import_suite(db, suite_file, name=name, source_lang="de", target_lang="en",
+                                    task=progress.child(0.0, 0.2))
+            import_outputs(db, outputs_file, suite_name=name, task=progress.child(0.2, 0.4))
+            relabel(db, suite_name=name, task=progress.child(0.4, 0.9))
+            import_reviews(db, reviews_file, suite_name=name, task=progress.child(0.9, 1.0))
     except BaseException:
         with db.transaction() as session:
             session.execute(delete(Suite).where(Suite.name == name))

@@ -17,6 +17,7 @@ from suite.errors import TsqeError
 from suite.importers.result import ImportResult, Problems
 from suite.importers.wmt import read_lines
 from suite.suites import find_suite
+from suite.tasks import TaskState, progress_of
 
 HEADER = ("LP", "HUMAN", "SYSTEM")
 
@@ -62,10 +63,14 @@ def read_human_scores(path: Path, lp: str, problems: Problems | None = None) -> 
     return scores
 
 
-def import_human_scores(db: Database, path: Path, *, lp: str, suite_name: str | None = None) -> ImportResult:
+def import_human_scores(db: Database, path: Path, *, lp: str, suite_name: str | None = None,
+                        task: TaskState | None = None) -> ImportResult:
     """Store the ``lp`` scores of the suite's systems, replacing earlier ones; unmatched names are warnings."""
+    task = progress_of(task)
     problems = Problems(str(path))
+    task.progress(0, 2, "reading human scores")
     scores = read_human_scores(path, lp, problems)
+    task.progress(1, 2, "writing human scores")
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
         systems = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
@@ -87,4 +92,5 @@ def import_human_scores(db: Database, path: Path, *, lp: str, suite_name: str | 
         session.execute(delete(HumanScore).where(HumanScore.system_id.in_(ids)))
         session.execute(insert(HumanScore), [
             {"system_id": systems[name], "lp": lp, "score": score} for name, (score, _) in matched.items()])
+        task.progress(2, 2, "human scores imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts={"human_scores": len(matched)}, warnings=problems.warnings)

@@ -54,7 +54,7 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
         index = SuiteIndex.load(session, suite.id)
-        task.progress(0, 2, "reading")
+        task.progress(0, 2, "reading MT outputs")
         if system is None:
             rows = _table_rows(path, index, problems)
         elif source is None:
@@ -62,9 +62,9 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
         else:
             rows = _rows_by_source(session, suite.id, path, Path(source), system, problems, counts)
         problems.raise_if_any()
-        task.progress(1, 2, "writing")
+        task.progress(1, 2, "writing MT outputs")
         counts.update(_write(session, suite.id, index, rows))
-    task.progress(2, 2, "done")
+        task.progress(2, 2, "MT outputs imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings)
 
 

@@ -38,12 +38,12 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
     problems = Problems(str(path))
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
-        task.progress(0, 2, "reading")
+        task.progress(0, 2, "reading QE scores")
         scores = _scores(session, suite.id, path, problems)
         problems.raise_if_any()
-        task.progress(1, 2, "writing")
+        task.progress(1, 2, "writing QE scores")
         counts = _write(session, path, name.strip(), not lower_is_better, scores, problems)
-    task.progress(2, 2, "done")
+        task.progress(2, 2, "QE scores imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings)
 
 

@@ -32,12 +32,12 @@ def import_reviews(db: Database, path: str | os.PathLike[str], *, suite_name: st
     problems = Problems(str(path))
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
-        task.progress(0, 2, "reading")
+        task.progress(0, 2, "reading reviews")
         reviews = _reviews(session, suite.id, path, problems)
         problems.raise_if_any()
-        task.progress(1, 2, "writing")
+        task.progress(1, 2, "writing reviews")
         counts = _write(session, suite.id, reviews)
-    task.progress(2, 2, "done")
+        task.progress(2, 2, "reviews imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings)
 
 

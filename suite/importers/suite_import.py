@@ -64,7 +64,7 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
     if remove_missing and not update:
         raise TsqeError("removing items missing from the file only makes sense when updating a suite")
     problems = Problems(str(path))
-    task.progress(0, 3, "reading")
+    task.progress(0, 3, "reading the suite")
     suffix = path.suffix.lower()
     if suffix == ".json":
         items, file_languages = parse_dfki(path, problems)
@@ -80,12 +80,12 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
     rules = _rules(items, problems)
     languages = _languages(path, file_languages, source_lang, target_lang)
     name = name or default_suite_name(path)
-    task.progress(2, 3, "writing")
+    task.progress(2, 3, "writing the suite")
     with db.transaction() as session:
         suite = session.scalar(select(Suite).where(Suite.name == name))
         if suite is not None and not update:
             raise TsqeError(f"a suite named {name!r} exists already: import the file as an update "
-                            f"(tsqe import suite --update) or under another name")
+                            f"or under another name")
         if suite is None:
             if languages is None:
                 raise TsqeError("a table does not name its languages: give the source and target language")
@@ -96,7 +96,7 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
             raise TsqeError(f"suite {name!r} is {suite.source_lang}-{suite.target_lang}, the file is "
                             f"{languages[0]}-{languages[1]}")
         counts = _write(session, suite.id, items, rules, problems, remove_missing)
-    task.progress(3, 3, "done")
+        task.progress(3, 3, "suite imported")  # before the commit, so that a cancel here still changes nothing
     return ImportResult(counts={"suite_id": suite.id, **counts}, warnings=problems.warnings)
 
 

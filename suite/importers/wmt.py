@@ -18,6 +18,7 @@ from store import Database
 from store.models import Item, Output, Reference, Suite, System, SystemOutput
 from suite.errors import TsqeError
 from suite.importers.result import ImportResult, Problems
+from suite.tasks import TaskState, progress_of
 
 LANGUAGE_PAIR = re.compile(r"^([A-Za-z]{2,3})-([A-Za-z]{2,3})$")
 
@@ -84,15 +85,18 @@ def expand_system_paths(paths: Sequence[Path]) -> list[Path]:
 
 
 def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequence[Path], name: str,
-               source_lang: str | None = None, target_lang: str | None = None) -> ImportResult:
+               source_lang: str | None = None, target_lang: str | None = None,
+               task: TaskState | None = None) -> ImportResult:
     """Create suite ``name`` from a WMT test set; every file is checked before anything is written."""
+    task = progress_of(task)
     problems = Problems(str(src))
     if not refs:
-        raise TsqeError("give at least one reference file (--ref)")
+        raise TsqeError("a WMT test set needs at least one reference file")
     system_paths = expand_system_paths(systems)
     if not system_paths:
-        raise TsqeError("no system output files were given (--systems DIR or FILES)")
+        raise TsqeError("a WMT test set needs at least one system output file (none was given or found)")
 
+    task.progress(0, 2, "reading the WMT test set")
     sources = read_lines(src, problems)
     references = [read_lines(path, problems) for path in refs]
     parsed = _system_files(system_paths, problems)
@@ -116,9 +120,10 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
     assert sources is not None and languages is not None
 
     result = ImportResult(warnings=problems.warnings)
+    task.progress(1, 2, "writing the WMT test set")
     with db.transaction() as session:
         if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
-            raise TsqeError(f"a suite named {name!r} already exists; choose another --name")
+            raise TsqeError(f"a suite named {name!r} already exists: import the test set under another name")
         suite = Suite(name=name, source_lang=languages[0], target_lang=languages[1])
         session.add(suite)
         session.flush()
@@ -145,6 +150,7 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
             {"system_id": system_ids[file.name], "item_id": item_ids[index],
              "output_id": output_ids[(item_ids[index], text.strip())]}
             for file, lines in zip(parsed, outputs) if lines is not None for index, text in enumerate(lines)])
+        task.progress(2, 2, "WMT test set imported")  # before the commit: a cancel here still changes nothing
     result.counts = {"items": len(sources), "references": sum(len(r or []) for r in references),
                      "systems": len(parsed), "system_outputs": len(parsed) * len(sources),
                      "distinct_outputs": len(distinct)}
@@ -183,7 +189,7 @@ def _languages(files: Sequence[SystemFile], source_lang: str | None, target_lang
     found = next(iter(pairs), None)
     chosen = (source_lang or (found[0] if found else None), target_lang or (found[1] if found else None))
     if found is not None and chosen != found:
-        problems.error(1, f"the system files are {'-'.join(found)} but --source-lang/--target-lang say "
+        problems.error(1, f"the system files are {'-'.join(found)} but the languages given are "
                           f"{chosen[0]}-{chosen[1]}", file=str(files[0].path))
         return None
     if chosen[0] is None or chosen[1] is None:

@@ -1,0 +1,15 @@
+"""The base of every error a user can fix, defined at the bottom layer so that the store can raise one too.
+
+``suite.errors`` is where the rest of the code takes ``TsqeError`` from, alongside the core's other user
+errors.
+"""
+from __future__ import annotations
+
+
+class TsqeError(Exception):
+    """A problem the user can fix (bad input, unknown name, a database busy elsewhere); the message is meant
+    for them and speaks of the data, never of one front-end's options."""
+
+
+class DatabaseBusyError(TsqeError):
+    """The database stayed locked by another writer for the whole busy timeout; nothing was changed."""

@@ -1,0 +1,205 @@
+"""Every long call, cancelled at its first, a middle and its last progress report, leaves every table as it was."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+import pytest
+from import_helpers import snapshot
+
+from filters.difficulty import da_bertscore
+from filters.scoring import score_outputs
+from qe.accuracy import pairwise_accuracy, read_qe_scores
+from qe.pairs import build_pairs
+from qe.stability import ranking_stability
+from qe.training import train_qe_system
+from store import Database, open_database
+from suite.demo import create_demo
+from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
+from suite.importers.human_scores import import_human_scores
+from suite.importers.wmt import import_wmt
+from suite.labelling import relabel
+from suite.tasks import Cancelled, Progress, TaskState
+
+Call = Callable[[Database, TaskState], object]
+DEMO = resources.files("suite.demo")
+
+
+def demo_file(name: str) -> Path:
+    return Path(str(DEMO / name))
+
+
+def count_reports(path: Path, setup: Callable[[Database], None], call: Call) -> list[Progress]:
+    """The reports of an uncancelled run, on a database of its own set up the same way."""
+    db = open_database(path)
+    try:
+        setup(db)
+        reports: list[Progress] = []
+        call(db, TaskState(reports.append))
+        return reports
+    finally:
+        db.close()
+
+
+def cancelled_at(report: int) -> TaskState:
+    """A task that is cancelled when its ``report``-th progress report (from 0) is made."""
+    seen: list[Progress] = []
+
+    def listen(progress: Progress) -> None:
+        seen.append(progress)
+        if len(seen) == report:
+            task.cancel()
+
+    task = TaskState(listen)
+    if report == 0:
+        task.cancel()
+    return task
+
+
+def assert_cancelling_changes_nothing(tmp_path: Path, setup: Callable[[Database], None], call: Call,
+                                      writes: bool = True) -> None:
+    reports = count_reports(tmp_path / "uncancelled.sqlite", setup, call)
+    assert reports, "the call reports no progress"
+    fractions = [report.fraction for report in reports]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    db = open_database(tmp_path / "cancelled.sqlite")
+    try:
+        setup(db)
+        before = snapshot(db)
+        for report in sorted({0, len(reports) // 2, len(reports) - 1}):
+            with pytest.raises(Cancelled):
+                call(db, cancelled_at(report))
+            assert snapshot(db) == before, f"cancelled at report {report} of {len(reports)}"
+        call(db, TaskState())
+        assert (snapshot(db) != before) == writes
+    finally:
+        db.close()
+
+
+def nothing(db: Database) -> None:
+    pass
+
+
+def suite_only(db: Database) -> None:
+    import_suite(db, demo_file("suite.tsv"), name="demo", source_lang="de", target_lang="en")
+
+
+def suite_and_outputs(db: Database) -> None:
+    suite_only(db)
+    import_outputs(db, demo_file("outputs.tsv"))
+
+
+def labelled(db: Database) -> None:
+    suite_and_outputs(db)
+    relabel(db)
+
+
+def demo(db: Database) -> None:
+    create_demo(db)
+
+
+def test_import_suite(tmp_path: Path) -> None:
+    assert_cancelling_changes_nothing(tmp_path, nothing, lambda db, task: import_suite(
+        db, demo_file("suite.tsv"), name="demo", source_lang="de", target_lang="en", task=task))
+
+
+def test_import_outputs(tmp_path: Path) -> None:
+    assert_cancelling_changes_nothing(tmp_path, suite_only,
+                                      lambda db, task: import_outputs(db, demo_file("outputs.tsv"), task=task))
+
+
+def test_import_reviews(tmp_path: Path) -> None:
+    assert_cancelling_changes_nothing(tmp_path, labelled,
+                                      lambda db, task: import_reviews(db, demo_file("reviews.tsv"), task=task))
+
+
+def test_relabel_in_this_process(tmp_path: Path) -> None:
+    assert_cancelling_changes_nothing(tmp_path, suite_and_outputs, lambda db, task: relabel(db, task=task))
+
+
+def test_relabel_in_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("suite.labelling.PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr("suite.labelling.CHUNK", 10)
+    assert_cancelling_changes_nothing(tmp_path, suite_and_outputs,
+                                      lambda db, task: relabel(db, task=task, workers=2))
+
+
+def test_demo(tmp_path: Path) -> None:
+    assert_cancelling_changes_nothing(tmp_path, nothing, lambda db, task: create_demo(db, task=task))
+
+
+def length_scores(path: Path) -> Path:
+    """A QE scores file of the demo's outputs: each output's length."""
+    rows = [line.split("\t") for line in demo_file("outputs.tsv").read_text(encoding="utf-8").splitlines()[1:]]
+    path.write_text("item_id\tsystem\tscore\n" + "".join(f"{item}\t{system}\t{len(text)}\n"
+                                                         for item, system, text in rows), encoding="utf-8")
+    return path
+
+
+def test_import_qe_scores(tmp_path: Path) -> None:
+    scores = length_scores(tmp_path / "qe.tsv")
+    assert_cancelling_changes_nothing(tmp_path, demo, lambda db, task: import_qe_scores(
+        db, scores, name="length", task=task))
+
+
+def wmt_test_set(tmp_path: Path) -> Callable[[Database, TaskState | None], object]:
+    """A two-sentence WMT test set of two systems, with the call that imports it."""
+    systems = tmp_path / "systems"
+    systems.mkdir(parents=True)
+    (tmp_path / "src.de").write_text("Ein Satz.\nNoch einer.\n", encoding="utf-8")
+    (tmp_path / "ref.en").write_text("A sentence.\nAnother one.\n", encoding="utf-8")
+    for name in ("sysA.1", "sysB.2"):
+        (systems / f"newstest2099.{name}.de-en").write_text(f"A {name}.\nOne more.\n", encoding="utf-8")
+
+    def wmt(db: Database, task: TaskState | None = None) -> object:
+        return import_wmt(db, src=tmp_path / "src.de", refs=[tmp_path / "ref.en"], systems=[systems], name="nt",
+                          task=task)
+    return wmt
+
+
+def test_import_wmt_and_human_scores(tmp_path: Path) -> None:
+    wmt = wmt_test_set(tmp_path)
+    (tmp_path / "DA.csv").write_text("LP HUMAN SYSTEM\nde-en 0.1 sysA.1\nde-en 0.2 sysB.2\n", encoding="utf-8")
+    assert_cancelling_changes_nothing(tmp_path / "wmt", nothing, wmt)
+    assert_cancelling_changes_nothing(tmp_path / "human", wmt, lambda db, task: import_human_scores(
+        db, tmp_path / "DA.csv", lp="de-en", task=task))
+
+
+@pytest.mark.parametrize("metric", ["bleu", "chrf"])
+def test_scoring_with_a_text_metric(tmp_path: Path, metric: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("filters.scoring.SCORE_CHUNK", 50)
+    assert_cancelling_changes_nothing(tmp_path, demo, lambda db, task: score_outputs(db, metric, task=task))
+
+
+def test_bertscore_and_da_bertscore_take_their_embeddings_back(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("filters.scoring.SCORE_CHUNK", 1)
+    monkeypatch.setattr("filters.difficulty.ITEM_CHUNK", 1)
+    wmt = wmt_test_set(tmp_path)
+    assert_cancelling_changes_nothing(tmp_path / "bertscore", wmt,
+                                      lambda db, task: score_outputs(db, "bertscore-f", task=task))
+    assert_cancelling_changes_nothing(tmp_path / "da", wmt, lambda db, task: da_bertscore(db, task=task))
+
+
+def test_qe_training(tmp_path: Path) -> None:
+    assert_cancelling_changes_nothing(tmp_path, demo, lambda db, task: train_qe_system(
+        db, name="gb", kind="pairwise-gb", folds=3, task=task))
+
+
+def test_accuracy_and_stability_write_nothing(tmp_path: Path) -> None:
+    scores = length_scores(tmp_path / "qe.tsv")
+
+    def two_systems(db: Database) -> None:
+        create_demo(db)
+        train_qe_system(db, name="gb", kind="pairwise-gb", folds=3)
+        import_qe_scores(db, scores, name="length")
+
+    def accuracy(db: Database, task: TaskState) -> object:
+        return pairwise_accuracy(build_pairs(db), read_qe_scores(db), bootstrap=50, seed=1, task=task)
+
+    def stability(db: Database, task: TaskState) -> object:
+        return ranking_stability(build_pairs(db), read_qe_scores(db), splits=20, seed=1, task=task)
+
+    assert_cancelling_changes_nothing(tmp_path / "accuracy", two_systems, accuracy, writes=False)
+    assert_cancelling_changes_nothing(tmp_path / "stability", two_systems, stability, writes=False)

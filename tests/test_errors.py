@@ -1,0 +1,48 @@
+"""Core errors speak of the data; the command line adds its own hints, and bad options or files are no traceback."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from cli.main import _register_commands, app
+from store import Database
+from suite.errors import SuiteChoiceError
+from suite.importers import import_suite
+from suite.labelling import label_counts
+
+
+def tsqe(db: Path, *args: str) -> tuple[int, str]:
+    _register_commands()
+    result = CliRunner().invoke(app, ["--db", str(db), *args])
+    return result.exit_code, result.stderr
+
+
+def test_choosing_a_suite_speaks_of_the_data_and_the_cli_adds_the_flag(db: Database, tmp_path: Path) -> None:
+    with pytest.raises(SuiteChoiceError) as empty:
+        label_counts(db)
+    assert "--" not in str(empty.value) and "tsqe" not in str(empty.value)
+    for name in ("de-en", "en-de"):
+        path = tmp_path / name / "suite.tsv"
+        path.parent.mkdir()
+        path.write_text("id\tcategory\tphenomenon\tsource\tpositive_regex\nx\tC\tP\tEin Satz.\tsentence\n",
+                        encoding="utf-8")
+        import_suite(db, path, source_lang=name[:2], target_lang=name[3:])
+    with pytest.raises(SuiteChoiceError, match="the database holds several suites: de-en, en-de"):
+        label_counts(db)
+    code, stderr = tsqe(tmp_path / "tsqe.sqlite", "status")
+    assert code == 2
+    assert stderr.strip() == ("error: the database holds several suites: de-en, en-de; name the one to work on "
+                              "(name one with --suite NAME; add one with `tsqe import suite FILE` or `tsqe demo`)")
+
+
+def test_bad_option_combinations_and_unwritable_files_are_user_errors(tmp_path: Path) -> None:
+    path = tmp_path / "demo.sqlite"
+    assert tsqe(path, "demo")[0] == 0
+    code, stderr = tsqe(path, "score", "--metric", "bleu", "--model", "X")
+    assert (code, stderr.strip()) == (2, "error: bleu compares words or characters: it takes no embedding model or "
+                                         "layers")
+    code, stderr = tsqe(path, "export", "labels", str(tmp_path / "missing" / "labels.tsv"))
+    assert code == 2 and stderr.startswith("error: ") and "No such file or directory" in stderr
+
