@@ -17,8 +17,6 @@ from sqlalchemy import Engine, inspect
 
 from alembic import command
 
-from alembic import command
-
 _HERE = Path(__file__).resolve().parent
 
 

@@ -158,12 +158,12 @@ def test_importing_the_same_file_twice_changes_nothing_the_second_time(
     reviews = _write_tsv(folder / "reviews.tsv", ["item_id", "system", "label", "reviewer", "comment"],
                          [[item, system, data.draw(st.sampled_from(["pass", "fail", "unknown"])), "prop",
                            data.draw(st.sampled_from(["", "checked"]))] for item, system in reviewed])
+    scored = data.draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=8, unique=True))
     scores = _write_tsv(folder / "qe.tsv", ["item_id", "system", "score"],
-                        [[item, system, repr(data.draw(st.floats(-1, 1, allow_nan=False)))]
-                         for item, system in data.draw(st.lists(st.sampled_from(pairs), min_size=1, max_size=8, unique=True))])
+                        [[item, system, repr(data.draw(st.floats(-1, 1, allow_nan=False)))] for item, system in scored])
     suite_header, *suite_rows = _demo_rows("suite.tsv")
-    suite = _write_tsv(folder / "suite.tsv", suite_header,
-                       data.draw(st.lists(st.sampled_from(suite_rows), min_size=1, max_size=5, unique_by=lambda row: row[0])))
+    suite_subset = st.lists(st.sampled_from(suite_rows), min_size=1, max_size=5, unique_by=lambda row: row[0])
+    suite = _write_tsv(folder / "suite.tsv", suite_header, data.draw(suite_subset))
     imports = [
         lambda: import_outputs(demo, outputs, suite_name=DEMO_SUITE),
         lambda: import_reviews(demo, reviews, suite_name=DEMO_SUITE),
