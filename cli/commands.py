@@ -15,4 +15,5 @@ import cli.report  # noqa: F401
 import cli.rule_group  # noqa: F401
 import cli.rule_test  # noqa: F401
 import cli.status  # noqa: F401
+import cli.suites  # noqa: F401
 import cli.wmt  # noqa: F401

@@ -1,4 +1,4 @@
-"""``tsqe export labels``: the labels as a TSV."""
+"""``tsqe export labels|suite``: the labels as a TSV, the suite as a file the importers read back."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -8,6 +8,7 @@ import typer
 from cli.context import app_context
 from cli.main import app
 from suite.export import LABEL_COLUMNS, export_labels
+from suite.export_suite import export_suite
 
 export_app = typer.Typer(help="Export data as files.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
@@ -26,3 +27,20 @@ def export_labels_command(
     context = app_context(ctx)
     rows = export_labels(context.database, file, context.suite_name)
     typer.echo(f"wrote {rows} rows ({len(LABEL_COLUMNS)} columns) to {file}")
+
+
+@export_app.command("suite")
+def export_suite_command(
+    ctx: typer.Context,
+    file: Path = typer.Argument(..., help="The file to write: .tsv, .csv, .xlsx (table) or .json (DFKI).",
+                                show_default=False),
+) -> None:
+    """Write the suite's items, rules, references and known translations to a file that imports back as is.
+
+    A table has the columns of `tsqe import suite` (several entries in a cell separated by ' ||| ', a flags
+    column with 'i' for rules that ignore case, reference kinds); JSON is the DFKI layout, with tsqe's
+    extensions on items that need them. The table does not carry the languages.
+    """
+    context = app_context(ctx)
+    items = export_suite(context.database, file, context.suite_name)
+    typer.echo(f"wrote {items} items to {file}")

@@ -22,7 +22,7 @@ FILE = typer.Argument(..., help="The file to import.", show_default=False)
 
 def _print_warnings(result: ImportResult) -> None:
     for problem in result.warnings:
-        typer.echo(f"{problem.file}:{problem.line}: warning: {problem.message}", err=True)
+        typer.echo(f"{problem.location}: warning: {problem.message}", err=True)
 
 
 @import_app.command("suite")
@@ -39,16 +39,21 @@ def import_suite_command(
     remove_missing: bool = typer.Option(False, "--remove-missing",
                                         help="With --update: delete items that are not in the file, with "
                                              "their outputs and labels."),
+    strict: bool = typer.Option(False, "--strict", help="Refuse the file if a pattern does not compile "
+                                                        "(by default it is imported as an invalid rule)."),
 ) -> None:
     """Import a test suite from DFKI JSON or a TSV/CSV/XLSX table.
 
     A table has the columns id, category, phenomenon, source, positive_regex and optionally negative_regex,
-    reference, good_translations, bad_translations, comment (several translations separated by ' ||| ').
+    flags, reference, reference_kinds, good_translations, bad_translations, comment. Several entries in a cell
+    are separated by ' ||| '; flags has one entry per rule (positive, then negative): 'i' ignores case.
+    A table without --source-lang/--target-lang leaves the languages unknown (set them with tsqe suite edit).
     """
     context = app_context(ctx)
     with progress_bar("importing suite") as task:
         result = import_suite(context.database, file, name=name, source_lang=source_lang, target_lang=target_lang,
-                              update=update, remove_missing=remove_missing, task=task)
+                              update=update, remove_missing=remove_missing, strict=strict,
+                              task=task)
     _print_warnings(result)
     c = result.counts
     typer.echo(f"suite {name or default_suite_name(file)!r}: {c['items']} items in the file ({c['items_added']} added, "

@@ -21,7 +21,7 @@ def status_command(
     if as_json:
         typer.echo(json.dumps(status, indent=2))
         return
-    typer.echo(f"suite {status['suite']} ({status['source_lang']} -> {status['target_lang']})")
+    typer.echo(f"suite {status['suite']} ({status['source_lang'] or '?'} -> {status['target_lang'] or '?'})")
     for key in ("items", "categories", "phenomena", "rules", "invalid_rules", "systems", "outputs",
                 "system_outputs"):
         typer.echo(f"  {key.replace('_', ' '):<16}{status[key]:>9}")

@@ -14,14 +14,19 @@ class SuiteChoiceError(TsqeError):
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong in an input file, located as ``FILE:LINE``."""
+    """One thing wrong in an input file, located as ``FILE:LINE``, or as ``FILE`` (``line`` None) when it is
+    the whole file that is wrong (empty, not a workbook, JSON of another shape)."""
 
     file: str
-    line: int
+    line: int | None
     message: str
 
+    @property
+    def location(self) -> str:
+        return self.file if self.line is None else f"{self.file}:{self.line}"
+
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}: {self.message}"
+        return f"{self.location}: {self.message}"
 
 
 class InputFileError(TsqeError):

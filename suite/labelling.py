@@ -51,11 +51,13 @@ PARALLEL_THRESHOLD = 200
 """Fewer items to label than this are labelled in this process: starting workers would cost more than
 compiling their rules (the larger part of labelling a small suite) in parallel saves."""
 
-WATCHDOG_GRACE = 10.0
-WATCHDOG_PER_ITEM = 1.0
-"""A worker's chunk may take ``WATCHDOG_GRACE + timeout + WATCHDOG_PER_ITEM * items`` seconds, hundreds of
-times what a chunk of the million-output benchmark needs, before it is killed and redone with per-search
-timeouts."""
+WATCHDOG_GRACE = 4.0
+WATCHDOG_PER_ITEM = 0.1
+"""A worker's chunk may take ``WATCHDOG_GRACE + timeout + WATCHDOG_PER_ITEM * items`` seconds (10 s for a chunk
+of 50 items at the default timeout), still about a hundred times what a chunk of the million-output benchmark
+needs (18,000 outputs in about 0.1 s), before it is killed and redone with per-search timeouts. It was 61 s:
+one catastrophic pattern (``^(a|aa)+$``) then held a whole labelling run up for a minute before its chunk was
+redone; a chunk killed by mistake on a loaded machine only costs the slower, timed redo."""
 
 _ID_CHUNK = 5_000
 """Ids per ``IN (...)`` list, well below every backend's limit on bound parameters."""

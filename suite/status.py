@@ -19,8 +19,8 @@ def suite_status(db: Database, suite_name: str | None = None) -> dict[str, Any]:
         labels = effective_labels_select(suite.id).subquery()
         return {
             "suite": suite.name,
-            "source_lang": suite.source_lang,
-            "target_lang": suite.target_lang,
+            "source_lang": suite.source_lang or None,  # None: not known yet (a table suite)
+            "target_lang": suite.target_lang or None,
             "items": _count(session, select(func.count()).select_from(Item).where(Item.suite_id == suite.id)),
             "categories": _count(session, select(func.count()).select_from(Category)
                                  .where(Category.suite_id == suite.id)),

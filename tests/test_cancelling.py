@@ -10,7 +10,7 @@ from import_helpers import snapshot
 
 from filters.difficulty import da_bertscore
 from filters.scoring import score_outputs
-from qe.accuracy import pairwise_accuracy, read_qe_scores
+from qe.accuracy import pairwise_accuracy
 from qe.pairs import build_pairs
 from qe.stability import ranking_stability
 from qe.training import train_qe_system
@@ -20,6 +20,7 @@ from suite.importers import import_outputs, import_qe_scores, import_reviews, im
 from suite.importers.human_scores import import_human_scores
 from suite.importers.wmt import import_wmt
 from suite.labelling import relabel
+from suite.qe_scores import read_qe_scores
 from suite.tasks import Cancelled, Progress, TaskState
 
 Call = Callable[[Database, TaskState], object]

@@ -255,9 +255,10 @@ def test_a_save_that_loses_the_race_is_refused(demo: Database) -> None:
     other = open_database(demo.url.removeprefix("sqlite:///"))
     try:
         rule_id = item_detail(demo, find_item(demo, BANK)).rules[0].id
+        with demo.session() as reader:  # an editor's view, read before bob saved (SQLite writers queue, so
+            stale = reader.get_one(Rule, rule_id)  # the race is between a read and a later write): version 1
+        change_rule(other, rule_id, pattern=r"\bseat\b", author="bob")
         with pytest.raises(EditConflict, match="changed by bob"), demo.transaction() as session:
-            stale = session.get_one(Rule, rule_id)  # read: version 1
-            change_rule(other, rule_id, pattern=r"\bseat\b", author="bob")
             checked_update(session, Rule, stale, {"pattern": r"\bpew\b"})
         assert item_detail(demo, find_item(demo, BANK)).rules[0].pattern == r"\bseat\b"
     finally:

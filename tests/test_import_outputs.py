@@ -55,7 +55,7 @@ def test_tsv_merges_identical_outputs_and_keeps_empty_and_quoted_ones(db: Databa
     ('item_id\tsystem\toutput\n1\tA\tx\n2\tA\t"He said\n3\tA\ty\n',
      [":3: malformed quoting (it is never closed): a field that starts with a double quote must end with one, "
       "and quotes inside it must be doubled"]),
-    ("", [":1: empty file: expected a header row with the columns item_id, system, output"]),
+    ("", [": empty file: expected a header row with the columns item_id, system, output"]),
 ])
 def test_malformed_tsv_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str, expected: list[str]) -> None:
     small_suite(db, tmp_path)

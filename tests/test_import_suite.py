@@ -11,6 +11,7 @@ from store import Database
 from store.models import Category, Item, KnownTranslation, ManualLabel, Output, Phenomenon, Reference, Rule, Suite
 from suite.errors import InputFileError, TsqeError
 from suite.importers import import_suite
+from suite.suites import SuiteInfo, rename_suite, set_languages, suite_info
 
 
 def problems_of(excinfo: pytest.ExceptionInfo[InputFileError]) -> list[str]:
@@ -62,7 +63,7 @@ def test_dfki_invalid_regex_is_kept_as_invalid_rule_with_warning(db: Database, t
     (SUITE_JSON.replace('"phenomenon": "Future", "source_sentence": "Er wird nicht',
                         '"phenomenon": "Future", "colour": "red", "source_sentence": "Er wird nicht'),
      ":4: unknown key(s) 'colour'"),
-    ('{"data": []}', ":1: expected a JSON object with an \"items\" list (the DFKI test-suite format)"),
+    ('{"data": []}', ": expected a JSON object with an \"items\" list (the DFKI test-suite format)"),
 ])
 def test_dfki_malformed_file_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str, expected: str) -> None:
     small_suite(db, tmp_path)
@@ -129,7 +130,7 @@ def test_generic_csv_and_xlsx_read_alike(db: Database, tmp_path: Path) -> None:
 @pytest.mark.parametrize(("text", "expected"), [
     (GENERIC_TSV.replace("bad_translations", "bad_translation"),
      ":1: unknown column(s) 'bad_translation'; expected id, category, phenomenon, source, positive_regex and "
-     "optionally negative_regex, reference, good_translations, bad_translations, comment"),
+     "optionally negative_regex, flags, reference, reference_kinds, good_translations, bad_translations, comment"),
     (GENERIC_TSV.replace("\tpositive_regex", ""), ":1: missing column(s) positive_regex in the header"),
     (GENERIC_TSV.replace("a2\tNegation", "a1\tNegation"), ":4: duplicate item id 'a1' (first at line 2)"),
     (GENERIC_TSV.replace("\t\t\t\t\n", "\t\t\n"),
@@ -148,10 +149,26 @@ def test_generic_table_malformed_file_is_rejected_and_changes_nothing(db: Databa
     assert snapshot(db) == before
 
 
-def test_table_needs_languages_and_existing_name_needs_update(db: Database, tmp_path: Path) -> None:
+def test_table_without_languages_leaves_them_unknown_until_set(db: Database, tmp_path: Path) -> None:
     path = write(tmp_path / "mini.tsv", GENERIC_TSV)
-    with pytest.raises(TsqeError, match="give the source and target language"):
-        import_suite(db, path)
+    result = import_suite(db, path)
+    assert [str(w) for w in result.warnings] == [
+        f"{path}:1: the file does not name the languages of suite 'mini': they are unknown until they are set"]
+    assert suite_info(db) == SuiteInfo("mini", None, None)
+    with db.session() as session:
+        assert session.execute(select(Suite.source_lang, Suite.target_lang)).one() == ("", "")
+    assert set_languages(db, "DE", None) == SuiteInfo("mini", "de", None)
+    # An update that names the languages fills in the unknown one and must agree with the known one.
+    with pytest.raises(TsqeError, match="suite 'mini' is de-\\?, the file is en-fr"):
+        import_suite(db, path, update=True, source_lang="en", target_lang="fr")
+    import_suite(db, path, update=True, source_lang="de", target_lang="en")
+    assert suite_info(db) == SuiteInfo("mini", "de", "en")
+    with pytest.raises(TsqeError, match="source language 'de en' is not a language code"):
+        set_languages(db, "de en", "fr")
+    assert rename_suite(db, "mini-de-en") == SuiteInfo("mini-de-en", "de", "en")
+
+
+def test_existing_name_needs_update(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     before = snapshot(db)
     with pytest.raises(TsqeError, match="a suite named 'de-en' exists already"):
@@ -203,3 +220,61 @@ def test_update_moves_item_to_other_category_and_drops_empty_ones(db: Database, 
         assert session.scalar(select(func.count()).select_from(Phenomenon)) == 2
         assert session.scalar(select(func.count()).select_from(KnownTranslation)) == 2
         assert session.scalar(select(func.count()).select_from(Reference)) == 0
+
+
+TABLE_WITH_LISTS = (
+    "id\tcategory\tphenomenon\tsource\tpositive_regex\tnegative_regex\tflags\treference\treference_kinds\t"
+    "good_translations\n"
+    "t1\tA\tB\tDie Bank.\t\\bbench\\b |||  park\tBANK\ti |||  ||| i\tThe bench. ||| A bench.\t ||| paraphrase\t"
+    "The bench. ||| The seat.\n"
+    "t2\tA\tB\tDas Schloss.\tlock\t\t\tThe lock.\t\t\n"
+)
+
+
+def test_table_cells_hold_several_rules_flags_and_reference_kinds(db: Database, tmp_path: Path) -> None:
+    import_suite(db, write(tmp_path / "lists.tsv", TABLE_WITH_LISTS), source_lang="de", target_lang="en")
+    with db.session() as session:
+        first, second = session.scalars(select(Item).order_by(Item.position)).all()
+        assert [(r.polarity, r.pattern, r.ignore_case, r.position) for r in first.rules] == [
+            ("positive", r"\bbench\b", True, 0), ("positive", " park", False, 1), ("negative", "BANK", True, 2)]
+        assert [(r.kind, r.text) for r in sorted(first.references, key=lambda r: r.id)] == [
+            ("standard", "The bench."), ("paraphrase", "A bench.")]
+        assert sorted(k.text for k in first.known_translations) == ["The bench.", "The seat."]
+        assert [(r.pattern, r.ignore_case) for r in second.rules] == [("lock", False)]
+        assert [(r.kind, r.text) for r in second.references] == [("standard", "The lock.")]
+
+
+def test_strict_refuses_patterns_that_do_not_compile(db: Database, tmp_path: Path) -> None:
+    path = write(tmp_path / "s.json", SUITE_JSON.replace('"will run"', '"will (run"'))
+    with pytest.raises(InputFileError) as excinfo:
+        import_suite(db, path, strict=True)
+    assert problems_of(excinfo) == [
+        f"{path}:3: positive regex 'will (run' of item '2': pattern does not compile at position 9: missing )"]
+    assert snapshot(db)["suites"] == []
+
+
+@pytest.mark.parametrize(("replace", "expected"), [
+    ('"positive_regex": "husband"', '"positive_regex": ["husband", ""]'),
+    ('"positive_regex": "husband"', '"positive_regex": "husband", "positive_ignore_case": [1]'),
+    ('"positive_regex": "husband"', '"positive_regex": "husband", "references": ["Her husband came."]'),
+])
+def test_dfki_extensions_are_checked(db: Database, tmp_path: Path, replace: str, expected: str) -> None:
+    path = write(tmp_path / "s.json", SUITE_JSON.replace(replace, expected))
+    with pytest.raises(InputFileError) as excinfo:
+        import_suite(db, path)
+    assert problems_of(excinfo)[0].startswith(f"{path}:2: ")
+    assert snapshot(db)["suites"] == []
+
+
+def test_dfki_extensions_are_read(db: Database, tmp_path: Path) -> None:
+    path = write(tmp_path / "s.json", SUITE_JSON.replace(
+        '"positive_regex": "husband"',
+        '"positive_regex": ["husband", "spouse"], "positive_ignore_case": [false, true], '
+        '"references": [{"text": "Her husband came."}, {"text": "Her spouse came.", "kind": "formal"}]'))
+    import_suite(db, path)
+    with db.session() as session:
+        item = session.scalar(select(Item).where(Item.external_id == "1"))
+        assert [(r.polarity, r.pattern, r.ignore_case) for r in item.rules] == [
+            ("positive", "husband", False), ("positive", "spouse", True), ("negative", r"\bman\b", False)]
+        assert [(r.kind, r.text) for r in sorted(item.references, key=lambda r: r.id)] == [
+            ("standard", "Her husband came."), ("formal", "Her spouse came.")]

@@ -1,5 +1,17 @@
 """The public DFKI test-suite format: ``{"items": [{id, langpair, category, phenomenon, source_sentence,
-positive_regex, negative_regex, positive_tokens, negative_tokens}]}`` (github.com/DFKI-NLP/mt-testsuite)."""
+positive_regex, negative_regex, positive_tokens, negative_tokens}]}`` (github.com/DFKI-NLP/mt-testsuite).
+
+The DFKI format has one pattern per polarity, no flags and no references. tsqe reads (and
+``suite.export_suite`` writes, only where an item needs them) these extensions, so that every suite can be
+kept as JSON:
+
+- ``positive_regex`` / ``negative_regex`` may be a list of patterns (several rules, in order);
+- ``positive_ignore_case`` / ``negative_ignore_case``: a list of booleans, one per pattern of that polarity;
+- ``references``: a list of ``{"text": ..., "kind": ...}`` objects (``kind`` optional, default standard);
+- ``comment``: a string.
+
+DFKI's own tools do not know the extensions: an item that uses them is readable by tsqe only.
+"""
 from __future__ import annotations
 
 import bisect
@@ -7,12 +19,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from suite.importers.item_spec import ItemSpec
+from suite.importers.item_spec import STANDARD_REFERENCE, ItemSpec, ReferenceText, RulePattern
 from suite.importers.result import Problems
 from suite.importers.tables import read_text
 
 REQUIRED_KEYS = ("id", "langpair", "category", "phenomenon", "source_sentence")
-OPTIONAL_KEYS = ("positive_regex", "negative_regex", "positive_tokens", "negative_tokens", "comment")
+OPTIONAL_KEYS = ("positive_regex", "negative_regex", "positive_tokens", "negative_tokens", "comment",
+                 "positive_ignore_case", "negative_ignore_case", "references")
 
 
 def parse_dfki(path: Path, problems: Problems) -> tuple[list[ItemSpec], tuple[str, str] | None]:
@@ -20,13 +33,19 @@ def parse_dfki(path: Path, problems: Problems) -> tuple[list[ItemSpec], tuple[st
     text = read_text(path, problems)
     if text is None:
         return [], None
+    if not text.strip():
+        problems.error(None, "the file is empty")
+        return [], None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
         problems.error(error.lineno, f"invalid JSON: {error.msg} (column {error.colno})")
         return [], None
+    except RecursionError:
+        problems.error(None, "the JSON is nested too deeply to be a test suite")
+        return [], None
     if not isinstance(document, dict) or not isinstance(document.get("items"), list):
-        problems.error(1, 'expected a JSON object with an "items" list (the DFKI test-suite format)')
+        problems.error(None, 'expected a JSON object with an "items" list (the DFKI test-suite format)')
         return [], None
     lines = _item_lines(text)
     items: list[ItemSpec] = []
@@ -63,8 +82,10 @@ def _item(raw: Any, line: int, problems: Problems) -> tuple[ItemSpec, tuple[str,
     if isinstance(fields["id"], int) and not isinstance(fields["id"], bool):
         fields["id"] = str(fields["id"])
     strings = {key: _string(fields, key, line, problems, required=key in REQUIRED_KEYS)
-               for key in ("id", "langpair", "category", "phenomenon", "source_sentence", "positive_regex",
-                           "negative_regex", "comment")}
+               for key in ("id", "langpair", "category", "phenomenon", "source_sentence", "comment")}
+    positive = _rules(fields, "positive", line, problems)
+    negative = _rules(fields, "negative", line, problems)
+    references = _references(fields.get("references"), line, problems)
     positive_tokens = _string_list(fields, "positive_tokens", line, problems)
     negative_tokens = _string_list(fields, "negative_tokens", line, problems)
     pair = _language_pair(strings["langpair"], line, problems)
@@ -76,8 +97,9 @@ def _item(raw: Any, line: int, problems: Problems) -> tuple[ItemSpec, tuple[str,
         category=strings["category"].strip(),
         phenomenon=strings["phenomenon"].strip(),
         source=strings["source_sentence"],
-        positive=[strings["positive_regex"]] if strings["positive_regex"] else [],
-        negative=[strings["negative_regex"]] if strings["negative_regex"] else [],
+        positive=positive,
+        negative=negative,
+        references=references,
         good=positive_tokens,
         bad=negative_tokens,
         comment=strings["comment"] or None,
@@ -97,6 +119,43 @@ def _string(fields: dict[str, Any], key: str, line: int, problems: Problems, *, 
     return value.strip() if key == "id" else value
 
 
+def _rules(fields: dict[str, Any], polarity: str, line: int, problems: Problems) -> list[RulePattern]:
+    """A polarity's patterns: DFKI's one string ("" for none), or tsqe's list, with its ignore-case flags."""
+    key, flags_key = f"{polarity}_regex", f"{polarity}_ignore_case"
+    value = fields.get(key)
+    if value is None or isinstance(value, str):
+        patterns = [value] if value else []
+    elif isinstance(value, list) and all(isinstance(entry, str) and entry for entry in value):
+        patterns = value
+    else:
+        problems.error(line, f"{key} must be a string or a list of non-empty strings")
+        return []
+    flags = fields.get(flags_key)
+    if flags is None:
+        return [RulePattern(pattern) for pattern in patterns]
+    if not isinstance(flags, list) or not all(isinstance(flag, bool) for flag in flags) \
+            or len(flags) != len(patterns):
+        problems.error(line, f"{flags_key} must be a list of {len(patterns)} booleans, one per {key} pattern")
+        return []
+    return [RulePattern(pattern, flag) for pattern, flag in zip(patterns, flags, strict=True)]
+
+
+def _references(value: Any, line: int, problems: Problems) -> list[ReferenceText]:
+    if value is None:
+        return []
+    references: list[ReferenceText] = []
+    for entry in value if isinstance(value, list) else [None]:
+        fields = entry if isinstance(entry, dict) else {}
+        text, kind = fields.get("text"), fields.get("kind", STANDARD_REFERENCE)
+        if not isinstance(text, str) or not text.strip() or not isinstance(kind, str) or not kind.strip() \
+                or set(fields) - {"text", "kind"}:
+            problems.error(line, 'references must be a list of {"text": ..., "kind": ...} objects with '
+                                 'non-empty strings')
+            return []
+        references.append(ReferenceText(text.strip(), kind.strip()))
+    return references
+
+
 def _string_list(fields: dict[str, Any], key: str, line: int, problems: Problems) -> list[str]:
     value = fields.get(key)
     if value is None:
@@ -104,7 +163,9 @@ def _string_list(fields: dict[str, Any], key: str, line: int, problems: Problems
     if not isinstance(value, list) or not all(isinstance(entry, str) for entry in value):
         problems.error(line, f"{key} must be a list of strings")
         return []
-    return value
+    # Known translations are compared normalised, so surrounding whitespace (a "\n" here and there in the
+    # DFKI data) means nothing; stripping it keeps them identical to what a table layout can hold.
+    return [entry.strip() for entry in value]
 
 
 def _language_pair(langpair: str, line: int, problems: Problems) -> tuple[str, str] | None:

@@ -3,6 +3,23 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+STANDARD_REFERENCE = "standard"
+"""The kind of a reference whose file says none (``Reference.kind``'s default)."""
+
+
+@dataclass(frozen=True)
+class RulePattern:
+    """A pattern as a suite file gives it, with the one flag a file can set on it."""
+
+    pattern: str
+    ignore_case: bool = False
+
+
+@dataclass(frozen=True)
+class ReferenceText:
+    text: str
+    kind: str = STANDARD_REFERENCE
+
 
 @dataclass
 class ItemSpec:
@@ -11,9 +28,9 @@ class ItemSpec:
     category: str
     phenomenon: str
     source: str
-    positive: list[str] = field(default_factory=list)
-    negative: list[str] = field(default_factory=list)
-    references: list[str] = field(default_factory=list)
+    positive: list[RulePattern] = field(default_factory=list)
+    negative: list[RulePattern] = field(default_factory=list)
+    references: list[ReferenceText] = field(default_factory=list)
     good: list[str] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
     comment: str | None = None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -29,6 +30,20 @@ class SuiteIndex:
                                 .join(System, System.id == SystemOutput.system_id)
                                 .where(System.suite_id == suite_id))
         return cls(items, systems, {(system, item): output for system, item, output in links})
+
+
+def max_length(column: Any) -> int:
+    """The length of a ``String(N)`` column: SQLite ignores it, PostgreSQL refuses longer values, so input
+    files are checked against it before anything is written."""
+    length = column.property.columns[0].type.length
+    assert isinstance(length, int)
+    return length
+
+
+def check_length(value: str, column: Any, what: str, line: int, problems: Problems) -> None:
+    limit = max_length(column)
+    if len(value) > limit:
+        problems.error(line, f"{what} {value[:30]!r}... has {len(value):,} characters; at most {limit} are stored")
 
 
 def output_ids(session: Session, suite_id: int) -> dict[tuple[int, str], int]:

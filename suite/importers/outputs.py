@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import Item, LabelFingerprint, ManualLabel, Output, System, SystemOutput
 from suite.errors import TsqeError
-from suite.importers.lookups import SuiteIndex, output_ids, resolve_item
+from suite.importers.lookups import SuiteIndex, check_length, max_length, output_ids, resolve_item
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import read_table, read_text, split_lines
 from suite.suites import find_suite
@@ -47,6 +47,8 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
     for file in (path, source):
         if file is not None and not Path(file).is_file():
             raise TsqeError(f"{file}: no such file")
+    if system is not None and not 0 < len(system.strip()) <= max_length(System.name):
+        raise TsqeError(f"a system name has 1 to {max_length(System.name)} characters, not {len(system.strip())}")
     if source is not None and system is None:
         raise TsqeError("a source file aligns a plain-text output file: also name its system")
     problems = Problems(str(path))
@@ -77,6 +79,7 @@ def _table_rows(path: Path, index: SuiteIndex, problems: Problems) -> list[Outpu
         if not system:
             problems.error(row.line, "empty system")
             continue
+        check_length(system, System.name, "system name", row.line, problems)
         key = (external_id, system)
         if key in first_line:
             problems.error(row.line, f"duplicate output of system {system!r} for item {external_id!r} "
@@ -99,7 +102,12 @@ def _lines(path: Path, problems: Problems, label: str | None = None) -> list[str
     if text is None and label is not None:  # re-label the decoding error with the file it belongs to
         problem = problems.errors.pop(errors)
         problems.error(problem.line, problem.message, file=label)
-    return None if text is None else split_lines(text)
+    if text is None:
+        return None
+    if not text.strip():
+        problems.error(None, "the file is empty", file=label)
+        return None
+    return split_lines(text)
 
 
 def _aligned_rows(session: Session, suite_id: int, path: Path, system: str,

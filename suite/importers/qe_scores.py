@@ -15,8 +15,9 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.models import QESystem
 from suite.errors import TsqeError
-from suite.importers.lookups import SuiteIndex, output_ids, resolve_item, resolve_system_output
+from suite.importers.lookups import SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
 from suite.qe_scores import merge_scores
@@ -35,6 +36,8 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
         raise TsqeError(f"{path}: no such file")
     if not name.strip():
         raise TsqeError("a QE system needs a name")
+    if len(name.strip()) > max_length(QESystem.name):
+        raise TsqeError(f"a QE system name has at most {max_length(QESystem.name)} characters")
     problems = Problems(str(path))
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
@@ -54,7 +57,7 @@ def _scores(session: Session, suite_id: int, path: Path, problems: Problems) -> 
         return {}
     columns = set(rows[0].values) if rows else set()
     if not rows:
-        problems.error(1, "the file holds no scores")
+        problems.error(None, "the file holds no scores")
     elif ("system" in columns) == ("output" in columns):
         problems.error(1, "the header must name either a system column or an output column (not both)")
     if problems.errors:

@@ -26,10 +26,10 @@ class Problems:
         self.errors: list[Problem] = []
         self.warnings: list[Problem] = []
 
-    def error(self, line: int, message: str, *, file: str | None = None) -> None:
+    def error(self, line: int | None, message: str, *, file: str | None = None) -> None:
         self.errors.append(Problem(file or self.file, line, message))
 
-    def warn(self, line: int, message: str, *, file: str | None = None) -> None:
+    def warn(self, line: int | None, message: str, *, file: str | None = None) -> None:
         self.warnings.append(Problem(file or self.file, line, message))
 
     def raise_if_any(self) -> None:

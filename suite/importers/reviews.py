@@ -16,7 +16,7 @@ from store import Database
 from store.models import MANUAL_LABELS, Item, ManualLabel, Output, utcnow
 from suite.errors import TsqeError
 from suite.history import Change, next_versions, record
-from suite.importers.lookups import SuiteIndex, resolve_system_output
+from suite.importers.lookups import SuiteIndex, check_length, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
 from suite.suites import find_suite
@@ -54,6 +54,7 @@ def _reviews(session: Session, suite_id: int, path: Path, problems: Problems) ->
             problems.error(row.line, f"label {row['label'].strip()!r} is not one of {', '.join(MANUAL_LABELS)}")
         if not row["reviewer"].strip():
             problems.error(row.line, "empty reviewer")
+        check_length(row["reviewer"].strip(), ManualLabel.reviewer, "reviewer", row.line, problems)
         key = (external_id, system)
         if key in first_line:
             problems.error(row.line, f"duplicate review of system {system!r} on item {external_id!r} "

@@ -31,15 +31,18 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
-from suite.rules import compile_error
+from suite.rules import compile_error, pattern_problem
 from suite.importers.dfki import parse_dfki
 from suite.importers.item_spec import ItemSpec
+from suite.importers.lookups import check_length
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
 from suite.importers.tables import TABLE_SUFFIXES
+from suite.suites import UNKNOWN_LANGUAGE
 from suite.tasks import TaskState, progress_of
 
 T = TypeVar("T")
+_ChildModel = type[Rule | KnownTranslation | Reference]
 CHUNK = 500
 """Ids per ``IN (...)`` list, well below every database's bound-parameter limit."""
 
@@ -55,8 +58,13 @@ def default_suite_name(path: Path) -> str:
 
 def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None = None,
                  source_lang: str | None = None, target_lang: str | None = None, update: bool = False,
-                 remove_missing: bool = False, task: TaskState | None = None) -> ImportResult:
-    """Import the suite file at ``path`` (``.json``: DFKI format; ``.tsv``/``.csv``/``.xlsx``: table)."""
+                 remove_missing: bool = False, strict: bool = False, task: TaskState | None = None) -> ImportResult:
+    """Import the suite file at ``path`` (``.json``: DFKI format; ``.tsv``/``.csv``/``.xlsx``: table).
+
+    ``strict`` refuses a file with a pattern that does not compile (by default it becomes an invalid rule,
+    with a warning). A new suite whose languages neither the file nor the caller names gets them unknown
+    (stored as empty strings, set later with ``suite.suites.set_languages``), with a warning.
+    """
     path = Path(path)
     task = progress_of(task)
     if not path.is_file():
@@ -74,12 +82,15 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
         raise TsqeError(f"{path}: unknown suite format {suffix!r}; expected .json (DFKI) or .tsv/.csv/.xlsx")
     _check_unique_ids(items, problems)
     if not items and not problems.errors:
-        problems.error(1, "the file holds no items")
+        problems.error(None, "the file holds no items")
     problems.raise_if_any()
     task.progress(1, 3, "checking rules")
-    rules = _rules(items, problems)
+    rules = _rules(items, problems, strict)
+    problems.raise_if_any()
     languages = _languages(path, file_languages, source_lang, target_lang)
     name = name or default_suite_name(path)
+    if len(name) > 200:
+        raise TsqeError(f"a suite name has at most 200 characters, not {len(name)}")
     task.progress(2, 3, "writing the suite")
     with db.transaction() as session:
         suite = session.scalar(select(Suite).where(Suite.name == name))
@@ -88,21 +99,34 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
                             f"or under another name")
         if suite is None:
             if languages is None:
-                raise TsqeError("a table does not name its languages: give the source and target language")
-            suite = Suite(name=name, source_lang=languages[0], target_lang=languages[1])
+                problems.warn(1, f"the file does not name the languages of suite {name!r}: they are unknown "
+                                 f"until they are set")
+            source, target = languages or (UNKNOWN_LANGUAGE, UNKNOWN_LANGUAGE)
+            suite = Suite(name=name, source_lang=source, target_lang=target)
             session.add(suite)
             session.flush()
-        elif languages is not None and languages != (suite.source_lang, suite.target_lang):
-            raise TsqeError(f"suite {name!r} is {suite.source_lang}-{suite.target_lang}, the file is "
-                            f"{languages[0]}-{languages[1]}")
+        elif languages is not None:
+            known = (suite.source_lang, suite.target_lang)
+            if any(old not in (UNKNOWN_LANGUAGE, new) for old, new in zip(known, languages, strict=True)):
+                raise TsqeError(f"suite {name!r} is {_pair(*known)}, the file is {_pair(*languages)}")
+            suite.source_lang, suite.target_lang = languages  # fills in languages that were unknown
         counts = _write(session, suite.id, items, rules, problems, remove_missing)
         task.progress(3, 3, "suite imported")  # before the commit, so that a cancel here still changes nothing
     return ImportResult(counts={"suite_id": suite.id, **counts}, warnings=problems.warnings)
 
 
+def _pair(source: str, target: str) -> str:
+    return f"{source or '?'}-{target or '?'}"
+
+
 def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
     first_line: dict[str, int] = {}
     for item in items:
+        check_length(item.external_id, Item.external_id, "item id", item.line, problems)
+        check_length(item.category, Category.name, "category", item.line, problems)
+        check_length(item.phenomenon, Phenomenon.name, "phenomenon", item.line, problems)
+        for reference in item.references:
+            check_length(reference.kind, Reference.kind, "reference kind", item.line, problems)
         if item.external_id in first_line:
             problems.error(item.line, f"duplicate item id {item.external_id!r} (first at line "
                                       f"{first_line[item.external_id]})")
@@ -110,22 +134,28 @@ def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
             first_line[item.external_id] = item.line
 
 
-def _rules(items: list[ItemSpec], problems: Problems) -> dict[str, list[dict[str, object]]]:
+def _rules(items: list[ItemSpec], problems: Problems, strict: bool) -> dict[str, list[dict[str, object]]]:
     """Rule rows per external id; a pattern that does not compile is kept as an invalid rule, with a warning,
-    so the linguist can fix it in place instead of losing the item."""
-    errors: dict[str, str | None] = {}
+    so the linguist can fix it in place instead of losing the item (``strict`` refuses the file instead)."""
+    errors: dict[tuple[str, bool], str | None] = {}
     rules: dict[str, list[dict[str, object]]] = {}
     for item in items:
         rows = []
-        for position, (polarity, pattern) in enumerate(
-                [("positive", p) for p in item.positive] + [("negative", p) for p in item.negative]):
-            if pattern not in errors:
-                errors[pattern] = compile_error(pattern, False)
-            error = errors[pattern]
+        for position, (polarity, rule) in enumerate(
+                [("positive", r) for r in item.positive] + [("negative", r) for r in item.negative]):
+            key = (rule.pattern, rule.ignore_case)
+            if key not in errors:
+                errors[key] = compile_error(rule.pattern, rule.ignore_case)
+            error = errors[key]
             if error is not None:
-                problems.warn(item.line, f"{polarity} regex {pattern!r} of item {item.external_id!r} does not "
-                                         f"compile ({error}); imported as an invalid rule")
-            rows.append({"polarity": polarity, "pattern": pattern, "ignore_case": False,
+                if strict:
+                    problem = pattern_problem(rule.pattern, rule.ignore_case)
+                    problems.error(item.line, f"{polarity} regex {rule.pattern!r} of item {item.external_id!r}: "
+                                              f"{problem or error}")
+                else:
+                    problems.warn(item.line, f"{polarity} regex {rule.pattern!r} of item {item.external_id!r} "
+                                             f"does not compile ({error}); imported as an invalid rule")
+            rows.append({"polarity": polarity, "pattern": rule.pattern, "ignore_case": rule.ignore_case,
                          "valid": error is None, "error": error, "position": position})
         rules[item.external_id] = rows
     return rules
@@ -187,16 +217,16 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
     item_ids = dict(session.execute(select(Item.external_id, Item.id)
                                     .where(Item.suite_id == suite_id)).all())
 
-    children: dict[type, tuple[list[dict[str, object]], list[int]]] = {
+    children: dict[_ChildModel, tuple[list[dict[str, object]], list[int]]] = {
         Rule: ([], []), KnownTranslation: ([], []), Reference: ([], [])}
     for item in items:
         item_id = item_ids[item.external_id]
-        wanted = {
-            Rule: rules[item.external_id],
-            KnownTranslation: [{"kind": "good", "text": text} for text in _present(item.good)]
-                              + [{"kind": "bad", "text": text} for text in _present(item.bad)],
-            Reference: [{"kind": "standard", "text": text} for text in item.references],
-        }
+        known: list[dict[str, object]] = [{"kind": "good", "text": text} for text in _present(item.good)]
+        known += [{"kind": "bad", "text": text} for text in _present(item.bad)]
+        references: list[dict[str, object]] = [{"kind": reference.kind, "text": reference.text}
+                                               for reference in item.references]
+        wanted: dict[_ChildModel, list[dict[str, object]]] = {
+            Rule: rules[item.external_id], KnownTranslation: known, Reference: references}
         for model, rows in wanted.items():
             if _fingerprint(model, rows) != old.get((model, item_id), []):
                 children[model][0].extend({"item_id": item_id, **row} for row in rows)
@@ -221,6 +251,8 @@ def _fingerprint(model: type, rows: Iterable[dict[str, object]]) -> list[tuple[o
     """What decides whether an item's rules, known translations or references changed."""
     if model is Rule:
         return [(r["polarity"], r["pattern"], bool(r["ignore_case"]), r["position"]) for r in rows]
+    if model is Reference:  # their order is the order a suite file lists them in
+        return [(str(r["kind"]), str(r["text"])) for r in rows]
     return sorted((str(r["kind"]), str(r["text"])) for r in rows)
 
 
@@ -232,7 +264,7 @@ def _existing_children(session: Session, suite_id: int) -> dict[tuple[type, int]
         KnownTranslation: select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
         .join(Item, Item.id == KnownTranslation.item_id),
         Reference: select(Reference.item_id, Reference.kind, Reference.text)
-        .join(Item, Item.id == Reference.item_id),
+        .join(Item, Item.id == Reference.item_id).order_by(Reference.item_id, Reference.id),
     }
     for model, query in queries.items():
         for row in session.execute(query.where(Item.suite_id == suite_id)).mappings():

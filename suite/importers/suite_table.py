@@ -1,39 +1,108 @@
-"""The generic suite table (TSV, CSV or XLSX) that linguists keep in a spreadsheet."""
+"""The generic suite table (TSV, CSV or XLSX) that linguists keep in a spreadsheet.
+
+The first row names the columns (in any order; ``Positive Regex`` = ``positive_regex``):
+
+- required: ``id``, ``category``, ``phenomenon``, ``source``, ``positive_regex``;
+- optional: ``negative_regex``, ``flags``, ``reference``, ``reference_kinds``, ``good_translations``,
+  ``bad_translations``, ``comment``.
+
+Several entries in one cell are separated by `` ||| `` (space, three bars, space; the Moses/WMT
+convention), in every list column: rules, references, known translations and their flags and kinds.
+
+- ``positive_regex`` and ``negative_regex`` hold the item's rules in order. A pattern is taken exactly as
+  written (it is not stripped: a leading space may be part of it); an empty entry between separators is an
+  error. A pattern cannot itself contain `` ||| ``.
+- ``flags`` holds one entry per rule, the positive rules first, then the negative ones, also separated by
+  ``|||``: ``i`` makes that rule ignore case, an empty entry leaves it as is. A blank cell means no flags at
+  all. With the rules ``a ||| b`` and ``c``, the cell ``i |||  ||| i`` makes ``a`` and ``c`` ignore case.
+- ``reference_kinds`` holds one kind per reference in the same way (e.g. ``standard ||| paraphrase``); an
+  empty entry or a blank cell means ``standard``.
+- references, known translations, ids, categories, phenomena and comments are stripped of surrounding
+  whitespace; the source is kept as written.
+
+A table does not name its languages: give them when importing or set them later (``suite.suites``).
+``suite.export_suite`` writes this layout, so a suite survives a round trip through a spreadsheet.
+"""
 from __future__ import annotations
 
 from pathlib import Path
 
-from suite.importers.item_spec import ItemSpec
+from suite.importers.item_spec import STANDARD_REFERENCE, ItemSpec, ReferenceText, RulePattern
 from suite.importers.result import Problems
-from suite.importers.tables import read_table
+from suite.importers.tables import TableRow, read_table
 
 REQUIRED_COLUMNS = ("id", "category", "phenomenon", "source", "positive_regex")
-OPTIONAL_COLUMNS = ("negative_regex", "reference", "good_translations", "bad_translations", "comment")
+OPTIONAL_COLUMNS = ("negative_regex", "flags", "reference", "reference_kinds", "good_translations",
+                    "bad_translations", "comment")
+COLUMNS = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
+"""Every column, in the order an export writes them."""
 SEPARATOR = " ||| "
-"""Between several references or known translations in one cell (the Moses/WMT convention)."""
+"""Between several entries in one cell (the Moses/WMT convention)."""
+IGNORE_CASE_FLAG = "i"
 
 
 def parse_suite_table(path: Path, problems: Problems) -> list[ItemSpec]:
     items: list[ItemSpec] = []
     for row in read_table(path, problems, REQUIRED_COLUMNS, OPTIONAL_COLUMNS):
+        errors_before = len(problems.errors)
         empty = [column for column in ("id", "category", "phenomenon", "source") if not row[column].strip()]
         if empty:
             problems.error(row.line, f"empty {', '.join(empty)}")
+        positive = _patterns(row, "positive_regex", problems)
+        negative = _patterns(row, "negative_regex", problems)
+        flags = _aligned(row, "flags", len(positive) + len(negative), "rules", problems)
+        unknown_flags = sorted({flag for flag in flags if flag not in ("", IGNORE_CASE_FLAG)})
+        if unknown_flags:
+            problems.error(row.line, f"unknown flag(s) {', '.join(map(repr, unknown_flags))}: a rule's flag is "
+                                     f"{IGNORE_CASE_FLAG!r} (ignore case) or empty")
+        references = [part.strip() for part in row["reference"].split(SEPARATOR)] if row["reference"].strip() else []
+        kinds = _aligned(row, "reference_kinds", len(references), "references", problems)
+        if "" in references:
+            problems.error(row.line, "an empty reference between ' ||| ' separators")
+        if len(problems.errors) > errors_before:
             continue
+        ignore_case = [flag == IGNORE_CASE_FLAG for flag in flags] or [False] * (len(positive) + len(negative))
         items.append(ItemSpec(
             line=row.line,
             external_id=row["id"].strip(),
             category=row["category"].strip(),
             phenomenon=row["phenomenon"].strip(),
             source=row["source"],
-            positive=[row["positive_regex"]] if row["positive_regex"].strip() else [],
-            negative=[row["negative_regex"]] if row["negative_regex"].strip() else [],
-            references=_split(row["reference"]),
+            positive=[RulePattern(p, i) for p, i in zip(positive, ignore_case[:len(positive)], strict=True)],
+            negative=[RulePattern(p, i) for p, i in zip(negative, ignore_case[len(positive):], strict=True)],
+            references=[ReferenceText(text, kind or STANDARD_REFERENCE)
+                        for text, kind in zip(references, kinds or [""] * len(references), strict=True)],
             good=_split(row["good_translations"]),
             bad=_split(row["bad_translations"]),
             comment=row["comment"].strip() or None,
         ))
     return items
+
+
+def _patterns(row: TableRow, column: str, problems: Problems) -> list[str]:
+    cell = row[column]
+    if not cell.strip():
+        return []
+    patterns = cell.split(SEPARATOR)
+    if any(not pattern.strip() for pattern in patterns):
+        problems.error(row.line, f"an empty pattern between ' ||| ' separators in {column}")
+    return patterns
+
+
+def _aligned(row: TableRow, column: str, expected: int, what: str, problems: Problems) -> list[str]:
+    """The stripped entries of a cell that annotates each rule or reference; [] for a blank cell.
+
+    Entries are split on the bare ``|||`` so that a spreadsheet trimming the cell's trailing space (after
+    an empty last entry) does not change their number.
+    """
+    cell = row[column]
+    if not cell.strip():
+        return []
+    entries = [entry.strip() for entry in cell.split(SEPARATOR.strip())]
+    if len(entries) != expected:
+        problems.error(row.line, f"{column} has {len(entries)} entries but the item has {expected} {what}: "
+                                 f"give one per {what[:-1]}, separated by ' ||| '")
+    return entries
 
 
 def _split(cell: str) -> list[str]:

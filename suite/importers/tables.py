@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
+import zipfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -28,14 +29,28 @@ def normalise_column(name: str) -> str:
 
 
 def read_text(path: Path, problems: Problems) -> str | None:
-    """The file as text (UTF-8, an optional BOM dropped), or None after reporting where decoding failed."""
-    data = path.read_bytes()
+    """The file as text (UTF-8, an optional BOM dropped), or None after reporting where decoding failed.
+
+    NUL characters are refused as well: valid UTF-8 may hold them (a UTF-16 file of ASCII text decodes
+    without error), but no sentence does, and PostgreSQL cannot store them.
+    """
     try:
-        return data.decode("utf-8-sig")
+        data = path.read_bytes()
+    except OSError as error:
+        problems.error(None, f"cannot read the file: {error.strerror or error}")
+        return None
+    try:
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         problems.error(data.count(b"\n", 0, error.start) + 1,
                        f"not valid UTF-8 (byte {data[error.start]:#04x}); save the file as UTF-8")
         return None
+    nul = text.find("\x00")
+    if nul >= 0:
+        problems.error(text.count("\n", 0, nul) + 1, "holds a NUL character, as a binary or UTF-16 file does; "
+                                                     "save the file as UTF-8 text")
+        return None
+    return text
 
 
 def split_lines(text: str) -> list[str]:
@@ -56,7 +71,7 @@ def read_table(path: Path, problems: Problems, required: Sequence[str],
     """
     is_xlsx = path.suffix.lower() == ".xlsx"
     errors_before = len(problems.errors)
-    records = _xlsx_records(path) if is_xlsx else _delimited_records(path, problems)
+    records = _xlsx_records(path, problems) if is_xlsx else _delimited_records(path, problems)
     header: list[str] | None = None
     rows: list[TableRow] = []
     for line, fields in records:
@@ -76,7 +91,7 @@ def read_table(path: Path, problems: Problems, required: Sequence[str],
             continue
         rows.append(TableRow(line, dict(zip(header, fields, strict=False))))
     if header is None and len(problems.errors) == errors_before:
-        problems.error(1, f"empty file: expected a header row with the columns {', '.join(required)}")
+        problems.error(None, f"empty file: expected a header row with the columns {', '.join(required)}")
     return rows
 
 
@@ -107,6 +122,9 @@ def _delimited_records(path: Path, problems: Problems) -> Iterator[tuple[int, li
     if text is None:
         return
     dialect = "excel" if path.suffix.lower() == ".csv" else "excel-tab"
+    # A file saved with Windows line ends has them inside quoted multi-line cells too: read it as if saved
+    # with newlines, so the same table gives the same texts wherever it was saved.
+    text = text.replace("\r\n", "\n")
     reader = csv.reader(io.StringIO(text, newline=""), dialect=dialect, strict=True)
     start = 1
     while True:
@@ -115,6 +133,10 @@ def _delimited_records(path: Path, problems: Problems) -> Iterator[tuple[int, li
         except StopIteration:
             return
         except csv.Error as error:
+            if "field larger than field limit" in str(error):
+                problems.error(start, f"a field is longer than {csv.field_size_limit():,} characters; this is not "
+                                      f"a table of sentences")
+                return
             unclosed = " (it is never closed)" if "end of data" in str(error) else ""
             problems.error(start, f"malformed quoting{unclosed}: a field that starts with a double quote must "
                                   f"end with one, and quotes inside it must be doubled")
@@ -123,12 +145,20 @@ def _delimited_records(path: Path, problems: Problems) -> Iterator[tuple[int, li
         start = reader.line_num + 1
 
 
-def _xlsx_records(path: Path) -> Iterator[tuple[int, list[str]]]:
+def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[str]]]:
     """Rows of the first worksheet; the line of a row is its spreadsheet row number."""
-    from openpyxl import load_workbook
+    from openpyxl import load_workbook  # type: ignore[import-untyped]
+    from openpyxl.utils.exceptions import InvalidFileException  # type: ignore[import-untyped]
 
-    workbook = load_workbook(path, read_only=True, data_only=True)
     try:
+        workbook = load_workbook(path, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as error:
+        problems.error(None, f"not an XLSX workbook ({error}); save the table as .xlsx, or as .tsv or .csv")
+        return
+    try:
+        if not workbook.worksheets:
+            problems.error(None, "the workbook has no worksheet")
+            return
         sheet = workbook.worksheets[0]
         for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
             yield number, [_cell_text(value) for value in values]

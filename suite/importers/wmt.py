@@ -39,7 +39,7 @@ def read_lines(path: Path, problems: Problems) -> list[str] | None:
     try:
         data = path.read_bytes()
     except OSError as error:
-        problems.error(1, f"cannot read the file: {error.strerror or error}", file=str(path))
+        problems.error(None, f"cannot read the file: {error.strerror or error}", file=str(path))
         return None
     try:
         text = data.decode("utf-8")
@@ -48,8 +48,13 @@ def read_lines(path: Path, problems: Problems) -> list[str] | None:
         problems.error(line, f"not valid UTF-8 (byte {data[error.start]:#04x})", file=str(path))
         return None
     text = text.removeprefix("\ufeff")
+    nul = text.find("\x00")
+    if nul >= 0:
+        problems.error(text.count("\n", 0, nul) + 1, "holds a NUL character, as a binary or UTF-16 file does; "
+                                                     "save the file as UTF-8 text", file=str(path))
+        return None
     if not text.strip():
-        problems.error(1, "the file is empty", file=str(path))
+        problems.error(None, "the file is empty", file=str(path))
         return None
     lines = text.split("\n")
     if lines[-1] == "":
@@ -163,13 +168,13 @@ def _system_files(paths: Sequence[Path], problems: Problems) -> list[SystemFile]
     for path in paths:
         parsed = system_file(path)
         if parsed is None:
-            problems.error(1, f"cannot take a system name from the file name {path.name!r}: expected "
+            problems.error(None, f"cannot take a system name from the file name {path.name!r}: expected "
                               "<testset>.<SYSTEM>.<src>-<tgt>, e.g. newstest2019.Facebook_FAIR.6750.de-en",
                            file=str(path))
             continue
         name, languages = parsed
         if name in seen:
-            problems.error(1, f"system {name!r} also comes from {seen[name]}; each system needs one file",
+            problems.error(None, f"system {name!r} also comes from {seen[name]}; each system needs one file",
                            file=str(path))
             continue
         seen[name] = path
@@ -183,13 +188,13 @@ def _languages(files: Sequence[SystemFile], source_lang: str | None, target_lang
     pairs = {file.languages for file in files}
     if len(pairs) > 1:
         for file in files:
-            problems.error(1, f"language pair {'-'.join(file.languages)} differs from the other files' "
+            problems.error(None, f"language pair {'-'.join(file.languages)} differs from the other files' "
                               f"({', '.join(sorted('-'.join(p) for p in pairs))})", file=str(file.path))
         return None
     found = next(iter(pairs), None)
     chosen = (source_lang or (found[0] if found else None), target_lang or (found[1] if found else None))
     if found is not None and chosen != found:
-        problems.error(1, f"the system files are {'-'.join(found)} but the languages given are "
+        problems.error(None, f"the system files are {'-'.join(found)} but the languages given are "
                           f"{chosen[0]}-{chosen[1]}", file=str(files[0].path))
         return None
     if chosen[0] is None or chosen[1] is None:
