@@ -301,7 +301,7 @@ def test_scope_preview_reports_progress_and_can_be_cancelled(demo: Database) -> 
     item_id = find_item(demo, "vt-03")
     reports: list[tuple[int, int]] = []
     preview_scope(demo, item_id, [DraftRule("negative", "the")], "suite",
-                  task=TaskState(lambda done, total, _: reports.append((done, total))))
+                  task=TaskState(lambda progress: reports.append((progress.done, progress.total))))
     assert reports[-1] == (71, 71)
     task = TaskState()
     task.cancel()
