@@ -7,7 +7,7 @@ DEMO_DB ?= demo.sqlite
 # The CPU build of torch sits in /opt/wheels on the project machines; elsewhere pip uses PyPI.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint bench clean crash
 
 install: $(STAMP)
 
@@ -23,6 +23,10 @@ run: install
 test: install
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
 	$(MAKE) lint
+
+# Only the crash-safety tests (SIGKILL at random moments of each job; `make test` runs them too).
+crash: install
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -s -m crash
 
 # ruff and mypy as configured in pyproject.toml (mypy strict for store/ and suite/).
 lint: install
