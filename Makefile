@@ -9,7 +9,7 @@ DEMO_DB ?= demo.sqlite
 # The CPU build of torch sits in /opt/wheels on the project machines; elsewhere pip uses PyPI.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: install run test test-postgres lint bench clean smoke screenshots
+.PHONY: install run test test-postgres lint bench clean smoke screenshots crash
 
 install: $(STAMP)
 
@@ -42,6 +42,10 @@ screenshots: install
 test-postgres: install
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 bash tests/postgres_cluster.sh \
 		$(PY) -m pytest -q -k postgresql
+
+# Only the crash-safety tests (SIGKILL at random moments of each job; `make test` runs them too).
+crash: install
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -s -m crash
 
 # ruff and mypy as configured in pyproject.toml (mypy strict for store/ and suite/).
 lint: install

@@ -5,8 +5,7 @@ import typer
 
 from cli.main import app
 from cli.progress import progress_bar
-from store.copy import CopyRefused, copy_database
-from suite.errors import TsqeError
+from store.copy import copy_database
 
 
 @app.command("copy")
@@ -19,11 +18,8 @@ def copy_command(
 
     The target must hold no rows; a failed copy leaves it as it was. --db is not used.
     """
-    try:
-        with progress_bar("copying") as task:
-            result = copy_database(source, target, task)
-    except CopyRefused as refused:
-        raise TsqeError(str(refused)) from refused
+    with progress_bar("copying") as task:
+        result = copy_database(source, target, task)
     for table in result.tables:
         if table.rows:
             typer.echo(f"{table.name}\t{table.rows}")

@@ -26,13 +26,14 @@ from sqlalchemy.engine import make_url
 
 from store.database import Database, open_database
 from store.engine import resolve_url
+from store.errors import TsqeError
 from store.models import Base
 
 CHUNK = 5_000
 """Rows per read and per insert: large enough that round trips do not dominate, small enough for flat memory."""
 
 
-class CopyRefused(Exception):
+class CopyRefused(TsqeError):
     """The copy was not started (the message says why) and nothing was written."""
 
 
