@@ -11,7 +11,10 @@ Timed, each ``--rounds`` times (the median is printed):
 - ``filter``: ``browse_outputs`` first page of 100 rows plus the total, for the effective labels ``fail`` (rare)
   and ``pass`` (common) and for one system, the slowest of the three;
 - ``rows``: ``output_rows`` of 100 ids spread over the suite;
-- ``ids``: ``output_ids`` of every output whose effective label is ``fail`` (the id list a lazy table holds).
+- ``ids``: ``output_ids`` of every output whose effective label is ``fail`` (the id list a lazy table holds);
+- ``preview``: a keystroke in the live preview (``PreviewSession``) of the item whose output count is closest to
+  100, its stored rules plus three unsaved ones, the last of them being typed; the median keystroke after the
+  first (the first reads the item).
 
 Run: ``PYTHONPATH=$PWD python bench/browse.py [--outputs N] [--lp de-en|en-de] [--rounds N] [--data DIR]
 [--db PATH]``; ``--db`` keeps the built database there, and reuses it (migrated to the current schema) when it
@@ -33,9 +36,10 @@ from sqlalchemy import func, insert, literal_column, select
 from bench import label as label_bench
 from store import Database, open_database
 from store.bulk import insert_tuples
-from store.models import Item, ManualLabel, Output, Suite, System, SystemOutput
+from store.models import Item, ItemLabelCounts, ManualLabel, Output, Suite, System, SystemOutput
 from suite.browse import OutputFilter, browse_outputs, output_ids, output_rows
 from suite.labelling import relabel
+from suite.preview import Draft, DraftRule, PreviewSession, draft_of
 from suite.tree import suite_tree
 
 
@@ -74,6 +78,27 @@ def median_seconds(work: Callable[[], object], rounds: int) -> tuple[float, obje
         result = work()
         times.append(time.perf_counter() - start)
     return statistics.median(times), result
+
+
+TYPED = r"\b(bank|banks)\b"
+
+
+def preview_keystroke(db: Database) -> tuple[float, int]:
+    """The median keystroke of a live preview after the first, and how many outputs the item has."""
+    with db.session() as session:
+        item_id, outputs = session.execute(
+            select(ItemLabelCounts.item_id, ItemLabelCounts.outputs)
+            .order_by(func.abs(ItemLabelCounts.outputs - 100), ItemLabelCounts.item_id).limit(1)).one()
+    stored = draft_of(db, item_id)
+    previews = PreviewSession(db)
+    seconds = []
+    for typed in range(1, len(TYPED) + 1):
+        unsaved = (DraftRule("positive", r"\bthe\b", True), DraftRule("negative", r"\w+ing\b"),
+                   DraftRule("negative", TYPED[:typed]))
+        started = time.perf_counter()
+        previews.preview(item_id, Draft((*stored.rules, *unsaved), stored.known))
+        seconds.append(time.perf_counter() - started)
+    return statistics.median(seconds[1:]), outputs
 
 
 def main() -> None:
@@ -118,6 +143,7 @@ def main() -> None:
         spread = every[::max(1, len(every) // 100)][:100]
         rows_s, _ = median_seconds(lambda: output_rows(db, spread), args.rounds)
         ids_s, ids = median_seconds(lambda: output_ids(db, OutputFilter(label="fail")), args.rounds)
+        preview_s, previewed = preview_keystroke(db)
         db.close()
 
     print(f"tree: {tree.counts.outputs} outputs, {len(tree.categories)} categories")  # type: ignore[attr-defined]
@@ -130,6 +156,7 @@ def main() -> None:
     print(f"filter: {max(by_label_s, by_pass_s, by_system_s):.3f} s")
     print(f"rows: {rows_s:.4f} s")
     print(f"ids: {ids_s:.3f} s")
+    print(f"preview: {preview_s:.4f} s ({previewed} outputs)")
 
 
 if __name__ == "__main__":
