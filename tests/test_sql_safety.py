@@ -21,6 +21,12 @@ SQL_CALLS = {"text", "exec_driver_sql", "execute", "executemany", "executescript
 ALLOWED: dict[tuple[str, str], str] = {
     ("store/engine.py", "_configure_sqlite"):
         "PRAGMA mmap_size takes no bound parameter; the value is the module constant SQLITE_MMAP_BYTES",
+    ("store/copy.py", "_move_sequences"):
+        "an identifier cannot be a bound parameter; table and column names come from tsqe's own schema (the "
+        "models' metadata), the values are bound",
+    ("store/locks.py", "lock_outputs_of_suite"):
+        "chooses between two constant function names (pg_advisory_xact_lock or its _shared form); the key and "
+        "the suite id are bound",
 }
 """(file, enclosing function) → why its formatted SQL holds only constants."""
 
