@@ -247,6 +247,26 @@ class LabelFingerprint(Base):
     labelled_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class ItemLabelCounts(Base):
+    """How many of an item's distinct outputs have each AUTOMATIC label (``unlabelled``: not labelled yet),
+    kept by every writer of outputs and automatic labels in its own transaction (``suite.label_counts``).
+
+    The tree and the totals of label filters read these few thousand rows instead of joining a million
+    outputs to their labels. Reviews are left out: they are few, and the effective counts add them from
+    ``manual_labels`` when read. An item without a row has no outputs.
+    """
+
+    __tablename__ = "item_label_counts"
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True)
+    passed: Mapped[int] = mapped_column(Integer, server_default="0")
+    failed: Mapped[int] = mapped_column(Integer, server_default="0")
+    conflict: Mapped[int] = mapped_column(Integer, server_default="0")
+    unknown: Mapped[int] = mapped_column(Integer, server_default="0")
+    error: Mapped[int] = mapped_column(Integer, server_default="0")
+    unlabelled: Mapped[int] = mapped_column(Integer, server_default="0")
+    outputs: Mapped[int] = mapped_column(Integer, server_default="0")
+
+
 class ManualLabel(Base):
     """A reviewer's decision; it always wins over the automatic label and is never touched by relabelling."""
 

@@ -13,6 +13,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import (
@@ -24,6 +26,7 @@ from sqlalchemy import (
     literal,
     select,
 )
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -40,6 +43,7 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
+from suite.label_counts import LabelCounts, Review, automatic_counts, reviews
 from suite.labels import (
     EFFECTIVE_LABELS,
     automatic_label,
@@ -146,12 +150,15 @@ def _items(suite_id: int, filter: OutputFilter) -> Select[int]:
     return query
 
 
-def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str | None) -> Select[Any]:
+def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str | None,
+              items: Sequence[int] | None = None) -> Select[Any]:
     """``query`` (selecting from ``Output``) with the filter applied, joined to what the filter and the sort
     need (``sort`` None: no order, for counting).
 
     Conditions on items, systems and stored labels are uncorrelated ``IN`` subqueries, so that the database can
     start from the few outputs a rare label or a system names rather than from every output of the suite.
+    ``items``, ids of items the filter allows, replaces the item conditions and the stored-label candidates:
+    the database then starts from those items' outputs, and does not read every label of a common value.
     """
     if sort is not None:
         query = query.join(Item, Item.id == Output.item_id)
@@ -160,14 +167,14 @@ def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str
                  .outerjoin(Category, Category.id == Phenomenon.category_id))
     if _needs_labels(filter, sort):
         query = join_labels(query, Output.id, Output.item_id)
-    conditions: list[ColumnElement[bool]] = [Output.item_id.in_(_items(suite_id, filter))]
+    conditions: list[ColumnElement[bool]] = [Output.item_id.in_(_items(suite_id, filter) if items is None else items)]
     if filter.label is not None:
         conditions.append(effective_label(Output.id) == filter.label)
-        if (candidates := effective_label_candidates(filter.label)) is not None:
+        if items is None and (candidates := effective_label_candidates(filter.label)) is not None:
             conditions.append(Output.id.in_(candidates))
     if filter.auto_label is not None:
         conditions.append(automatic_label(Output.id) == filter.auto_label)
-        if (automatic := automatic_label_candidates(filter.auto_label)) is not None:
+        if items is None and (automatic := automatic_label_candidates(filter.auto_label)) is not None:
             conditions.append(Output.id.in_(automatic))
     if filter.reviewed is False:
         conditions.append(ManualLabel.output_id.is_(None))
@@ -223,12 +230,72 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
         raise TsqeError("a page needs a limit and an offset of at least 0")
     with db.session() as session:
         suite_id = _suite_id(session, suite_name)
-        # The total ignores the sort: a count needs none of the joins that only ordering asks for.
-        total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, None)) or 0
-        page = session.scalars(_filtered(select(Output.id).select_from(Output), suite_id, filter, sort)
-                               .order_by(*_ordering(sort, descending)).limit(limit).offset(offset))
-        ids = list(page)
+        items: list[int] | None = None
+        if filter.system is not None or filter.contains is not None:
+            # The total ignores the sort: a count needs none of the joins that only ordering asks for.
+            total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, None)) or 0
+        else:
+            per_item = _matches_per_item(session.connection(), suite_id, filter)
+            total = sum(matches for _, _, matches in per_item)
+            if sort == "item" and (page := _page_items(per_item, descending, limit, offset)) is not None:
+                items, offset = page
+        query = _filtered(select(Output.id).select_from(Output), suite_id, filter, sort, items)
+        ids = list(session.scalars(query.order_by(*_ordering(sort, descending)).limit(limit).offset(offset)))
         return OutputPage(total, _rows(session, ids))
+
+
+def _matches_per_item(connection: Connection, suite_id: int, filter: OutputFilter) -> list[tuple[int, int, int]]:
+    """(position, item id, matching outputs) of the items the filter allows, in suite order, from the per-item
+    label counts and the reviews (``suite.label_counts``): for a filter on items and labels only, which is
+    what these can answer without visiting outputs."""
+    items = connection.execute(_items(suite_id, filter).add_columns(Item.position)
+                               .order_by(Item.position, Item.id)).all()
+    counts = automatic_counts(connection, _items(suite_id, filter))
+    reviewed: defaultdict[int, list[Review]] = defaultdict(list)
+    for review in reviews(connection, counts):
+        reviewed[review.item_id].append(review)
+    return [(position, item_id, _matches(filter, counts.get(item_id, LabelCounts()), reviewed[item_id]))
+            for item_id, position in items]
+
+
+def _matches(filter: OutputFilter, counts: LabelCounts, reviewed: list[Review]) -> int:
+    """How many outputs of an item with these automatic counts and reviews pass the filter's label conditions:
+    its unreviewed outputs of the one automatic label asked for, plus its reviews that qualify."""
+    asked = {label for label in (filter.label, filter.auto_label) if label is not None}
+    unreviewed = 0
+    if len(asked) <= 1 and not filter.reviewed and not filter.disagree:
+        label = next(iter(asked), None)
+        unreviewed = (counts.outputs if label is None else counts.of(label)) - sum(
+            1 for review in reviewed if label is None or review.automatic == label)
+    if filter.reviewed is False:
+        return unreviewed
+    return unreviewed + sum(
+        1 for review in reviewed
+        if filter.label in (None, review.manual) and filter.auto_label in (None, review.automatic)
+        and not (filter.disagree and review.manual == review.automatic))
+
+
+def _page_items(per_item: list[tuple[int, int, int]], descending: bool, limit: int, offset: int
+                ) -> tuple[list[int], int] | None:
+    """The items whose matching outputs hold rows ``offset`` to ``offset + limit`` in item order, and the offset
+    of the page among those items' outputs: the page query then reads a hundred rows' items instead of sorting
+    every match. Items of one position form a unit, since their outputs interleave by output id. None when
+    the page spans too many items for one ``IN`` list."""
+    units = [[(item_id, matches) for _, item_id, matches in unit]
+             for _, unit in groupby(per_item, key=itemgetter(0))]
+    skipped, taken, items = 0, 0, list[int]()
+    for unit in reversed(units) if descending else units:
+        matches = sum(n for _, n in unit)
+        if not matches:
+            continue
+        if not items and skipped + matches <= offset:
+            skipped += matches
+            continue
+        if taken >= offset - skipped + limit:
+            break
+        items += [item_id for item_id, n in unit if n]
+        taken += matches
+    return (items, offset - skipped) if len(items) <= _ID_CHUNK else None
 
 
 def output_rows(db: Database, ids: Sequence[int]) -> list[OutputRow]:

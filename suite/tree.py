@@ -1,49 +1,21 @@
 """The suite as a tree (category → phenomenon → item) with effective label counts at every node.
 
-The counts come from one grouped aggregate over the suite's outputs joined to their labels (per item and
-label), and the items and their rule counts from one query each; the tree is assembled in Python, so its
-cost does not grow with a query per item. Categories and phenomena appear in suite order: the position of
-their first item.
+The counts come from the per-item summary and the reviews (``suite.label_counts``), never from the outputs, so
+the tree of a million outputs costs what its few thousand items cost; the items and their rule counts take one
+query each, and the tree is assembled in Python. Categories and phenomena appear in suite order: the position
+of their first item.
 """
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
 from store import Database
-from store.models import Category, Item, ManualLabel, Output, Phenomenon, Rule
-from suite.labels import effective_label, join_labels
+from store.models import Category, Item, Phenomenon, Rule
+from suite.label_counts import LabelCounts, effective_counts
 from suite.suites import find_suite
 from suite.tables import NO_CATEGORY, NO_PHENOMENON
-
-
-@dataclass(frozen=True)
-class LabelCounts:
-    """Effective labels over distinct outputs; ``unlabelled`` outputs have been neither labelled nor reviewed."""
-
-    passed: int = 0
-    failed: int = 0
-    conflict: int = 0
-    unknown: int = 0
-    error: int = 0
-    unlabelled: int = 0
-    reviewed: int = 0
-    outputs: int = 0
-
-    @property
-    def pass_rate(self) -> float | None:
-        """passed / (passed + failed); None when nothing was judged, since 0 would claim failures."""
-        judged = self.passed + self.failed
-        return self.passed / judged if judged else None
-
-    def __add__(self, other: LabelCounts) -> LabelCounts:
-        return LabelCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-
-_FIELD_OF_LABEL = {"pass": "passed", "fail": "failed", "conflict": "conflict", "unknown": "unknown",
-                   "error": "error", None: "unlabelled"}
 
 
 @dataclass(frozen=True)
@@ -94,21 +66,12 @@ def suite_tree(db: Database, suite_name: str | None = None) -> SuiteTree:
         rules = {item_id: n for item_id, n in session.execute(
             select(Rule.item_id, func.count()).join(Item, Item.id == Rule.item_id)
             .where(Item.suite_id == suite.id).group_by(Rule.item_id))}
-        label = effective_label(Output.id)
-        grouped = join_labels(select(Output.item_id, label, func.count(), func.count(ManualLabel.output_id))
-                              .select_from(Output).join(Item, Item.id == Output.item_id), Output.id, Output.item_id)
-        by_item: defaultdict[int, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for item_id, effective, n, reviewed in session.execute(
-                grouped.where(Item.suite_id == suite.id).group_by(Output.item_id, label)):
-            counts = by_item[item_id]
-            counts[_FIELD_OF_LABEL[effective]] += n
-            counts["reviewed"] += reviewed
-            counts["outputs"] += n
+        counts = effective_counts(session.connection(), suite.id)
         name = suite.name
 
     tree: dict[tuple[int | None, str], dict[tuple[int | None, str], list[ItemNode]]] = {}
     for item_id, external_id, source, phenomenon_id, phenomenon, category_id, category in items:
-        node = ItemNode(item_id, external_id, source, LabelCounts(**by_item.get(item_id, {})), rules.get(item_id, 0))
+        node = ItemNode(item_id, external_id, source, counts.get(item_id, LabelCounts()), rules.get(item_id, 0))
         tree.setdefault((category_id, category or NO_CATEGORY), {}).setdefault(
             (phenomenon_id, phenomenon or NO_PHENOMENON), []).append(node)
     categories = []

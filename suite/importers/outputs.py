@@ -11,7 +11,7 @@ system produced it and no reviewer labelled it, so a reviewed output is never lo
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from suite.errors import TsqeError
 from suite.importers.lookups import SuiteIndex, check_length, max_length, output_ids, resolve_item
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import read_table, read_text, split_lines
+from suite.label_counts import add_unlabelled, refresh_counts
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -181,6 +182,7 @@ def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[Output
     if new_outputs:
         session.execute(insert(Output), [{"item_id": item_id, "text": text} for item_id, text in new_outputs])
         outputs = output_ids(session, suite_id)
+        add_unlabelled(session.connection(), Counter(item_id for item_id, _ in new_outputs))
 
     added, changed, replaced = [], [], set()
     for row in rows:
@@ -233,5 +235,6 @@ def _remove_orphans(session: Session, output_ids_: list[int]) -> int:
                             .where(LabelFingerprint.item_id.in_(sorted({item_id for _, item_id in orphans})))
                             .values(labelled_through=case((largest_left < LabelFingerprint.labelled_through,
                                                            largest_left), else_=LabelFingerprint.labelled_through)))
+            refresh_counts(session.connection(), {item_id for _, item_id in orphans})
             removed += len(orphans)
     return removed

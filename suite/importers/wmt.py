@@ -8,6 +8,7 @@ the released Variance-Aware Test sets.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from store import Database
 from store.models import Item, Output, Reference, Suite, System, SystemOutput
 from suite.errors import TsqeError
 from suite.importers.result import ImportResult, Problems
+from suite.label_counts import add_unlabelled
 from suite.tasks import TaskState, progress_of
 
 LANGUAGE_PAIR = re.compile(r"^([A-Za-z]{2,3})-([A-Za-z]{2,3})$")
@@ -149,6 +151,7 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
             for index, text in enumerate(lines):
                 distinct[(item_ids[index], text.strip())] = None
         session.execute(insert(Output), [{"item_id": item, "text": text} for item, text in distinct])
+        add_unlabelled(session.connection(), Counter(item for item, _ in distinct))
         output_ids = {(item, text): output for output, item, text in session.execute(
             select(Output.id, Output.item_id, Output.text).join(Item).where(Item.suite_id == suite.id))}
         session.execute(insert(SystemOutput), [

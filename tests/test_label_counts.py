@@ -1,0 +1,246 @@
+"""The per-item label counts (``item_label_counts``) equal a recount from the raw tables after every kind of
+write, and the migration fills them from the labels an older database holds.
+
+The recount reads ``outputs``, ``auto_labels``, ``label_fingerprints`` and ``manual_labels`` in Python, not
+through ``suite.labels``, so it checks the writers' bookkeeping rather than repeating its queries.
+"""
+from __future__ import annotations
+
+import random
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select, text
+
+from alembic import command
+from store import Database, open_database
+from store.engine import make_engine
+from store.migrations import alembic_config
+from store.models import (
+    AutoLabel,
+    Item,
+    ItemLabelCounts,
+    LabelFingerprint,
+    ManualLabel,
+    Output,
+    Rule,
+    Suite,
+)
+from suite import demo as demo_package
+from suite.demo import DEMO_SUITE, create_demo
+from suite.editing import add_known, change_rule, remove_item, restore_removed_item
+from suite.errors import TsqeError
+from suite.importers import import_outputs, import_suite
+from suite.label_counts import (
+    COUNT_COLUMNS,
+    FIELD_OF_LABEL,
+    LabelCounts,
+    effective_counts,
+)
+from suite.labelling import relabel
+from suite.review import clear_manual_label, set_manual_label
+
+Counts = dict[int, tuple[int, ...]]
+
+
+def recount(db: Database) -> tuple[Counts, dict[int, LabelCounts]]:
+    """Automatic counts per item as the summary stores them, and effective counts, from the raw tables."""
+    with db.session() as session:
+        auto = {key: value for key, value in session.execute(select(AutoLabel.output_id, AutoLabel.label))}
+        through = {key: value for key, value in session.execute(
+            select(LabelFingerprint.item_id, LabelFingerprint.labelled_through))}
+        manual = {key: value for key, value in session.execute(select(ManualLabel.output_id, ManualLabel.label))}
+        outputs = session.execute(select(Output.id, Output.item_id)).all()
+    automatic: defaultdict[int, Counter[str]] = defaultdict(Counter)
+    effective: defaultdict[int, Counter[str]] = defaultdict(Counter)
+    for output_id, item_id in outputs:
+        label = auto.get(output_id) or ("unknown" if output_id <= through.get(item_id, 0) else None)
+        automatic[item_id][FIELD_OF_LABEL[label]] += 1
+        automatic[item_id]["outputs"] += 1
+        effective[item_id][FIELD_OF_LABEL[manual.get(output_id, label)]] += 1
+        effective[item_id]["outputs"] += 1
+        effective[item_id]["reviewed"] += output_id in manual
+    return ({item_id: tuple(c[name] for name in COUNT_COLUMNS) for item_id, c in automatic.items()},
+            {item_id: LabelCounts(**c) for item_id, c in effective.items()})
+
+
+def stored(db: Database) -> Counts:
+    with db.session() as session:
+        table = ItemLabelCounts.__table__
+        return {item_id: tuple(counts) for item_id, *counts in session.execute(
+            select(table.c.item_id, *(table.c[name] for name in COUNT_COLUMNS)))}
+
+
+def assert_consistent(db: Database, after: str, suite: str = DEMO_SUITE) -> None:
+    automatic, effective = recount(db)
+    assert stored(db) == automatic, after
+    with db.session() as session:
+        suite_id = session.scalar(select(Suite.id).where(Suite.name == suite))
+        assert suite_id is not None
+        assert effective_counts(session.connection(), suite_id) == effective, after
+
+
+class Writes:
+    """Every kind of write that changes outputs or automatic labels, on the demo suite, chosen at random."""
+
+    def __init__(self, db: Database, tmp: Path, rng: random.Random) -> None:
+        self.db, self.tmp, self.rng = db, tmp, rng
+        self.suite_file = tmp / "suite.tsv"
+        self.suite_file.write_text((resources.files(demo_package) / "suite.tsv").read_text(encoding="utf-8"),
+                                   encoding="utf-8")
+        self.written = 0
+        self.removed: list[str] = []
+
+    def _items(self) -> list[str]:
+        with self.db.session() as session:
+            return list(session.scalars(select(Item.external_id).order_by(Item.position)))
+
+    def _outputs(self) -> list[int]:
+        with self.db.session() as session:
+            return list(session.scalars(select(Output.id).order_by(Output.id)))
+
+    def _tsv(self, rows: list[tuple[str, str, str]]) -> Path:
+        self.written += 1
+        path = self.tmp / f"outputs-{self.written}.tsv"
+        path.write_text("item_id\tsystem\toutput\n" + "".join(f"{i}\t{s}\t{o}\n" for i, s, o in rows),
+                        encoding="utf-8")
+        return path
+
+    def import_new_outputs(self) -> None:
+        """A new system: some outputs new, some equal to outputs other systems produced."""
+        items = self.rng.sample(self._items(), 3)
+        rows = [(item, f"New-{self.written}", self.rng.choice(["A bench.", "The bank.", "The lock is stuck.",
+                                                              f"Fresh {self.written}."])) for item in items]
+        import_outputs(self.db, self._tsv(rows), suite_name=DEMO_SUITE)
+
+    def replace_outputs(self) -> None:
+        """A system's outputs imported again with other texts: the replaced ones go unless reviewed."""
+        items = self.rng.sample(self._items(), 2)
+        import_outputs(self.db, self._tsv([(item, "Lindenbaum-NMT", f"Replaced {self.written} {item}.")
+                                           for item in items]), suite_name=DEMO_SUITE)
+
+    def relabel(self) -> None:
+        relabel(self.db, DEMO_SUITE)
+
+    def edit_rule(self) -> None:
+        """An edit of one item's rule, which relabels the item inside the edit's transaction."""
+        with self.db.session() as session:
+            rule_id = self.rng.choice(list(session.scalars(select(Rule.id).order_by(Rule.id))))
+        change_rule(self.db, rule_id, pattern=self.rng.choice([r"\bthe\b", r"\bbank\b", "stuck", r"\w+"]),
+                    author="tester")
+
+    def edit_known(self) -> None:
+        """A known translation added to an item: its unknown outputs may become pass."""
+        with self.db.session() as session:
+            item_id, text = self.rng.choice(session.execute(select(Output.item_id, Output.text)
+                                                            .order_by(Output.id)).all())
+        try:
+            add_known(self.db, item_id, "good", text, author="tester")
+        except TsqeError:  # already known
+            pass
+
+    def remove_item_edit(self) -> None:
+        with self.db.session() as session:
+            item_id = self.rng.choice(list(session.scalars(select(Item.id).order_by(Item.id))))
+        self.removed.append(remove_item(self.db, item_id, author="tester").external_id)
+
+    def restore_item_edit(self) -> None:
+        """The latest removal undone: outputs, reviews and all come back under new ids and are labelled."""
+        if self.removed:
+            restore_removed_item(self.db, self.removed.pop(), DEMO_SUITE, author="tester")
+
+    def review(self) -> None:
+        output_id = self.rng.choice(self._outputs())
+        set_manual_label(self.db, output_id, self.rng.choice(["pass", "fail", "unknown"]), "tester")
+
+    def clear_review(self) -> None:
+        with self.db.session() as session:
+            reviewed = list(session.scalars(select(ManualLabel.output_id).order_by(ManualLabel.output_id)))
+        if reviewed:
+            clear_manual_label(self.db, self.rng.choice(reviewed), reviewer="tester")
+
+    def remove_item(self) -> None:
+        """An item missing from an updated suite file is removed with its outputs and labels."""
+        lines = self.suite_file.read_text(encoding="utf-8").splitlines(keepends=True)
+        kept = self.tmp / f"suite-{self.written}.tsv"
+        self.written += 1
+        kept.write_text("".join([lines[0], *self.rng.sample(lines[1:], len(lines) - 2)]), encoding="utf-8")
+        import_suite(self.db, kept, name=DEMO_SUITE, update=True, remove_missing=True)
+
+    def restore_items(self) -> None:
+        """The full suite file again: removed items come back without outputs."""
+        import_suite(self.db, self.suite_file, name=DEMO_SUITE, update=True)
+
+    def run(self, name: str) -> None:
+        write: Callable[[], None] = getattr(self, name)
+        write()
+
+
+OPERATIONS = ("import_new_outputs", "replace_outputs", "relabel", "edit_rule", "edit_known", "review",
+              "clear_review", "remove_item_edit", "restore_item_edit", "remove_item", "restore_items")
+
+
+def test_demo_counts_equal_a_recount(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "demo.sqlite")
+    create_demo(db)
+    assert_consistent(db, "create_demo")
+    automatic, _ = recount(db)
+    assert sum(counts[-1] for counts in automatic.values()) > 0
+    db.close()
+
+
+def test_every_kind_of_write_keeps_the_counts(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "demo.sqlite")
+    create_demo(db)
+    writes = Writes(db, tmp_path, random.Random(7))
+    for name in OPERATIONS:
+        writes.run(name)
+        assert_consistent(db, name)
+    db.close()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(operations=st.lists(st.sampled_from(OPERATIONS), min_size=1, max_size=8), seed=st.integers(0, 1000))
+def test_random_sequences_of_writes_keep_the_counts(operations: list[str], seed: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = open_database(Path(tmp) / "demo.sqlite")
+        create_demo(db)
+        writes = Writes(db, Path(tmp), random.Random(seed))
+        done = []
+        for name in operations:
+            writes.run(name)
+            done.append(name)
+            assert_consistent(db, " -> ".join(done))
+        db.close()
+
+
+def test_upgrading_fills_the_counts_from_the_stored_labels(tmp_path: Path) -> None:
+    """A database labelled at revision 0003 gets counts equal to a recount, unlabelled outputs included."""
+    path = tmp_path / "old.sqlite"
+    engine = make_engine(f"sqlite:///{path}")
+    config = alembic_config()
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0003")
+        conn.execute(text("INSERT INTO suites (id, name, source_lang, target_lang, created_at) "
+                          "VALUES (1, 'old', 'de', 'en', CURRENT_TIMESTAMP)"))
+        conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) "
+                          "VALUES (1, 1, 'a', 0, 'Er kam.'), (2, 1, 'b', 1, 'Sie ging.'), (3, 1, 'c', 2, 'Nichts.')"))
+        conn.execute(text("INSERT INTO outputs (id, item_id, text) VALUES (1, 1, 'He came.'), (2, 1, 'He arrived.'), "
+                          "(3, 2, 'She left.'), (4, 2, 'She went.'), (5, 1, 'He comes.'), (6, 2, 'Gone.')"))
+        conn.execute(text("INSERT INTO auto_labels (output_id, label) VALUES (1, 'pass'), (4, 'fail'), (3, 'error')"))
+        conn.execute(text("INSERT INTO label_fingerprints (item_id, fingerprint, labelled_through, labelled_at) "
+                          "VALUES (1, 'x', 2, CURRENT_TIMESTAMP), (2, 'y', 4, CURRENT_TIMESTAMP)"))
+        conn.execute(text("INSERT INTO manual_labels (output_id, label, reviewer, reviewed_at) "
+                          "VALUES (2, 'fail', 'r', CURRENT_TIMESTAMP)"))
+    engine.dispose()
+    db = open_database(path)
+    automatic, _ = recount(db)
+    assert stored(db) == automatic == {1: (1, 0, 0, 1, 0, 1, 3), 2: (0, 1, 0, 0, 1, 1, 3)}
+    assert_consistent(db, "upgrade", "old")
+    db.close()
