@@ -287,7 +287,8 @@ class ReviewScreen(QWidget):
             self.requery(again=True)
         elif changes.labels or changes.rules:
             first, last = self._visible_rows()
-            self.model.refresh([self.model.output_id(r) for r in range(first, last + 1)])
+            shown = (self.model.output_id(r) for r in range(first, last + 1))
+            self.model.refresh([i for i in shown if i is not None])
 
     def _visible_rows(self) -> tuple[int, int]:
         count = self.model.rowCount()
