@@ -9,7 +9,7 @@ sorting a million rows in Python would freeze the window and would disagree with
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
     QAbstractTableModel,
@@ -35,6 +35,9 @@ million outputs it mostly works out which items hold the page), so fewer, larger
 
 SPANS_ROLE = int(Qt.ItemDataRole.UserRole.value) + 1
 OUTPUT_ID_ROLE = int(Qt.ItemDataRole.UserRole.value) + 2
+CELL_ROLE = int(Qt.ItemDataRole.UserRole.value) + 3
+"""A whole cell as the delegate paints it (a ``Cell``): one call from Qt into Python per cell instead of the
+seven roles the style's item painting asks for, which cost more than the painting itself."""
 
 
 @dataclass(frozen=True)
@@ -66,10 +69,19 @@ DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
 FONT = int(Qt.ItemDataRole.FontRole.value)
 TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
-_ROLES = frozenset({DISPLAY, FOREGROUND, FONT, TOOLTIP, int(SPANS_ROLE), int(OUTPUT_ID_ROLE)})
+_ROLES = frozenset({CELL_ROLE, DISPLAY, FOREGROUND, FONT, TOOLTIP, SPANS_ROLE, OUTPUT_ID_ROLE})
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _NO_FLAGS = Qt.ItemFlag.NoItemFlags
 _LABEL_BRUSHES = {label: QColor(colour) for label, colour in LABEL_COLOURS.items()}
+
+
+class Cell(NamedTuple):
+    """What a cell shows: its text, the colour of a label (None: the palette's), bold for a manual label, and
+    where rules match (the output column only)."""
+    text: str
+    colour: QColor | None
+    bold: bool
+    spans: list[Span] | None
 
 
 def initials(name: str | None) -> str:
@@ -112,6 +124,14 @@ class Query:
         return page, output_spans(self.db, [r.output_id for r in page.rows])
 
 
+def _cells(row: OutputRow, spans: list[Span]) -> tuple[Cell, ...]:
+    manual = row.manual_label is not None
+    return tuple(Cell(_display(row, c.key),
+                      _LABEL_BRUSHES.get(row.auto_label) if c.key == "auto" and row.auto_label
+                      else _LABEL_BRUSHES.get(row.manual_label) if c.key == "manual" and row.manual_label else None,
+                      c.key == "manual" and manual, spans if c.key == "output" else None) for c in COLUMNS)
+
+
 class ReviewModel(QAbstractTableModel):
     loaded = Signal()  # a new query's first block and total are in place (after a filter or sort)
     rows_arrived = Signal()  # a block of rows reached the cache
@@ -133,7 +153,7 @@ class ReviewModel(QAbstractTableModel):
         self.sort_column = COLUMN["item"]
         self._asked: Query | None = None  # the last query asked for
         self._current: Query | None = None  # the query whose results the model holds, which later blocks continue
-        self._shown: dict[int, tuple[str, ...]] = {}  # each cached row's cell texts, worked out once
+        self._shown: dict[int, tuple[Cell, ...]] = {}  # each cached row's cells, worked out once
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -231,8 +251,8 @@ class ReviewModel(QAbstractTableModel):
 
     def _store(self, rows: list[OutputRow], spans: dict[int, list[Span]]) -> None:
         self._rows.update((r.output_id, r) for r in rows)
-        self._shown.update((r.output_id, tuple(_display(r, c.key) for c in COLUMNS)) for r in rows)
         self._spans.update(spans)
+        self._shown.update((r.output_id, _cells(r, self._spans.get(r.output_id, []))) for r in rows)
 
     def _arrived(self, generation: int, block: int, page: OutputPage, spans: dict[int, list[Span]]) -> None:
         if generation != self._generation:
@@ -287,20 +307,19 @@ class ReviewModel(QAbstractTableModel):
                 self.fetch(row_number)
                 return "…"
             return output_id
-        shown = self._shown[output_id]
-        column = index.column()
+        cell = self._shown[output_id][index.column()]
+        if role == CELL_ROLE:
+            return cell
         if role == DISPLAY:
-            return shown[column]
-        key = COLUMNS[column].key
-        row = self._rows[output_id]
+            return cell.text
         if role == FOREGROUND:
-            label = row.auto_label if key == "auto" else row.manual_label if key == "manual" else None
-            return _LABEL_BRUSHES.get(label) if label is not None else None
+            return cell.colour
         if role == FONT:
-            return self._bold if key == "manual" and row.manual_label else None
+            return self._bold if cell.bold else None
         if role == SPANS_ROLE:
-            return self._spans.get(output_id, []) if key == "output" else None
+            return cell.spans
+        row = self._rows[output_id]
+        key = COLUMNS[index.column()].key
         if key in ("source", "output", "comment", "systems", "decided_by"):
-            return shown[column] or None
+            return cell.text or None
         return f"{row.manual_label} by {row.reviewer}" if key == "manual" and row.manual_label else None
-
