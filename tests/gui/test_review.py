@@ -5,10 +5,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QAbstractItemModelTester
 from sqlalchemy import select
 
+import gui.review.model as model_module
 from gui.main_window import MainWindow
 from gui.review.model import COLUMN, ReviewModel
 from store.models import KnownTranslation, ManualLabel
-from suite.browse import OutputFilter, output_rows
+from suite.browse import OutputFilter, output_ids, output_rows
 from suite.labelling import relabel
 
 
@@ -152,6 +153,32 @@ def test_the_review_model_passes_qt_model_checks(qtbot, window: MainWindow) -> N
     assert model.rowCount() > 100 and model.all_cached(0, model.rowCount() - 1)
     model.sort(COLUMN["systems"], Qt.SortOrder.DescendingOrder)
     assert window.ops.wait_idle()
+    del tester
+
+
+def test_the_model_reads_blocks_by_offset_in_the_core_order(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Blocks of 20 on the demo's 250 outputs: the first block comes with the total, the rest only when asked for,
+    and together they are exactly the core's order (no row skipped or repeated at block edges)."""
+    monkeypatch.setattr(model_module, "BLOCK", 20)
+    model = ReviewModel(window.state, window.ops)
+    tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
+    model.sort(COLUMN["output"], Qt.SortOrder.DescendingOrder)
+    assert window.ops.wait_idle()
+    assert window.state.db is not None and window.state.suite_name is not None
+    expected = output_ids(window.state.db, OutputFilter(), suite_name=window.state.suite_name, sort="text",
+                          descending=True)
+    assert model.rowCount() == len(expected) == 250
+    assert model.all_cached(0, 19) and not model.all_cached(0, 20) and model.cached(100) is None
+    last = len(expected) - 1
+    model.prefetch(last - 5, last)  # the block on screen at the end, not those above it
+    assert window.ops.wait_idle()
+    assert model.all_cached(240, last) and not model.all_cached(220, 239)
+    assert model.row_of(expected[last]) == last and model.row_of(expected[100]) is None
+    for row in range(0, len(expected), 20):
+        model.fetch(row)
+    assert window.ops.wait_idle()
+    assert [model.output_id(r) for r in range(len(expected))] == expected
+    assert model.index(100, COLUMN["output"]).data() == model.cached(100).text  # type: ignore[union-attr]
     del tester
 
 
