@@ -1,9 +1,9 @@
 """Alembic environment: tsqe passes an open connection in ``config.attributes`` (see store.migrations)."""
 from __future__ import annotations
 
-from alembic import context
 from sqlalchemy import create_engine
 
+from alembic import context
 from store.models import Base
 
 config = context.config

@@ -7,7 +7,7 @@ import dataclasses
 import json
 import sys
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 import typer
@@ -20,7 +20,7 @@ from suite.browse import OutputFilter, OutputRow, browse_outputs
 from suite.tree import LabelCounts, suite_tree
 
 
-class Label(str, Enum):
+class Label(StrEnum):
     passed = "pass"
     failed = "fail"
     conflict = "conflict"
@@ -28,7 +28,7 @@ class Label(str, Enum):
     error = "error"
 
 
-class Sort(str, Enum):
+class Sort(StrEnum):
     item = "item"
     label = "label"
     category = "category"
@@ -36,7 +36,7 @@ class Sort(str, Enum):
     text = "text"
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     text = "text"
     tsv = "tsv"
     json = "json"

@@ -1,7 +1,7 @@
 """``tsqe report ...``: reports on a suite; ``report systems`` is the classic per-system table."""
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 
 import typer
@@ -14,7 +14,7 @@ report_app = typer.Typer(help="Reports on the suite's labels.", no_args_is_help=
 app.add_typer(report_app, name="report")
 
 
-class By(str, Enum):
+class By(StrEnum):
     category = "category"
     phenomenon = "phenomenon"
 

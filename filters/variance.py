@@ -62,7 +62,7 @@ class VarianceResult:
     def to_table(self) -> Table:
         """Every scored item, most discriminative first; kept items' deviations in bold, a ``kept`` flag for data."""
         kept = set(self.kept)
-        columns = [Column("item", "text"), Column("std", "number", 6), Column("mean", "number", 6),
+        columns = [Column("item", "text"), Column("std", "number", 4), Column("mean", "number", 4),
                    Column("systems", "count"), Column("kept", "flag")]
         body = [[Cell(r.item), Cell(r.std, bold=r.item in kept), Cell(r.mean), Cell(r.systems),
                  Cell(r.item in kept)] for r in self.ranking]

@@ -20,9 +20,11 @@ from PySide6.QtWidgets import QApplication, QProgressDialog
 from gui.app import application
 from gui.main_window import MainWindow
 from gui.operations import OpChanges
+from gui.state import Selection
 from store import open_database
 from suite.browse import OutputFilter
 from suite.demo import create_demo
+from suite.editing import find_item
 from suite.tasks import TaskState
 
 Shot = Callable[[MainWindow], QPixmap]
@@ -93,6 +95,73 @@ def progress_dialog(window: MainWindow) -> QPixmap:
     release.set()
     settle(window)
     return picture
+
+
+@shot("systems-report")
+def systems_report(window: MainWindow) -> QPixmap:
+    window.tabs.setCurrentWidget(window.systems)
+    settle(window)
+    return window.grab()
+
+
+@shot("qe-accuracy")
+def qe_accuracy(window: MainWindow) -> QPixmap:
+    window.tabs.setCurrentWidget(window.qe)
+    settle(window)
+    return window.grab()
+
+
+@shot("qe-pairs")
+def qe_pairs(window: MainWindow) -> QPixmap:
+    """The pairs behind one cell: demo-qe on the phenomena of one category, differences marked."""
+    from gui.reports.qe import AccuracyOptions
+
+    window.tabs.setCurrentWidget(window.qe)
+    settle(window)
+    window.qe.set_options(AccuracyOptions(by="phenomenon", category="Coordination & ellipsis"))
+    settle(window)
+    window.qe.show_pairs(0, 2)  # columns: phenomenon, amount, demo-qe, demo-chrf
+    settle(window)
+    return window.grab()
+
+
+@shot("discriminative")
+def discriminative(window: MainWindow) -> QPixmap:
+    """Items ranked by chrF's deviation over systems; an idiom's reference tokens shaded by difficulty."""
+    tab = window.discriminative
+    window.tabs.setCurrentWidget(tab)
+    settle(window)
+    tab.rank()
+    settle(window)
+    tab.select_item("mwe-02")
+    tab.compute_difficulty()
+    window.ops.wait_idle(600_000)
+    tab.top.setValue(3)
+    tab.correlate()
+    window.ops.wait_idle(600_000)
+    settle(window)
+    return window.grab()
+
+
+@shot("item-editor")
+def item_editor(window: MainWindow) -> QPixmap:
+    """amb-01 with its positive rule widened while typing: the output that says "bank ... river" turns from
+    fail to conflict, so the picture shows positive and negative matches side by side, a flip, and the
+    scope preview over the item's category."""
+    window.tabs.setCurrentWidget(window.editor)
+    db = window.state.db
+    assert db is not None
+    window.state.select(Selection(item_id=find_item(db, "amb-01", window.state.suite_name)))
+    settle(window)
+    field = window.editor.rule_lists["positive"].editor(0)
+    assert field is not None
+    field.setFocus()
+    field.setPlainText(r"\bbench\b|\briver\b")
+    window.editor.scope.scope.setCurrentText("category")
+    window.editor.start_preview()
+    window.editor.start_scope()
+    settle(window)
+    return window.grab()
 
 
 def take(out: Path, names: list[str] | None = None) -> list[Path]:

@@ -128,9 +128,9 @@ def row_groups(pairs: PairTable, by: str = "category",
         key = (outputs.item_categories[i], outputs.item_phenomena[i] if by == "phenomenon" else None)
         members.setdefault(key, []).append(int(i))
     first: dict[tuple[str | None, str | None], int] = {}  # over all items, those without pairs too
-    for i, (cat, phen) in enumerate(zip(outputs.item_categories, outputs.item_phenomena)):
-        first.setdefault((cat, None), i)
-        first.setdefault((cat, phen), i)
+    for position, (cat, phen) in enumerate(zip(outputs.item_categories, outputs.item_phenomena)):
+        first.setdefault((cat, None), position)
+        first.setdefault((cat, phen), position)
     keys = sorted(members, key=lambda k: (first[k[0], None], first[k]))
     return keys, [np.array(members[k], dtype=np.intp) for k in keys]
 

@@ -84,7 +84,7 @@ def _read_post_editing(prefix: Path, dataset: QEDataset) -> None:
     if problems:
         raise InputFileError(problems)
     scores = []
-    for number, (src, mt, hter) in enumerate(zip(columns["src"], columns["mt"], columns["hter"]), start=1):
+    for number, (src, _mt, hter) in enumerate(zip(columns["src"], columns["mt"], columns["hter"]), start=1):
         if not src.strip():
             problems.append(Problem(str(paths["src"]), number, "empty source sentence"))
         scores.append(_number(hter.strip(), paths["hter"], number, problems))
@@ -119,10 +119,10 @@ def _read_direct_assessment(path: Path, dataset: QEDataset) -> None:
         rows.append((src, mt, _number(value.strip(), path, number, problems)))
     if problems:
         raise InputFileError(problems)
-    for src, mt, value in rows:
+    for src, mt, target in rows:
         dataset.sources.append(src)
         dataset.outputs.append(mt)
-        dataset.targets.append(value)
+        dataset.targets.append(target)
     dataset.files.append({"path": str(path), "lines": len(rows), "column": column})
 
 

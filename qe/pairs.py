@@ -12,12 +12,12 @@ from building the pairs (:func:`pairs_from_outputs`) so the pure part can be ben
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sqlalchemy import select
+from sqlalchemy import Row, select
 
 from store import Database
 from store.models import Item, Output, System, SystemOutput
@@ -162,7 +162,7 @@ def build_pairs(db: Database, suite_name: str | None = None) -> PairTable:
     return pairs_from_outputs(read_labelled_outputs(db, suite_name))
 
 
-def _joined_names(produced: list) -> Iterator[tuple[int, str]]:  # type: ignore[type-arg]
+def _joined_names(produced: Iterable[Row[int, str]]) -> Iterator[tuple[int, str]]:
     """(output id, "sysA,sysB") from rows sorted by output id then system name."""
     current: int | None = None
     names: list[str] = []

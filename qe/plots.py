@@ -41,8 +41,9 @@ def accuracy_figure(result: AccuracyResult) -> Figure:
     axes.set_xticks(x, labels, rotation=45, ha="right")
     axes.set_ylim(0, 100)
     axes.set_ylabel("pairwise accuracy (%)")
-    where = f"category {result.category}" if result.category else result.by
-    caption = f"QE pairwise accuracy per {where} (ties: {result.ties}"
+    where = f"{result.by} in {result.category}" if result.category else result.by
+    # Two lines: on one, a narrow figure (a category with three phenomena) cut the title off at both ends.
+    caption = f"QE pairwise accuracy per {where}\n(ties: {result.ties}"
     caption += f"; whiskers: {result.confidence:.0%} item bootstrap)" if result.bootstrap else ")"
     axes.set_title(caption, fontsize=10)
     axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="QE system",

@@ -146,8 +146,8 @@ def _cell(item: _Item, what: str, entries: list[str], *, stripped: bool) -> str:
 
 
 def _write_xlsx(path: Path, rows: list[list[str]]) -> None:
-    from openpyxl import Workbook  # type: ignore[import-untyped]
-    from openpyxl.utils.exceptions import IllegalCharacterError  # type: ignore[import-untyped]
+    from openpyxl import Workbook
+    from openpyxl.utils.exceptions import IllegalCharacterError
 
     workbook = Workbook(write_only=False)
     sheet = workbook.active

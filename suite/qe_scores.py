@@ -12,10 +12,10 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import CursorResult, delete, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -88,7 +88,8 @@ def save_qe_system(db: Database, *, name: str, kind: str, higher_is_better: bool
         system_id = session.execute(
             insert(QESystem).values(name=name, kind=kind, higher_is_better=higher_is_better,
                                     meta=json.dumps(meta, ensure_ascii=False, sort_keys=True), model=model)
-        ).inserted_primary_key[0]
+            .returning(QESystem.id)
+        ).scalar_one()
         _insert_scores(session, system_id, scores)
     return int(system_id)
 
@@ -187,7 +188,8 @@ def remove_qe_system(db: Database, name: str) -> int:
     """Delete a QE system and its scores; returns how many scores went with it."""
     with db.transaction() as session:
         system_id = _system_id(session, name)
-        removed = session.execute(delete(QEScore).where(QEScore.qe_system_id == system_id)).rowcount
+        removed = cast("CursorResult[Any]",
+                       session.execute(delete(QEScore).where(QEScore.qe_system_id == system_id))).rowcount
         session.execute(delete(QESystem).where(QESystem.id == system_id))
     return int(removed or 0)
 

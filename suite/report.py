@@ -68,7 +68,7 @@ class Counts:
 
     @classmethod
     def of_label(cls, label: str | None, n: int) -> Counts:
-        field_name = {"pass": "passed", "fail": "failed", None: "unlabelled"}.get(label, label)
+        field_name = "unlabelled" if label is None else {"pass": "passed", "fail": "failed"}.get(label, label)
         return cls(**{field_name: n})
 
 
@@ -250,7 +250,7 @@ def build_systems_report(
     names = list(systems)
     totals = {name: sum((by_category[cat][name] for cat in category_items), Counts()) for name in names}
     # Order columns as the reports do: best overall first; systems without any judged output last.
-    names.sort(key=lambda name: (-(totals[name].rate if totals[name].rate is not None else -1.0), name))
+    names.sort(key=lambda name: (-(rate if (rate := totals[name].rate) is not None else -1.0), name))
 
     def make_row(kind: RowKind, category: str | None, phenomenon: str | None, n_items: int,
                  row_counts: dict[str, Counts]) -> ReportRow:

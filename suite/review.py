@@ -181,8 +181,8 @@ def explain(db: Database, output_id: int, timeout: float = DEFAULT_TIMEOUT) -> E
             select(KnownTranslation).where(KnownTranslation.item_id == output.item_id))]
         stored = join_labels(select(automatic_label(Output.id), AutoLabel.rule_id, Rule.polarity, Rule.pattern,
                                     AutoLabel.reason).select_from(Output), Output.id, Output.item_id)
-        label, *decided_by = session.execute(stored.outerjoin(Rule, Rule.id == AutoLabel.rule_id)
-                                             .where(Output.id == output_id)).one()
+        label, rule_id, polarity, pattern, reason = session.execute(
+            stored.outerjoin(Rule, Rule.id == AutoLabel.rule_id).where(Output.id == output_id)).one()
     matcher = ItemMatcher(rules, known, timeout)
     return Explanation(output.text, matcher.decide(output.text), matcher.spans(output.text),
-                       label, None if label is None else describe(label, *decided_by))
+                       label, None if label is None else describe(label, rule_id, polarity, pattern, reason))

@@ -119,8 +119,8 @@ def pattern_problem(pattern: str, ignore_case: bool = False) -> PatternProblem |
     try:
         regex.compile(pattern, _flags(ignore_case))
     except regex.error as error:
-        reason = str(error.msg) if getattr(error, "msg", None) else str(error)
-        return PatternProblem(error.pos, reason)
+        reason = str(getattr(error, "msg", None) or error)
+        return PatternProblem(error.pos, reason)  # type: ignore[attr-defined]  # regex's stubs lack error.pos
     except (OverflowError, ValueError) as error:
         return PatternProblem(None, str(error))
     return None  # pragma: no cover - compile_error and regex.compile disagree only if the cache lies
@@ -159,8 +159,8 @@ def describe(label: str, rule_id: int | None = None, polarity: str | None = None
 
 def _decision(label: str, rule: RuleSpec | None = None, reason: str | None = None) -> Decision:
     rule_id = None if rule is None else rule.id
-    return Decision(label, rule_id, reason, describe(label, rule_id, rule and rule.polarity, rule and rule.pattern,
-                                                     reason))
+    return Decision(label, rule_id, reason, describe(label, rule_id, None if rule is None else rule.polarity,
+                                                     None if rule is None else rule.pattern, reason))
 
 
 UNKNOWN = _decision("unknown")
@@ -240,11 +240,11 @@ class ItemMatcher:
         timeout = self.timeout
         positive = negative = None
         try:
-            for search, decision, timed_out in self._positive:
+            for search, decision, timed_out in self._positive:  # noqa: B007  # read by the except clause below
                 if search(text, timeout=timeout) is not None:
                     positive = decision
                     break
-            for search, decision, timed_out in self._negative:
+            for search, decision, timed_out in self._negative:  # noqa: B007  # read by the except clause below
                 if search(text, timeout=timeout) is not None:
                     negative = decision
                     break
@@ -269,7 +269,7 @@ class ItemMatcher:
                     else known.get(normalise(text), UNKNOWN) if known else UNKNOWN
                     for positive, negative, text in zip(_first_hits(self._positive, texts),
                                                         _first_hits(self._negative, texts), texts)]
-        passed = failed = both = None
+        passed = failed = both = UNKNOWN  # placeholders, read only where the rule they stand for exists
         positives: Iterable[object] = repeat(None)
         negatives: Iterable[object] = repeat(None)
         if self._positive:
@@ -278,7 +278,7 @@ class ItemMatcher:
         if self._negative:
             search, failed, _ = self._negative[0]
             negatives = map(search, texts)
-            if passed is not None:
+            if self._positive:
                 both = conflict(passed, failed)
         if known:
             return [(passed if negative is None else both) if positive is not None

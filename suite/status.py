@@ -52,5 +52,5 @@ def _count(session: Session, query: Select) -> int:  # type: ignore[type-arg]
 def _by_label(session: Session, column: Any, labels: tuple[str, ...], missing: str) -> dict[str, int]:
     """Every label value with its count (zeros included, so the shape never changes), plus the
     outputs that have none."""
-    counts = dict(session.execute(select(column, func.count()).group_by(column)).all())
+    counts: dict[str | None, int] = dict(session.execute(select(column, func.count()).group_by(column)).all())
     return {**{label: counts.get(label, 0) for label in labels}, missing: counts.get(None, 0)}

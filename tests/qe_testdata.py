@@ -5,9 +5,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from label_helpers import write_automatic_labels
 from sqlalchemy import insert
 
-from label_helpers import write_automatic_labels
 from qe.pairs import LabelledOutputs
 from store import Database
 from store.models import (

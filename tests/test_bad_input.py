@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 from click.testing import Result
+from import_helpers import snapshot
 from sqlalchemy import select
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
-from import_helpers import snapshot
 from store import Database, open_database
 from store.models import AutoLabel, Item, Output
 from suite import labelling
@@ -30,7 +30,8 @@ _register_commands()
 BAD = Path(__file__).parent / "data" / "bad"
 TEN_MB = "a" * (10 * 1024 * 1024)
 GENERATED: dict[str, Callable[[], str]] = {
-    "outputs_10mb_line.tsv": lambda: f"item_id\tsystem\toutput\namb-01\tOnline-X\tThe bench.\namb-02\tOnline-X\t{TEN_MB}\n",
+    "outputs_10mb_line.tsv":
+        lambda: f"item_id\tsystem\toutput\namb-01\tOnline-X\tThe bench.\namb-02\tOnline-X\t{TEN_MB}\n",
     "suite_10mb_line.tsv": lambda: f"id\tcategory\tphenomenon\tsource\tpositive_regex\nx\tA\tB\t{TEN_MB}\tbench\n",
 }
 
@@ -105,8 +106,9 @@ def test_byte_order_mark_crlf_and_blank_lines_are_accepted(db: Database, tmp_pat
     """Files saved by Windows tools import exactly like clean ones (the CR of a CRLF is not part of a field)."""
     clean_text = SUITE_TSV if suffix != ".csv" else SUITE_TSV.replace("\t", ",")
     if suffix == ".json":
-        clean_text = ('{"items": [\n{"id": "x-01", "langpair": "de-en", "category": "Ambiguity", "phenomenon": "Lexical '
-                      'ambiguity", "source_sentence": "Die Bank.", "positive_regex": "\\\\bbench\\\\b"}\n]}\n')
+        clean_text = ('{"items": [\n{"id": "x-01", "langpair": "de-en", "category": "Ambiguity", '
+                      '"phenomenon": "Lexical ambiguity", "source_sentence": "Die Bank.", '
+                      '"positive_regex": "\\\\bbench\\\\b"}\n]}\n')
     clean = tmp_path / f"clean{suffix}"
     clean.write_text(clean_text, encoding="utf-8", newline="")
     windows = tmp_path / f"windows{suffix}"

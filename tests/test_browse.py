@@ -75,7 +75,8 @@ def raw_outputs(db: Database, suite: str) -> list[Raw]:
             .outerjoin(Category, Category.id == Phenomenon.category_id)
             .where(Item.suite.has(name=suite)))}
         auto = {o: label for o, label in session.execute(select(AutoLabel.output_id, AutoLabel.label))}
-        through = {i: t for i, t in session.execute(select(LabelFingerprint.item_id, LabelFingerprint.labelled_through))}
+        through = {i: t for i, t in
+                   session.execute(select(LabelFingerprint.item_id, LabelFingerprint.labelled_through))}
         manual = {o: label for o, label in session.execute(select(ManualLabel.output_id, ManualLabel.label))}
         systems: defaultdict[int, set[str]] = defaultdict(set)
         for output_id, name in session.execute(select(SystemOutput.output_id, System.name)

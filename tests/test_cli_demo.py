@@ -136,7 +136,8 @@ def test_reviews_survive_export_import_and_relabelling(demo_db: Path, tmp_path: 
     suite_file = Path(__file__).resolve().parents[1] / "suite" / "demo" / "suite.tsv"
     edited = suite_file.read_text(encoding="utf-8")
     edited = edited.replace("\\bhard (drive|disk\\b", "\\bhard (drive|disk)\\b")
-    edited = edited.replace("\\b(two|2) (feet|yards)\\b|\\bmiles?\\b", "\\b(two|2) (feet|yards)\\b|\\bmiles?\\b|\\bwide\\b")
+    edited = edited.replace("\\b(two|2) (feet|yards)\\b|\\bmiles?\\b",
+                            "\\b(two|2) (feet|yards)\\b|\\bmiles?\\b|\\bwide\\b")
     changed = tmp_path / "suite.tsv"
     changed.write_text(edited, encoding="utf-8")
     tsqe(demo_db, "import", "suite", str(changed), "--name", DEMO, "--update")

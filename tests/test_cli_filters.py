@@ -5,13 +5,13 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import insert, select
+from suite_builder import build_suite
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
 from filters.metrics import get_metric
 from store import open_database
 from store.models import HumanScore, System
-from suite_builder import build_suite
 
 REFS = [["The committee approved the budget."], ["She has lived in Berlin for ten years."]]
 OUTPUTS = {"good": ["The committee approved the budget.", "She has lived in Berlin for ten years."],

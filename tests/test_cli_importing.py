@@ -3,10 +3,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from import_helpers import OUTPUTS_TSV, SUITE_JSON, write
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
-from import_helpers import OUTPUTS_TSV, SUITE_JSON, write
 
 _register_commands()
 
@@ -31,7 +31,8 @@ def test_import_status_export_end_to_end(tmp_path: Path) -> None:
                   "--name", "q", "--lower-is-better")
     assert result.exit_code == 0 and "QE system 'q' (new): scores for 1 distinct outputs" in result.stdout
 
-    result = tsqe(db, "import", "labels", write(tmp_path / "r.tsv", "item_id\tsystem\tlabel\treviewer\n1\tA\tpass\tann\n"))
+    result = tsqe(db, "import", "labels",
+                  write(tmp_path / "r.tsv", "item_id\tsystem\tlabel\treviewer\n1\tA\tpass\tann\n"))
     assert result.exit_code == 0 and "1 added" in result.stdout
 
     result = tsqe(db, "status", "--json")

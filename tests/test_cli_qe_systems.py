@@ -3,13 +3,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from qe_testdata import stored_scores, toy_suite
+from test_qe_models import dropped_words_data, learnable_suite, write_mlqe
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
-from qe_testdata import stored_scores, toy_suite
 from store import open_database
 from store.models import Item, Reference
-from test_qe_models import dropped_words_data, learnable_suite, write_mlqe
 
 _register_commands()
 

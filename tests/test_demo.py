@@ -31,3 +31,13 @@ def test_a_demo_that_fails_part_way_leaves_no_half_built_suite(db, monkeypatch) 
         assert session.scalar(select(func.count(Suite.id))) == 0
         assert session.scalar(select(func.count(Item.id))) == 0
         assert session.scalar(select(func.count(Output.id))) == 0
+
+
+def test_demo_brings_two_qe_systems_and_human_scores(db) -> None:  # type: ignore[no-untyped-def]
+    from store.models import HumanScore
+    from suite.qe_scores import list_qe_systems
+
+    create_demo(db)
+    assert {(s.name, s.scores) for s in list_qe_systems(db)} == {("demo-qe", 250), ("demo-chrf", 250)}
+    with db.session() as session:
+        assert session.scalar(select(func.count()).select_from(HumanScore)) == 4

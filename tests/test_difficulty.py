@@ -2,12 +2,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from suite_builder import build_suite
 
 from filters import bertscore
 from filters.bertscore import greedy_match
 from filters.difficulty import da_bertscore, difficulty_scores, repeated_token_weights
 from filters.scoring import score_outputs
-from suite_builder import build_suite
 
 
 def test_greedy_match_on_known_similarities() -> None:
@@ -28,7 +28,8 @@ def test_da_formulas_hand_checked() -> None:
     # d = 1 - mean over systems = [0.2, 0.6, 0.4]
     np.testing.assert_allclose(result.difficulty, [0.2, 0.6, 0.4])
     # DA-R = (1/3) sum d * maxsim
-    np.testing.assert_allclose(result.da_r, [(0.9 * 0.2 + 0.5 * 0.6 + 0.7 * 0.4) / 3, (0.7 * 0.2 + 0.3 * 0.6 + 0.5 * 0.4) / 3])
+    np.testing.assert_allclose(result.da_r, [(0.9 * 0.2 + 0.5 * 0.6 + 0.7 * 0.4) / 3,
+                                             (0.7 * 0.2 + 0.3 * 0.6 + 0.5 * 0.4) / 3])
     # DA-P: "a" weighs (0.2 + 0.4)/2 = 0.3, "c" is not in the reference -> 1, "b" weighs 0.6
     np.testing.assert_allclose(result.da_p, [(0.8 * 0.3 + 0.6 * 1.0) / 2, 0.5 * 0.6])
 

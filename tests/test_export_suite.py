@@ -45,7 +45,8 @@ def enrich_demo(db: Database) -> None:
         ])
         session.execute(update(Item).where(Item.id == items["amb-02"])
                         .values(comment="lock vs. castle;\nsee the Duden entry"))
-        session.execute(update(Item).where(Item.id == items["amb-03"]).values(source="  Sie stellte den Strauß\tin eine Vase."))
+        session.execute(update(Item).where(Item.id == items["amb-03"])
+                        .values(source="  Sie stellte den Strauß\tin eine Vase."))
 
 
 def contents(db: Database, suite_name: str) -> list[tuple[Any, ...]]:

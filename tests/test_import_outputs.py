@@ -3,9 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from import_helpers import OUTPUTS_TSV, small_suite, snapshot, write
 from sqlalchemy import func, select
 
-from import_helpers import OUTPUTS_TSV, small_suite, snapshot, write
 from store import Database
 from store.models import Item, ManualLabel, Output, System, SystemOutput
 from suite.errors import InputFileError, TsqeError
@@ -46,7 +46,8 @@ def test_tsv_merges_identical_outputs_and_keeps_empty_and_quoted_ones(db: Databa
     ("item\tsystem\toutput\n1\tA\tx\n", [":1: unknown column(s) 'item'; expected item_id, system, output",
                                          ":1: missing column(s) item_id in the header"]),
     ("item_id\tsystem\toutput\n1\tA\tx\n9\tA\ty\n", [":3: unknown item id '9'"]),
-    ("item_id\tsystem\toutput\n1\tA\tx\n2\tA\ty\n1\tA\tz\n", [":4: duplicate output of system 'A' for item '1' (first at line 2)"]),
+    ("item_id\tsystem\toutput\n1\tA\tx\n2\tA\ty\n1\tA\tz\n",
+     [":4: duplicate output of system 'A' for item '1' (first at line 2)"]),
     ("item_id\tsystem\toutput\n1\tA\tx\tsurplus\n", [":2: expected 3 fields (item_id, system, output), found 4"]),
     ("item_id\tsystem\toutput\n1\tA\tx\n2\t\ty\n", [":3: empty system"]),
     ('item_id\tsystem\toutput\n1\tA\tx\n2\tA\t"He said "run""\n',
@@ -57,7 +58,8 @@ def test_tsv_merges_identical_outputs_and_keeps_empty_and_quoted_ones(db: Databa
       "and quotes inside it must be doubled"]),
     ("", [": empty file: expected a header row with the columns item_id, system, output"]),
 ])
-def test_malformed_tsv_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str, expected: list[str]) -> None:
+def test_malformed_tsv_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str,
+                                                       expected: list[str]) -> None:
     small_suite(db, tmp_path)
     before = snapshot(db)
     path = write(tmp_path / "bad.tsv", text)
@@ -73,7 +75,8 @@ def test_not_utf8_is_reported_with_its_line(db: Database, tmp_path: Path) -> Non
     path.write_bytes("item_id\tsystem\toutput\n1\tA\tx\n2\tA\tgr\u00fc\u00df\n".encode("latin-1"))
     with pytest.raises(InputFileError) as excinfo:
         import_outputs(db, path)
-    assert [str(p) for p in excinfo.value.problems] == [f"{path}:3: not valid UTF-8 (byte 0xfc); save the file as UTF-8"]
+    assert [str(p) for p in excinfo.value.problems] == [
+        f"{path}:3: not valid UTF-8 (byte 0xfc); save the file as UTF-8"]
 
 
 def test_reimport_replaces_links_and_keeps_reviewed_outputs(db: Database, tmp_path: Path) -> None:
@@ -123,7 +126,8 @@ def test_plain_text_with_wrong_line_count_is_rejected(db: Database, tmp_path: Pa
 
 def test_plain_text_aligned_by_source_text(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path, outputs=False)
-    source = write(tmp_path / "src.de", "Guten Tag.\nEr wird laufen.\nIhr Mann kam.\nEr wird laufen.\nEr wird laufen.\n")
+    source = write(tmp_path / "src.de",
+                   "Guten Tag.\nEr wird laufen.\nIhr Mann kam.\nEr wird laufen.\nEr wird laufen.\n")
     hyp = write(tmp_path / "hyp.en", "Good day.\nHe will run.\nHer husband came.\nHe will run.\nHe is going to run.\n")
     result = import_outputs(db, hyp, system="X", source=source)
     assert result.counts["lines"] == 5 and result.counts["lines_matched"] == 2

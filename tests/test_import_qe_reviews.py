@@ -3,9 +3,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from import_helpers import small_suite, snapshot, write
 from sqlalchemy import select
 
-from import_helpers import small_suite, snapshot, write
 from store import Database
 from store.models import Item, ManualLabel, Output, QEScore, QESystem
 from suite.errors import InputFileError, TsqeError
@@ -54,14 +54,17 @@ def test_qe_scores_by_output_text_and_reimport_updates(db: Database, tmp_path: P
     ("item_id\tsystem\tscore\n1\tA\tnan\n1\tB\t\n", [":2: score 'nan' is not a finite number", ":3: empty score"]),
     ("item_id\tsystem\tscore\n7\tA\t1\n1\tZ\t1\n", [":2: unknown item id '7'",
                                                    ":3: unknown system 'Z' (systems of this suite: A, B, C)"]),
-    ("item_id\tsystem\tscore\n1\tA\t1\n1\tA\t1\n", [":3: duplicate score of system 'A' for item '1' (first at line 2)"]),
+    ("item_id\tsystem\tscore\n1\tA\t1\n1\tA\t1\n",
+     [":3: duplicate score of system 'A' for item '1' (first at line 2)"]),
     ("item_id\toutput\tscore\n1\tHis husband came.\t1\n",
      [":2: item '1' has no output 'His husband came.' (import the MT outputs first)"]),
     ("item_id\tsystem\toutput\tscore\n1\tA\tx\t1\n",
      [":1: the header must name either a system column or an output column (not both)"]),
-    ("item_id\tsys\tscore\n1\tA\t1\n", [":1: unknown column(s) 'sys'; expected item_id, score and optionally system, output"]),
+    ("item_id\tsys\tscore\n1\tA\t1\n",
+     [":1: unknown column(s) 'sys'; expected item_id, score and optionally system, output"]),
 ])
-def test_malformed_qe_file_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str, expected: list[str]) -> None:
+def test_malformed_qe_file_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str,
+                                                           expected: list[str]) -> None:
     small_suite(db, tmp_path)
     import_qe_scores(db, write(tmp_path / "ok.tsv", "item_id\tsystem\tscore\n1\tA\t0.5\n"), name="q")
     before = snapshot(db)

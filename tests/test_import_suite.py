@@ -3,10 +3,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from import_helpers import SUITE_JSON, small_suite, snapshot, write
 from openpyxl import Workbook
 from sqlalchemy import func, select
 
-from import_helpers import SUITE_JSON, small_suite, snapshot, write
 from store import Database
 from store.models import Category, Item, KnownTranslation, ManualLabel, Output, Phenomenon, Reference, Rule, Suite
 from suite.errors import InputFileError, TsqeError
@@ -57,7 +57,8 @@ def test_dfki_invalid_regex_is_kept_as_invalid_rule_with_warning(db: Database, t
     (SUITE_JSON.replace('"id": "3"', '"id": "1"'), ":4: duplicate item id '1' (first at line 2)"),
     (SUITE_JSON.replace('"positive_tokens": ["He will run."]', '"positive_tokens": "He will run."'),
      ":3: positive_tokens must be a list of strings"),
-    (SUITE_JSON.replace('"source_sentence": "Ihr Mann kam."', '"source_sentence": " "'), ":2: source_sentence is empty"),
+    (SUITE_JSON.replace('"source_sentence": "Ihr Mann kam."', '"source_sentence": " "'),
+     ":2: source_sentence is empty"),
     (SUITE_JSON.replace('"langpair": "deen", "category": "Negation"', '"langpair": "ende", "category": "Negation"'),
      ":4: langpair 'ende' differs from 'deen' of the item at line 2; a suite has one language pair"),
     (SUITE_JSON.replace('"phenomenon": "Future", "source_sentence": "Er wird nicht',
@@ -65,7 +66,8 @@ def test_dfki_invalid_regex_is_kept_as_invalid_rule_with_warning(db: Database, t
      ":4: unknown key(s) 'colour'"),
     ('{"data": []}', ": expected a JSON object with an \"items\" list (the DFKI test-suite format)"),
 ])
-def test_dfki_malformed_file_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str, expected: str) -> None:
+def test_dfki_malformed_file_is_rejected_and_changes_nothing(db: Database, tmp_path: Path, text: str,
+                                                             expected: str) -> None:
     small_suite(db, tmp_path)
     before = snapshot(db)
     path = write(tmp_path / "bad" / "items.json", text)
@@ -82,7 +84,8 @@ def test_dfki_reports_every_problem_at_once(db: Database, tmp_path: Path) -> Non
     path = write(tmp_path / "s.json", text)
     with pytest.raises(InputFileError) as excinfo:
         import_suite(db, path)
-    assert problems_of(excinfo) == [f"{path}:2: category is empty", f"{path}:4: source_sentence must be a string, not 42"]
+    assert problems_of(excinfo) == [f"{path}:2: category is empty",
+                                    f"{path}:4: source_sentence must be a string, not 42"]
     assert str(excinfo.value) == "\n".join(problems_of(excinfo))
 
 

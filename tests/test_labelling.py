@@ -4,11 +4,11 @@ import json
 from pathlib import Path
 
 import pytest
+from import_helpers import small_suite, write
 from sqlalchemy import delete, func, insert, select, update
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
-
 from store import Database, open_database
 from store.models import (
     AutoLabel,
@@ -21,13 +21,12 @@ from store.models import (
     Suite,
     System,
 )
+from suite import labelling
 from suite.demo import create_demo
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
-from suite import labelling
 from suite.labelling import label_counts, relabel
 from suite.labels import automatic_label, join_labels
-from import_helpers import small_suite, write
 from suite.review import clear_manual_label, explain, set_manual_label
 from suite.rules import describe
 from suite.tasks import Cancelled, Progress, TaskState

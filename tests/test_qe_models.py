@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from qe_testdata import stored_scores, toy_suite
 from sqlalchemy import update
 from threadpoolctl import threadpool_limits
 
@@ -16,7 +17,6 @@ from qe.features_svr import evaluate_regression, predict_features_svr, train_fea
 from qe.outputs import read_suite_outputs
 from qe.pairwise_gb import Preferences, _fit, item_folds, tournament_scores, train_pairwise_gb, win_probability
 from qe.training import predict_qe_system, suite_preferences, train_qe_system
-from qe_testdata import stored_scores, toy_suite
 from store import Database
 from store.models import QESystem
 from suite.errors import TsqeError

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import pytest
-
 from qe_testdata import stored_scores, toy_suite
+
 from store import Database
 from suite.errors import TsqeError
 from suite.qe_scores import list_qe_systems, load_qe_system, remove_qe_system, save_qe_system, set_scores

@@ -5,8 +5,8 @@ import io
 import json
 
 import pytest
-
 from label_helpers import write_automatic_labels
+
 from store.models import (
     Category,
     Item,
@@ -27,7 +27,6 @@ from suite.report import (
     systems_report,
 )
 from suite.tables import render
-
 
 # --- the z-test, against values computed by hand -------------------------------------------------------
 

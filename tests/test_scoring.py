@@ -2,14 +2,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from label_helpers import write_automatic_labels
 from sqlalchemy import func, insert, select
+from suite_builder import add_system, build_suite
 
 from filters.metrics import get_metric
 from filters.scoring import LABEL_SIGNATURE, score_outputs
 from store.models import Embedding, ManualLabel, MetricScore, Output, QEScore, QESystem
 from suite.errors import TsqeError
-from suite_builder import add_system, build_suite
-from label_helpers import write_automatic_labels
 
 REFS = [["The cat sat on the mat."], ["He went home early.", "He left for home early."], ["It rained all day."]]
 OUTPUTS = {

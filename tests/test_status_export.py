@@ -3,10 +3,10 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from sqlalchemy import select
-
 from import_helpers import small_suite, write
 from label_helpers import write_automatic_labels
+from sqlalchemy import select
+
 from store import Database
 from store.models import Item, Output
 from suite.export import LABEL_COLUMNS, export_labels
@@ -27,7 +27,8 @@ def label_outputs(db: Database) -> None:
 def test_status_counts(db: Database, tmp_path: Path) -> None:
     small_suite(db, tmp_path)
     label_outputs(db)
-    import_reviews(db, write(tmp_path / "r.tsv", "item_id\tsystem\tlabel\treviewer\n1\tC\tpass\tann\n2\tC\tfail\tann\n"))
+    import_reviews(db, write(tmp_path / "r.tsv",
+                             "item_id\tsystem\tlabel\treviewer\n1\tC\tpass\tann\n2\tC\tfail\tann\n"))
     status = suite_status(db)
     assert {k: status[k] for k in ("suite", "items", "categories", "phenomena", "rules", "invalid_rules", "systems",
                                    "outputs", "system_outputs")} == {

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import delete, insert, select
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
@@ -46,6 +46,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     store_metric_as_qe(db, "bleu", name="sentence BLEU")
     with db.transaction() as session:
         ids = {name: id_ for name, id_ in session.execute(select(System.name, System.id))}
+        session.execute(delete(HumanScore))  # the demo's own (invented) human scores make way for these
         session.execute(insert(HumanScore), [{"system_id": ids[name], "lp": "de-en", "score": score}
                                              for name, score in HUMAN.items()])
     db.close()

@@ -41,4 +41,5 @@ def test_the_demo_reports_forward_only_with_messages(db: Database) -> None:
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     messages = [report.message for report in reports]
     assert "labelling item 71 of 71" in messages
-    assert messages[0] == "reading the suite" and messages[-1] == "reviews imported"
+    assert messages[0] == "reading the suite" and "reviews imported" in messages
+    assert messages[-1] == "QE scores imported"  # the demo's QE systems come last

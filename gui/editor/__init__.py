@@ -1,1 +1,1 @@
-"""The item editor: rules, live preview, scope flips, undo, history (gui-editor)."""
+"""The linguist's item & rules editor: fields, rule lists with a live preview, scope flips, undo and history."""

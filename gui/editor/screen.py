@@ -1,16 +1,525 @@
-"""Placeholder until the gui-editor engineer's screen is merged (the main window only needs the class)."""
+"""The Item & rules tab: edit the selected item, watch the preview change with every keystroke, save.
+
+Everything that touches the database goes through ``Operations``: the item, its history, the previews (keyed,
+so a newer keystroke supersedes an older computation) and the saves (one background write per save, through
+``suite.editing``). Unsaved drafts are kept per item while the linguist looks at other items, so selecting
+elsewhere never throws work away.
+"""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from collections import Counter
 
-from gui.operations import Operations
-from gui.state import AppState
+from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.editor.draft import KNOWN_KINDS, POLARITIES, REFERENCE_KINDS, EditorDraft
+from gui.editor.edits import Edit, Ledger, MoveItem, apply_all, summary
+from gui.editor.entries import EntryList
+from gui.editor.history import HistoryPane
+from gui.editor.preview import PreviewPane
+from gui.editor.rules import RuleList
+from gui.editor.scope import ScopePane
+from gui.editor.undo import SavedEdit
+from gui.operations import OpChanges, Operations
+from gui.state import AppState, Selection
+from suite.browse import OutputFilter
+from suite.editing import (
+    EditConflict,
+    ItemDetail,
+    default_author,
+    item_detail,
+    item_history,
+)
+from suite.errors import TsqeError
+from suite.preview import (
+    ItemFlips,
+    ItemPreview,
+    PreviewSession,
+    ScopePreview,
+    preview_scope,
+)
+
+PREVIEW_DELAY_MS = 150
+"""Typing pauses shorter than this do not start a preview: a computation per keystroke would only be dropped."""
+SCOPE_DELAY_MS = 600
+"""The scope preview reads every item of a category or the suite; it waits for a longer pause."""
 
 
 class ItemEditorScreen(QWidget):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        label = QLabel("The item editor (rules, live preview) comes with the gui-editor branch.", self)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        QVBoxLayout(self).addWidget(label)
+        self.state = state
+        self.ops = ops
+        self._draft: EditorDraft | None = None
+        self._drafts: dict[int, EditorDraft] = {}
+        self._ledger = Ledger()
+        self.previews: PreviewSession | None = None
+        self._saving = False
+        self._loading: int | None = None
+        self.last_preview: ItemPreview | None = None
+        self.last_scope: ScopePreview | None = None
+
+        self._preview_timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
+        self._preview_timer.timeout.connect(self.start_preview)
+        self._scope_timer = QTimer(self, singleShot=True, interval=SCOPE_DELAY_MS)
+        self._scope_timer.timeout.connect(self.start_scope)
+
+        self._build()
+        self._build_actions()
+        state.database_changed.connect(self._database_changed)
+        state.selection_changed.connect(self._selection_changed)
+        state.operation_executed.connect(self._operation_executed)
+        self._database_changed()
+
+    # --- layout -----------------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.state_label = QLabel(self)
+        self.state_label.setStyleSheet("color: #666")
+        self.save_button = QPushButton("Save", self)
+        self.save_button.setToolTip("save the edit (Ctrl+S); the item is relabelled and the edit recorded")
+        self.save_button.clicked.connect(self.save)
+        self.revert_button = QPushButton("Revert", self)
+        self.revert_button.setToolTip("forget the unsaved changes of this item")
+        self.revert_button.clicked.connect(self.revert)
+        top = QHBoxLayout()
+        top.addWidget(self.title)
+        top.addStretch(1)
+        top.addWidget(self.state_label)
+        top.addWidget(self.revert_button)
+        top.addWidget(self.save_button)
+
+        self.source = QPlainTextEdit(self)
+        self.source.setTabChangesFocus(True)
+        self.source.setFixedHeight(self.source.fontMetrics().lineSpacing() * 2 + 14)
+        self.category = QLineEdit(self)
+        self.phenomenon = QLineEdit(self)
+        self.comment = QLineEdit(self)
+        self.comment.setPlaceholderText("a note for other linguists")
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow("Source", self.source)
+        place = QHBoxLayout()
+        place.addWidget(self.category)
+        place.addWidget(QLabel("/"))
+        place.addWidget(self.phenomenon)
+        form.addRow("Category", place)
+        form.addRow("Comment", self.comment)
+        self.source.textChanged.connect(self._fields_edited)
+        for field in (self.category, self.phenomenon, self.comment):
+            field.textEdited.connect(self._fields_edited)
+
+        self.rule_lists = {polarity: RuleList(polarity, self) for polarity in POLARITIES}
+        for rule_list in self.rule_lists.values():
+            rule_list.model.edited.connect(self._draft_edited)
+        self.known = EntryList("Known translations", KNOWN_KINDS, free_kinds=False, parent=self)
+        self.references = EntryList("References", REFERENCE_KINDS, free_kinds=True, parent=self)
+        self.known.model.edited.connect(self._draft_edited)
+        self.references.model.edited.connect(self._draft_edited)
+        self.problems = QLabel(self)
+        self.problems.setStyleSheet("color: #B00000")
+        self.problems.setWordWrap(True)
+
+        editor = QWidget(self)
+        column = QVBoxLayout(editor)
+        column.addLayout(form)
+        for widget in (*self.rule_lists.values(), self.known, self.references, self.problems):
+            column.addWidget(widget)
+        column.addStretch(1)
+        self.editor_scroll = QScrollArea(self)
+        self.editor_scroll.setWidgetResizable(True)
+        self.editor_scroll.setWidget(editor)
+        self.editor_scroll.setMinimumWidth(380)
+
+        self.preview = PreviewPane(self)
+        self.scope = ScopePane(self)
+        self.scope.scope_changed.connect(lambda _scope: self.start_scope())
+        self.scope.open_item.connect(self._open_item)
+        self.scope.review.connect(self._review)
+        self.history = HistoryPane(self)
+        right = QSplitter(Qt.Orientation.Vertical, self)
+        right.addWidget(self.preview)
+        right.addWidget(self.scope)
+        right.addWidget(self.history)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 1)
+        right.setStretchFactor(2, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.addWidget(self.editor_scroll)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.right_splitter = right
+
+        body = QWidget(self)
+        body_layout = QVBoxLayout(body)
+        body_layout.setContentsMargins(0, 0, 0, 0)
+        body_layout.addLayout(top)
+        body_layout.addWidget(self.splitter, 1)
+        self.placeholder = QLabel("Select an item in the suite tree to edit its rules.", self)
+        self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.placeholder.setStyleSheet("color: #666")
+        self.pages = QStackedWidget(self)
+        self.pages.addWidget(self.placeholder)
+        self.pages.addWidget(body)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.pages)
+
+    def _build_actions(self) -> None:
+        def action(text: str, keys: QKeySequence | QKeySequence.StandardKey | str, slot: object) -> QAction:
+            made = QAction(text, self)
+            made.setShortcut(QKeySequence(keys))
+            made.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            made.triggered.connect(slot)
+            self.addAction(made)
+            return made
+
+        self.save_action = action("&Save item", QKeySequence.StandardKey.Save, self.save)
+        self.revert_action = action("Re&vert item", "", self.revert)
+        self.add_positive_action = action("Add p&ositive rule", "Ctrl+Shift+P",
+                                          self.rule_lists["positive"].add_rule)
+        self.add_negative_action = action("Add &negative rule", "Ctrl+Shift+N",
+                                          self.rule_lists["negative"].add_rule)
+        self._update_buttons()
+
+    def actions(self) -> list[QAction]:
+        """For the main window's Item menu. Undo / redo (Ctrl+Z, Ctrl+Shift+Z) are the window's Edit menu's,
+        on the shared undo stack, and Ctrl+F calls ``focus_search``: one action per key in the window, or Qt
+        would find the key ambiguous and run neither."""
+        return [self.save_action, self.revert_action, self.add_positive_action, self.add_negative_action]
+
+    def save_settings(self, settings: QSettings) -> None:
+        settings.setValue("editor/splitter", self.splitter.saveState())
+        settings.setValue("editor/right_splitter", self.right_splitter.saveState())
+        settings.setValue("editor/scope", self.scope.current_scope())
+
+    def restore_settings(self, settings: QSettings) -> None:
+        for key, splitter in (("editor/splitter", self.splitter), ("editor/right_splitter", self.right_splitter)):
+            value = settings.value(key)
+            if value is not None:
+                splitter.restoreState(value)
+        scope = settings.value("editor/scope")
+        if isinstance(scope, str) and self.scope.scope.findText(scope) >= 0:
+            self.scope.scope.setCurrentText(scope)
+
+    # --- what is shown ----------------------------------------------------------------------------
+    @property
+    def draft(self) -> EditorDraft | None:
+        return self._draft
+
+    def _author(self) -> str:
+        return self.state.reviewer or default_author()
+
+    def _database_changed(self) -> None:
+        self._drafts.clear()
+        self._ledger = Ledger()
+        self.previews = None if self.state.db is None else PreviewSession(self.state.db)
+        self._show(None)
+        self._selection_changed()
+
+    def _selection_changed(self) -> None:
+        item_id = self.state.selection.item_id
+        if self._draft is not None and self._draft.item_id == item_id:
+            return
+        if self._draft is not None and self._draft.dirty:
+            self._drafts[self._draft.item_id] = self._draft
+        if item_id is None or self.state.db is None:
+            self._show(None)
+            return
+        self._load(item_id)
+
+    def _load(self, item_id: int) -> None:
+        db = self.state.db
+        assert db is not None
+        self._loading = item_id
+        self.ops.read(lambda task: item_detail(db, item_id), self._loaded, key="editor-item")
+
+    def _loaded(self, detail: ItemDetail) -> None:
+        self._loading = None
+        if detail.id != self.state.selection.item_id:
+            return
+        self._show(self._drafts.pop(detail.id, None) or EditorDraft.of(detail))
+
+    def _show(self, draft: EditorDraft | None) -> None:
+        self._draft = draft
+        self._preview_timer.stop()
+        self._scope_timer.stop()
+        for rule_list in self.rule_lists.values():
+            rule_list.model.set_draft(draft)
+        self.known.model.set_rows((lambda: draft.known) if draft is not None else list)
+        self.references.model.set_rows((lambda: draft.references) if draft is not None else list)
+        self.pages.setCurrentIndex(0 if draft is None else 1)
+        self.last_preview = self.last_scope = None
+        self.preview.show_preview(None)
+        self.scope.show_scope(None)
+        if draft is None:
+            self.history.show_records([])
+            self._update_buttons()
+            return
+        detail = draft.detail
+        self.title.setText(f"<span style='font-size:14pt'><b>{detail.external_id}</b></span>"
+                           f"<span style='color:#666'> · {detail.suite}</span>")
+        for field, text in ((self.category, draft.category), (self.phenomenon, draft.phenomenon),
+                            (self.comment, draft.comment)):
+            field.setText(text)
+        self.source.blockSignals(True)
+        self.source.setPlainText(draft.source)
+        self.source.blockSignals(False)
+        self._draft_edited()
+        self.start_preview()
+        self._load_history()
+
+    def _load_history(self) -> None:
+        db, draft = self.state.db, self._draft
+        if db is None or draft is None:
+            return
+        external_id, suite = draft.detail.external_id, draft.detail.suite
+        self.ops.read(lambda task: item_history(db, external_id, suite), self.history.show_records,
+                       key="editor-history")
+
+    def _fields_edited(self) -> None:
+        if self._draft is None:
+            return
+        self._draft.source = self.source.toPlainText()
+        self._draft.category = self.category.text().strip()
+        self._draft.phenomenon = self.phenomenon.text().strip()
+        self._draft.comment = self.comment.text()
+        self._show_problems()
+
+    def _show_problems(self) -> None:
+        assert self._draft is not None
+        problems = self._draft.problems()
+        for polarity, rule_list in self.rule_lists.items():
+            rule_list.show_problem(next((p.message for p in problems if p.polarity == polarity), None))
+        self.problems.setText("\n".join(p.message for p in problems if p.polarity is None))
+        self.problems.setVisible(any(p.polarity is None for p in problems))
+        self._update_buttons(problems=bool(problems))
+
+    def _draft_edited(self) -> None:
+        """A rule, known translation or reference changed: show its problems, preview it after a pause."""
+        if self._draft is None:
+            return
+        self._show_problems()
+        self._preview_timer.start()
+        self._scope_timer.start()
+
+    def _update_buttons(self, problems: bool | None = None) -> None:
+        draft = self._draft
+        dirty = draft is not None and draft.dirty
+        if problems is None:
+            problems = draft is not None and bool(draft.problems())
+        can_save = dirty and not problems and not self._saving
+        self.save_button.setEnabled(can_save)
+        self.save_action.setEnabled(can_save)
+        self.revert_button.setEnabled(dirty and not self._saving)
+        self.revert_action.setEnabled(dirty and not self._saving)
+        self.state_label.setText("saving…" if self._saving else
+                                 "cannot save: see the message in red" if dirty and problems else
+                                 "unsaved changes" if dirty else "")
+
+    # --- previews ---------------------------------------------------------------------------------
+    def start_preview(self) -> None:
+        """Preview the draft now (the debounce timer calls this; tests and the bench call it directly)."""
+        self._preview_timer.stop()
+        draft, previews = self._draft, self.previews
+        if draft is None or previews is None:
+            return
+        item_id, snapshot = draft.item_id, draft.preview_draft()
+        self.ops.read(lambda task: previews.preview(item_id, snapshot), self._preview_ready,
+                      on_failure=self._preview_failed, key="editor-preview")
+
+    def _preview_failed(self, error: Exception) -> bool:
+        """A preview that fails (the item was removed meanwhile, a core error) is said under the table, not in a
+        dialog per keystroke."""
+        if not isinstance(error, TsqeError):
+            return False
+        self.last_preview = None
+        self.preview.show_preview(None)
+        self.preview.status.setText(f"no preview: {error}")
+        return True
+
+    def _preview_ready(self, preview: ItemPreview) -> None:
+        draft = self._draft
+        if draft is None or preview.item_id != draft.item_id:
+            return
+        self.last_preview = preview
+        self.preview.show_preview(preview)
+        matches: dict[str, Counter[int]] = {polarity: Counter() for polarity in POLARITIES}
+        for output in preview.outputs:
+            for rule_index in {span.rule_index for span in output.spans}:
+                polarity, row = draft.rule_at(rule_index)
+                matches[polarity][row] += 1
+        for polarity, rule_list in self.rule_lists.items():
+            rule_list.model.set_matches({row: matches[polarity][row]
+                                         for row in range(rule_list.model.rowCount())})
+
+    def start_scope(self) -> None:
+        self._scope_timer.stop()
+        db, draft = self.state.db, self._draft
+        if db is None or draft is None:
+            return
+        added, scope, item_id = draft.changed_rules(), self.scope.current_scope(), draft.item_id
+        if not added:
+            self.last_scope = None
+            self.scope.show_scope(None, "No new or changed rule to try on other items yet.")
+            return
+        self.scope.show_scope(None, f"trying {len(added)} rule{'s' if len(added) > 1 else ''} on this {scope}…")
+        self.ops.read(lambda task: preview_scope(db, item_id, added, scope, task=task), self._scope_ready,
+                      on_failure=self._scope_failed, key="editor-scope")
+
+    def _scope_failed(self, error: Exception) -> bool:
+        if not isinstance(error, TsqeError):
+            return False
+        self.last_scope = None
+        self.scope.show_scope(None, f"no scope preview: {error}")
+        return True
+
+    def _scope_ready(self, preview: ScopePreview) -> None:
+        self.last_scope = preview
+        self.scope.show_scope(preview)
+
+    def _open_item(self, item: ItemFlips) -> None:
+        self.state.select(Selection(item.category, item.phenomenon, item.item_id))
+
+    def _review(self, items: list[ItemFlips]) -> None:
+        self.state.show_review(OutputFilter(item_ids=tuple(item.item_id for item in items)))
+
+    def focus_search(self) -> None:
+        """Ctrl+F here: the first pattern field (a new positive rule when the item has none)."""
+        for rule_list in self.rule_lists.values():
+            editor = rule_list.editor(0)
+            if editor is not None:
+                editor.setFocus()
+                editor.selectAll()
+                return
+        self.rule_lists["positive"].add_rule()
+
+    # --- saving, undo -----------------------------------------------------------------------------
+    def save(self) -> None:
+        draft, db = self._draft, self.state.db
+        if draft is None or db is None or self._saving or draft.problems():
+            return
+        edits = draft.edits()
+        if not edits:
+            return
+        draft.seed(self._ledger)
+        ledger, author, item_id = self._ledger, self._author(), draft.item_id
+        undo: list[Edit] = []
+        text = f"{draft.detail.external_id}: {summary(edits)}"
+
+        def saved(_: object) -> None:
+            self._saved(text, item_id, undo)
+
+        def failed(error: Exception) -> bool:
+            self._saved(text, item_id, undo, refused=True)
+            return self._refused(error)
+
+        self._saving = True
+        self._update_buttons()
+        self.editor_scroll.setEnabled(False)
+        self.ops.write(f"saving {draft.detail.external_id}",
+                       lambda task: apply_all(db, edits, author, ledger, undo),
+                       self._changes(item_id, edits), on_success=saved, on_failure=failed, progress=False)
+
+    def _changes(self, item_id: int, edits: list[Edit]) -> OpChanges:
+        return OpChanges(suite=any(isinstance(edit, MoveItem) for edit in edits), rules=True, labels=True,
+                         item_ids=frozenset({item_id}))
+
+    def _saved(self, text: str, item_id: int, undo: list[Edit], *, refused: bool = False) -> None:
+        """After a save: undoable, then shown as stored. After a refusal, what went through before it is
+        undoable too, and the linguist's changes are kept on top of the item as it is now."""
+        self._saving = False
+        self.editor_scroll.setEnabled(True)
+        if undo:
+            self.state.undo_stack.push(SavedEdit(text, item_id, list(undo), self._run_saved))
+        self._drafts.pop(item_id, None)
+        if self._draft is not None and self._draft.item_id == item_id:
+            if refused:
+                self._rebase(self._draft)
+            else:
+                self._load(item_id)
+        self._update_buttons()
+
+    def _rebase(self, draft: EditorDraft) -> None:
+        db = self.state.db
+        assert db is not None
+
+        def fresh(detail: ItemDetail) -> None:
+            self._loading = None
+            if self._draft is draft:
+                self._show(draft.rebased(detail))
+
+        self._loading = draft.item_id
+        self.ops.read(lambda task: item_detail(db, draft.item_id), fresh, key="editor-item")
+
+    def _refused(self, error: Exception) -> bool:
+        if not isinstance(error, EditConflict):
+            return False
+        box = QMessageBox(QMessageBox.Icon.Warning, "tsqe — edit refused",
+                          f"Someone else changed this item since you opened it, so nothing of theirs was "
+                          f"overwritten:\n\n{error}\n\nThe item now shows their version with your unsaved "
+                          f"changes on top: check it and save again, or Revert to keep theirs only.",
+                          QMessageBox.StandardButton.Ok, self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        return True
+
+    def _run_saved(self, command: SavedEdit, title: str) -> None:
+        db = self.state.db
+        if db is None:
+            return
+        ledger, author, item_id = self._ledger, self._author(), command.item_id
+        undo: list[Edit] = []
+
+        def failed(error: Exception) -> bool:
+            # Part of the step may be saved: the stack no longer tells the truth about it, so start afresh.
+            self.state.undo_stack.clear()
+            self._reload(item_id)
+            return self._refused(error)
+
+        self.ops.write(title, lambda task: apply_all(db, command.take(), author, ledger, undo),
+                        OpChanges(suite=True, rules=True, labels=True, item_ids=frozenset({item_id})),
+                        on_success=lambda _: command.put(list(undo)), on_failure=failed, progress=False)
+
+    def _reload(self, item_id: int) -> None:
+        self._drafts.pop(item_id, None)
+        if self._draft is not None and self._draft.item_id == item_id:
+            self._rebase(self._draft)
+
+    def revert(self) -> None:
+        draft = self._draft
+        if draft is not None:
+            self._drafts.pop(draft.item_id, None)
+            self._show(EditorDraft.of(draft.detail))
+            self._load(draft.item_id)
+
+    def _operation_executed(self, changes: OpChanges) -> None:
+        """Another write (a review, an import, an undo) may have changed what this item shows."""
+        draft = self._draft
+        if draft is None or (changes.item_ids and draft.item_id not in changes.item_ids):
+            return
+        if not (changes.rules or changes.labels or changes.outputs or changes.suite):
+            return
+        if self.previews is not None:
+            self.previews.invalidate(draft.item_id)
+        if draft.dirty or self._loading == draft.item_id:
+            self.start_preview()
+            self._load_history()
+        else:
+            self._load(draft.item_id)

@@ -1,1 +1,1 @@
-"""Report tabs: systems, QE accuracy, discriminative items (gui-reports)."""
+"""The report screens: MT systems' pass rates, QE pairwise accuracy, discriminative items, and their exports."""

@@ -1,16 +1,428 @@
-"""Placeholder until the gui-reports engineer's screen is merged (the main window only needs the class)."""
+"""The Discriminative tab: which items tell MT systems apart, and which metric agrees with the humans.
+
+Items are ranked by the standard deviation of a segment metric over systems (``filters.scoring.score_outputs``
+then ``filters.variance.variance_filter``, as ``tsqe variance``); the slider is the fraction dropped and shows
+at once how many items stay, since filtering is cheap once the scores exist. The kept subset is written in the
+released VAT layout (``filters.variance.export_selection``). The selected item shows each system's output and
+score and, once computed, its reference tokens shaded by difficulty (``filters.difficulty.da_bertscore``).
+With human scores imported, the correlation table puts the metrics side by side (``filters.correlation``).
+Scoring writes the score and embedding caches, so it runs as a background write with progress and Cancel;
+the second run of a metric reads the caches and is immediate.
+"""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+import html
+import json
+from dataclasses import dataclass
+from pathlib import Path
 
-from gui.operations import Operations
+from PySide6.QtCore import QModelIndex, QSettings, Qt
+from PySide6.QtGui import QAction, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSlider,
+    QSpinBox,
+    QSplitter,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from filters.correlation_table import CorrelationSummary, correlate_metrics
+from filters.difficulty import DifficultyResult, da_bertscore
+from filters.scoring import QE_PREFIX, SegmentScores, score_outputs
+from filters.variance import VarianceResult, export_selection, variance_filter
+from gui.operations import OpChanges, Operations
+from gui.reports.export import ExportButton
+from gui.reports.table_model import RAW_ROLE, TableModel, report_view
 from gui.state import AppState
+from suite.browse import OutputFilter, OutputRow, output_ids, output_rows
+from suite.qe_scores import list_qe_systems
+from suite.tables import Table
+from suite.tasks import TaskState
+
+SEGMENT_METRICS = ("chrf", "bleu", "ter", "bertscore-f", "bertscore-p", "bertscore-r", "label")
+CORRELATION_METRICS = ("bleu", "chrf", "ter", "bertscore-p", "bertscore-r", "bertscore-f", "da-bertscore-p",
+                       "da-bertscore-r", "da-bertscore-f", "label")
+SLOW_METRICS = ("bertscore", "da-bertscore")
+"""BERTScore loads a model on first use (seconds on two cores); those are left unchecked for correlation."""
+DIFFICULTY_TINT = (0x00, 0x72, 0xB2)  # Okabe–Ito blue: difficulty is no label, so none of the label colours
+
+
+@dataclass(frozen=True)
+class ItemView:
+    """What the detail pane shows of one ranked item."""
+
+    item: str
+    std: float
+    mean: float
+    scores: dict[str, float]  # system -> score
+    outputs: dict[str, OutputRow]  # system -> its output
+    tokens: list[tuple[str, float]] | None  # reference tokens with difficulty, once computed
+
+
+def difficulty_html(tokens: list[tuple[str, float]]) -> str:
+    """Reference tokens on a white-to-blue ramp (darker is harder), word pieces joined back into words."""
+    parts: list[str] = []
+    for token, difficulty in tokens:
+        strength = min(max(difficulty, 0.0), 1.0)
+        red, green, blue = (round(255 + (c - 255) * strength) for c in DIFFICULTY_TINT)
+        text_colour = "#ffffff" if strength > 0.55 else "#1a1a1a"
+        piece = token.removeprefix("##")
+        space = "" if token.startswith("##") or not parts else " "
+        parts.append(f'{space}<span style="background-color:#{red:02x}{green:02x}{blue:02x};color:{text_colour}">'
+                     f"{html.escape(piece)}</span>")
+    return "".join(parts)
+
+
+def item_html(view: ItemView, higher_is_better: bool) -> str:
+    some = next(iter(view.outputs.values()), None)
+    lines = [f"<h3>{html.escape(view.item)}</h3>",
+             f"<p>standard deviation over systems <b>{view.std:.4f}</b> · mean {view.mean:.4f}</p>"]
+    if some is not None:
+        lines.append(f"<p><b>Source</b><br>{html.escape(some.source)}</p>")
+    if view.tokens is None:
+        lines.append("<p style='color:#666'>Reference tokens by difficulty: press “Token difficulty” "
+                     "(difficulty-aware BERTScore over all systems).</p>")
+    else:
+        hardest = sorted(view.tokens, key=lambda t: -t[1])[:3]
+        lines.append("<p><b>Reference</b>, tokens shaded by difficulty (darker: fewer systems matched it)<br>"
+                     f"<span style='font-size:15px'>{difficulty_html(view.tokens)}</span><br>"
+                     "<small style='color:#666'>hardest: "
+                     + ", ".join(f"{html.escape(t)} {d:.2f}" for t, d in hardest) + "</small></p>")
+    ranked = sorted(view.scores, key=lambda s: -view.scores[s] if higher_is_better else view.scores[s])
+    rows = "".join(
+        f"<tr><td>{html.escape(system)}</td><td align='right'>{view.scores[system]:.4f}</td>"
+        f"<td>{html.escape(view.outputs[system].text) if system in view.outputs else ''}</td></tr>"
+        for system in ranked)
+    lines.append('<table cellspacing="0" cellpadding="4" border="1" style="border-collapse:collapse;'
+                 'border-color:#ccc"><tr style="background:#f0f0f0"><th>system</th><th>score</th><th>output</th>'
+                 f"</tr>{rows}</table>")
+    return "".join(lines)
 
 
 class DiscriminativeTab(QWidget):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        label = QLabel("The discriminative items come with the gui-reports branch.", self)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        QVBoxLayout(self).addWidget(label)
+        self._state = state
+        self._ops = ops
+        self._stale = True
+        self.scores: SegmentScores | None = None
+        self.variance: VarianceResult | None = None
+        self.difficulty: DifficultyResult | None = None
+        self.correlation: CorrelationSummary | None = None
+        self.item: ItemView | None = None
+
+        self.metric_choice = QComboBox()
+        self.metric_choice.setMinimumContentsLength(14)
+        self.metric_choice.setToolTip("Segment metric whose deviation over systems ranks the items")
+        self.score_button = QPushButton("Rank items")
+        self.drop = QSlider(Qt.Orientation.Horizontal)
+        self.drop.setRange(0, 95)
+        self.drop.setSingleStep(5)
+        self.drop.setPageStep(10)
+        self.drop.setValue(60)
+        self.drop.setMinimumWidth(160)
+        self.drop.setToolTip("Fraction of items dropped: those whose deviation is at or below this percentile")
+        self.kept = QLabel()
+        self.vat_button = QPushButton("Save kept items (VAT)…")
+        self.vat_button.setToolTip("The kept items' sources and references, line-aligned, and their positions as JSON")
+        self.difficulty_button = QPushButton("Token difficulty")
+        self.difficulty_button.setToolTip("Difficulty-aware BERTScore over all systems: how hard each reference "
+                                          "token is (1 - mean best similarity)")
+        self.export = ExportButton("item ranking", self.table, None, self, document=self.document)
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Metric"))
+        controls.addWidget(self.metric_choice)
+        controls.addWidget(self.score_button)
+        controls.addSpacing(12)
+        controls.addWidget(QLabel("drop"))
+        controls.addWidget(self.drop)
+        controls.addWidget(self.kept, 1)
+        controls.addWidget(self.difficulty_button)
+        controls.addWidget(self.vat_button)
+        controls.addWidget(self.export)
+
+        self.model = TableModel(self)
+        self.view = report_view(self.model, whole_rows=True)
+        self.detail = QTextBrowser()
+        self.detail.setHtml("<p style='color:#666'>Rank the items by a metric, then select an item.</p>")
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.view)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setSizes([360, 1000])  # the ranking is four narrow columns; the item needs the room
+
+        self.correlation_metrics = QListWidget()
+        self.correlation_metrics.setFlow(QListWidget.Flow.LeftToRight)
+        self.correlation_metrics.setWrapping(True)
+        self.correlation_metrics.setResizeMode(QListWidget.ResizeMode.Adjust)  # wrap, never scroll sideways
+        self.correlation_metrics.setMaximumHeight(60)
+        self.top = QSpinBox()
+        self.top.setRange(0, 1000)
+        self.top.setSpecialValueText("top K: none")
+        self.top.setPrefix("top ")
+        self.top.setToolTip("Also correlate over the K systems with the best human scores (0: only all systems)")
+        self.correlate_button = QPushButton("Correlate")
+        self.correlation_status = QLabel()
+        self.correlation_status.setStyleSheet("color: #555")
+        self.correlation_export = ExportButton("correlation table", self.correlation_table, None, self)
+        self.correlation_model = TableModel(self)
+        self.correlation_view = report_view(self.correlation_model, whole_rows=True)
+        correlation_controls = QHBoxLayout()
+        correlation_controls.addWidget(self.correlation_metrics, 1)
+        correlation_controls.addWidget(self.top)
+        correlation_controls.addWidget(self.correlate_button)
+        correlation_controls.addWidget(self.correlation_status)
+        correlation_controls.addWidget(self.correlation_export)
+        correlation_box = QGroupBox("Correlation with human scores (system level)")
+        correlation_layout = QVBoxLayout(correlation_box)
+        correlation_layout.addLayout(correlation_controls)
+        correlation_layout.addWidget(self.correlation_view)
+
+        self.outer = QSplitter(Qt.Orientation.Vertical)
+        self.outer.addWidget(self.splitter)
+        self.outer.addWidget(correlation_box)
+        self.outer.setSizes([500, 320])
+        self.status = QLabel()
+        self.status.setStyleSheet("color: #555")
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.status)
+        layout.addWidget(self.outer)
+
+        self.score_button.clicked.connect(self.rank)
+        self.drop.valueChanged.connect(self._refilter)
+        self.view.selectionModel().currentRowChanged.connect(self._row_changed)
+        self.vat_button.clicked.connect(self._choose_vat_dir)
+        self.difficulty_button.clicked.connect(self.compute_difficulty)
+        self.correlate_button.clicked.connect(self.correlate)
+        for title, slot in (("Rank items by deviation", self.rank), ("Token difficulty (DA-BERTScore)",
+                                                                     self.compute_difficulty),
+                            ("Correlate metrics with human scores", self.correlate)):
+            action = QAction(title, self)
+            action.triggered.connect(slot)
+            self.addAction(action)  # listed in the window's QE menu
+        state.database_changed.connect(self._invalidate)
+        state.suite_changed.connect(self._invalidate)
+        state.operation_executed.connect(self._changed)
+        state.selection_changed.connect(self._follow_selection)
+
+    # --- public ---------------------------------------------------------------------------------------
+    def table(self) -> Table | None:
+        return self.model.table
+
+    def document(self) -> str | None:
+        if self.variance is None or self.scores is None:
+            return None
+        return json.dumps(self.variance.to_json(self.scores.metric), ensure_ascii=False) + "\n"
+
+    def correlation_table(self) -> Table | None:
+        return self.correlation_model.table
+
+    def refresh(self) -> None:
+        """Fill the metric choices (QE systems included) and the correlation metrics."""
+        db = self._state.db
+        if db is None:
+            return
+        self._stale = False
+        self._ops.read(lambda task: [s.name for s in list_qe_systems(db)], self._fill_metrics,
+                       key="reports/discriminative/metrics")
+
+    def rank(self) -> None:
+        """Score the suite with the chosen metric (a background write: it fills the caches), then rank."""
+        db, suite = self._state.db, self._state.suite_name
+        if db is None:
+            return
+        metric = self.metric_choice.currentData()
+        self.status.setText(f"scoring with {metric}…")
+        self._ops.write(f"scoring with {metric}",
+                        lambda task: score_outputs(db, metric, suite_name=suite, task=task),
+                        OpChanges(scores=True), on_success=self._scored, on_failure=self._failed)
+
+    def set_drop(self, fraction: float) -> None:
+        self.drop.setValue(round(100 * fraction))
+
+    def select_item(self, item: str) -> None:
+        for row in range(self.model.rowCount()):
+            if self.model.data(self.model.index(row, 0), RAW_ROLE) == item:
+                self.view.setCurrentIndex(self.model.index(row, 0))
+                return
+
+    def export_vat(self, directory: Path) -> None:
+        db, suite, result, scores = self._state.db, self._state.suite_name, self.variance, self.scores
+        if db is None or result is None or scores is None:
+            self.status.setText("rank the items first")
+            return
+        self._ops.read(lambda task: export_selection(db, result, directory, metric=scores.metric, suite_name=suite),
+                       lambda paths: self.status.setText(f"wrote {len(paths)} files to {directory}"))
+
+    def compute_difficulty(self) -> None:
+        db, suite = self._state.db, self._state.suite_name
+        if db is None:
+            return
+        self._ops.write("difficulty-aware BERTScore", lambda task: da_bertscore(db, suite_name=suite, task=task),
+                        OpChanges(scores=True), on_success=self._difficulty_done)
+
+    def correlate(self) -> None:
+        db, suite = self._state.db, self._state.suite_name
+        if db is None:
+            return
+        metrics = [self.correlation_metrics.item(i).data(Qt.ItemDataRole.UserRole)
+                   for i in range(self.correlation_metrics.count())
+                   if self.correlation_metrics.item(i).checkState() == Qt.CheckState.Checked]
+        if not metrics:
+            self.correlation_status.setText("check at least one metric")
+            return
+        top = self.top.value() or None
+        self.correlation_status.setText("correlating…")
+        self._ops.write("correlating metrics with human scores", lambda task: correlate_metrics(
+            db, metrics, top=top, suite_name=suite, task=task), OpChanges(scores=True),
+            on_success=self._correlated, on_failure=self._correlation_failed)
+
+    def set_correlation_metrics(self, metrics: list[str]) -> None:
+        for i in range(self.correlation_metrics.count()):
+            item = self.correlation_metrics.item(i)
+            checked = item.data(Qt.ItemDataRole.UserRole) in metrics
+            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
+
+    def save_settings(self, settings: QSettings) -> None:
+        settings.setValue("reports/discriminative/splitter", self.splitter.saveState())
+        settings.setValue("reports/discriminative/outer", self.outer.saveState())
+        settings.setValue("reports/discriminative/drop", self.drop.value())
+
+    def restore_settings(self, settings: QSettings) -> None:
+        for key, splitter in (("splitter", self.splitter), ("outer", self.outer)):
+            value = settings.value(f"reports/discriminative/{key}")
+            if value is not None:
+                splitter.restoreState(value)
+        self.drop.setValue(int(str(settings.value("reports/discriminative/drop", 60))))
+
+    # --- internals ------------------------------------------------------------------------------------
+    def _fill_metrics(self, qe_names: list[str]) -> None:
+        current = self.metric_choice.currentData()
+        self.metric_choice.clear()
+        for metric in (*SEGMENT_METRICS, *(QE_PREFIX + name for name in qe_names)):
+            self.metric_choice.addItem(metric, metric)
+        self.metric_choice.setCurrentIndex(max(self.metric_choice.findData(current), 0) if current else 0)
+        checked = {self.correlation_metrics.item(i).data(Qt.ItemDataRole.UserRole)
+                   for i in range(self.correlation_metrics.count())
+                   if self.correlation_metrics.item(i).checkState() == Qt.CheckState.Checked}
+        self.correlation_metrics.clear()
+        for metric in (*CORRELATION_METRICS, *(QE_PREFIX + name for name in qe_names)):
+            item = QListWidgetItem(metric)
+            item.setData(Qt.ItemDataRole.UserRole, metric)
+            slow = metric.startswith(SLOW_METRICS)
+            on = metric in checked if checked else not slow
+            item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
+            if slow:
+                item.setToolTip("BERTScore: loads a model the first time (seconds)")
+            self.correlation_metrics.addItem(item)
+
+    def _scored(self, scores: SegmentScores) -> None:
+        self.scores = scores
+        self.status.setText(f"{scores.metric}: {scores.signature}")
+        self._refilter()
+
+    def _failed(self, error: Exception) -> bool:
+        self.status.setText(str(error))
+        return False  # the dialog too: a failed scoring job is worth a dialog
+
+    def _refilter(self) -> None:
+        if self.scores is None:
+            self.kept.setText(f"{self.drop.value()} %")
+            return
+        current = self.item.item if self.item is not None else None
+        result = variance_filter(self.scores, drop=self.drop.value() / 100)
+        self.variance = result
+        self.model.set_table(result.to_table())
+        self.view.resizeColumnsToContents()
+        self.kept.setText(f"{self.drop.value()} % → {len(result.kept):,} of {len(result.ranking):,} items kept "
+                          f"(std > {result.threshold:.4g})")
+        if current is not None:
+            self.select_item(current)
+
+    def _follow_selection(self) -> None:
+        """An item chosen in the tree is selected in the ranking (when it is ranked)."""
+        item_id, db, suite = self._state.selection.item_id, self._state.db, self._state.suite_name
+        if item_id is None or db is None or self.variance is None:
+            return
+
+        def work(task: TaskState) -> str | None:
+            ids = output_ids(db, OutputFilter(item_ids=(item_id,)), suite_name=suite)[:1]
+            return next((row.external_id for row in output_rows(db, ids)), None)
+
+        self._ops.read(work, lambda external: self.select_item(external) if external else None,
+                       key="reports/discriminative/follow")
+
+    def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
+        if not current.isValid() or self.scores is None or self.variance is None or self._state.db is None:
+            return
+        item = self.model.data(self.model.index(current.row(), 0), RAW_ROLE)
+        ranked = next(r for r in self.variance.ranking if r.item == item)
+        rows = [r for r in self.scores.rows if r.item_id == item]
+        db = self._state.db
+        tokens = None if self.difficulty is None else self.difficulty.token_difficulty.get(item)
+
+        def work(task: TaskState) -> ItemView:
+            by_id = {row.output_id: row for row in output_rows(db, sorted({r.output_id for r in rows}))}
+            return ItemView(item, ranked.std, ranked.mean, {r.system: r.score for r in rows},
+                            {r.system: by_id[r.output_id] for r in rows if r.output_id in by_id}, tokens)
+
+        self._ops.read(work, self._show_item, key="reports/discriminative/item")
+
+    def _show_item(self, view: ItemView) -> None:
+        self.item = view
+        assert self.scores is not None
+        self.detail.setHtml(item_html(view, self.scores.higher_is_better))
+
+    def _difficulty_done(self, result: DifficultyResult) -> None:
+        self.difficulty = result
+        self.status.setText(f"token difficulty over {len(result.systems)} systems ({result.signature})")
+        if self.item is not None:
+            tokens = result.token_difficulty.get(self.item.item)
+            self._show_item(ItemView(self.item.item, self.item.std, self.item.mean, self.item.scores,
+                                     self.item.outputs, tokens))
+
+    def _correlated(self, summary: CorrelationSummary) -> None:
+        self.correlation = summary
+        self.correlation_model.set_table(summary.to_table())
+        self.correlation_view.resizeColumnsToContents()
+        self.correlation_status.setText(f"{len(summary.rows)} metrics")
+
+    def _correlation_failed(self, error: Exception) -> bool:
+        self.correlation_status.setText(str(error))
+        return False
+
+    def _choose_vat_dir(self) -> None:
+        directory = QFileDialog.getExistingDirectory(self, "Save the kept items in the VAT layout")
+        if directory:
+            self.export_vat(Path(directory))
+
+    def _invalidate(self) -> None:
+        self._stale = True
+        self.scores = self.variance = self.difficulty = self.correlation = None
+        self.item = None
+        self.model.set_table(None)
+        self.correlation_model.set_table(None)
+        if self.isVisible():
+            self.refresh()
+
+    def _changed(self, changes: OpChanges) -> None:
+        if changes.qe:
+            self.refresh()
+        if changes.labels and self.scores is not None and self.scores.metric == "label":
+            self.rank()
+        if changes.outputs or changes.suite or changes.rules:
+            self._invalidate()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()

@@ -1,16 +1,670 @@
-"""Placeholder until the gui-reports engineer's screen is merged (the main window only needs the class)."""
+"""The QE accuracy tab: the suite's QE systems, Table 2 of Avramidis et al., its chart, its pairs, stability.
+
+Everything is the core's: ``qe.pairs.build_pairs`` and ``qe.accuracy.pairwise_accuracy`` (as ``tsqe
+accuracy``), ``qe.plots.accuracy_figure`` (as ``tsqe plot accuracy``), ``qe.stability.ranking_stability``
+(as ``tsqe stability``) and the QE systems' import, training, prediction and removal. The bootstrap runs in
+a background read, so 1,000 resamples never freeze the window; changing an option supersedes a run still
+going. Training, prediction and scoring are background writes with progress and Cancel.
+"""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from dataclasses import dataclass
+from typing import Any
 
-from gui.operations import Operations
+from matplotlib.figure import Figure
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSettings,
+    Qt,
+    QTimer,
+)
+from PySide6.QtGui import QAction, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.operations import OpChanges, Operations
+from gui.reports.charts import ChartView
+from gui.reports.export import ExportButton
+from gui.reports.pairs_view import PairsView
+from gui.reports.qe_dialogs import (
+    ImportScoresDialog,
+    MetricDialog,
+    MetricRequest,
+    TrainDialog,
+    TrainRequest,
+)
+from gui.reports.table_model import TableModel, report_view
 from gui.state import AppState
+from qe.accuracy import TIES, AccuracyResult, AccuracyRow, pairwise_accuracy
+from qe.pair_verdicts import PairVerdict, pair_verdicts
+from qe.pairs import PairTable, build_pairs
+from qe.plots import accuracy_figure
+from qe.stability import StabilityResult, ranking_stability
+from qe.training import predict_qe_system, train_qe_system
+from store import Database
+from suite.errors import TsqeError
+from suite.importers import import_qe_scores
+from suite.qe_scores import (
+    QEScores,
+    QESystemInfo,
+    list_qe_systems,
+    read_qe_scores,
+    remove_qe_system,
+)
+from suite.tables import Table
+from suite.tasks import TaskState
+
+_Index = QModelIndex | QPersistentModelIndex
+RECOMPUTE_DELAY_MS = 250
+"""Spin boxes emit on every step; wait until the user stops clicking before a new bootstrap."""
+
+
+@dataclass(frozen=True)
+class AccuracyOptions:
+    """The options of ``tsqe accuracy``, as the tab's controls set them."""
+
+    by: str = "category"
+    category: str | None = None
+    qe: tuple[str, ...] | None = None  # None: every QE system, oldest first (the CLI's default)
+    ties: str = "half"
+    bootstrap: int = 1000
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class AccuracyInputs:
+    """The suite's pairs and every QE system's scores, read once and reused while only the options change.
+
+    Reading the pairs of a large suite is most of the time of a table (1.7 s of 1.9 s on DFKI de-en), and
+    the database driver builds its rows holding the interpreter lock, which freezes the window meanwhile;
+    a new seed, tie policy or grouping needs none of it again. A write that changes labels, outputs or QE
+    scores drops them (see ``QETab._changed``).
+    """
+
+    pairs: PairTable
+    systems: dict[str, QEScores]  # by name, in creation order
+
+
+@dataclass(frozen=True)
+class AccuracyView:
+    """A computed table with what it was computed from, so a clicked cell can list its pairs at once."""
+
+    options: AccuracyOptions
+    inputs: AccuracyInputs
+    systems: list[QEScores]
+    result: AccuracyResult
+
+    @property
+    def pairs(self) -> PairTable:
+        return self.inputs.pairs
+
+
+def read_inputs(db: Database, suite_name: str | None) -> AccuracyInputs:
+    """The same reads as ``tsqe accuracy``: every QE system's scores on the suite, then the pairs."""
+    systems = read_qe_scores(db, suite_name)
+    pairs = build_pairs(db, suite_name)
+    if len(pairs) == 0:
+        raise TsqeError("the suite has no pass/fail pairs under its current labels: import outputs and run the "
+                        "labelling first (an item needs a passing and a failing output)")
+    return AccuracyInputs(pairs, {s.name: s for s in systems})
+
+
+def chosen_systems(inputs: AccuracyInputs, options: AccuracyOptions) -> list[QEScores]:
+    names = list(inputs.systems) if options.qe is None else list(options.qe)
+    unknown = [name for name in names if name not in inputs.systems]
+    if unknown:
+        raise TsqeError(f"no QE system named {', '.join(map(repr, unknown))} (known: {', '.join(inputs.systems)})")
+    return [inputs.systems[name] for name in names]
+
+
+def compute_accuracy(db: Database, suite_name: str | None, options: AccuracyOptions,
+                     inputs: AccuracyInputs | None = None) -> AccuracyView:
+    """``tsqe accuracy`` with these options, on ``inputs`` when they were read already."""
+    inputs = inputs if inputs is not None else read_inputs(db, suite_name)
+    systems = chosen_systems(inputs, options)
+    result = pairwise_accuracy(inputs.pairs, systems, by=options.by, category=options.category, ties=options.ties,
+                               bootstrap=options.bootstrap, seed=options.seed)
+    return AccuracyView(options, inputs, systems, result)
+
+
+class QESystemsModel(QAbstractTableModel):
+    """The database's QE systems; the check box says whether a system takes part in the table."""
+
+    HEADERS = ("QE system", "kind", "direction", "scores")
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.systems: list[QESystemInfo] = []
+        self._unchecked: set[str] = set()
+
+    def set_systems(self, systems: list[QESystemInfo]) -> None:
+        self.beginResetModel()
+        self.systems = sorted(systems, key=lambda s: s.id)  # creation order, as the CLI's default columns
+        self.endResetModel()
+
+    def checked(self) -> list[str]:
+        return [s.name for s in self.systems if s.name not in self._unchecked]
+
+    def set_checked(self, names: list[str]) -> None:
+        self._unchecked = {s.name for s in self.systems if s.name not in names}
+        if self.systems:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self.systems) - 1, 0))
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self.systems)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section]
+        return None
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+        return flags | Qt.ItemFlag.ItemIsUserCheckable if index.column() == 0 else flags
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        system = self.systems[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (system.name, system.kind, system.direction, f"{system.scores:,}")[index.column()]
+        if role == Qt.ItemDataRole.CheckStateRole and index.column() == 0:
+            return Qt.CheckState.Unchecked if system.name in self._unchecked else Qt.CheckState.Checked
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return ", ".join(f"{k}: {v}" for k, v in system.meta.items()) or system.kind
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 3:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if role != Qt.ItemDataRole.CheckStateRole or index.column() != 0:
+            return False
+        name = self.systems[index.row()].name
+        if Qt.CheckState(value) == Qt.CheckState.Checked:
+            self._unchecked.discard(name)
+        else:
+            self._unchecked.add(name)
+        self.dataChanged.emit(index, index)
+        return True
+
+
+def _rows_key(by: str, category: str | None) -> str:
+    """A combo box keeps strings faithfully (a tuple comes back as a list): "by:category", "in:CATEGORY"."""
+    return f"by:{by}" if category is None else f"in:{category}"
+
+
+def _rows_choice(key: str) -> tuple[str, str | None]:
+    kind, _, value = key.partition(":")
+    return (value, None) if kind == "by" else ("phenomenon", value)
 
 
 class QETab(QWidget):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        label = QLabel("The QE accuracy table comes with the gui-reports branch.", self)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        QVBoxLayout(self).addWidget(label)
+        self._state = state
+        self._ops = ops
+        self._stale = True
+        self.view_data: AccuracyView | None = None
+        self._inputs: AccuracyInputs | None = None
+        self.stability: StabilityResult | None = None
+
+        # QE systems and what can be done with them
+        self.systems_model = QESystemsModel(self)
+        self.systems_view = report_view(self.systems_model, whole_rows=True)
+        self.import_button = QPushButton("Import scores…")
+        self.train_button = QPushButton("Train…")
+        self.predict_button = QPushButton("Predict")
+        self.metric_button = QPushButton("Metric as QE…")
+        self.remove_button = QPushButton("Remove")
+        self.predict_button.setToolTip("Score every output of the suite with the selected trained QE system")
+        self.metric_button.setToolTip("Store a reference-based metric (chrF, BLEU, TER) as a QE proxy")
+        buttons = QHBoxLayout()
+        for button in (self.import_button, self.train_button, self.predict_button, self.metric_button,
+                       self.remove_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        systems_box = QGroupBox("QE systems (checked ones are compared)")
+        systems_layout = QVBoxLayout(systems_box)
+        systems_layout.addWidget(self.systems_view)
+        systems_layout.addLayout(buttons)
+
+        # options of the table
+        self.rows = QComboBox()
+        self.rows.setMinimumContentsLength(24)
+        self.rows.setToolTip("Rows: categories, phenomena, or one category's phenomena (Tables 3-4)")
+        self._fill_rows([])
+        self.ties = QComboBox()
+        for policy in TIES:
+            self.ties.addItem(f"ties: {policy}", policy)
+        self.ties.setToolTip("half: a tie counts 0.5 · wrong: 0 · drop: tied pairs leave that system's count")
+        self.bootstrap = QSpinBox()
+        self.bootstrap.setRange(0, 100_000)
+        self.bootstrap.setSingleStep(500)
+        self.bootstrap.setValue(1000)
+        self.bootstrap.setPrefix("resamples ")
+        self.seed = QSpinBox()
+        self.seed.setRange(0, 2**31 - 1)
+        self.seed.setPrefix("seed ")
+        self.status = QLabel()
+        self.status.setStyleSheet("color: #555")
+        self.export = ExportButton("QE accuracy table", self.table, self.figure, self, document=self.document)
+        options = QHBoxLayout()
+        for widget in (self.rows, self.ties, self.bootstrap, self.seed):
+            options.addWidget(widget)
+        options.addStretch(1)
+        options.addWidget(self.status)
+        options.addWidget(self.export)
+
+        # the table, its chart and its pairs
+        self.model = TableModel(self)
+        self.view = report_view(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
+        self.view.clicked.connect(self._cell_clicked)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #555; font-size: 11px")
+        self.chart = ChartView("the chart appears once the table is computed", ops, "reports/qe/chart")
+        self.pairs = PairsView()
+        table_box = QWidget()
+        table_layout = QVBoxLayout(table_box)
+        table_layout.setContentsMargins(0, 0, 0, 0)
+        table_layout.addWidget(self.view)
+        table_layout.addWidget(self.notes)
+        self.table_splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.table_splitter.addWidget(table_box)
+        self.table_splitter.addWidget(self.chart)
+        self.table_splitter.setSizes([700, 600])
+        accuracy_page = QSplitter(Qt.Orientation.Vertical)
+        accuracy_page.addWidget(self.table_splitter)
+        accuracy_page.addWidget(self.pairs)
+        accuracy_page.setStretchFactor(0, 3)
+        accuracy_page.setStretchFactor(1, 2)
+        self.accuracy_page = accuracy_page
+
+        # stability
+        self.splits = QSpinBox()
+        self.splits.setRange(1, 10_000)
+        self.splits.setValue(200)
+        self.splits.setPrefix("splits ")
+        self.stability_status = QLabel()
+        self.stability_status.setStyleSheet("color: #555")
+        self.stability_model = TableModel(self)
+        self.stability_view = report_view(self.stability_model)
+        self.stability_notes = QLabel()
+        self.stability_notes.setWordWrap(True)
+        self.stability_notes.setStyleSheet("color: #555; font-size: 11px")
+        self.stability_export = ExportButton("QE ranking stability table", self.stability_table, None, self,
+                                             document=self.stability_document)
+        stability_controls = QHBoxLayout()
+        stability_controls.addWidget(QLabel("Does the ranking of the QE systems hold between random halves of the "
+                                            "items?"))
+        stability_controls.addWidget(self.splits)
+        stability_controls.addStretch(1)
+        stability_controls.addWidget(self.stability_status)
+        stability_controls.addWidget(self.stability_export)
+        stability_page = QWidget()
+        stability_layout = QVBoxLayout(stability_page)
+        stability_layout.addLayout(stability_controls)
+        stability_layout.addWidget(self.stability_view)
+        stability_layout.addWidget(self.stability_notes)
+
+        self.pages = QTabWidget()
+        self.pages.addTab(accuracy_page, "Pairwise accuracy")
+        self.pages.addTab(stability_page, "Stability")
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(systems_box)
+        lower = QWidget()
+        lower_layout = QVBoxLayout(lower)
+        lower_layout.setContentsMargins(0, 0, 0, 0)
+        lower_layout.addLayout(options)
+        lower_layout.addWidget(self.pages)
+        self.splitter.addWidget(lower)
+        self.splitter.setSizes([190, 800])  # room for four QE systems before the list scrolls
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.splitter)
+
+        self._recompute = QTimer(self)
+        self._recompute.setSingleShot(True)
+        self._recompute.setInterval(RECOMPUTE_DELAY_MS)
+        self._recompute.timeout.connect(self.compute)
+        for combo in (self.rows, self.ties):
+            combo.currentIndexChanged.connect(self._recompute.start)
+        for spin in (self.bootstrap, self.seed):
+            spin.valueChanged.connect(self._recompute.start)
+        self.systems_model.dataChanged.connect(self._recompute.start)
+        self.splits.valueChanged.connect(self.compute_stability)
+        self.pages.currentChanged.connect(self._page_changed)
+        self.import_button.clicked.connect(self._import_scores)
+        self.train_button.clicked.connect(self._train)
+        self.predict_button.clicked.connect(self._predict)
+        self.metric_button.clicked.connect(self._metric)
+        self.remove_button.clicked.connect(self._remove)
+        # The window's QE menu lists a screen's actions (QWidget.actions()): the same forms as the buttons.
+        for title, slot in (("Import QE scores…", self._import_scores), ("Train a QE system…", self._train),
+                            ("Store a metric as QE…", self._metric)):
+            action = QAction(title, self)
+            action.triggered.connect(slot)
+            self.addAction(action)
+        state.database_changed.connect(self._invalidate)
+        state.suite_changed.connect(self._invalidate)
+        state.operation_executed.connect(self._changed)
+        state.selection_changed.connect(self._follow_selection)
+
+    # --- public: what the window, the export and the tests use ------------------------------------------
+    def table(self) -> Table | None:
+        return self.model.table
+
+    def document(self) -> str | None:
+        return None if self.view_data is None else self.view_data.result.to_json() + "\n"
+
+    def stability_document(self) -> str | None:
+        return None if self.stability is None else self.stability.to_json() + "\n"
+
+    def figure(self) -> Figure | None:
+        return self.chart.export_figure()
+
+    def stability_table(self) -> Table | None:
+        return self.stability_model.table
+
+    def options(self) -> AccuracyOptions:
+        by, category = _rows_choice(self.rows.currentData())
+        checked = self.systems_model.checked()
+        everything = [s.name for s in self.systems_model.systems]
+        return AccuracyOptions(by=by, category=category, qe=None if checked == everything else tuple(checked),
+                               ties=self.ties.currentData(), bootstrap=self.bootstrap.value(),
+                               seed=self.seed.value())
+
+    def set_options(self, options: AccuracyOptions) -> None:
+        """Set every control at once and compute once (for tests and restored settings)."""
+        widgets = (self.rows, self.ties, self.bootstrap, self.seed, self.systems_model)
+        for widget in widgets:
+            widget.blockSignals(True)
+        try:
+            key = _rows_key(options.by, options.category)
+            if self.rows.findData(key) < 0:
+                self.rows.addItem(f"phenomena of {options.category}", key)
+            self.rows.setCurrentIndex(self.rows.findData(key))
+            self.ties.setCurrentIndex(self.ties.findData(options.ties))
+            self.bootstrap.setValue(options.bootstrap)
+            self.seed.setValue(options.seed)
+            if options.qe is not None:
+                self.systems_model.set_checked(list(options.qe))
+        finally:
+            for widget in widgets:
+                widget.blockSignals(False)
+        self.systems_view.viewport().update()
+        self.compute()
+
+    def refresh(self) -> None:
+        """Reload the QE systems, then recompute the table."""
+        db = self._state.db
+        if db is None:
+            return
+        self._stale = False
+        self._ops.read(lambda task: list_qe_systems(db), self._systems_loaded, key="reports/qe/systems")
+
+    def compute(self) -> None:
+        db, suite = self._state.db, self._state.suite_name
+        if db is None:
+            return
+        self._recompute.stop()
+        options = self.options()
+        if options.qe == ():
+            self._failed(TsqeError("check at least one QE system to compare"))
+            return
+        self.status.setText(f"computing ({options.bootstrap:,} resamples)…" if options.bootstrap else "computing…")
+        inputs = self._inputs
+
+        def work(task: TaskState) -> AccuracyView:
+            return compute_accuracy(db, suite, options, inputs)
+
+        self._ops.read(work, self._show, key="reports/qe/accuracy", on_failure=self._failed)
+        if self.pages.currentIndex() == 1:
+            self.compute_stability()
+
+    def compute_stability(self) -> None:
+        db, suite = self._state.db, self._state.suite_name
+        if db is None:
+            return
+        options, splits = self.options(), self.splits.value()
+        self.stability_status.setText("computing…")
+        known = self._inputs
+
+        def work(task: TaskState) -> StabilityResult:
+            inputs = known if known is not None else read_inputs(db, suite)
+            return ranking_stability(inputs.pairs, chosen_systems(inputs, options), by=options.by,
+                                     category=options.category, ties=options.ties, splits=splits, seed=options.seed)
+
+        self._ops.read(work, self._show_stability, key="reports/qe/stability", on_failure=self._stability_failed)
+
+    def show_pairs(self, row: int, column: int) -> None:
+        """List the pairs of a table cell (a row and a QE system column) in the lower pane."""
+        data = self.view_data
+        if data is None or self.model.table is None:
+            return
+        name = self.model.headerData(column, Qt.Orientation.Horizontal)
+        system = next((s for s in data.systems if s.name == name), None)
+        if system is None:
+            return
+        result = data.result
+        accuracy_row: AccuracyRow = ([*result.rows, result.total, result.weighed])[row]
+        db, suite = self._state.db, self._state.suite_name
+        assert db is not None
+        where = accuracy_row.name if row < len(result.rows) else "all rows"
+        title = f"{system.name} on {where}"
+
+        by = None if row >= len(result.rows) else result.by  # Total and weighed: every pair
+
+        def work(task: TaskState) -> list[PairVerdict]:
+            return pair_verdicts(db, data.pairs, system, by=by, category=accuracy_row.category,
+                                 phenomenon=accuracy_row.phenomenon, suite_name=suite)
+
+        self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key="reports/qe/pairs")
+
+    def save_settings(self, settings: QSettings) -> None:
+        settings.setValue("reports/qe/splitter", self.splitter.saveState())
+        settings.setValue("reports/qe/table_splitter", self.table_splitter.saveState())
+        settings.setValue("reports/qe/accuracy_page", self.accuracy_page.saveState())
+
+    def restore_settings(self, settings: QSettings) -> None:
+        for key, splitter in (("splitter", self.splitter), ("table_splitter", self.table_splitter),
+                              ("accuracy_page", self.accuracy_page)):
+            value = settings.value(f"reports/qe/{key}")
+            if value is not None:
+                splitter.restoreState(value)
+
+    # --- internals -----------------------------------------------------------------------------------
+    def _fill_rows(self, categories: list[str]) -> None:
+        current = self.rows.currentData()
+        self.rows.blockSignals(True)
+        self.rows.clear()
+        self.rows.addItem("per category", _rows_key("category", None))
+        self.rows.addItem("per phenomenon", _rows_key("phenomenon", None))
+        for category in categories:
+            self.rows.addItem(f"phenomena of {category}", _rows_key("phenomenon", category))
+        index = self.rows.findData(current) if current is not None else 0
+        self.rows.setCurrentIndex(max(index, 0))
+        self.rows.blockSignals(False)
+
+    def _systems_loaded(self, systems: list[QESystemInfo]) -> None:
+        self.systems_model.set_systems(systems)
+        self.systems_view.resizeColumnsToContents()
+        if systems:
+            self.compute()
+        else:
+            self._failed(TsqeError("no QE system yet: import scores, train one, or store a metric as QE"))
+
+    def _show(self, data: AccuracyView) -> None:
+        self.view_data = data
+        self._inputs = data.inputs
+        result = data.result
+        table = result.to_table()
+        self.model.set_table(table)
+        self.view.resizeColumnsToContents()
+        self.notes.setText("  ".join(table.display_notes()))
+        self.chart.set_chart(lambda: accuracy_figure(result))
+        categories = sorted({c for c in data.pairs.outputs.item_categories if c is not None})
+        if [_rows_choice(self.rows.itemData(i))[1] for i in range(2, self.rows.count())] != categories:
+            self._fill_rows(categories)
+        self.status.setText(f"{result.total.amount:,} pairs of {result.total.items:,} items")
+        self.pairs.show_hint()
+        self._follow_selection()
+
+    def _follow_selection(self) -> None:
+        """The tree's category (and phenomenon) selects its row of the table, when the table has it."""
+        selection, data = self._state.selection, self.view_data
+        if selection.category is None or data is None:
+            return
+        for row, accuracy_row in enumerate(data.result.rows):
+            if accuracy_row.category == selection.category and (
+                    data.result.by == "category" or selection.phenomenon in (None, accuracy_row.phenomenon)):
+                self.view.setCurrentIndex(self.model.index(row, 0))
+                self.view.scrollTo(self.model.index(row, 0))
+                return
+
+    def _failed(self, error: Exception) -> bool:
+        if not isinstance(error, TsqeError):
+            return False
+        self.view_data = None
+        self.model.set_table(None)
+        self.chart.set_chart(None)
+        self.notes.setText("")
+        self.status.setText(str(error))
+        return True
+
+    def _show_stability(self, result: StabilityResult) -> None:
+        self.stability = result
+        table = result.to_table()
+        self.stability_model.set_table(table)
+        self.stability_view.resizeColumnsToContents()
+        self.stability_notes.setText("  ".join(table.display_notes()))
+        self.stability_status.setText(f"{result.splits} splits over {result.overall.items:,} items")
+
+    def _stability_failed(self, error: Exception) -> bool:
+        if not isinstance(error, TsqeError):
+            return False
+        self.stability = None
+        self.stability_model.set_table(None)
+        self.stability_status.setText(str(error))
+        return True
+
+    def _page_changed(self, index: int) -> None:
+        if index == 1 and self.stability is None:
+            self.compute_stability()
+
+    def _cell_clicked(self, index: QModelIndex) -> None:
+        self.show_pairs(index.row(), index.column())
+
+    def _invalidate(self) -> None:
+        self._stale = True
+        self.view_data = None
+        self._inputs = None
+        self.stability = None
+        if self.isVisible():
+            self.refresh()
+
+    def _changed(self, changes: OpChanges) -> None:
+        if changes.qe or changes.labels or changes.outputs or changes.suite or changes.rules:
+            self._invalidate()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
+    def _selected_system(self) -> QESystemInfo | None:
+        rows = self.systems_view.selectionModel().selectedRows()
+        return self.systems_model.systems[rows[0].row()] if rows else None
+
+    # --- writes ----------------------------------------------------------------------------------------
+    def _import_scores(self) -> None:
+        dialog = ImportScoresDialog(self)
+        dialog.accepted.connect(lambda: self.import_scores(**vars(dialog.request())))
+        dialog.open()
+
+    def import_scores(self, path: str, name: str, lower_is_better: bool) -> None:
+        db, suite = self._state.db, self._state.suite_name
+        assert db is not None
+        self._ops.write(f"importing QE scores {name!r}", lambda task: import_qe_scores(
+            db, path, name=name, lower_is_better=lower_is_better, suite_name=suite, task=task), OpChanges(qe=True))
+
+    def _train(self) -> None:
+        dialog = TrainDialog(self)
+        dialog.accepted.connect(lambda: self.train(dialog.request()))
+        dialog.open()
+
+    def train(self, request: TrainRequest) -> None:
+        """Train in the background; Cancel stops it and nothing is stored (the model is saved last)."""
+        db, suite = self._state.db, self._state.suite_name
+        assert db is not None
+        self._ops.write(f"training {request.name!r} ({request.kind})", lambda task: train_qe_system(
+            db, name=request.name, kind=request.kind, data=list(request.data), target=request.target,
+            folds=request.folds, seed=request.seed, suite_name=suite, task=task), OpChanges(qe=True))
+
+    def _predict(self) -> None:
+        system = self._selected_system()
+        if system is None:
+            self.status.setText("select a trained QE system to predict with")
+            return
+        self.predict(system.name)
+
+    def predict(self, name: str) -> None:
+        db, suite = self._state.db, self._state.suite_name
+        assert db is not None
+        self._ops.write(f"scoring the suite with {name!r}", lambda task: predict_qe_system(db, name, suite),
+                        OpChanges(qe=True))
+
+    def _metric(self) -> None:
+        dialog = MetricDialog(self)
+        dialog.accepted.connect(lambda: self.metric_as_qe(dialog.request()))
+        dialog.open()
+
+    def metric_as_qe(self, request: MetricRequest) -> None:
+        db, suite = self._state.db, self._state.suite_name
+        assert db is not None
+
+        def work(task: TaskState) -> object:
+            from filters.qe_proxy import (
+                store_metric_as_qe,  # the metric libraries load only when asked for
+            )
+
+            return store_metric_as_qe(db, request.metric, name=request.name, suite_name=suite, task=task)
+
+        self._ops.write(f"scoring with {request.metric} as QE", work, OpChanges(qe=True, scores=True))
+
+    def _remove(self) -> None:
+        system = self._selected_system()
+        if system is None:
+            self.status.setText("select the QE system to remove")
+            return
+        box = QMessageBox(QMessageBox.Icon.Question, "tsqe — remove QE system",
+                          f"Remove the QE system {system.name!r} and its {system.scores:,} scores?",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
+        box.accepted.connect(lambda: self.remove(system.name))
+        box.open()
+
+    def remove(self, name: str) -> None:
+        db = self._state.db
+        assert db is not None
+        self._ops.write(f"removing {name!r}", lambda task: remove_qe_system(db, name), OpChanges(qe=True))

@@ -1,16 +1,288 @@
-"""Placeholder until the gui-reports engineer's screen is merged (the main window only needs the class)."""
+"""The Systems tab: each MT system's pass rate per category or phenomenon (``tsqe report systems``).
+
+The numbers are ``suite.report.systems_report``'s, the same call the command line makes; the table marks
+the best cluster as the CLI's text report does (``*``, and bold), shades each cell by its pass rate and keeps
+the counts beside the rate, since a rate over 3 outputs means little. Double-clicking a cell opens Review
+on exactly the outputs behind it.
+"""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from typing import Any
 
-from gui.operations import Operations
+from matplotlib.figure import Figure
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    QSettings,
+    Qt,
+)
+from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.operations import OpChanges, Operations
+from gui.reports.charts import ChartView, systems_figure
+from gui.reports.export import ExportButton
+from gui.reports.table_model import RAW_ROLE, ramp, report_view
 from gui.state import AppState
+from suite.browse import OutputFilter
+from suite.report import ReportBy, ReportRow, SystemsReport, systems_report
+from suite.tables import Table
+from suite.tasks import TaskState
+
+_Index = QModelIndex | QPersistentModelIndex
+FIXED_COLUMNS = 2  # the row's name and its number of items
+
+
+class SystemsModel(QAbstractTableModel):
+    """Rows: the report's rows, then overall (micro) and macro average; columns: name, items, systems."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.report: SystemsReport | None = None
+        self._rows: list[ReportRow] = []
+
+    def set_report(self, report: SystemsReport | None) -> None:
+        self.beginResetModel()
+        self.report = report
+        self._rows = [] if report is None else [*report.rows, report.overall, report.macro]
+        self.endResetModel()
+
+    def row(self, row: int) -> ReportRow:
+        return self._rows[row]
+
+    def system(self, column: int) -> str | None:
+        if self.report is None or column < FIXED_COLUMNS:
+            return None
+        return self.report.systems[column - FIXED_COLUMNS]
+
+    def row_of_category(self, category: str | None, phenomenon: str | None) -> int | None:
+        for i, row in enumerate(self._rows):
+            if row.kind in ("category", "phenomenon") and row.category == category and (
+                    phenomenon is None or row.phenomenon in (None, phenomenon)):
+                return i
+        return None
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        if parent.isValid() or self.report is None:
+            return 0
+        return FIXED_COLUMNS + len(self.report.systems)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if self.report is None or orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if section == 0:
+                return "Phenomenon" if self.report.by == "phenomenon" else "Category"
+            return "items" if section == 1 else self.report.systems[section - FIXED_COLUMNS]
+        if role == Qt.ItemDataRole.ToolTipRole and section >= FIXED_COLUMNS:
+            return "pass rate in %: pass / (pass + fail) over effective labels; double-click a cell to review it"
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or self.report is None:
+            return None
+        row = self._rows[index.row()]
+        summary = row.kind in ("overall", "macro")
+        if index.column() < FIXED_COLUMNS:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return _row_title(row) if index.column() == 0 else f"{row.items:,}"
+            if role == Qt.ItemDataRole.FontRole and summary:
+                font = QFont()
+                font.setItalic(True)
+                return font
+            if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
+                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return None
+        cell = row.cells[self.report.systems[index.column() - FIXED_COLUMNS]]
+        if role == Qt.ItemDataRole.DisplayRole:
+            rate = "–" if cell.rate is None else f"{100 * cell.rate:.1f}"
+            counts = f"  {cell.counts.passed}/{cell.counts.judged}" if cell.counts is not None else ""
+            return f"{rate}{'*' if cell.best_cluster else ''}{counts}"
+        if role == RAW_ROLE:
+            return cell.rate
+        if role == Qt.ItemDataRole.FontRole and cell.best_cluster:
+            font = QFont()
+            font.setBold(True)
+            return font
+        if role == Qt.ItemDataRole.BackgroundRole:
+            return ramp(cell.rate)
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if cell.counts is None:
+                return f"mean of the category rates over {self.report.macro_over} categories"
+            c = cell.counts
+            return (f"pass {c.passed} · fail {c.failed} · excluded {c.excluded} (unknown {c.unknown}, "
+                    f"conflict {c.conflict}, error {c.error}, unlabelled {c.unlabelled})"
+                    + ("\n* best cluster: best system or not significantly worse" if cell.best_cluster else ""))
+        return None
+
+
+def _row_title(row: ReportRow) -> str:
+    if row.kind == "phenomenon":
+        return f"{row.category} / {row.phenomenon}"
+    if row.kind == "overall":
+        return "overall (micro)"
+    if row.kind == "macro":
+        return "macro average"
+    return row.category or ""
 
 
 class SystemsTab(QWidget):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        label = QLabel("The systems report comes with the gui-reports branch.", self)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        QVBoxLayout(self).addWidget(label)
+        self._state = state
+        self._ops = ops
+        self._stale = True
+
+        self.by = QComboBox()
+        self.by.addItem("per category", "category")
+        self.by.addItem("per phenomenon", "phenomenon")
+        self.alpha = QDoubleSpinBox()
+        self.alpha.setRange(0.001, 0.5)
+        self.alpha.setDecimals(3)
+        self.alpha.setSingleStep(0.01)
+        self.alpha.setValue(0.05)
+        self.alpha.setToolTip("Significance level of the best-cluster test (one-sided two-proportion z-test)")
+        self.status = QLabel()
+        self.status.setStyleSheet("color: #555")
+        self.export = ExportButton("systems report", self.table, self.figure, self, document=self.document)
+
+        controls = QHBoxLayout()
+        controls.addWidget(QLabel("Pass rate"))
+        controls.addWidget(self.by)
+        controls.addWidget(QLabel("α"))
+        controls.addWidget(self.alpha)
+        controls.addStretch(1)
+        controls.addWidget(self.status)
+        controls.addWidget(self.export)
+
+        self.model = SystemsModel(self)
+        self.view = report_view(self.model)
+        self.view.doubleClicked.connect(self._open_review)
+        self.chart = ChartView("the chart appears once the report is computed", ops, "reports/systems/chart")
+        self.legend = QLabel()
+        self.legend.setWordWrap(True)
+        self.legend.setStyleSheet("color: #555; font-size: 11px")
+
+        upper = QWidget()
+        upper_layout = QVBoxLayout(upper)
+        upper_layout.setContentsMargins(0, 0, 0, 0)
+        upper_layout.addWidget(self.view)
+        upper_layout.addWidget(self.legend)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(upper)
+        self.splitter.addWidget(self.chart)
+        self.splitter.setSizes([420, 380])  # a readable chart even when the table is long (it scrolls)
+        layout = QVBoxLayout(self)
+        layout.addLayout(controls)
+        layout.addWidget(self.splitter)
+
+        self.by.currentIndexChanged.connect(self.refresh)
+        self.alpha.valueChanged.connect(self.refresh)
+        state.database_changed.connect(self._invalidate)
+        state.suite_changed.connect(self._invalidate)
+        state.operation_executed.connect(self._changed)
+        state.selection_changed.connect(self._follow_selection)
+
+    # --- what the menus, the export and the tests use -----------------------------------------------
+    def table(self) -> Table | None:
+        return None if self.model.report is None else self.model.report.to_table()
+
+    def document(self) -> str | None:
+        return None if self.model.report is None else self.model.report.to_json() + "\n"
+
+    def figure(self) -> Figure | None:
+        return self.chart.export_figure()
+
+    def save_settings(self, settings: QSettings) -> None:
+        settings.setValue("reports/systems/splitter", self.splitter.saveState())
+        settings.setValue("reports/systems/by", self.by.currentData())
+
+    def restore_settings(self, settings: QSettings) -> None:
+        state = settings.value("reports/systems/splitter")
+        if state is not None:
+            self.splitter.restoreState(state)
+        index = self.by.findData(settings.value("reports/systems/by", "category"))
+        if index >= 0:
+            self.by.setCurrentIndex(index)
+
+    def refresh(self) -> None:
+        """Recompute in the background; a newer request supersedes one still running."""
+        db, suite = self._state.db, self._state.suite_name
+        if db is None:
+            return
+        self._stale = False
+        by: ReportBy = self.by.currentData()
+        alpha = self.alpha.value()
+        self.status.setText("computing…")
+
+        def work(task: TaskState) -> SystemsReport:
+            return systems_report(db, suite, by=by, alpha=alpha)
+
+        self._ops.read(work, self._show, key="reports/systems", on_failure=self._failed)
+
+    # --- internals ------------------------------------------------------------------------------------
+    def _show(self, report: SystemsReport) -> None:
+        self.model.set_report(report)
+        self.view.resizeColumnsToContents()
+        self.chart.set_chart(lambda: systems_figure(report))
+        judged = sum(c.counts.judged for c in report.overall.cells.values() if c.counts is not None)
+        self.status.setText(f"{len(report.rows)} rows · {len(report.systems)} systems · {judged:,} judged outputs")
+        self.legend.setText(
+            "Cell: pass rate in % and pass/judged system outputs (effective labels; unknown, conflict, error and "
+            f"unlabelled left out). * and bold: the best system of the row and those not significantly worse "
+            f"(one-sided two-proportion z-test, α = {report.alpha:g}). Double-click a cell to review its outputs.")
+        self._follow_selection()
+
+    def _failed(self, error: Exception) -> bool:
+        self.status.setText(str(error))
+        self.model.set_report(None)
+        self.chart.set_chart(None)
+        return True
+
+    def _invalidate(self) -> None:
+        self._stale = True
+        if self.isVisible():
+            self.refresh()
+
+    def _changed(self, changes: OpChanges) -> None:
+        if changes.labels or changes.outputs or changes.suite or changes.rules:
+            self._invalidate()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
+    def _follow_selection(self) -> None:
+        selection = self._state.selection
+        if selection.category is None:
+            return
+        row = self.model.row_of_category(selection.category, selection.phenomenon)
+        if row is not None:
+            self.view.setCurrentIndex(self.model.index(row, 0))
+            self.view.scrollTo(self.model.index(row, 0))
+
+    def review_filter(self, index: QModelIndex) -> OutputFilter:
+        """The outputs behind a cell: that system's, in that row (all rows for the summary rows)."""
+        row = self.model.row(index.row())
+        return OutputFilter(system=self.model.system(index.column()),
+                            category=row.category if row.kind in ("category", "phenomenon") else None,
+                            phenomenon=row.phenomenon if row.kind == "phenomenon" else None)
+
+    def _open_review(self, index: QModelIndex) -> None:
+        self._state.show_review(self.review_filter(index))

@@ -1,17 +1,21 @@
-"""Paints every cell of the review table; the output column with where its item's rules match: positive spans
-in the pass colour, negative in fail.
+"""Paints outputs with where their item's rules match: positive spans in the pass colour, negative in fail
+(every cell of the review table, and the output column of the editor's preview).
 
 A tint alone is lost on a selected row and a colour alone on a colour-blind reader, so each span is tinted
 and underlined; the tooltip names the rules.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QAbstractItemView, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QAbstractItemView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from gui.colours import NEGATIVE, POSITIVE
-from gui.review.model import CELL_ROLE, Cell
+from gui.review.model import CELL_ROLE, DISPLAY, SPANS_ROLE, Cell
+from suite.preview import PreviewSpan
+from suite.rules import Span
 
 
 def _tint(colour: str) -> QColor:
@@ -23,8 +27,47 @@ def _tint(colour: str) -> QColor:
 _PENS = {"positive": QPen(QColor(POSITIVE), 2), "negative": QPen(QColor(NEGATIVE), 2)}
 _TINTS = {"positive": _tint(POSITIVE), "negative": _tint(NEGATIVE)}
 _ALIGN = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+_SELECTED = QStyle.StateFlag.State_Selected
+_ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate
 _NO_PARENT = QModelIndex()
 _FITTED_KEPT = 20_000  # texts fitted to a width that are remembered (ids, labels and sources repeat down a page)
+
+
+def paint_spans(painter: QPainter, metrics: QFontMetrics, inner: QRect, text: str,
+                spans: Sequence[Span | PreviewSpan]) -> None:
+    """Tints and underlines each span of ``text`` drawn left-aligned in ``inner`` (clipped to it)."""
+    baseline = inner.top() + (inner.height() + metrics.ascent() - metrics.descent()) // 2
+    for span in spans:
+        left = inner.left() + metrics.horizontalAdvance(text[:span.start])
+        if left > inner.right():
+            continue
+        width = min(metrics.horizontalAdvance(text[span.start:span.end]), inner.right() - left)
+        polarity = "positive" if span.polarity == "positive" else "negative"
+        painter.fillRect(QRect(left, inner.top() + 2, width, inner.height() - 4), _TINTS[polarity])
+        painter.setPen(_PENS[polarity])
+        painter.drawLine(left, baseline + 2, left + width, baseline + 2)
+
+
+class SpanDelegate(QStyledItemDelegate):
+    """Paints an output cell from its display text and ``SPANS_ROLE`` (for tables other than the review
+    table, whose cells ``CellDelegate`` paints)."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
+              ) -> None:
+        spans: Sequence[Span | PreviewSpan] | None = index.data(SPANS_ROLE)
+        text: str = index.data(DISPLAY) or ""
+        rect: QRect = option.rect
+        palette = option.palette
+        selected = bool(option.state & _SELECTED)
+        if selected:
+            painter.fillRect(rect, palette.highlight())
+        elif option.features & _ALTERNATE:
+            painter.fillRect(rect, palette.alternateBase())
+        metrics = option.fontMetrics
+        inner = rect.adjusted(4, 0, -4, 0)
+        paint_spans(painter, metrics, inner, text, spans or [])
+        painter.setPen(palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text))
+        painter.drawText(inner, _ALIGN, metrics.elidedText(text, Qt.TextElideMode.ElideRight, inner.width()))
 
 
 class CellDelegate(QStyledItemDelegate):
@@ -66,16 +109,7 @@ class CellDelegate(QStyledItemDelegate):
         metrics = self._bold_metrics if cell.bold else self._metrics
         inner = rect.adjusted(4, 0, -4, 0)
         if cell.spans:
-            baseline = inner.top() + (inner.height() + metrics.ascent() - metrics.descent()) // 2
-            for span in cell.spans:
-                left = inner.left() + metrics.horizontalAdvance(text[:span.start])
-                if left > inner.right():
-                    continue
-                width = min(metrics.horizontalAdvance(text[span.start:span.end]), inner.right() - left)
-                polarity = "positive" if span.polarity == "positive" else "negative"
-                painter.fillRect(QRect(left, inner.top() + 2, width, inner.height() - 4), _TINTS[polarity])
-                painter.setPen(_PENS[polarity])
-                painter.drawLine(left, baseline + 2, left + width, baseline + 2)
+            paint_spans(painter, metrics, inner, text, cell.spans)
         painter.setPen(self._selected_text if selected else cell.colour or self._text)
         if cell.bold:
             painter.setFont(self._bold)

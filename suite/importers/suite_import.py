@@ -31,13 +31,13 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
-from suite.rules import compile_error, pattern_problem
 from suite.importers.dfki import parse_dfki
 from suite.importers.item_spec import ItemSpec
 from suite.importers.lookups import check_length
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
 from suite.importers.tables import TABLE_SUFFIXES
+from suite.rules import compile_error, pattern_problem
 from suite.suites import UNKNOWN_LANGUAGE
 from suite.tasks import TaskState, progress_of
 

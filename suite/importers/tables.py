@@ -147,8 +147,8 @@ def _delimited_records(path: Path, problems: Problems) -> Iterator[tuple[int, li
 
 def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[str]]]:
     """Rows of the first worksheet; the line of a row is its spreadsheet row number."""
-    from openpyxl import load_workbook  # type: ignore[import-untyped]
-    from openpyxl.utils.exceptions import InvalidFileException  # type: ignore[import-untyped]
+    from openpyxl import load_workbook
+    from openpyxl.utils.exceptions import InvalidFileException
 
     try:
         workbook = load_workbook(path, read_only=True, data_only=True)

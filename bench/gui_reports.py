@@ -1,0 +1,144 @@
+"""The QE accuracy table in the window: 1,000 resamples on the DFKI de-en suite, and the window's responsiveness.
+
+Setup (not timed): the DFKI de-en suite with the WMT21 outputs, imported with the real importers and labelled,
+and two QE systems scored by simple black-box heuristics (output/source length ratio; share of source words
+copied into the output), stored with ``suite.qe_scores.save_qe_system``. The DFKI items carry no references,
+so no metric proxy can score them.
+
+Timed once, ``first table:``, from showing the QE tab until its table (1,000 resamples) is shown, including
+reading the suite's pairs and QE scores. Then ``--rounds`` times on the same tab (offscreen Qt), the median
+printed:
+- ``accuracy:`` from asking for the table (a new seed) until it is shown: ``pairwise_accuracy`` per category
+  with ``--resamples`` item resamples on the pairs and scores the tab read already, the table model (the
+  chart is rendered in the background after that);
+- ``stall:`` the longest gap between two ticks of a 10 ms QTimer on the main thread meanwhile, less the
+  10 ms period: how long the window could not react (repaint, typing, clicks) while the table was computed
+  and for half a second after it arrived, while the table and the chart are painted.
+
+Run: ``PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python bench/gui_reports.py [--rounds N] [--resamples B]``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+BENCH = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]  # bench/gui*.py must not shadow gui/
+
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QTimer  # noqa: E402
+from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
+
+from gui.operations import Operations  # noqa: E402
+from gui.reports.qe import AccuracyOptions, QETab  # noqa: E402
+from gui.state import AppState  # noqa: E402
+from qe.outputs import read_suite_outputs  # noqa: E402
+from store import Database, open_database  # noqa: E402
+from suite.importers.outputs import import_outputs  # noqa: E402
+from suite.importers.suite_import import import_suite  # noqa: E402
+from suite.labelling import relabel  # noqa: E402
+from suite.qe_scores import save_qe_system  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "external"
+TICK_MS = 10
+AFTER_S = 0.5
+
+
+def dfki_database(folder: Path) -> Database | None:
+    items = DATA / "mt-testsuite" / "testset" / "de-en" / "items.json"
+    outputs = DATA / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv"
+    if not (items.is_file() and outputs.is_file()):
+        return None
+    db = open_database(folder / "dfki.sqlite")
+    import_suite(db, items, name="de-en")
+    import_outputs(db, outputs, suite_name="de-en")
+    relabel(db, "de-en")
+    suite = read_suite_outputs(db, "de-en")
+    ids = suite.output_ids.tolist()
+    ratio = {o: len(t.split()) / max(len(s.split()), 1) for o, s, t in zip(ids, suite.sources, suite.texts)}
+    copied = {o: -sum(w in set(s.lower().split()) for w in t.lower().split()) / max(len(t.split()), 1)
+              for o, s, t in zip(ids, suite.sources, suite.texts)}
+    save_qe_system(db, name="length-ratio", kind="imported", higher_is_better=True, scores=ratio,
+                   meta={"bench": "output words / source words"})
+    save_qe_system(db, name="copy-penalty", kind="imported", higher_is_better=True, scores=copied,
+                   meta={"bench": "minus the share of output words copied from the source"})
+    return db
+
+
+def measure(tab: QETab, ops: Operations, options: AccuracyOptions, start: Callable[[], None]) -> tuple[float, float]:
+    longest = 0.0
+    clock = QElapsedTimer()
+
+    def tick() -> None:
+        nonlocal longest
+        longest = max(longest, clock.restart() / 1000)
+
+    timer = QTimer()
+    timer.setInterval(TICK_MS)
+    timer.timeout.connect(tick)
+    clock.start()
+    timer.start()
+    started = time.perf_counter()
+    start()
+    while tab.view_data is None or tab.view_data.options != options:
+        QCoreApplication.processEvents()
+        time.sleep(0.001)
+    elapsed = time.perf_counter() - started
+    settled = time.perf_counter() + AFTER_S  # the new chart is painted after the table arrives: keep ticking
+    while time.perf_counter() < settled:
+        QCoreApplication.processEvents()
+        time.sleep(0.001)
+    timer.stop()
+    ops.wait_idle()
+    return elapsed, max(0.0, longest - TICK_MS / 1000)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--resamples", type=int, default=1000)
+    args = parser.parse_args()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    with tempfile.TemporaryDirectory() as folder:
+        started = time.perf_counter()
+        db = dfki_database(Path(folder))
+        if db is None:
+            print("skipped: the DFKI test suite or the WMT21 outputs are not in ../shared/data/external")
+            return
+        print(f"setup: DFKI de-en imported, labelled, two QE systems scored in {time.perf_counter() - started:.1f} s")
+        state = AppState()
+        parent = QWidget()
+        ops = Operations(state, parent)
+        state.open(db, "de-en")
+        tab = QETab(state, ops)
+        tab.resize(1400, 900)
+        first, first_stall = measure(tab, ops, AccuracyOptions(bootstrap=1000), tab.show)
+        assert tab.view_data is not None, tab.status.text()
+        result = tab.view_data.result
+        print(f"table: {len(result.rows)} categories, {result.total.amount:,} pairs of {result.total.items:,} items, "
+              f"QE systems {', '.join(result.qe_systems)}")
+        print(f"first table: {first:.2f} s, longest stall {first_stall:.3f} s (reads the pairs and QE scores)")
+        times, stalls = [], []
+        for seed in range(1, args.rounds + 1):
+            options = AccuracyOptions(bootstrap=args.resamples, seed=seed)
+            elapsed, stall = measure(tab, ops, options, partial(tab.set_options, options))
+            times.append(elapsed)
+            stalls.append(stall)
+            print(f"round {seed}: {elapsed:.2f} s, longest stall {stall:.3f} s")
+        print(f"accuracy: {statistics.median(times):.2f} s")
+        print(f"stall: {statistics.median(stalls):.3f} s")
+        tab.close()
+        del tab
+        app.processEvents()
+        db.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,257 @@
+"""The editor's unsaved state of one item, kept apart from the widgets so that tests and the bench drive it.
+
+A draft starts from ``suite.editing.item_detail`` and turns into three things the core understands: a
+``suite.preview.Draft`` for the live preview, the new or modified rules for the scope preview, and the list
+of edits that saving applies (item fields first, then removals, changes, additions and the rules' order).
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from gui.editor.edits import (
+    AddEntry,
+    AddRule,
+    ChangeEntry,
+    ChangeItem,
+    ChangeRule,
+    Edit,
+    Ledger,
+    MoveItem,
+    RemoveEntry,
+    RemoveRule,
+    ReorderRules,
+)
+from suite.editing import ItemDetail
+from suite.preview import Draft, DraftKnown, DraftRule
+from suite.rules import PatternProblem, pattern_problem
+
+POLARITIES = ("positive", "negative")
+KNOWN_KINDS = ("good", "bad")
+REFERENCE_KINDS = ("standard", "paraphrase", "alternative")
+"""Offered in the reference kind box; any other word typed there is kept as is."""
+
+_new_keys = itertools.count(-1, -1)
+"""Stand-in ids of rows not saved yet: negative, as stored ids never are, and unique for the whole session
+because the ledger remembers them for ever."""
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    key: int
+    """The stored rule's id, or a stand-in for a new rule."""
+    polarity: str
+    pattern: str = ""
+    ignore_case: bool = False
+    stored_pattern: str | None = None
+    stored_ignore_case: bool = False
+    position: int | None = None
+    """Its place among the stored rules of its polarity (None for a new rule)."""
+
+    @property
+    def is_new(self) -> bool:
+        return self.stored_pattern is None
+
+    @property
+    def modified(self) -> bool:
+        return not self.is_new and (self.pattern, self.ignore_case) != (self.stored_pattern, self.stored_ignore_case)
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    """A known translation or a reference: a kind and a text."""
+
+    key: int
+    kind: str
+    text: str = ""
+    stored_kind: str | None = None
+    stored_text: str | None = None
+
+    @property
+    def is_new(self) -> bool:
+        return self.stored_text is None
+
+
+@dataclass(frozen=True)
+class DraftProblem:
+    """Why the draft cannot be saved yet; ``pattern`` is set for a rule whose pattern does not compile."""
+
+    message: str
+    polarity: str | None = None
+    row: int | None = None
+    pattern: PatternProblem | None = None
+
+
+def new_rule(polarity: str) -> RuleRow:
+    return RuleRow(next(_new_keys), polarity)
+
+
+def new_entry(kind: str) -> EntryRow:
+    return EntryRow(next(_new_keys), kind)
+
+
+@dataclass
+class EditorDraft:
+    detail: ItemDetail
+    source: str
+    comment: str
+    category: str
+    phenomenon: str
+    rules: dict[str, list[RuleRow]]
+    known: list[EntryRow]
+    references: list[EntryRow]
+    versions: dict[tuple[Literal["item", "rule", "known", "reference"], int], int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, detail: ItemDetail) -> EditorDraft:
+        rules: dict[str, list[RuleRow]] = {polarity: [] for polarity in POLARITIES}
+        versions: dict[tuple[Literal["item", "rule", "known", "reference"], int], int] = {
+            ("item", detail.id): detail.version}
+        for rule in detail.rules:
+            rules[rule.polarity].append(RuleRow(rule.id, rule.polarity, rule.pattern, rule.ignore_case,
+                                                rule.pattern, rule.ignore_case, rule.position))
+            versions[("rule", rule.id)] = rule.version
+        for known in detail.known:
+            versions[("known", known.id)] = known.version
+        for reference in detail.references:
+            versions[("reference", reference.id)] = reference.version
+        return cls(detail, detail.source, detail.comment or "", detail.category or "", detail.phenomenon or "",
+                   rules,
+                   [EntryRow(k.id, k.kind, k.text, k.kind, k.text) for k in detail.known],
+                   [EntryRow(r.id, r.kind, r.text, r.kind, r.text) for r in detail.references],
+                   versions)
+
+    def rebased(self, fresh: ItemDetail) -> EditorDraft:
+        """This draft's unsaved changes on top of ``fresh``, the item as it is now (after a colleague's save,
+        an undo, or the part of a save that went through before a refusal).
+
+        What the linguist changed since loading wins where both sides changed the same field or row; what only
+        the other side changed stays; rows the linguist removed stay removed, new rows are appended. The rules'
+        order is the fresh one. The versions are the fresh ones, so saving the result overwrites what the
+        linguist has now seen, and only that.
+        """
+        old = self.detail
+        draft = EditorDraft.of(fresh)
+        if self.source != old.source:
+            draft.source = self.source
+        if self.comment != (old.comment or ""):
+            draft.comment = self.comment
+        if (self.category, self.phenomenon) != (old.category or "", old.phenomenon or ""):
+            draft.category, draft.phenomenon = self.category, self.phenomenon
+        mine = {row.key: row for row in self.all_rules()}
+        removed = {rule.id for rule in old.rules} - set(mine)
+        for polarity in POLARITIES:
+            draft.rules[polarity] = [
+                replace(row, pattern=mine[row.key].pattern, ignore_case=mine[row.key].ignore_case)
+                if row.key in mine and mine[row.key].modified else row
+                for row in draft.rules[polarity] if row.key not in removed]
+        for row in self.all_rules():
+            if row.is_new:
+                draft.rules[row.polarity].append(row)
+        draft.known = _rebased_entries(self.known, [k.id for k in old.known], draft.known)
+        draft.references = _rebased_entries(self.references, [r.id for r in old.references], draft.references)
+        return draft
+
+    @property
+    def item_id(self) -> int:
+        return self.detail.id
+
+    def all_rules(self) -> list[RuleRow]:
+        """Positive rules, then negative ones, in the lists' order: the order they are saved and previewed in."""
+        return [row for polarity in POLARITIES for row in self.rules[polarity]]
+
+    def preview_draft(self) -> Draft:
+        return Draft(tuple(DraftRule(row.polarity, row.pattern, row.ignore_case, None if row.is_new else row.key)
+                           for row in self.all_rules()),
+                     tuple(DraftKnown(row.kind, row.text) for row in self.known if row.text.strip()))
+
+    def rule_at(self, index: int) -> tuple[str, int]:
+        """The list (polarity) and row of ``preview_draft().rules[index]``."""
+        positives = len(self.rules["positive"])
+        return ("positive", index) if index < positives else ("negative", index - positives)
+
+    def changed_rules(self) -> list[DraftRule]:
+        """The new or modified rules, which the scope preview tries on the other items (those that compile:
+        one that does not would only make every output there an error)."""
+        return [DraftRule(row.polarity, row.pattern, row.ignore_case)
+                for row in self.all_rules()
+                if (row.is_new or row.modified) and pattern_problem(row.pattern, row.ignore_case) is None]
+
+    def problems(self) -> list[DraftProblem]:
+        found: list[DraftProblem] = []
+        for polarity in POLARITIES:
+            for index, row in enumerate(self.rules[polarity]):
+                if (problem := pattern_problem(row.pattern, row.ignore_case)) is not None:
+                    found.append(DraftProblem(f"{polarity} rule {index + 1}: {problem}", polarity, index, problem))
+        for what, rows in (("known translation", self.known), ("reference", self.references)):
+            found.extend(DraftProblem(f"{what} {index + 1} is empty")
+                         for index, row in enumerate(rows) if not row.text.strip())
+        if not self.source.strip():
+            found.append(DraftProblem("the source sentence is empty"))
+        return found
+
+    @property
+    def dirty(self) -> bool:
+        return bool(self.edits())
+
+    def seed(self, ledger: Ledger) -> None:
+        """Tell the ledger which versions this draft was read at: what saving it expects to overwrite."""
+        for (entity, row_id), version in self.versions.items():
+            ledger.seen(entity, row_id, version)
+
+    def edits(self) -> list[Edit]:
+        """What saving applies, in an order every step of which the core accepts."""
+        detail, item_id = self.detail, self.detail.id
+        edits: list[Edit] = []
+        if (self.source, self.comment) != (detail.source, detail.comment or ""):
+            edits.append(ChangeItem(item_id, self.source, self.comment, detail.source, detail.comment or ""))
+        if (self.category, self.phenomenon) != (detail.category or "", detail.phenomenon or ""):
+            edits.append(MoveItem(item_id, self.category, self.phenomenon, detail.category or "",
+                                  detail.phenomenon or ""))
+        rows = self.all_rules()
+        kept = {row.key for row in rows}
+        stored = detail.rules
+        edits.extend(RemoveRule(item_id, r.id, r.polarity, r.pattern, r.ignore_case, r.position)
+                     for r in stored if r.id not in kept)
+        edits.extend(ChangeRule(row.key, row.pattern, row.ignore_case, row.stored_pattern or "",
+                                row.stored_ignore_case) for row in rows if row.modified)
+        added = [row for row in rows if row.is_new]
+        edits.extend(AddRule(item_id, row.polarity, row.pattern, row.ignore_case, row.key) for row in added)
+        after_saving = [r.id for r in stored if r.id in kept] + [row.key for row in added]
+        wanted = [row.key for row in rows]
+        if _by_polarity(after_saving, rows) != _by_polarity(wanted, rows):
+            edits.append(ReorderRules(item_id, tuple(wanted), tuple(after_saving)))
+        edits.extend(_entry_edits("known", item_id, self.known,
+                                  [(k.id, k.kind, k.text) for k in detail.known]))
+        edits.extend(_entry_edits("reference", item_id, self.references,
+                                  [(r.id, r.kind, r.text) for r in detail.references]))
+        return edits
+
+
+def _by_polarity(keys: list[int], rows: list[RuleRow]) -> tuple[list[int], list[int]]:
+    """Only the order within each polarity decides anything (which rule is named as having decided)."""
+    polarity = {row.key: row.polarity for row in rows}
+    return ([key for key in keys if polarity[key] == "positive"],
+            [key for key in keys if polarity[key] == "negative"])
+
+
+def _rebased_entries(mine: list[EntryRow], loaded: list[int], fresh: list[EntryRow]) -> list[EntryRow]:
+    rows = {row.key: row for row in mine}
+    removed = set(loaded) - set(rows)
+    changed = {key: row for key, row in rows.items()
+               if not row.is_new and (row.kind, row.text) != (row.stored_kind, row.stored_text)}
+    kept = [replace(row, kind=changed[row.key].kind, text=changed[row.key].text) if row.key in changed else row
+            for row in fresh if row.key not in removed]
+    return kept + [row for row in mine if row.is_new]
+
+
+def _entry_edits(entity: Literal["known", "reference"], item_id: int, rows: list[EntryRow],
+                 stored: list[tuple[int, str, str]]) -> list[Edit]:
+    kept = {row.key for row in rows}
+    edits: list[Edit] = [RemoveEntry(entity, item_id, entry_id, kind, text)
+                         for entry_id, kind, text in stored if entry_id not in kept]
+    edits.extend(ChangeEntry(entity, row.key, row.kind, row.text, row.stored_kind or "", row.stored_text or "")
+                 for row in rows if not row.is_new and (row.kind, row.text) != (row.stored_kind, row.stored_text))
+    edits.extend(AddEntry(entity, item_id, row.kind, row.text, row.key) for row in rows if row.is_new)
+    return edits

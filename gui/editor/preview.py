@@ -1,0 +1,192 @@
+"""The live preview: every distinct output of the item with what the draft's rules match in it, the label it
+has next to the one it would get, and the flips those changes add up to."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from gui.colours import LABEL_COLOURS
+from gui.review.delegate import SpanDelegate
+from gui.review.model import DISPLAY, FONT, FOREGROUND, SPANS_ROLE, TOOLTIP, initials
+from suite.preview import UNLABELLED, ItemPreview, PreviewOutput
+
+ModelIndex = QModelIndex | QPersistentModelIndex
+_ROOT = QModelIndex()
+OUTPUT, SYSTEMS, NOW, AFTER, REVIEW = range(5)
+_HEADERS = ("Output (positive / negative matches)", "Systems", "Now", "After", "Reviewed")
+FLIP_BACKGROUND = QColor("#FFF3D6")
+
+
+def label_html(label: str | None, *, bold: bool = False) -> str:
+    word = label or UNLABELLED
+    colour = LABEL_COLOURS.get(word, LABEL_COLOURS["unknown"])
+    text = f"<span style='color:{colour}'>{word}</span>"
+    return f"<b>{text}</b>" if bold else text
+
+
+def flips_html(flips: dict[str, int]) -> str:
+    """"3 unknown→pass, 1 pass→conflict", each label in its colour."""
+    if not flips:
+        return "no label changes"
+    parts = []
+    for flip, count in sorted(flips.items(), key=lambda kv: (-kv[1], kv[0])):
+        before, _, after = flip.partition("->")
+        parts.append(f"{count} {label_html(before)}→{label_html(after)}")
+    return ", ".join(parts)
+
+
+_BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
+_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+_BOLD = QFont()
+_BOLD.setBold(True)
+_LABEL_COLOURS = {label: QColor(colour) for label, colour in LABEL_COLOURS.items()}
+
+Cell = dict[int, Any]
+
+
+def _cells(output: PreviewOutput) -> tuple[Cell, ...]:
+    """Every role of every column of one output, worked out once per preview rather than per paint (the view
+    asks for some 750 roles per repaint)."""
+    now = output.label_now or UNLABELLED
+    changed = now != output.label_after
+
+    def colour(label: str) -> QColor:
+        return _LABEL_COLOURS.get(label, _LABEL_COLOURS["unknown"])
+
+    text: Cell = {DISPLAY: output.text, SPANS_ROLE: output.spans, TOOLTIP: output.text}
+    systems: Cell = {DISPLAY: ", ".join(output.systems), TOOLTIP: ", ".join(output.systems)}
+    label_now: Cell = {DISPLAY: now, FOREGROUND: colour(now),
+                       TOOLTIP: output.decided_by_now or "not labelled yet"}
+    after: Cell = {DISPLAY: f"{output.label_after} (timed out)" if output.timed_out else output.label_after,
+                   FOREGROUND: colour(output.label_after), TOOLTIP: output.decided_by_after}
+    if changed:
+        after.update({FONT: _BOLD, _BACKGROUND: FLIP_BACKGROUND})
+    review: Cell = {}
+    if output.manual is not None:
+        review = {DISPLAY: f"{output.manual} ({initials(output.reviewer)})", FONT: _BOLD,
+                  FOREGROUND: colour(output.manual),
+                  TOOLTIP: f"reviewed by {output.reviewer}: {output.manual} (the effective label stays "
+                            f"{output.effective_after} whatever the rules say)"}
+    return text, systems, label_now, after, review
+
+
+class PreviewModel(QAbstractTableModel):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._outputs: list[PreviewOutput] = []
+        self._cells: list[tuple[Cell, ...]] = []
+
+    def set_preview(self, outputs: Sequence[PreviewOutput]) -> None:
+        """Replace the rows; when the same outputs are shown again (a keystroke), only the rows that changed
+        are announced, so the view keeps its scroll position and selection and repaints only those."""
+        outputs = list(outputs)
+        cells = [_cells(output) for output in outputs]
+        if [o.output_id for o in outputs] != [o.output_id for o in self._outputs]:
+            self.beginResetModel()
+            self._outputs, self._cells = outputs, cells
+            self.endResetModel()
+            return
+        changed = [row for row, (old, new) in enumerate(zip(self._outputs, outputs, strict=True)) if old != new]
+        self._outputs, self._cells = outputs, cells
+        if changed:
+            self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], len(_HEADERS) - 1))
+
+    def output(self, row: int) -> PreviewOutput:
+        return self._outputs[row]
+
+    def rowCount(self, parent: ModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(self._outputs)
+
+    def columnCount(self, parent: ModelIndex = _ROOT) -> int:
+        return 0 if parent.isValid() else len(_HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return _HEADERS[section]
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return (None, "the systems that produced this output", "the stored automatic label",
+                    "the automatic label the draft would give", "a reviewer's label, which always wins")[section]
+        return None
+
+    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        row = index.row()
+        if not 0 <= row < len(self._cells) or not 0 <= index.column() < len(_HEADERS):
+            return None
+        return self._cells[row][index.column()].get(role)
+
+    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
+        return _FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
+
+
+class PreviewPane(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = PreviewModel(self)
+        self.flips = QLabel("", self)
+        self.flips.setTextFormat(Qt.TextFormat.RichText)
+        self.flips.setWordWrap(True)
+        self.status = QLabel("", self)
+        self.status.setStyleSheet("color: #666")
+        self.view = QTableView(self)
+        self.view.setModel(self.model)
+        self.view.setItemDelegateForColumn(OUTPUT, SpanDelegate(self.view))
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.verticalHeader().hide()
+        self.view.setWordWrap(False)
+        self.view.setAlternatingRowColors(True)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(OUTPUT, QHeaderView.ResizeMode.Stretch)
+        for column in (SYSTEMS, NOW, AFTER, REVIEW):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(SYSTEMS, 170)
+        header.resizeSection(NOW, 70)
+        header.resizeSection(AFTER, 130)
+        header.resizeSection(REVIEW, 90)
+        title = QLabel("<b>Preview</b> <span style='color:#666'>— this item's outputs under the draft</span>")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(title)
+        layout.addWidget(self.flips)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.status)
+
+    def show_preview(self, preview: ItemPreview | None) -> None:
+        self.status.setText("")
+        if preview is None:
+            self.model.set_preview([])
+            self.flips.setText("")
+            return
+        self.model.set_preview(preview.outputs)
+        timed_out = sum(1 for output in preview.outputs if output.timed_out)
+        if preview.problems:
+            text = (f"Flips: none to show — {len(preview.problems)} pattern{'s' if len(preview.problems) > 1 else ''} "
+                    f"of the draft do{'es' if len(preview.problems) == 1 else ''} not compile, so every output "
+                    f"would be an <span style='color:{LABEL_COLOURS['error']}'>error</span>")
+        else:
+            text = f"Flips: {flips_html(preview.flips)}"
+        if timed_out:
+            text += (f" — <b style='color:{LABEL_COLOURS['error']}'>{timed_out} output"
+                     f"{'s' if timed_out != 1 else ''} timed out</b> (a pattern that backtracks too much)")
+        self.flips.setText(text)

@@ -1,0 +1,139 @@
+"""A Qt model over the core's ``suite.tables.Table``: the screen shows exactly the table it exports.
+
+Cells are formatted as the display formats render them (fractions as percentages with one decimal, the
+interval in brackets, marks such as † appended) and bold where the table says so; fraction cells are shaded
+on a light ramp so that strong and weak rows stand out without making the text hard to read. Summary rows
+(Total, weighed) follow the body in italics. Flag columns, which display formats fold into marks, are hidden.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
+
+from gui.colours import POSITIVE
+from suite.tables import Cell, Column, Table
+
+RAW_ROLE = Qt.ItemDataRole.UserRole + 1
+"""The cell's value as the core computed it (a fraction in [0, 1], a count, a name), for tests and copying."""
+
+_Index = QModelIndex | QPersistentModelIndex
+
+
+def ramp(fraction: float | None) -> QColor | None:
+    """White at 0 to a pale tint of the pass colour at 1: dark text stays readable on every shade."""
+    if fraction is None or math.isnan(fraction):
+        return None
+    strength = 0.45 * min(max(fraction, 0.0), 1.0)
+    tint = QColor(POSITIVE)
+    return QColor(round(255 + (tint.red() - 255) * strength), round(255 + (tint.green() - 255) * strength),
+                  round(255 + (tint.blue() - 255) * strength))
+
+
+def cell_text(cell: Cell, column: Column) -> str:
+    value = cell.value
+    if column.kind == "fraction":
+        if _missing(value):
+            text = "–"
+        else:
+            text = f"{100 * float(value):.1f}"  # type: ignore[arg-type]
+            if cell.ci is not None and not any(map(_missing, cell.ci)):
+                text += f" [{100 * cell.ci[0]:.1f}, {100 * cell.ci[1]:.1f}]"
+    elif column.kind == "number":
+        text = "–" if _missing(value) else f"{float(value):.{column.decimals}f}"  # type: ignore[arg-type]
+    elif column.kind == "count":
+        text = "" if _missing(value) else f"{int(value):,}"  # type: ignore[arg-type]
+    else:
+        text = "" if value is None else str(value)
+    return text + cell.mark
+
+
+class TableModel(QAbstractTableModel):
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._table: Table | None = None
+        self._columns: list[int] = []
+
+    @property
+    def table(self) -> Table | None:
+        return self._table
+
+    def set_table(self, table: Table | None) -> None:
+        self.beginResetModel()
+        self._table = table
+        self._columns = [] if table is None else [j for j, c in enumerate(table.columns) if c.kind != "flag"]
+        self.endResetModel()
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
+        if parent.isValid() or self._table is None:
+            return 0
+        return len(self._table.body) + len(self._table.footer)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._columns)
+
+    def is_footer(self, row: int) -> bool:
+        return self._table is not None and row >= len(self._table.body)
+
+    def cell(self, row: int, column: int) -> tuple[Cell, Column]:
+        assert self._table is not None
+        rows = self._table.body + self._table.footer
+        j = self._columns[column]
+        return rows[row][j], self._table.columns[j]
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or self._table is None:
+            return None
+        cell, column = self.cell(index.row(), index.column())
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cell_text(cell, column)
+        if role == RAW_ROLE:
+            return cell.value
+        if role == Qt.ItemDataRole.FontRole:
+            if cell.bold or self.is_footer(index.row()):
+                font = QFont()
+                font.setBold(cell.bold)
+                font.setItalic(self.is_footer(index.row()) and column.kind == "text")
+                return font
+            return None
+        if role == Qt.ItemDataRole.BackgroundRole and column.kind == "fraction" and not _missing(cell.value):
+            return ramp(float(cell.value))  # type: ignore[arg-type]
+        if role == Qt.ItemDataRole.ForegroundRole and column.kind == "fraction":
+            return QColor("#1a1a1a")
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            if column.kind == "text":
+                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ToolTipRole and cell.bold and self._table.bold_note:
+            return f"bold: {self._table.bold_note}"
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if self._table is None or role != Qt.ItemDataRole.DisplayRole:
+            return None
+        if orientation == Qt.Orientation.Horizontal:
+            return self._table.columns[self._columns[section]].name
+        return None
+
+
+def _missing(value: object) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def report_view(model: QAbstractTableModel, *, whole_rows: bool = False) -> QTableView:
+    """A read-only, compact table view, the same on every report screen."""
+    view = QTableView()
+    view.setModel(model)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    if whole_rows:
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.verticalHeader().setVisible(False)
+    view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    view.setWordWrap(False)
+    return view

@@ -1,0 +1,86 @@
+"""The pairs behind one cell of the accuracy table, each with a QE system's two scores and its verdict.
+
+Accuracy is a rate over pairs; a researcher who doubts a cell wants to read those pairs: the source, the
+passing and the failing output, what the QE system gave each and whether it preferred the right one. The
+verdict does not depend on the ties policy (a tie is a tie); the policy only decides what a tie earns.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from sqlalchemy import select
+
+from qe.accuracy import aligned_scores
+from qe.pairs import PairTable
+from store import Database
+from store.models import Item
+from suite.qe_scores import QEScores
+from suite.suites import find_suite
+
+Verdict = Literal["correct", "wrong", "tie", "unscored"]
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    item_id: str  # the item's external id
+    category: str | None
+    phenomenon: str | None
+    source: str
+    pass_output: str
+    fail_output: str
+    pass_systems: str  # comma-joined MT systems behind each side
+    fail_systems: str
+    pass_score: float | None
+    fail_score: float | None
+    verdict: Verdict
+
+
+def pair_verdicts(db: Database, pairs: PairTable, qe: QEScores, *, by: str | None = None,
+                  category: str | None = None, phenomenon: str | None = None,
+                  suite_name: str | None = None) -> list[PairVerdict]:
+    """The pairs of one row of an accuracy table, in suite order.
+
+    ``by`` is the table's grouping: None for every pair (the Total and weighed rows), ``category`` for the
+    pairs of ``category``, ``phenomenon`` for those of (``category``, ``phenomenon``). None is a value here,
+    not a wildcard: it is the row of items without a category or phenomenon.
+    """
+    out = pairs.outputs
+    mask = np.ones(len(pairs), dtype=bool)
+    if by is not None:
+        mask &= _equal(out.item_categories[pairs.pair_item], category)
+    if by == "phenomenon":
+        mask &= _equal(out.item_phenomena[pairs.pair_item], phenomenon)
+    chosen = pairs.subset(mask)
+    scores = aligned_scores(pairs, qe)
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        sources = dict(session.execute(select(Item.external_id, Item.source).where(Item.suite_id == suite.id)).all())
+    verdicts = []
+    for item, p, f in zip(chosen.pair_item, chosen.pass_index, chosen.fail_index):
+        pass_score, fail_score = float(scores[p]), float(scores[f])
+        verdicts.append(PairVerdict(
+            item_id=str(out.item_ids[item]), category=out.item_categories[item], phenomenon=out.item_phenomena[item],
+            source=sources.get(out.item_ids[item], ""), pass_output=str(out.output_texts[p]),
+            fail_output=str(out.output_texts[f]), pass_systems=str(out.output_systems[p]),
+            fail_systems=str(out.output_systems[f]), pass_score=_score(pass_score), fail_score=_score(fail_score),
+            verdict=_verdict(pass_score, fail_score, qe.higher_is_better)))
+    return verdicts
+
+
+def _equal(values: np.ndarray, wanted: str | None) -> np.ndarray:
+    """Element-wise equality on an object array that also finds None."""
+    return np.array([value == wanted for value in values], dtype=bool)
+
+
+def _verdict(pass_score: float, fail_score: float, higher_is_better: bool) -> Verdict:
+    if math.isnan(pass_score) or math.isnan(fail_score):
+        return "unscored"
+    better = pass_score - fail_score if higher_is_better else fail_score - pass_score
+    return "correct" if better > 0 else "wrong" if better < 0 else "tie"
+
+
+def _score(value: float) -> float | None:
+    return None if math.isnan(value) else value

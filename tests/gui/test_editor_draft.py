@@ -1,0 +1,96 @@
+"""The editor's headless draft: what a save applies, in which order, and a draft rebased on a colleague's save."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from gui.editor.draft import EditorDraft, new_entry, new_rule
+from gui.editor.edits import (
+    AddEntry,
+    AddRule,
+    ChangeEntry,
+    ChangeItem,
+    ChangeRule,
+    RemoveRule,
+    ReorderRules,
+    summary,
+)
+from suite.editing import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo
+
+
+def _detail(**changes: object) -> ItemDetail:
+    detail = ItemDetail(
+        id=7, external_id="amb-01", suite="demo", category="Ambiguity", phenomenon="Lexical ambiguity",
+        source="Die Bank am Flussufer war frisch gestrichen.", comment=None, version=3,
+        rules=[RuleInfo(11, "positive", r"\bbench\b", False, True, None, 0, 1),
+               RuleInfo(12, "positive", r"\bseat\b", False, True, None, 1, 1),
+               RuleInfo(13, "negative", r"\bbank\b", False, True, None, 0, 2)],
+        known=[KnownInfo(21, "bad", "The bank was painted.", 1)],
+        references=[ReferenceInfo(31, "standard", "The bench on the riverbank had been freshly painted.", 1)],
+        outputs=[])
+    return replace(detail, **changes)  # type: ignore[arg-type]
+
+
+def test_an_untouched_draft_saves_nothing() -> None:
+    draft = EditorDraft.of(_detail())
+    assert draft.edits() == [] and not draft.dirty and draft.problems() == []
+    assert [rule.pattern for rule in draft.preview_draft().rules] == [r"\bbench\b", r"\bseat\b", r"\bbank\b"]
+
+
+def test_a_save_applies_item_fields_then_removals_changes_additions_and_the_order() -> None:
+    draft = EditorDraft.of(_detail())
+    draft.comment = "river bank, not money"
+    positives = draft.rules["positive"]
+    removed = positives.pop(0)
+    positives[0] = replace(positives[0], pattern=r"\b(seat|bench)\b")
+    added = new_rule("positive")
+    positives.insert(0, replace(added, pattern=r"\bpew\b"))
+    draft.known[0] = replace(draft.known[0], kind="good")
+    draft.references.append(replace(new_entry("paraphrase"), text="Someone had just painted the bench."))
+    edits = draft.edits()
+    assert [type(edit) for edit in edits] == [ChangeItem, RemoveRule, ChangeRule, AddRule, ReorderRules, ChangeEntry,
+                                              AddEntry]
+    assert edits[1] == RemoveRule(7, removed.key, "positive", r"\bbench\b", False, 0)
+    reorder = edits[4]
+    assert isinstance(reorder, ReorderRules)
+    assert reorder.rule_ids == (added.key, 12, 13) and reorder.before_ids == (12, 13, added.key)
+    assert [rule.pattern for rule in draft.changed_rules()] == [r"\bpew\b", r"\b(seat|bench)\b"]
+    assert summary(edits) == "change the item's comment and 6 more"
+
+
+def test_only_the_order_within_a_polarity_is_saved() -> None:
+    draft = EditorDraft.of(_detail())
+    draft.rules["negative"].append(replace(new_rule("negative"), pattern=r"\bshore\b"))
+    assert not any(isinstance(edit, ReorderRules) for edit in draft.edits())
+
+
+def test_problems_block_a_save_and_say_where() -> None:
+    draft = EditorDraft.of(_detail())
+    draft.rules["negative"][0] = replace(draft.rules["negative"][0], pattern=r"\b(bank")
+    draft.references[0] = replace(draft.references[0], text=" ")
+    problems = draft.problems()
+    assert [(p.polarity, p.row) for p in problems] == [("negative", 0), (None, None)]
+    assert problems[0].message == "negative rule 1: pattern does not compile at position 7: missing )"
+    assert problems[0].pattern is not None and problems[0].pattern.position == 7
+    assert problems[1].message == "reference 1 is empty"
+    assert draft.changed_rules() == []  # a pattern that does not compile is never tried elsewhere
+
+
+def test_a_rebased_draft_keeps_both_sides_changes() -> None:
+    mine = EditorDraft.of(_detail())
+    mine.rules["positive"][0] = replace(mine.rules["positive"][0], pattern=r"\bbenches?\b")
+    del mine.rules["negative"][0]
+    mine.known.append(replace(new_entry("good"), text="The bench was painted."))
+    # meanwhile a colleague changed the comment and the second positive rule, and added a reference
+    theirs = _detail(comment="see the river", version=4,
+                     rules=[RuleInfo(11, "positive", r"\bbench\b", False, True, None, 0, 1),
+                            RuleInfo(12, "positive", r"\b(seat|pew)\b", False, True, None, 1, 2),
+                            RuleInfo(13, "negative", r"\bbank\b", False, True, None, 0, 2)],
+                     references=[*_detail().references, ReferenceInfo(32, "paraphrase", "Freshly painted.", 1)])
+    rebased = mine.rebased(theirs)
+    assert rebased.comment == "see the river"
+    assert [row.pattern for row in rebased.rules["positive"]] == [r"\bbenches?\b", r"\b(seat|pew)\b"]
+    assert rebased.rules["negative"] == []
+    assert [row.text for row in rebased.known] == ["The bank was painted.", "The bench was painted."]
+    assert [row.text for row in rebased.references][-1] == "Freshly painted."
+    assert rebased.versions[("item", 7)] == 4 and rebased.versions[("rule", 12)] == 2
+    assert [type(edit) for edit in rebased.edits()] == [RemoveRule, ChangeRule, AddEntry]
