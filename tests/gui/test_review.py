@@ -18,6 +18,13 @@ def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 30), timeout=5000)
 
 
+def _shown(window: MainWindow, row: int) -> int:
+    """The output in this row of the review table, which must have arrived."""
+    output_id = window.review.model.output_id(row)
+    assert output_id is not None
+    return output_id
+
+
 def _manual(window: MainWindow, output_id: int) -> tuple[str, str] | None:
     assert window.state.db is not None
     with window.state.db.session() as session:
@@ -31,7 +38,7 @@ def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbo
     _settle(qtbot, window)
     review.table.setFocus()
     review.set_current_row(0)
-    first = review.model.output_id(0)
+    first = _shown(window, 0)
     qtbot.keyClick(review.table, Qt.Key.Key_F)
     _settle(qtbot, window)
     assert _manual(window, first) == ("fail", "Test Reviewer")
@@ -40,7 +47,7 @@ def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbo
     assert review.model.output_id(0) == first
     assert review.model.index(0, COLUMN["manual"]).data() == "fail (TR)"
     assert review.model.index(0, COLUMN["manual"]).data(Qt.ItemDataRole.FontRole).bold()
-    second = review.model.output_id(1)
+    second = _shown(window, 1)
     qtbot.keyClick(review.table, Qt.Key.Key_P)
     _settle(qtbot, window)
     assert _manual(window, second) == ("pass", "Test Reviewer")
@@ -76,7 +83,7 @@ def test_one_decision_for_several_rows(qtbot, window: MainWindow) -> None:
         review.table.selectionModel().select(review.model.index(row, 0),
                                              review.table.selectionModel().SelectionFlag.Select
                                              | review.table.selectionModel().SelectionFlag.Rows)
-    ids = [review.model.output_id(r) for r in (2, 3, 4)]
+    ids = [_shown(window, r) for r in (2, 3, 4)]
     qtbot.keyClick(review.table, Qt.Key.Key_F)
     _settle(qtbot, window)
     assert [_manual(window, i) for i in ids] == [("fail", "Test Reviewer")] * 3
@@ -190,7 +197,7 @@ def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow)
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
-    first = review.model.output_id(0)
+    first = _shown(window, 0)
     assert window.state.db is not None
     set_manual_label(window.state.db, first, "pass", "Someone Else")  # another reviewer, after the table was read
     review.table.setFocus()
