@@ -1,5 +1,7 @@
 # `make run`: install into .venv and open the GUI on the bundled demo suite.
-# `make test`: install into .venv if needed and run every test (Qt headless).
+# `make test`: install into .venv if needed and run every test (Qt headless), on SQLite and on a throw-away
+# PostgreSQL cluster (tests/postgres_cluster.sh installs PostgreSQL when it is missing and it can).
+# `make test-postgres`: only the tests that run on PostgreSQL.
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
@@ -7,7 +9,7 @@ DEMO_DB ?= demo.sqlite
 # The CPU build of torch sits in /opt/wheels on the project machines; elsewhere pip uses PyPI.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: install run test lint bench clean smoke screenshots
+.PHONY: install run test test-postgres lint bench clean smoke screenshots crash
 
 install: $(STAMP)
 
@@ -22,7 +24,7 @@ run: install
 	$(VENV)/bin/tsqe-gui --db $(DEMO_DB)
 
 test: install
-	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 bash tests/postgres_cluster.sh $(PY) -m pytest -q
 	$(MAKE) lint
 	$(MAKE) --no-print-directory smoke SMOKE_OPTIONAL=1
 
@@ -36,6 +38,14 @@ smoke: install
 
 screenshots: install
 	QT_QPA_PLATFORM=offscreen XDG_CONFIG_HOME=$$(mktemp -d) $(PY) -m gui.screenshots docs/screenshots
+
+test-postgres: install
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 bash tests/postgres_cluster.sh \
+		$(PY) -m pytest -q -k postgresql
+
+# Only the crash-safety tests (SIGKILL at random moments of each job; `make test` runs them too).
+crash: install
+	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -s -m crash
 
 # ruff and mypy as configured in pyproject.toml (mypy strict for store/ and suite/).
 lint: install

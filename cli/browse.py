@@ -17,7 +17,8 @@ from rich.table import Table
 from cli.context import app_context
 from cli.main import app
 from suite.browse import OutputFilter, OutputRow, browse_outputs
-from suite.tree import LabelCounts, suite_tree
+from suite.label_counts import LabelCounts
+from suite.tree import suite_tree
 
 
 class Label(StrEnum):

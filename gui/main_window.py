@@ -55,10 +55,10 @@ from suite.importers.kinds import IMPORT_KINDS, ImportKind, import_kind
 from suite.importers.outputs import import_outputs
 from suite.importers.reviews import import_reviews
 from suite.importers.suite_import import default_suite_name, import_suite
+from suite.label_counts import LabelCounts
 from suite.labelling import relabel
 from suite.names import suite_names
 from suite.tasks import TaskState
-from suite.tree import LabelCounts
 
 TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"), ("QE accuracy", "qe"),
         ("Discriminative", "discriminative"))

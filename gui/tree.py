@@ -38,8 +38,9 @@ from gui.colours import LABEL_COLOURS, POSITIVE
 from gui.operations import Operations
 from gui.state import AppState, Selection
 from store import Database
+from suite.label_counts import LabelCounts
 from suite.names import item_patterns
-from suite.tree import LabelCounts, SuiteTree, suite_tree
+from suite.tree import SuiteTree, suite_tree
 
 NO_PARENT = QModelIndex()  # the invalid index: Qt's default argument for "top level"
 

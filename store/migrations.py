@@ -1,14 +1,33 @@
-"""Bring a database schema to the newest revision whenever it is opened."""
+"""Bring a database schema to the newest revision whenever it is opened.
+
+Opening a database file with a newer tsqe migrates it in place, so before changing an existing SQLite file
+whose schema is behind, a copy is kept beside it: a migration that fails, or one that turns out wrong
+later, must never cost a linguist their suite.
+"""
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 from alembic.config import Config
-from sqlalchemy import Engine
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Engine, inspect
 
 from alembic import command
+from store.errors import TsqeError
 
 _HERE = Path(__file__).resolve().parent
+
+
+class MigrationFailed(TsqeError):
+    """Migrating an existing database failed; its transaction was rolled back and ``backup`` (when one was
+    taken) holds the file as it was before."""
+
+    def __init__(self, message: str, backup: Path | None) -> None:
+        self.backup = backup
+        super().__init__(message)
 
 
 def script_location() -> Path:
@@ -25,8 +44,73 @@ def alembic_config() -> Config:
     return config
 
 
-def upgrade_to_head(engine: Engine) -> None:
+def backup_path(database: Path, revision: str | None) -> Path:
+    """Where the copy of ``database`` taken before migrating it from ``revision`` is kept."""
+    return database.with_name(f"{database.name}.bak-{revision or 'base'}")
+
+
+def _sqlite_file(engine: Engine) -> Path | None:
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:") \
+            or url.query.get("mode") == "memory":
+        return None
+    return Path(url.database)
+
+
+def _back_up(source: Path, target: Path) -> None:
+    """Copy through SQLite's backup API: a plain file copy would miss what still sits in the WAL file and
+    could catch a page half-written by another process."""
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+
+
+def upgrade_to_head(engine: Engine) -> Path | None:
+    """Migrate ``engine``'s database to the newest revision in one transaction.
+
+    Returns the backup taken of an existing SQLite file whose schema was behind, else None. A failed
+    migration rolls back and raises ``MigrationFailed`` naming that backup.
+    """
     config = alembic_config()
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    head = ScriptDirectory.from_config(config).get_current_head()
+    with engine.connect() as connection:
+        revision = MigrationContext.configure(connection).get_current_revision()
+        has_tables = bool(inspect(connection).get_table_names())
+    if revision == head:
+        return None  # no write lock taken: opening must not wait for another process's long transaction
+    path = _sqlite_file(engine)
+    backup: Path | None = None
+    if path is not None and path.is_file() and has_tables:
+        backup = backup_path(path, revision)
+        _back_up(path, backup)
+    try:
+        _upgrade(engine, config)
+    except Exception as error:
+        if backup is None:
+            raise
+        raise MigrationFailed(f"migrating {path} from revision {revision or 'base'} to {head} failed ({error}); "
+                              f"the database was left as it was and a copy of it is kept in {backup}",
+                              backup) from error
+    return backup
+
+
+def _upgrade(engine: Engine, config: Config) -> None:
+    """Run every pending migration in one transaction.
+
+    Python's sqlite3 module starts a transaction only before a data change, so a migration's first
+    CREATE or ALTER would commit on its own and a failure would leave the schema half changed; on SQLite the
+    transaction is therefore begun explicitly, and IMMEDIATE keeps a second process from migrating at once.
+    """
+    if engine.dialect.name != "sqlite":
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+        return
+    with engine.connect() as connection:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+            connection.commit()
+        except BaseException:
+            connection.rollback()
+            raise

@@ -12,7 +12,8 @@ receiving the plan (rules and known translations) once, reading its chunks throu
 searching WITHOUT per-search timeouts, which cost the regex package two system calls a search; a chunk that
 overruns a generous budget is killed and redone here with per-search timeouts, so a slow search still ends
 as ``error`` with its reason. This process writes each chunk's labels as they arrive. The whole run is one
-transaction: a cancelled or failed run changes nothing.
+transaction: a cancelled or failed run changes nothing. It holds the suite's coverage lock (``store.locks``),
+so that on PostgreSQL no import adds outputs to the suite while it runs.
 
 Workers switch the cyclic garbage collector off for their whole (short) life: they allocate millions of
 tuples and lists that hold no reference cycles, which the collector would scan again and again (it doubled
@@ -36,6 +37,7 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.bulk import insert_tuples, select_tuples_each
 from store.engine import make_engine
+from store.locks import lock_outputs_of_suite
 from store.models import AutoLabel, Item, KnownTranslation, LabelFingerprint, ManualLabel, Output, Rule
 from suite.label_counts import refresh_counts, store_counts
 from suite.labels import EFFECTIVE_LABELS, effective_label, join_labels
@@ -292,6 +294,7 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
         start_early(__name__)
     with db.derived_rows_transaction() as session:
         suite = find_suite(session, suite_name)
+        lock_outputs_of_suite(session, suite.id, labelling=True)
         plan, through, chunks = _plan(session, suite.id, timeout)
         connection = session.connection()
         with closing(_labelled_chunks(db, connection, plan, chunks, task, workers)) as results:
@@ -303,6 +306,7 @@ def relabel_items(session: Session, suite_id: int, item_ids: Collection[int],
                   timeout: float = DEFAULT_TIMEOUT) -> None:
     """Label what needs it among the outputs of ``item_ids``, in this process and inside the caller's
     transaction: an edit and the labels it implies are committed together or not at all."""
+    lock_outputs_of_suite(session, suite_id, labelling=True)
     session.flush()
     plan, through, chunks = _plan(session, suite_id, timeout, item_ids)
     connection = session.connection()

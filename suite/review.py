@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
 
-from sqlalchemy import CursorResult, Insert, delete, insert, select, update
+from sqlalchemy import Insert, delete, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -101,8 +100,9 @@ def set_manual_label(db: Database, output_id: int, label: str, reviewer: str, co
             raise _conflict(session, output_id)
         if existing is None:
             version = next_versions(session, [output_id])[output_id]
-            done = cast("CursorResult[Any]", session.execute(
-                _insert_new(session).values(output_id=output_id, version=version, **values))).rowcount
+            # Counted by RETURNING: an INSERT's rowcount is -1 through psycopg unless asked to be kept.
+            done = len(session.execute(_insert_new(session).values(output_id=output_id, version=version, **values)
+                                       .returning(ManualLabel.output_id)).all())
             before = None
         else:
             before = _fields(existing)

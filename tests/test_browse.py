@@ -39,10 +39,11 @@ from suite.browse import (
 from suite.demo import DEMO_SUITE, create_demo
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_reviews, import_suite
+from suite.label_counts import LabelCounts
 from suite.labelling import label_counts, relabel
 from suite.review import set_manual_label
 from suite.rules import ItemMatcher, RuleSpec
-from suite.tree import LabelCounts, suite_tree
+from suite.tree import suite_tree
 
 LABEL_ORDER = ("pass", "fail", "conflict", "unknown", "error")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

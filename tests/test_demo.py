@@ -3,9 +3,16 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import func, select
 
+from store import Database
 from store.models import Item, Output, Suite
 from suite.demo import DEMO_SUITE, create_demo
 from suite.errors import TsqeError
+
+
+@pytest.fixture
+def db(any_db: Database) -> Database:
+    """Every test of this module that takes a database runs on SQLite and on PostgreSQL."""
+    return any_db
 
 
 def test_create_demo_summarises_what_it_loaded(db) -> None:  # type: ignore[no-untyped-def]

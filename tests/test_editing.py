@@ -2,7 +2,6 @@
 writes history and refuses stale saves; removing an item and restoring it loses nothing."""
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,11 +61,10 @@ BANK = "amb-01"  # positive \bbench\b, negative \bbank\b; 4 outputs, output "...
 
 
 @pytest.fixture
-def demo(tmp_path: Path) -> Iterator[Database]:
-    database = open_database(tmp_path / "demo.sqlite")
-    create_demo(database)
-    yield database
-    database.close()
+def demo(any_db: Database) -> Database:
+    """The demo suite, on SQLite and on PostgreSQL."""
+    create_demo(any_db)
+    return any_db
 
 
 def manual_labels(db: Database) -> dict[int, tuple[str, str]]:

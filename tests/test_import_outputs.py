@@ -12,6 +12,12 @@ from suite.errors import InputFileError, TsqeError
 from suite.importers import import_outputs
 
 
+@pytest.fixture
+def db(any_db: Database) -> Database:
+    """Every test of this module that takes a database runs on SQLite and on PostgreSQL."""
+    return any_db
+
+
 def outputs_by_system(db: Database) -> dict[tuple[str, str], str]:
     with db.session() as session:
         rows = session.execute(select(Item.external_id, System.name, Output.text)

@@ -12,6 +12,12 @@ from suite.errors import InputFileError, TsqeError
 from suite.importers import import_qe_scores, import_reviews
 
 
+@pytest.fixture
+def db(any_db: Database) -> Database:
+    """Every test of this module that takes a database runs on SQLite and on PostgreSQL."""
+    return any_db
+
+
 def scores(db: Database, name: str) -> dict[tuple[str, str], float]:
     with db.session() as session:
         rows = session.execute(select(Item.external_id, Output.text, QEScore.score)

@@ -1,24 +1,20 @@
-"""The same code on PostgreSQL as on SQLite: migrations, the demo, labelling in this process and in workers,
-removing replaced outputs, the report and the labels export.
+"""The same code on PostgreSQL as on SQLite, database to database: the demo's labels, report and labels export,
+labelling again in workers, removing replaced outputs.
 
-Runs when ``TSQE_TEST_POSTGRESQL`` names a server through an account that may create databases, such as
-``postgresql+psycopg://tsqe:tsqe@localhost/postgres`` (needs the ``postgres`` extra); each test works in a
-scratch database of its own, dropped afterwards. Skipped otherwise, as in CI.
+Runs against the server ``TSQE_TEST_POSTGRESQL`` names (``make test`` starts a throw-away one); each test works in
+a scratch database of its own (the ``pg`` fixture of conftest.py), dropped afterwards. Most other tests of the
+store, labelling, reviews and editing run on both databases through the ``any_db`` fixture.
 """
 from __future__ import annotations
 
 import csv
-import os
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from import_helpers import small_suite, write
-from sqlalchemy import create_engine, update
-from sqlalchemy.engine import make_url
+from sqlalchemy import update
 
-from store import Database, open_database
+from store import Database
 from store.models import LabelFingerprint
 from suite.demo import create_demo
 from suite.export import export_labels
@@ -26,27 +22,6 @@ from suite.importers import import_outputs
 from suite.labelling import label_counts, relabel
 from suite.report import systems_report
 from suite.tables import render
-
-SERVER = os.environ.get("TSQE_TEST_POSTGRESQL")
-pytestmark = pytest.mark.skipif(not SERVER, reason="TSQE_TEST_POSTGRESQL does not name a PostgreSQL server")
-
-
-@pytest.fixture
-def pg(tmp_path: Path) -> Iterator[Database]:
-    pytest.importorskip("psycopg")
-    assert SERVER is not None
-    admin = create_engine(SERVER, isolation_level="AUTOCOMMIT")
-    name = f"tsqe_test_{uuid.uuid4().hex[:12]}"
-    with admin.connect() as connection:
-        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    database = open_database(make_url(SERVER).set(database=name).render_as_string(hide_password=False))
-    try:
-        yield database
-    finally:
-        database.close()
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'DROP DATABASE "{name}"')
-        admin.dispose()
 
 
 def exported(database: Database, path: Path) -> list[list[str]]:

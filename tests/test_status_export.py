@@ -3,6 +3,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
 from import_helpers import small_suite, write
 from label_helpers import write_automatic_labels
 from sqlalchemy import select
@@ -12,6 +13,12 @@ from store.models import Item, Output
 from suite.export import LABEL_COLUMNS, export_labels
 from suite.importers import import_reviews
 from suite.status import suite_status
+
+
+@pytest.fixture
+def db(any_db: Database) -> Database:
+    """Every test of this module that takes a database runs on SQLite and on PostgreSQL."""
+    return any_db
 
 
 def label_outputs(db: Database) -> None:

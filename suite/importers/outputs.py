@@ -19,6 +19,7 @@ from sqlalchemy import case, delete, exists, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.locks import lock_outputs_of_suite
 from store.models import Item, LabelFingerprint, ManualLabel, Output, System, SystemOutput
 from suite.errors import TsqeError
 from suite.importers.lookups import SuiteIndex, check_length, max_length, output_ids, resolve_item
@@ -66,6 +67,7 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
             rows = _rows_by_source(session, suite.id, path, Path(source), system, problems, counts)
         problems.raise_if_any()
         task.progress(1, 2, "writing MT outputs")
+        lock_outputs_of_suite(session, suite.id, labelling=False)  # before the new outputs take their ids
         counts.update(_write(session, suite.id, index, rows))
         task.progress(2, 2, "MT outputs imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings)

@@ -1,0 +1,224 @@
+"""Killing tsqe (SIGKILL) in the middle of a job leaves a sound database holding all or none of the job.
+
+Each job (importing the demo suite, importing its outputs, relabelling, training a pairwise-gb QE model,
+``tsqe score --metric chrf`` and ``tsqe qe metric --metric chrf``) runs once to completion to measure its
+duration and its completed state, then is started again from the before-state and killed at 20 seeded
+uniform random moments of that duration, plus right at the start and near the end. After every kill the file
+must pass ``PRAGMA integrity_check`` and ``foreign_key_check`` and hold exactly the before-state or the
+completed state (every table, datetime columns aside).
+
+Starting ``python -m cli`` costs seconds of imports (torch, scikit-learn, Qt-free but heavy), far longer than
+the jobs on the demo suite, so kills at uniform times would nearly all land before the database is opened.
+The commands therefore run in children forked from one ``python`` process that has already imported the CLI
+(``_serve`` below): each child runs ``tsqe ARGS`` exactly as the script does, with its own connections, and is
+the process that gets killed. The duration measured is the command's, from fork to exit.
+
+Run only these tests with ``pytest -m crash``; ``-s`` shows the figures.
+"""
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import closing
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "suite" / "demo"
+RANDOM_KILLS = 20
+SEED = 20261123
+
+pytestmark = pytest.mark.crash
+
+State = dict[str, list[tuple[object, ...]]]
+
+
+def _serve() -> None:
+    """Read ``{"args": [...], "db": PATH, "kill_after": SECONDS|null}`` lines; run each in a forked child and
+    answer ``{"seconds": ..., "status": ..., "killed": bool}``."""
+    import cli.main
+    import filters.qe_proxy  # noqa: F401  (imported lazily by the commands; preloaded so forks start warm)
+    import filters.scoring  # noqa: F401
+    import qe.training  # noqa: F401
+
+    cli.main._register_commands()
+    protocol = os.fdopen(os.dup(1), "w", buffering=1)
+    for line in sys.stdin:
+        request = json.loads(line)
+        start = time.monotonic()
+        pid = os.fork()
+        if pid == 0:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            code = 1
+            try:
+                cli.main.app(args=["--db", request["db"], *request["args"]], prog_name="tsqe")
+            except SystemExit as stop:
+                code = stop.code if isinstance(stop.code, int) else 1
+            finally:
+                os._exit(code)
+        killed = False
+        if request["kill_after"] is not None:
+            deadline = start + request["kill_after"]
+            while time.monotonic() < deadline:
+                finished, status = os.waitpid(pid, os.WNOHANG)
+                if finished:
+                    break
+                time.sleep(0.002)
+            else:
+                os.kill(pid, signal.SIGKILL)
+                killed = True
+                _, status = os.waitpid(pid, 0)
+        else:
+            _, status = os.waitpid(pid, 0)
+        protocol.write(json.dumps({"seconds": time.monotonic() - start, "status": status, "killed": killed}) + "\n")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    seconds: float
+    status: int
+    killed: bool
+
+
+class Runner:
+    def __init__(self) -> None:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+               "QT_QPA_PLATFORM": "offscreen", "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        self.process = subprocess.Popen([sys.executable, __file__, "serve"], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+
+    def run(self, db: Path, args: list[str], kill_after: float | None = None) -> Outcome:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps({"db": str(db), "args": args, "kill_after": kill_after}) + "\n")
+        self.process.stdin.flush()
+        answer = json.loads(self.process.stdout.readline())
+        return Outcome(answer["seconds"], answer["status"], answer["killed"])
+
+    def close(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def runner() -> Iterator[Runner]:
+    serving = Runner()
+    yield serving
+    serving.close()
+
+
+def _copy(source: Path, target: Path) -> None:
+    """A self-contained copy (what sits in ``-wal`` included), through SQLite's backup API."""
+    for stale in (target, target.with_name(target.name + "-wal"), target.with_name(target.name + "-shm")):
+        stale.unlink(missing_ok=True)
+    with closing(sqlite3.connect(source)) as src, closing(sqlite3.connect(target)) as dst:
+        src.backup(dst)
+
+
+def _state(path: Path) -> State:
+    """Every table's rows, sorted, without the datetime columns (a re-run writes other times)."""
+    with closing(sqlite3.connect(path)) as conn:
+        tables = [name for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
+        state: State = {}
+        for table in tables:
+            columns = [f'"{name}"' for _, name, kind, *_ in conn.execute(f'PRAGMA table_info("{table}")')
+                       if kind.upper() not in ("DATETIME", "TIMESTAMP")]
+            rows = conn.execute(f'SELECT {", ".join(columns)} FROM "{table}"').fetchall()
+            state[table] = sorted(rows, key=repr)
+        return state
+
+
+def _sound(path: Path) -> None:
+    with closing(sqlite3.connect(path)) as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+
+
+@dataclass(frozen=True)
+class Job:
+    name: str
+    before: str  # the state the job starts from
+    args: list[str]
+
+
+DEMO_SUITE = ["import", "suite", str(DEMO / "suite.tsv"), "--name", "demo", "--source-lang", "de",
+              "--target-lang", "en"]
+STEPS: dict[str, list[str]] = {  # each state is the previous one after these arguments
+    "suite": DEMO_SUITE,
+    "outputs": ["import", "outputs", str(DEMO / "outputs.tsv")],
+    "labelled": ["label"],
+    "reviewed": ["import", "labels", str(DEMO / "reviews.tsv")],
+}
+JOBS = [
+    Job("import suite", "empty", DEMO_SUITE),
+    Job("import outputs", "suite", STEPS["outputs"]),
+    Job("relabel", "outputs", STEPS["labelled"]),
+    Job("qe train pairwise-gb", "reviewed", ["qe", "train", "--name", "gb", "--kind", "pairwise-gb"]),
+    Job("score chrf", "reviewed", ["score", "--metric", "chrf", "--out", "{tmp}/scores.tsv"]),
+    Job("qe metric chrf", "reviewed", ["qe", "metric", "--metric", "chrf"]),
+]
+
+
+@pytest.fixture(scope="module")
+def states(runner: Runner, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The before-states of the jobs: an empty migrated database, then the demo built one step at a time."""
+    folder = tmp_path_factory.mktemp("states")
+    paths = {"empty": folder / "empty.sqlite"}
+    assert runner.run(paths["empty"], ["init"]).status == 0
+    previous = paths["empty"]
+    for name, args in STEPS.items():
+        paths[name] = folder / f"{name}.sqlite"
+        _copy(previous, paths[name])
+        assert runner.run(paths[name], args).status == 0, name
+        previous = paths[name]
+    return paths
+
+
+def kill_moments(duration: float, rng: random.Random) -> list[float]:
+    """A few kills right at the start and the end, the rest uniform over the job's duration."""
+    return [0.0, 0.01] + [rng.uniform(0, duration) for _ in range(RANDOM_KILLS)] + [0.97 * duration, duration]
+
+
+@pytest.mark.parametrize("job", JOBS, ids=[job.name for job in JOBS])
+def test_a_killed_job_leaves_all_or_nothing(job: Job, runner: Runner, states: dict[str, Path],
+                                            tmp_path: Path) -> None:
+    args = [arg.replace("{tmp}", str(tmp_path)) for arg in job.args]
+    before = _state(states[job.before])
+    work = tmp_path / "work.sqlite"
+    _copy(states[job.before], work)
+    completed_run = runner.run(work, args)
+    assert completed_run.status == 0
+    completed = _state(work)
+    assert completed != before, "the job wrote nothing, so the test would prove nothing"
+
+    rng = random.Random(f"{SEED}-{job.name}")
+    outcomes = {"none": 0, "all": 0}
+    killed = 0
+    for moment in kill_moments(completed_run.seconds, rng):
+        _copy(states[job.before], work)
+        outcome = runner.run(work, args, kill_after=moment)
+        killed += outcome.killed
+        _sound(work)
+        state = _state(work)
+        assert state in (before, completed), f"{job.name} killed after {moment:.3f} s left a partial state"
+        outcomes["none" if state == before else "all"] += 1
+    print(f"\n{job.name}: {completed_run.seconds:.2f} s; {killed} of {sum(outcomes.values())} kill points "
+          f"hit the running job and all left a sound database ({outcomes['none']} before-state, "
+          f"{outcomes['all']} completed state)")
+    assert killed >= RANDOM_KILLS // 2
+
+
+if __name__ == "__main__" and sys.argv[1:] == ["serve"]:
+    _serve()
