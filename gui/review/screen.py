@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.operations import OpChanges, Operations
-from gui.review.delegate import SpanDelegate
+from gui.review.delegate import CellDelegate
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
 from gui.state import AppState
@@ -113,7 +113,7 @@ class ReviewScreen(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.verticalHeader().hide()
-        self.table.setItemDelegateForColumn(COLUMN["output"], SpanDelegate(self.table))
+        self.table.setItemDelegate(CellDelegate(self.table))
         header = self.table.horizontalHeader()
         header.setSectionsMovable(True)
         header.setSortIndicator(COLUMN["item"], Qt.SortOrder.AscendingOrder)
@@ -287,7 +287,8 @@ class ReviewScreen(QWidget):
             self.requery(again=True)
         elif changes.labels or changes.rules:
             first, last = self._visible_rows()
-            self.model.refresh([self.model.output_id(r) for r in range(first, last + 1)])
+            shown = (self.model.output_id(r) for r in range(first, last + 1))
+            self.model.refresh([i for i in shown if i is not None])
 
     def _visible_rows(self) -> tuple[int, int]:
         count = self.model.rowCount()

@@ -5,16 +5,24 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QAbstractItemModelTester
 from sqlalchemy import select
 
+import gui.review.model as model_module
 from gui.main_window import MainWindow
 from gui.review.model import COLUMN, ReviewModel
 from store.models import KnownTranslation, ManualLabel
-from suite.browse import OutputFilter, output_rows
+from suite.browse import OutputFilter, output_ids, output_rows
 from suite.labelling import relabel
 
 
 def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 30), timeout=5000)
+
+
+def _shown(window: MainWindow, row: int) -> int:
+    """The output in this row of the review table, which must have arrived."""
+    output_id = window.review.model.output_id(row)
+    assert output_id is not None
+    return output_id
 
 
 def _manual(window: MainWindow, output_id: int) -> tuple[str, str] | None:
@@ -30,7 +38,7 @@ def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbo
     _settle(qtbot, window)
     review.table.setFocus()
     review.set_current_row(0)
-    first = review.model.output_id(0)
+    first = _shown(window, 0)
     qtbot.keyClick(review.table, Qt.Key.Key_F)
     _settle(qtbot, window)
     assert _manual(window, first) == ("fail", "Test Reviewer")
@@ -39,7 +47,7 @@ def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbo
     assert review.model.output_id(0) == first
     assert review.model.index(0, COLUMN["manual"]).data() == "fail (TR)"
     assert review.model.index(0, COLUMN["manual"]).data(Qt.ItemDataRole.FontRole).bold()
-    second = review.model.output_id(1)
+    second = _shown(window, 1)
     qtbot.keyClick(review.table, Qt.Key.Key_P)
     _settle(qtbot, window)
     assert _manual(window, second) == ("pass", "Test Reviewer")
@@ -75,7 +83,7 @@ def test_one_decision_for_several_rows(qtbot, window: MainWindow) -> None:
         review.table.selectionModel().select(review.model.index(row, 0),
                                              review.table.selectionModel().SelectionFlag.Select
                                              | review.table.selectionModel().SelectionFlag.Rows)
-    ids = [review.model.output_id(r) for r in (2, 3, 4)]
+    ids = [_shown(window, r) for r in (2, 3, 4)]
     qtbot.keyClick(review.table, Qt.Key.Key_F)
     _settle(qtbot, window)
     assert [_manual(window, i) for i in ids] == [("fail", "Test Reviewer")] * 3
@@ -155,6 +163,32 @@ def test_the_review_model_passes_qt_model_checks(qtbot, window: MainWindow) -> N
     del tester
 
 
+def test_the_model_reads_blocks_by_offset_in_the_core_order(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Blocks of 20 on the demo's 250 outputs: the first block comes with the total, the rest only when asked for,
+    and together they are exactly the core's order (no row skipped or repeated at block edges)."""
+    monkeypatch.setattr(model_module, "BLOCK", 20)
+    model = ReviewModel(window.state, window.ops)
+    tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
+    model.sort(COLUMN["output"], Qt.SortOrder.DescendingOrder)
+    assert window.ops.wait_idle()
+    assert window.state.db is not None and window.state.suite_name is not None
+    expected = output_ids(window.state.db, OutputFilter(), suite_name=window.state.suite_name, sort="text",
+                          descending=True)
+    assert model.rowCount() == len(expected) == 250
+    assert model.all_cached(0, 19) and not model.all_cached(0, 20) and model.cached(100) is None
+    last = len(expected) - 1
+    model.prefetch(last - 5, last)  # the block on screen at the end, not those above it
+    assert window.ops.wait_idle()
+    assert model.all_cached(240, last) and not model.all_cached(220, 239)
+    assert model.row_of(expected[last]) == last and model.row_of(expected[100]) is None
+    for row in range(0, len(expected), 20):
+        model.fetch(row)
+    assert window.ops.wait_idle()
+    assert [model.output_id(r) for r in range(len(expected))] == expected
+    assert model.index(100, COLUMN["output"]).data() == model.cached(100).text  # type: ignore[union-attr]
+    del tester
+
+
 def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow) -> None:
     from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -163,7 +197,7 @@ def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow)
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
-    first = review.model.output_id(0)
+    first = _shown(window, 0)
     assert window.state.db is not None
     set_manual_label(window.state.db, first, "pass", "Someone Else")  # another reviewer, after the table was read
     review.table.setFocus()
