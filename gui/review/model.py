@@ -24,7 +24,7 @@ from gui.colours import LABEL_COLOURS
 from gui.operations import Operations
 from gui.state import AppState
 from store import Database
-from suite.browse import OutputFilter, OutputPage, OutputRow, browse_outputs, output_rows, output_spans
+from suite.browse import OutputFilter, OutputPage, OutputRow, browse_outputs, output_ids, output_rows, output_spans
 from suite.rules import Span
 
 NO_PARENT = QModelIndex()  # the invalid index: Qt's default argument for "top level"
@@ -123,6 +123,14 @@ class Query:
                               descending=self.descending, limit=BLOCK, offset=offset)
         return page, output_spans(self.db, [r.output_id for r in page.rows])
 
+    def ids(self) -> list[int]:
+        """Every matching id in order: the snapshot later blocks are read by, once it has arrived."""
+        return output_ids(self.db, self.filter, suite_name=self.suite_name, sort=self.sort,
+                          descending=self.descending)
+
+    def rows(self, ids: list[int]) -> tuple[OutputPage, dict[int, list[Span]]]:
+        return OutputPage(len(ids), output_rows(self.db, ids)), output_spans(self.db, ids)
+
 
 def _cells(row: OutputRow, spans: list[Span]) -> tuple[Cell, ...]:
     manual = row.manual_label is not None
@@ -146,6 +154,10 @@ class ReviewModel(QAbstractTableModel):
         self._rows: dict[int, OutputRow] = {}
         self._spans: dict[int, list[Span]] = {}
         self._pending: set[int] = set()  # blocks asked for
+        self._snapshot: list[int] | None = None
+        """The query's ids as they were when it ran, read in the background after its first block: later blocks
+        are read by these ids, not by offset, so that rows a reviewer decides (and that thereby leave a filter
+        such as "not reviewed") do not shift the rows of blocks not read yet, which would skip some unseen."""
         self._generation = 0  # bumped by every new query's results; older blocks that arrive late are dropped
         self.filter = OutputFilter()
         self.sort_key = "item"
@@ -189,9 +201,17 @@ class ReviewModel(QAbstractTableModel):
         self._shown.clear()
         self._spans.clear()
         self._pending = {0}
+        self._snapshot = None
         self._keep(0, page.rows, spans)
         self.endResetModel()
         self.loaded.emit()
+        if question is not None and page.total > len(page.rows):
+            generation = self._generation
+            self._ops.read(lambda task: question.ids(), lambda ids: self._snapshot_arrived(generation, ids))
+
+    def _snapshot_arrived(self, generation: int, ids: list[int]) -> None:
+        if generation == self._generation and len(ids) == self._total:
+            self._snapshot = ids
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         key = COLUMNS[column].sort if 0 <= column < len(COLUMNS) else None
@@ -227,6 +247,12 @@ class ReviewModel(QAbstractTableModel):
             return
         self._pending.add(block)
         generation = self._generation
+        snapshot = self._snapshot
+        if snapshot is not None:
+            ids = snapshot[block * BLOCK:(block + 1) * BLOCK]
+            self._ops.read(lambda task: question.rows(ids),
+                           lambda result: self._arrived(generation, block, *result, ids=ids))
+            return
         self._ops.read(lambda task: question.block(block * BLOCK),
                        lambda result: self._arrived(generation, block, *result))
 
@@ -244,9 +270,11 @@ class ReviewModel(QAbstractTableModel):
         self._ops.read(lambda task: (output_rows(db, ids), output_spans(db, ids)),
                        lambda result: self._refreshed(generation, *result))
 
-    def _keep(self, block: int, rows: list[OutputRow], spans: dict[int, list[Span]]) -> None:
-        self._blocks[block] = [r.output_id for r in rows]
-        self._row_of.update((r.output_id, block * BLOCK + i) for i, r in enumerate(rows))
+    def _keep(self, block: int, rows: list[OutputRow], spans: dict[int, list[Span]],
+              ids: list[int] | None = None) -> None:
+        """Cache a block; ``ids`` (a snapshot's) keep their places even if some output vanished since."""
+        self._blocks[block] = ids if ids is not None else [r.output_id for r in rows]
+        self._row_of.update((output_id, block * BLOCK + i) for i, output_id in enumerate(self._blocks[block]))
         self._store(rows, spans)
 
     def _store(self, rows: list[OutputRow], spans: dict[int, list[Span]]) -> None:
@@ -254,10 +282,11 @@ class ReviewModel(QAbstractTableModel):
         self._spans.update(spans)
         self._shown.update((r.output_id, _cells(r, self._spans.get(r.output_id, []))) for r in rows)
 
-    def _arrived(self, generation: int, block: int, page: OutputPage, spans: dict[int, list[Span]]) -> None:
+    def _arrived(self, generation: int, block: int, page: OutputPage, spans: dict[int, list[Span]],
+                 ids: list[int] | None = None) -> None:
         if generation != self._generation:
             return
-        self._keep(block, page.rows, spans)
+        self._keep(block, page.rows, spans, ids)
         last = min(self._total, (block + 1) * BLOCK) - 1
         if last >= block * BLOCK:
             self.dataChanged.emit(self.index(block * BLOCK, 0), self.index(last, len(COLUMNS) - 1))

@@ -11,6 +11,7 @@ from gui.review.model import COLUMN, ReviewModel
 from store.models import KnownTranslation, ManualLabel
 from suite.browse import OutputFilter, output_ids, output_rows
 from suite.labelling import relabel
+from suite.review import set_manual_label
 
 
 def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
@@ -187,6 +188,26 @@ def test_the_model_reads_blocks_by_offset_in_the_core_order(qtbot, window: MainW
     assert [model.output_id(r) for r in range(len(expected))] == expected
     assert model.index(100, COLUMN["output"]).data() == model.cached(100).text  # type: ignore[union-attr]
     del tester
+
+
+def test_deciding_rows_under_a_filter_skips_none_of_the_later_blocks(qtbot, window: MainWindow,
+                                                                     monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Under "not reviewed", decided rows leave the query's results; later blocks are read by the ids the query
+    had when it ran, so none of the rows below them is skipped (reading by offset would skip as many as were
+    decided)."""
+    monkeypatch.setattr(model_module, "BLOCK", 20)
+    db, suite_name = window.state.db, window.state.suite_name
+    assert db is not None and suite_name is not None
+    model = ReviewModel(window.state, window.ops)
+    model.query(OutputFilter(reviewed=False))
+    assert window.ops.wait_idle()
+    expected = output_ids(db, OutputFilter(reviewed=False), suite_name=suite_name)
+    assert model.rowCount() == len(expected) > 40
+    for output_id in expected[:20]:
+        set_manual_label(db, output_id, "pass", "ada")
+    model.fetch(20)
+    assert window.ops.wait_idle()
+    assert [model.output_id(row) for row in range(20, 40)] == expected[20:40]
 
 
 def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow) -> None:
