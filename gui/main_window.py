@@ -35,7 +35,6 @@ from PySide6.QtWidgets import (
     QToolBar,
     QWidget,
 )
-from sqlalchemy.engine import make_url
 
 from gui.colours import LABEL_COLOURS
 from gui.editor.screen import ItemEditorScreen
@@ -72,11 +71,6 @@ LANGUAGE_PAIR = re.compile(r"([a-z]{2,3})\s*-\s*([a-z]{2,3})")
 
 def demo_path() -> Path:
     return Path(platformdirs.user_data_dir("tsqe", appauthor=False)) / "demo.sqlite"
-
-
-def database_name(db: Database) -> str:
-    url = make_url(db.url)
-    return Path(url.database).name if url.get_backend_name() == "sqlite" and url.database else db.url
 
 
 def open_with_suites(target: str) -> tuple[Database, list[str]]:
@@ -344,7 +338,7 @@ class MainWindow(QMainWindow):
             self.setWindowTitle("tsqe")
             return
         suite = self.state.suite_name or "no suite"
-        self.setWindowTitle(f"tsqe — {suite} · {database_name(db)}")
+        self.setWindowTitle(f"tsqe — {suite} · {db.display_name}")
 
     # --- long work --------------------------------------------------------------------------------
     def label_all(self) -> None:

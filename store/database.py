@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import OperationalError
@@ -36,6 +37,14 @@ class Database:
     @property
     def url(self) -> str:
         return self.engine.url.render_as_string(hide_password=True)
+
+    @property
+    def display_name(self) -> str:
+        """What a window title calls the database: a SQLite file's name, else the URL without its password."""
+        url = self.engine.url
+        if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
+            return Path(str(url.database)).name
+        return self.url
 
     def session(self) -> Session:
         return self._sessions()

@@ -5,14 +5,13 @@ tokens) shows at a glance what the test rule and the QE system had to notice.
 """
 from __future__ import annotations
 
-import difflib
 import html
-import re
 
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from gui.colours import LABEL_COLOURS, NEGATIVE, POSITIVE
 from qe.pair_verdicts import PairVerdict
+from suite.word_diff import word_diff
 
 SHOWN_PAIRS = 400
 """A row of the DFKI suite has thousands of pairs; the first few hundred say what there is to say."""
@@ -20,21 +19,19 @@ VERDICT_COLOURS = {"correct": LABEL_COLOURS["pass"], "wrong": LABEL_COLOURS["fai
                    "tie": LABEL_COLOURS["conflict"], "unscored": LABEL_COLOURS["unknown"]}
 PASS_TINT = "#c8eadf"  # the pass and fail colours mixed with white: dark text stays readable on them
 FAIL_TINT = "#f5d3bf"
-_TOKENS = re.compile(r"\w+|[^\w\s]+|\s+")
 
 
 def highlighted_diff(passing: str, failing: str) -> tuple[str, str]:
     """Both outputs as HTML, the words only one of them has tinted in its label's colour."""
-    a, b = _TOKENS.findall(passing), _TOKENS.findall(failing)
     left: list[str] = []
     right: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
-        if op == "equal":
-            left.append(html.escape("".join(a[i1:i2])))
-            right.append(html.escape("".join(b[j1:j2])))
+    for run in word_diff(passing, failing):
+        if run.equal:
+            left.append(html.escape(run.old))
+            right.append(html.escape(run.new))
             continue
-        left.append(_marked("".join(a[i1:i2]), PASS_TINT))
-        right.append(_marked("".join(b[j1:j2]), FAIL_TINT))
+        left.append(_marked(run.old, PASS_TINT))
+        right.append(_marked(run.new, FAIL_TINT))
     return "".join(left), "".join(right)
 
 

@@ -6,7 +6,6 @@ read in the background from ``suite.editing.item_detail`` and ``suite.review.exp
 """
 from __future__ import annotations
 
-import difflib
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from suite.browse import OutputRow
 from suite.editing import ItemDetail, item_detail
 from suite.review import Explanation, explain
 from suite.rules import Span
+from suite.word_diff import closest, word_diff
 
 INSERTED = "#56B4E9"  # Okabe–Ito sky blue: not a label colour, so a difference never reads as pass or fail
 
@@ -38,26 +38,20 @@ def load_detail(state: AppState, row: OutputRow) -> Detail:
     return Detail(row, item_detail(state.db, row.item_id), explain(state.db, row.output_id))
 
 
-def closest(text: str, candidates: Sequence[tuple[str, str]]) -> tuple[str, str] | None:
-    """The (what, text) among references and known translations most like the output, by word overlap."""
-    words = text.split()
-    scored = [(difflib.SequenceMatcher(None, words, c.split()).ratio(), i) for i, (_, c) in enumerate(candidates)]
-    return candidates[max(scored)[1]] if scored else None
-
-
 def diff_html(output: str, other: str) -> str:
-    """The output word by word against another translation: its extra words tinted, missing ones struck."""
-    a, b = other.split(), output.split()
+    """The output against another translation: its extra words tinted, missing ones struck."""
     parts: list[str] = []
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
-        if op == "equal":
-            parts.append(html.escape(" ".join(b[j1:j2])))
+    for run in word_diff(other, output):
+        if run.equal:
+            parts.append(html.escape(run.new))
             continue
-        if op in ("delete", "replace"):
-            parts.append(f'<s style="color:#777777">{html.escape(" ".join(a[i1:i2]))}</s>')
-        if op in ("insert", "replace"):
-            parts.append(f'<span style="background:{INSERTED}">{html.escape(" ".join(b[j1:j2]))}</span>')
-    return " ".join(parts)
+        if run.old.strip():
+            parts.append(f'<s style="color:#777777">{html.escape(run.old)}</s>')
+        if run.new.strip():
+            parts.append(f'<span style="background:{INSERTED}">{html.escape(run.new)}</span>')
+        elif run.new:
+            parts.append(html.escape(run.new))
+    return "".join(parts)
 
 
 def spans_html(text: str, spans: Sequence[Span]) -> str:
@@ -101,7 +95,8 @@ def detail_html(detail: Detail) -> str:
                      + (f" — “{html.escape(row.comment)}”" if row.comment else "") + "</p>")
     candidates = [(f"reference ({r.kind})", r.text) for r in item.references]
     candidates += [(f"known {k.kind} translation", k.text) for k in item.known]
-    best = closest(why.text, candidates)
+    found = closest(why.text, [text for _, text in candidates])
+    best = None if found is None else candidates[found]
     if best is not None and best[1].split() == why.text.split():
         parts.append(f"<p>identical to a {html.escape(best[0])}</p>")
     elif best is not None:
