@@ -47,6 +47,8 @@ def diff_html(output: str, other: str) -> str:
             continue
         if run.old.strip():
             parts.append(f'<s style="color:#777777">{html.escape(run.old)}</s>')
+            if run.new.strip():
+                parts.append(" ")  # between what was struck and what replaced it, as in running text
         if run.new.strip():
             parts.append(f'<span style="background:{INSERTED}">{html.escape(run.new)}</span>')
         elif run.new:
