@@ -159,6 +159,7 @@ class MainWindow(QMainWindow):
         self.state.suite_changed.connect(self._suite_changed)
         self.state.review_requested.connect(lambda _: self.tabs.setCurrentWidget(self.review))
         self.tabs.currentChanged.connect(lambda i: QSettings().setValue("window/tab", i))
+        self.tabs.currentChanged.connect(lambda _: self.focus_screen())
         self._update_title()
 
     # --- menus ------------------------------------------------------------------------------------
@@ -243,10 +244,28 @@ class MainWindow(QMainWindow):
         menu.addActions(actions)
         return menu
 
+    def focus_screen(self) -> None:
+        """Give the keyboard to what the current screen is worked with, after Ctrl+1…5 and on opening.
+
+        Found by using the window under Xvfb with the keyboard alone: the window opened with the tree's search box
+        focused, so a reviewer's first P typed "p" into it, and Ctrl+2 showed Review without giving its table the
+        keys. The Item & rules screen without an item hands the keys to the tree, where typing an id selects it.
+        """
+        screen = self.tabs.currentWidget()
+        if screen is self.editor:
+            if self.editor.draft is None:
+                self.tree.view.setFocus()
+            return
+        view = self.review.table if screen is self.review else getattr(screen, "view", None)
+        if isinstance(view, QWidget):
+            view.setFocus()
+
     def focus_search(self) -> None:
         screen = self.tabs.currentWidget()
         search = getattr(screen, "focus_search", None)
-        if search is not None:
+        if screen is self.editor and self.editor.draft is None:
+            self._focus_tree_search()
+        elif search is not None:
             search()
         elif screen is self.review:
             self.review.text_box.setFocus()
@@ -488,6 +507,7 @@ class MainWindow(QMainWindow):
             if restore is not None:
                 restore(settings)
         self.detail_toggle.setChecked(not self.review.detail.isHidden())
+        self.focus_screen()
 
     def save_settings(self) -> None:
         settings = QSettings()

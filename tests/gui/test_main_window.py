@@ -156,3 +156,20 @@ def test_the_suite_exports_to_a_file_the_importer_reads(qtbot, window: MainWindo
     assert import_kind(out) == "suite"
     assert len(out.read_text(encoding="utf-8").splitlines()) == 1 + 71  # header and the demo's items
     assert "wrote 71 items" in window.statusBar().currentMessage()
+
+
+def test_switching_to_a_screen_gives_it_the_keys(qtbot, window: MainWindow) -> None:
+    """Found by using the window with the keyboard alone: Ctrl+2 showed Review but P went to the tree's search."""
+    from PySide6.QtWidgets import QApplication
+
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.tree.search.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_3, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is window.systems.view
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is window.review.table
+    qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
+    assert window.editor.draft is None and QApplication.focusWidget() is window.tree.view
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is window.tree.search
