@@ -34,14 +34,14 @@ class EntryModel(DraftRowModel[EntryRow]):
         super().__init__(_COLUMNS, rows_of, parent)
         self.kinds = tuple(kinds)
 
-    def cell(self, row: EntryRow, index: ModelIndex, role: int) -> Any:
+    def cell(self, row: EntryRow, number: int, column: int, role: int) -> Any:
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return row.kind if index.column() == KIND else row.text
-        if role == Qt.ItemDataRole.ForegroundRole and index.column() == KIND and row.kind in ("good", "bad"):
+            return row.kind if column == KIND else row.text
+        if role == Qt.ItemDataRole.ForegroundRole and column == KIND and row.kind in ("good", "bad"):
             return QColor(LABEL_COLOURS["pass" if row.kind == "good" else "fail"])
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == TEXT:
+        if role == Qt.ItemDataRole.ToolTipRole and column == TEXT:
             return row.text or "empty: type a text or remove the row"
-        if role == Qt.ItemDataRole.BackgroundRole and index.column() == TEXT and not row.text.strip():
+        if role == Qt.ItemDataRole.BackgroundRole and column == TEXT and not row.text.strip():
             return QColor("#FDE7E7")
         return None
 

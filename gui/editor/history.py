@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.editor.pane import pane_layout
-from gui.row_table_model import ModelIndex, RowColumn, RowListModel, row_view
+from gui.row_table_model import RowColumn, RowListModel, row_view
 from suite.editing import HistoryRecord
 
 WHEN, WHO, WHAT, CHANGE = range(4)
@@ -39,11 +39,11 @@ class HistoryModel(RowListModel[HistoryRecord]):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(_COLUMNS, parent)
 
-    def cell(self, record: HistoryRecord, index: ModelIndex, role: int) -> Any:
+    def cell(self, record: HistoryRecord, number: int, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             what = f"{record.action} {record.entity.replace('_', ' ')}"
             return (record.at.astimezone().strftime("%d %b %H:%M"), record.author, what,
-                    change_text(record))[index.column()]
+                    change_text(record))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             return (f"{record.at.astimezone():%Y-%m-%d %H:%M:%S} {record.author}: {record.action} "
                     f"{record.entity} {record.entity_id or ''}\nbefore: {_fields(record.before)}\n"

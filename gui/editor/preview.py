@@ -20,7 +20,7 @@ from gui.colours import LABEL_COLOURS
 from gui.editor.pane import pane_layout
 from gui.review.delegate import SpanDelegate
 from gui.review.model import DISPLAY, FONT, FOREGROUND, SPANS_ROLE, TOOLTIP, initials
-from gui.row_table_model import ModelIndex, RowColumn, RowListModel, row_view
+from gui.row_table_model import RowColumn, RowListModel, row_view
 from suite.preview import UNLABELLED, ItemPreview, PreviewOutput
 
 OUTPUT, SYSTEMS, NOW, AFTER, REVIEW = range(5)
@@ -109,8 +109,8 @@ class PreviewModel(RowListModel[_Shown]):
     def output(self, row: int) -> PreviewOutput:
         return self.row(row).output
 
-    def cell(self, row: _Shown, index: ModelIndex, role: int) -> Any:
-        return row.cells[index.column()].get(role)
+    def cell(self, row: _Shown, number: int, column: int, role: int) -> Any:
+        return row.cells[column].get(role)
 
 
 class PreviewPane(QWidget):

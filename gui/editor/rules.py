@@ -67,10 +67,9 @@ class RuleModel(DraftRowModel[RuleRow]):
         if self.rowCount():
             self.dataChanged.emit(self.index(0, MATCHES), self.index(self.rowCount() - 1, MATCHES))
 
-    def cell(self, row: RuleRow, index: ModelIndex, role: int) -> Any:
-        column = index.column()
+    def cell(self, row: RuleRow, number: int, column: int, role: int) -> Any:
         if column == GRIP and role == Qt.ItemDataRole.DisplayRole:
-            return f"⠿ {index.row() + 1}"
+            return f"⠿ {number + 1}"
         if column == PATTERN:
             if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
                 return row.pattern
@@ -83,7 +82,7 @@ class RuleModel(DraftRowModel[RuleRow]):
         if column == IGNORE_CASE and role == Qt.ItemDataRole.CheckStateRole:
             return Qt.CheckState.Checked if row.ignore_case else Qt.CheckState.Unchecked
         if column == MATCHES and role == Qt.ItemDataRole.DisplayRole:
-            return str(self._matches[index.row()]) if index.row() in self._matches else ""
+            return str(self._matches[number]) if number in self._matches else ""
         if column == GRIP and role == Qt.ItemDataRole.ForegroundRole and (row.is_new or row.modified):
             return QColor(LABEL_COLOURS["conflict"])
         return None

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 
 from gui.editor.pane import pane_layout
 from gui.editor.preview import flips_html
-from gui.row_table_model import ModelIndex, RowColumn, RowListModel, row_view
+from gui.row_table_model import RowColumn, RowListModel, row_view
 from suite.preview import SCOPES, ItemFlips, ScopePreview
 
 ITEM, PLACE, FLIPS, OUTPUTS = range(4)
@@ -33,11 +33,11 @@ class ScopeModel(RowListModel[ItemFlips]):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(_COLUMNS, parent)
 
-    def cell(self, item: ItemFlips, index: ModelIndex, role: int) -> Any:
+    def cell(self, item: ItemFlips, number: int, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             return (item.external_id, " / ".join(p for p in (item.category, item.phenomenon) if p),
-                    flips_text(item.flips), str(len(item.output_ids)))[index.column()]
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == ITEM:
+                    flips_text(item.flips), str(len(item.output_ids)))[column]
+        if role == Qt.ItemDataRole.ToolTipRole and column == ITEM:
             return "double-click to open this item"
         return None
 
