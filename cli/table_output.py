@@ -8,7 +8,7 @@ from typing import Any
 import typer
 
 from suite.errors import TsqeError
-from suite.tables import FORMATS, Table, render, suffix_format, write_table
+from suite.tables import FORMATS, Table, render, write_table
 
 FORMAT_HELP = (f"Table format: {', '.join(FORMATS)} (default: text, or what the --out file's suffix names: "
                ".txt .csv .tsv .json .md .tex .html .xlsx).")
@@ -31,11 +31,7 @@ def emit_table(table: Table, fmt: str | None, out: Path | None, *, document: str
         fmt = fmt or "text"
         if fmt == "xlsx":
             raise TsqeError("--format xlsx writes a workbook: give a file with --out FILE.xlsx")
-        sys.stdout.write(document if fmt == "json" and document is not None else render(table, fmt))
+        sys.stdout.write(render(table, fmt, document=document))
         return
-    fmt = fmt or suffix_format(out)
-    if fmt == "json" and document is not None:
-        out.write_bytes(document.encode("utf-8"))
-    else:
-        write_table(table, out, fmt)
+    write_table(table, out, fmt, document=document)
     typer.echo(f"wrote {out}", err=True)

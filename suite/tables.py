@@ -9,7 +9,9 @@ rows, summary rows under a rule, and notes. Display formats (text, md, latex, ht
 percentages with one decimal like the papers, bold for emphasis and a mark (e.g. a dagger) next to a cell;
 data formats (csv, tsv, xlsx) keep fractions in [0, 1], spell intervals and emphasis out as extra columns
 and include the ``flag`` columns that display formats fold into marks. JSON keeps the typed cells as they
-are (value, interval, bold, mark), so a program reading it loses nothing the table has.
+are (value, interval, bold, mark), so a program reading it loses nothing the table has; a result that has a
+JSON document of its own (``to_json``: provenance, settings, counts the table leaves out) is written as that
+document instead, which ``render`` and ``write_table`` take as ``document``.
 
 Rows without a category or phenomenon are called :data:`NO_CATEGORY` / :data:`NO_PHENOMENON` in every table,
 and every table lists categories and phenomena in suite order (first appearance by item position).
@@ -68,8 +70,14 @@ class Table:
         return self.notes + ([bold_prefix + self.bold_note] if self.bold_note else [])
 
 
-def render(table: Table, fmt: str) -> str:
-    """The table as text in one of :data:`FORMATS` except xlsx, which is a workbook: see :func:`write_table`."""
+def render(table: Table, fmt: str, *, document: str | None = None) -> str:
+    """The table as text in one of :data:`FORMATS` except xlsx, which is a workbook: see :func:`write_table`.
+
+    In JSON, a result's own ``document`` stands for the table when given, so that no front-end writes a
+    poorer JSON than another for the same result.
+    """
+    if fmt == "json" and document is not None:
+        return document
     renderers = {"text": render_text, "csv": lambda t: render_delimited(t, ","),
                  "tsv": lambda t: render_delimited(t, "\t"), "json": render_json, "md": render_markdown,
                  "latex": render_latex, "html": render_html}
@@ -89,18 +97,18 @@ def suffix_format(path: str | Path) -> str:
     return SUFFIXES[suffix]
 
 
-def write_table(table: Table, path: str | Path, fmt: str | None = None) -> Path:
+def write_table(table: Table, path: str | Path, fmt: str | None = None, *, document: str | None = None) -> Path:
     """Write the table to ``path`` in ``fmt`` (by default the format its suffix names) and return the path.
 
     Text formats are written as UTF-8 with ``\n`` line ends on every platform, exactly what :func:`render`
-    returns; xlsx goes through pandas and openpyxl with the notes on a second sheet.
+    returns (with ``document`` as there); xlsx goes through pandas and openpyxl with the notes on a second sheet.
     """
     path = Path(path)
     fmt = suffix_format(path) if fmt is None else fmt
     if fmt == "xlsx":
         _write_xlsx(table, path)
     else:
-        path.write_bytes(render(table, fmt).encode("utf-8"))
+        path.write_bytes(render(table, fmt, document=document).encode("utf-8"))
     return path
 
 

@@ -218,6 +218,22 @@ def test_the_out_suffix_names_the_format_and_json_keeps_richer_documents(demo: P
     assert table_json.stdout == render(tables["correlation"], "json")
 
 
+def test_a_results_own_document_is_its_json_and_only_its_json(demo: Path, tmp_path: Path) -> None:
+    """The rule both front-ends write by: JSON is the result's own document when it has one, every other
+    format is the table's."""
+    db = open_database(demo)
+    try:
+        report = systems_report(db)
+    finally:
+        db.close()
+    table, document = report.to_table(), report.to_json() + "\n"
+    assert render(table, "json", document=document) == document != render(table, "json")
+    assert write_table(table, tmp_path / "report.json", document=document).read_bytes() == document.encode("utf-8")
+    assert render(table, "csv", document=document) == render(table, "csv")
+    written = write_table(table, tmp_path / "report.md", document=document)
+    assert written.read_bytes() == render(table, "md").encode("utf-8")
+
+
 def test_only_reference_metrics_become_qe_proxies(demo: Path, tmp_path: Path) -> None:
     copy = tmp_path / "copy.sqlite"  # the shared demo keeps its two QE systems for the other tests
     copy.write_bytes(demo.read_bytes())

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import Literal, Protocol, TypeVar
 
 from store import Database
 from suite import editing
 from suite.editing import EditResult
 
 Entity = Literal["rule", "known", "reference"]
+T = TypeVar("T")
 
 
 class Ledger:
@@ -31,9 +32,20 @@ class Ledger:
             row_id = self._moved[(entity, row_id)]
         return row_id
 
-    def link(self, entity: Entity, old_id: int, new_id: int) -> None:
-        if old_id != new_id:
-            self._moved[(entity, old_id)] = new_id
+    def current(self, entity: Entity, row_id: int) -> tuple[int, int | None]:
+        """Where the row an edit names lives now, and the version that changing or removing it expects."""
+        row_id = self.resolve(entity, row_id)
+        return row_id, self.version(entity, row_id)
+
+    def added(self, entity: Entity, key: int, result: EditResult) -> None:
+        """An add saved: later edits that name ``key`` (a stand-in, or a removed row's id) find the new row."""
+        row_id, version = _saved(result)
+        if key != row_id:
+            self._moved[(entity, key)] = row_id
+        self.seen(entity, row_id, version)
+
+    def changed(self, entity: Entity | Literal["item"], row_id: int, result: EditResult) -> None:
+        self.seen(entity, row_id, _saved(result)[1])
 
     def seen(self, entity: Entity | Literal["item"], row_id: int, version: int) -> None:
         self._versions[(entity, row_id)] = version
@@ -46,6 +58,11 @@ def _saved(result: EditResult) -> tuple[int, int]:
     """The row an add or change saved and its version after it (only a removal reports none)."""
     assert result.entity_id is not None and result.version is not None, "an add or change names its row"
     return result.entity_id, result.version
+
+
+def _if_changed(value: T, before: T) -> T | None:
+    """The core leaves a field passed as None as it is, so a change passes only the fields it changes."""
+    return value if value != before else None
 
 
 class Edit(Protocol):
@@ -69,9 +86,8 @@ class ChangeItem:
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
         result = editing.change_item(
             db, self.item_id, author=author, expected_version=ledger.version("item", self.item_id),
-            source=self.source if self.source != self.before_source else None,
-            comment=self.comment if self.comment != self.before_comment else None)
-        ledger.seen("item", self.item_id, _saved(result)[1])
+            source=_if_changed(self.source, self.before_source), comment=_if_changed(self.comment, self.before_comment))
+        ledger.changed("item", self.item_id, result)
         return ChangeItem(self.item_id, self.before_source, self.before_comment, self.source, self.comment)
 
     def summary(self) -> str:
@@ -89,7 +105,7 @@ class MoveItem:
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
         result = editing.move_item(db, self.item_id, category=self.category, phenomenon=self.phenomenon,
                                    author=author, expected_version=ledger.version("item", self.item_id))
-        ledger.seen("item", self.item_id, _saved(result)[1])
+        ledger.changed("item", self.item_id, result)
         return MoveItem(self.item_id, self.before_category, self.before_phenomenon, self.category, self.phenomenon)
 
     def summary(self) -> str:
@@ -109,9 +125,7 @@ class AddRule:
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
         result = editing.add_rule(db, self.item_id, self.polarity, self.pattern, ignore_case=self.ignore_case,
                                   position=self.position, author=author)
-        rule_id, version = _saved(result)
-        ledger.link("rule", self.key, rule_id)
-        ledger.seen("rule", rule_id, version)
+        ledger.added("rule", self.key, result)
         return RemoveRule(self.item_id, self.key, self.polarity, self.pattern, self.ignore_case, self.position)
 
     def summary(self) -> str:
@@ -129,8 +143,8 @@ class RemoveRule:
     """Where the rule stood, so that undoing the removal puts it back there."""
 
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
-        rule_id = ledger.resolve("rule", self.rule_id)
-        editing.remove_rule(db, rule_id, author=author, expected_version=ledger.version("rule", rule_id))
+        rule_id, expected = ledger.current("rule", self.rule_id)
+        editing.remove_rule(db, rule_id, author=author, expected_version=expected)
         return AddRule(self.item_id, self.polarity, self.pattern, self.ignore_case, self.rule_id, self.position)
 
     def summary(self) -> str:
@@ -146,12 +160,11 @@ class ChangeRule:
     before_ignore_case: bool
 
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
-        rule_id = ledger.resolve("rule", self.rule_id)
-        result = editing.change_rule(
-            db, rule_id, author=author, expected_version=ledger.version("rule", rule_id),
-            pattern=self.pattern if self.pattern != self.before_pattern else None,
-            ignore_case=self.ignore_case if self.ignore_case != self.before_ignore_case else None)
-        ledger.seen("rule", rule_id, _saved(result)[1])
+        rule_id, expected = ledger.current("rule", self.rule_id)
+        result = editing.change_rule(db, rule_id, author=author, expected_version=expected,
+                                     pattern=_if_changed(self.pattern, self.before_pattern),
+                                     ignore_case=_if_changed(self.ignore_case, self.before_ignore_case))
+        ledger.changed("rule", rule_id, result)
         return ChangeRule(self.rule_id, self.before_pattern, self.before_ignore_case, self.pattern, self.ignore_case)
 
     def summary(self) -> str:
@@ -190,9 +203,7 @@ class AddEntry:
             result = editing.add_known(db, self.item_id, self.kind, self.text, author=author)
         else:
             result = editing.add_reference(db, self.item_id, self.text, kind=self.kind, author=author)
-        entry_id, version = _saved(result)
-        ledger.link(self.entity, self.key, entry_id)
-        ledger.seen(self.entity, entry_id, version)
+        ledger.added(self.entity, self.key, result)
         return RemoveEntry(self.entity, self.item_id, self.key, self.kind, self.text)
 
     def summary(self) -> str:
@@ -208,9 +219,9 @@ class RemoveEntry:
     text: str
 
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
-        entry_id = ledger.resolve(self.entity, self.entry_id)
+        entry_id, expected = ledger.current(self.entity, self.entry_id)
         remove = editing.remove_known if self.entity == "known" else editing.remove_reference
-        remove(db, entry_id, author=author, expected_version=ledger.version(self.entity, entry_id))
+        remove(db, entry_id, author=author, expected_version=expected)
         return AddEntry(self.entity, self.item_id, self.kind, self.text, self.entry_id)
 
     def summary(self) -> str:
@@ -227,12 +238,11 @@ class ChangeEntry:
     before_text: str
 
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
-        entry_id = ledger.resolve(self.entity, self.entry_id)
+        entry_id, expected = ledger.current(self.entity, self.entry_id)
         change = editing.change_known if self.entity == "known" else editing.change_reference
-        result = change(db, entry_id, author=author, expected_version=ledger.version(self.entity, entry_id),
-                        text=self.text if self.text != self.before_text else None,
-                        kind=self.kind if self.kind != self.before_kind else None)
-        ledger.seen(self.entity, entry_id, _saved(result)[1])
+        result = change(db, entry_id, author=author, expected_version=expected,
+                        text=_if_changed(self.text, self.before_text), kind=_if_changed(self.kind, self.before_kind))
+        ledger.changed(self.entity, entry_id, result)
         return replace(self, kind=self.before_kind, text=self.before_text, before_kind=self.kind,
                        before_text=self.text)
 

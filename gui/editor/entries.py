@@ -5,13 +5,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-    Signal,
-)
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -21,70 +15,40 @@ from PySide6.QtWidgets import (
     QLabel,
     QStyledItemDelegate,
     QStyleOptionViewItem,
-    QTableView,
-    QVBoxLayout,
     QWidget,
 )
 
 from gui.colours import LABEL_COLOURS
-from gui.editor.draft import EntryRow, new_entry
-from gui.editor.rules import tool_button
+from gui.editor.draft import EditorDraft, EntryRow, new_entry
+from gui.editor.draft_rows import DraftRowModel
+from gui.editor.pane import pane_layout, tool_button
+from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, fit_to_rows, row_view
 
-ModelIndex = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
 KIND, TEXT = range(2)
+_COLUMNS = tuple(RowColumn(header, flags=SELECTABLE | Qt.ItemFlag.ItemIsEditable) for header in ("Kind", "Text"))
 
 
-class EntryModel(QAbstractTableModel):
-    """``rows`` is a callable so the model always edits the list of the draft the screen shows."""
-
-    edited = Signal()
-
-    def __init__(self, kinds: Sequence[str], parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+class EntryModel(DraftRowModel[EntryRow]):
+    def __init__(self, kinds: Sequence[str], rows_of: Callable[[EditorDraft], list[EntryRow]],
+                 parent: QObject | None = None) -> None:
+        super().__init__(_COLUMNS, rows_of, parent)
         self.kinds = tuple(kinds)
-        self._rows: Callable[[], list[EntryRow]] = list
 
-    def set_rows(self, rows: Callable[[], list[EntryRow]]) -> None:
-        self.beginResetModel()
-        self._rows = rows
-        self.endResetModel()
-
-    def rowCount(self, parent: ModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._rows())
-
-    def columnCount(self, parent: ModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else 2
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return ("Kind", "Text")[section]
-        return None
-
-    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= self.rowCount():
-            return None
-        row = self._rows()[index.row()]
+    def cell(self, row: EntryRow, number: int, column: int, role: int) -> Any:
         if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-            return row.kind if index.column() == KIND else row.text
-        if role == Qt.ItemDataRole.ForegroundRole and index.column() == KIND and row.kind in ("good", "bad"):
+            return row.kind if column == KIND else row.text
+        if role == Qt.ItemDataRole.ForegroundRole and column == KIND and row.kind in ("good", "bad"):
             return QColor(LABEL_COLOURS["pass" if row.kind == "good" else "fail"])
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() == TEXT:
+        if role == Qt.ItemDataRole.ToolTipRole and column == TEXT:
             return row.text or "empty: type a text or remove the row"
-        if role == Qt.ItemDataRole.BackgroundRole and index.column() == TEXT and not row.text.strip():
+        if role == Qt.ItemDataRole.BackgroundRole and column == TEXT and not row.text.strip():
             return QColor("#FDE7E7")
         return None
-
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsEditable
 
     def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not index.isValid() or role != Qt.ItemDataRole.EditRole:
             return False
-        rows = self._rows()
+        rows = self.rows()
         row = rows[index.row()]
         text = " ".join(str(value).split()) if index.column() == TEXT else str(value).strip()
         if not text and index.column() == KIND:
@@ -97,21 +61,7 @@ class EntryModel(QAbstractTableModel):
         return True
 
     def add(self, kind: str) -> int:
-        row = self.rowCount()
-        self.beginInsertRows(QModelIndex(), row, row)
-        self._rows().append(new_entry(kind))
-        self.endInsertRows()
-        self.edited.emit()
-        return row
-
-    def removeRows(self, row: int, count: int, parent: ModelIndex = _ROOT) -> bool:
-        if parent.isValid() or row < 0 or count < 1 or row + count > self.rowCount():
-            return False
-        self.beginRemoveRows(QModelIndex(), row, row + count - 1)
-        del self._rows()[row:row + count]
-        self.endRemoveRows()
-        self.edited.emit()
-        return True
+        return self.append(new_entry(kind))
 
 
 class _KindDelegate(QStyledItemDelegate):
@@ -139,26 +89,20 @@ class _KindDelegate(QStyledItemDelegate):
 
 
 class EntryList(QWidget):
-    def __init__(self, title: str, kinds: Sequence[str], *, free_kinds: bool, parent: QWidget | None = None) -> None:
+    def __init__(self, title: str, kinds: Sequence[str], rows_of: Callable[[EditorDraft], list[EntryRow]], *,
+                 free_kinds: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.model = EntryModel(kinds, self)
-        self.view = QTableView(self)
-        self.view.setModel(self.model)
+        self.model = EntryModel(kinds, rows_of, self)
+        self.view = row_view(self.model, self, edit_triggers=QAbstractItemView.EditTrigger.DoubleClicked
+                             | QAbstractItemView.EditTrigger.EditKeyPressed
+                             | QAbstractItemView.EditTrigger.AnyKeyPressed
+                             | QAbstractItemView.EditTrigger.SelectedClicked)
         self.view.setItemDelegateForColumn(KIND, _KindDelegate(kinds, free_kinds, self.view))
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                                  | QAbstractItemView.EditTrigger.EditKeyPressed
-                                  | QAbstractItemView.EditTrigger.AnyKeyPressed
-                                  | QAbstractItemView.EditTrigger.SelectedClicked)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.view.verticalHeader().hide()
-        self.view.setWordWrap(False)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(KIND, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(TEXT, QHeaderView.ResizeMode.Stretch)
-        self.model.modelReset.connect(self._fit_height)
-        self.model.rowsInserted.connect(self._fit_height)
-        self.model.rowsRemoved.connect(self._fit_height)
+        fit_to_rows(self.view)
         add = tool_button("+", f"add a {title.lower().rstrip('s')}", self.add_row)
         remove = tool_button("−", "remove the selected row", self.remove_row)
         top = QHBoxLayout()
@@ -166,18 +110,9 @@ class EntryList(QWidget):
         top.addStretch(1)
         top.addWidget(add)
         top.addWidget(remove)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout = pane_layout(self)
         layout.addLayout(top)
         layout.addWidget(self.view)
-        self._fit_height()
-
-    def _fit_height(self, *_: object) -> None:
-        rows = max(1, self.model.rowCount())
-        self.view.setFixedHeight(self.view.horizontalHeader().sizeHint().height()
-                                 + rows * self.view.verticalHeader().defaultSectionSize()
-                                 + 2 * self.view.frameWidth() + 2)
 
     def add_row(self) -> None:
         row = self.model.add(self.model.kinds[0])

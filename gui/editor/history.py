@@ -3,22 +3,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHeaderView,
     QLabel,
-    QTableView,
-    QVBoxLayout,
     QWidget,
 )
 
+from gui.editor.pane import pane_layout
+from gui.row_table_model import RowColumn, RowListModel, row_view
 from suite.editing import HistoryRecord
 
-ModelIndex = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
 WHEN, WHO, WHAT, CHANGE = range(4)
-_HEADERS = ("When", "Who", "What", "Before → after")
+_COLUMNS = tuple(RowColumn(header) for header in ("When", "Who", "What", "Before → after"))
 
 
 def _fields(values: dict[str, Any] | None) -> str:
@@ -38,72 +35,39 @@ def change_text(record: HistoryRecord) -> str:
     return _fields(record.after) if record.before is None else f"{_fields(record.before)} → —"
 
 
-class HistoryModel(QAbstractTableModel):
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._records: list[HistoryRecord] = []
+class HistoryModel(RowListModel[HistoryRecord]):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(_COLUMNS, parent)
 
-    def set_records(self, records: list[HistoryRecord]) -> None:
-        self.beginResetModel()
-        self._records = list(records)
-        self.endResetModel()
-
-    def rowCount(self, parent: ModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._records)
-
-    def columnCount(self, parent: ModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(_HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return _HEADERS[section]
-        return None
-
-    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= len(self._records):
-            return None
-        record = self._records[index.row()]
+    def cell(self, record: HistoryRecord, number: int, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
             what = f"{record.action} {record.entity.replace('_', ' ')}"
             return (record.at.astimezone().strftime("%d %b %H:%M"), record.author, what,
-                    change_text(record))[index.column()]
+                    change_text(record))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             return (f"{record.at.astimezone():%Y-%m-%d %H:%M:%S} {record.author}: {record.action} "
                     f"{record.entity} {record.entity_id or ''}\nbefore: {_fields(record.before)}\n"
                     f"after: {_fields(record.after)}")
         return None
 
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
 
 class HistoryPane(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.model = HistoryModel(self)
-        self.view = QTableView(self)
-        self.view.setModel(self.model)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.verticalHeader().hide()
-        self.view.setWordWrap(True)
+        self.view = row_view(self.model, self, wrap=True)
         header = self.view.horizontalHeader()
         for column in (WHEN, WHO, WHAT):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(CHANGE, QHeaderView.ResizeMode.Stretch)
         self.empty = QLabel("no edits yet", self)
         self.empty.setStyleSheet("color: #666")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout = pane_layout(self)
         layout.addWidget(QLabel("<b>History</b>"))
         layout.addWidget(self.view, 1)
         layout.addWidget(self.empty)
 
     def show_records(self, records: list[HistoryRecord]) -> None:
-        self.model.set_records(records)
+        self.model.set_rows(records)
         self.view.resizeRowsToContents()
         self.empty.setVisible(not records)

@@ -3,36 +3,32 @@ has next to the one it would get, and the flips those changes add up to."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-)
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import (
     QColor,
     QFont,
 )
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QHeaderView,
     QLabel,
-    QTableView,
-    QVBoxLayout,
     QWidget,
 )
 
 from gui.colours import LABEL_COLOURS
+from gui.editor.pane import pane_layout
 from gui.review.delegate import SpanDelegate
 from gui.review.model import DISPLAY, FONT, FOREGROUND, SPANS_ROLE, TOOLTIP, initials
+from gui.row_table_model import RowColumn, RowListModel, row_view
 from suite.preview import UNLABELLED, ItemPreview, PreviewOutput
 
-ModelIndex = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
 OUTPUT, SYSTEMS, NOW, AFTER, REVIEW = range(5)
-_HEADERS = ("Output (positive / negative matches)", "Systems", "Now", "After", "Reviewed")
+_COLUMNS = (RowColumn("Output (positive / negative matches)"),
+            RowColumn("Systems", "the systems that produced this output"),
+            RowColumn("Now", "the stored automatic label"),
+            RowColumn("After", "the automatic label the draft would give"),
+            RowColumn("Reviewed", "a reviewer's label, which always wins"))
 FLIP_BACKGROUND = QColor("#FFF3D6")
 
 
@@ -55,7 +51,6 @@ def flips_html(flips: dict[str, int]) -> str:
 
 
 _BACKGROUND = int(Qt.ItemDataRole.BackgroundRole)
-_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 _BOLD = QFont()
 _BOLD.setBold(True)
 _LABEL_COLOURS = {label: QColor(colour) for label, colour in LABEL_COLOURS.items()}
@@ -89,53 +84,33 @@ def _cells(output: PreviewOutput) -> tuple[Cell, ...]:
     return text, systems, label_now, after, review
 
 
-class PreviewModel(QAbstractTableModel):
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._outputs: list[PreviewOutput] = []
-        self._cells: list[tuple[Cell, ...]] = []
+class _Shown(NamedTuple):
+    output: PreviewOutput
+    cells: tuple[Cell, ...]
+
+
+class PreviewModel(RowListModel[_Shown]):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(_COLUMNS, parent)
 
     def set_preview(self, outputs: Sequence[PreviewOutput]) -> None:
         """Replace the rows; when the same outputs are shown again (a keystroke), only the rows that changed
         are announced, so the view keeps its scroll position and selection and repaints only those."""
-        outputs = list(outputs)
-        cells = [_cells(output) for output in outputs]
-        if [o.output_id for o in outputs] != [o.output_id for o in self._outputs]:
-            self.beginResetModel()
-            self._outputs, self._cells = outputs, cells
-            self.endResetModel()
+        shown = [_Shown(output, _cells(output)) for output in outputs]
+        if [row.output.output_id for row in shown] != [row.output.output_id for row in self._rows]:
+            self.set_rows(shown)
             return
-        changed = [row for row, (old, new) in enumerate(zip(self._outputs, outputs, strict=True)) if old != new]
-        self._outputs, self._cells = outputs, cells
+        changed = [number for number, (old, new) in enumerate(zip(self._rows, shown, strict=True))
+                   if old.output != new.output]
+        self._rows = shown
         if changed:
-            self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], len(_HEADERS) - 1))
+            self.dataChanged.emit(self.index(changed[0], 0), self.index(changed[-1], len(self.columns) - 1))
 
     def output(self, row: int) -> PreviewOutput:
-        return self._outputs[row]
+        return self.row(row).output
 
-    def rowCount(self, parent: ModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._outputs)
-
-    def columnCount(self, parent: ModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(_HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return _HEADERS[section]
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
-            return (None, "the systems that produced this output", "the stored automatic label",
-                    "the automatic label the draft would give", "a reviewer's label, which always wins")[section]
-        return None
-
-    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        row = index.row()
-        if not 0 <= row < len(self._cells) or not 0 <= index.column() < len(_HEADERS):
-            return None
-        return self._cells[row][index.column()].get(role)
-
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        return _FLAGS if index.isValid() else Qt.ItemFlag.NoItemFlags
+    def cell(self, row: _Shown, number: int, column: int, role: int) -> Any:
+        return row.cells[column].get(role)
 
 
 class PreviewPane(QWidget):
@@ -147,13 +122,8 @@ class PreviewPane(QWidget):
         self.flips.setWordWrap(True)
         self.status = QLabel("", self)
         self.status.setStyleSheet("color: #666")
-        self.view = QTableView(self)
-        self.view.setModel(self.model)
+        self.view = row_view(self.model, self)
         self.view.setItemDelegateForColumn(OUTPUT, SpanDelegate(self.view))
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.verticalHeader().hide()
-        self.view.setWordWrap(False)
         self.view.setAlternatingRowColors(True)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(OUTPUT, QHeaderView.ResizeMode.Stretch)
@@ -164,9 +134,7 @@ class PreviewPane(QWidget):
         header.resizeSection(AFTER, 130)
         header.resizeSection(REVIEW, 90)
         title = QLabel("<b>Preview</b> <span style='color:#666'>— this item's outputs under the draft</span>")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout = pane_layout(self)
         layout.addWidget(title)
         layout.addWidget(self.flips)
         layout.addWidget(self.view, 1)

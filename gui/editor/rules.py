@@ -6,12 +6,11 @@ persistent editors, so typing never needs a double-click and every keystroke rea
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QByteArray,
     QEvent,
     QMimeData,
@@ -19,7 +18,6 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
-    Signal,
 )
 from PySide6.QtGui import QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
@@ -30,42 +28,38 @@ from PySide6.QtWidgets import (
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QTableView,
-    QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
 from gui.colours import LABEL_COLOURS
-from gui.editor.draft import EditorDraft, new_rule
+from gui.editor.draft import EditorDraft, RuleRow, new_rule
+from gui.editor.draft_rows import DraftRowModel
+from gui.editor.pane import pane_layout, tool_button
 from gui.editor.pattern_edit import PatternEdit, field_height
+from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, fit_to_rows, row_view
 from suite.rules import pattern_problem
 
-ModelIndex = QModelIndex | QPersistentModelIndex
-_ROOT = QModelIndex()
 GRIP, PATTERN, IGNORE_CASE, MATCHES = range(4)
-_HEADERS = ("", "Pattern", "Aa", "Matches")
+_COLUMNS = (RowColumn("", "drag to reorder (or Alt+Up / Alt+Down)", SELECTABLE | Qt.ItemFlag.ItemIsDragEnabled),
+            RowColumn("Pattern", "the regular expression", SELECTABLE | Qt.ItemFlag.ItemIsEditable),
+            RowColumn("Aa", "ignore upper/lower case", SELECTABLE | Qt.ItemFlag.ItemIsUserCheckable),
+            RowColumn("Matches", "outputs of this item the rule matches (preview)", numeric=True))
 _MIME = "application/x-tsqe-rule-row"
 ProblemRole = Qt.ItemDataRole.UserRole + 1
 """The pattern's ``PatternProblem`` (or None), for the field's underline."""
 
 
-class RuleModel(QAbstractTableModel):
-    edited = Signal()
+class RuleModel(DraftRowModel[RuleRow]):
+    root_flags = Qt.ItemFlag.ItemIsDropEnabled
 
-    def __init__(self, polarity: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
+    def __init__(self, polarity: str, parent: QObject | None = None) -> None:
+        super().__init__(_COLUMNS, lambda draft: draft.rules[polarity], parent)
         self.polarity = polarity
-        self._draft: EditorDraft | None = None
         self._matches: dict[int, int] = {}
 
     def set_draft(self, draft: EditorDraft | None) -> None:
-        self.beginResetModel()
-        self._draft = draft
         self._matches = {}
-        self.endResetModel()
-
-    def _rows(self) -> list[Any]:
-        return [] if self._draft is None else self._draft.rules[self.polarity]
+        super().set_draft(draft)
 
     def set_matches(self, matches: dict[int, int]) -> None:
         """How many outputs each rule (by row) matches in the preview."""
@@ -73,28 +67,9 @@ class RuleModel(QAbstractTableModel):
         if self.rowCount():
             self.dataChanged.emit(self.index(0, MATCHES), self.index(self.rowCount() - 1, MATCHES))
 
-    def rowCount(self, parent: ModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(self._rows())
-
-    def columnCount(self, parent: ModelIndex = _ROOT) -> int:
-        return 0 if parent.isValid() else len(_HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return _HEADERS[section]
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
-            return ("drag to reorder (or Alt+Up / Alt+Down)", "the regular expression",
-                    "ignore upper/lower case", "outputs of this item the rule matches (preview)")[section]
-        return None
-
-    def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or index.row() >= self.rowCount():
-            return None
-        row = self._rows()[index.row()]
-        column = index.column()
+    def cell(self, row: RuleRow, number: int, column: int, role: int) -> Any:
         if column == GRIP and role == Qt.ItemDataRole.DisplayRole:
-            return f"⠿ {index.row() + 1}"
+            return f"⠿ {number + 1}"
         if column == PATTERN:
             if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
                 return row.pattern
@@ -106,31 +81,16 @@ class RuleModel(QAbstractTableModel):
                                                      "changed, not saved" if row.modified else None)
         if column == IGNORE_CASE and role == Qt.ItemDataRole.CheckStateRole:
             return Qt.CheckState.Checked if row.ignore_case else Qt.CheckState.Unchecked
-        if column == MATCHES:
-            if role == Qt.ItemDataRole.DisplayRole:
-                return str(self._matches[index.row()]) if index.row() in self._matches else ""
-            if role == Qt.ItemDataRole.TextAlignmentRole:
-                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if column == MATCHES and role == Qt.ItemDataRole.DisplayRole:
+            return str(self._matches[number]) if number in self._matches else ""
         if column == GRIP and role == Qt.ItemDataRole.ForegroundRole and (row.is_new or row.modified):
             return QColor(LABEL_COLOURS["conflict"])
         return None
 
-    def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.ItemIsDropEnabled
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        if index.column() == GRIP:
-            flags |= Qt.ItemFlag.ItemIsDragEnabled
-        if index.column() == PATTERN:
-            flags |= Qt.ItemFlag.ItemIsEditable
-        if index.column() == IGNORE_CASE:
-            flags |= Qt.ItemFlag.ItemIsUserCheckable
-        return flags
-
     def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if not index.isValid() or self._draft is None:
             return False
-        rows = self._rows()
+        rows = self.rows()
         row = rows[index.row()]
         if index.column() == PATTERN and role == Qt.ItemDataRole.EditRole:
             if value == row.pattern:
@@ -148,29 +108,14 @@ class RuleModel(QAbstractTableModel):
 
     def add(self) -> int:
         """Append an empty rule; its row."""
-        assert self._draft is not None
-        row = self.rowCount()
-        self.beginInsertRows(QModelIndex(), row, row)
-        self._rows().append(new_rule(self.polarity))
-        self.endInsertRows()
-        self.edited.emit()
-        return row
+        return self.append(new_rule(self.polarity))
 
     def remove(self, row: int) -> None:
         self.removeRows(row, 1)
 
-    def removeRows(self, row: int, count: int, parent: ModelIndex = _ROOT) -> bool:
-        if parent.isValid() or row < 0 or count < 1 or row + count > self.rowCount():
-            return False
-        self.beginRemoveRows(QModelIndex(), row, row + count - 1)
-        del self._rows()[row:row + count]
-        self.endRemoveRows()
-        self.edited.emit()
-        return True
-
     def moveRows(self, source_parent: ModelIndex, source_row: int, count: int,
                  destination_parent: ModelIndex, destination_child: int) -> bool:
-        rows = self._rows()
+        rows = self.rows()
         if (source_parent.isValid() or destination_parent.isValid() or count < 1 or source_row < 0
                 or source_row + count > len(rows) or not 0 <= destination_child <= len(rows)
                 or source_row <= destination_child <= source_row + count):
@@ -268,18 +213,13 @@ class RuleList(QWidget):
         title = QLabel(f"<b style='color:{colour}'>{polarity.capitalize()} rules</b> "
                        f"<span style='color:#666'>(a match means {'pass' if polarity == 'positive' else 'fail'})"
                        f"</span>")
-        self.view = QTableView(self)
-        self.view.setModel(self.model)
+        self.view = row_view(self.model, self)
         self.view.setItemDelegateForColumn(PATTERN, _PatternDelegate(self.view))
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
         self.view.setDragDropOverwriteMode(False)
         self.view.setDropIndicatorShown(True)
-        self.view.verticalHeader().hide()
         self.view.setShowGrid(False)
-        self.view.setWordWrap(False)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(PATTERN, QHeaderView.ResizeMode.Stretch)
         for column in (GRIP, IGNORE_CASE, MATCHES):
@@ -288,9 +228,7 @@ class RuleList(QWidget):
         self.model.modelReset.connect(self._open_editors)
         self.model.rowsInserted.connect(self._open_editors)
         self.model.rowsMoved.connect(self._open_editors)
-        self.model.rowsInserted.connect(self._fit_height)
-        self.model.rowsRemoved.connect(self._fit_height)
-        self.model.modelReset.connect(self._fit_height)
+        fit_to_rows(self.view)
 
         self.add_button = tool_button("+", f"add a {polarity} rule", self.add_rule)
         self.remove_button = tool_button("−", "remove the selected rule", self.remove_rule)
@@ -306,9 +244,7 @@ class RuleList(QWidget):
         top.addStretch(1)
         for button in (self.add_button, self.remove_button, self.up_button, self.down_button):
             top.addWidget(button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
+        layout = pane_layout(self)
         layout.addLayout(top)
         layout.addWidget(self.view)
         layout.addWidget(self.problem)
@@ -316,20 +252,12 @@ class RuleList(QWidget):
             shortcut = QShortcut(QKeySequence(keys), self)
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(lambda delta=delta: self.move_rule(delta))
-        self._fit_height()
 
     def _open_editors(self, *_: object) -> None:
         for row in range(self.model.rowCount()):
             index = self.model.index(row, PATTERN)
             if not self.view.isPersistentEditorOpen(index):
                 self.view.openPersistentEditor(index)
-
-    def _fit_height(self, *_: object) -> None:
-        """Show every rule without a scroll bar: suites have one to five rules per polarity."""
-        rows = max(1, self.model.rowCount())
-        height = self.view.horizontalHeader().sizeHint().height() + rows * self.view.verticalHeader() \
-            .defaultSectionSize() + 2 * self.view.frameWidth() + 2
-        self.view.setFixedHeight(height)
 
     def editor(self, row: int) -> PatternEdit | None:
         widget = self.view.indexWidget(self.model.index(row, PATTERN))
@@ -364,11 +292,3 @@ class RuleList(QWidget):
         self.problem.setText(message or "")
         self.problem.setVisible(bool(message))
 
-
-def tool_button(text: str, tip: str, slot: Callable[[], object]) -> QToolButton:
-    button = QToolButton()
-    button.setText(text)
-    button.setToolTip(tip)
-    button.setAutoRaise(True)
-    button.clicked.connect(slot)
-    return button

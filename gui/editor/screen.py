@@ -127,8 +127,10 @@ class ItemEditorScreen(QWidget):
         self.rule_lists = {polarity: RuleList(polarity, self) for polarity in POLARITIES}
         for rule_list in self.rule_lists.values():
             rule_list.model.edited.connect(self._draft_edited)
-        self.known = EntryList("Known translations", KNOWN_KINDS, free_kinds=False, parent=self)
-        self.references = EntryList("References", REFERENCE_KINDS, free_kinds=True, parent=self)
+        self.known = EntryList("Known translations", KNOWN_KINDS, lambda draft: draft.known, free_kinds=False,
+                               parent=self)
+        self.references = EntryList("References", REFERENCE_KINDS, lambda draft: draft.references, free_kinds=True,
+                                    parent=self)
         self.known.model.edited.connect(self._draft_edited)
         self.references.model.edited.connect(self._draft_edited)
         self.problems = QLabel(self)
@@ -262,8 +264,8 @@ class ItemEditorScreen(QWidget):
         self._scope_timer.stop()
         for rule_list in self.rule_lists.values():
             rule_list.model.set_draft(draft)
-        self.known.model.set_rows((lambda: draft.known) if draft is not None else list)
-        self.references.model.set_rows((lambda: draft.references) if draft is not None else list)
+        self.known.model.set_draft(draft)
+        self.references.model.set_draft(draft)
         self.pages.setCurrentIndex(0 if draft is None else 1)
         self.last_preview = self.last_scope = None
         self.preview.show_preview(None)

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
 from gui.dialogs import show_error
 from suite.errors import TsqeError
-from suite.tables import Table, render, suffix_format, write_table
+from suite.tables import Table, render, write_table
 
 TABLE_FILTERS: dict[str, str] = {
     "csv": "CSV (*.csv)", "tsv": "TSV (*.tsv)", "xlsx": "Excel workbook (*.xlsx)", "md": "Markdown (*.md)",
@@ -29,16 +29,9 @@ CLIPBOARD_FORMATS = {"latex": "LaTeX", "md": "Markdown"}
 
 
 def save_table(table: Table, path: Path, fmt: str | None = None, *, document: str | None = None) -> Path:
-    """Write the table where the user chose; the format comes from the suffix unless given.
-
-    A result with a JSON document of its own (``to_json``) is written as that document in JSON, as the CLI's
-    ``--format json`` does, so the two front-ends never write different JSON for the same result.
-    """
-    fmt = suffix_format(path) if fmt is None else fmt
-    if fmt == "json" and document is not None:
-        path.write_bytes(document.encode("utf-8"))
-        return path
-    return write_table(table, path, fmt)
+    """Write the table where the user chose, through ``suite.tables.write_table`` as the CLI's ``--out`` does
+    (a result's own JSON ``document`` included), so the two front-ends write the same file."""
+    return write_table(table, path, fmt, document=document)
 
 
 def copy_table(table: Table, fmt: str) -> str:
