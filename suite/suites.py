@@ -15,6 +15,13 @@ UNKNOWN_LANGUAGE = ""
 """How an unknown language is stored: the columns are NOT NULL, and a table suite need not name its languages."""
 LANGUAGE = re.compile(r"^[a-z]{2,3}([-_][a-z0-9]{2,8})*$")
 """A language code: ISO 639 with optional subtags (``de``, ``pt-br``, ``zh_hant``); lower case as stored."""
+UNKNOWN_SHOWN = "?"
+"""How an unknown language is shown wherever a language is named."""
+
+
+def language_pair(source_lang: str, target_lang: str) -> str:
+    """A suite's languages as messages and human scores files name them (``de-en``), an unknown one as ``?``."""
+    return f"{source_lang or UNKNOWN_SHOWN}-{target_lang or UNKNOWN_SHOWN}"
 
 
 @dataclass(frozen=True)

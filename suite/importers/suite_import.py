@@ -38,7 +38,7 @@ from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
 from suite.importers.tables import TABLE_SUFFIXES
 from suite.rules import compile_error, pattern_problem
-from suite.suites import UNKNOWN_LANGUAGE
+from suite.suites import UNKNOWN_LANGUAGE, language_pair
 from suite.tasks import TaskState, progress_of
 
 T = TypeVar("T")
@@ -108,15 +108,11 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
         elif languages is not None:
             known = (suite.source_lang, suite.target_lang)
             if any(old not in (UNKNOWN_LANGUAGE, new) for old, new in zip(known, languages, strict=True)):
-                raise TsqeError(f"suite {name!r} is {_pair(*known)}, the file is {_pair(*languages)}")
+                raise TsqeError(f"suite {name!r} is {language_pair(*known)}, the file is {language_pair(*languages)}")
             suite.source_lang, suite.target_lang = languages  # fills in languages that were unknown
         counts = _write(session, suite.id, items, rules, problems, remove_missing)
         task.progress(3, 3, "suite imported")  # before the commit, so that a cancel here still changes nothing
     return ImportResult(counts={"suite_id": suite.id, **counts}, warnings=problems.warnings)
-
-
-def _pair(source: str, target: str) -> str:
-    return f"{source or '?'}-{target or '?'}"
 
 
 def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
