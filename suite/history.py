@@ -107,7 +107,8 @@ def _load(text: str | None) -> dict[str, Any] | None:
 
 def item_history(db: Database, external_id: str, suite_name: str | None = None) -> list[HistoryRecord]:
     """Every edit of the item with ``external_id`` (as in the imported file), its rules, known translations,
-    references and manual labels, newest first; keyed by the external id, so a removed item's history is kept."""
+    references, outputs and manual labels, newest first; keyed by the external id, so a removed item's history
+    is kept."""
     with db.session() as session:
         suite = find_suite(session, suite_name)
         entries = session.scalars(select(HistoryEntry)
@@ -117,8 +118,23 @@ def item_history(db: Database, external_id: str, suite_name: str | None = None) 
         if not entries and session.scalar(select(Item.id).where(Item.suite_id == suite.id,
                                                                 Item.external_id == external_id)) is None:
             raise TsqeError(f"no item {external_id!r} in suite {suite.name!r}")
-        return [HistoryRecord(e.id, e.at, e.author, e.entity, e.entity_id, e.action, _load(e.before),
-                              _load(e.after), e.version) for e in entries]
+        return _records(entries)
+
+
+def suite_history(db: Database, suite_name: str | None = None) -> list[HistoryRecord]:
+    """Every edit of the suite itself (its name, its languages) and of its categories and phenomena: the
+    entries about no one item, newest first."""
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        return _records(session.scalars(select(HistoryEntry)
+                                        .where(HistoryEntry.suite_id == suite.id,
+                                               HistoryEntry.item_external_id.is_(None))
+                                        .order_by(HistoryEntry.id.desc())).all())
+
+
+def _records(entries: Sequence[HistoryEntry]) -> list[HistoryRecord]:
+    return [HistoryRecord(e.id, e.at, e.author, e.entity, e.entity_id, e.action, _load(e.before), _load(e.after),
+                          e.version) for e in entries]
 
 
 def conflict(session: Session, entity: str, entity_id: int, now: str,

@@ -63,7 +63,7 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
 
     ``strict`` refuses a file with a pattern that does not compile (by default it becomes an invalid rule,
     with a warning). A new suite whose languages neither the file nor the caller names gets them unknown
-    (stored as empty strings, set later with ``suite.suites.set_languages``), with a warning.
+    (stored as empty strings, set later with ``suite.suite_edit.set_languages``), with a warning.
     """
     path = Path(path)
     task = progress_of(task)
