@@ -168,16 +168,30 @@ def describe_row(model: Versioned, row: Any) -> str:
 
 
 def first_version(session: Session, model: Versioned, row: Any, at_least: int = 1) -> int:
-    """Give a new row the first version no earlier row with its id had: SQLite hands out a removed row's id
-    again, and an editor still holding the removed row's version must not be able to save over the new one.
-    Every history entry raises a row's version by at most one, so one more than their number is safe.
-    ``at_least`` keeps a restored row's own version."""
+    """Give a new row the first version no earlier row with its id had (:func:`first_versions`); ``at_least``
+    keeps a restored row's own version."""
     session.flush()
-    earlier = session.scalar(select(func.count()).select_from(HistoryEntry)
-                             .where(HistoryEntry.entity == ENTITY_OF[model], HistoryEntry.entity_id == row.id)) or 0
-    row.version = max(at_least, earlier + 1)
+    row.version = max(at_least, first_versions(session, model, [row.id])[row.id])
     session.flush()
     return int(row.version)
+
+
+def first_versions(session: Session, model: Versioned, ids: Collection[int]) -> dict[int, int]:
+    """The first version of each new row of ``model``: SQLite hands out a removed row's id again, and an editor
+    still holding the removed row's version must not be able to save over the new one. Every history entry
+    raises a row's version by at most one, and removing a row writes one, so one more than their number is
+    safe."""
+    versions = dict.fromkeys(ids, 1)
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), _ID_CHUNK):
+        for row_id, earlier in session.execute(
+                select(HistoryEntry.entity_id, func.count())
+                .where(HistoryEntry.entity == ENTITY_OF[model],
+                       HistoryEntry.entity_id.in_(ordered[start:start + _ID_CHUNK]))
+                .group_by(HistoryEntry.entity_id)):
+            if row_id is not None:
+                versions[row_id] = earlier + 1
+    return versions
 
 
 def next_versions(session: Session, output_ids: Collection[int]) -> dict[int, int]:

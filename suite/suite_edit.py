@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import Suite
@@ -27,13 +28,19 @@ def set_languages(db: Database, source_lang: str | None, target_lang: str | None
         raise TsqeError(f"{' and '.join(bad)} is not a language code such as 'de', 'en' or 'pt-br'")
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
-        before = {"source_lang": suite.source_lang or None, "target_lang": suite.target_lang or None}
-        suite.source_lang = codes.get("source", suite.source_lang)
-        suite.target_lang = codes.get("target", suite.target_lang)
-        after = {"source_lang": suite.source_lang or None, "target_lang": suite.target_lang or None}
-        if after != before:
-            record(session, [Change(suite.id, None, "suite", suite.id, "change", author, before, after, None)])
+        change_languages(session, suite, codes.get("source", suite.source_lang), codes.get("target", suite.target_lang),
+                         author)
         return SuiteInfo.of(suite)
+
+
+def change_languages(session: Session, suite: Suite, source_lang: str, target_lang: str, author: str) -> None:
+    """Store the suite's languages (checked codes, or ``UNKNOWN_LANGUAGE``) in the caller's transaction, with a
+    history entry when they change (also when an updating import fills in unknown ones)."""
+    before = {"source_lang": suite.source_lang or None, "target_lang": suite.target_lang or None}
+    suite.source_lang, suite.target_lang = source_lang, target_lang
+    after = {"source_lang": source_lang or None, "target_lang": target_lang or None}
+    if after != before:
+        record(session, [Change(suite.id, None, "suite", suite.id, "change", author, before, after, None)])
 
 
 def rename_suite(db: Database, new_name: str, *, suite_name: str | None = None, author: str) -> SuiteInfo:
