@@ -3,12 +3,16 @@ versions an edit would bump, so an editor or reviewer who read a changed row bef
 by an update can be restored from its history."""
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
+from sqlalchemy import Connection, text
 from table_dump import dump
 
 from store import Database
+from store.models import Rule
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing import (
     change_item,
@@ -19,6 +23,7 @@ from suite.editing import (
     restore_removed_item,
 )
 from suite.errors import EditConflict
+from suite.history import checked_row, checked_update
 from suite.importers import import_outputs, import_suite
 from suite.review import SeenOutput, set_manual_labels
 
@@ -169,3 +174,45 @@ def test_a_replaced_output_is_in_the_history_and_refuses_its_reviewer(demo: Data
     # the reviewed one is kept with its label, no longer produced by Online-X
     kept = {o.output_id: o for o in item_detail(demo, bank.id).outputs}[reviewed.output_id]
     assert (kept.manual_label, kept.systems) == (reviewed.manual_label, ())
+
+
+def test_an_update_reads_what_an_editor_saves_at_the_same_moment(pg: Database, tmp_path: Path) -> None:
+    """PostgreSQL: an update that reaches a rule an editor is saving waits for the save (the rows it reads are
+    locked) and records what the editor saved as the rule's state before the import, not what it was."""
+    create_demo(pg)
+    item = find_item(pg, "amb-01")
+    rule = item_detail(pg, item).rules[1]
+    path = edited_suite(tmp_path, {"amb-01": [r"negative_regex=\bbanks?\b"]})
+    failures: list[BaseException] = []
+
+    def update() -> None:
+        try:
+            import_suite(pg, path, name=DEMO_SUITE, update=True, author="importer")
+        except BaseException as error:  # noqa: BLE001 - reported by the test thread
+            failures.append(error)
+
+    importing = threading.Thread(target=update)
+    with pg.transaction() as editor:  # the editor's save, committed when the import already waits for it
+        seen = checked_row(editor, Rule, rule.id, rule.version)
+        saved = checked_update(editor, Rule, seen, {"pattern": r"\bshore\b"})
+        importing.start()
+        with pg.engine.connect() as watcher:
+            waiting_for_a_lock(watcher, importing)
+    importing.join(timeout=120)
+    assert not importing.is_alive() and failures == []
+    removal = next(h for h in item_history(pg, "amb-01") if h.action == "remove" and h.entity_id == rule.id)
+    assert removal.before == {"polarity": "negative", "pattern": r"\bshore\b", "ignore_case": False, "position": 0}
+    assert saved == rule.version + 1 and item_detail(pg, item).rules[1].pattern == r"\bbanks?\b"
+
+
+def waiting_for_a_lock(connection: Connection, thread: threading.Thread) -> None:
+    """Return once another backend of this database waits for a lock (or ``thread`` ended without waiting)."""
+    query = text("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                 "AND wait_event_type = 'Lock'")
+    deadline = time.monotonic() + 60
+    while thread.is_alive() and time.monotonic() < deadline:
+        if connection.execute(query).scalar_one():
+            return
+        connection.rollback()  # a fresh snapshot of pg_stat_activity for the next look
+        time.sleep(0.01)
+    raise AssertionError("the import never waited for the editor's save")
