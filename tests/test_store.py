@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 from alembic.script import ScriptDirectory
-from conftest import POSTGRESQL_SERVER, postgresql_skip_reason
 from sqlalchemy import create_engine, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
@@ -194,18 +193,18 @@ def test_a_failed_migration_leaves_the_file_untouched_and_names_the_backup(
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """The URL of a database without any table, on each backend (PostgreSQL: made for this test)."""
+    """The URL of a database without any table, on each backend (PostgreSQL: made for this test on the test
+    run's server)."""
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'empty.sqlite'}"
         return
-    if not POSTGRESQL_SERVER:
-        pytest.skip(postgresql_skip_reason())
+    server = request.getfixturevalue("postgresql_url")
     name = f"tsqe_migration_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRESQL_SERVER, isolation_level="AUTOCOMMIT")
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
     with admin.connect() as connection:
         connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
     try:
-        yield make_url(POSTGRESQL_SERVER).set(database=name).render_as_string(hide_password=False)
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
     finally:
         with admin.connect() as connection:
             connection.exec_driver_sql(f'DROP DATABASE "{name}" WITH (FORCE)')
