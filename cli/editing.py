@@ -29,6 +29,7 @@ from suite.editing import (
     remove_known,
     remove_rule,
     restore_removed_item,
+    suite_history,
 )
 from suite.review import clear_manual_label, set_manual_label
 
@@ -308,12 +309,16 @@ def review_command(
 @app.command("history")
 def history_command(
     ctx: typer.Context,
-    item_id: str = typer.Argument(..., help="The item's id, as in the imported suite file (a removed one too)."),
+    item_id: str = typer.Argument(None, help="The item's id, as in the imported suite file (a removed one too); "
+                                             "without it, the edits of the suite itself."),
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
-    """Every edit of the item, its rules, known translations, references and manual labels, newest first."""
+    """Every edit of the item, its rules, known translations, references, outputs and manual labels, newest
+    first; without an item, every edit of the suite itself (name, languages) and of its categories and
+    phenomena."""
     context = app_context(ctx)
-    records = item_history(context.database, item_id, context.suite_name)
+    records = item_history(context.database, item_id, context.suite_name) if item_id is not None else \
+        suite_history(context.database, context.suite_name)
     if as_json:
         typer.echo(_json([asdict(entry) for entry in records]))
         return

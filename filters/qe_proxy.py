@@ -7,10 +7,12 @@ pass/fail distinction a plain string comparison already catches. Its segment sco
 """
 from __future__ import annotations
 
-from filters.scoring import score_outputs
+from sqlalchemy.orm import Session
+
+from filters.scoring import SegmentScores, score_outputs
 from store import Database
 from suite.errors import TsqeError
-from suite.qe_scores import QESystemInfo, list_qe_systems, save_qe_system
+from suite.qe_scores import QESystemInfo, add_qe_system, list_qe_systems, replaceable_qe_system
 from suite.tasks import TaskState
 
 PROXY_METRICS = ("bleu", "chrf", "ter")
@@ -21,13 +23,19 @@ def store_metric_as_qe(db: Database, metric: str, *, name: str | None = None, su
     """Score every output of the suite with ``metric`` and store the scores as the QE system ``name``.
 
     Outputs of items without a reference get no score. ``name`` defaults to the metric's; an existing system
-    of that name is an error unless ``replace`` is true (then it is replaced in one transaction).
+    of that name is an error unless ``replace`` is true (then it is replaced). The metric's cache and the
+    system are written in one transaction: all of them or, cancelled, failed or killed, none.
     """
     if metric not in PROXY_METRICS:
         raise TsqeError(f"metric {metric!r} cannot be stored as a QE system (metrics: {', '.join(PROXY_METRICS)})")
-    name = name or metric
-    result = score_outputs(db, metric, suite_name=suite_name, task=task)
-    scores = {row.output_id: row.score for row in result.rows}
-    save_qe_system(db, name=name, kind="metric", higher_is_better=result.higher_is_better, scores=scores,
-                   meta={"metric": metric, "signature": result.signature}, replace=replace)
-    return next(info for info in list_qe_systems(db) if info.name == name)
+    system_name = name or metric
+    with db.session() as session:  # refused before scoring, and again where the system is written
+        replaceable_qe_system(session, system_name, replace=replace)
+
+    def store(session: Session, result: SegmentScores) -> None:
+        add_qe_system(session, name=system_name, kind="metric", higher_is_better=result.higher_is_better,
+                      scores={row.output_id: row.score for row in result.rows},
+                      meta={"metric": metric, "signature": result.signature}, replace=replace)
+
+    score_outputs(db, metric, suite_name=suite_name, task=task, store_with=store)
+    return next(info for info in list_qe_systems(db) if info.name == system_name)

@@ -8,7 +8,7 @@ pass/fail label (effective label: pass = 1, fail = 0, anything else missing) and
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,10 +88,24 @@ def _links(session: Session, suite_id: int, systems: list[str]) -> list[_Link]:
     return [_Link(*row) for row in rows]
 
 
+StoreWith = Callable[[Session, SegmentScores], None]
+"""Writes what a caller derives from the scores, inside the transaction that caches them."""
+
+
 def score_outputs(db: Database, metric_name: str, *, suite_name: str | None = None,
                   systems: Sequence[str] | None = None, model: str | None = None, layers: int | None = None,
-                  device: str | None = None, task: TaskState | None = None) -> SegmentScores:
+                  device: str | None = None, task: TaskState | None = None,
+                  store_with: StoreWith | None = None) -> SegmentScores:
+    """The outputs' scores under ``metric_name``; scores computed afresh are cached in one transaction.
+
+    ``store_with`` writes in that same transaction (opened for it when nothing new was computed), so what a
+    caller stores from the scores (a QE system, ``filters.qe_proxy``) and the cache it came with are
+    committed together or not at all, even when the process is killed in between.
+    """
+    task = progress_of(task)
     scores: dict[int, float] | None = None
+    metric: Metric | None = None
+    fresh: dict[str, list[tuple[int, float]]] = {}
     with db.session() as session:
         suite_id = find_suite(session, suite_name).id
         links = _links(session, suite_id, suite_systems(session, suite_id, systems))
@@ -99,14 +113,29 @@ def score_outputs(db: Database, metric_name: str, *, suite_name: str | None = No
             signature, higher, scores = LABEL_SIGNATURE, True, _label_scores(session, suite_id)
         elif metric_name.startswith(QE_PREFIX):
             signature, higher, scores = _qe_scores(session, suite_id, metric_name[len(QE_PREFIX):])
-    if scores is None:
-        metric = get_metric(metric_name, model=model, layers=layers, device=device, db=db)
-        signature, higher = metric.signature, metric.higher_is_better
-        scores = _text_metric_scores(db, suite_id, metric, sorted({link.output_id for link in links}),
-                                     progress_of(task))
-    rows = [ScoreRow(link.item_id, link.position, link.system, link.output_id, scores[link.output_id])
-            for link in links if link.output_id in scores]
-    return SegmentScores(metric=metric_name, signature=signature, higher_is_better=higher, rows=rows)
+    try:
+        if scores is None:
+            metric = get_metric(metric_name, model=model, layers=layers, device=device, db=db)
+            signature, higher = metric.signature, metric.higher_is_better
+            scores, fresh = _text_metric_scores(db, suite_id, metric, sorted({link.output_id for link in links}),
+                                                task)
+        result = SegmentScores(metric=metric_name, signature=signature, higher_is_better=higher, rows=[
+            ScoreRow(link.item_id, link.position, link.system, link.output_id, scores[link.output_id])
+            for link in links if link.output_id in scores])
+        if fresh or store_with is not None:
+            # The last report comes before the commit: a run cancelled at it stores nothing.
+            with db.transaction() as session:
+                _cache(session, suite_id, fresh, None if metric is None else metric.signature)
+                if store_with is not None:
+                    store_with(session, result)
+                if metric is not None and fresh:
+                    computed = len(fresh[metric.signature])
+                    task.progress(computed, computed, f"scored {computed:,} outputs with {metric.name}")
+    except Cancelled:
+        if metric is not None:
+            metric.forget_stored()
+        raise
+    return result
 
 
 def _label_scores(session: Session, suite_id: int) -> dict[int, float]:
@@ -130,13 +159,14 @@ def _cached(session: Session, suite_id: int, signature: str) -> dict[int, float]
 
 
 def _text_metric_scores(db: Database, suite_id: int, metric: Metric, output_ids: list[int],
-                        task: TaskState) -> dict[int, float]:
-    """Cached scores plus fresh ones for outputs not yet scored under this signature (and its siblings)."""
+                        task: TaskState) -> tuple[dict[int, float], dict[str, list[tuple[int, float]]]]:
+    """Cached scores plus fresh ones for outputs not yet scored under this signature, and the fresh ones by
+    signature (siblings included) for the caller to cache."""
     with db.session() as session:
         scores = _cached(session, suite_id, metric.signature)
         todo = [o for o in output_ids if o not in scores]
         if not todo:
-            return scores
+            return scores, {}
         references: dict[int, list[str]] = {}
         for item_id, text in session.execute(select(Reference.item_id, Reference.text).join(Item)
                                              .where(Item.suite_id == suite_id).order_by(Reference.id)):
@@ -146,24 +176,21 @@ def _text_metric_scores(db: Database, suite_id: int, metric: Metric, output_ids:
         texts = {o: (text, item_id) for o, text, item_id in session.execute(
             select(Output.id, Output.text, Output.item_id).join(Item).where(Item.suite_id == suite_id))}
         todo = [o for o in todo if texts[o][1] in references]
-    fresh: dict[str, list[tuple[int, float]]] = {}
-    try:
-        for start in range(0, len(todo), SCORE_CHUNK):
-            task.progress(start, len(todo), f"scoring output {start:,} of {len(todo):,} with {metric.name}")
-            chunk = todo[start:start + SCORE_CHUNK]
-            results = metric.score_many([texts[o][0] for o in chunk], [references[texts[o][1]] for o in chunk])
-            for signature, values in results.items():
-                fresh.setdefault(signature, []).extend(zip(chunk, map(float, values)))
-        # Stored in one transaction, and the last report comes before its commit: a cancelled run caches nothing.
-        with db.transaction() as session:
-            for signature, computed in fresh.items():
-                done = set() if signature == metric.signature else set(_cached(session, suite_id, signature))
-                rows = [{"signature": signature, "output_id": o, "score": v} for o, v in computed if o not in done]
-                if rows:
-                    session.execute(insert(MetricScore), rows)
-            task.progress(len(todo), len(todo), f"scored {len(todo):,} outputs with {metric.name}")
-    except Cancelled:
-        metric.forget_stored()
-        raise
-    scores.update(fresh.get(metric.signature, []))
-    return scores
+    fresh: dict[str, list[tuple[int, float]]] = {metric.signature: []}
+    for start in range(0, len(todo), SCORE_CHUNK):
+        task.progress(start, len(todo), f"scoring output {start:,} of {len(todo):,} with {metric.name}")
+        chunk = todo[start:start + SCORE_CHUNK]
+        results = metric.score_many([texts[o][0] for o in chunk], [references[texts[o][1]] for o in chunk])
+        for signature, values in results.items():
+            fresh.setdefault(signature, []).extend(zip(chunk, map(float, values)))
+    scores.update(fresh[metric.signature])
+    return scores, fresh
+
+
+def _cache(session: Session, suite_id: int, fresh: dict[str, list[tuple[int, float]]], signature: str | None) -> None:
+    """Store fresh scores in the caller's transaction; of a sibling signature's, only those not cached yet."""
+    for sibling, computed in fresh.items():
+        done = set() if sibling == signature else set(_cached(session, suite_id, sibling))
+        rows = [{"signature": sibling, "output_id": o, "score": v} for o, v in computed if o not in done]
+        if rows:
+            session.execute(insert(MetricScore), rows)

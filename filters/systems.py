@@ -18,7 +18,7 @@ from store import Database
 from store.models import HumanScore, Suite, System
 from suite.errors import TsqeError
 from suite.importers.human_scores import read_human_scores
-from suite.suites import find_suite
+from suite.suites import UNKNOWN_LANGUAGE, find_suite, language_pair
 from suite.tasks import TaskState
 
 HUMAN = "human"
@@ -35,7 +35,10 @@ def rank_systems(db: Database, *, suite_name: str | None = None, rank_by: str = 
         if rank_by == HUMAN:
             scores = _stored_human_scores(session, suite)
         elif Path(rank_by).is_file():
-            lp = f"{suite.source_lang}-{suite.target_lang}"
+            lp = language_pair(suite.source_lang, suite.target_lang)
+            if UNKNOWN_LANGUAGE in (suite.source_lang, suite.target_lang):
+                raise TsqeError(f"suite {suite.name!r} is {lp}: its languages must be known to find its lines "
+                                f"in {rank_by}")
             scores = {s: v for s, (v, _) in read_human_scores(Path(rank_by), lp).items() if s in known}
             if not scores:
                 raise TsqeError(f"{rank_by}: no {lp} line names a system of this suite")

@@ -280,12 +280,16 @@ class ManualLabel(Base):
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
 
-HISTORY_ENTITIES = ("item", "rule", "known", "reference", "manual_label", "category", "phenomenon")
+HISTORY_ENTITIES = ("item", "rule", "known", "reference", "manual_label", "category", "phenomenon", "suite", "output")
 HISTORY_ACTIONS = ("add", "change", "move", "remove", "reorder", "rename", "merge")
 
 
 class HistoryEntry(Base):
     """One edit of a suite's content or one manual label set or cleared: who, when, what, before and after.
+
+    Imports write entries too: updating a suite from a file, as edits of the items it changes, and replacing
+    a system's output of an item (entity ``output``, the output the system no longer produces). Entries about
+    the suite itself (entity ``suite``: its name, its languages) and its categories and phenomena have no item.
 
     Rows are keyed by the suite and the item's external id, not by foreign keys to the edited rows, so that
     the history of an item outlives the item, its rules and its outputs (a removed item's history is how its

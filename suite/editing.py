@@ -29,6 +29,7 @@ from suite.history import (
     checked_update,
     first_version,
     item_history,
+    suite_history,
 )
 from suite.item_detail import (
     ItemDetail,
@@ -63,7 +64,7 @@ __all__ = [
     "change_item", "change_known", "change_reference", "change_rule", "default_author", "find_item",
     "item_detail", "item_history", "merge_categories", "merge_phenomena", "move_item", "remove_item",
     "remove_known", "remove_reference", "remove_rule", "rename_category", "rename_phenomenon", "reorder_rules",
-    "restore_item", "restore_removed_item",
+    "restore_item", "restore_removed_item", "suite_history",
 ]
 
 

@@ -107,7 +107,8 @@ def _load(text: str | None) -> dict[str, Any] | None:
 
 def item_history(db: Database, external_id: str, suite_name: str | None = None) -> list[HistoryRecord]:
     """Every edit of the item with ``external_id`` (as in the imported file), its rules, known translations,
-    references and manual labels, newest first; keyed by the external id, so a removed item's history is kept."""
+    references, outputs and manual labels, newest first; keyed by the external id, so a removed item's history
+    is kept."""
     with db.session() as session:
         suite = find_suite(session, suite_name)
         entries = session.scalars(select(HistoryEntry)
@@ -117,8 +118,23 @@ def item_history(db: Database, external_id: str, suite_name: str | None = None) 
         if not entries and session.scalar(select(Item.id).where(Item.suite_id == suite.id,
                                                                 Item.external_id == external_id)) is None:
             raise TsqeError(f"no item {external_id!r} in suite {suite.name!r}")
-        return [HistoryRecord(e.id, e.at, e.author, e.entity, e.entity_id, e.action, _load(e.before),
-                              _load(e.after), e.version) for e in entries]
+        return _records(entries)
+
+
+def suite_history(db: Database, suite_name: str | None = None) -> list[HistoryRecord]:
+    """Every edit of the suite itself (its name, its languages) and of its categories and phenomena: the
+    entries about no one item, newest first."""
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        return _records(session.scalars(select(HistoryEntry)
+                                        .where(HistoryEntry.suite_id == suite.id,
+                                               HistoryEntry.item_external_id.is_(None))
+                                        .order_by(HistoryEntry.id.desc())).all())
+
+
+def _records(entries: Sequence[HistoryEntry]) -> list[HistoryRecord]:
+    return [HistoryRecord(e.id, e.at, e.author, e.entity, e.entity_id, e.action, _load(e.before), _load(e.after),
+                          e.version) for e in entries]
 
 
 def conflict(session: Session, entity: str, entity_id: int, now: str,
@@ -152,16 +168,30 @@ def describe_row(model: Versioned, row: Any) -> str:
 
 
 def first_version(session: Session, model: Versioned, row: Any, at_least: int = 1) -> int:
-    """Give a new row the first version no earlier row with its id had: SQLite hands out a removed row's id
-    again, and an editor still holding the removed row's version must not be able to save over the new one.
-    Every history entry raises a row's version by at most one, so one more than their number is safe.
-    ``at_least`` keeps a restored row's own version."""
+    """Give a new row the first version no earlier row with its id had (:func:`first_versions`); ``at_least``
+    keeps a restored row's own version."""
     session.flush()
-    earlier = session.scalar(select(func.count()).select_from(HistoryEntry)
-                             .where(HistoryEntry.entity == ENTITY_OF[model], HistoryEntry.entity_id == row.id)) or 0
-    row.version = max(at_least, earlier + 1)
+    row.version = max(at_least, first_versions(session, model, [row.id])[row.id])
     session.flush()
     return int(row.version)
+
+
+def first_versions(session: Session, model: Versioned, ids: Collection[int]) -> dict[int, int]:
+    """The first version of each new row of ``model``: SQLite hands out a removed row's id again, and an editor
+    still holding the removed row's version must not be able to save over the new one. Every history entry
+    raises a row's version by at most one, and removing a row writes one, so one more than their number is
+    safe."""
+    versions = dict.fromkeys(ids, 1)
+    ordered = sorted(ids)
+    for start in range(0, len(ordered), _ID_CHUNK):
+        for row_id, earlier in session.execute(
+                select(HistoryEntry.entity_id, func.count())
+                .where(HistoryEntry.entity == ENTITY_OF[model],
+                       HistoryEntry.entity_id.in_(ordered[start:start + _ID_CHUNK]))
+                .group_by(HistoryEntry.entity_id)):
+            if row_id is not None:
+                versions[row_id] = earlier + 1
+    return versions
 
 
 def next_versions(session: Session, output_ids: Collection[int]) -> dict[int, int]:

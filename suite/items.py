@@ -208,7 +208,8 @@ def move_item(db: Database, item_id: int, *, category: str, phenomenon: str, aut
         return edit.finish(item.id, version)
 
 
-def _snapshot(session: Session, item: Item) -> ItemSnapshot:
+def snapshot_item(session: Session, item: Item) -> ItemSnapshot:
+    """Everything ``item`` holds, for the history entry of its removal (by an edit or by an import)."""
     category, phenomenon = place(session, item.phenomenon_id)
     rules = tuple(RuleSnapshot(r.polarity, r.pattern, r.ignore_case, r.valid, r.error, r.position, r.version)
                   for r in session.scalars(select(Rule).where(Rule.item_id == item.id)
@@ -253,7 +254,7 @@ def remove_item(db: Database, item_id: int, *, author: str, expected_version: in
     """Remove an item with its rules, known translations, references, outputs, labels and scores; what it
     held, for ``restore_item`` (the history keeps it too)."""
     with editing(db, Item, item_id, author, expected_version) as (edit, item):
-        snapshot = _snapshot(edit.session, item)
+        snapshot = snapshot_item(edit.session, item)
         checked_delete(edit.session, Item, item)
         remove_empty_phenomena(edit.session, item.suite_id)
         edit.record("item", item_id, "remove", snapshot.to_dict(), None, None)

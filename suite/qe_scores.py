@@ -74,24 +74,38 @@ def save_qe_system(db: Database, *, name: str, kind: str, higher_is_better: bool
     An existing system of that name is an error unless ``replace`` is true, in which case it is deleted
     with all its scores in the same transaction, so a failed save leaves the old system intact.
     """
+    with db.transaction() as session:
+        return add_qe_system(session, name=name, kind=kind, higher_is_better=higher_is_better, scores=scores,
+                             meta=meta, model=model, replace=replace)
+
+
+def add_qe_system(session: Session, *, name: str, kind: str, higher_is_better: bool, scores: Mapping[int, float],
+                  meta: dict[str, Any], model: bytes | None = None, replace: bool = False) -> int:
+    """:func:`save_qe_system` inside the caller's transaction, for a caller that writes more with it."""
     if kind not in QE_KINDS:
         raise TsqeError(f"unknown QE system kind {kind!r} (known: {', '.join(QE_KINDS)})")
     if not name.strip():
         raise TsqeError("a QE system needs a non-empty name")
-    with db.transaction() as session:
-        existing = session.scalar(select(QESystem.id).where(QESystem.name == name))
-        if existing is not None:
-            if not replace:
-                raise TsqeError(f"a QE system named {name!r} already exists (choose another name or replace it)")
-            session.execute(delete(QEScore).where(QEScore.qe_system_id == existing))
-            session.execute(delete(QESystem).where(QESystem.id == existing))
-        system_id = session.execute(
-            insert(QESystem).values(name=name, kind=kind, higher_is_better=higher_is_better,
-                                    meta=json.dumps(meta, ensure_ascii=False, sort_keys=True), model=model)
-            .returning(QESystem.id)
-        ).scalar_one()
-        _insert_scores(session, system_id, scores)
+    existing = replaceable_qe_system(session, name, replace=replace)
+    if existing is not None:
+        session.execute(delete(QEScore).where(QEScore.qe_system_id == existing))
+        session.execute(delete(QESystem).where(QESystem.id == existing))
+    system_id = session.execute(
+        insert(QESystem).values(name=name, kind=kind, higher_is_better=higher_is_better,
+                                meta=json.dumps(meta, ensure_ascii=False, sort_keys=True), model=model)
+        .returning(QESystem.id)
+    ).scalar_one()
+    _insert_scores(session, system_id, scores)
     return int(system_id)
+
+
+def replaceable_qe_system(session: Session, name: str, *, replace: bool) -> int | None:
+    """The id of the QE system ``name`` (None: the name is free); refused when it exists and is not to be
+    replaced."""
+    existing = session.scalar(select(QESystem.id).where(QESystem.name == name))
+    if existing is not None and not replace:
+        raise TsqeError(f"a QE system named {name!r} already exists (choose another name or replace it)")
+    return existing
 
 
 def set_scores(db: Database, name: str, scores: Mapping[int, float]) -> int:

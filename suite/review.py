@@ -1,10 +1,13 @@
 """Reviewers' decisions: manual labels, which always win over automatic ones, and explanations of the latter.
 
 Setting or clearing a manual label writes one history entry (entity ``manual_label``, entity id the output's)
-and is checked against the version the reviewer saw, like every edit (``suite.history``).
+and is checked against the version the reviewer saw, like every edit (``suite.history``). A decision on several
+outputs at once (a reviewer's selection) is one transaction: a stale version of any of them refuses all.
 """
 from __future__ import annotations
 
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -26,7 +29,7 @@ from store.models import (
 )
 from suite.editing import add_known
 from suite.errors import EditConflict, TsqeError
-from suite.history import Change, conflict, next_versions, record, rows_matched
+from suite.history import Change, conflict, next_versions, record, rows_matched, short
 from suite.item_edit import EditResult
 from suite.labels import automatic_label, join_labels
 from suite.rules import (
@@ -38,6 +41,7 @@ from suite.rules import (
     Span,
     describe,
 )
+from suite.tasks import TaskState, progress_of
 
 
 def _output(session: Session, output_id: int) -> Output:
@@ -58,16 +62,51 @@ class ManualLabelInfo:
     """What a later ``set_manual_label``/``clear_manual_label`` passes as ``expected_version``."""
 
 
+@dataclass(frozen=True)
+class SeenOutput:
+    """One output of a reviewer's decision, as the reviewer saw it."""
+
+    output_id: int
+    version: int | None = None
+    """Its manual label's version when it was read (0: not reviewed); None decides without checking."""
+    comment: str | None = None
+    """The comment the label gets (a decision on several outputs keeps each one's own)."""
+
+
 def _fields(label: ManualLabel) -> dict[str, str | None]:
     return {"label": label.label, "reviewer": label.reviewer, "comment": label.comment}
 
 
-def _conflict(session: Session, output_id: int) -> EditConflict:
-    current = session.get(ManualLabel, output_id, populate_existing=True)
+def _conflict(session: Session, output: Output) -> EditConflict:
+    """The refusal of a stale decision, naming the output, since a decision may cover several."""
+    current = session.get(ManualLabel, output.id, populate_existing=True)
     if current is None:
-        return conflict(session, "manual_label", output_id, "not reviewed")
-    return conflict(session, "manual_label", output_id, f"{current.label} by {current.reviewer}",
-                    (current.reviewer, current.reviewed_at))
+        refused = conflict(session, "manual_label", output.id, "not reviewed")
+    else:
+        refused = conflict(session, "manual_label", output.id, f"{current.label} by {current.reviewer}",
+                           (current.reviewer, current.reviewed_at))
+    return EditConflict(f"{_name(session, output)}: {refused}")
+
+
+def _name(session: Session, output: Output) -> str:
+    external_id = session.scalar(select(Item.external_id).where(Item.id == output.item_id))
+    return f"output {output.id} of item {external_id!r} ({short(output.text, 40)})"
+
+
+def _checked_outputs(session: Session, outputs: Sequence[SeenOutput]) -> list[tuple[SeenOutput, Output]]:
+    """The outputs of a decision; one removed since it was read refuses the decision like a stale version."""
+    repeated = sorted(output_id for output_id, n in Counter(seen.output_id for seen in outputs).items() if n > 1)
+    if repeated:
+        raise TsqeError(f"a decision names each output once, not output {', '.join(map(str, repeated))} twice")
+    checked = []
+    for seen in outputs:
+        output = session.get(Output, seen.output_id)
+        if output is None:
+            if seen.version is None:
+                raise TsqeError(f"no output with id {seen.output_id}")
+            raise EditConflict(f"output {seen.output_id}: {conflict(session, 'output', seen.output_id, 'removed')}")
+        checked.append((seen, output))
+    return checked
 
 
 def _history(session: Session, output: Output, action: str, author: str, before: dict[str, str | None] | None,
@@ -85,35 +124,58 @@ def set_manual_label(db: Database, output_id: int, label: str, reviewer: str, co
     ``expected_version`` is the manual label's version the reviewer saw (0: not reviewed); when given and
     someone has reviewed the output since, the label is refused with ``EditConflict``.
     """
+    (info,) = set_manual_labels(db, [SeenOutput(output_id, expected_version, comment)], label, reviewer)
+    return info
+
+
+def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: str, reviewer: str, *,
+                      task: TaskState | None = None) -> list[ManualLabelInfo]:
+    """One reviewer's label for several distinct outputs at once, in one transaction: all of them or none.
+
+    When any output was reviewed or removed by someone else since its version was read, the whole decision is
+    refused with ``EditConflict`` naming that output, and no label of it is stored.
+    """
     if label not in MANUAL_LABELS:
         raise TsqeError(f"manual label must be one of {', '.join(MANUAL_LABELS)}, not {label!r}")
     if not reviewer.strip():
         raise TsqeError("a manual label needs the reviewer's name")
-    reviewer, comment, reviewed_at = reviewer.strip(), comment or None, utcnow()
+    task = progress_of(task)
+    reviewer, reviewed_at = reviewer.strip(), utcnow()
+    with db.transaction() as session:
+        checked = _checked_outputs(session, outputs)
+        decided = []
+        for done, (seen, output) in enumerate(checked):
+            task.progress(done, len(checked), f"reviewing output {done + 1:,} of {len(checked):,}")
+            decided.append(_set(session, output, seen, label, reviewer, reviewed_at))
+        task.progress(len(checked), len(checked), f"reviewed {len(checked):,} outputs")  # before the commit
+        return decided
+
+
+def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewer: str,
+         reviewed_at: datetime) -> ManualLabelInfo:
+    comment = seen.comment or None
     after = {"label": label, "reviewer": reviewer, "comment": comment}
     values = {**after, "reviewed_at": reviewed_at}
-    with db.transaction() as session:
-        output = _output(session, output_id)
-        existing = session.get(ManualLabel, output_id, populate_existing=True)
-        seen = 0 if existing is None else existing.version
-        if expected_version is not None and expected_version != seen:
-            raise _conflict(session, output_id)
-        if existing is None:
-            version = next_versions(session, [output_id])[output_id]
-            # Counted by RETURNING: an INSERT's rowcount is -1 through psycopg unless asked to be kept.
-            done = len(session.execute(_insert_new(session).values(output_id=output_id, version=version, **values)
-                                       .returning(ManualLabel.output_id)).all())
-            before = None
-        else:
-            before = _fields(existing)
-            version = seen + 1
-            done = rows_matched(session, update(ManualLabel)
-                                .where(ManualLabel.output_id == output_id, ManualLabel.version == seen)
-                                .values(version=version, **values))
-        if done != 1:
-            raise _conflict(session, output_id)
-        _history(session, output, "change" if before else "add", reviewer, before, after, version)
-        return ManualLabelInfo(output_id, label, reviewer, reviewed_at, comment, version)
+    existing = session.get(ManualLabel, output.id, populate_existing=True)
+    version_read = 0 if existing is None else existing.version
+    if seen.version is not None and seen.version != version_read:
+        raise _conflict(session, output)
+    if existing is None:
+        version = next_versions(session, [output.id])[output.id]
+        # Counted by RETURNING: an INSERT's rowcount is -1 through psycopg unless asked to be kept.
+        done = len(session.execute(_insert_new(session).values(output_id=output.id, version=version, **values)
+                                   .returning(ManualLabel.output_id)).all())
+        before = None
+    else:
+        before = _fields(existing)
+        version = version_read + 1
+        done = rows_matched(session, update(ManualLabel)
+                            .where(ManualLabel.output_id == output.id, ManualLabel.version == version_read)
+                            .values(version=version, **values))
+    if done != 1:
+        raise _conflict(session, output)
+    _history(session, output, "change" if before else "add", reviewer, before, after, version)
+    return ManualLabelInfo(output.id, label, reviewer, reviewed_at, comment, version)
 
 
 def _insert_new(session: Session) -> Insert:
@@ -129,23 +191,41 @@ def _insert_new(session: Session) -> Insert:
 
 def clear_manual_label(db: Database, output_id: int, *, reviewer: str, expected_version: int | None = None) -> bool:
     """Remove a reviewer's label so the automatic one applies again; False when there was none."""
+    return bool(clear_manual_labels(db, [SeenOutput(output_id, expected_version)], reviewer=reviewer))
+
+
+def clear_manual_labels(db: Database, outputs: Sequence[SeenOutput], *, reviewer: str,
+                        task: TaskState | None = None) -> list[int]:
+    """Remove the manual labels of several outputs at once, in one transaction: all of them or none (refused
+    like ``set_manual_labels``); the ids of the outputs that had one."""
     if not reviewer.strip():
         raise TsqeError("clearing a manual label needs the reviewer's name")
+    task = progress_of(task)
     with db.transaction() as session:
-        output = _output(session, output_id)
-        existing = session.get(ManualLabel, output_id, populate_existing=True)
-        seen = 0 if existing is None else existing.version
-        if expected_version is not None and expected_version != seen:
-            raise _conflict(session, output_id)
-        if existing is None:
-            return False
-        before = _fields(existing)
-        if rows_matched(session, delete(ManualLabel).where(ManualLabel.output_id == output_id,
-                                                           ManualLabel.version == seen)) != 1:
-            raise _conflict(session, output_id)
-        session.expunge(existing)
-        _history(session, output, "remove", reviewer.strip(), before, None, None)
-        return True
+        checked = _checked_outputs(session, outputs)
+        cleared = []
+        for done, (seen, output) in enumerate(checked):
+            task.progress(done, len(checked), f"clearing output {done + 1:,} of {len(checked):,}")
+            if _clear(session, output, seen, reviewer.strip()):
+                cleared.append(output.id)
+        task.progress(len(checked), len(checked), f"cleared {len(cleared):,} manual labels")  # before the commit
+        return cleared
+
+
+def _clear(session: Session, output: Output, seen: SeenOutput, reviewer: str) -> bool:
+    existing = session.get(ManualLabel, output.id, populate_existing=True)
+    version_read = 0 if existing is None else existing.version
+    if seen.version is not None and seen.version != version_read:
+        raise _conflict(session, output)
+    if existing is None:
+        return False
+    before = _fields(existing)
+    if rows_matched(session, delete(ManualLabel).where(ManualLabel.output_id == output.id,
+                                                       ManualLabel.version == version_read)) != 1:
+        raise _conflict(session, output)
+    session.expunge(existing)
+    _history(session, output, "remove", reviewer, before, None, None)
+    return True
 
 
 def resolve_as_known(db: Database, output_id: int, kind: str, *, author: str) -> EditResult:

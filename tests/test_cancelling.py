@@ -9,6 +9,7 @@ import pytest
 from import_helpers import snapshot
 
 from filters.difficulty import da_bertscore
+from filters.qe_proxy import store_metric_as_qe
 from filters.scoring import score_outputs
 from qe.accuracy import pairwise_accuracy
 from qe.pairs import build_pairs
@@ -171,6 +172,11 @@ def test_import_wmt_and_human_scores(tmp_path: Path) -> None:
 def test_scoring_with_a_text_metric(tmp_path: Path, metric: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("filters.scoring.SCORE_CHUNK", 50)
     assert_cancelling_changes_nothing(tmp_path, demo, lambda db, task: score_outputs(db, metric, task=task))
+
+
+def test_storing_a_metric_as_a_qe_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("filters.scoring.SCORE_CHUNK", 50)
+    assert_cancelling_changes_nothing(tmp_path, demo, lambda db, task: store_metric_as_qe(db, "chrf", task=task))
 
 
 def test_bertscore_and_da_bertscore_take_their_embeddings_back(tmp_path: Path,

@@ -4,14 +4,15 @@ import json
 from pathlib import Path
 
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 from suite_builder import build_suite
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
 from filters.metrics import get_metric
 from store import open_database
-from store.models import HumanScore, System
+from store.models import HumanScore, Suite, System
+from suite.suites import UNKNOWN_LANGUAGE
 
 REFS = [["The committee approved the budget."], ["She has lived in Berlin for ten years."]]
 OUTPUTS = {"good": ["The committee approved the budget.", "She has lived in Berlin for ten years."],
@@ -78,3 +79,18 @@ def test_difficulty_errors(db_path: Path, tmp_path: Path) -> None:
     assert result.exit_code == 2 and "only 3 systems are ranked" in result.output
     result = run(db_path, "difficulty", "--systems", "good,nope")
     assert result.exit_code == 2 and "unknown system(s) nope" in result.output
+
+
+def test_ranking_by_a_file_needs_the_suites_languages(db_path: Path, tmp_path: Path) -> None:
+    """An unknown language is shown as ``?``, as everywhere else, not as an empty string beside a dash."""
+    ranking = tmp_path / "DA-syslevel.csv"
+    ranking.write_text("LP HUMAN SYSTEM\nde-en 0.2 poor\nde-en 0.1 good\nde-en -1 fair\n")
+    database = open_database(db_path)
+    with database.transaction() as session:
+        session.execute(update(Suite).values(source_lang=UNKNOWN_LANGUAGE))
+    database.close()
+    result = run(db_path, "difficulty", "--systems", "top:2", "--rank-by", str(ranking))
+    assert result.exit_code == 2 and "suite 'wmt' is ?-en: its languages must be known to find its lines in " \
+        f"{ranking}" in " ".join(result.output.split())
+    assert run(db_path, "suite", "edit", "--source-lang", "de").exit_code == 0
+    assert run(db_path, "difficulty", "--systems", "top:2", "--rank-by", str(ranking)).exit_code == 0

@@ -10,8 +10,10 @@ from sqlalchemy import func, select
 from store import Database
 from store.models import Category, Item, KnownTranslation, ManualLabel, Output, Phenomenon, Reference, Rule, Suite
 from suite.errors import InputFileError, TsqeError
+from suite.history import suite_history
 from suite.importers import import_suite
-from suite.suites import SuiteInfo, rename_suite, set_languages, suite_info
+from suite.suite_edit import rename_suite, set_languages
+from suite.suites import SuiteInfo, suite_info
 
 
 def problems_of(excinfo: pytest.ExceptionInfo[InputFileError]) -> list[str]:
@@ -160,15 +162,35 @@ def test_table_without_languages_leaves_them_unknown_until_set(db: Database, tmp
     assert suite_info(db) == SuiteInfo("mini", None, None)
     with db.session() as session:
         assert session.execute(select(Suite.source_lang, Suite.target_lang)).one() == ("", "")
-    assert set_languages(db, "DE", None) == SuiteInfo("mini", "de", None)
+    assert set_languages(db, "DE", None, author="ada") == SuiteInfo("mini", "de", None)
     # An update that names the languages fills in the unknown one and must agree with the known one.
     with pytest.raises(TsqeError, match="suite 'mini' is de-\\?, the file is en-fr"):
         import_suite(db, path, update=True, source_lang="en", target_lang="fr")
     import_suite(db, path, update=True, source_lang="de", target_lang="en")
     assert suite_info(db) == SuiteInfo("mini", "de", "en")
     with pytest.raises(TsqeError, match="source language 'de en' is not a language code"):
-        set_languages(db, "de en", "fr")
-    assert rename_suite(db, "mini-de-en") == SuiteInfo("mini-de-en", "de", "en")
+        set_languages(db, "de en", "fr", author="ada")
+    assert rename_suite(db, "mini-de-en", author="bob") == SuiteInfo("mini-de-en", "de", "en")
+
+
+def test_renaming_a_suite_and_setting_its_languages_are_in_its_history(any_db: Database, tmp_path: Path) -> None:
+    import_suite(any_db, write(tmp_path / "mini.tsv", GENERIC_TSV))
+    set_languages(any_db, "de", None, author="ada")
+    set_languages(any_db, "de", None, author="ada")  # nothing changes: nothing to record
+    rename_suite(any_db, "mini", author="ada")
+    set_languages(any_db, None, "EN", suite_name="mini", author="bob")
+    rename_suite(any_db, "mini-de-en", author="cleo")
+    with pytest.raises(TsqeError, match="an edit needs its author's name"):
+        rename_suite(any_db, "other", author=" ")
+    history = suite_history(any_db, "mini-de-en")
+    assert [(h.entity, h.action, h.author, h.before, h.after) for h in history] == [
+        ("suite", "rename", "cleo", {"name": "mini"}, {"name": "mini-de-en"}),
+        ("suite", "change", "bob", {"source_lang": "de", "target_lang": None},
+         {"source_lang": "de", "target_lang": "en"}),
+        ("suite", "change", "ada", {"source_lang": None, "target_lang": None},
+         {"source_lang": "de", "target_lang": None}),
+    ]
+    assert {h.entity_id for h in history} == {suite_info_id(any_db)}
 
 
 def test_existing_name_needs_update(db: Database, tmp_path: Path) -> None:
@@ -281,3 +303,8 @@ def test_dfki_extensions_are_read(db: Database, tmp_path: Path) -> None:
             ("positive", "husband", False), ("positive", "spouse", True), ("negative", r"\bman\b", False)]
         assert [(r.kind, r.text) for r in sorted(item.references, key=lambda r: r.id)] == [
             ("standard", "Her husband came."), ("formal", "Her spouse came.")]
+
+
+def suite_info_id(db: Database) -> int:
+    with db.session() as session:
+        return session.scalar(select(Suite.id)) or 0

@@ -2,12 +2,15 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+import uuid
+from collections.abc import Iterator
 from contextlib import closing
 from pathlib import Path
 
 import pytest
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect, select, text
+from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
 from alembic import command
@@ -186,3 +189,59 @@ def test_a_failed_migration_leaves_the_file_untouched_and_names_the_backup(
     assert str(backup) in str(failure.value) and failure.value.backup == backup
     assert _dump(path) == before
     assert _dump(backup) == before
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The URL of a database without any table, on each backend (PostgreSQL: made for this test on the test
+    run's server)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.sqlite'}"
+        return
+    server = request.getfixturevalue("postgresql_url")
+    name = f"tsqe_migration_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(server, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(server).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE "{name}" WITH (FORCE)')
+        admin.dispose()
+
+
+def test_history_of_suites_and_outputs_keeps_every_entry(empty_url: str) -> None:
+    """Migration 0005 lets the history hold entries about a suite and about outputs; the entries already there
+    stay as they were, and entities outside the list are still refused."""
+    engine = make_engine(empty_url)
+    config = alembic_config()
+    with engine.begin() as conn:
+        config.attributes["connection"] = conn
+        command.upgrade(config, "0004")
+        conn.execute(text("INSERT INTO suites (id, name, source_lang, target_lang, created_at) "
+                          "VALUES (1, 's', 'de', 'en', CURRENT_TIMESTAMP)"))
+        conn.execute(text("INSERT INTO history (id, suite_id, item_external_id, entity, entity_id, action, author, "
+                          "at, before, after, version) VALUES "
+                          "(7, 1, 'a', 'rule', 3, 'change', 'ada', CURRENT_TIMESTAMP, '{\"pattern\": \"x\"}', "
+                          "'{\"pattern\": \"y\"}', 2), "
+                          "(8, 1, NULL, 'category', 2, 'rename', 'bob', CURRENT_TIMESTAMP, NULL, NULL, NULL)"))
+        before = conn.execute(text("SELECT id, suite_id, item_external_id, entity, entity_id, action, author, "
+                                   "before, after, version FROM history ORDER BY id")).all()
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(text("INSERT INTO history (suite_id, entity, action, author, at) "
+                          "VALUES (1, 'suite', 'rename', 'ada', CURRENT_TIMESTAMP)"))
+    engine.dispose()
+    db = open_database(empty_url)
+    with db.engine.begin() as conn:
+        assert conn.execute(text("SELECT id, suite_id, item_external_id, entity, entity_id, action, author, "
+                                 "before, after, version FROM history ORDER BY id")).all() == before
+        conn.execute(text("INSERT INTO history (suite_id, entity, entity_id, action, author, at) "
+                          "VALUES (1, 'suite', 1, 'rename', 'ada', CURRENT_TIMESTAMP), "
+                          "(1, 'output', 5, 'change', 'ada', CURRENT_TIMESTAMP)"))
+    with pytest.raises(IntegrityError), db.engine.begin() as conn:
+        conn.execute(text("INSERT INTO history (suite_id, entity, action, author, at) "
+                          "VALUES (1, 'system', 'rename', 'ada', CURRENT_TIMESTAMP)"))
+    assert {index["name"] for index in inspect(db.engine).get_indexes("history")} == {
+        "ix_history_suite_item", "ix_history_entity"}
+    db.close()

@@ -16,7 +16,7 @@ from store.models import HumanScore, System
 from suite.errors import TsqeError
 from suite.importers.result import ImportResult, Problems
 from suite.importers.wmt import read_lines
-from suite.suites import find_suite
+from suite.suites import find_suite, language_pair
 from suite.tasks import TaskState, progress_of
 
 HEADER = ("LP", "HUMAN", "SYSTEM")
@@ -79,7 +79,7 @@ def import_human_scores(db: Database, path: Path, *, lp: str, suite_name: str | 
             raise TsqeError(f"{path}: none of the {len(scores)} {lp} systems is a system of suite "
                             f"{suite.name!r} (file: {', '.join(sorted(scores))}; suite: "
                             f"{', '.join(sorted(systems)) or 'none'})")
-        suite_pair = f"{suite.source_lang or '?'}-{suite.target_lang or '?'}"
+        suite_pair = language_pair(suite.source_lang, suite.target_lang)
         if suite_pair != lp:
             problems.warn(1, f"importing {lp} scores into suite {suite.name!r}, whose language pair is {suite_pair}")
         for name, (_, number) in sorted(scores.items(), key=lambda entry: entry[1][1]):

@@ -5,8 +5,10 @@ source file it was translated from, by exact (stripped) source text, which is ho
 outputs of a test set that contains the suite's sentences among others.
 
 Outputs are stored once per distinct stripped text per item and linked to each system that produced them.
-Re-importing a system's output for an item replaces the link; the old text is deleted only when no other
-system produced it and no reviewer labelled it, so a reviewed output is never lost.
+Re-importing a system's output for an item replaces the link, with a history entry (entity ``output``, the
+output the system no longer produces, its text before and the new one after); the old text is deleted only
+when no other system produced it and no reviewer labelled it, so a reviewed output is never lost, and a
+reviewer who still holds a deleted one is refused with who replaced it.
 """
 from __future__ import annotations
 
@@ -22,9 +24,11 @@ from store import Database
 from store.locks import lock_outputs_of_suite
 from store.models import Item, LabelFingerprint, ManualLabel, Output, System, SystemOutput
 from suite.errors import TsqeError
+from suite.history import Change, check_author, record
 from suite.importers.lookups import SuiteIndex, check_length, max_length, output_ids, resolve_item
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import read_table, read_text, split_lines
+from suite.item_edit import default_author
 from suite.label_counts import add_unlabelled, refresh_counts
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
@@ -42,9 +46,11 @@ class OutputRow:
 
 def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: str | None = None,
                    system: str | None = None, source: str | os.PathLike[str] | None = None,
-                   task: TaskState | None = None) -> ImportResult:
-    """Import MT outputs; ``system`` makes ``path`` a plain-text file of that system's outputs."""
+                   author: str | None = None, task: TaskState | None = None) -> ImportResult:
+    """Import MT outputs; ``system`` makes ``path`` a plain-text file of that system's outputs. A replaced
+    output is in the history under ``author`` (default: ``suite.item_edit.default_author``)."""
     path = Path(path)
+    author = check_author(author if author is not None else default_author())
     task = progress_of(task)
     for file in (path, source):
         if file is not None and not Path(file).is_file():
@@ -68,7 +74,7 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
         problems.raise_if_any()
         task.progress(1, 2, "writing MT outputs")
         lock_outputs_of_suite(session, suite.id, labelling=False)  # before the new outputs take their ids
-        counts.update(_write(session, suite.id, index, rows))
+        counts.update(_write(session, suite.id, index, rows, author))
         task.progress(2, 2, "MT outputs imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings)
 
@@ -171,7 +177,7 @@ def _rows_by_source(session: Session, suite_id: int, path: Path, source: Path, s
     return rows
 
 
-def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[OutputRow]) -> dict[str, int]:
+def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[OutputRow], author: str) -> dict[str, int]:
     new_systems = list(dict.fromkeys(row.system for row in rows if row.system not in index.system_ids))
     if new_systems:
         session.execute(insert(System), [{"suite_id": suite_id, "name": name} for name in new_systems])
@@ -186,7 +192,7 @@ def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[Output
         outputs = output_ids(session, suite_id)
         add_unlabelled(session.connection(), Counter(item_id for item_id, _ in new_outputs))
 
-    added, changed, replaced = [], [], set()
+    added, changed, replaced = [], [], []
     for row in rows:
         key = (system_ids[row.system], row.item_id)
         output_id = outputs[(row.item_id, row.text)]
@@ -196,11 +202,12 @@ def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[Output
             added.append(link)
         elif old != output_id:
             changed.append(link)
-            replaced.add(old)
+            replaced.append((row, old))
     if added:
         session.execute(insert(SystemOutput), added)
     if changed:
         session.execute(update(SystemOutput), changed)
+    _record_replaced(session, suite_id, index, replaced, author)
     return {
         "rows": len(rows),
         "systems": len({row.system for row in rows}),
@@ -210,8 +217,24 @@ def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[Output
         "system_outputs_added": len(added),
         "system_outputs_changed": len(changed),
         "system_outputs_unchanged": len(rows) - len(added) - len(changed),
-        "outputs_removed": _remove_orphans(session, sorted(replaced)),
+        "outputs_removed": _remove_orphans(session, sorted({old for _, old in replaced})),
     }
+
+
+def _record_replaced(session: Session, suite_id: int, index: SuiteIndex, replaced: list[tuple[OutputRow, int]],
+                     author: str) -> None:
+    """One history entry per system output replaced: the output the system no longer produces, and its text
+    before and the new one after."""
+    old_ids = sorted({old for _, old in replaced})
+    texts: dict[int, str] = {}
+    for start in range(0, len(old_ids), CHUNK):
+        for output_id, text in session.execute(select(Output.id, Output.text)
+                                               .where(Output.id.in_(old_ids[start:start + CHUNK]))):
+            texts[output_id] = text
+    external_ids = {item_id: external_id for external_id, item_id in index.item_ids.items()}
+    record(session, [Change(suite_id, external_ids[row.item_id], "output", old, "change", author,
+                            {"system": row.system, "text": texts[old]}, {"system": row.system, "text": row.text},
+                            None) for row, old in replaced])
 
 
 def _remove_orphans(session: Session, output_ids_: list[int]) -> int:

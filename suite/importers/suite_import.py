@@ -3,16 +3,17 @@
 Re-importing under an existing name needs ``update=True``: items are matched by their external id, their
 source, phenomenon, rules, references and known translations are brought up to date (only where they
 changed, so incremental relabelling revisits only those items), new items are added, and items missing
-from the file are kept unless ``remove_missing`` asks to delete them (with their outputs and labels).
-Outputs, QE scores and manual labels of kept items are never touched.
+from the file are kept unless ``remove_missing`` asks to delete them (with their outputs and labels; the
+history keeps them as it keeps an item removed by an edit, to restore it). Outputs, QE scores and manual
+labels of kept items are never touched. An update is in the history as the edits it amounts to, under the
+importing author, and bumps the versions those edits would, so an editor who read a changed row is refused.
 """
 from __future__ import annotations
 
 import os
-from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, Select, delete, func, insert, select, update
 from sqlalchemy.orm import Session
@@ -22,8 +23,6 @@ from store.models import (
     Category,
     Item,
     KnownTranslation,
-    ManualLabel,
-    Output,
     Phenomenon,
     Reference,
     Rule,
@@ -31,18 +30,23 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
+from suite.history import Change, check_author, first_versions, record
 from suite.importers.dfki import parse_dfki
+from suite.importers.item_parts import PARTS, ItemRef, Part, PartChanges, fingerprint, stored_parts
 from suite.importers.item_spec import ItemSpec
 from suite.importers.lookups import check_length
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
 from suite.importers.tables import TABLE_SUFFIXES
+from suite.item_edit import default_author
+from suite.items import snapshot_item
 from suite.rules import compile_error, pattern_problem
-from suite.suites import UNKNOWN_LANGUAGE
+from suite.suite_edit import change_languages
+from suite.suites import UNKNOWN_LANGUAGE, language_pair
 from suite.tasks import TaskState, progress_of
+from suite.taxonomy import remove_empty_phenomena
 
 T = TypeVar("T")
-_ChildModel = type[Rule | KnownTranslation | Reference]
 CHUNK = 500
 """Ids per ``IN (...)`` list, well below every database's bound-parameter limit."""
 
@@ -58,14 +62,17 @@ def default_suite_name(path: Path) -> str:
 
 def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None = None,
                  source_lang: str | None = None, target_lang: str | None = None, update: bool = False,
-                 remove_missing: bool = False, strict: bool = False, task: TaskState | None = None) -> ImportResult:
+                 remove_missing: bool = False, strict: bool = False, author: str | None = None,
+                 task: TaskState | None = None) -> ImportResult:
     """Import the suite file at ``path`` (``.json``: DFKI format; ``.tsv``/``.csv``/``.xlsx``: table).
 
     ``strict`` refuses a file with a pattern that does not compile (by default it becomes an invalid rule,
     with a warning). A new suite whose languages neither the file nor the caller names gets them unknown
-    (stored as empty strings, set later with ``suite.suites.set_languages``), with a warning.
+    (stored as empty strings, set later with ``suite.suite_edit.set_languages``), with a warning.
+    What an update changes is in the history under ``author`` (default: ``suite.item_edit.default_author``).
     """
     path = Path(path)
+    author = check_author(author if author is not None else default_author())
     task = progress_of(task)
     if not path.is_file():
         raise TsqeError(f"{path}: no such file")
@@ -108,15 +115,11 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
         elif languages is not None:
             known = (suite.source_lang, suite.target_lang)
             if any(old not in (UNKNOWN_LANGUAGE, new) for old, new in zip(known, languages, strict=True)):
-                raise TsqeError(f"suite {name!r} is {_pair(*known)}, the file is {_pair(*languages)}")
-            suite.source_lang, suite.target_lang = languages  # fills in languages that were unknown
-        counts = _write(session, suite.id, items, rules, problems, remove_missing)
+                raise TsqeError(f"suite {name!r} is {language_pair(*known)}, the file is {language_pair(*languages)}")
+            change_languages(session, suite, *languages, author)  # fills in languages that were unknown
+        counts = _write(session, suite.id, items, rules, problems, remove_missing, author)
         task.progress(3, 3, "suite imported")  # before the commit, so that a cancel here still changes nothing
     return ImportResult(counts={"suite_id": suite.id, **counts}, warnings=problems.warnings)
-
-
-def _pair(source: str, target: str) -> str:
-    return f"{source or '?'}-{target or '?'}"
 
 
 def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
@@ -172,12 +175,17 @@ def _languages(path: Path, from_file: tuple[str, str] | None, source_lang: str |
 
 
 def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[str, list[dict[str, object]]],
-           problems: Problems, remove_missing: bool) -> dict[str, int]:
+           problems: Problems, remove_missing: bool, author: str) -> dict[str, int]:
+    """Write the file's items into the suite. An item that was there before changes as an edit would change it:
+    a new version when its own fields change, and a history entry for each change (its rules, known
+    translations and references: ``suite.importers.item_parts``). The rows read are locked on PostgreSQL until
+    the commit, so an editor's save is either read here or refused after it, never silently undone."""
     phenomenon_ids = _phenomenon_ids(session, suite_id, items)
+    places: dict[int | None, tuple[str | None, str | None]] = {id_: key for key, id_ in phenomenon_ids.items()}
     existing = {row.external_id: row for row in session.execute(
-        select(Item.id, Item.external_id, Item.source, Item.phenomenon_id, Item.comment, Item.position)
-        .where(Item.suite_id == suite_id))}
-    old = _existing_children(session, suite_id)
+        select(Item.id, Item.external_id, Item.source, Item.phenomenon_id, Item.comment, Item.position, Item.version)
+        .where(Item.suite_id == suite_id).with_for_update())}
+    old = stored_parts(session, suite_id)
     with_outputs = set(session.scalars(select(SystemOutput.item_id).distinct()
                                        .join(Item, Item.id == SystemOutput.item_id)
                                        .where(Item.suite_id == suite_id)))
@@ -188,10 +196,13 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
     counts = {"items": len(items), "items_added": 0, "items_updated": 0, "items_unchanged": 0,
               "items_removed": 0, "outputs_removed": 0, "manual_labels_removed": 0}
     if remove_missing and missing:
-        counts.update(_remove_items(session, [row.id for row in missing]))
+        counts.update(_remove_items(session, [row.id for row in missing], author))
         missing = []
 
-    new_items, item_updates, updated = [], [], set()
+    new_items: list[dict[str, object]] = []
+    item_updates: list[dict[str, object]] = []
+    history: list[Change] = []
+    updated: set[int] = set()
     for position, item in enumerate(items):
         values = {"source": item.source, "phenomenon_id": phenomenon_ids[(item.category, item.phenomenon)],
                   "comment": item.comment, "position": position}
@@ -199,11 +210,16 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         if row is None:
             new_items.append({"suite_id": suite_id, "external_id": item.external_id, **values})
             continue
-        if any(getattr(row, key) != value for key, value in values.items()):
-            item_updates.append({"id": row.id, **values})
-            if (row.source, row.phenomenon_id, row.comment) != (item.source, values["phenomenon_id"],
-                                                                 item.comment):
-                updated.add(row.id)
+        changed: dict[str, object] = {key: value for key, value in values.items() if getattr(row, key) != value}
+        edited = [key for key in changed if key != "position"]
+        if edited:
+            changed["version"] = row.version + 1
+            history.append(Change(suite_id, row.external_id, "item", row.id, "change", author,
+                                  _item_fields(row._asdict(), edited, places), _item_fields(values, edited, places),
+                                  row.version + 1))
+            updated.add(row.id)
+        if changed:
+            item_updates.append({"id": row.id, **changed})
         if row.source != item.source and row.id in with_outputs:
             problems.warn(item.line, f"the source of item {item.external_id!r} changed; its existing "
                                      f"MT outputs were made for the old source")
@@ -216,29 +232,28 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         session.execute(update(Item), item_updates)
     item_ids = dict(session.execute(select(Item.external_id, Item.id)
                                     .where(Item.suite_id == suite_id)).all())
+    history += _added_items(session, suite_id, [item_ids[str(row["external_id"])] for row in new_items],
+                            places, author, suite_existed=bool(existing))
+    record(session, history)
 
-    children: dict[_ChildModel, tuple[list[dict[str, object]], list[int]]] = {
-        Rule: ([], []), KnownTranslation: ([], []), Reference: ([], [])}
+    parts = {model: PartChanges(model, suite_id, author) for model in PARTS}
     for item in items:
-        item_id = item_ids[item.external_id]
+        ref = ItemRef(item_ids[item.external_id], item.external_id, item.external_id not in existing)
         known: list[dict[str, object]] = [{"kind": "good", "text": text} for text in _present(item.good)]
         known += [{"kind": "bad", "text": text} for text in _present(item.bad)]
         references: list[dict[str, object]] = [{"kind": reference.kind, "text": reference.text}
                                                for reference in item.references]
-        wanted: dict[_ChildModel, list[dict[str, object]]] = {
+        wanted: dict[Part, list[dict[str, object]]] = {
             Rule: rules[item.external_id], KnownTranslation: known, Reference: references}
         for model, rows in wanted.items():
-            if _fingerprint(model, rows) != old.get((model, item_id), []):
-                children[model][0].extend({"item_id": item_id, **row} for row in rows)
-                children[model][1].append(item_id)
-                if item.external_id in existing:
-                    updated.add(item_id)
-    for model, (rows, replaced) in children.items():
-        for chunk in _chunks(replaced):
-            session.execute(delete(model).where(model.item_id.in_(chunk)))
-        if rows:
-            session.execute(insert(model), rows)
-    _remove_empty_phenomena(session, suite_id)
+            stored = old.get((model, ref.id), [])
+            if fingerprint(model, rows) != fingerprint(model, [part.values for part in stored]):
+                parts[model].replace(ref, stored, rows)
+                if not ref.is_new:
+                    updated.add(ref.id)
+    for changes in parts.values():
+        changes.write(session)
+    remove_empty_phenomena(session, suite_id)
 
     counts["items_added"] = len(new_items)
     counts["items_updated"] = len(updated)
@@ -247,29 +262,41 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
     return counts
 
 
-def _fingerprint(model: type, rows: Iterable[dict[str, object]]) -> list[tuple[object, ...]]:
-    """What decides whether an item's rules, known translations or references changed."""
-    if model is Rule:
-        return [(r["polarity"], r["pattern"], bool(r["ignore_case"]), r["position"]) for r in rows]
-    if model is Reference:  # their order is the order a suite file lists them in
-        return [(str(r["kind"]), str(r["text"])) for r in rows]
-    return sorted((str(r["kind"]), str(r["text"])) for r in rows)
+Places = dict[int | None, tuple[str | None, str | None]]
+"""Phenomenon id -> (category, phenomenon) names."""
 
 
-def _existing_children(session: Session, suite_id: int) -> dict[tuple[type, int], list[tuple[object, ...]]]:
-    grouped: dict[tuple[type, int], list[dict[str, object]]] = defaultdict(list)
-    queries = {
-        Rule: select(Rule.item_id, Rule.polarity, Rule.pattern, Rule.ignore_case, Rule.position)
-        .join(Item, Item.id == Rule.item_id).order_by(Rule.item_id, Rule.position),
-        KnownTranslation: select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
-        .join(Item, Item.id == KnownTranslation.item_id),
-        Reference: select(Reference.item_id, Reference.kind, Reference.text)
-        .join(Item, Item.id == Reference.item_id).order_by(Reference.item_id, Reference.id),
-    }
-    for model, query in queries.items():
-        for row in session.execute(query.where(Item.suite_id == suite_id)).mappings():
-            grouped[(model, row["item_id"])].append(dict(row))
-    return {key: _fingerprint(key[0], rows) for key, rows in grouped.items()}
+def _item_fields(values: dict[str, Any], keys: list[str], places: Places) -> dict[str, Any]:
+    """An item's fields as its edits' history entries hold them: its category and phenomenon by name."""
+    fields: dict[str, Any] = {}
+    for key in keys:
+        if key == "phenomenon_id":
+            fields["category"], fields["phenomenon"] = places.get(values[key], (None, None))
+        else:
+            fields[key] = values[key]
+    return fields
+
+
+def _added_items(session: Session, suite_id: int, item_ids: list[int], places: Places, author: str, *,
+                 suite_existed: bool) -> list[Change]:
+    """Give new items a first version above any an earlier item with their id had and, when the suite existed
+    before, the history entries of their addition, as ``suite.items.add_item`` writes them."""
+    versions = first_versions(session, Item, item_ids)
+    later = [{"id": item_id, "version": version} for item_id, version in versions.items() if version > 1]
+    if later:
+        session.execute(update(Item), later)
+    if not suite_existed:
+        return []
+    changes = []
+    for chunk in _chunks(item_ids):
+        for item_id, external_id, source, comment, phenomenon_id in session.execute(
+                select(Item.id, Item.external_id, Item.source, Item.comment, Item.phenomenon_id)
+                .where(Item.id.in_(chunk))):
+            category, phenomenon = places.get(phenomenon_id, (None, None))
+            changes.append(Change(suite_id, external_id, "item", item_id, "add", author, None,
+                                  {"source": source, "comment": comment, "category": category,
+                                   "phenomenon": phenomenon}, versions[item_id]))
+    return changes
 
 
 def _present(texts: Sequence[str]) -> list[str]:
@@ -299,27 +326,22 @@ def _phenomenon_ids(session: Session, suite_id: int, items: list[ItemSpec]) -> d
     return phenomena
 
 
-def _remove_items(session: Session, item_ids: list[int]) -> dict[str, int]:
-    """Delete items (an explicit request) and say how much went with them."""
+def _remove_items(session: Session, item_ids: list[int], author: str) -> dict[str, int]:
+    """Delete items (an explicit request) and say how much went with them; the history keeps a snapshot of
+    each, as ``suite.items.remove_item`` does, so ``restore_removed_item`` brings it back."""
     removed = {"items_removed": len(item_ids), "outputs_removed": 0, "manual_labels_removed": 0}
+    removals = []
+    for item_id in item_ids:
+        item = session.get_one(Item, item_id)
+        snapshot = snapshot_item(session, item)
+        removed["outputs_removed"] += len(snapshot.outputs)
+        removed["manual_labels_removed"] += sum(output.manual_label is not None for output in snapshot.outputs)
+        removals.append(Change(item.suite_id, item.external_id, "item", item.id, "remove", author,
+                               snapshot.to_dict(), None, None))
     for chunk in _chunks(item_ids):
-        removed["outputs_removed"] += session.scalar(
-            select(func.count()).select_from(Output).where(Output.item_id.in_(chunk))) or 0
-        removed["manual_labels_removed"] += session.scalar(
-            select(func.count()).select_from(ManualLabel).join(Output, Output.id == ManualLabel.output_id)
-            .where(Output.item_id.in_(chunk))) or 0
         session.execute(delete(Item).where(Item.id.in_(chunk)))
+    record(session, removals)
     return removed
-
-
-def _remove_empty_phenomena(session: Session, suite_id: int) -> None:
-    """An update may move every item out of a phenomenon or category; do not keep empty ones around."""
-    used = select(Item.phenomenon_id).where(Item.suite_id == suite_id, Item.phenomenon_id.is_not(None))
-    category_ids = select(Category.id).where(Category.suite_id == suite_id)
-    session.execute(delete(Phenomenon).where(Phenomenon.category_id.in_(category_ids),
-                                             Phenomenon.id.not_in(used)))
-    session.execute(delete(Category).where(Category.suite_id == suite_id,
-                                           Category.id.not_in(select(Phenomenon.category_id))))
 
 
 def _totals(session: Session, suite_id: int) -> dict[str, int]:

@@ -20,7 +20,7 @@ convention), in every list column: rules, references, known translations and the
 - references, known translations, ids, categories, phenomena and comments are stripped of surrounding
   whitespace; the source is kept as written.
 
-A table does not name its languages: give them when importing or set them later (``suite.suites``).
+A table does not name its languages: give them when importing or set them later (``suite.suite_edit``).
 ``suite.export_suite`` writes this layout, so a suite survives a round trip through a spreadsheet.
 """
 from __future__ import annotations

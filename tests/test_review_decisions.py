@@ -1,0 +1,120 @@
+"""A reviewer's decision on several outputs at once (P/F/U on a selection) is one transaction: a stale version or
+a removed output anywhere in it refuses the whole decision, naming that output, and stores nothing."""
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from table_dump import dump
+
+from store import Database, open_database
+from suite.demo import create_demo
+from suite.editing import find_item, item_detail, item_history, remove_item
+from suite.errors import EditConflict, TsqeError
+from suite.item_detail import ItemOutput
+from suite.review import (
+    SeenOutput,
+    clear_manual_label,
+    clear_manual_labels,
+    set_manual_label,
+    set_manual_labels,
+)
+from suite.tasks import Cancelled, Progress, TaskState
+
+BANK = "amb-01"  # 4 outputs; "The bench on the river bank was freshly painted." is reviewed (pass, jonas.w)
+
+
+@pytest.fixture
+def demo(any_db: Database) -> Database:
+    create_demo(any_db)
+    return any_db
+
+
+@pytest.fixture
+def other(demo: Database) -> Iterator[Database]:
+    """The same database opened a second time, as a colleague's process has it."""
+    database = open_database(demo.url.removeprefix("sqlite:///"))
+    yield database
+    database.close()
+
+
+def outputs(db: Database, external_id: str = BANK) -> list[ItemOutput]:
+    return item_detail(db, find_item(db, external_id)).outputs
+
+
+def seen(rows: list[ItemOutput]) -> list[SeenOutput]:
+    return [SeenOutput(row.output_id, row.manual_version, row.comment) for row in rows]
+
+
+def test_a_decision_on_several_outputs_stores_each_with_its_history(demo: Database) -> None:
+    rows = outputs(demo)
+    reviewed = next(row for row in rows if row.manual_label is not None)
+    decided = set_manual_labels(demo, seen(rows), "fail", "ada")
+    assert [info.output_id for info in decided] == [row.output_id for row in rows]
+    after = {row.output_id: row for row in outputs(demo)}
+    assert {(row.manual_label, row.reviewer) for row in after.values()} == {("fail", "ada")}
+    assert after[reviewed.output_id].comment == reviewed.comment  # each output keeps its own comment
+    assert after[reviewed.output_id].manual_version == reviewed.manual_version + 1
+    history = [(h.entity_id, h.action, h.author) for h in item_history(demo, BANK) if h.entity == "manual_label"]
+    assert sorted(history[:len(rows)]) == sorted(
+        (row.output_id, "change" if row.manual_label else "add", "ada") for row in rows)
+
+    assert clear_manual_labels(demo, seen(outputs(demo)), reviewer="ada") == [row.output_id for row in rows]
+    assert {row.manual_label for row in outputs(demo)} == {None}
+
+
+def test_one_stale_output_refuses_the_whole_decision(demo: Database, other: Database) -> None:
+    rows = outputs(demo)
+    unreviewed = [row for row in rows if row.manual_label is None]
+    assert len(unreviewed) >= 2
+    stale = unreviewed[-1]
+    set_manual_label(other, stale.output_id, "pass", "bob", expected_version=0)  # bob decided it meanwhile
+    before = dump(demo)
+    with pytest.raises(EditConflict, match=rf"^output {stale.output_id} of item 'amb-01' \('.*'\): changed by bob "
+                                           rf"at \d{{4}}-\d\d-\d\d [\d:]+ UTC: now pass by bob$"):
+        set_manual_labels(demo, seen(rows), "fail", "ada")
+    assert dump(demo) == before  # not even the outputs before the stale one
+    with pytest.raises(EditConflict, match=f"output {stale.output_id} of item 'amb-01'"):
+        clear_manual_labels(demo, seen(rows), reviewer="ada")
+    assert dump(demo) == before
+    # read again, the same decision goes through
+    assert len(set_manual_labels(demo, seen(outputs(demo)), "fail", "ada")) == len(rows)
+
+
+def test_an_output_removed_since_it_was_read_refuses_the_decision(demo: Database) -> None:
+    bank, lock = outputs(demo), outputs(demo, "amb-02")
+    remove_item(demo, find_item(demo, "amb-02"), author="bob")
+    before = dump(demo)
+    with pytest.raises(EditConflict, match=rf"^output {lock[0].output_id}: .*now removed"):
+        set_manual_labels(demo, seen(bank) + seen(lock), "pass", "ada")
+    assert dump(demo) == before
+    with pytest.raises(TsqeError, match=f"no output with id {lock[0].output_id}"):  # not checked: not a conflict
+        set_manual_label(demo, lock[0].output_id, "pass", "ada")
+    with pytest.raises(TsqeError, match="names each output once"):
+        set_manual_labels(demo, seen(bank) + seen(bank[:1]), "pass", "ada")
+    assert dump(demo) == before
+
+
+def test_a_decision_cancelled_at_its_last_report_stores_nothing(demo: Database) -> None:
+    rows = outputs(demo)
+    before = dump(demo)
+    reports: list[Progress] = []
+
+    def cancel_before_the_last(progress: Progress) -> None:
+        reports.append(progress)
+        if len(reports) == len(rows):  # every output decided; the last report (done = all) raises
+            task.cancel()
+
+    task = TaskState(cancel_before_the_last)
+    with pytest.raises(Cancelled):
+        set_manual_labels(demo, seen(rows), "pass", "ada", task=task)
+    assert dump(demo) == before and [r.done for r in reports] == list(range(len(rows)))
+
+
+def test_single_output_calls_name_the_output_too(demo: Database, other: Database) -> None:
+    row = next(row for row in outputs(demo) if row.manual_label is None)
+    set_manual_label(other, row.output_id, "fail", "bob", expected_version=0)
+    with pytest.raises(EditConflict, match=rf"^output {row.output_id} of item 'amb-01'.*: now fail by bob$"):
+        set_manual_label(demo, row.output_id, "pass", "ada", expected_version=0)
+    with pytest.raises(EditConflict, match="now fail by bob"):
+        clear_manual_label(demo, row.output_id, reviewer="ada", expected_version=0)
