@@ -212,6 +212,13 @@ def kill_moments(duration: float, rng: random.Random) -> list[float]:
     return [0.0, 0.01] + [rng.uniform(0, duration) for _ in range(RANDOM_KILLS)] + [0.97 * duration, duration]
 
 
+def extra_moment(duration: float, rng: random.Random) -> float:
+    """A kill in place of one that came after the job had already finished: uniform over the job's duration as
+    last seen. One timing of the job decides the first moments, and on a loaded machine a later run can be
+    faster than that one (with 2 cores shared, 7 of 20 kills once landed in time)."""
+    return rng.uniform(0, duration)
+
+
 @pytest.mark.parametrize("job", JOBS, ids=lambda job: job.name)
 def test_a_killed_job_leaves_all_or_nothing(job: Job, runner: Runner, states: dict[str, Path],
                                             tmp_path: Path) -> None:
@@ -228,7 +235,11 @@ def test_a_killed_job_leaves_all_or_nothing(job: Job, runner: Runner, states: di
     rng = random.Random(f"{SEED}-{job.name}")
     outcomes = {"none": 0, "all": 0}
     killed = 0
-    for moment in kill_moments(completed_run.seconds, rng):
+    duration = completed_run.seconds
+    moments = kill_moments(duration, rng)
+    missed = 0
+    while moments:
+        moment = moments.pop(0)
         _copy(states[job.before], work)
         outcome = runner.run(work, args, kill_after=moment)
         killed += outcome.killed
@@ -236,6 +247,10 @@ def test_a_killed_job_leaves_all_or_nothing(job: Job, runner: Runner, states: di
         state = _state(work)
         assert state in (before, completed), f"{job.name} killed after {moment:.3f} s left a partial state"
         outcomes["none" if state == before else "all"] += 1
+        if not outcome.killed and missed < RANDOM_KILLS:
+            missed += 1
+            duration = min(duration, outcome.seconds)
+            moments.append(extra_moment(duration, rng))
     print(f"\n{job.name}: {completed_run.seconds:.2f} s; {killed} of {sum(outcomes.values())} kill points "
           f"hit the running job and all left a sound database ({outcomes['none']} before-state, "
           f"{outcomes['all']} completed state)")
