@@ -31,6 +31,7 @@ from suite.editing import (
     restore_removed_item,
     suite_history,
 )
+from suite.history import change_text
 from suite.review import clear_manual_label, set_manual_label
 
 item_app = typer.Typer(help="Show, add, change and remove items.", no_args_is_help=True)
@@ -326,8 +327,4 @@ def history_command(
         what = entry.entity.replace("_", " ") + ("" if entry.entity_id is None else f" {entry.entity_id}")
         version = "" if entry.version is None else f" (version {entry.version})"
         typer.echo(f"{entry.at:%Y-%m-%d %H:%M:%S}  {entry.author}  {entry.action} {what}{version}")
-        if entry.action == "remove" and entry.entity == "item":
-            continue  # its snapshot is all of the item; --json shows it
-        for side, values in (("before", entry.before), ("after", entry.after)):
-            if values:
-                typer.echo(f"    {side}: " + ", ".join(f"{key}={value!r}" for key, value in values.items()))
+        typer.echo(f"    {change_text(entry)}")

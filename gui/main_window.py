@@ -158,6 +158,7 @@ class MainWindow(QMainWindow):
         self.state.tree_loaded.connect(self._show_counts)
         self.state.suite_changed.connect(self._suite_changed)
         self.state.review_requested.connect(lambda _: self.tabs.setCurrentWidget(self.review))
+        self.state.edit_requested.connect(lambda _: self.tabs.setCurrentWidget(self.editor))
         self.tabs.currentChanged.connect(lambda i: QSettings().setValue("window/tab", i))
         self.tabs.currentChanged.connect(lambda _: self.focus_screen())
         self._update_title()
@@ -249,12 +250,13 @@ class MainWindow(QMainWindow):
 
         Found by using the window under Xvfb with the keyboard alone: the window opened with the tree's search box
         focused, so a reviewer's first P typed "p" into it, and Ctrl+2 showed Review without giving its table the
-        keys. The Item & rules screen without an item hands the keys to the tree, where typing an id selects it.
+        keys. The Item & rules screen without an item hands the keys to the tree, where typing an id selects it;
+        with one (also one Review's E is still reading) to the editor, since a tree given the keys makes its first
+        row current, which selects it and so narrows the review queue.
         """
         screen = self.tabs.currentWidget()
         if screen is self.editor:
-            if self.editor.draft is None:
-                self.tree.view.setFocus()
+            (self.tree.view if self.editor.item_id is None else self.editor.editor_scroll).setFocus()
             return
         view = self.review.table if screen is self.review else getattr(screen, "view", None)
         if isinstance(view, QWidget):

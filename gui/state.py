@@ -1,7 +1,7 @@
 """The one headless state object every screen observes (after glue's hub and Anki's main window state).
 
-Screens never talk to each other: they set the selection here or ask for the Review tab here, and react to
-its signals. Keeping it free of widgets lets tests drive the whole window through it.
+Screens never talk to each other: they set the selection here or ask for the Review tab or an item's rules
+here, and react to its signals. Keeping it free of widgets lets tests drive the whole window through it.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ class AppState(QObject):
     selection_changed = Signal()  # self.selection changed
     operation_executed = Signal(object)  # an OpChanges after any write operation finished
     review_requested = Signal(object)  # a suite.browse.OutputFilter: show the Review tab with it
+    edit_requested = Signal(object)  # a Selection of an item: show it in Item & rules, self.selection unchanged
     tree_loaded = Signal()  # self.tree was (re)read: categories, phenomena, items and their counts
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -77,3 +78,8 @@ class AppState(QObject):
 
     def show_review(self, filter: OutputFilter) -> None:
         self.review_requested.emit(filter)
+
+    def edit_item(self, selection: Selection) -> None:
+        """Open an item's rules without selecting it: selecting would narrow the Review queue to that item, and a
+        reviewer who goes to fix a rule wants the queue (filter and row) as it was when coming back."""
+        self.edit_requested.emit(selection)

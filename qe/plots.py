@@ -1,11 +1,17 @@
-"""Figures of QE accuracy, drawn headless.
+"""Figures of the evaluation, drawn headless: horizontal grouped bars, one row per category or phenomenon.
 
 The figure is built on ``matplotlib.figure.Figure`` directly rather than through ``pyplot``: no global state,
 no interactive backend, safe from worker threads of the GUI, and it renders with Agg (PNG) or the SVG/PDF
 backends picked from the file suffix.
+
+Rows run down the y axis, each label on its own line, and the figure grows taller with the rows. Vertical bars
+with rotated labels ran into each other past a dozen rows and were unreadable for DFKI's hundred phenomena;
+a figure taller than the window's pane is scrolled there, not squeezed.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -15,40 +21,93 @@ from qe.accuracy import AccuracyResult, AccuracyRow
 from suite.errors import TsqeError
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+WIDTH_INCHES = 7.5
+BAR_INCHES = 0.06
+"""A bar's thickness while a row's bars fit in ``BARS_INCHES``; with more series they are thinner, down to
+``THINNEST_BAR_INCHES`` (19 MT systems on DFKI), below which a bar would be a hairline."""
+BARS_INCHES = 0.2
+THINNEST_BAR_INCHES = 0.025
+ROW_GAP_INCHES = 0.05
+LABEL_INCHES = 0.15
+"""A row is never thinner than a line of its label."""
+FRAME_INCHES = 0.9
+"""The caption, legend and percent scale above the rows, and a margin below them."""
+SUMMARY_GAP = 0.7
+"""Space (in rows) between the rows and the summary rows after them (Total, weighed)."""
+
+
+@dataclass(frozen=True)
+class Bars:
+    """One series: a value per row in % (NaN: none, drawn as no bar), and whiskers when ``low``/``high`` given."""
+
+    name: str
+    values: Sequence[float]
+    low: Sequence[float] | None = None
+    high: Sequence[float] | None = None
+    colour: str | None = None
+
+
+def row_bars(labels: Sequence[str], series: Sequence[Bars], *, title: str, summary: int = 0,
+             reference: float | None = None) -> Figure:
+    """Grouped horizontal bars, the rows top to bottom in the given order; the last ``summary`` rows are set
+    apart by a gap and a rule, their labels in bold. ``reference`` draws a dashed line (50 %: chance)."""
+    count, per_row = len(labels), max(len(series), 1)
+    y = np.arange(count, dtype=float)
+    if 0 < summary < count:
+        y[count - summary:] += SUMMARY_GAP
+    extent = (y[-1] + 1.0) if count else 1.0
+    bar_inches = min(BAR_INCHES, max(BARS_INCHES / per_row, THINNEST_BAR_INCHES))
+    row_inches = max(per_row * bar_inches + ROW_GAP_INCHES, LABEL_INCHES)
+    figure = Figure(figsize=(WIDTH_INCHES, FRAME_INCHES + extent * row_inches), layout="constrained")
+    axes = figure.add_subplot()
+    thickness = 0.8 / per_row
+    for j, bars in enumerate(series):
+        values = np.asarray(bars.values, dtype=float)
+        error = None
+        if bars.low is not None and bars.high is not None:
+            low, high = np.asarray(bars.low, dtype=float), np.asarray(bars.high, dtype=float)
+            error = np.nan_to_num(np.vstack([values - low, high - values]), nan=0.0).clip(min=0)
+        axes.barh(y - 0.4 + thickness * (j + 0.5), np.nan_to_num(values), thickness, xerr=error, capsize=1.5,
+                  label=bars.name, color=bars.colour, error_kw={"elinewidth": 0.7, "capthick": 0.7})
+    axes.set_yticks(y, labels, fontsize=8)
+    axes.set_ylim(extent - 0.4, -0.6)  # the first row at the top
+    if 0 < summary < count:
+        axes.axhline(y[count - summary] - (1 + SUMMARY_GAP) / 2, color="grey", linewidth=0.6)
+        for tick in axes.get_yticklabels()[count - summary:]:
+            tick.set_fontweight("bold")
+    axes.set_xlim(0, 100)
+    axes.xaxis.tick_top()  # the scale is read at the top, where a tall chart starts
+    axes.xaxis.set_major_formatter("{x:.0f}%")
+    axes.tick_params(axis="x", labelsize=8)
+    axes.grid(axis="x", linewidth=0.4, alpha=0.5)
+    axes.set_axisbelow(True)
+    if reference is not None:
+        axes.axvline(reference, color="grey", linewidth=0.8, linestyle="--")
+    # The caption as the legend's title: one block centred on the figure, which the layout keeps clear of the
+    # axes (a suptitle and a legend above the axes were drawn over each other).
+    figure.legend(loc="outside upper center", ncols=min(per_row, 4), fontsize=8, frameon=False, title=title,
+                  title_fontsize=9)
+    return figure
 
 
 def accuracy_figure(result: AccuracyResult) -> Figure:
-    """Grouped bars: one group per row (then Total and weighed), one bar per QE system, CI whiskers."""
+    """A row per category or phenomenon (then Total and weighed), a bar per QE system, CI whiskers."""
     rows: list[AccuracyRow] = [*result.rows, result.total, result.weighed]
     labels = [r.name + ("†" if r.too_few else "") for r in rows]
-    names = result.qe_systems
-    x = np.arange(len(rows), dtype=float)
-    x[-2:] += 0.5  # a gap before the summary groups
-    width = 0.8 / max(len(names), 1)
-    figure = Figure(figsize=(float(np.clip(2.5 + len(rows) * (0.1 * len(names) + 0.2), 6, 18)), 4.8),
-                    layout="constrained")
-    axes = figure.add_subplot()
-    for j, name in enumerate(names):
-        heights = np.array([r.accuracy[name] for r in rows]) * 100
-        error = None
+    series = []
+    for name in result.qe_systems:
+        values = [r.accuracy[name] * 100 for r in rows]
         if result.bootstrap:
-            low = np.array([r.ci.get(name, (np.nan, np.nan))[0] for r in rows]) * 100
-            high = np.array([r.ci.get(name, (np.nan, np.nan))[1] for r in rows]) * 100
-            error = np.nan_to_num(np.vstack([heights - low, high - heights]), nan=0.0).clip(min=0)
-        axes.bar(x - 0.4 + width * (j + 0.5), np.nan_to_num(heights), width, yerr=error, capsize=2,
-                 label=name, error_kw={"elinewidth": 0.8})
-    axes.axhline(50, color="grey", linewidth=0.8, linestyle="--")
-    axes.set_xticks(x, labels, rotation=45, ha="right")
-    axes.set_ylim(0, 100)
-    axes.set_ylabel("pairwise accuracy (%)")
+            low = [r.ci.get(name, (np.nan, np.nan))[0] * 100 for r in rows]
+            high = [r.ci.get(name, (np.nan, np.nan))[1] * 100 for r in rows]
+            series.append(Bars(name, values, low, high))
+        else:
+            series.append(Bars(name, values))
     where = f"{result.by} in {result.category}" if result.category else result.by
-    # Two lines: on one, a narrow figure (a category with three phenomena) cut the title off at both ends.
     caption = f"QE pairwise accuracy per {where}\n(ties: {result.ties}"
-    caption += f"; whiskers: {result.confidence:.0%} item bootstrap)" if result.bootstrap else ")"
-    axes.set_title(caption, fontsize=10)
-    axes.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.0, 1.0), title="QE system",
-                title_fontsize=8)
-    return figure
+    caption += f"; whiskers: {result.confidence:.0%} item bootstrap" if result.bootstrap else ""
+    caption += "; † too few pairs)" if any(r.too_few for r in rows) else ")"
+    return row_bars(labels, series, title=caption, summary=2, reference=50)
 
 
 def save_accuracy_plot(result: AccuracyResult, path: str | Path) -> Path:

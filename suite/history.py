@@ -243,3 +243,52 @@ def checked_delete(session: Session, model: Versioned, row: Any) -> None:
         raise conflict(session, ENTITY_OF[model], row.id,
                        describe_row(model, session.get(model, row.id, populate_existing=True)))
     session.expunge(row)
+
+
+NO_VALUE = "—"
+"""How a history shows a field without a value."""
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    """One field of an edit as a person reads it; None: no value (absent, None or empty), shown as ``NO_VALUE``."""
+
+    field: str
+    before: str | None
+    after: str | None
+
+
+def value_text(value: Any) -> str | None:
+    """A stored field value in words: yes/no for a flag, a list of ids joined, a nested list by its length
+    (a removed item's rules or outputs); None for no value, so no Python repr ever reaches a reader."""
+    if value is None or (isinstance(value, str | list | tuple | dict) and not value):
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list | tuple):
+        if all(isinstance(v, str | int | float) and not isinstance(v, bool) for v in value):
+            return ", ".join(str(v) for v in value)
+        return str(len(value))
+    if isinstance(value, dict):
+        return str(len(value))
+    return str(value)
+
+
+def changed_fields(entry: HistoryRecord) -> list[FieldChange]:
+    """The fields an edit changed: every field with a value of an added or removed row, and of a changed row
+    only those that differ, so a change of one pattern reads as that pattern before and after."""
+    before, after = entry.before or {}, entry.after or {}
+    keys = dict.fromkeys([*before, *after])
+    fields = [FieldChange(key.replace("_", " "), value_text(before.get(key)), value_text(after.get(key)))
+              for key in keys]
+    return [f for f in fields if f.before != f.after]
+
+
+def change_text(entry: HistoryRecord) -> str:
+    """The edit in one line, as the item's history in the window and ``tsqe history`` print it."""
+    fields = changed_fields(entry)
+    if entry.before is None:
+        return " · ".join(f"{f.field}: {f.after}" for f in fields)
+    if entry.after is None:
+        return " · ".join(f"{f.field}: {f.before}" for f in fields) + f" → {NO_VALUE}"
+    return " · ".join(f"{f.field}: {f.before or NO_VALUE} → {f.after or NO_VALUE}" for f in fields)

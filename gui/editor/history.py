@@ -13,26 +13,10 @@ from PySide6.QtWidgets import (
 from gui.editor.pane import pane_layout
 from gui.row_table_model import RowColumn, RowListModel, row_view
 from suite.editing import HistoryRecord
+from suite.history import change_text
 
 WHEN, WHO, WHAT, CHANGE = range(4)
 _COLUMNS = tuple(RowColumn(header) for header in ("When", "Who", "What", "Before → after"))
-
-
-def _fields(values: dict[str, Any] | None) -> str:
-    if values is None:
-        return "—"
-    return ", ".join(f"{key}={value!r}" if not isinstance(value, str) else f"{key}: {value}"
-                     for key, value in values.items())
-
-
-def change_text(record: HistoryRecord) -> str:
-    """Only the fields that differ, so a change of one pattern reads as that pattern before and after."""
-    before, after = record.before or {}, record.after or {}
-    if record.before is not None and record.after is not None:
-        keys = [key for key in dict.fromkeys([*before, *after]) if before.get(key) != after.get(key)]
-        before, after = {k: before.get(k) for k in keys}, {k: after.get(k) for k in keys}
-        return f"{_fields(before)} → {_fields(after)}"
-    return _fields(record.after) if record.before is None else f"{_fields(record.before)} → —"
 
 
 class HistoryModel(RowListModel[HistoryRecord]):
@@ -46,8 +30,7 @@ class HistoryModel(RowListModel[HistoryRecord]):
                     change_text(record))[column]
         if role == Qt.ItemDataRole.ToolTipRole:
             return (f"{record.at.astimezone():%Y-%m-%d %H:%M:%S} {record.author}: {record.action} "
-                    f"{record.entity} {record.entity_id or ''}\nbefore: {_fields(record.before)}\n"
-                    f"after: {_fields(record.after)}")
+                    f"{record.entity.replace('_', ' ')} {record.entity_id or ''}\n{change_text(record)}")
         return None
 
 

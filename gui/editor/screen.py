@@ -70,6 +70,7 @@ class ItemEditorScreen(QWidget):
         self.previews: PreviewSession | None = None
         self._saving = False
         self._loading: int | None = None
+        self._wanted: int | None = None  # the item to show: the selection's, or one asked for by edit_requested
         self.last_preview: ItemPreview | None = None
         self.last_scope: ScopePreview | None = None
 
@@ -82,6 +83,7 @@ class ItemEditorScreen(QWidget):
         self._build_actions()
         state.database_changed.connect(self._database_changed)
         state.selection_changed.connect(self._selection_changed)
+        state.edit_requested.connect(self._edit_requested)
         state.operation_executed.connect(self._operation_executed)
         self._database_changed()
 
@@ -225,6 +227,11 @@ class ItemEditorScreen(QWidget):
     def draft(self) -> EditorDraft | None:
         return self._draft
 
+    @property
+    def item_id(self) -> int | None:
+        """The item shown, or being read to be shown; None while the screen asks for one."""
+        return self._wanted
+
     def _author(self) -> str:
         return self.state.reviewer or default_author()
 
@@ -236,7 +243,15 @@ class ItemEditorScreen(QWidget):
         self._selection_changed()
 
     def _selection_changed(self) -> None:
-        item_id = self.state.selection.item_id
+        self._open(self.state.selection.item_id)
+
+    def _edit_requested(self, selection: Selection) -> None:
+        """An item asked for from elsewhere (Review's E), shown while the shared selection stays as it was."""
+        if selection.item_id is not None:
+            self._open(selection.item_id)
+
+    def _open(self, item_id: int | None) -> None:
+        self._wanted = item_id
         if self._draft is not None and self._draft.item_id == item_id:
             return
         if self._draft is not None and self._draft.dirty:
@@ -254,7 +269,7 @@ class ItemEditorScreen(QWidget):
 
     def _loaded(self, detail: ItemDetail) -> None:
         self._loading = None
-        if detail.id != self.state.selection.item_id:
+        if detail.id != self._wanted:
             return
         self._show(self._drafts.pop(detail.id, None) or EditorDraft.of(detail))
 

@@ -38,7 +38,7 @@ from gui.operations import OpChanges, Operations
 from gui.review.delegate import CellDelegate
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
-from gui.state import AppState
+from gui.state import AppState, Selection
 from store import Database
 from suite.browse import OutputFilter, OutputRow
 from suite.editing import (
@@ -446,6 +446,13 @@ class ReviewScreen(QWidget):
                                  lambda task: remove_known(db, known[0], author=author),
                                  OpChanges(rules=True, labels=True, item_ids=frozenset({row.item_id})))
 
+    def edit_rules(self) -> None:
+        """Open the current output's item in Item & rules, for a reviewer who sees a wrong automatic label; the
+        queue stays as it is (its filter, its row) for when the reviewer comes back."""
+        row = self.model.cached(self.current_row()) if self.table.currentIndex().isValid() else None
+        if row is not None:
+            self._state.edit_item(Selection(row.category, row.phenomenon, row.item_id))
+
     # --- actions, columns, settings ---------------------------------------------------------------
     def _make_actions(self) -> list[QAction]:
         def action(text: str, key: str, slot: Any) -> QAction:
@@ -465,6 +472,7 @@ class ReviewScreen(QWidget):
                    lambda: self.decide("fail", as_known=True)),
             action("&Clear manual label", "U", self.clear),
             action("C&omment…", "C", self.comment),
+            action("&Edit the item's rules", "E", self.edit_rules),
             action("&Next output", "J", lambda: self._move(1)),
             action("P&revious output", "K", lambda: self._move(-1)),
         ]

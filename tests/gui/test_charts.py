@@ -1,0 +1,72 @@
+"""The chart pane on the demo: a chart designed taller than the pane keeps its height and scrolls, one that fits
+fills the pane; the systems chart has a row per category or phenomenon, every label on its own line."""
+from __future__ import annotations
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+from gui.operations import Operations
+from gui.reports.charts import PANE_DPI, ChartView, systems_figure
+from gui.state import AppState
+from qe.accuracy import pairwise_accuracy
+from qe.pairs import build_pairs
+from qe.plots import accuracy_figure
+from suite.qe_scores import read_qe_scores
+from suite.report import systems_report
+
+
+@pytest.fixture
+def chart(qtbot, ops: Operations) -> ChartView:  # type: ignore[no-untyped-def]
+    view = ChartView("no chart yet", ops, "test-chart")
+    qtbot.addWidget(view)
+    view.resize(480, 330)  # the QE tab's chart pane in a 1446x860 window
+    view.show()
+    return view
+
+
+def _shown(chart: ChartView, ops: Operations, draw) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+    chart.set_chart(draw)
+    assert ops.wait_idle()
+    assert chart.image is not None
+    return (round(chart.image.width() / chart.image.devicePixelRatio()),
+            round(chart.image.height() / chart.image.devicePixelRatio()))
+
+
+def test_a_chart_taller_than_the_pane_scrolls_and_one_that_fits_fills_it(qtbot, chart: ChartView, ops: Operations,
+                                                                         state: AppState) -> None:
+    assert state.db is not None
+    pairs, scores = build_pairs(state.db), read_qe_scores(state.db)
+    phenomena = pairwise_accuracy(pairs, scores, by="phenomenon", bootstrap=100, seed=1)
+    designed = round(accuracy_figure(phenomena).get_size_inches()[1] * PANE_DPI)
+    assert designed > chart.height() + 200  # 32 phenomena
+    width, height = _shown(chart, ops, lambda: accuracy_figure(phenomena))
+    scrollbar = chart.area.verticalScrollBar()
+    assert height == designed and width == chart.width() - scrollbar.sizeHint().width()
+    qtbot.waitUntil(lambda: scrollbar.isVisible() and scrollbar.maximum() > 0)
+
+    in_one_category = pairwise_accuracy(pairs, scores, by="phenomenon", category="Negation", bootstrap=100, seed=1)
+    assert round(accuracy_figure(in_one_category).get_size_inches()[1] * PANE_DPI) < chart.height()
+    width, height = _shown(chart, ops, lambda: accuracy_figure(in_one_category))
+    assert (width, height) == (chart.width(), chart.height())
+    qtbot.waitUntil(lambda: scrollbar.maximum() == 0)
+
+    chart.set_chart(None)
+    assert chart.image is None
+
+
+@pytest.mark.parametrize("by", ["category", "phenomenon"])
+def test_the_systems_chart_has_a_readable_row_per_category_or_phenomenon(state: AppState, by: str) -> None:
+    assert state.db is not None
+    report = systems_report(state.db, by=by)  # type: ignore[arg-type]
+    figure = systems_figure(report)
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    [axes] = figure.axes
+    labels = axes.get_yticklabels()
+    names = [row.phenomenon if by == "phenomenon" else row.category for row in report.rows]
+    assert [label.get_text() for label in labels] == [*names, "overall (micro)", "macro average"]
+    boxes = [label.get_window_extent(canvas.get_renderer()) for label in labels]
+    assert all(upper.y0 >= lower.y1 for upper, lower in zip(boxes, boxes[1:]))
+    assert all(box.x0 >= 0 for box in boxes)
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert legend == report.systems

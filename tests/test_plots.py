@@ -1,0 +1,82 @@
+"""The accuracy chart on the demo suite: a row per category or phenomenon, every label on its own line inside the
+figure (rotated labels under vertical bars ran into each other), the bars the table's numbers, and a figure that
+grows taller with its rows instead of squeezing them."""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from qe.accuracy import AccuracyResult, pairwise_accuracy
+from qe.pairs import build_pairs
+from qe.plots import accuracy_figure
+from store import Database, open_database
+from suite.demo import create_demo
+from suite.qe_scores import read_qe_scores
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Database:
+    database = open_database(Path(tmp_path_factory.mktemp("plots")) / "demo.sqlite")
+    create_demo(database)
+    return database
+
+
+def _accuracy(db: Database, by: str) -> AccuracyResult:
+    return pairwise_accuracy(build_pairs(db), read_qe_scores(db), by=by, bootstrap=200, seed=1)
+
+
+def _drawn(figure: Figure) -> FigureCanvasAgg:
+    canvas = FigureCanvasAgg(figure)
+    canvas.draw()
+    return canvas
+
+
+@pytest.mark.parametrize("by", ["category", "phenomenon"])
+def test_every_row_label_has_its_own_line_inside_the_figure(demo: Database, by: str) -> None:
+    result = _accuracy(demo, by)
+    figure = accuracy_figure(result)
+    renderer = _drawn(figure).get_renderer()
+    [axes] = figure.axes
+    labels = axes.get_yticklabels()
+    rows = [*result.rows, result.total, result.weighed]
+    assert [label.get_text() for label in labels] == [r.name + ("†" if r.too_few else "") for r in rows]
+    assert [label.get_fontweight() for label in labels[-2:]] == ["bold", "bold"]  # Total and weighed set apart
+    boxes = [label.get_window_extent(renderer) for label in labels]
+    for upper, lower in zip(boxes, boxes[1:]):
+        assert upper.y0 >= lower.y1, "two row labels overlap"
+    whole = figure.bbox
+    assert all(whole.x0 <= box.x0 and box.x1 <= whole.x1 and whole.y0 <= box.y0 and box.y1 <= whole.y1
+               for box in boxes), "a row label is cut off"
+    caption = figure.legends[0].get_title().get_window_extent(renderer)
+    assert whole.x0 <= caption.x0 and caption.x1 <= whole.x1
+
+
+def test_the_bars_are_the_tables_accuracies(demo: Database) -> None:
+    result = _accuracy(demo, "phenomenon")
+    [axes] = accuracy_figure(result).axes
+    rows = [*result.rows, result.total, result.weighed]
+    bars = [patch for patch in axes.patches if isinstance(patch, Rectangle)]
+    assert len(bars) == len(rows) * len(result.qe_systems)
+    for j, name in enumerate(result.qe_systems):
+        widths = [bar.get_width() for bar in bars[j * len(rows):(j + 1) * len(rows)]]
+        expected = [0.0 if math.isnan(r.accuracy[name]) else 100 * r.accuracy[name] for r in rows]
+        assert widths == pytest.approx(expected)
+
+
+def test_the_figure_grows_with_its_rows(demo: Database) -> None:
+    categories, phenomena = _accuracy(demo, "category"), _accuracy(demo, "phenomenon")
+    short, tall = accuracy_figure(categories), accuracy_figure(phenomena)
+    assert short.get_size_inches()[0] == tall.get_size_inches()[0]
+    added = len(phenomena.rows) - len(categories.rows)
+    per_row = (tall.get_size_inches()[1] - short.get_size_inches()[1]) / added
+    assert per_row == pytest.approx(0.17)  # two QE systems: two bars of 0.06 in and a gap
+    # drawn at that size, each row gets its share of the axes: the frame around them is what the figure reserves
+    for figure, result in ((short, categories), (tall, phenomena)):
+        renderer = _drawn(figure).get_renderer()
+        axes_inches = figure.axes[0].get_window_extent(renderer).height / figure.dpi
+        assert axes_inches / (len(result.rows) + 2 + 0.7) == pytest.approx(per_row, rel=0.1)
