@@ -250,13 +250,16 @@ class MainWindow(QMainWindow):
 
         Found by using the window under Xvfb with the keyboard alone: the window opened with the tree's search box
         focused, so a reviewer's first P typed "p" into it, and Ctrl+2 showed Review without giving its table the
-        keys. The Item & rules screen without an item hands the keys to the tree, where typing an id selects it;
-        with one (also one Review's E is still reading) to the editor, since a tree given the keys makes its first
-        row current, which selects it and so narrows the review queue.
+        keys. The Item & rules screen without an item hands the keys to the tree's search, where typing an id finds
+        the item; with one (also one Review's E is still reading) to the editor. Never to the tree view itself: a
+        tree given the keys makes its first row current, which selects it and so narrows the review queue.
         """
         screen = self.tabs.currentWidget()
         if screen is self.editor:
-            (self.tree.view if self.editor.item_id is None else self.editor.editor_scroll).setFocus()
+            if self.editor.item_id is None:
+                self._focus_tree_search()
+            else:
+                self.editor.editor_scroll.setFocus()
             return
         view = self.review.table if screen is self.review else getattr(screen, "view", None)
         if isinstance(view, QWidget):

@@ -169,7 +169,7 @@ def test_switching_to_a_screen_gives_it_the_keys(qtbot, window: MainWindow) -> N
     assert QApplication.focusWidget() is window.systems.view
     qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
     assert QApplication.focusWidget() is window.review.table
+    filter_before = window.review.current_filter()
     qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
-    assert window.editor.draft is None and QApplication.focusWidget() is window.tree.view
-    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    assert QApplication.focusWidget() is window.tree.search
+    assert window.editor.draft is None and QApplication.focusWidget() is window.tree.search
+    assert window.state.selection.category is None and window.review.current_filter() == filter_before
