@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings
@@ -57,6 +60,28 @@ def ops(qtbot, state: AppState) -> Iterator[Operations]:  # type: ignore[no-unty
     operations = Operations(state, parent)
     yield operations
     operations.wait_idle()
+
+
+@contextmanager
+def first_call_held(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> Iterator[threading.Event]:
+    """``owner.name`` does its work and then, the first time, waits until the block ends: a background read held
+    past what the test does meanwhile (a write), as a busy machine may hold it. Yields an event set once it waits.
+    """
+    real = getattr(owner, name)
+    waiting, release = threading.Event(), threading.Event()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        if not waiting.is_set():
+            waiting.set()
+            release.wait()
+        return result
+
+    monkeypatch.setattr(owner, name, held)
+    try:
+        yield waiting
+    finally:
+        release.set()
 
 
 def shown_errors() -> list[QMessageBox]:
