@@ -37,6 +37,14 @@ def demo_db(demo_template: Path, tmp_path: Path) -> Iterator[Database]:
     database.close()
 
 
+@pytest.fixture
+def colleague(demo_db: Database) -> Iterator[Database]:
+    """A second connection to the test's database: another reviewer's or linguist's window, or a command."""
+    other = open_database(demo_db.url)
+    yield other
+    other.close()
+
+
 @pytest.fixture(autouse=True)
 def private_settings(tmp_path: Path) -> Iterator[None]:
     """Keep the tests' remembered windows, reviewers and databases out of the user's own settings."""
