@@ -428,7 +428,7 @@ class ItemEditorScreen(QWidget):
 
         def failed(error: Exception) -> bool:
             self._saved(text, item_id, undo, refused=True)
-            return self._refused(error)
+            return self._refused(error, item_id)
 
         self._saving = True
         self._update_buttons()
@@ -468,17 +468,28 @@ class ItemEditorScreen(QWidget):
         self._loading = draft.item_id
         self.ops.read(lambda task: item_detail(db, draft.item_id), fresh, key="editor-item")
 
-    def _refused(self, error: Exception) -> bool:
+    def _refused(self, error: Exception, item_id: int) -> bool:
         if not isinstance(error, EditConflict):
             return False
         box = QMessageBox(QMessageBox.Icon.Warning, "tsqe — edit refused",
                           f"Someone else changed this item since you opened it, so nothing of theirs was "
                           f"overwritten:\n\n{error}\n\nThe item now shows their version with your unsaved "
-                          f"changes on top: check it and save again, or Revert to keep theirs only.",
-                          QMessageBox.StandardButton.Ok, self)
+                          f"changes on top: check it and save again, or Reload to keep theirs only.",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.button(QMessageBox.StandardButton.Yes).setText("Reload")
+        box.button(QMessageBox.StandardButton.No).setText("Keep my changes")
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.accepted.connect(lambda: self._reload_stored(item_id))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return True
+
+    def _reload_stored(self, item_id: int) -> None:
+        """Forget the linguist's changes to this item: it shows what is stored."""
+        if self._draft is not None and self._draft.item_id == item_id:
+            self.revert()
+        else:
+            self._drafts.pop(item_id, None)
 
     def _run_saved(self, command: SavedEdit, title: str) -> None:
         db = self.state.db
@@ -491,7 +502,7 @@ class ItemEditorScreen(QWidget):
             # Part of the step may be saved: the stack no longer tells the truth about it, so start afresh.
             self.state.undo_stack.clear()
             self._reload(item_id)
-            return self._refused(error)
+            return self._refused(error, item_id)
 
         self.ops.write(title, lambda task: apply_all(db, command.take(), author, ledger, undo),
                         OpChanges(suite=True, rules=True, labels=True, item_ids=frozenset({item_id})),
