@@ -8,6 +8,7 @@ elsewhere never throws work away.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
@@ -69,7 +70,7 @@ class ItemEditorScreen(QWidget):
         self._ledger = Ledger()
         self.previews: PreviewSession | None = None
         self._saving = False
-        self._loading: int | None = None
+        self._loading: tuple[int, Callable[[], None]] | None = None  # the item being read, and how to read it again
         self.last_preview: ItemPreview | None = None
         self.last_scope: ScopePreview | None = None
 
@@ -247,7 +248,7 @@ class ItemEditorScreen(QWidget):
     def _load(self, item_id: int) -> None:
         db = self.state.db
         assert db is not None
-        self._loading = item_id
+        self._loading = item_id, lambda: self._load(item_id)
         self.ops.read(lambda task: item_detail(db, item_id), self._loaded, key="editor-item")
 
     def _loaded(self, detail: ItemDetail) -> None:
@@ -465,7 +466,7 @@ class ItemEditorScreen(QWidget):
             if self._draft is draft:
                 self._show(draft.rebased(detail))
 
-        self._loading = draft.item_id
+        self._loading = draft.item_id, lambda: self._rebase(draft)
         self.ops.read(lambda task: item_detail(db, draft.item_id), fresh, key="editor-item")
 
     def _refused(self, error: Exception, item_id: int) -> bool:
@@ -521,15 +522,18 @@ class ItemEditorScreen(QWidget):
             self._load(draft.item_id)
 
     def _operation_executed(self, changes: OpChanges) -> None:
-        """Another write (a review, an import, an undo) may have changed what this item shows."""
-        draft = self._draft
-        if draft is None or (changes.item_ids and draft.item_id not in changes.item_ids):
-            return
+        """Another write (a review, an import, an undo) may have changed what this item shows, and what a read of
+        an item still under way has read: that read starts again (the newer read supersedes it)."""
         if not (changes.rules or changes.labels or changes.outputs or changes.suite):
+            return
+        draft, loading = self._draft, self._loading
+        if loading is not None and (not changes.item_ids or loading[0] in changes.item_ids):
+            loading[1]()
+        if draft is None or (changes.item_ids and draft.item_id not in changes.item_ids):
             return
         if self.previews is not None:
             self.previews.invalidate(draft.item_id)
-        if draft.dirty or self._loading == draft.item_id:
+        if draft.dirty or loading is not None and loading[0] == draft.item_id:
             self.start_preview()
             self._load_history()
         else:

@@ -9,13 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import shown_errors
+from conftest import first_call_held, shown_errors
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QTextCharFormat
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from sqlalchemy import func, select
 
+import gui.editor.screen as screen_module
 from gui.editor.pattern_edit import PatternEdit
 from gui.editor.screen import ItemEditorScreen
 from gui.operations import Operations
@@ -197,6 +198,26 @@ def _refusal() -> QMessageBox:
     assert box.button(QMessageBox.StandardButton.Yes).text() == "Reload"
     assert box.button(QMessageBox.StandardButton.No).text() == "Keep my changes"
     return box
+
+
+def test_an_undo_right_after_a_save_is_what_the_editor_shows(qtbot, screen, state, ops,  # type: ignore[no-untyped-def]
+                                                             monkeypatch) -> None:
+    """Ctrl+Z while the editor still reads back the item it has just saved: that read saw the item before the
+    undo, and it once landed after it, showing the undone rule as stored (the next save was then refused)."""
+    db: Database = state.db
+    item_id = _open(screen, state, ops, "amb-03")
+    before = [(r.polarity, r.pattern) for r in item_detail(db, item_id).rules]
+    _type(qtbot, _editor(screen, "positive", 0), r"\bflowers?\b")
+    with first_call_held(monkeypatch, screen_module, "item_detail") as held:
+        screen.save()
+        qtbot.waitUntil(held.is_set)  # the item as saved has been read back
+        with qtbot.waitSignal(state.operation_executed):
+            state.undo_stack.undo()
+    assert ops.wait_idle()
+    assert [(r.polarity, r.pattern) for r in item_detail(db, item_id).rules] == before
+    assert screen.draft is not None and not screen.draft.dirty
+    assert [(r.polarity, r.pattern) for r in screen.draft.all_rules()] == before
+    assert shown_errors() == []
 
 
 def test_a_colleagues_change_is_never_overwritten(qtbot, screen, state, ops, colleague) -> None:  # type: ignore[no-untyped-def]
