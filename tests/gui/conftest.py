@@ -92,6 +92,16 @@ def first_call_held(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> I
         release.set()
 
 
+def make_active(qtbot, window: QWidget) -> None:  # type: ignore[no-untyped-def]
+    """Make the window the active one, as a click on it does: shortcuts reach only the active window. A progress
+    dialog that came and went (the opening's, on a busy machine) leaves none active on the offscreen platform,
+    which has no window manager to give activation back to the window under it."""
+    from PySide6.QtWidgets import QApplication
+
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+
+
 def shown_errors() -> list[QMessageBox]:
     """The error dialogs open right now (they are opened window-modally, never with a blocking exec)."""
     from PySide6.QtWidgets import QApplication
@@ -113,6 +123,7 @@ def window(qtbot, demo_db: Database):  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: main.state.tree is not None and main.review.model.rowCount() > 0, timeout=10000)
     main.tabs.setCurrentWidget(main.review)
     qtbot.waitUntil(lambda: main.review.model.all_cached(0, 20), timeout=10000)
+    make_active(qtbot, main)
     yield main
     main.ops.wait_idle()
     for box in shown_errors():

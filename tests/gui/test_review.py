@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 import re
+import threading
 
-from conftest import first_call_held, shown_errors
+from conftest import first_call_held, make_active, shown_errors
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QAbstractItemModelTester
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
 from sqlalchemy import select
 
 import gui.review.model as model_module
 from gui.main_window import MainWindow
+from gui.operations import OpChanges
 from gui.review.model import COLUMN, ReviewModel
 from store import Database
 from store.models import KnownTranslation, ManualLabel
@@ -22,6 +24,12 @@ from suite.review import set_manual_label
 def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 30), timeout=5000)
+
+
+def _focus_table(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """Where a reviewer's keys go: the table, in the active window."""
+    make_active(qtbot, window)
+    window.review.table.setFocus()
 
 
 def _shown(window: MainWindow, row: int) -> int:
@@ -42,7 +50,7 @@ def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbo
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
-    review.table.setFocus()
+    _focus_table(qtbot, window)
     review.set_current_row(0)
     first = _shown(window, 0)
     qtbot.keyClick(review.table, Qt.Key.Key_F)
@@ -63,6 +71,29 @@ def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbo
     assert (row.manual_label, row.effective_label) == ("fail", "fail")
 
 
+def test_keys_still_decide_after_a_progress_dialog_came_and_went(qtbot, window: MainWindow) -> None:
+    """A write that lasts shows a progress dialog, which becomes the active window. Once it closed, the offscreen
+    platform (no window manager) left no window active and P, F, U did nothing: the keyboard tests failed whenever
+    opening the database took long enough for its dialog to show. Keys now go to the table of the active window,
+    as a reviewer's do."""
+    release = threading.Event()
+    window.ops.write("a long write", lambda task: release.wait(), OpChanges())
+    try:
+        qtbot.waitUntil(lambda: any(isinstance(w, QProgressDialog) and w.isVisible()
+                                    for w in QApplication.topLevelWidgets()))
+    finally:
+        release.set()
+    review = window.review
+    review.apply_filter(OutputFilter(reviewed=False))
+    _settle(qtbot, window)
+    _focus_table(qtbot, window)
+    review.set_current_row(0)
+    first = _shown(window, 0)
+    qtbot.keyClick(review.table, Qt.Key.Key_F)
+    _settle(qtbot, window)
+    assert _manual(window, first) == ("fail", "Test Reviewer")
+
+
 def test_the_cursor_skips_rows_already_reviewed(qtbot, window: MainWindow) -> None:
     review = window.review
     review.apply_filter(OutputFilter())
@@ -70,7 +101,7 @@ def test_the_cursor_skips_rows_already_reviewed(qtbot, window: MainWindow) -> No
     reviewed = [r for r in range(30) if review.model.cached(r).manual_label is not None]  # type: ignore[union-attr]
     assert reviewed, "the demo has reviewed outputs"
     start = reviewed[0] - 1
-    review.table.setFocus()
+    _focus_table(qtbot, window)
     review.set_current_row(start)
     qtbot.keyClick(review.table, Qt.Key.Key_P)
     _settle(qtbot, window)
@@ -82,7 +113,7 @@ def test_one_decision_for_several_rows(qtbot, window: MainWindow) -> None:
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
-    review.table.setFocus()
+    _focus_table(qtbot, window)
     review.set_current_row(2)
     review.table.selectRow(2)
     for row in (3, 4):
@@ -111,7 +142,7 @@ def test_resolve_as_known_relabels_the_item_and_undo_removes_it(qtbot, window: M
     _settle(qtbot, window)
     row = review.model.cached(0)
     assert row is not None and row.auto_label == "unknown"
-    review.table.setFocus()
+    _focus_table(qtbot, window)
     review.set_current_row(0)
     qtbot.keyClick(review.table, Qt.Key.Key_P, Qt.KeyboardModifier.ShiftModifier)
     _settle(qtbot, window)
@@ -226,7 +257,7 @@ def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow,
     _settle(qtbot, window)
     first = _shown(window, 0)
     set_manual_label(colleague, first, "pass", "Someone Else")  # another reviewer's window, after the table was read
-    review.table.setFocus()
+    _focus_table(qtbot, window)
     review.set_current_row(0)
     qtbot.keyClick(review.table, Qt.Key.Key_F)
     assert window.ops.wait_idle()
