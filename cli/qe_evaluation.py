@@ -10,12 +10,11 @@ import typer
 from cli.context import app_context
 from cli.main import app
 from cli.table_output import emit_table, format_option, out_option
-from qe.accuracy import BY, AccuracyResult, pairwise_accuracy
-from qe.pairs import PairTable, build_pairs
+from qe.accuracy import BY, AccuracyResult
+from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inputs
+from qe.pairs import build_pairs
 from qe.plots import save_accuracy_plot
 from qe.stability import ranking_stability
-from suite.errors import TsqeError
-from suite.qe_scores import QEScores, read_qe_scores
 
 plot_app = typer.Typer(help="Draw figures of the evaluation.", no_args_is_help=True)
 app.add_typer(plot_app, name="plot")
@@ -96,8 +95,10 @@ def stability_command(
 
     --format json gives the result's own document (settings and every row's figures).
     """
-    pairs, systems = _inputs(ctx, qe)
-    result = ranking_stability(pairs, systems, by=by, category=category, ties=ties, splits=splits, seed=seed)
+    names = _names(qe)
+    inputs = _inputs(ctx, names)
+    result = ranking_stability(inputs.pairs, inputs.chosen(names), by=by, category=category, ties=ties,
+                               splits=splits, seed=seed)
     emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
 
 
@@ -120,16 +121,15 @@ def plot_accuracy_command(
 
 def _accuracy(ctx: typer.Context, *, by: str, category: str | None, qe: str | None, ties: str,
               bootstrap: int, seed: int) -> AccuracyResult:
-    pairs, systems = _inputs(ctx, qe)
-    return pairwise_accuracy(pairs, systems, by=by, category=category, ties=ties, bootstrap=bootstrap, seed=seed)
+    names = _names(qe)
+    return accuracy(_inputs(ctx, names), AccuracyOptions(by=by, category=category, qe=names, ties=ties,
+                                                         bootstrap=bootstrap, seed=seed))
 
 
-def _inputs(ctx: typer.Context, qe: str | None) -> tuple[PairTable, list[QEScores]]:
+def _names(qe: str | None) -> tuple[str, ...] | None:
+    return None if qe is None else tuple(n.strip() for n in qe.split(",") if n.strip())
+
+
+def _inputs(ctx: typer.Context, names: tuple[str, ...] | None) -> EvaluationInputs:
     context = app_context(ctx)
-    names = None if qe is None else [n.strip() for n in qe.split(",") if n.strip()]
-    systems = read_qe_scores(context.database, context.suite_name, names)
-    pairs = build_pairs(context.database, context.suite_name)
-    if len(pairs) == 0:
-        raise TsqeError("the suite has no pass/fail pairs under its current labels: import outputs and run "
-                        "the labelling first (an item needs a passing and a failing output)")
-    return pairs, systems
+    return read_inputs(context.database, context.suite_name, names)

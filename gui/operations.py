@@ -244,6 +244,18 @@ class Operations(QObject):
         self._reads.add(job)
         self._pool.start(_Runnable(job.work, job.task, relay))
 
+    def supersede(self, *keys: str) -> None:
+        """Make the running reads of these keys moot without starting new ones.
+
+        A screen calls this when a write that changes what they read has finished: they may have read the data
+        as they were before it, and their results, arriving after the write's notification, would be taken
+        for current ones.
+        """
+        for job in self._reads:
+            if job.key in keys and job.task is not None and self._generations.get(job.key) == job.generation:
+                self._generations[job.key] = job.generation + 1
+                job.task.cancel()
+
     def _read_done(self, job: _Job[Any], result: Any, error: BaseException | None) -> None:
         self._reads.discard(job)
         if job.relay is not None:
@@ -272,13 +284,19 @@ class Operations(QObject):
         show_error(self._parent, job.title, error)
 
     def wait_idle(self, timeout_ms: int = 30000) -> bool:
-        """Process events until no write or read is pending; False if that took longer than the timeout."""
-        deadline = time.monotonic() + timeout_ms / 1000
+        """Process events until no write or read is pending (the reads their results started included); False if
+        that took longer than the timeout.
+
+        Each pass sleeps until an event comes (a result, a timer), so it neither spins nor sleeps a guessed time;
+        it stays at the outer event loop's level, so widgets a test has closed are not deleted under it.
+        """
+        deadline = QTimer()  # an event too, which ends the last wait
+        deadline.setSingleShot(True)
+        deadline.start(timeout_ms)
         while self.busy() or self._reads:
-            if time.monotonic() > deadline:
+            if not deadline.isActive():
                 return False
-            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
-            time.sleep(0.002)
+            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
         QCoreApplication.processEvents()
         return True
 

@@ -8,6 +8,7 @@ elsewhere never throws work away.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
@@ -69,7 +70,7 @@ class ItemEditorScreen(QWidget):
         self._ledger = Ledger()
         self.previews: PreviewSession | None = None
         self._saving = False
-        self._loading: int | None = None
+        self._loading: tuple[int, Callable[[], None]] | None = None  # the item being read, and how to read it again
         self._wanted: int | None = None  # the item to show: the selection's, or one asked for by edit_requested
         self.last_preview: ItemPreview | None = None
         self.last_scope: ScopePreview | None = None
@@ -264,7 +265,7 @@ class ItemEditorScreen(QWidget):
     def _load(self, item_id: int) -> None:
         db = self.state.db
         assert db is not None
-        self._loading = item_id
+        self._loading = item_id, lambda: self._load(item_id)
         self.ops.read(lambda task: item_detail(db, item_id), self._loaded, key="editor-item")
 
     def _loaded(self, detail: ItemDetail) -> None:
@@ -445,7 +446,7 @@ class ItemEditorScreen(QWidget):
 
         def failed(error: Exception) -> bool:
             self._saved(text, item_id, undo, refused=True)
-            return self._refused(error)
+            return self._refused(error, item_id)
 
         self._saving = True
         self._update_buttons()
@@ -482,20 +483,31 @@ class ItemEditorScreen(QWidget):
             if self._draft is draft:
                 self._show(draft.rebased(detail))
 
-        self._loading = draft.item_id
+        self._loading = draft.item_id, lambda: self._rebase(draft)
         self.ops.read(lambda task: item_detail(db, draft.item_id), fresh, key="editor-item")
 
-    def _refused(self, error: Exception) -> bool:
+    def _refused(self, error: Exception, item_id: int) -> bool:
         if not isinstance(error, EditConflict):
             return False
         box = QMessageBox(QMessageBox.Icon.Warning, "tsqe — edit refused",
                           f"Someone else changed this item since you opened it, so nothing of theirs was "
                           f"overwritten:\n\n{error}\n\nThe item now shows their version with your unsaved "
-                          f"changes on top: check it and save again, or Revert to keep theirs only.",
-                          QMessageBox.StandardButton.Ok, self)
+                          f"changes on top: check it and save again, or Reload to keep theirs only.",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
+        box.button(QMessageBox.StandardButton.Yes).setText("Reload")
+        box.button(QMessageBox.StandardButton.No).setText("Keep my changes")
+        box.setDefaultButton(QMessageBox.StandardButton.No)
+        box.accepted.connect(lambda: self._reload_stored(item_id))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return True
+
+    def _reload_stored(self, item_id: int) -> None:
+        """Forget the linguist's changes to this item: it shows what is stored."""
+        if self._draft is not None and self._draft.item_id == item_id:
+            self.revert()
+        else:
+            self._drafts.pop(item_id, None)
 
     def _run_saved(self, command: SavedEdit, title: str) -> None:
         db = self.state.db
@@ -508,7 +520,7 @@ class ItemEditorScreen(QWidget):
             # Part of the step may be saved: the stack no longer tells the truth about it, so start afresh.
             self.state.undo_stack.clear()
             self._reload(item_id)
-            return self._refused(error)
+            return self._refused(error, item_id)
 
         self.ops.write(title, lambda task: apply_all(db, command.take(), author, ledger, undo),
                         OpChanges(suite=True, rules=True, labels=True, item_ids=frozenset({item_id})),
@@ -527,15 +539,18 @@ class ItemEditorScreen(QWidget):
             self._load(draft.item_id)
 
     def _operation_executed(self, changes: OpChanges) -> None:
-        """Another write (a review, an import, an undo) may have changed what this item shows."""
-        draft = self._draft
-        if draft is None or (changes.item_ids and draft.item_id not in changes.item_ids):
-            return
+        """Another write (a review, an import, an undo) may have changed what this item shows, and what a read of
+        an item still under way has read: that read starts again (the newer read supersedes it)."""
         if not (changes.rules or changes.labels or changes.outputs or changes.suite):
+            return
+        draft, loading = self._draft, self._loading
+        if loading is not None and (not changes.item_ids or loading[0] in changes.item_ids):
+            loading[1]()
+        if draft is None or (changes.item_ids and draft.item_id not in changes.item_ids):
             return
         if self.previews is not None:
             self.previews.invalidate(draft.item_id)
-        if draft.dirty or self._loading == draft.item_id:
+        if draft.dirty or loading is not None and loading[0] == draft.item_id:
             self.start_preview()
             self._load_history()
         else:

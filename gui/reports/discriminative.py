@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, QSettings, Qt
-from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -41,6 +40,7 @@ from filters.scoring import QE_PREFIX, SegmentScores, score_outputs
 from filters.variance import VarianceResult, export_selection, variance_filter
 from gui.operations import OpChanges, Operations
 from gui.reports.export import ExportButton
+from gui.reports.tab import ReportTab
 from gui.reports.table_model import RAW_ROLE, TableModel, report_view
 from gui.state import AppState
 from suite.browse import OutputFilter, OutputRow, output_ids, output_rows
@@ -108,12 +108,13 @@ def item_html(view: ItemView, higher_is_better: bool) -> str:
     return "".join(lines)
 
 
-class DiscriminativeTab(QWidget):
+METRICS_READ, FOLLOW_READ, ITEM_READ = (
+    "reports/discriminative/metrics", "reports/discriminative/follow", "reports/discriminative/item")
+
+
+class DiscriminativeTab(ReportTab):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._state = state
-        self._ops = ops
-        self._stale = True
+        super().__init__(state, ops, (METRICS_READ, FOLLOW_READ, ITEM_READ), parent)
         self.scores: SegmentScores | None = None
         self.variance: VarianceResult | None = None
         self.difficulty: DifficultyResult | None = None
@@ -203,16 +204,9 @@ class DiscriminativeTab(QWidget):
         self.vat_button.clicked.connect(self._choose_vat_dir)
         self.difficulty_button.clicked.connect(self.compute_difficulty)
         self.correlate_button.clicked.connect(self.correlate)
-        for title, slot in (("Rank items by deviation", self.rank), ("Token difficulty (DA-BERTScore)",
-                                                                     self.compute_difficulty),
-                            ("Correlate metrics with human scores", self.correlate)):
-            action = QAction(title, self)
-            action.triggered.connect(slot)
-            self.addAction(action)  # listed in the window's QE menu
-        state.database_changed.connect(self._invalidate)
-        state.suite_changed.connect(self._invalidate)
-        state.operation_executed.connect(self._changed)
-        state.selection_changed.connect(self._follow_selection)
+        self.add_menu_actions((("Rank items by deviation", self.rank),
+                               ("Token difficulty (DA-BERTScore)", self.compute_difficulty),
+                               ("Correlate metrics with human scores", self.correlate)))
 
     # --- public ---------------------------------------------------------------------------------------
     def table(self) -> Table | None:
@@ -233,7 +227,7 @@ class DiscriminativeTab(QWidget):
             return
         self._stale = False
         self._ops.read(lambda task: [s.name for s in list_qe_systems(db)], self._fill_metrics,
-                       key="reports/discriminative/metrics")
+                       key=METRICS_READ)
 
     def rank(self) -> None:
         """Score the suite with the chosen metric (a background write: it fills the caches), then rank."""
@@ -359,7 +353,7 @@ class DiscriminativeTab(QWidget):
             return next((row.external_id for row in output_rows(db, ids)), None)
 
         self._ops.read(work, lambda external: self.select_item(external) if external else None,
-                       key="reports/discriminative/follow")
+                       key=FOLLOW_READ)
 
     def _row_changed(self, current: QModelIndex, previous: QModelIndex) -> None:
         if not current.isValid() or self.scores is None or self.variance is None or self._state.db is None:
@@ -375,7 +369,7 @@ class DiscriminativeTab(QWidget):
             return ItemView(item, ranked.std, ranked.mean, {r.system: r.score for r in rows},
                             {r.system: by_id[r.output_id] for r in rows if r.output_id in by_id}, tokens)
 
-        self._ops.read(work, self._show_item, key="reports/discriminative/item")
+        self._ops.read(work, self._show_item, key=ITEM_READ)
 
     def _show_item(self, view: ItemView) -> None:
         self.item = view
@@ -405,24 +399,19 @@ class DiscriminativeTab(QWidget):
         if directory:
             self.export_vat(Path(directory))
 
-    def _invalidate(self) -> None:
-        self._stale = True
+    def concerns(self, changes: OpChanges) -> bool:
+        return changes.outputs or changes.suite or changes.rules
+
+    def _forget(self) -> None:
         self.scores = self.variance = self.difficulty = self.correlation = None
         self.item = None
         self.model.set_table(None)
         self.correlation_model.set_table(None)
-        if self.isVisible():
-            self.refresh()
 
     def _changed(self, changes: OpChanges) -> None:
+        """New QE systems are new metrics; a ranking by labels is ranked again; the rest makes it all stale."""
         if changes.qe:
             self.refresh()
         if changes.labels and self.scores is not None and self.scores.metric == "label":
             self.rank()
-        if changes.outputs or changes.suite or changes.rules:
-            self._invalidate()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.refresh()
+        super()._changed(changes)

@@ -1,10 +1,10 @@
 """The QE accuracy tab: the suite's QE systems, Table 2 of Avramidis et al., its chart, its pairs, stability.
 
-Everything is the core's: ``qe.pairs.build_pairs`` and ``qe.accuracy.pairwise_accuracy`` (as ``tsqe
-accuracy``), ``qe.plots.accuracy_figure`` (as ``tsqe plot accuracy``), ``qe.stability.ranking_stability``
-(as ``tsqe stability``) and the QE systems' import, training, prediction and removal. The bootstrap runs in
-a background read, so 1,000 resamples never freeze the window; changing an option supersedes a run still
-going. Training, prediction and scoring are background writes with progress and Cancel.
+Everything is the core's: ``qe.evaluation`` (as ``tsqe accuracy``), ``qe.plots.accuracy_figure`` (as ``tsqe
+plot accuracy``), ``qe.stability.ranking_stability`` (as ``tsqe stability``) and the QE systems' import,
+training, prediction and removal. The bootstrap runs in a background read, so 1,000 resamples never freeze
+the window; changing an option supersedes a run still going. Training, prediction and scoring are background
+writes with progress and Cancel.
 """
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -47,24 +46,19 @@ from gui.reports.qe_dialogs import (
     TrainDialog,
     TrainRequest,
 )
+from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
 from gui.state import AppState
-from qe.accuracy import TIES, AccuracyResult, AccuracyRow, pairwise_accuracy
+from qe.accuracy import TIES, AccuracyResult, AccuracyRow
+from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inputs
 from qe.pair_verdicts import PairVerdict, pair_verdicts
-from qe.pairs import PairTable, build_pairs
+from qe.pairs import PairTable
 from qe.plots import accuracy_figure
 from qe.stability import StabilityResult, ranking_stability
 from qe.training import predict_qe_system, train_qe_system
-from store import Database
 from suite.errors import TsqeError
 from suite.importers import import_qe_scores
-from suite.qe_scores import (
-    QEScores,
-    QESystemInfo,
-    list_qe_systems,
-    read_qe_scores,
-    remove_qe_system,
-)
+from suite.qe_scores import QEScores, QESystemInfo, list_qe_systems, remove_qe_system
 from suite.tables import Table
 from suite.tasks import TaskState
 
@@ -74,71 +68,17 @@ RECOMPUTE_DELAY_MS = 250
 
 
 @dataclass(frozen=True)
-class AccuracyOptions:
-    """The options of ``tsqe accuracy``, as the tab's controls set them."""
-
-    by: str = "category"
-    category: str | None = None
-    qe: tuple[str, ...] | None = None  # None: every QE system, oldest first (the CLI's default)
-    ties: str = "half"
-    bootstrap: int = 1000
-    seed: int = 0
-
-
-@dataclass(frozen=True)
-class AccuracyInputs:
-    """The suite's pairs and every QE system's scores, read once and reused while only the options change.
-
-    Reading the pairs of a large suite is most of the time of a table (1.7 s of 1.9 s on DFKI de-en), and
-    the database driver builds its rows holding the interpreter lock, which freezes the window meanwhile;
-    a new seed, tie policy or grouping needs none of it again. A write that changes labels, outputs or QE
-    scores drops them (see ``QETab._changed``).
-    """
-
-    pairs: PairTable
-    systems: dict[str, QEScores]  # by name, in creation order
-
-
-@dataclass(frozen=True)
 class AccuracyView:
     """A computed table with what it was computed from, so a clicked cell can list its pairs at once."""
 
     options: AccuracyOptions
-    inputs: AccuracyInputs
+    inputs: EvaluationInputs
     systems: list[QEScores]
     result: AccuracyResult
 
     @property
     def pairs(self) -> PairTable:
         return self.inputs.pairs
-
-
-def read_inputs(db: Database, suite_name: str | None) -> AccuracyInputs:
-    """The same reads as ``tsqe accuracy``: every QE system's scores on the suite, then the pairs."""
-    systems = read_qe_scores(db, suite_name)
-    pairs = build_pairs(db, suite_name)
-    if len(pairs) == 0:
-        raise TsqeError("the suite has no pass/fail pairs under its current labels: import outputs and run the "
-                        "labelling first (an item needs a passing and a failing output)")
-    return AccuracyInputs(pairs, {s.name: s for s in systems})
-
-
-def chosen_systems(inputs: AccuracyInputs, options: AccuracyOptions) -> list[QEScores]:
-    names = list(inputs.systems) if options.qe is None else list(options.qe)
-    unknown = [name for name in names if name not in inputs.systems]
-    if unknown:
-        raise TsqeError(f"no QE system named {', '.join(map(repr, unknown))} (known: {', '.join(inputs.systems)})")
-    return [inputs.systems[name] for name in names]
-
-
-def compute_accuracy(db: Database, suite_name: str | None, options: AccuracyOptions,
-                     inputs: AccuracyInputs | None = None) -> AccuracyView:
-    """``tsqe accuracy`` with these options, on ``inputs`` when they were read already."""
-    inputs = inputs if inputs is not None else read_inputs(db, suite_name)
-    systems = chosen_systems(inputs, options)
-    result = pairwise_accuracy(inputs.pairs, systems, by=options.by, category=options.category, ties=options.ties,
-                               bootstrap=options.bootstrap, seed=options.seed)
-    return AccuracyView(options, inputs, systems, result)
 
 
 class QESystemsModel(QAbstractTableModel):
@@ -218,14 +158,17 @@ def _rows_choice(key: str) -> tuple[str, str | None]:
     return (value, None) if kind == "by" else ("phenomenon", value)
 
 
-class QETab(QWidget):
+SYSTEMS_READ, ACCURACY_READ, STABILITY_READ, PAIRS_READ = (
+    "reports/qe/systems", "reports/qe/accuracy", "reports/qe/stability", "reports/qe/pairs")
+
+
+class QETab(ReportTab):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._state = state
-        self._ops = ops
-        self._stale = True
+        super().__init__(state, ops, (SYSTEMS_READ, ACCURACY_READ, STABILITY_READ, PAIRS_READ), parent)
         self.view_data: AccuracyView | None = None
-        self._inputs: AccuracyInputs | None = None
+        # The pairs and scores the table was last computed from, reused while only the options change; a write
+        # that changes labels, outputs or QE scores drops them (``concerns``, ``_forget``).
+        self._inputs: EvaluationInputs | None = None
         self.stability: StabilityResult | None = None
 
         # QE systems and what can be done with them
@@ -280,18 +223,11 @@ class QETab(QWidget):
         self.view = report_view(self.model)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.view.clicked.connect(self._cell_clicked)
-        self.notes = QLabel()
-        self.notes.setWordWrap(True)
-        self.notes.setStyleSheet("color: #555; font-size: 11px")
+        self.notes = note_label()
         self.chart = ChartView("the chart appears once the table is computed", ops, "reports/qe/chart")
         self.pairs = PairsView()
-        table_box = QWidget()
-        table_layout = QVBoxLayout(table_box)
-        table_layout.setContentsMargins(0, 0, 0, 0)
-        table_layout.addWidget(self.view)
-        table_layout.addWidget(self.notes)
         self.table_splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.table_splitter.addWidget(table_box)
+        self.table_splitter.addWidget(with_notes(self.view, self.notes))
         self.table_splitter.addWidget(self.chart)
         self.table_splitter.setSizes([700, 600])
         accuracy_page = QSplitter(Qt.Orientation.Vertical)
@@ -360,16 +296,8 @@ class QETab(QWidget):
         self.predict_button.clicked.connect(self._predict)
         self.metric_button.clicked.connect(self._metric)
         self.remove_button.clicked.connect(self._remove)
-        # The window's QE menu lists a screen's actions (QWidget.actions()): the same forms as the buttons.
-        for title, slot in (("Import QE scores…", self._import_scores), ("Train a QE system…", self._train),
-                            ("Store a metric as QE…", self._metric)):
-            action = QAction(title, self)
-            action.triggered.connect(slot)
-            self.addAction(action)
-        state.database_changed.connect(self._invalidate)
-        state.suite_changed.connect(self._invalidate)
-        state.operation_executed.connect(self._changed)
-        state.selection_changed.connect(self._follow_selection)
+        self.add_menu_actions((("Import QE scores…", self._import_scores), ("Train a QE system…", self._train),
+                               ("Store a metric as QE…", self._metric)))
 
     # --- public: what the window, the export and the tests use ------------------------------------------
     def table(self) -> Table | None:
@@ -422,7 +350,7 @@ class QETab(QWidget):
         if db is None:
             return
         self._stale = False
-        self._ops.read(lambda task: list_qe_systems(db), self._systems_loaded, key="reports/qe/systems")
+        self._ops.read(lambda task: list_qe_systems(db), self._systems_loaded, key=SYSTEMS_READ)
 
     def compute(self) -> None:
         db, suite = self._state.db, self._state.suite_name
@@ -437,9 +365,10 @@ class QETab(QWidget):
         inputs = self._inputs
 
         def work(task: TaskState) -> AccuracyView:
-            return compute_accuracy(db, suite, options, inputs)
+            read = inputs if inputs is not None else read_inputs(db, suite)
+            return AccuracyView(options, read, read.chosen(options.qe), accuracy(read, options, task))
 
-        self._ops.read(work, self._show, key="reports/qe/accuracy", on_failure=self._failed)
+        self._ops.read(work, self._show, key=ACCURACY_READ, on_failure=self._failed)
         if self.pages.currentIndex() == 1:
             self.compute_stability()
 
@@ -453,10 +382,10 @@ class QETab(QWidget):
 
         def work(task: TaskState) -> StabilityResult:
             inputs = known if known is not None else read_inputs(db, suite)
-            return ranking_stability(inputs.pairs, chosen_systems(inputs, options), by=options.by,
+            return ranking_stability(inputs.pairs, inputs.chosen(options.qe), by=options.by,
                                      category=options.category, ties=options.ties, splits=splits, seed=options.seed)
 
-        self._ops.read(work, self._show_stability, key="reports/qe/stability", on_failure=self._stability_failed)
+        self._ops.read(work, self._show_stability, key=STABILITY_READ, on_failure=self._stability_failed)
 
     def show_pairs(self, row: int, column: int) -> None:
         """List the pairs of a table cell (a row and a QE system column) in the lower pane."""
@@ -480,7 +409,7 @@ class QETab(QWidget):
             return pair_verdicts(db, data.pairs, system, by=by, category=accuracy_row.category,
                                  phenomenon=accuracy_row.phenomenon, suite_name=suite)
 
-        self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key="reports/qe/pairs")
+        self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key=PAIRS_READ)
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue("reports/qe/splitter", self.splitter.saveState())
@@ -576,22 +505,13 @@ class QETab(QWidget):
     def _cell_clicked(self, index: QModelIndex) -> None:
         self.show_pairs(index.row(), index.column())
 
-    def _invalidate(self) -> None:
-        self._stale = True
+    def concerns(self, changes: OpChanges) -> bool:
+        return changes.qe or changes.labels or changes.outputs or changes.suite or changes.rules
+
+    def _forget(self) -> None:
         self.view_data = None
         self._inputs = None
         self.stability = None
-        if self.isVisible():
-            self.refresh()
-
-    def _changed(self, changes: OpChanges) -> None:
-        if changes.qe or changes.labels or changes.outputs or changes.suite or changes.rules:
-            self._invalidate()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.refresh()
 
     def _selected_system(self) -> QESystemInfo | None:
         rows = self.systems_view.selectionModel().selectedRows()

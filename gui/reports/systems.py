@@ -17,7 +17,7 @@ from PySide6.QtCore import (
     QSettings,
     Qt,
 )
-from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from gui.operations import OpChanges, Operations
 from gui.reports.charts import ChartView, systems_figure
 from gui.reports.export import ExportButton
+from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import RAW_ROLE, ramp, report_view
 from gui.state import AppState
 from suite.browse import OutputFilter
@@ -141,12 +142,12 @@ def _row_title(row: ReportRow) -> str:
     return row.category or ""
 
 
-class SystemsTab(QWidget):
+SYSTEMS_REPORT_READ = "reports/systems"
+
+
+class SystemsTab(ReportTab):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._state = state
-        self._ops = ops
-        self._stale = True
+        super().__init__(state, ops, (SYSTEMS_REPORT_READ,), parent)
 
         self.by = QComboBox()
         self.by.addItem("per category", "category")
@@ -174,17 +175,9 @@ class SystemsTab(QWidget):
         self.view = report_view(self.model)
         self.view.doubleClicked.connect(self._open_review)
         self.chart = ChartView("the chart appears once the report is computed", ops, "reports/systems/chart")
-        self.legend = QLabel()
-        self.legend.setWordWrap(True)
-        self.legend.setStyleSheet("color: #555; font-size: 11px")
-
-        upper = QWidget()
-        upper_layout = QVBoxLayout(upper)
-        upper_layout.setContentsMargins(0, 0, 0, 0)
-        upper_layout.addWidget(self.view)
-        upper_layout.addWidget(self.legend)
+        self.legend = note_label()
         self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(upper)
+        self.splitter.addWidget(with_notes(self.view, self.legend))
         self.splitter.addWidget(self.chart)
         self.splitter.setSizes([420, 380])  # a readable chart even when the table is long (it scrolls)
         layout = QVBoxLayout(self)
@@ -193,10 +186,6 @@ class SystemsTab(QWidget):
 
         self.by.currentIndexChanged.connect(self.refresh)
         self.alpha.valueChanged.connect(self.refresh)
-        state.database_changed.connect(self._invalidate)
-        state.suite_changed.connect(self._invalidate)
-        state.operation_executed.connect(self._changed)
-        state.selection_changed.connect(self._follow_selection)
 
     # --- what the menus, the export and the tests use -----------------------------------------------
     def table(self) -> Table | None:
@@ -233,7 +222,7 @@ class SystemsTab(QWidget):
         def work(task: TaskState) -> SystemsReport:
             return systems_report(db, suite, by=by, alpha=alpha)
 
-        self._ops.read(work, self._show, key="reports/systems", on_failure=self._failed)
+        self._ops.read(work, self._show, key=SYSTEMS_REPORT_READ, on_failure=self._failed)
 
     # --- internals ------------------------------------------------------------------------------------
     def _show(self, report: SystemsReport) -> None:
@@ -254,19 +243,8 @@ class SystemsTab(QWidget):
         self.chart.set_chart(None)
         return True
 
-    def _invalidate(self) -> None:
-        self._stale = True
-        if self.isVisible():
-            self.refresh()
-
-    def _changed(self, changes: OpChanges) -> None:
-        if changes.labels or changes.outputs or changes.suite or changes.rules:
-            self._invalidate()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.refresh()
+    def concerns(self, changes: OpChanges) -> bool:
+        return changes.labels or changes.outputs or changes.suite or changes.rules
 
     def _follow_selection(self) -> None:
         selection = self._state.selection

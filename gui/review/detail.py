@@ -133,9 +133,11 @@ class DetailPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.browser)
         self.current: Detail | None = None
+        self.row: OutputRow | None = None  # the row asked for last; ``current`` is that row's once it arrived
         self.show_row(None)
 
     def show_row(self, row: OutputRow | None) -> None:
+        self.row = row
         if row is None or self._state.db is None:
             self.current = None
             self.browser.setHtml("<p style='color:#777777'>Select an output to see its source, references, "
@@ -143,6 +145,10 @@ class DetailPanel(QWidget):
             return
         state = self._state
         self._ops.read(lambda task: load_detail(state, row), self._loaded, key="review-detail")
+
+    def reload(self) -> None:
+        """Read the row's item again: its rules, references or known translations changed."""
+        self.show_row(self.row)
 
     def _loaded(self, detail: Detail) -> None:
         self.current = detail

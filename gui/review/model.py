@@ -159,6 +159,11 @@ class ReviewModel(QAbstractTableModel):
         are read by these ids, not by offset, so that rows a reviewer decides (and that thereby leave a filter
         such as "not reviewed") do not shift the rows of blocks not read yet, which would skip some unseen."""
         self._generation = 0  # bumped by every new query's results; older blocks that arrive late are dropped
+        self._reads = 0  # numbers every read of rows, in the order asked for
+        self._read_by: dict[int, int] = {}
+        """Output id -> the number of the read its cached row came from. Reads run side by side, so a read asked
+        for before a decision was saved may arrive after the re-read that followed the decision: a row is only
+        replaced by one read later than its own, never by an older view of it."""
         self.filter = OutputFilter()
         self.sort_key = "item"
         self.descending = False
@@ -187,10 +192,16 @@ class ReviewModel(QAbstractTableModel):
         if question == self._asked and not again:
             return
         self._asked = question
-        self._ops.read(lambda task: question.block(0), lambda result: self._reset(question, *result),
+        read = self._next_read()
+        self._ops.read(lambda task: question.block(0), lambda result: self._reset(question, *result, read=read),
                        key="review-ids")
 
-    def _reset(self, question: Query | None, page: OutputPage, spans: dict[int, list[Span]]) -> None:
+    def _next_read(self) -> int:
+        self._reads += 1
+        return self._reads
+
+    def _reset(self, question: Query | None, page: OutputPage, spans: dict[int, list[Span]], *,
+               read: int = 0) -> None:
         self.beginResetModel()
         self._generation += 1
         self._current = question
@@ -200,9 +211,10 @@ class ReviewModel(QAbstractTableModel):
         self._rows.clear()
         self._shown.clear()
         self._spans.clear()
+        self._read_by.clear()
         self._pending = {0}
         self._snapshot = None
-        self._keep(0, page.rows, spans)
+        self._keep(0, page.rows, spans, read)
         self.endResetModel()
         self.loaded.emit()
         if question is not None and page.total > len(page.rows):
@@ -246,15 +258,15 @@ class ReviewModel(QAbstractTableModel):
         if block in self._pending or not (0 <= row < self._total) or question is None:
             return
         self._pending.add(block)
-        generation = self._generation
+        generation, read = self._generation, self._next_read()
         snapshot = self._snapshot
         if snapshot is not None:
             ids = snapshot[block * BLOCK:(block + 1) * BLOCK]
             self._ops.read(lambda task: question.rows(ids),
-                           lambda result: self._arrived(generation, block, *result, ids=ids))
+                           lambda result: self._arrived(generation, read, block, *result, ids=ids))
             return
         self._ops.read(lambda task: question.block(block * BLOCK),
-                       lambda result: self._arrived(generation, block, *result))
+                       lambda result: self._arrived(generation, read, block, *result))
 
     def prefetch(self, first: int, last: int) -> None:
         """Ask for the rows on screen and the next block, so paging down rarely waits for the database."""
@@ -266,37 +278,43 @@ class ReviewModel(QAbstractTableModel):
         db = self._state.db
         if db is None or not ids:
             return
-        generation = self._generation
+        generation, read = self._generation, self._next_read()
         self._ops.read(lambda task: (output_rows(db, ids), output_spans(db, ids)),
-                       lambda result: self._refreshed(generation, *result))
+                       lambda result: self._refreshed(generation, read, *result))
 
-    def _keep(self, block: int, rows: list[OutputRow], spans: dict[int, list[Span]],
+    def _keep(self, block: int, rows: list[OutputRow], spans: dict[int, list[Span]], read: int,
               ids: list[int] | None = None) -> None:
         """Cache a block; ``ids`` (a snapshot's) keep their places even if some output vanished since."""
         self._blocks[block] = ids if ids is not None else [r.output_id for r in rows]
         self._row_of.update((output_id, block * BLOCK + i) for i, output_id in enumerate(self._blocks[block]))
-        self._store(rows, spans)
+        self._store(rows, spans, read)
 
-    def _store(self, rows: list[OutputRow], spans: dict[int, list[Span]]) -> None:
-        self._rows.update((r.output_id, r) for r in rows)
-        self._spans.update(spans)
-        self._shown.update((r.output_id, _cells(r, self._spans.get(r.output_id, []))) for r in rows)
+    def _store(self, rows: list[OutputRow], spans: dict[int, list[Span]], read: int) -> list[OutputRow]:
+        """Cache the rows no later read has cached already; returns those."""
+        newer = [r for r in rows if self._read_by.get(r.output_id, 0) <= read]
+        for row in newer:
+            output_id = row.output_id
+            self._read_by[output_id] = read
+            self._rows[output_id] = row
+            self._spans[output_id] = spans.get(output_id, [])
+            self._shown[output_id] = _cells(row, self._spans[output_id])
+        return newer
 
-    def _arrived(self, generation: int, block: int, page: OutputPage, spans: dict[int, list[Span]],
+    def _arrived(self, generation: int, read: int, block: int, page: OutputPage, spans: dict[int, list[Span]],
                  ids: list[int] | None = None) -> None:
         if generation != self._generation:
             return
-        self._keep(block, page.rows, spans, ids)
+        self._keep(block, page.rows, spans, read, ids)
         last = min(self._total, (block + 1) * BLOCK) - 1
         if last >= block * BLOCK:
             self.dataChanged.emit(self.index(block * BLOCK, 0), self.index(last, len(COLUMNS) - 1))
         self.rows_arrived.emit()
 
-    def _refreshed(self, generation: int, rows: list[OutputRow], spans: dict[int, list[Span]]) -> None:
+    def _refreshed(self, generation: int, read: int, rows: list[OutputRow], spans: dict[int, list[Span]]) -> None:
         if generation != self._generation:
             return
-        self._store(rows, spans)
-        changed = [i for i in (self.row_of(r.output_id) for r in rows) if i is not None]
+        stored = self._store(rows, spans, read)
+        changed = [i for i in (self.row_of(r.output_id) for r in stored) if i is not None]
         if changed:
             self.dataChanged.emit(self.index(min(changed), 0), self.index(max(changed), len(COLUMNS) - 1))
         self.rows_arrived.emit()

@@ -289,6 +289,8 @@ class ReviewScreen(QWidget):
             first, last = self._visible_rows()
             shown = (self.model.output_id(r) for r in range(first, last + 1))
             self.model.refresh([i for i in shown if i is not None])
+            if changes.rules and self.detail.row is not None and self.detail.row.item_id in changes.item_ids:
+                self.detail.reload()  # its rules and known translations, which no row shows
 
     def _visible_rows(self) -> tuple[int, int]:
         count = self.model.rowCount()
@@ -315,9 +317,10 @@ class ReviewScreen(QWidget):
             self.detail.show_row(None)
 
     def _rows_arrived(self) -> None:
+        """The detail follows the current row once it arrives, and once it is read again and has changed (after
+        a decision, a reload, an undo)."""
         current = self.table.currentIndex()
-        if current.isValid() and (self.detail.current is None
-                                  or self.detail.current.row.output_id != self.model.output_id(current.row())):
+        if current.isValid() and self.detail.row != self.model.cached(current.row()):
             self._current_changed(current, QModelIndex())
 
     # --- cursor and detail ------------------------------------------------------------------------

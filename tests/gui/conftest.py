@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings
@@ -34,6 +37,14 @@ def demo_db(demo_template: Path, tmp_path: Path) -> Iterator[Database]:
     database.close()
 
 
+@pytest.fixture
+def colleague(demo_db: Database) -> Iterator[Database]:
+    """A second connection to the test's database: another reviewer's or linguist's window, or a command."""
+    other = open_database(demo_db.url)
+    yield other
+    other.close()
+
+
 @pytest.fixture(autouse=True)
 def private_settings(tmp_path: Path) -> Iterator[None]:
     """Keep the tests' remembered windows, reviewers and databases out of the user's own settings."""
@@ -59,6 +70,38 @@ def ops(qtbot, state: AppState) -> Iterator[Operations]:  # type: ignore[no-unty
     operations.wait_idle()
 
 
+@contextmanager
+def first_call_held(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> Iterator[threading.Event]:
+    """``owner.name`` does its work and then, the first time, waits until the block ends: a background read held
+    past what the test does meanwhile (a write), as a busy machine may hold it. Yields an event set once it waits.
+    """
+    real = getattr(owner, name)
+    waiting, release = threading.Event(), threading.Event()
+
+    def held(*args: Any, **kwargs: Any) -> Any:
+        result = real(*args, **kwargs)
+        if not waiting.is_set():
+            waiting.set()
+            release.wait()
+        return result
+
+    monkeypatch.setattr(owner, name, held)
+    try:
+        yield waiting
+    finally:
+        release.set()
+
+
+def make_active(qtbot, window: QWidget) -> None:  # type: ignore[no-untyped-def]
+    """Make the window the active one, as a click on it does: shortcuts reach only the active window. A progress
+    dialog that came and went (the opening's, on a busy machine) leaves none active on the offscreen platform,
+    which has no window manager to give activation back to the window under it."""
+    from PySide6.QtWidgets import QApplication
+
+    window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is window)
+
+
 def shown_errors() -> list[QMessageBox]:
     """The error dialogs open right now (they are opened window-modally, never with a blocking exec)."""
     from PySide6.QtWidgets import QApplication
@@ -80,6 +123,7 @@ def window(qtbot, demo_db: Database):  # type: ignore[no-untyped-def]
     qtbot.waitUntil(lambda: main.state.tree is not None and main.review.model.rowCount() > 0, timeout=10000)
     main.tabs.setCurrentWidget(main.review)
     qtbot.waitUntil(lambda: main.review.model.all_cached(0, 20), timeout=10000)
+    make_active(qtbot, main)
     yield main
     main.ops.wait_idle()
     for box in shown_errors():

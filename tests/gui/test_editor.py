@@ -3,18 +3,20 @@ a catastrophic pattern that times out while the window keeps answering, and its 
 from __future__ import annotations
 
 import itertools
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import shown_errors
+from conftest import first_call_held, shown_errors
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QTextCharFormat
 from PySide6.QtTest import QAbstractItemModelTester
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from sqlalchemy import func, select
 
+import gui.editor.screen as screen_module
 from gui.editor.pattern_edit import PatternEdit
 from gui.editor.screen import ItemEditorScreen
 from gui.operations import Operations
@@ -64,8 +66,8 @@ def _type(qtbot, editor: PatternEdit, text: str) -> None:  # type: ignore[no-unt
 
 
 def _preview_settled(qtbot, screen: ItemEditorScreen, ops: Operations) -> None:  # type: ignore[no-untyped-def]
-    """Wait out the debounce, then the background preview."""
-    qtbot.wait(200)
+    """Wait until the debounce has started the preview, then for the background preview."""
+    qtbot.waitUntil(lambda: not screen._preview_timer.isActive())
     assert ops.wait_idle()
 
 
@@ -189,20 +191,48 @@ def test_undo_of_a_changed_and_a_removed_rule(qtbot, screen, state, ops) -> None
     assert shown_errors() == []
 
 
-def test_a_colleagues_change_is_never_overwritten(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def _refusal() -> QMessageBox:
+    """The one "edit refused" dialog: the core's words, and a choice between the two versions."""
+    [box] = [box for box in shown_errors() if "edit refused" in box.windowTitle()]
+    assert re.search(r"changed by jonas\.w at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: now positive", box.text())
+    assert box.button(QMessageBox.StandardButton.Yes).text() == "Reload"
+    assert box.button(QMessageBox.StandardButton.No).text() == "Keep my changes"
+    return box
+
+
+def test_an_undo_right_after_a_save_is_what_the_editor_shows(qtbot, screen, state, ops,  # type: ignore[no-untyped-def]
+                                                             monkeypatch) -> None:
+    """Ctrl+Z while the editor still reads back the item it has just saved: that read saw the item before the
+    undo, and it once landed after it, showing the undone rule as stored (the next save was then refused)."""
+    db: Database = state.db
+    item_id = _open(screen, state, ops, "amb-03")
+    before = [(r.polarity, r.pattern) for r in item_detail(db, item_id).rules]
+    _type(qtbot, _editor(screen, "positive", 0), r"\bflowers?\b")
+    with first_call_held(monkeypatch, screen_module, "item_detail") as held:
+        screen.save()
+        qtbot.waitUntil(held.is_set)  # the item as saved has been read back
+        with qtbot.waitSignal(state.operation_executed):
+            state.undo_stack.undo()
+    assert ops.wait_idle()
+    assert [(r.polarity, r.pattern) for r in item_detail(db, item_id).rules] == before
+    assert screen.draft is not None and not screen.draft.dirty
+    assert [(r.polarity, r.pattern) for r in screen.draft.all_rules()] == before
+    assert shown_errors() == []
+
+
+def test_a_colleagues_change_is_never_overwritten(qtbot, screen, state, ops, colleague) -> None:  # type: ignore[no-untyped-def]
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-02")
     stored = item_detail(db, item_id).rules[0]
     _type(qtbot, _editor(screen, "positive", 0), r"\block(ed)?\b")
     screen.known.model.add("good")
     screen.known.model.setData(screen.known.model.index(0, 1), "The lock is stuck.")
-    # meanwhile a colleague changes the same rule
-    change_rule(db, stored.id, pattern=r"\b(lock|latch)\b", author="jonas.w", expected_version=stored.version)
+    # meanwhile a colleague, in another window, changes the same rule
+    change_rule(colleague, stored.id, pattern=r"\b(lock|latch)\b", author="jonas.w", expected_version=stored.version)
     screen.save()
     assert ops.wait_idle()
-    refusals = [box for box in shown_errors() if "edit refused" in box.windowTitle()]
-    assert len(refusals) == 1 and "jonas.w" in refusals[0].text()
-    refusals[0].close()
+    _refusal().button(QMessageBox.StandardButton.No).click()
+    assert ops.wait_idle()
     detail = item_detail(db, item_id)
     assert detail.rules[0].pattern == r"\b(lock|latch)\b" and detail.known == []
     # the linguist's changes are kept on top of the colleague's version; saving them now is deliberate
@@ -214,6 +244,24 @@ def test_a_colleagues_change_is_never_overwritten(qtbot, screen, state, ops) -> 
     detail = item_detail(db, item_id)
     assert detail.rules[0].pattern == r"\block(ed)?\b"
     assert [(k.kind, k.text) for k in detail.known] == [("good", "The lock is stuck.")]
+    assert shown_errors() == []
+
+
+def test_reload_after_a_refused_save_shows_the_colleagues_version(qtbot, screen, state, ops,  # type: ignore[no-untyped-def]
+                                                                    colleague) -> None:
+    db: Database = state.db
+    item_id = _open(screen, state, ops, "amb-02")
+    stored = item_detail(db, item_id).rules[0]
+    _type(qtbot, _editor(screen, "positive", 0), r"\block(ed)?\b")
+    change_rule(colleague, stored.id, pattern=r"\b(lock|latch)\b", author="jonas.w", expected_version=stored.version)
+    screen.save()
+    assert ops.wait_idle()
+    _refusal().button(QMessageBox.StandardButton.Yes).click()
+    assert ops.wait_idle()
+    assert screen.draft is not None and not screen.draft.dirty
+    assert screen.draft.rules["positive"][0].pattern == r"\b(lock|latch)\b"
+    assert _editor(screen, "positive", 0).text() == r"\b(lock|latch)\b"
+    assert item_detail(db, item_id).rules[0].pattern == r"\b(lock|latch)\b"
     assert shown_errors() == []
 
 

@@ -7,19 +7,22 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import first_call_held
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QAbstractItemModelTester
 from typer.testing import CliRunner
 
+import gui.reports.qe as qe_module
 from cli.main import _register_commands, app
 from gui.operations import Operations
 from gui.reports.export import TABLE_SUFFIXES, copy_table, save_figure, save_table
-from gui.reports.qe import AccuracyOptions, QETab
-from gui.reports.qe_dialogs import TrainRequest
+from gui.reports.qe import QETab
+from gui.reports.qe_dialogs import MetricRequest, TrainRequest
 from gui.reports.systems import SystemsTab
 from gui.reports.table_model import RAW_ROLE
 from gui.state import AppState
+from qe.evaluation import AccuracyOptions
 from store import Database
 from suite.browse import OutputFilter
 from suite.qe_scores import list_qe_systems
@@ -367,20 +370,37 @@ def test_reference_tokens_are_shaded_by_their_difficulty(discriminative_tab, dem
 
 def test_qe_systems_are_imported_stored_from_a_metric_and_removed_from_the_tab(qe_tab: QETab, ops: Operations,
                                                                             tmp_path: Path) -> None:
-    from gui.reports.qe_dialogs import MetricRequest
-
     scores = tmp_path / "scores.tsv"
     scores.write_text("item_id\tsystem\tscore\namb-01\tOnline-X\t0.25\namb-01\tBaseline-SMT\t0.75\n", encoding="utf-8")
     qe_tab.import_scores(str(scores), "two-scores", lower_is_better=True)
     qe_tab.metric_as_qe(MetricRequest("ter", "ter-proxy"))
-    assert ops.wait_idle(120_000) and ops.wait_idle()
+    assert ops.wait_idle(120_000)
     listed = {s.name: s for s in qe_tab.systems_model.systems}
     assert listed["two-scores"].scores == 2 and not listed["two-scores"].higher_is_better
     assert listed["ter-proxy"].kind == "metric" and listed["ter-proxy"].scores == 250
     assert qe_tab.view_data is not None and "ter-proxy" in qe_tab.view_data.result.qe_systems
     qe_tab.remove("two-scores")
-    assert ops.wait_idle() and ops.wait_idle()
+    assert ops.wait_idle()
     assert "two-scores" not in [s.name for s in qe_tab.systems_model.systems]
+    assert qe_tab.view_data is not None and "two-scores" not in qe_tab.view_data.result.qe_systems
+
+
+def test_a_table_computed_before_a_qe_write_is_neither_shown_nor_reused_after_it(
+        qtbot, qe_tab: QETab, ops: Operations, state: AppState, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A computation still running when a write adds a QE system ends after the write's notification, with the
+    data as they were. Its result once landed as if current, and the tab kept reusing its scores: the new system
+    was listed but missing from the table. Here the computation is held until the write has finished."""
+    with first_call_held(monkeypatch, qe_module, "accuracy") as held:
+        qe_tab.compute()
+        qtbot.waitUntil(held.is_set)
+        qe_tab.hide()  # the user looks at another tab meanwhile
+        with qtbot.waitSignal(state.operation_executed, timeout=120_000):
+            qe_tab.metric_as_qe(MetricRequest("ter", "ter-proxy"))
+    assert ops.wait_idle()
+    qe_tab.show()
+    assert ops.wait_idle()
+    assert [s.name for s in qe_tab.systems_model.systems][-1] == "ter-proxy"
+    assert qe_tab.view_data is not None and qe_tab.view_data.result.qe_systems[-1] == "ter-proxy"
 
 
 def test_unchecking_a_qe_system_leaves_it_out_of_the_table(qe_tab: QETab) -> None:

@@ -1,13 +1,20 @@
 """The reviewer's queue on the demo: keyboard decisions, several rows at once, resolve as known, the model."""
 from __future__ import annotations
 
+import re
+import threading
+
+from conftest import first_call_held, make_active, shown_errors
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QAbstractItemModelTester
+from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
 from sqlalchemy import select
 
 import gui.review.model as model_module
 from gui.main_window import MainWindow
+from gui.operations import OpChanges
 from gui.review.model import COLUMN, ReviewModel
+from store import Database
 from store.models import KnownTranslation, ManualLabel
 from suite.browse import OutputFilter, output_ids, output_rows
 from suite.labelling import relabel
@@ -17,6 +24,12 @@ from suite.review import set_manual_label
 def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 30), timeout=5000)
+
+
+def _focus_table(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """Where a reviewer's keys go: the table, in the active window."""
+    make_active(qtbot, window)
+    window.review.table.setFocus()
 
 
 def _shown(window: MainWindow, row: int) -> int:
@@ -37,7 +50,7 @@ def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbo
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
-    review.table.setFocus()
+    _focus_table(qtbot, window)
     review.set_current_row(0)
     first = _shown(window, 0)
     qtbot.keyClick(review.table, Qt.Key.Key_F)
@@ -58,6 +71,29 @@ def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbo
     assert (row.manual_label, row.effective_label) == ("fail", "fail")
 
 
+def test_keys_still_decide_after_a_progress_dialog_came_and_went(qtbot, window: MainWindow) -> None:
+    """A write that lasts shows a progress dialog, which becomes the active window. Once it closed, the offscreen
+    platform (no window manager) left no window active and P, F, U did nothing: the keyboard tests failed whenever
+    opening the database took long enough for its dialog to show. Keys now go to the table of the active window,
+    as a reviewer's do."""
+    release = threading.Event()
+    window.ops.write("a long write", lambda task: release.wait(), OpChanges())
+    try:
+        qtbot.waitUntil(lambda: any(isinstance(w, QProgressDialog) and w.isVisible()
+                                    for w in QApplication.topLevelWidgets()))
+    finally:
+        release.set()
+    review = window.review
+    review.apply_filter(OutputFilter(reviewed=False))
+    _settle(qtbot, window)
+    _focus_table(qtbot, window)
+    review.set_current_row(0)
+    first = _shown(window, 0)
+    qtbot.keyClick(review.table, Qt.Key.Key_F)
+    _settle(qtbot, window)
+    assert _manual(window, first) == ("fail", "Test Reviewer")
+
+
 def test_the_cursor_skips_rows_already_reviewed(qtbot, window: MainWindow) -> None:
     review = window.review
     review.apply_filter(OutputFilter())
@@ -65,7 +101,7 @@ def test_the_cursor_skips_rows_already_reviewed(qtbot, window: MainWindow) -> No
     reviewed = [r for r in range(30) if review.model.cached(r).manual_label is not None]  # type: ignore[union-attr]
     assert reviewed, "the demo has reviewed outputs"
     start = reviewed[0] - 1
-    review.table.setFocus()
+    _focus_table(qtbot, window)
     review.set_current_row(start)
     qtbot.keyClick(review.table, Qt.Key.Key_P)
     _settle(qtbot, window)
@@ -77,7 +113,7 @@ def test_one_decision_for_several_rows(qtbot, window: MainWindow) -> None:
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
-    review.table.setFocus()
+    _focus_table(qtbot, window)
     review.set_current_row(2)
     review.table.selectRow(2)
     for row in (3, 4):
@@ -106,7 +142,7 @@ def test_resolve_as_known_relabels_the_item_and_undo_removes_it(qtbot, window: M
     _settle(qtbot, window)
     row = review.model.cached(0)
     assert row is not None and row.auto_label == "unknown"
-    review.table.setFocus()
+    _focus_table(qtbot, window)
     review.set_current_row(0)
     qtbot.keyClick(review.table, Qt.Key.Key_P, Qt.KeyboardModifier.ShiftModifier)
     _settle(qtbot, window)
@@ -121,10 +157,15 @@ def test_resolve_as_known_relabels_the_item_and_undo_removes_it(qtbot, window: M
     assert row.text in known()
     [after] = output_rows(db, [row.output_id])
     assert (after.auto_label, after.manual_label) == ("pass", "pass")
+    review.set_current_row(0)
+    qtbot.waitUntil(lambda: review.detail.current is not None and review.detail.current.row == review.model.cached(0))
+    assert review.detail.current is not None and row.text in [k.text for k in review.detail.current.item.known]
     assert window.state.undo_stack.canUndo()
     window.state.undo_stack.undo()
     _settle(qtbot, window)
     assert row.text not in known()
+    assert review.detail.current is not None and review.detail.current.row.output_id == row.output_id
+    assert row.text not in [k.text for k in review.detail.current.item.known]  # the detail follows the undo
     [undone] = output_rows(db, [row.output_id])
     assert undone.auto_label == "unknown"
     assert undone.manual_label == "pass"  # undo takes back the known translation, not the decision
@@ -210,24 +251,48 @@ def test_deciding_rows_under_a_filter_skips_none_of_the_later_blocks(qtbot, wind
     assert [model.output_id(row) for row in range(20, 40)] == expected[20:40]
 
 
-def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow) -> None:
-    from PySide6.QtWidgets import QApplication, QMessageBox
-
-    from suite.review import set_manual_label
-
+def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow, colleague: Database) -> None:
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
     first = _shown(window, 0)
-    assert window.state.db is not None
-    set_manual_label(window.state.db, first, "pass", "Someone Else")  # another reviewer, after the table was read
-    review.table.setFocus()
+    set_manual_label(colleague, first, "pass", "Someone Else")  # another reviewer's window, after the table was read
+    _focus_table(qtbot, window)
     review.set_current_row(0)
     qtbot.keyClick(review.table, Qt.Key.Key_F)
     assert window.ops.wait_idle()
     assert _manual(window, first) == ("pass", "Someone Else")
-    [box] = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+    [box] = shown_errors()
+    assert re.search(r"changed by Someone Else at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: now pass", box.text())
     assert "Nothing was overwritten" in box.text()
-    box.button(QMessageBox.StandardButton.Yes).click()  # reload
+    assert review.model.index(0, COLUMN["manual"]).data() == ""  # as read before: nothing re-read it yet
+    reload = box.button(QMessageBox.StandardButton.Yes)
+    assert reload.text() == "Reload"
+    reload.click()
     _settle(qtbot, window)
     assert review.model.index(0, COLUMN["manual"]).data() == "pass (SE)"
+    review.set_current_row(0)
+    qtbot.waitUntil(lambda: review.detail.current is not None and review.detail.current.row == review.model.cached(0))
+    assert "Someone Else" in review.detail.browser.toPlainText()
+
+
+def test_a_row_read_before_a_decision_never_overwrites_the_row_read_after_it(
+        qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Reads run side by side: the re-read of the rows on screen after one decision can still be running when the
+    next decision is saved and its row re-read. Arriving last, it once put that row back as it was before the
+    decision: shown undecided, where the cursor would stop again. Here the older re-read is held until the newer
+    one is in."""
+    review = window.review
+    review.apply_filter(OutputFilter(reviewed=False))
+    _settle(qtbot, window)
+    model, db = review.model, window.state.db
+    assert db is not None
+    first = _shown(window, 0)
+    with first_call_held(monkeypatch, model_module, "output_rows") as held:
+        model.refresh([first])  # reads the row undecided, then waits
+        qtbot.waitUntil(held.is_set)
+        set_manual_label(db, first, "fail", "Test Reviewer")
+        model.refresh([first])
+        qtbot.waitUntil(lambda: model.index(0, COLUMN["manual"]).data() == "fail (TR)")
+    assert window.ops.wait_idle()
+    assert model.index(0, COLUMN["manual"]).data() == "fail (TR)"

@@ -1,0 +1,87 @@
+"""What every report tab shares: it computes when shown, and a change it shows makes what it holds stale.
+
+A hidden tab computes nothing; once a write that concerns it has finished, it computes again when (or, if
+shown, as soon as) it is seen. Every read the tab started before that write's notification may have read the
+data as they were and is superseded (``Operations.supersede``): its result would otherwise land after the
+notification and be shown, or be kept and reused, as if it were current.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtGui import QAction, QShowEvent
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QVBoxLayout, QWidget
+
+from gui.operations import OpChanges, Operations
+from gui.state import AppState
+
+
+class ReportTab(QWidget):
+    def __init__(self, state: AppState, ops: Operations, reads: tuple[str, ...],
+                 parent: QWidget | None = None) -> None:
+        """``reads``: the keys of the tab's reads of the database (not of its renderings)."""
+        super().__init__(parent)
+        self._state = state
+        self._ops = ops
+        self._reads = reads
+        self._stale = True
+        state.database_changed.connect(self._invalidate)
+        state.suite_changed.connect(self._invalidate)
+        state.operation_executed.connect(self._changed)
+        state.selection_changed.connect(self._follow_selection)
+
+    def refresh(self) -> None:
+        """Read and compute the report anew (the tab is shown)."""
+        raise NotImplementedError
+
+    def concerns(self, changes: OpChanges) -> bool:
+        """Whether a finished write changed something the tab shows."""
+        raise NotImplementedError
+
+    def _forget(self) -> None:
+        """Drop what was read or computed from the data as they were (the tab may be hidden meanwhile)."""
+
+    def _follow_selection(self) -> None:
+        """Show the tree's selection in the report."""
+        raise NotImplementedError
+
+    def add_menu_actions(self, actions: tuple[tuple[str, Callable[[], None]], ...]) -> None:
+        """The window's QE menu lists a screen's actions (``QWidget.actions()``): the same forms as its buttons."""
+        for title, slot in actions:
+            action = QAction(title, self)
+            action.triggered.connect(slot)
+            self.addAction(action)
+
+    def _invalidate(self) -> None:
+        self._stale = True
+        self._ops.supersede(*self._reads)
+        self._forget()
+        if self.isVisible():
+            self.refresh()
+
+    def _changed(self, changes: OpChanges) -> None:
+        if self.concerns(changes):
+            self._invalidate()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh()
+
+
+def note_label() -> QLabel:
+    """The small grey text under a table that says how to read it."""
+    label = QLabel()
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #555; font-size: 11px")
+    return label
+
+
+def with_notes(view: QAbstractItemView, notes: QLabel) -> QWidget:
+    """A table with its notes under it, as one pane of a splitter."""
+    box = QWidget()
+    layout = QVBoxLayout(box)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(view)
+    layout.addWidget(notes)
+    return box
