@@ -35,9 +35,6 @@ million outputs it mostly works out which items hold the page), so fewer, larger
 
 SPANS_ROLE = int(Qt.ItemDataRole.UserRole.value) + 1
 OUTPUT_ID_ROLE = int(Qt.ItemDataRole.UserRole.value) + 2
-CELL_ROLE = int(Qt.ItemDataRole.UserRole.value) + 3
-"""A whole cell as the delegate paints it (a ``Cell``): one call from Qt into Python per cell instead of the
-seven roles the style's item painting asks for, which cost more than the painting itself."""
 
 
 @dataclass(frozen=True)
@@ -69,15 +66,14 @@ DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
 FONT = int(Qt.ItemDataRole.FontRole.value)
 TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
-_ROLES = frozenset({CELL_ROLE, DISPLAY, FOREGROUND, FONT, TOOLTIP, SPANS_ROLE, OUTPUT_ID_ROLE})
-_FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-_NO_FLAGS = Qt.ItemFlag.NoItemFlags
+_ROLES = frozenset({DISPLAY, FOREGROUND, FONT, TOOLTIP, SPANS_ROLE, OUTPUT_ID_ROLE})
 _LABEL_BRUSHES = {label: QColor(colour) for label, colour in LABEL_COLOURS.items()}
 
 
 class Cell(NamedTuple):
     """What a cell shows: its text, the colour of a label (None: the palette's), bold for a manual label, and
-    where rules match (the output column only)."""
+    where rules match (the output column only). The review table's delegate paints it from ``ReviewModel.cell``,
+    a plain Python call: asking through ``QModelIndex.data`` wraps the value for Qt and back."""
     text: str
     colour: QColor | None
     bold: bool
@@ -165,7 +161,7 @@ class ReviewModel(QAbstractTableModel):
         self.sort_column = COLUMN["item"]
         self._asked: Query | None = None  # the last query asked for
         self._current: Query | None = None  # the query whose results the model holds, which later blocks continue
-        self._shown: dict[int, tuple[Cell, ...]] = {}  # each cached row's cells, worked out once
+        self._shown: dict[int, tuple[Cell, ...]] = {}  # the cells of each row painted so far, worked out once
         self._bold = QFont()
         self._bold.setBold(True)
 
@@ -280,7 +276,8 @@ class ReviewModel(QAbstractTableModel):
     def _store(self, rows: list[OutputRow], spans: dict[int, list[Span]]) -> None:
         self._rows.update((r.output_id, r) for r in rows)
         self._spans.update(spans)
-        self._shown.update((r.output_id, _cells(r, self._spans.get(r.output_id, []))) for r in rows)
+        for row in rows:
+            self._shown.pop(row.output_id, None)
 
     def _arrived(self, generation: int, block: int, page: OutputPage, spans: dict[int, list[Span]],
                  ids: list[int] | None = None) -> None:
@@ -300,6 +297,22 @@ class ReviewModel(QAbstractTableModel):
         if changed:
             self.dataChanged.emit(self.index(min(changed), 0), self.index(max(changed), len(COLUMNS) - 1))
         self.rows_arrived.emit()
+
+    def cell(self, row: int, column: int) -> Cell | None:
+        """What the delegate paints in this cell; None while the row's block is on its way (asked for here, so
+        that rows are read as they are painted). A row's cells are worked out when it is first painted."""
+        ids = self._blocks.get(row // BLOCK)
+        output_id = ids[row % BLOCK] if ids is not None and row % BLOCK < len(ids) else None
+        if output_id is None:
+            self.fetch(row)
+            return None
+        cells = self._shown.get(output_id)
+        if cells is None:
+            found = self._rows.get(output_id)
+            if found is None:  # an output that vanished since the snapshot: its row stays blank
+                return None
+            cells = self._shown[output_id] = _cells(found, self._spans.get(output_id, []))
+        return cells[column]
 
     def all_cached(self, first: int, last: int) -> bool:
         last = min(last, self._total - 1)
@@ -321,12 +334,9 @@ class ReviewModel(QAbstractTableModel):
             return section + 1
         return None
 
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        return _FLAGS if index.isValid() else _NO_FLAGS
-
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY) -> Any:
-        """Cell contents; called tens of thousands of times a second while scrolling, so roles are plain ints
-        compared in order of frequency and texts come from a per-row cache."""
+        """Cell contents by role, for what Qt asks itself (tooltips, accessibility); the table's delegate paints
+        from ``cell``. Roles are plain ints: Qt asks for many that no cell has."""
         if role not in _ROLES:
             return None
         row_number = index.row()
@@ -336,9 +346,9 @@ class ReviewModel(QAbstractTableModel):
                 self.fetch(row_number)
                 return "…"
             return output_id
-        cell = self._shown[output_id][index.column()]
-        if role == CELL_ROLE:
-            return cell
+        cell = self.cell(row_number, index.column())
+        if cell is None:
+            return None
         if role == DISPLAY:
             return cell.text
         if role == FOREGROUND:

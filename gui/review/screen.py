@@ -113,7 +113,7 @@ class ReviewScreen(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.verticalHeader().hide()
-        self.table.setItemDelegate(CellDelegate(self.table))
+        self.table.setItemDelegate(CellDelegate(self.table, self.model))
         header = self.table.horizontalHeader()
         header.setSectionsMovable(True)
         header.setSortIndicator(COLUMN["item"], Qt.SortOrder.AscendingOrder)
