@@ -1,17 +1,19 @@
 """The review table's model and delegate on the demo: cells read as they are painted, what a cell holds after a
-decision, a row whose output vanished, and selected rows painted as such only while they are selected."""
+decision, a row whose output vanished, selected rows painted as such only while they are selected, and the
+scroll bar whose groove is painted once."""
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtTest import QAbstractItemModelTester
-from PySide6.QtWidgets import QTableView
+from PySide6.QtWidgets import QScrollBar, QStyleFactory, QTableView
 
 import gui.review.model as model_module
 from gui.colours import LABEL_COLOURS
 from gui.main_window import MainWindow
 from gui.review.delegate import CellDelegate
 from gui.review.model import COLUMN, ReviewModel
+from gui.review.scroll_bar import paint_groove_once
 from suite.browse import OutputFilter, output_ids, output_rows
 from suite.items import remove_item
 from suite.review import set_manual_label
@@ -124,3 +126,28 @@ def test_a_new_query_leaves_no_row_painted_as_selected(qtbot, window: MainWindow
     model.query(OutputFilter(label="pass"))
     assert window.ops.wait_idle()
     assert not table.selectionModel().hasSelection() and not _painted_selected(table, 3)
+
+
+def test_the_scroll_bar_with_its_groove_painted_once_looks_the_same(qtbot) -> None:  # type: ignore[no-untyped-def]
+    """Fusion's groove is copied from a pixmap instead of filled anew: at every slider position the bar shows the
+    same pixels as Fusion's own painting."""
+    bars = []
+    for once in (False, True):
+        bar = QScrollBar(Qt.Orientation.Vertical)
+        qtbot.addWidget(bar)
+        fusion = QStyleFactory.create("fusion")
+        fusion.setParent(bar)
+        bar.setStyle(fusion)
+        if once:
+            paint_groove_once(bar)
+        bar.setRange(0, 1_000_000)
+        bar.setPageStep(35)
+        bar.resize(16, 600)
+        bar.show()
+        bars.append(bar)
+    plain, cached = bars
+    assert cached.style() is not fusion
+    for value in (0, 35, 500_000, 1_000_000, 70):
+        for bar in bars:
+            bar.setValue(value)
+        assert plain.grab().toImage() == cached.grab().toImage()
