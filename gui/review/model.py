@@ -8,6 +8,7 @@ sorting a million rows in Python would freeze the window and would disagree with
 """
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -119,10 +120,12 @@ class Query:
                               descending=self.descending, limit=BLOCK, offset=offset)
         return page, output_spans(self.db, [r.output_id for r in page.rows])
 
-    def ids(self) -> list[int]:
-        """Every matching id in order: the snapshot later blocks are read by, once it has arrived."""
-        return output_ids(self.db, self.filter, suite_name=self.suite_name, sort=self.sort,
-                          descending=self.descending)
+    def ids(self) -> array[int]:
+        """Every matching id in order: the snapshot later blocks are read by, once it has arrived. An array of
+        machine integers: as a list of a million Python ints it took 36 MB, and 12 ms of every full garbage
+        collection while the window scrolled."""
+        return array("q", output_ids(self.db, self.filter, suite_name=self.suite_name, sort=self.sort,
+                                     descending=self.descending))
 
     def rows(self, ids: list[int]) -> tuple[OutputPage, dict[int, list[Span]]]:
         return OutputPage(len(ids), output_rows(self.db, ids)), output_spans(self.db, ids)
@@ -150,7 +153,7 @@ class ReviewModel(QAbstractTableModel):
         self._rows: dict[int, OutputRow] = {}
         self._spans: dict[int, list[Span]] = {}
         self._pending: set[int] = set()  # blocks asked for
-        self._snapshot: list[int] | None = None
+        self._snapshot: array[int] | None = None
         """The query's ids as they were when it ran, read in the background after its first block: later blocks
         are read by these ids, not by offset, so that rows a reviewer decides (and that thereby leave a filter
         such as "not reviewed") do not shift the rows of blocks not read yet, which would skip some unseen."""
@@ -205,7 +208,7 @@ class ReviewModel(QAbstractTableModel):
             generation = self._generation
             self._ops.read(lambda task: question.ids(), lambda ids: self._snapshot_arrived(generation, ids))
 
-    def _snapshot_arrived(self, generation: int, ids: list[int]) -> None:
+    def _snapshot_arrived(self, generation: int, ids: array[int]) -> None:
         if generation == self._generation and len(ids) == self._total:
             self._snapshot = ids
 
@@ -245,7 +248,7 @@ class ReviewModel(QAbstractTableModel):
         generation = self._generation
         snapshot = self._snapshot
         if snapshot is not None:
-            ids = snapshot[block * BLOCK:(block + 1) * BLOCK]
+            ids = snapshot[block * BLOCK:(block + 1) * BLOCK].tolist()
             self._ops.read(lambda task: question.rows(ids),
                            lambda result: self._arrived(generation, block, *result, ids=ids))
             return
