@@ -122,7 +122,7 @@ class Query:
 
     def ids(self) -> array[int]:
         """Every matching id in order: the snapshot later blocks are read by, once it has arrived. An array of
-        machine integers: as a list of a million Python ints it took 36 MB, and 12 ms of every full garbage
+        machine integers: as a list of a million Python ints it took 36 MB, and 11 ms of every full garbage
         collection while the window scrolled."""
         return array("q", output_ids(self.db, self.filter, suite_name=self.suite_name, sort=self.sort,
                                      descending=self.descending))
