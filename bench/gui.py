@@ -1,4 +1,4 @@
-"""The desktop window's speed on a large suite: open, filter, scroll (and preview once the editor exists).
+"""The desktop window's speed on a large suite: open, filter, preview, scroll.
 
 Setup (not timed): the DFKI de-en suite with the WMT21 outputs (imported with the real importers, labelled),
 and a database of at least ``--outputs`` distinct outputs built by ``bench/label.py``'s builder (its copies of
@@ -10,11 +10,18 @@ Timed, ``--rounds`` times each on a new window (offscreen Qt), the median printe
 - ``filter:`` choosing the label filter "fail" until the new first page is painted;
 - ``scroll:`` paging through 2,000 rows of the review table, each page fetched and painted.
 
-Run: ``PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python bench/gui.py [--outputs N] [--rounds N]``.
+Between rounds the closed window is deleted and collected, so that a round does not carry the objects of the
+windows before it (Qt deletes a closed window only when its deferred deletions are processed).
+``preview:`` is ``bench/gui_editor.py``'s figure (a keystroke in the item editor to the repainted live preview of
+an item with 100 outputs), printed last with its own lines. Each figure's line ends with the load average (1 minute)
+after it: on a shared machine the figures mean little without it.
+
+Run: ``PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python bench/gui.py [--outputs N] [--rounds N] [--cache PATH]``.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib.util
 import os
 import statistics
@@ -33,8 +40,12 @@ assert _spec is not None and _spec.loader is not None
 label = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(label)  # bench/label.py's builder of a million-output suite
 ITEMS, OUTPUTS, load = label.ITEMS, label.OUTPUTS, label.load
+_spec = importlib.util.spec_from_file_location("bench_gui_editor", BENCH / "gui_editor.py")
+assert _spec is not None and _spec.loader is not None
+gui_editor = sys.modules["bench_gui_editor"] = importlib.util.module_from_spec(_spec)  # its dataclasses look it up
+_spec.loader.exec_module(gui_editor)  # bench/gui_editor.py's live-preview keystroke
 
-from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402  (after the sys.path fix above)
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings  # noqa: E402  (after the sys.path fix above)
 from PySide6.QtWidgets import QApplication  # noqa: E402  (after the sys.path fix above)
 
 from gui.app import application  # noqa: E402  (after the sys.path fix above)
@@ -99,7 +110,8 @@ def measure(target: str) -> tuple[float, float, float]:
     scrolled = time.perf_counter() - started
     window.close()
     window.deleteLater()
-    app.processEvents()
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
     return opened, filtered, scrolled
 
 
@@ -130,10 +142,15 @@ def dfki_database(folder: Path) -> Path | None:
     return path
 
 
+def load_average() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
 def report(name: str, target: Path, rounds: int) -> None:
     runs = [measure(str(target)) for _ in range(rounds)]
     for label, values in zip(("open", "filter", "scroll"), zip(*runs, strict=True), strict=True):
-        print(f"{name} {label}: {statistics.median(values):.2f} s  (rounds: {' '.join(f'{v:.2f}' for v in values)})")
+        print(f"{name} {label}: {statistics.median(values):.2f} s  (rounds: {' '.join(f'{v:.2f}' for v in values)}; "
+              f"{load_average()})")
 
 
 def main() -> None:
@@ -151,6 +168,7 @@ def main() -> None:
             report("dfki de-en (WMT21 outputs):", dfki, args.rounds)
         big = big_database(args.cache, args.outputs)
         report(f"{args.outputs:,} outputs:", big, args.rounds)
+        print("editor live preview (bench/gui_editor.py):", *gui_editor.report(), sep="\n")
 
 
 if __name__ == "__main__":

@@ -85,8 +85,11 @@ class OutputFilter:
     """A substring of the output text, case-insensitive (on SQLite for ASCII letters only: its ``lower``)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OutputRow:
+    """One output as a table shows it. Slotted: a scrolled table keeps thousands, each otherwise with a dict
+    that the garbage collector walks."""
+
     output_id: int
     item_id: int
     external_id: str

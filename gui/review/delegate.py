@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette, QPen
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPointF, QRect, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPalette, QPen, QStaticText
 from PySide6.QtWidgets import QAbstractItemView, QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from gui.colours import NEGATIVE, POSITIVE
-from gui.review.model import CELL_ROLE, DISPLAY, SPANS_ROLE, Cell
+from gui.review.model import DISPLAY, SPANS_ROLE, ReviewModel
 from suite.preview import PreviewSpan
 from suite.rules import Span
 
@@ -30,7 +30,8 @@ _ALIGN = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 _SELECTED = QStyle.StateFlag.State_Selected
 _ALTERNATE = QStyleOptionViewItem.ViewItemFeature.Alternate
 _NO_PARENT = QModelIndex()
-_FITTED_KEPT = 20_000  # texts fitted to a width that are remembered (ids, labels and sources repeat down a page)
+_TEXTS_KEPT = 5_000  # texts laid out that are remembered: a few pages' worth
+_ROWS_KEPT = 10_000  # rows whose selection is remembered until the selection changes
 
 
 def paint_spans(painter: QPainter, metrics: QFontMetrics, inner: QRect, text: str,
@@ -71,60 +72,79 @@ class SpanDelegate(QStyledItemDelegate):
 
 
 class CellDelegate(QStyledItemDelegate):
-    """Paints the whole cell itself from one ``CELL_ROLE`` value: the style's generic item painting asks the
-    model for seven roles a cell (each a call into Python) and lays the text out in full. Measured per page:
-    fonts, colours, selection and alternation read through ``option`` cost more than drawing (each flag test
-    builds Python enum objects), so they come from the view, and a text's fitting to its column is
-    remembered, since item ids, labels and sources repeat down a page."""
+    """Paints the review table's cells from ``ReviewModel.cell``, with as few calls between Qt and Python per
+    cell as it can: a page is about 250 cells, and each call across costs more than the drawing it asks for.
 
-    def __init__(self, view: QAbstractItemView) -> None:
+    Measured on a million outputs: the style's generic item painting asked the model for seven roles a cell
+    and laid every text out anew; reading fonts, colours, selection and alternation through ``option`` built
+    Python enum objects for each flag test; ``QItemSelectionModel.isRowSelected`` calls back into the model
+    three times. So the cell comes from the model as one Python call, whether a row is selected is asked once
+    a row until the selection changes, the view already paints the alternate rows' background, empty cells
+    draw nothing, and texts are kept laid out (``QStaticText``) fitted to their column, since item ids, labels
+    and sources repeat down a page.
+    """
+
+    def __init__(self, view: QAbstractItemView, model: ReviewModel) -> None:
+        """For ``view`` showing ``model`` with its selection model as it is now."""
         super().__init__(view)
-        self._selection = view.selectionModel
-        self._alternating = view.alternatingRowColors()
-        self._fitted: dict[tuple[str, bool, int], str] = {}
+        self._cell = model.cell
+        selection = view.selectionModel()
+        self._is_row_selected = selection.isRowSelected
+        self._selected: dict[int, bool] = {}  # row -> selected, for the rows painted since the selection changed
+        selection.selectionChanged.connect(self._selected.clear)
+        model.modelReset.connect(self._selected.clear)
+        self._laid_out: dict[tuple[str, bool, int], QStaticText] = {}
         palette = view.palette()
         self._text = palette.color(QPalette.ColorRole.Text)
         self._selected_text = palette.color(QPalette.ColorRole.HighlightedText)
         self._highlight = palette.highlight()
-        self._alternate = palette.alternateBase()
         self._font = view.font()
         self._bold = QFont(self._font)
         self._bold.setBold(True)
         self._metrics = QFontMetrics(self._font)
         self._bold_metrics = QFontMetrics(self._bold)
+        # A line's height as ``drawText`` centres it (fractional, so that texts sit where it would put them).
+        self._line = {bold: metrics.ascent() + metrics.descent()
+                      for bold, metrics in ((False, QFontMetricsF(self._font)), (True, QFontMetricsF(self._bold)))}
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
               ) -> None:
-        rect: QRect = option.rect
         row = index.row()
-        selected = self._selection().isRowSelected(row, _NO_PARENT)
+        selected = self._selected.get(row)
+        if selected is None:
+            if len(self._selected) >= _ROWS_KEPT:
+                self._selected.clear()
+            selected = self._selected[row] = self._is_row_selected(row, _NO_PARENT)
+        rect: QRect = option.rect
         if selected:
             painter.fillRect(rect, self._highlight)
-        elif self._alternating and row & 1:
-            painter.fillRect(rect, self._alternate)
-        cell: Cell | None = index.data(CELL_ROLE)
-        if cell is None:
+        cell = self._cell(row, index.column())
+        if cell is None or not cell.text:
             return
-        text = cell.text
         metrics = self._bold_metrics if cell.bold else self._metrics
         inner = rect.adjusted(4, 0, -4, 0)
         if cell.spans:
-            paint_spans(painter, metrics, inner, text, cell.spans)
+            paint_spans(painter, metrics, inner, cell.text, cell.spans)
         painter.setPen(self._selected_text if selected else cell.colour or self._text)
+        where = QPointF(inner.left(), inner.top() + (inner.height() - self._line[cell.bold]) / 2)
+        text = self._text_of(cell.text, cell.bold, inner.width())
         if cell.bold:
             painter.setFont(self._bold)
-            painter.drawText(inner, _ALIGN, self._fit(text, True, inner.width()))
+            painter.drawStaticText(where, text)
             painter.setFont(self._font)
         else:
-            painter.drawText(inner, _ALIGN, self._fit(text, False, inner.width()))
+            painter.drawStaticText(where, text)
 
-    def _fit(self, text: str, bold: bool, width: int) -> str:
-        """The text elided to the width (unchanged when it fits)."""
+    def _text_of(self, text: str, bold: bool, width: int) -> QStaticText:
+        """The text elided to the width (unchanged when it fits), laid out once."""
         key = (text, bold, width)
-        fitted = self._fitted.get(key)
-        if fitted is None:
-            if len(self._fitted) >= _FITTED_KEPT:
-                self._fitted.clear()
+        laid_out = self._laid_out.get(key)
+        if laid_out is None:
+            if len(self._laid_out) >= _TEXTS_KEPT:
+                self._laid_out.clear()
             metrics = self._bold_metrics if bold else self._metrics
-            fitted = self._fitted[key] = metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
-        return fitted
+            laid_out = QStaticText(metrics.elidedText(text, Qt.TextElideMode.ElideRight, width))
+            laid_out.setTextFormat(Qt.TextFormat.PlainText)
+            laid_out.prepare(font=self._bold if bold else self._font)
+            self._laid_out[key] = laid_out
+        return laid_out

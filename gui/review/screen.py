@@ -38,6 +38,7 @@ from gui.operations import OpChanges, Operations
 from gui.review.delegate import CellDelegate
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
+from gui.review.scroll_bar import paint_groove_once
 from gui.state import AppState, Selection
 from store import Database
 from suite.browse import OutputFilter, OutputRow
@@ -113,7 +114,8 @@ class ReviewScreen(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.verticalHeader().hide()
-        self.table.setItemDelegate(CellDelegate(self.table))
+        self.table.setItemDelegate(CellDelegate(self.table, self.model))
+        paint_groove_once(self.table.verticalScrollBar())
         header = self.table.horizontalHeader()
         header.setSectionsMovable(True)
         header.setSortIndicator(COLUMN["item"], Qt.SortOrder.AscendingOrder)
