@@ -70,7 +70,8 @@ class SeenOutput:
     version: int | None = None
     """Its manual label's version when it was read (0: not reviewed); None decides without checking."""
     comment: str | None = None
-    """The comment the label gets (a decision on several outputs keeps each one's own)."""
+    """The comment the label gets (a decision on several outputs keeps each one's own). Another reviewer's
+    comment, passed back as it was read, is not carried over: it explains their decision, not this one."""
 
 
 def _fields(label: ManualLabel) -> dict[str, str | None]:
@@ -153,13 +154,15 @@ def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: str, r
 
 def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewer: str,
          reviewed_at: datetime) -> ManualLabelInfo:
-    comment = seen.comment or None
-    after = {"label": label, "reviewer": reviewer, "comment": comment}
-    values = {**after, "reviewed_at": reviewed_at}
     existing = session.get(ManualLabel, output.id, populate_existing=True)
     version_read = 0 if existing is None else existing.version
     if seen.version is not None and seen.version != version_read:
         raise _conflict(session, output)
+    comment = seen.comment or None
+    if existing is not None and existing.reviewer != reviewer and comment == existing.comment:
+        comment = None  # theirs stays in the history, with their decision
+    after = {"label": label, "reviewer": reviewer, "comment": comment}
+    values = {**after, "reviewed_at": reviewed_at}
     if existing is None:
         version = next_versions(session, [output.id])[output.id]
         # Counted by RETURNING: an INSERT's rowcount is -1 through psycopg unless asked to be kept.

@@ -53,7 +53,8 @@ def test_a_decision_on_several_outputs_stores_each_with_its_history(demo: Databa
     assert [info.output_id for info in decided] == [row.output_id for row in rows]
     after = {row.output_id: row for row in outputs(demo)}
     assert {(row.manual_label, row.reviewer) for row in after.values()} == {("fail", "ada")}
-    assert after[reviewed.output_id].comment == reviewed.comment  # each output keeps its own comment
+    assert reviewed.reviewer == "jonas.w" and reviewed.comment
+    assert after[reviewed.output_id].comment is None  # jonas.w's comment explained his decision, not ada's
     assert after[reviewed.output_id].manual_version == reviewed.manual_version + 1
     history = [(h.entity_id, h.action, h.author) for h in item_history(demo, BANK) if h.entity == "manual_label"]
     assert sorted(history[:len(rows)]) == sorted(
@@ -118,3 +119,23 @@ def test_single_output_calls_name_the_output_too(demo: Database, other: Database
         set_manual_label(demo, row.output_id, "pass", "ada", expected_version=0)
     with pytest.raises(EditConflict, match="now fail by bob"):
         clear_manual_label(demo, row.output_id, reviewer="ada", expected_version=0)
+
+
+def test_another_reviewers_comment_stays_with_their_decision_in_the_history(demo: Database) -> None:
+    reviewed = next(row for row in outputs(demo) if row.manual_label is not None)
+    assert (reviewed.manual_label, reviewed.reviewer) == ("pass", "jonas.w") and reviewed.comment
+    set_manual_labels(demo, seen([reviewed]), "fail", "ada")  # the comment passed back as it was read
+    row = next(row for row in outputs(demo) if row.output_id == reviewed.output_id)
+    assert (row.manual_label, row.reviewer, row.comment) == ("fail", "ada", None)
+    change = next(h for h in item_history(demo, BANK) if h.entity == "manual_label")
+    assert change.before == {"label": "pass", "reviewer": "jonas.w", "comment": reviewed.comment}
+    assert change.after == {"label": "fail", "reviewer": "ada", "comment": None}
+
+    # ada's own comment stays when she changes her mind, and one she writes on a decision is hers
+    set_manual_label(demo, row.output_id, "fail", "ada", "a bench, not a bank", expected_version=row.manual_version)
+    mine = set_manual_labels(demo, [SeenOutput(row.output_id, row.manual_version + 1, "a bench, not a bank")],
+                             "pass", "ada")
+    assert mine[0].comment == "a bench, not a bank"
+    theirs = set_manual_label(demo, row.output_id, "fail", "bob", "bank of a river: fine",
+                              expected_version=mine[0].version)
+    assert theirs.comment == "bank of a river: fine"
