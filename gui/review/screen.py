@@ -40,7 +40,6 @@ from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
 from gui.review.scroll_bar import paint_groove_once
 from gui.state import AppState, Selection
-from store import Database
 from suite.browse import OutputFilter, OutputRow
 from suite.editing import (
     EditConflict,
@@ -50,7 +49,13 @@ from suite.editing import (
     remove_known,
 )
 from suite.names import system_names
-from suite.review import clear_manual_label, resolve_as_known, set_manual_label
+from suite.review import (
+    SeenOutput,
+    clear_manual_labels,
+    resolve_as_known,
+    set_manual_label,
+    set_manual_labels,
+)
 from suite.tasks import TaskState
 
 LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
@@ -84,16 +89,25 @@ def ask_reviewer(parent: QWidget, state: AppState) -> str | None:
     return state.reviewer
 
 
-def _decide(db: Database, rows: list[OutputRow], label: str, reviewer: str, task: TaskState) -> None:
-    for done, row in enumerate(rows):
-        task.progress(done, len(rows), "outputs")
-        set_manual_label(db, row.output_id, label, reviewer, row.comment, expected_version=row.manual_version)
-
-
-def _clear(db: Database, rows: list[OutputRow], reviewer: str, task: TaskState) -> None:
-    for done, row in enumerate(rows):
-        task.progress(done, len(rows), "outputs")
-        clear_manual_label(db, row.output_id, reviewer=reviewer, expected_version=row.manual_version)
+def replaces_others(parent: QWidget, rows: list[OutputRow], label: str, reviewer: str) -> bool:
+    """Whether the reviewer means to replace decisions other reviewers made (True when there are none): a
+    decision is never overwritten by another reviewer unasked."""
+    others = [r for r in rows if r.manual_label is not None and r.reviewer != reviewer]
+    if not others:
+        return True
+    if len(rows) == 1:
+        row = rows[0]
+        said = f" — “{row.comment}”" if row.comment else ""
+        question = f"{row.reviewer} decided {row.manual_label}{said}. Replace it with your {label}?"
+    else:
+        names = ", ".join(sorted({r.reviewer or "" for r in others}))
+        question = (f"{len(others)} of the {len(rows)} outputs were decided by another reviewer ({names}). "
+                    f"Replace their decisions with your {label}?")
+    answer = QMessageBox.question(parent, "tsqe — another reviewer's decision",
+                                  question + "\n\nTheir decision stays in the item's history.",
+                                  QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                  QMessageBox.StandardButton.No)
+    return answer == QMessageBox.StandardButton.Yes
 
 
 class ReviewScreen(QWidget):
@@ -284,8 +298,11 @@ class ReviewScreen(QWidget):
 
     def _changed(self, changes: Any) -> None:
         """Re-run the query after a change to the whole suite; after an edit of chosen items (a decision, a
-        rule) only repaint the rows on screen, so the row just decided stays under the reviewer's eyes."""
+        rule) only repaint the rows on screen, so the row just decided stays under the reviewer's eyes. Either
+        way the cursor stays on its output, the reviewer's place in the queue."""
         if changes.outputs or changes.suite or ((changes.labels or changes.rules) and not changes.item_ids):
+            if self.table.currentIndex().isValid():
+                self._follow_cursor_to = self.model.output_id(self.current_row())
             self.requery(again=True)
         elif changes.labels or changes.rules:
             first, last = self._visible_rows()
@@ -374,11 +391,14 @@ class ReviewScreen(QWidget):
         reviewer = ask_reviewer(self, self._state) if rows else None
         if not rows or reviewer is None or self._state.db is None:
             return
+        if not replaces_others(self, rows, label, reviewer):
+            return
         db = self._state.db
         ids = [r.output_id for r in rows]
         items = frozenset(r.item_id for r in rows)
+        seen = [SeenOutput(r.output_id, r.manual_version, r.comment) for r in rows]
         self._ops.write(f"marking {len(rows)} output{'s' if len(rows) > 1 else ''} {label}",
-                        lambda task: _decide(db, rows, label, reviewer, task),
+                        lambda task: set_manual_labels(db, seen, label, reviewer, task=task),
                         OpChanges(labels=True, item_ids=items), on_success=lambda _: self.model.refresh(ids),
                         on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
         if as_known:
@@ -393,7 +413,9 @@ class ReviewScreen(QWidget):
             return
         db = self._state.db
         ids = [r.output_id for r in rows]
-        self._ops.write("clearing manual labels", lambda task: _clear(db, rows, reviewer, task),
+        seen = [SeenOutput(r.output_id, r.manual_version) for r in rows]
+        self._ops.write("clearing manual labels",
+                        lambda task: clear_manual_labels(db, seen, reviewer=reviewer, task=task),
                         OpChanges(labels=True, item_ids=frozenset(r.item_id for r in rows)),
                         on_success=lambda _: self.model.refresh(ids),
                         on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
@@ -418,7 +440,8 @@ class ReviewScreen(QWidget):
                 set_manual_label(db, row.output_id, row.manual_label or "", reviewer, text.strip() or None,
                                  expected_version=row.manual_version)
 
-        self._ops.write("commenting", work, OpChanges(labels=True), on_success=lambda _: self.model.refresh(ids),
+        self._ops.write("commenting", work, OpChanges(labels=True, item_ids=frozenset(r.item_id for r in rows)),
+                        on_success=lambda _: self.model.refresh(ids),
                         on_failure=lambda error: self._conflict(error, ids))
 
     def _conflict(self, error: Exception, ids: list[int]) -> bool:

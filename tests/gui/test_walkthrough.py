@@ -1,14 +1,20 @@
 """What a keyboard-only walk through the window on the demo found, kept from coming back: from Review, E opens the
-current output's item in Item & rules without narrowing the review queue, and Ctrl+2 returns to the same row."""
+current output's item in Item & rules without narrowing the review queue, and Ctrl+2 returns to the same row; U
+and C leave the detail and the cursor on the row as it now is; another reviewer's decision is replaced only when
+the reviewer says so, without their comment; a decision on several rows is stored whole or not at all; the
+Discriminative tab shows a ranking and correlations when first shown."""
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
+from table_dump import dump
 
 from gui.main_window import MainWindow
 from gui.state import Selection
-from suite.browse import OutputFilter
+from suite.browse import OutputFilter, OutputRow, output_rows
 from suite.editing import item_detail
+from suite.review import set_manual_label
 
 
 def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
@@ -75,3 +81,101 @@ def test_the_tree_still_drives_the_editor_after_an_item_was_opened_from_review(q
     qtbot.waitUntil(lambda: editor.draft is not None and editor.draft.item_id == other.item_id, timeout=5000)
     window.state.select(Selection(category=other.category))
     assert editor.draft is None  # a category selected: no item to edit
+
+
+def _on(qtbot, window: MainWindow, filter: OutputFilter, row: int) -> OutputRow:  # type: ignore[no-untyped-def]
+    """The review queue narrowed by ``filter``, its keys given, the cursor on ``row`` and its detail shown."""
+    review = window.review
+    review.apply_filter(filter)
+    _settle(qtbot, window)
+    review.table.setFocus()
+    review.set_current_row(row)
+    shown = review.model.cached(row)
+    assert shown is not None
+    qtbot.waitUntil(lambda: review.detail.current is not None and review.detail.current.row == shown)
+    return shown
+
+
+def _manual(window: MainWindow, output_id: int) -> tuple[str | None, str | None, str | None]:
+    """The output's manual label, reviewer and comment as stored."""
+    assert window.state.db is not None
+    (row,) = output_rows(window.state.db, [output_id])
+    return row.manual_label, row.reviewer, row.comment
+
+
+def test_u_shows_the_row_as_it_now_is_in_the_detail(qtbot, window: MainWindow) -> None:
+    review = window.review
+    row = _on(qtbot, window, OutputFilter(reviewed=True), 2)
+    assert row.manual_label is not None
+    assert f"manual: {row.manual_label} by {row.reviewer}" in review.detail.browser.toPlainText()
+    qtbot.keyClick(review.table, Qt.Key.Key_U)
+    assert window.ops.wait_idle()
+    assert _manual(window, row.output_id) == (None, None, None)
+    assert review.current_row() == 2 and review.model.output_id(2) == row.output_id
+    assert review.detail.current is not None and review.detail.current.row.manual_label is None
+    assert "manual:" not in review.detail.browser.toPlainText()
+
+
+def test_a_comment_keeps_the_cursor_on_the_row_commented(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    review = window.review
+    row = _on(qtbot, window, OutputFilter(reviewed=True), 3)
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("checked twice", True))
+    qtbot.keyClick(review.table, Qt.Key.Key_C)
+    assert window.ops.wait_idle()
+    assert _manual(window, row.output_id)[2] == "checked twice"
+    assert review.current_row() == 3 and review.model.output_id(3) == row.output_id
+    assert review.detail.current is not None and review.detail.current.row.comment == "checked twice"
+
+
+@pytest.mark.parametrize("answer", [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes])
+def test_another_reviewers_decision_is_replaced_only_when_the_reviewer_says_so(
+        qtbot, window: MainWindow, monkeypatch, answer: QMessageBox.StandardButton) -> None:  # type: ignore[no-untyped-def]
+    review = window.review
+    review.apply_filter(OutputFilter(item="amb-01", reviewed=True))
+    _settle(qtbot, window)
+    theirs = next(r for i in range(review.model.rowCount())
+                  if (r := review.model.cached(i)) is not None and r.reviewer == "jonas.w")
+    _on(qtbot, window, OutputFilter(item="amb-01", reviewed=True), review.model.row_of(theirs.output_id) or 0)
+    asked: list[str] = []
+
+    def question(parent, title, text, *args):  # type: ignore[no-untyped-def]
+        asked.append(text)
+        return answer
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    qtbot.keyClick(review.table, Qt.Key.Key_F)
+    assert window.ops.wait_idle()
+    assert len(asked) == 1 and asked[0].startswith(f"jonas.w decided pass — “{theirs.comment}”. Replace it with "
+                                                   "your fail?")
+    if answer == QMessageBox.StandardButton.No:
+        assert _manual(window, theirs.output_id) == ("pass", "jonas.w", theirs.comment)
+    else:
+        assert _manual(window, theirs.output_id) == ("fail", "Test Reviewer", None)  # not jonas.w's comment
+        # deciding it again, now one's own, asks nothing
+        review.set_current_row(review.model.row_of(theirs.output_id) or 0)
+        qtbot.keyClick(review.table, Qt.Key.Key_P)
+        assert window.ops.wait_idle()
+        assert len(asked) == 1 and _manual(window, theirs.output_id)[:2] == ("pass", "Test Reviewer")
+
+
+def test_a_decision_on_several_rows_where_one_is_stale_stores_nothing(
+        qtbot, window: MainWindow, colleague, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    review = window.review
+    _on(qtbot, window, OutputFilter(reviewed=False), 0)
+    rows = [review.model.cached(i) for i in range(4)]
+    assert all(r is not None and r.manual_label is None for r in rows)
+    stale = rows[2]
+    assert stale is not None
+    set_manual_label(colleague, stale.output_id, "pass", "Someone Else")  # after the table was read
+    before = dump(colleague)
+    review.table.selectRow(0)
+    qtbot.keyClick(review.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(review.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(review.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    assert [r.output_id for r in review.selected_rows()] == [r.output_id for r in rows if r is not None]
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: pytest.fail("nobody else's decision was shown"))
+    qtbot.keyClick(review.table, Qt.Key.Key_F)
+    assert window.ops.wait_idle()
+    assert dump(colleague) == before  # not the rows before the stale one either
+    [box] = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+    assert "Someone Else" in box.text() and "Nothing was overwritten" in box.text()
