@@ -120,6 +120,7 @@ class DiscriminativeTab(ReportTab):
         self.difficulty: DifficultyResult | None = None
         self.correlation: CorrelationSummary | None = None
         self.item: ItemView | None = None
+        self._first_look = True  # nothing ranked or correlated for this suite yet: do both once it is shown
 
         self.metric_choice = QComboBox()
         self.metric_choice.setMinimumContentsLength(14)
@@ -198,15 +199,15 @@ class DiscriminativeTab(ReportTab):
         layout.addWidget(self.status)
         layout.addWidget(self.outer)
 
-        self.score_button.clicked.connect(self.rank)
+        self.score_button.clicked.connect(lambda: self.rank())
         self.drop.valueChanged.connect(self._refilter)
         self.view.selectionModel().currentRowChanged.connect(self._row_changed)
         self.vat_button.clicked.connect(self._choose_vat_dir)
         self.difficulty_button.clicked.connect(self.compute_difficulty)
-        self.correlate_button.clicked.connect(self.correlate)
-        self.add_menu_actions((("Rank items by deviation", self.rank),
+        self.correlate_button.clicked.connect(lambda: self.correlate())
+        self.add_menu_actions((("Rank items by deviation", lambda: self.rank()),
                                ("Token difficulty (DA-BERTScore)", self.compute_difficulty),
-                               ("Correlate metrics with human scores", self.correlate)))
+                               ("Correlate metrics with human scores", lambda: self.correlate())))
 
     # --- public ---------------------------------------------------------------------------------------
     def table(self) -> Table | None:
@@ -229,8 +230,10 @@ class DiscriminativeTab(ReportTab):
         self._ops.read(lambda task: [s.name for s in list_qe_systems(db)], self._fill_metrics,
                        key=METRICS_READ)
 
-    def rank(self) -> None:
-        """Score the suite with the chosen metric (a background write: it fills the caches), then rank."""
+    def rank(self, *, asked: bool = True) -> None:
+        """Score the suite with the chosen metric (a background write: it fills the caches), then rank.
+
+        Not ``asked`` (the tab's first look at a suite), a failure is told in the status line only."""
         db, suite = self._state.db, self._state.suite_name
         if db is None:
             return
@@ -238,7 +241,8 @@ class DiscriminativeTab(ReportTab):
         self.status.setText(f"scoring with {metric}…")
         self._ops.write(f"scoring with {metric}",
                         lambda task: score_outputs(db, metric, suite_name=suite, task=task),
-                        OpChanges(scores=True), on_success=self._scored, on_failure=self._failed)
+                        OpChanges(scores=True), on_success=self._scored,
+                        on_failure=self._failed if asked else self._told)
 
     def set_drop(self, fraction: float) -> None:
         self.drop.setValue(round(100 * fraction))
@@ -264,7 +268,7 @@ class DiscriminativeTab(ReportTab):
         self._ops.write("difficulty-aware BERTScore", lambda task: da_bertscore(db, suite_name=suite, task=task),
                         OpChanges(scores=True), on_success=self._difficulty_done)
 
-    def correlate(self) -> None:
+    def correlate(self, *, asked: bool = True) -> None:
         db, suite = self._state.db, self._state.suite_name
         if db is None:
             return
@@ -278,7 +282,7 @@ class DiscriminativeTab(ReportTab):
         self.correlation_status.setText("correlating…")
         self._ops.write("correlating metrics with human scores", lambda task: correlate_metrics(
             db, metrics, top=top, suite_name=suite, task=task), OpChanges(scores=True),
-            on_success=self._correlated, on_failure=self._correlation_failed)
+            on_success=self._correlated, on_failure=self._correlation_failed if asked else self._correlation_told)
 
     def set_correlation_metrics(self, metrics: list[str]) -> None:
         for i in range(self.correlation_metrics.count()):
@@ -318,6 +322,10 @@ class DiscriminativeTab(ReportTab):
             if slow:
                 item.setToolTip("BERTScore: loads a model the first time (seconds)")
             self.correlation_metrics.addItem(item)
+        if self._first_look:  # every screen shows real content: a ranking and correlations, not empty tables
+            self._first_look = False
+            self.rank(asked=False)
+            self.correlate(asked=False)
 
     def _scored(self, scores: SegmentScores) -> None:
         self.scores = scores
@@ -327,6 +335,10 @@ class DiscriminativeTab(ReportTab):
     def _failed(self, error: Exception) -> bool:
         self.status.setText(str(error))
         return False  # the dialog too: a failed scoring job is worth a dialog
+
+    def _told(self, error: Exception) -> bool:
+        self.status.setText(str(error))
+        return True
 
     def _refilter(self) -> None:
         if self.scores is None:
@@ -394,6 +406,10 @@ class DiscriminativeTab(ReportTab):
         self.correlation_status.setText(str(error))
         return False
 
+    def _correlation_told(self, error: Exception) -> bool:
+        self.correlation_status.setText(str(error))
+        return True
+
     def _choose_vat_dir(self) -> None:
         directory = QFileDialog.getExistingDirectory(self, "Save the kept items in the VAT layout")
         if directory:
@@ -405,6 +421,7 @@ class DiscriminativeTab(ReportTab):
     def _forget(self) -> None:
         self.scores = self.variance = self.difficulty = self.correlation = None
         self.item = None
+        self._first_look = True
         self.model.set_table(None)
         self.correlation_model.set_table(None)
 

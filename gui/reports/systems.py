@@ -179,7 +179,7 @@ class SystemsTab(ReportTab):
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(with_notes(self.view, self.legend))
         self.splitter.addWidget(self.chart)
-        self.splitter.setSizes([420, 380])  # a readable chart even when the table is long (it scrolls)
+        self.splitter.setSizes([300, 500])  # a readable chart even when the table is long (it scrolls)
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.splitter)

@@ -179,3 +179,15 @@ def test_a_decision_on_several_rows_where_one_is_stale_stores_nothing(
     assert dump(colleague) == before  # not the rows before the stale one either
     [box] = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
     assert "Someone Else" in box.text() and "Nothing was overwritten" in box.text()
+
+
+def test_the_discriminative_tab_ranks_and_correlates_when_first_shown(qtbot, window: MainWindow) -> None:
+    tab = window.discriminative
+    assert tab.model.rowCount() == 0 and tab.correlation_model.rowCount() == 0  # hidden: nothing computed
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.model.rowCount() > 0 and tab.correlation_model.rowCount() > 0, timeout=60000)
+    assert window.ops.wait_idle()
+    assert tab.scores is not None and tab.scores.metric == tab.metric_choice.currentData()
+    assert tab.variance is not None and tab.variance.ranking
+    assert tab.correlation is not None and tab.correlation_status.text() == f"{len(tab.correlation.rows)} metrics"
+    assert not [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
