@@ -129,15 +129,14 @@ def qe_pairs(window: MainWindow) -> QPixmap:
 def discriminative(window: MainWindow) -> QPixmap:
     """Items ranked by chrF's deviation over systems; an idiom's reference tokens shaded by difficulty."""
     tab = window.discriminative
-    window.tabs.setCurrentWidget(tab)
-    settle(window)
-    tab.rank()
+    window.tabs.setCurrentWidget(tab)  # the first showing ranks and correlates by itself
+    window.ops.wait_idle(600_000)
     settle(window)
     tab.select_item("mwe-02")
     tab.compute_difficulty()
     window.ops.wait_idle(600_000)
     tab.top.setValue(3)
-    tab.correlate()
+    tab.correlate()  # again, over the three best systems
     window.ops.wait_idle(600_000)
     settle(window)
     return window.grab()
