@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtTest import QAbstractItemModelTester
-from PySide6.QtWidgets import QScrollBar, QStyleFactory, QTableView
+from PySide6.QtWidgets import QScrollBar, QStyleFactory, QTableView, QWidget
 
 import gui.review.model as model_module
 from gui.colours import LABEL_COLOURS
@@ -131,10 +131,16 @@ def test_a_new_query_leaves_no_row_painted_as_selected(qtbot, window: MainWindow
 def test_the_scroll_bar_with_its_groove_painted_once_looks_the_same(qtbot) -> None:  # type: ignore[no-untyped-def]
     """Fusion's groove is copied from a pixmap instead of filled anew: at every slider position the bar shows the
     same pixels as Fusion's own painting."""
-    bars = []
+    bars, backgrounds = [], []
     for once in (False, True):
-        bar = QScrollBar(Qt.Orientation.Vertical)
-        qtbot.addWidget(bar)
+        background = QWidget()  # a colour under the bar, which shows through the groove's half-transparent edges
+        qtbot.addWidget(background)
+        background.setAutoFillBackground(True)
+        palette = background.palette()
+        palette.setColor(background.backgroundRole(), QColor("darkcyan"))
+        background.setPalette(palette)
+        background.resize(30, 620)
+        bar = QScrollBar(Qt.Orientation.Vertical, background)
         fusion = QStyleFactory.create("fusion")
         fusion.setParent(bar)
         bar.setStyle(fusion)
@@ -142,12 +148,13 @@ def test_the_scroll_bar_with_its_groove_painted_once_looks_the_same(qtbot) -> No
             paint_groove_once(bar)
         bar.setRange(0, 1_000_000)
         bar.setPageStep(35)
-        bar.resize(16, 600)
-        bar.show()
+        bar.setGeometry(7, 10, 16, 600)
+        background.show()
         bars.append(bar)
-    plain, cached = bars
-    assert cached.style() is not fusion
+        backgrounds.append(background)
+    assert bars[1].style() is not fusion
     for value in (0, 35, 500_000, 1_000_000, 70):
         for bar in bars:
             bar.setValue(value)
-        assert plain.grab().toImage() == cached.grab().toImage()
+        plain, cached = (background.grab().toImage() for background in backgrounds)
+        assert plain == cached
