@@ -156,8 +156,7 @@ def test_cli_export_suite_and_suite_edit(tmp_path: Path) -> None:
     result = tsqe("--suite", "demo", "suite", "edit", "--source-lang", "de", "--target-lang", "en", "--author", "ada")
     assert result.exit_code == 0 and result.stdout == "suite 'demo': de -> en\n"
     result = tsqe("--suite", "demo", "history")  # without an item: the edits of the suite itself
-    assert result.exit_code == 0 and result.stdout.splitlines()[1:] == [
-        "    before: source_lang=None, target_lang=None", "    after: source_lang='de', target_lang='en'"]
+    assert result.exit_code == 0 and result.stdout.splitlines()[1:] == ["    source lang: — → de · target lang: — → en"]
     assert result.stdout.split()[2:5] == ["ada", "change", "suite"]
     result = tsqe("--suite", "demo", "suite", "edit", "--source-lang", "Deutsch!")
     assert result.exit_code == 2 and "error: source language 'Deutsch!' is not a language code" in result.stderr
