@@ -106,9 +106,10 @@ def test_outputs_imported_while_labelling_are_labelled_or_not_yet_covered(any_db
         with spawned(3) as pool:
             submit = pool.submit
             systems = 2 * IMPORTS * SYSTEMS * (round_ + 1)
-            futures = [submit(labelling, url, systems, time.monotonic() + 240)]
-            futures += [submit(importing, url, str(tmp_path), f"r{round_}{name}") for name in "ab"]
-            runs, *_ = results(futures)
+            labeller = submit(labelling, url, systems, time.monotonic() + 240)
+            importers = [submit(importing, url, str(tmp_path), f"r{round_}{name}") for name in "ab"]
+            results(importers)  # an importer's own error first: the labeller would only wait for it in vain
+            runs = labeller.result(timeout=300)
         lost, covered = lost_labels(any_db)
         assert lost == [], f"round {round_}: covered but never labelled: {lost}"
         assert runs >= 1 and covered > 0
