@@ -92,8 +92,15 @@ as_owner "$BIN/pg_ctl" -D "$DIR/data" -l "$DIR/server.log" -w -t 60 \
 
 export TSQE_TEST_POSTGRESQL="postgresql+psycopg://postgres@127.0.0.1:$PORT/postgres"
 echo "postgres_cluster: PostgreSQL $("$BIN/postgres" --version | awk '{print $3}') on port $PORT ($DIR)" >&2
+# The command runs as a child the shell waits for, so that a TERM (a CI job cancelled) stops it and then the
+# cluster at once: bash runs a trap only after the foreground command has exited. A child started with & ignores
+# Ctrl+C's INT in a script, so INT is passed on as TERM too.
 set +e
-"${COMMAND[@]}"
+"${COMMAND[@]}" &
+child=$!
+trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 143' TERM
+trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 130' INT
+wait "$child"
 status=$?
 set -e
 exit $status
