@@ -15,7 +15,9 @@ beside. For the floor, (c)
 writing the label rows ``relabel`` produced again with ``store.bulk.insert_tuples`` alone, in a transaction
 that is rolled back, and the load average of the machine.
 
-Run: ``PYTHONPATH=$PWD python bench/label.py [--outputs N] [--lp de-en|en-de] [--rounds N]``.
+Run: ``PYTHONPATH=$PWD python bench/label.py [--outputs N] [--lp de-en|en-de] [--rounds N] [--idle-thread]``.
+``--idle-thread`` keeps one idle thread alive, so the process is threaded as the desktop application is and
+labelling takes its workers from a fork server (``suite.watched_pool``) instead of forking: that path's ratio.
 Rules are imported case-sensitively (``ignore_case`` false), positive/negative tokens as known good/bad
 translations.
 """
@@ -27,6 +29,7 @@ import json
 import os
 import shutil
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -129,7 +132,11 @@ def main() -> None:
     parser.add_argument("--outputs", type=int, default=1_000_000, help="distinct outputs to label (minimum)")
     parser.add_argument("--lp", choices=("de-en", "en-de"), default="de-en")
     parser.add_argument("--rounds", type=int, default=5, help="labelling + plain loop pairs; the median is reported")
+    parser.add_argument("--idle-thread", action="store_true",
+                        help="one idle thread, so labelling's workers come from the fork server as in the GUI")
     args = parser.parse_args()
+    if args.idle_thread:
+        threading.Thread(target=threading.Event().wait, daemon=True).start()
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
@@ -197,6 +204,7 @@ def main() -> None:
     print(f"plain loop with timeout:  {plain_timed:.2f} s, {n_outputs / plain_timed:,.0f} outputs/s")
     print(f"label rows written: {len(stored)} (unknown is stored as no row); inserting them alone (the writer's "
           f"floor, foreign keys checked): {insert_only:.2f} s, {insert_only / plain:.2f} x the plain loop")
+    print(f"workers: {'fork server (one idle thread)' if args.idle_thread else 'forked (single-threaded)'}")
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(f"CPU of relabel: {labelling_cpu:.2f} s in this process (the writer; not its matching workers, which may be "
           f"children of the fork server, whose CPU time this process cannot read); plain loop {plain_cpu:.2f} s")
