@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, Row, Table, func, insert, select, text
+from sqlalchemy import Connection, Engine, Row, Table, func, insert, select
 from sqlalchemy.engine import make_url
 
 from store.database import Database, open_database
@@ -143,11 +143,13 @@ def _copy_in(connection: Connection, table: Table, rows: Sequence[Row[Any]]) -> 
     """Write rows to PostgreSQL with COPY, in the connection's transaction: an INSERT per row, even pipelined,
     took three quarters of a copy's time. The values were read through the columns' types (timestamps as aware
     UTC datetimes), which psycopg writes as they are."""
-    columns = ", ".join(f'"{column.name}"' for column in table.columns)
+    from psycopg import sql  # only PostgreSQL's driver has it
+
+    statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+        sql.Identifier(table.name), sql.SQL(", ").join(sql.Identifier(column.name) for column in table.columns))
     driver = connection.connection.driver_connection
     assert driver is not None
-    with driver.cursor() as cursor, \
-            cursor.copy(f'COPY "{table.name}" ({columns}) FROM STDIN') as copy:
+    with driver.cursor() as cursor, cursor.copy(statement) as copy:
         for row in rows:
             copy.write_row(row)
 
@@ -159,10 +161,8 @@ def _move_sequences(connection: Connection, tables: list[Table]) -> None:
         column = table.autoincrement_column
         if column is None:
             continue
-        connection.execute(text(
-            f'SELECT setval(pg_get_serial_sequence(:table, :column), COALESCE(MAX("{column.name}"), 1), '
-            f'MAX("{column.name}") IS NOT NULL) FROM "{table.name}"'),
-            {"table": f'"{table.name}"', "column": column.name})
+        connection.execute(select(func.setval(func.pg_get_serial_sequence(f'"{table.name}"', column.name),
+                                              func.coalesce(func.max(column), 1), func.max(column).is_not(None))))
 
 
 def _missing_file(url: str) -> str | None:

@@ -21,7 +21,7 @@ A new suite (``tsqe import suite``, ``tsqe import wmt``) needs no lock either: n
 """
 from __future__ import annotations
 
-from sqlalchemy import text
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 _OUTPUTS_OF_SUITE = 0x7473_7165
@@ -33,5 +33,5 @@ def lock_outputs_of_suite(session: Session, suite_id: int, *, labelling: bool) -
     outputs, shared to add outputs to it. Nothing on SQLite."""
     if session.get_bind().dialect.name != "postgresql":
         return
-    function = "pg_advisory_xact_lock" if labelling else "pg_advisory_xact_lock_shared"
-    session.execute(text(f"SELECT {function}(:key, :suite)"), {"key": _OUTPUTS_OF_SUITE, "suite": suite_id})
+    lock = func.pg_advisory_xact_lock if labelling else func.pg_advisory_xact_lock_shared
+    session.execute(select(lock(_OUTPUTS_OF_SUITE, suite_id)))

@@ -8,13 +8,15 @@ import time
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, select, text
 from table_dump import dump
 
 from store import Database
-from store.models import Rule
+from store.models import Item, Rule
+from suite import items
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing import (
+    ItemSnapshot,
     change_item,
     change_rule,
     find_item,
@@ -25,6 +27,7 @@ from suite.editing import (
 from suite.errors import EditConflict
 from suite.history import checked_row, checked_update
 from suite.importers import import_outputs, import_suite
+from suite.items import snapshot_items
 from suite.review import SeenOutput, set_manual_labels
 
 DEMO_TSV = Path(__file__).resolve().parents[1] / "suite" / "demo" / "suite.tsv"
@@ -124,6 +127,29 @@ def test_an_update_is_in_the_history_and_refuses_stale_editors(demo: Database, t
     restored = item_detail(demo, find_item(demo, "amb-04")).outputs
     assert [(o.text, o.manual_label, o.reviewer) for o in restored] == [
         (o.text, o.manual_label, o.reviewer) for o in removed_outputs]
+
+
+def test_items_an_update_removes_keep_what_each_held(demo: Database, tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """An update that drops nearly every item reads their snapshots a chunk of items at a time (a few chunks
+    here); each removal's history entry holds what the item alone held, its outputs, reviews and scores."""
+    monkeypatch.setattr(items, "SNAPSHOT_CHUNK", 7)
+    with demo.session() as session:
+        expected = {item.external_id: snapshot_items(session, [item])[0]
+                    for item in session.scalars(select(Item).order_by(Item.position))}
+    assert any(output.manual_label for snapshot in expected.values() for output in snapshot.outputs)
+    assert any(output.qe_scores for snapshot in expected.values() for output in snapshot.outputs)
+    lines = DEMO_TSV.read_text(encoding="utf-8").splitlines()
+    path = tmp_path / "suite.tsv"
+    path.write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")
+    kept = lines[1].split("\t")[0]
+    result = import_suite(demo, path, name=DEMO_SUITE, update=True, remove_missing=True, author="importer")
+    assert result.counts["items_removed"] == len(expected) - 1 > 2 * items.SNAPSHOT_CHUNK
+    assert result.counts["outputs_removed"] == sum(len(s.outputs) for name, s in expected.items() if name != kept)
+    for name, snapshot in expected.items():
+        if name != kept:
+            removal = item_history(demo, name)[0]
+            assert (removal.action, ItemSnapshot.from_dict(removal.before or {})) == ("remove", snapshot)
 
 
 

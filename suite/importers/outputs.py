@@ -207,7 +207,7 @@ def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[Output
         session.execute(insert(SystemOutput), added)
     if changed:
         session.execute(update(SystemOutput), changed)
-    _record_replaced(session, suite_id, index, replaced, author)
+    _record_replaced(session, suite_id, index, outputs, replaced, author)
     return {
         "rows": len(rows),
         "systems": len({row.system for row in rows}),
@@ -221,16 +221,11 @@ def _write(session: Session, suite_id: int, index: SuiteIndex, rows: list[Output
     }
 
 
-def _record_replaced(session: Session, suite_id: int, index: SuiteIndex, replaced: list[tuple[OutputRow, int]],
-                     author: str) -> None:
+def _record_replaced(session: Session, suite_id: int, index: SuiteIndex, outputs: dict[tuple[int, str], int],
+                     replaced: list[tuple[OutputRow, int]], author: str) -> None:
     """One history entry per system output replaced: the output the system no longer produces, and its text
-    before and the new one after."""
-    old_ids = sorted({old for _, old in replaced})
-    texts: dict[int, str] = {}
-    for start in range(0, len(old_ids), CHUNK):
-        for output_id, text in session.execute(select(Output.id, Output.text)
-                                               .where(Output.id.in_(old_ids[start:start + CHUNK]))):
-            texts[output_id] = text
+    before and the new one after (``outputs``: every output of the suite by (item id, text))."""
+    texts = {output_id: text for (_, text), output_id in outputs.items()}
     external_ids = {item_id: external_id for external_id, item_id in index.item_ids.items()}
     record(session, [Change(suite_id, external_ids[row.item_id], "output", old, "change", author,
                             {"system": row.system, "text": texts[old]}, {"system": row.system, "text": row.text},

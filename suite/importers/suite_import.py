@@ -39,7 +39,7 @@ from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
 from suite.importers.tables import TABLE_SUFFIXES
 from suite.item_edit import default_author
-from suite.items import snapshot_item
+from suite.items import snapshot_items
 from suite.rules import compile_error, pattern_problem
 from suite.suite_edit import change_languages
 from suite.suites import UNKNOWN_LANGUAGE, language_pair
@@ -330,10 +330,11 @@ def _remove_items(session: Session, item_ids: list[int], author: str) -> dict[st
     """Delete items (an explicit request) and say how much went with them; the history keeps a snapshot of
     each, as ``suite.items.remove_item`` does, so ``restore_removed_item`` brings it back."""
     removed = {"items_removed": len(item_ids), "outputs_removed": 0, "manual_labels_removed": 0}
+    loaded = {item.id: item for chunk in _chunks(item_ids)
+              for item in session.scalars(select(Item).where(Item.id.in_(chunk)))}
+    items = [loaded[item_id] for item_id in item_ids]
     removals = []
-    for item_id in item_ids:
-        item = session.get_one(Item, item_id)
-        snapshot = snapshot_item(session, item)
+    for item, snapshot in zip(items, snapshot_items(session, items), strict=True):
         removed["outputs_removed"] += len(snapshot.outputs)
         removed["manual_labels_removed"] += sum(output.manual_label is not None for output in snapshot.outputs)
         removals.append(Change(item.suite_id, item.external_id, "item", item.id, "remove", author,
