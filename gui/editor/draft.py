@@ -25,7 +25,7 @@ from gui.editor.edits import (
 )
 from suite.editing import ItemDetail
 from suite.preview import Draft, DraftKnown, DraftRule
-from suite.rules import PatternProblem, pattern_problem
+from suite.rules import PatternProblem, normalise, pattern_problem
 
 POLARITIES = ("positive", "negative")
 KNOWN_KINDS = ("good", "bad")
@@ -187,6 +187,11 @@ class EditorDraft:
         for what, rows in (("known translation", self.known), ("reference", self.references)):
             found.extend(DraftProblem(f"{what} {index + 1} is empty")
                          for index, row in enumerate(rows) if not row.text.strip())
+        first: dict[tuple[str, str], int] = {}
+        for index, known in enumerate(self.known):
+            copied = first.setdefault((known.kind, normalise(known.text)), index)
+            if copied != index and known.text.strip():
+                found.append(DraftProblem(f"known translation {index + 1} is a copy of known translation {copied + 1}"))
         if not self.source.strip():
             found.append(DraftProblem("the source sentence is empty"))
         return found

@@ -94,3 +94,14 @@ def test_a_rebased_draft_keeps_both_sides_changes() -> None:
     assert [row.text for row in rebased.references][-1] == "Freshly painted."
     assert rebased.versions[("item", 7)] == 4 and rebased.versions[("rule", 12)] == 2
     assert [type(edit) for edit in rebased.edits()] == [RemoveRule, ChangeRule, AddEntry]
+
+
+def test_a_known_translation_twice_is_a_problem_before_anything_is_saved() -> None:
+    """The core refuses the second copy only when its turn comes, after the edits before it are saved; the
+    draft says so first, so that a save of it changes nothing."""
+    draft = EditorDraft.of(_detail())
+    draft.known.append(replace(new_entry("bad"), text="The  bank was painted. "))
+    draft.known.append(replace(new_entry("good"), text="The bank was painted."))  # another kind: no copy
+    problems = draft.problems()
+    assert [(p.message, p.polarity) for p in problems] == [
+        ("known translation 2 is a copy of known translation 1", None)]
