@@ -27,9 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.editor.draft import KNOWN_KINDS, POLARITIES, REFERENCE_KINDS, EditorDraft
-from gui.editor.edits import Edit, Ledger, MoveItem, apply_all, summary
-from gui.editor.entries import EntryList
+from gui.editor.entries import REFERENCE_KINDS, EntryList
 from gui.editor.history import HistoryPane
 from gui.editor.preview import PreviewPane
 from gui.editor.rules import RuleList
@@ -46,6 +44,7 @@ from suite.editing import (
     item_history,
 )
 from suite.errors import TsqeError
+from suite.item_draft import KNOWN_KINDS, POLARITIES, EditorDraft
 from suite.preview import (
     ItemFlips,
     ItemPreview,
@@ -53,6 +52,7 @@ from suite.preview import (
     ScopePreview,
     preview_scope,
 )
+from suite.undoable_edits import Edit, Ledger, MoveItem, apply_all, summary
 
 PREVIEW_DELAY_MS = 150
 """Typing pauses shorter than this do not start a preview: a computation per keystroke would only be dropped."""
