@@ -11,12 +11,13 @@ bench drive it without Qt. A draft starts from ``suite.editing.item_detail`` and
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from store import models
 from suite.editing import ItemDetail
-from suite.preview import Draft, DraftKnown, DraftRule
+from suite.preview import Draft, DraftKnown, DraftRule, ItemPreview
 from suite.rules import PatternProblem, normalise, pattern_problem
 from suite.undoable_edits import (
     AddEntry,
@@ -173,6 +174,16 @@ class EditorDraft:
         """The list (polarity) and row of ``preview_draft().rules[index]``."""
         positives = len(self.rules["positive"])
         return ("positive", index) if index < positives else ("negative", index - positives)
+
+    def matches(self, preview: ItemPreview) -> dict[str, dict[int, int]]:
+        """Per polarity, how many of the preview's outputs each rule (by row) matches."""
+        counts: dict[str, Counter[int]] = {polarity: Counter() for polarity in POLARITIES}
+        for output in preview.outputs:
+            for rule_index in {span.rule_index for span in output.spans}:
+                polarity, row = self.rule_at(rule_index)
+                counts[polarity][row] += 1
+        return {polarity: {row: counts[polarity][row] for row in range(len(self.rules[polarity]))}
+                for polarity in POLARITIES}
 
     def changed_rules(self) -> list[DraftRule]:
         """The new or modified rules, which the scope preview tries on the other items (those that compile:

@@ -8,6 +8,7 @@ from store import Database
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo, find_item, item_detail
 from suite.item_draft import EditorDraft, new_entry, new_rule
+from suite.preview import preview_item
 from suite.undoable_edits import (
     AddEntry,
     AddRule,
@@ -144,3 +145,15 @@ def test_a_whole_draft_saved_on_the_demo_and_undone_leaves_the_item_as_it_was(db
     apply_all(db, list(undo), "Test Linguist", ledger, redo := list[Edit]())
     assert _stored(item_detail(db, item_id)) == _stored(before)
     assert len(redo) == len(undo)
+
+
+def test_each_rule_counts_the_demo_outputs_it_matches(db: Database) -> None:
+    create_demo(db)
+    item_id = find_item(db, "amb-01", DEMO_SUITE)
+    draft = EditorDraft.of(item_detail(db, item_id))
+    draft.rules["positive"].append(replace(new_rule("positive"), pattern="painted"))
+    draft.rules["negative"].append(replace(new_rule("negative"), pattern="nothing says this"))
+    matches = draft.matches(preview_item(db, item_id, draft.preview_draft()))
+    assert matches["positive"][len(draft.rules["positive"]) - 1] == 4  # every output of amb-01 says "painted"
+    assert matches["negative"][len(draft.rules["negative"]) - 1] == 0
+    assert set(matches["positive"]) == set(range(len(draft.rules["positive"])))

@@ -7,7 +7,6 @@ elsewhere never throws work away.
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer
@@ -378,14 +377,9 @@ class ItemEditorScreen(QWidget):
             return
         self.last_preview = preview
         self.preview.show_preview(preview)
-        matches: dict[str, Counter[int]] = {polarity: Counter() for polarity in POLARITIES}
-        for output in preview.outputs:
-            for rule_index in {span.rule_index for span in output.spans}:
-                polarity, row = draft.rule_at(rule_index)
-                matches[polarity][row] += 1
+        matches = draft.matches(preview)
         for polarity, rule_list in self.rule_lists.items():
-            rule_list.model.set_matches({row: matches[polarity][row]
-                                         for row in range(rule_list.model.rowCount())})
+            rule_list.model.set_matches(matches[polarity])
 
     def start_scope(self) -> None:
         self._scope_timer.stop()
