@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QModelIndex, QObject, Signal
 
-from gui.editor.draft import EditorDraft
 from gui.row_table_model import ROOT, ModelIndex, R, RowColumn, RowTableModel
+from suite.item_draft import EditorDraft
 
 
 class DraftRowModel(RowTableModel[R]):

@@ -19,12 +19,14 @@ from PySide6.QtWidgets import (
 )
 
 from gui.colours import LABEL_COLOURS
-from gui.editor.draft import EditorDraft, EntryRow, new_entry
 from gui.editor.draft_rows import DraftRowModel
 from gui.editor.pane import pane_layout, tool_button
 from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, fit_to_rows, row_view
+from suite.item_draft import EditorDraft, EntryRow, new_entry
 
 KIND, TEXT = range(2)
+REFERENCE_KINDS = ("standard", "paraphrase", "alternative")
+"""Offered in the reference kind box; any other word typed there is kept as is."""
 _COLUMNS = tuple(RowColumn(header, flags=SELECTABLE | Qt.ItemFlag.ItemIsEditable) for header in ("Kind", "Text"))
 
 

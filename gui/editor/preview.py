@@ -32,11 +32,9 @@ _COLUMNS = (RowColumn("Output (positive / negative matches)"),
 FLIP_BACKGROUND = QColor("#FFF3D6")
 
 
-def label_html(label: str | None, *, bold: bool = False) -> str:
+def label_html(label: str | None) -> str:
     word = label or UNLABELLED
-    colour = LABEL_COLOURS.get(word, LABEL_COLOURS["unknown"])
-    text = f"<span style='color:{colour}'>{word}</span>"
-    return f"<b>{text}</b>" if bold else text
+    return f"<span style='color:{LABEL_COLOURS.get(word, LABEL_COLOURS['unknown'])}'>{word}</span>"
 
 
 def flips_html(flips: dict[str, int]) -> str:

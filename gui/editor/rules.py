@@ -32,11 +32,11 @@ from PySide6.QtWidgets import (
 )
 
 from gui.colours import LABEL_COLOURS
-from gui.editor.draft import EditorDraft, RuleRow, new_rule
 from gui.editor.draft_rows import DraftRowModel
 from gui.editor.pane import pane_layout, tool_button
 from gui.editor.pattern_edit import PatternEdit, field_height
 from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, fit_to_rows, row_view
+from suite.item_draft import EditorDraft, RuleRow, new_rule
 from suite.rules import pattern_problem
 
 GRIP, PATTERN, IGNORE_CASE, MATCHES = range(4)

@@ -7,7 +7,6 @@ elsewhere never throws work away.
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 
 from PySide6.QtCore import QSettings, Qt, QTimer
@@ -27,9 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.editor.draft import KNOWN_KINDS, POLARITIES, REFERENCE_KINDS, EditorDraft
-from gui.editor.edits import Edit, Ledger, MoveItem, apply_all, summary
-from gui.editor.entries import EntryList
+from gui.editor.entries import REFERENCE_KINDS, EntryList
 from gui.editor.history import HistoryPane
 from gui.editor.preview import PreviewPane
 from gui.editor.rules import RuleList
@@ -46,6 +43,7 @@ from suite.editing import (
     item_history,
 )
 from suite.errors import TsqeError
+from suite.item_draft import KNOWN_KINDS, POLARITIES, EditorDraft
 from suite.preview import (
     ItemFlips,
     ItemPreview,
@@ -53,6 +51,7 @@ from suite.preview import (
     ScopePreview,
     preview_scope,
 )
+from suite.undoable_edits import Edit, Ledger, MoveItem, apply_all, summary
 
 PREVIEW_DELAY_MS = 150
 """Typing pauses shorter than this do not start a preview: a computation per keystroke would only be dropped."""
@@ -378,14 +377,9 @@ class ItemEditorScreen(QWidget):
             return
         self.last_preview = preview
         self.preview.show_preview(preview)
-        matches: dict[str, Counter[int]] = {polarity: Counter() for polarity in POLARITIES}
-        for output in preview.outputs:
-            for rule_index in {span.rule_index for span in output.spans}:
-                polarity, row = draft.rule_at(rule_index)
-                matches[polarity][row] += 1
+        matches = draft.matches(preview)
         for polarity, rule_list in self.rule_lists.items():
-            rule_list.model.set_matches({row: matches[polarity][row]
-                                         for row in range(rule_list.model.rowCount())})
+            rule_list.model.set_matches(matches[polarity])
 
     def start_scope(self) -> None:
         self._scope_timer.stop()

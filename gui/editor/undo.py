@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from PySide6.QtGui import QUndoCommand
 
-from gui.editor.edits import Edit
+from suite.undoable_edits import Edit
 
 
 class SavedEdit(QUndoCommand):

@@ -5,13 +5,13 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtTest import QAbstractItemModelTester
 
-from gui.editor.draft import EditorDraft
 from gui.editor.entries import EntryModel
 from gui.editor.rules import RuleModel
 from gui.editor.scope import ScopeModel
 from store import Database
 from suite.editing import find_item
 from suite.item_detail import item_detail
+from suite.item_draft import EditorDraft
 from suite.preview import DraftRule, preview_scope
 
 TOOLTIP = Qt.ItemDataRole.ToolTipRole

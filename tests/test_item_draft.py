@@ -1,20 +1,27 @@
-"""The editor's headless draft: what a save applies, in which order, and a draft rebased on a colleague's save."""
+"""An item's draft (``suite.item_draft``): what a save applies, in which order, that its undo takes it all back,
+and a draft rebased on a colleague's save."""
 from __future__ import annotations
 
 from dataclasses import replace
 
-from gui.editor.draft import EditorDraft, new_entry, new_rule
-from gui.editor.edits import (
+from store import Database
+from suite.demo import DEMO_SUITE, create_demo
+from suite.editing import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo, find_item, item_detail
+from suite.item_draft import EditorDraft, new_entry, new_rule
+from suite.preview import preview_item
+from suite.undoable_edits import (
     AddEntry,
     AddRule,
     ChangeEntry,
     ChangeItem,
     ChangeRule,
+    Edit,
+    Ledger,
     RemoveRule,
     ReorderRules,
+    apply_all,
     summary,
 )
-from suite.editing import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo
 
 
 def _detail(**changes: object) -> ItemDetail:
@@ -94,3 +101,59 @@ def test_a_rebased_draft_keeps_both_sides_changes() -> None:
     assert [row.text for row in rebased.references][-1] == "Freshly painted."
     assert rebased.versions[("item", 7)] == 4 and rebased.versions[("rule", 12)] == 2
     assert [type(edit) for edit in rebased.edits()] == [RemoveRule, ChangeRule, AddEntry]
+
+
+def test_a_known_translation_twice_is_a_problem_before_anything_is_saved() -> None:
+    """The core refuses the second copy only when its turn comes, after the edits before it are saved; the
+    draft says so first, so that a save of it changes nothing."""
+    draft = EditorDraft.of(_detail())
+    draft.known.append(replace(new_entry("bad"), text="The  bank was painted. "))
+    draft.known.append(replace(new_entry("good"), text="The bank was painted."))  # another kind: no copy
+    problems = draft.problems()
+    assert [(p.message, p.polarity) for p in problems] == [
+        ("known translation 2 is a copy of known translation 1", None)]
+
+
+def _stored(detail: ItemDetail) -> tuple[object, ...]:
+    """What a linguist sees of an item, without the ids and versions that saving and undoing renew."""
+    return (detail.source, detail.comment, detail.category, detail.phenomenon,
+            [(rule.polarity, rule.pattern, rule.ignore_case, rule.position) for rule in detail.rules],
+            [(known.kind, known.text) for known in detail.known],
+            [(reference.kind, reference.text) for reference in detail.references])
+
+
+def test_a_whole_draft_saved_on_the_demo_and_undone_leaves_the_item_as_it_was(db: Database) -> None:
+    create_demo(db)
+    item_id = find_item(db, "amb-01", DEMO_SUITE)
+    before = item_detail(db, item_id)
+    draft = EditorDraft.of(before)
+    draft.comment = "river bank, not money"
+    draft.phenomenon = "Bank"
+    positives = draft.rules["positive"]
+    positives[0] = replace(positives[0], pattern=r"\bbenches?\b", ignore_case=True)
+    positives.insert(0, replace(new_rule("positive"), pattern=r"\bpew\b"))
+    del draft.rules["negative"][0]
+    draft.known.append(replace(new_entry("good"), text="The bench was painted."))
+    draft.references.append(replace(new_entry("paraphrase"), text="Someone had just painted the bench."))
+    ledger, undo = Ledger(), list[Edit]()
+    draft.seed(ledger)
+    apply_all(db, draft.edits(), "Test Linguist", ledger, undo)
+    saved = item_detail(db, item_id)
+    assert (saved.comment, saved.phenomenon) == ("river bank, not money", "Bank")
+    assert [(rule.polarity, rule.pattern, rule.ignore_case) for rule in saved.rules] == [
+        (rule.polarity, rule.pattern, rule.ignore_case) for rule in draft.preview_draft().rules]
+    apply_all(db, list(undo), "Test Linguist", ledger, redo := list[Edit]())
+    assert _stored(item_detail(db, item_id)) == _stored(before)
+    assert len(redo) == len(undo)
+
+
+def test_each_rule_counts_the_demo_outputs_it_matches(db: Database) -> None:
+    create_demo(db)
+    item_id = find_item(db, "amb-01", DEMO_SUITE)
+    draft = EditorDraft.of(item_detail(db, item_id))
+    draft.rules["positive"].append(replace(new_rule("positive"), pattern="painted"))
+    draft.rules["negative"].append(replace(new_rule("negative"), pattern="nothing says this"))
+    matches = draft.matches(preview_item(db, item_id, draft.preview_draft()))
+    assert matches["positive"][len(draft.rules["positive"]) - 1] == 4  # every output of amb-01 says "painted"
+    assert matches["negative"][len(draft.rules["negative"]) - 1] == 0
+    assert set(matches["positive"]) == set(range(len(draft.rules["positive"])))

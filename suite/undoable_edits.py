@@ -4,7 +4,9 @@ Undo is a new edit, not a rollback (a colleague may have built on the saved stat
 refuses the undo then), so every applied edit yields its inverse, built from what the core returned. A
 removed row comes back under a new id; the ``Ledger`` maps the old id to it, so older undo steps that name
 the old id still find their row, and remembers the version each row had after our last edit of it, which is
-what an undo expects to find. No Qt here: the editor screen runs these on the operations' worker thread.
+what an undo expects to find. These are the core's because they are decisions about data (which call takes
+an edit back, which row and version it must find); the editor screen runs them on the operations' worker
+thread and keeps them on its undo stack.
 """
 from __future__ import annotations
 

@@ -1,16 +1,25 @@
-"""The editor's unsaved state of one item, kept apart from the widgets so that tests and the bench drive it.
+"""One item being edited as a whole, compared with the item as stored and turned into the core's edits.
 
-A draft starts from ``suite.editing.item_detail`` and turns into three things the core understands: a
-``suite.preview.Draft`` for the live preview, the new or modified rules for the scope preview, and the list
-of edits that saving applies (item fields first, then removals, changes, additions and the rules' order).
+It lives in the core, not beside the editor's widgets, because everything it decides is about data: which
+edits a save applies and in which order the core accepts each of them (item fields first, then removals,
+changes, additions and the rules' order), what would be refused (so that a save that would fail half-way
+is never started), and how unsaved changes merge with a colleague's save (``rebased``). Any front-end that
+saves an item in one go needs the same; the editor's tables edit its row lists in place, and tests and the
+bench drive it without Qt. A draft starts from ``suite.editing.item_detail`` and also gives the
+``suite.preview.Draft`` of the live preview and the new or modified rules of the scope preview.
 """
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from gui.editor.edits import (
+from store import models
+from suite.editing import ItemDetail
+from suite.preview import Draft, DraftKnown, DraftRule, ItemPreview
+from suite.rules import PatternProblem, normalise, pattern_problem
+from suite.undoable_edits import (
     AddEntry,
     AddRule,
     ChangeEntry,
@@ -23,14 +32,9 @@ from gui.editor.edits import (
     RemoveRule,
     ReorderRules,
 )
-from suite.editing import ItemDetail
-from suite.preview import Draft, DraftKnown, DraftRule
-from suite.rules import PatternProblem, pattern_problem
 
-POLARITIES = ("positive", "negative")
-KNOWN_KINDS = ("good", "bad")
-REFERENCE_KINDS = ("standard", "paraphrase", "alternative")
-"""Offered in the reference kind box; any other word typed there is kept as is."""
+POLARITIES = models.POLARITIES
+KNOWN_KINDS = models.TRANSLATION_KINDS
 
 _new_keys = itertools.count(-1, -1)
 """Stand-in ids of rows not saved yet: negative, as stored ids never are, and unique for the whole session
@@ -171,6 +175,16 @@ class EditorDraft:
         positives = len(self.rules["positive"])
         return ("positive", index) if index < positives else ("negative", index - positives)
 
+    def matches(self, preview: ItemPreview) -> dict[str, dict[int, int]]:
+        """Per polarity, how many of the preview's outputs each rule (by row) matches."""
+        counts: dict[str, Counter[int]] = {polarity: Counter() for polarity in POLARITIES}
+        for output in preview.outputs:
+            for rule_index in {span.rule_index for span in output.spans}:
+                polarity, row = self.rule_at(rule_index)
+                counts[polarity][row] += 1
+        return {polarity: {row: counts[polarity][row] for row in range(len(self.rules[polarity]))}
+                for polarity in POLARITIES}
+
     def changed_rules(self) -> list[DraftRule]:
         """The new or modified rules, which the scope preview tries on the other items (those that compile:
         one that does not would only make every output there an error)."""
@@ -187,6 +201,11 @@ class EditorDraft:
         for what, rows in (("known translation", self.known), ("reference", self.references)):
             found.extend(DraftProblem(f"{what} {index + 1} is empty")
                          for index, row in enumerate(rows) if not row.text.strip())
+        first: dict[tuple[str, str], int] = {}
+        for index, known in enumerate(self.known):
+            copied = first.setdefault((known.kind, normalise(known.text)), index)
+            if copied != index and known.text.strip():
+                found.append(DraftProblem(f"known translation {index + 1} is a copy of known translation {copied + 1}"))
         if not self.source.strip():
             found.append(DraftProblem("the source sentence is empty"))
         return found
