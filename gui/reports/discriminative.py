@@ -34,10 +34,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from filters.correlation import CORRELATION_METRICS
 from filters.correlation_table import CorrelationSummary, correlate_metrics
 from filters.difficulty import DifficultyResult, da_bertscore
 from filters.scoring import QE_PREFIX, SegmentScores, score_outputs
-from filters.variance import VarianceResult, export_selection, variance_filter
+from filters.variance import SEGMENT_METRICS, VarianceResult, export_selection, variance_filter
 from gui.operations import OpChanges, Operations
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
@@ -48,9 +49,6 @@ from suite.qe_scores import list_qe_systems
 from suite.tables import Table
 from suite.tasks import TaskState
 
-SEGMENT_METRICS = ("chrf", "bleu", "ter", "bertscore-f", "bertscore-p", "bertscore-r", "label")
-CORRELATION_METRICS = ("bleu", "chrf", "ter", "bertscore-p", "bertscore-r", "bertscore-f", "da-bertscore-p",
-                       "da-bertscore-r", "da-bertscore-f", "label")
 SLOW_METRICS = ("bertscore", "da-bertscore")
 """BERTScore loads a model on first use (seconds on two cores); those are left unchecked for correlation."""
 DIFFICULTY_TINT = (0x00, 0x72, 0xB2)  # Okabe–Ito blue: difficulty is no label, so none of the label colours
