@@ -1,7 +1,8 @@
 """Saving and copying what a report screen shows, through the core's one table layer.
 
 A screen hands over the core ``Table`` (and the matplotlib ``Figure``) it displays; the file written is then
-byte for byte what the command line writes for the same options, because both call ``suite.tables``.
+byte for byte what the command line writes for the same options, because both call ``suite.tables`` (and
+``qe.plots.save_figure``).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
 from gui.dialogs import show_error
+from qe.plots import save_figure
 from suite.errors import TsqeError
 from suite.tables import Table, render, write_table
 
@@ -39,14 +41,6 @@ def copy_table(table: Table, fmt: str) -> str:
     text = render(table, fmt)
     QGuiApplication.clipboard().setText(text)
     return text
-
-
-def save_figure(figure: Figure, path: Path) -> Path:
-    """PNG at print resolution, or a vector SVG/PDF, picked by the suffix as ``tsqe plot`` does."""
-    if path.suffix.lower() not in CHART_FILTERS:
-        raise TsqeError(f"{path}: a chart file must end in one of {', '.join(CHART_FILTERS)}")
-    figure.savefig(path, dpi=150)
-    return path
 
 
 class ExportButton(QToolButton):

@@ -16,13 +16,14 @@ from typer.testing import CliRunner
 import gui.reports.qe as qe_module
 from cli.main import _register_commands, app
 from gui.operations import Operations
-from gui.reports.export import TABLE_SUFFIXES, copy_table, save_figure, save_table
+from gui.reports.export import CHART_FILTERS, TABLE_SUFFIXES, copy_table, save_table
 from gui.reports.qe import QETab
 from gui.reports.qe_dialogs import MetricRequest, TrainRequest
 from gui.reports.systems import SystemsTab
 from gui.reports.table_model import RAW_ROLE
 from gui.state import AppState
 from qe.evaluation import AccuracyOptions
+from qe.plots import PLOT_SUFFIXES, save_figure
 from store import Database
 from suite.browse import OutputFilter
 from suite.qe_scores import list_qe_systems
@@ -245,6 +246,7 @@ def test_copy_as_latex_and_markdown_put_the_rendered_table_on_the_clipboard(qe_t
 @pytest.mark.parametrize("suffix,magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")])
 def test_charts_are_saved_as_png_svg_and_pdf(qe_tab: QETab, systems_tab: SystemsTab, tmp_path: Path,
                                              suffix: str, magic: bytes) -> None:
+    assert tuple(CHART_FILTERS) == PLOT_SUFFIXES  # the dialog offers every type the core writes, and only those
     for name, tab in (("qe", qe_tab), ("systems", systems_tab)):
         figure = tab.figure()
         assert figure is not None
