@@ -30,12 +30,6 @@ CHART_FILTERS: dict[str, str] = {".png": "PNG image (*.png)", ".svg": "SVG drawi
 CLIPBOARD_FORMATS = {"latex": "LaTeX", "md": "Markdown"}
 
 
-def save_table(table: Table, path: Path, fmt: str | None = None, *, document: str | None = None) -> Path:
-    """Write the table where the user chose, through ``suite.tables.write_table`` as the CLI's ``--out`` does
-    (a result's own JSON ``document`` included), so the two front-ends write the same file."""
-    return write_table(table, path, fmt, document=document)
-
-
 def copy_table(table: Table, fmt: str) -> str:
     """Put the table on the clipboard as LaTeX or Markdown, ready to paste into a paper."""
     text = render(table, fmt)
@@ -93,7 +87,8 @@ class ExportButton(QToolButton):
             target = Path(path)
             if not target.suffix:
                 target = target.with_suffix(TABLE_SUFFIXES[fmt])
-            save_table(table, target, fmt, document=self._document() if self._document is not None else None)
+            # what the CLI's --out writes, a result's own JSON document included
+            write_table(table, target, fmt, document=self._document() if self._document is not None else None)
 
     def _copy(self, fmt: str) -> None:
         copy_table(self._current_table(), fmt)

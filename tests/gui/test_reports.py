@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import gui.reports.qe as qe_module
 from cli.main import _register_commands, app
 from gui.operations import Operations
-from gui.reports.export import CHART_FILTERS, TABLE_SUFFIXES, copy_table, save_table
+from gui.reports.export import CHART_FILTERS, TABLE_SUFFIXES, copy_table
 from gui.reports.qe import QETab
 from gui.reports.qe_dialogs import MetricRequest, TrainRequest
 from gui.reports.systems import SystemsTab
@@ -27,6 +27,7 @@ from qe.plots import PLOT_SUFFIXES, save_figure
 from store import Database
 from suite.browse import OutputFilter
 from suite.qe_scores import list_qe_systems
+from suite.tables import write_table
 
 _register_commands()
 
@@ -192,7 +193,7 @@ def test_a_finished_training_appears_in_the_list_and_the_table(qe_tab: QETab, op
 def test_every_table_format_is_written_and_reads_back(qe_tab: QETab, tmp_path: Path, fmt: str) -> None:
     table = qe_tab.table()
     assert table is not None
-    path = save_table(table, tmp_path / f"table{TABLE_SUFFIXES[fmt]}", fmt)
+    path = write_table(table, tmp_path / f"table{TABLE_SUFFIXES[fmt]}", fmt)
     if fmt in ("csv", "tsv"):
         frame = pd.read_csv(path, sep="," if fmt == "csv" else "\t")
         assert list(frame["category"])[-2:] == ["Total", "weighed"]
@@ -213,7 +214,7 @@ def test_exported_accuracy_files_are_the_clis_byte_for_byte(qe_tab: QETab, demo_
     assert qe_tab._ops.wait_idle()
     table = qe_tab.table()
     assert table is not None
-    mine = save_table(table, tmp_path / f"gui.{fmt}", fmt, document=qe_tab.document())
+    mine = write_table(table, tmp_path / f"gui.{fmt}", fmt, document=qe_tab.document())
     theirs = tmp_path / f"cli.{fmt}"
     tsqe(demo_db, "accuracy", "--by", "phenomenon", "--bootstrap", "300", "--seed", "7", "--format", fmt,
          "--out", str(theirs))
@@ -227,7 +228,7 @@ def test_exported_systems_reports_are_the_clis_byte_for_byte(systems_tab: System
     assert systems_tab._ops.wait_idle()
     table = systems_tab.table()
     assert table is not None
-    mine = save_table(table, tmp_path / f"gui.{fmt}", fmt, document=systems_tab.document())
+    mine = write_table(table, tmp_path / f"gui.{fmt}", fmt, document=systems_tab.document())
     theirs = tmp_path / f"cli.{fmt}"
     tsqe(demo_db, "report", "systems", "--by", "phenomenon", "--format", fmt, "--out", str(theirs))
     assert mine.read_bytes() == theirs.read_bytes()
