@@ -22,7 +22,7 @@ from matplotlib import colormaps
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from qe.accuracy import AccuracyResult, AccuracyRow
+from qe.accuracy import AccuracyResult
 from suite.errors import TsqeError
 from suite.report import SystemsReport
 
@@ -103,7 +103,7 @@ def row_bars(labels: Sequence[str], series: Sequence[Bars], *, title: str, summa
 
 def accuracy_figure(result: AccuracyResult) -> Figure:
     """A row per category or phenomenon (then Total and weighed), a bar per QE system, CI whiskers."""
-    rows: list[AccuracyRow] = [*result.rows, result.total, result.weighed]
+    rows = result.table_rows
     labels = [r.name + ("†" if r.too_few else "") for r in rows]
     series = []
     for name in result.qe_systems:

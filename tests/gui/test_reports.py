@@ -159,6 +159,21 @@ def test_a_cell_lists_its_pairs_with_verdicts_that_add_up_to_the_accuracy(qe_tab
     assert "<span" in qe_tab.pairs.toHtml()  # the differing words are marked
 
 
+def test_total_and_weighed_list_the_pairs_of_their_table_only(qe_tab: QETab) -> None:
+    """In the phenomena of one category, Total and weighed are that category's pairs; they once listed the suite's."""
+    qe_tab.set_options(AccuracyOptions(category="Verb tense/aspect/mood", bootstrap=0))
+    assert qe_tab._ops.wait_idle() and qe_tab.view_data is not None
+    result = qe_tab.view_data.result
+    column = [qe_tab.model.headerData(c, Qt.Orientation.Horizontal)
+              for c in range(qe_tab.model.columnCount())].index("demo-qe")
+    for row in (len(result.rows), len(result.rows) + 1):
+        qe_tab.show_pairs(row, column)
+        assert qe_tab._ops.wait_idle()
+        pairs = qe_tab.pairs.pairs
+        assert len(pairs) == result.total.amount < len(qe_tab.view_data.pairs)
+        assert {p.category for p in pairs} == {"Verb tense/aspect/mood"}
+
+
 def test_stability_shows_what_tsqe_stability_prints(qe_tab: QETab, demo_db: Database) -> None:
     qe_tab.splits.setValue(50)
     qe_tab.pages.setCurrentIndex(1)
