@@ -42,11 +42,11 @@ def _tester(model) -> QAbstractItemModelTester:  # type: ignore[no-untyped-def]
     return QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
 
 
-@pytest.fixture
-def systems_tab(qtbot, state: AppState, ops: Operations) -> SystemsTab:  # type: ignore[no-untyped-def]
-    tab = SystemsTab(state, ops)
+def _shown(qtbot, ops: Operations, tab, *models):  # type: ignore[no-untyped-def]
+    """The tab at the window's size, its models checked by Qt's tester, shown and computed."""
     qtbot.addWidget(tab)
-    _tester(tab.model)
+    for model in models:
+        _tester(model)
     tab.resize(1400, 900)
     tab.show()  # a shown tab computes its report (and recomputes after every change that concerns it)
     assert ops.wait_idle()
@@ -54,15 +54,15 @@ def systems_tab(qtbot, state: AppState, ops: Operations) -> SystemsTab:  # type:
 
 
 @pytest.fixture
+def systems_tab(qtbot, state: AppState, ops: Operations) -> SystemsTab:  # type: ignore[no-untyped-def]
+    tab = SystemsTab(state, ops)
+    return _shown(qtbot, ops, tab, tab.model)
+
+
+@pytest.fixture
 def qe_tab(qtbot, state: AppState, ops: Operations) -> QETab:  # type: ignore[no-untyped-def]
     tab = QETab(state, ops)
-    qtbot.addWidget(tab)
-    _tester(tab.model)
-    _tester(tab.systems_model)
-    tab.resize(1400, 900)
-    tab.show()
-    assert ops.wait_idle()
-    return tab
+    return _shown(qtbot, ops, tab, tab.model, tab.systems_model)
 
 
 @pytest.mark.parametrize("by", ["category", "phenomenon"])
@@ -298,13 +298,7 @@ def discriminative_tab(qtbot, state: AppState, ops: Operations):  # type: ignore
     from gui.reports.discriminative import DiscriminativeTab
 
     tab = DiscriminativeTab(state, ops)
-    qtbot.addWidget(tab)
-    _tester(tab.model)
-    _tester(tab.correlation_model)
-    tab.resize(1400, 900)
-    tab.show()
-    assert ops.wait_idle()
-    return tab
+    return _shown(qtbot, ops, tab, tab.model, tab.correlation_model)
 
 
 def _rank(tab, metric: str, drop: float) -> None:  # type: ignore[no-untyped-def]
