@@ -343,6 +343,7 @@ def test_selecting_an_item_shows_every_systems_output_and_score(discriminative_t
     view = discriminative_tab.item
     assert view is not None and view.item == top.item
     assert set(view.scores) == set(view.outputs) and len(view.scores) == top.systems
+    assert list(view.scores.values()) == sorted(view.scores.values(), reverse=True)  # chrF: the best first
     text = discriminative_tab.detail.toPlainText()
     assert all(row.text in text for row in view.outputs.values())
 
