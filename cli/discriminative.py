@@ -16,9 +16,7 @@ from cli.main import app
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
 from filters.correlation import correlate
-from filters.variance import export_selection, variance_filter
-
-VARIANCE_METRICS = ("bertscore-r", "bertscore-f", "bertscore-p", "chrf", "bleu", "ter", "label")
+from filters.variance import SEGMENT_METRICS, export_selection, variance_filter
 
 
 def _systems(option: str | None) -> list[str] | None:
@@ -28,7 +26,7 @@ def _systems(option: str | None) -> list[str] | None:
 @app.command("variance")
 def variance_command(
     ctx: typer.Context,
-    metric: str = typer.Option(..., "--metric", help=f"Segment metric: {', '.join(VARIANCE_METRICS)} or qe:NAME."),
+    metric: str = typer.Option(..., "--metric", help=f"Segment metric: {', '.join(SEGMENT_METRICS)} or qe:NAME."),
     drop: float = typer.Option(0.6, "--drop", min=0.0, max=0.99,
                                help="Fraction of items to drop: those with the lowest deviation over systems."),
     systems: str = typer.Option(None, "--systems", help="Comma-separated systems to use (default: all)."),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -14,7 +14,8 @@ from rich.table import Table
 from cli.context import app_context
 from cli.main import app
 from cli.progress import progress_bar
-from qe.training import evaluate_qe_system, predict_qe_system, train_qe_system
+from qe.datasets import TARGETS
+from qe.training import TRAINABLE_KINDS, evaluate_qe_system, predict_qe_system, train_qe_system
 from suite.qe_scores import list_qe_systems, remove_qe_system
 
 qe_app = typer.Typer(help="QE systems: train built-in models, predict, list, remove; metrics as QE proxies.",
@@ -22,8 +23,6 @@ qe_app = typer.Typer(help="QE systems: train built-in models, predict, list, rem
 app.add_typer(qe_app, name="qe")
 
 T = TypeVar("T")
-KINDS = ("features-svr", "pairwise-gb")
-TARGETS = ("hter", "da", "da-z")
 
 
 @contextmanager
@@ -36,7 +35,7 @@ def _warnings_to_stderr() -> Iterator[None]:
         typer.echo(f"warning: {warning.message}", err=True)
 
 
-def _choice(value: str, allowed: tuple[str, ...], option: str) -> str:
+def _choice(value: str, allowed: Collection[str], option: str) -> str:
     if value not in allowed:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}", param_hint=option)
     return value
@@ -90,7 +89,7 @@ def train(
     never saw it), so that accuracy tables do not measure training accuracy.
     """
     context = app_context(ctx)
-    _choice(kind, KINDS, "--kind")
+    _choice(kind, TRAINABLE_KINDS, "--kind")
     _choice(target, TARGETS, "--target")
     with _warnings_to_stderr():
         summary = _with_progress(f"training {name}", lambda task: train_qe_system(

@@ -30,6 +30,8 @@ from suite.tasks import TaskState
 
 CORPUS_METRICS = ("bleu", "chrf", "ter")
 DIFFICULTY_METRICS = {"da-bertscore-p": "DA-P", "da-bertscore-r": "DA-R", "da-bertscore-f": "DA-F"}
+CORRELATION_METRICS = (*CORPUS_METRICS, "bertscore-p", "bertscore-r", "bertscore-f", *DIFFICULTY_METRICS, "label")
+"""The system-level metrics :func:`correlate` knows, besides ``qe:NAME``."""
 
 
 @dataclass(frozen=True)

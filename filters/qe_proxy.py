@@ -15,7 +15,7 @@ from suite.errors import TsqeError
 from suite.qe_scores import QESystemInfo, add_qe_system, list_qe_systems, replaceable_qe_system
 from suite.tasks import TaskState
 
-PROXY_METRICS = ("bleu", "chrf", "ter")
+PROXY_METRICS = ("chrf", "bleu", "ter")  # the first is the forms' default
 
 
 def store_metric_as_qe(db: Database, metric: str, *, name: str | None = None, suite_name: str | None = None,

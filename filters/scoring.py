@@ -46,6 +46,11 @@ class SegmentScores:
     higher_is_better: bool
     rows: list[ScoreRow]
 
+    def of_item(self, item_id: str) -> list[ScoreRow]:
+        """One item's scores, the best system first (the metric's direction decides), ties by system name."""
+        rows = sorted((r for r in self.rows if r.item_id == item_id), key=lambda r: r.system)
+        return sorted(rows, key=lambda r: -r.score if self.higher_is_better else r.score)
+
     def matrix(self) -> tuple[list[str], list[str], np.ndarray]:
         """Items (in suite order) x systems (by name), NaN where a system has no scored output."""
         items = sorted({(r.position, r.item_id) for r in self.rows})

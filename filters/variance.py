@@ -27,6 +27,11 @@ from suite.errors import TsqeError
 from suite.suites import find_suite
 from suite.tables import Cell, Column, Table
 
+SEGMENT_METRICS = ("chrf", "bleu", "ter", "bertscore-f", "bertscore-p", "bertscore-r", "label")
+"""The metrics ``filters.scoring.score_outputs`` ranks items by, besides ``qe:NAME``; chrF first, as the default
+(cheap, and steadier than sentence BLEU on short segments). Named here, not taken from the metric registry,
+so that listing them does not load the metric libraries."""
+
 
 class ScoreMatrix(Protocol):
     """What the filter needs of ``filters.scoring.SegmentScores``."""

@@ -118,7 +118,7 @@ def row_groups(pairs: PairTable, by: str = "category",
     outputs = pairs.outputs
     has_pairs = np.bincount(pairs.pair_item, minlength=outputs.item_ids.size) > 0
     if category is not None:
-        known = sorted({c for c in outputs.item_categories if c is not None})
+        known = outputs.categories()
         if category not in known:
             raise TsqeError(f"no category named {category!r} (categories: {', '.join(known) or 'none'})")
         by = "phenomenon"
@@ -191,6 +191,11 @@ class AccuracyResult:
     weighed: AccuracyRow
     confidence: float = CONFIDENCE
     alpha: float = ALPHA
+
+    @property
+    def table_rows(self) -> list[AccuracyRow]:
+        """The rows as the table and the chart show them: the body, then Total and weighed."""
+        return [*self.rows, self.total, self.weighed]
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON schema of the issue (accuracies as fractions), plus provenance and counted/too_few."""

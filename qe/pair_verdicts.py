@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 from sqlalchemy import select
 
-from qe.accuracy import aligned_scores
+from qe.accuracy import AccuracyResult, aligned_scores
 from qe.pairs import PairTable
 from store import Database
 from store.models import Item
@@ -38,21 +38,25 @@ class PairVerdict:
     verdict: Verdict
 
 
-def pair_verdicts(db: Database, pairs: PairTable, qe: QEScores, *, by: str | None = None,
-                  category: str | None = None, phenomenon: str | None = None,
+def pair_verdicts(db: Database, pairs: PairTable, qe: QEScores, result: AccuracyResult, row: int, *,
                   suite_name: str | None = None) -> list[PairVerdict]:
-    """The pairs of one row of an accuracy table, in suite order.
+    """The pairs behind row ``row`` of ``result``'s table (:attr:`AccuracyResult.table_rows`), in suite order.
 
-    ``by`` is the table's grouping: None for every pair (the Total and weighed rows), ``category`` for the
-    pairs of ``category``, ``phenomenon`` for those of (``category``, ``phenomenon``). None is a value here,
-    not a wildcard: it is the row of items without a category or phenomenon.
+    A body row holds the pairs of its category, or of its category's phenomenon; Total and weighed hold every
+    pair of the table: the suite's, or in a table of one category's phenomena, that category's. A row's None
+    is a value here, not a wildcard: it is the row of items without a category or phenomenon.
     """
     out = pairs.outputs
-    mask = np.ones(len(pairs), dtype=bool)
-    if by is not None:
-        mask &= _equal(out.item_categories[pairs.pair_item], category)
-    if by == "phenomenon":
-        mask &= _equal(out.item_phenomena[pairs.pair_item], phenomenon)
+    categories = out.item_categories[pairs.pair_item]
+    if row < len(result.rows):
+        line = result.rows[row]
+        mask = _equal(categories, line.category)
+        if result.by == "phenomenon":
+            mask &= _equal(out.item_phenomena[pairs.pair_item], line.phenomenon)
+    elif row < len(result.table_rows):
+        mask = np.ones(len(pairs), dtype=bool) if result.category is None else _equal(categories, result.category)
+    else:
+        raise IndexError(f"the table has {len(result.table_rows)} rows, not {row + 1}")
     chosen = pairs.subset(mask)
     scores = aligned_scores(pairs, qe)
     with db.session() as session:

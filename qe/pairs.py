@@ -44,6 +44,10 @@ class LabelledOutputs:
     output_texts: np.ndarray  # object
     output_systems: np.ndarray  # object
 
+    def categories(self) -> list[str]:
+        """The items' category names, sorted (the choices of a table restricted to one category)."""
+        return sorted({c for c in self.item_categories if c is not None})
+
 
 @dataclass(frozen=True)
 class PairTable:

@@ -1,5 +1,8 @@
 """Figures of the evaluation, drawn headless: horizontal grouped bars, one row per category or phenomenon.
 
+``accuracy_figure`` draws the QE accuracy table (``tsqe plot accuracy``), ``systems_figure`` the MT systems'
+pass rates (``tsqe report systems``); the desktop application shows and saves the same figures.
+
 The figure is built on ``matplotlib.figure.Figure`` directly rather than through ``pyplot``: no global state,
 no interactive backend, safe from worker threads of the GUI, and it renders with Agg (PNG) or the SVG/PDF
 backends picked from the file suffix.
@@ -15,10 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from matplotlib import colormaps
+from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from qe.accuracy import AccuracyResult, AccuracyRow
+from qe.accuracy import AccuracyResult
 from suite.errors import TsqeError
+from suite.report import SystemsReport
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 WIDTH_INCHES = 7.5
@@ -34,6 +40,11 @@ FRAME_INCHES = 0.9
 """The caption, legend and percent scale above the rows, and a margin below them."""
 SUMMARY_GAP = 0.7
 """Space (in rows) between the rows and the summary rows after them (Total, weighed)."""
+# Okabe–Ito without the label colours' meaning: bars are systems here, not labels.
+SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+MANY_SERIES_COLOURS = tuple(to_hex(colour) for colour in colormaps["tab20"]([*range(0, 20, 2), *range(1, 20, 2)]))
+"""For more systems than Okabe–Ito has colours (19 on WMT21 de-en), so no two of up to 20 share one: tab20's ten
+hues first, then their light shades."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +103,7 @@ def row_bars(labels: Sequence[str], series: Sequence[Bars], *, title: str, summa
 
 def accuracy_figure(result: AccuracyResult) -> Figure:
     """A row per category or phenomenon (then Total and weighed), a bar per QE system, CI whiskers."""
-    rows: list[AccuracyRow] = [*result.rows, result.total, result.weighed]
+    rows = result.table_rows
     labels = [r.name + ("†" if r.too_few else "") for r in rows]
     series = []
     for name in result.qe_systems:
@@ -110,9 +121,26 @@ def accuracy_figure(result: AccuracyResult) -> Figure:
     return row_bars(labels, series, title=caption, summary=2, reference=50)
 
 
-def save_accuracy_plot(result: AccuracyResult, path: str | Path) -> Path:
+def systems_figure(report: SystemsReport) -> Figure:
+    """A row per category or phenomenon (then overall and macro average), a bar per system (best overall first),
+    pass rate in %."""
+    rows = [*report.rows, report.overall, report.macro]
+    labels = [("overall (micro)" if row.kind == "overall" else "macro average" if row.kind == "macro" else
+               row.phenomenon if report.by == "phenomenon" else row.category) or "" for row in rows]
+    colours = SERIES_COLOURS if len(report.systems) <= len(SERIES_COLOURS) else MANY_SERIES_COLOURS
+    series = [Bars(name, [np.nan if (rate := row.cells[name].rate) is None else 100 * rate for row in rows],
+                   colour=colours[j % len(colours)]) for j, name in enumerate(report.systems)]
+    return row_bars(labels, series, title=f"Pass rate (%) per system and {report.by}: {report.suite}", summary=2)
+
+
+def save_figure(figure: Figure, path: str | Path) -> Path:
+    """PNG at print resolution, or a vector SVG or PDF, picked by the suffix."""
     path = Path(path)
     if path.suffix.lower() not in PLOT_SUFFIXES:
         raise TsqeError(f"{path}: the plot file must end in one of {', '.join(PLOT_SUFFIXES)}")
-    accuracy_figure(result).savefig(path, dpi=150)
+    figure.savefig(path, dpi=150)
     return path
+
+
+def save_accuracy_plot(result: AccuracyResult, path: str | Path) -> Path:
+    return save_figure(accuracy_figure(result), path)

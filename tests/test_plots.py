@@ -1,6 +1,6 @@
 """The accuracy chart on the demo suite: a row per category or phenomenon, every label on its own line inside the
 figure (rotated labels under vertical bars ran into each other), the bars the table's numbers, and a figure that
-grows taller with its rows instead of squeezing them."""
+grows taller with its rows instead of squeezing them; the MT systems' chart likewise."""
 from __future__ import annotations
 
 import math
@@ -13,10 +13,11 @@ from matplotlib.patches import Rectangle
 
 from qe.accuracy import AccuracyResult, pairwise_accuracy
 from qe.pairs import build_pairs
-from qe.plots import accuracy_figure
+from qe.plots import accuracy_figure, systems_figure
 from store import Database, open_database
 from suite.demo import create_demo
 from suite.qe_scores import read_qe_scores
+from suite.report import systems_report
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +81,19 @@ def test_the_figure_grows_with_its_rows(demo: Database) -> None:
         renderer = _drawn(figure).get_renderer()
         axes_inches = figure.axes[0].get_window_extent(renderer).height / figure.dpi
         assert axes_inches / (len(result.rows) + 2 + 0.7) == pytest.approx(per_row, rel=0.1)
+
+
+@pytest.mark.parametrize("by", ["category", "phenomenon"])
+def test_the_systems_chart_has_a_readable_row_per_category_or_phenomenon(demo: Database, by: str) -> None:
+    report = systems_report(demo, by=by)  # type: ignore[arg-type]
+    figure = systems_figure(report)
+    canvas = _drawn(figure)
+    [axes] = figure.axes
+    labels = axes.get_yticklabels()
+    names = [row.phenomenon if by == "phenomenon" else row.category for row in report.rows]
+    assert [label.get_text() for label in labels] == [*names, "overall (micro)", "macro average"]
+    boxes = [label.get_window_extent(canvas.get_renderer()) for label in labels]
+    assert all(upper.y0 >= lower.y1 for upper, lower in zip(boxes, boxes[1:]))
+    assert all(box.x0 >= 0 for box in boxes)
+    legend = [text.get_text() for text in figure.legends[0].get_texts()]
+    assert legend == report.systems

@@ -36,6 +36,15 @@ def test_text_metric_rows_matrix_and_cache(db) -> None:  # type: ignore[no-untyp
     assert {r.score for r in score_outputs(db, "chrf").rows} == {-1.0}  # served from the cache
 
 
+@pytest.mark.parametrize("metric", ["chrf", "ter"])
+def test_an_items_scores_come_best_system_first(db, metric: str) -> None:  # type: ignore[no-untyped-def]
+    build_suite(db, "t", REFS, OUTPUTS)
+    scores = score_outputs(db, metric)
+    first = scores.of_item("1")
+    assert [r.system for r in first] == ["sysA", "sysB"]  # sysA's output is the reference: best by chrF and TER
+    assert [r.system for r in scores.of_item("2")] == ["sysA", "sysB"]  # the same output: a tie, by name
+    assert [r.system for r in scores.of_item("3")] == ["sysA"] and scores.of_item("nope") == []
+
 def test_bertscore_cache_reuse_and_new_system(db, encoded: list[str]) -> None:  # type: ignore[no-untyped-def]
     build_suite(db, "t", REFS, OUTPUTS)
     first = score_outputs(db, "bertscore-f")

@@ -179,3 +179,15 @@ def test_corpus_score_is_sacrebleus_with_per_segment_references() -> None:
         hypotheses, [["the cat sat on the mat", "the dog barked"], ["a cat sat on a mat", None]]).score
     assert get_metric("bleu").corpus_score(hypotheses, references) == pytest.approx(expected)
     assert get_metric("ter").corpus_score(hypotheses, references) > 0
+
+
+def test_the_listed_metrics_are_those_scoring_and_correlation_know() -> None:
+    """The screens and ``tsqe variance --help`` offer these names: each must be one the core accepts."""
+    from filters.correlation import CORPUS_METRICS, CORRELATION_METRICS, DIFFICULTY_METRICS
+    from filters.metrics import METRICS
+    from filters.scoring import LABEL_METRIC
+    from filters.variance import SEGMENT_METRICS
+
+    assert sorted(SEGMENT_METRICS) == sorted([*METRICS, LABEL_METRIC])
+    assert len(set(CORRELATION_METRICS)) == len(CORRELATION_METRICS)
+    assert set(CORRELATION_METRICS) == {*CORPUS_METRICS, *DIFFICULTY_METRICS, *SEGMENT_METRICS}

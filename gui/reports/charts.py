@@ -1,36 +1,27 @@
 """Charts on report screens: matplotlib figures built without pyplot and rendered off the main thread.
 
-A chart is given as a function that builds a fresh ``Figure`` (``qe.plots.accuracy_figure`` for QE, the
-systems' bars here). The view renders it with matplotlib's Agg canvas at the pane's width in a background
-read and shows the image; a resize renders again once the user stops dragging. Rendering on the main thread,
-as ``FigureCanvasQTAgg`` does in its paint event, froze the window for 0.4–0.9 s per chart on a two-core
-machine (most of it constrained layout, pure Python): the window could not repaint or take a click meanwhile.
-Nothing here is interactive (no zoom or pan), so an image loses nothing. A figure designed taller than the pane
-(a row per phenomenon) keeps its height and the pane scrolls: squeezed to the pane, its rows ran into each
-other. An export draws the chart afresh at its designed size, the file ``tsqe plot`` would write.
+A chart is given as a function that builds a fresh ``Figure`` (``qe.plots.accuracy_figure`` for QE,
+``qe.plots.systems_figure`` for the MT systems). The view renders it with matplotlib's Agg canvas at the pane's
+width in a background read and shows the image; a resize renders again once the user stops dragging. Rendering
+on the main thread, as ``FigureCanvasQTAgg`` does in its paint event, froze the window for 0.4–0.9 s per chart
+on a two-core machine (most of it constrained layout, pure Python): the window could not repaint or take a
+click meanwhile. Nothing here is interactive (no zoom or pan), so an image loses nothing. A figure designed
+taller than the pane (a row per phenomenon) keeps its height and the pane scrolls: squeezed to the pane, its
+rows ran into each other. An export draws the chart afresh at its designed size, the file ``tsqe plot`` would write.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 
 import numpy as np
-from matplotlib import colormaps
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from gui.operations import Operations
-from qe.plots import Bars, row_bars
-from suite.report import SystemsReport
 
-# Okabe–Ito without the label colours' meaning: bars are systems here, not labels.
-SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-MANY_SERIES_COLOURS = tuple(to_hex(colour) for colour in colormaps["tab20"]([*range(0, 20, 2), *range(1, 20, 2)]))
-"""For more systems than Okabe–Ito has colours (19 on WMT21 de-en), so no two of up to 20 share one: tab20's ten
-hues first, then their light shades."""
 RESIZE_DELAY_MS = 150
 PANE_DPI = 100.0
 """Points to pixels in the pane, so the figure's 8 pt labels are the 11 px of the window's small text."""
@@ -117,14 +108,3 @@ class ChartView(QWidget):
         self._label.setMinimumHeight(round(image.height() / image.devicePixelRatio()))
         self._label.setPixmap(QPixmap.fromImage(image))
 
-
-def systems_figure(report: SystemsReport) -> Figure:
-    """A row per category or phenomenon (then overall and macro average), a bar per system (best overall first),
-    pass rate in %."""
-    rows = [*report.rows, report.overall, report.macro]
-    labels = [("overall (micro)" if row.kind == "overall" else "macro average" if row.kind == "macro" else
-               row.phenomenon if report.by == "phenomenon" else row.category) or "" for row in rows]
-    colours = SERIES_COLOURS if len(report.systems) <= len(SERIES_COLOURS) else MANY_SERIES_COLOURS
-    series = [Bars(name, [np.nan if (rate := row.cells[name].rate) is None else 100 * rate for row in rows],
-                   colour=colours[j % len(colours)]) for j, name in enumerate(report.systems)]
-    return row_bars(labels, series, title=f"Pass rate (%) per system and {report.by}: {report.suite}", summary=2)

@@ -34,10 +34,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from filters.correlation import CORRELATION_METRICS
 from filters.correlation_table import CorrelationSummary, correlate_metrics
 from filters.difficulty import DifficultyResult, da_bertscore
 from filters.scoring import QE_PREFIX, SegmentScores, score_outputs
-from filters.variance import VarianceResult, export_selection, variance_filter
+from filters.variance import SEGMENT_METRICS, VarianceResult, export_selection, variance_filter
 from gui.operations import OpChanges, Operations
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
@@ -48,9 +49,6 @@ from suite.qe_scores import list_qe_systems
 from suite.tables import Table
 from suite.tasks import TaskState
 
-SEGMENT_METRICS = ("chrf", "bleu", "ter", "bertscore-f", "bertscore-p", "bertscore-r", "label")
-CORRELATION_METRICS = ("bleu", "chrf", "ter", "bertscore-p", "bertscore-r", "bertscore-f", "da-bertscore-p",
-                       "da-bertscore-r", "da-bertscore-f", "label")
 SLOW_METRICS = ("bertscore", "da-bertscore")
 """BERTScore loads a model on first use (seconds on two cores); those are left unchecked for correlation."""
 DIFFICULTY_TINT = (0x00, 0x72, 0xB2)  # Okabe–Ito blue: difficulty is no label, so none of the label colours
@@ -63,7 +61,7 @@ class ItemView:
     item: str
     std: float
     mean: float
-    scores: dict[str, float]  # system -> score
+    scores: dict[str, float]  # system -> score, the best first
     outputs: dict[str, OutputRow]  # system -> its output
     tokens: list[tuple[str, float]] | None  # reference tokens with difficulty, once computed
 
@@ -82,7 +80,7 @@ def difficulty_html(tokens: list[tuple[str, float]]) -> str:
     return "".join(parts)
 
 
-def item_html(view: ItemView, higher_is_better: bool) -> str:
+def item_html(view: ItemView) -> str:
     some = next(iter(view.outputs.values()), None)
     lines = [f"<h3>{html.escape(view.item)}</h3>",
              f"<p>standard deviation over systems <b>{view.std:.4f}</b> · mean {view.mean:.4f}</p>"]
@@ -97,11 +95,10 @@ def item_html(view: ItemView, higher_is_better: bool) -> str:
                      f"<span style='font-size:15px'>{difficulty_html(view.tokens)}</span><br>"
                      "<small style='color:#666'>hardest: "
                      + ", ".join(f"{html.escape(t)} {d:.2f}" for t, d in hardest) + "</small></p>")
-    ranked = sorted(view.scores, key=lambda s: -view.scores[s] if higher_is_better else view.scores[s])
     rows = "".join(
-        f"<tr><td>{html.escape(system)}</td><td align='right'>{view.scores[system]:.4f}</td>"
+        f"<tr><td>{html.escape(system)}</td><td align='right'>{score:.4f}</td>"
         f"<td>{html.escape(view.outputs[system].text) if system in view.outputs else ''}</td></tr>"
-        for system in ranked)
+        for system, score in view.scores.items())
     lines.append('<table cellspacing="0" cellpadding="4" border="1" style="border-collapse:collapse;'
                  'border-color:#ccc"><tr style="background:#f0f0f0"><th>system</th><th>score</th><th>output</th>'
                  f"</tr>{rows}</table>")
@@ -372,7 +369,7 @@ class DiscriminativeTab(ReportTab):
             return
         item = self.model.data(self.model.index(current.row(), 0), RAW_ROLE)
         ranked = next(r for r in self.variance.ranking if r.item == item)
-        rows = [r for r in self.scores.rows if r.item_id == item]
+        rows = self.scores.of_item(item)
         db = self._state.db
         tokens = None if self.difficulty is None else self.difficulty.token_difficulty.get(item)
 
@@ -385,8 +382,7 @@ class DiscriminativeTab(ReportTab):
 
     def _show_item(self, view: ItemView) -> None:
         self.item = view
-        assert self.scores is not None
-        self.detail.setHtml(item_html(view, self.scores.higher_is_better))
+        self.detail.setHtml(item_html(view))
 
     def _difficulty_done(self, result: DifficultyResult) -> None:
         self.difficulty = result

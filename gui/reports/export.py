@@ -1,7 +1,8 @@
 """Saving and copying what a report screen shows, through the core's one table layer.
 
 A screen hands over the core ``Table`` (and the matplotlib ``Figure``) it displays; the file written is then
-byte for byte what the command line writes for the same options, because both call ``suite.tables``.
+byte for byte what the command line writes for the same options, because both call ``suite.tables`` (and
+``qe.plots.save_figure``).
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
 from gui.dialogs import show_error
+from qe.plots import save_figure
 from suite.errors import TsqeError
 from suite.tables import Table, render, write_table
 
@@ -28,25 +30,11 @@ CHART_FILTERS: dict[str, str] = {".png": "PNG image (*.png)", ".svg": "SVG drawi
 CLIPBOARD_FORMATS = {"latex": "LaTeX", "md": "Markdown"}
 
 
-def save_table(table: Table, path: Path, fmt: str | None = None, *, document: str | None = None) -> Path:
-    """Write the table where the user chose, through ``suite.tables.write_table`` as the CLI's ``--out`` does
-    (a result's own JSON ``document`` included), so the two front-ends write the same file."""
-    return write_table(table, path, fmt, document=document)
-
-
 def copy_table(table: Table, fmt: str) -> str:
     """Put the table on the clipboard as LaTeX or Markdown, ready to paste into a paper."""
     text = render(table, fmt)
     QGuiApplication.clipboard().setText(text)
     return text
-
-
-def save_figure(figure: Figure, path: Path) -> Path:
-    """PNG at print resolution, or a vector SVG/PDF, picked by the suffix as ``tsqe plot`` does."""
-    if path.suffix.lower() not in CHART_FILTERS:
-        raise TsqeError(f"{path}: a chart file must end in one of {', '.join(CHART_FILTERS)}")
-    figure.savefig(path, dpi=150)
-    return path
 
 
 class ExportButton(QToolButton):
@@ -99,7 +87,8 @@ class ExportButton(QToolButton):
             target = Path(path)
             if not target.suffix:
                 target = target.with_suffix(TABLE_SUFFIXES[fmt])
-            save_table(table, target, fmt, document=self._document() if self._document is not None else None)
+            # what the CLI's --out writes, a result's own JSON document included
+            write_table(table, target, fmt, document=self._document() if self._document is not None else None)
 
     def _copy(self, fmt: str) -> None:
         copy_table(self._current_table(), fmt)

@@ -49,7 +49,7 @@ from gui.reports.qe_dialogs import (
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
 from gui.state import AppState
-from qe.accuracy import TIES, AccuracyResult, AccuracyRow
+from qe.accuracy import TIES, AccuracyResult
 from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inputs
 from qe.pair_verdicts import PairVerdict, pair_verdicts
 from qe.pairs import PairTable
@@ -397,17 +397,12 @@ class QETab(ReportTab):
         if system is None:
             return
         result = data.result
-        accuracy_row: AccuracyRow = ([*result.rows, result.total, result.weighed])[row]
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        where = accuracy_row.name if row < len(result.rows) else "all rows"
-        title = f"{system.name} on {where}"
-
-        by = None if row >= len(result.rows) else result.by  # Total and weighed: every pair
+        title = f"{system.name} on {result.table_rows[row].name if row < len(result.rows) else 'all rows'}"
 
         def work(task: TaskState) -> list[PairVerdict]:
-            return pair_verdicts(db, data.pairs, system, by=by, category=accuracy_row.category,
-                                 phenomenon=accuracy_row.phenomenon, suite_name=suite)
+            return pair_verdicts(db, data.pairs, system, result, row, suite_name=suite)
 
         self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key=PAIRS_READ)
 
@@ -453,7 +448,7 @@ class QETab(ReportTab):
         self.view.resizeColumnsToContents()
         self.notes.setText("  ".join(table.display_notes()))
         self.chart.set_chart(lambda: accuracy_figure(result))
-        categories = sorted({c for c in data.pairs.outputs.item_categories if c is not None})
+        categories = data.pairs.outputs.categories()
         if [_rows_choice(self.rows.itemData(i))[1] for i in range(2, self.rows.count())] != categories:
             self._fill_rows(categories)
         self.status.setText(f"{result.total.amount:,} pairs of {result.total.items:,} items")

@@ -24,9 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-TRAINABLE = ("features-svr", "pairwise-gb")
-TARGETS = ("hter", "da", "da-z")
-PROXY_METRICS = ("chrf", "bleu", "ter")
+from filters.qe_proxy import PROXY_METRICS
+from qe.datasets import TARGETS
 
 
 @dataclass(frozen=True)
@@ -114,7 +113,7 @@ class TrainDialog(_Form):
         for button in (add_files, add_dir, clear):
             data_buttons.addWidget(button)
         self.target = QComboBox()
-        self.target.addItems(TARGETS)
+        self.target.addItems(list(TARGETS))
         self.folds = QSpinBox()
         self.folds.setRange(2, 20)
         self.folds.setValue(5)

@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from gui.operations import OpChanges, Operations
-from gui.reports.charts import ChartView, systems_figure
+from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import RAW_ROLE, ramp, report_view
 from gui.state import AppState
+from qe.plots import systems_figure
 from suite.browse import OutputFilter
 from suite.report import ReportBy, ReportRow, SystemsReport, systems_report
 from suite.tables import Table

@@ -1,18 +1,16 @@
 """The chart pane on the demo: a chart designed taller than the pane keeps its height and scrolls, one that fits
-fills the pane; the systems chart has a row per category or phenomenon, every label on its own line."""
+fills the pane."""
 from __future__ import annotations
 
 import pytest
-from matplotlib.backends.backend_agg import FigureCanvasAgg
 
 from gui.operations import Operations
-from gui.reports.charts import PANE_DPI, ChartView, systems_figure
+from gui.reports.charts import PANE_DPI, ChartView
 from gui.state import AppState
 from qe.accuracy import pairwise_accuracy
 from qe.pairs import build_pairs
 from qe.plots import accuracy_figure
 from suite.qe_scores import read_qe_scores
-from suite.report import systems_report
 
 
 @pytest.fixture
@@ -52,21 +50,3 @@ def test_a_chart_taller_than_the_pane_scrolls_and_one_that_fits_fills_it(qtbot, 
 
     chart.set_chart(None)
     assert chart.image is None
-
-
-@pytest.mark.parametrize("by", ["category", "phenomenon"])
-def test_the_systems_chart_has_a_readable_row_per_category_or_phenomenon(state: AppState, by: str) -> None:
-    assert state.db is not None
-    report = systems_report(state.db, by=by)  # type: ignore[arg-type]
-    figure = systems_figure(report)
-    canvas = FigureCanvasAgg(figure)
-    canvas.draw()
-    [axes] = figure.axes
-    labels = axes.get_yticklabels()
-    names = [row.phenomenon if by == "phenomenon" else row.category for row in report.rows]
-    assert [label.get_text() for label in labels] == [*names, "overall (micro)", "macro average"]
-    boxes = [label.get_window_extent(canvas.get_renderer()) for label in labels]
-    assert all(upper.y0 >= lower.y1 for upper, lower in zip(boxes, boxes[1:]))
-    assert all(box.x0 >= 0 for box in boxes)
-    legend = [text.get_text() for text in figure.legends[0].get_texts()]
-    assert legend == report.systems

@@ -16,16 +16,18 @@ from typer.testing import CliRunner
 import gui.reports.qe as qe_module
 from cli.main import _register_commands, app
 from gui.operations import Operations
-from gui.reports.export import TABLE_SUFFIXES, copy_table, save_figure, save_table
+from gui.reports.export import CHART_FILTERS, TABLE_SUFFIXES, copy_table
 from gui.reports.qe import QETab
 from gui.reports.qe_dialogs import MetricRequest, TrainRequest
 from gui.reports.systems import SystemsTab
 from gui.reports.table_model import RAW_ROLE
 from gui.state import AppState
 from qe.evaluation import AccuracyOptions
+from qe.plots import PLOT_SUFFIXES, save_figure
 from store import Database
 from suite.browse import OutputFilter
 from suite.qe_scores import list_qe_systems
+from suite.tables import write_table
 
 _register_commands()
 
@@ -40,11 +42,11 @@ def _tester(model) -> QAbstractItemModelTester:  # type: ignore[no-untyped-def]
     return QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
 
 
-@pytest.fixture
-def systems_tab(qtbot, state: AppState, ops: Operations) -> SystemsTab:  # type: ignore[no-untyped-def]
-    tab = SystemsTab(state, ops)
+def _shown(qtbot, ops: Operations, tab, *models):  # type: ignore[no-untyped-def]
+    """The tab at the window's size, its models checked by Qt's tester, shown and computed."""
     qtbot.addWidget(tab)
-    _tester(tab.model)
+    for model in models:
+        _tester(model)
     tab.resize(1400, 900)
     tab.show()  # a shown tab computes its report (and recomputes after every change that concerns it)
     assert ops.wait_idle()
@@ -52,15 +54,15 @@ def systems_tab(qtbot, state: AppState, ops: Operations) -> SystemsTab:  # type:
 
 
 @pytest.fixture
+def systems_tab(qtbot, state: AppState, ops: Operations) -> SystemsTab:  # type: ignore[no-untyped-def]
+    tab = SystemsTab(state, ops)
+    return _shown(qtbot, ops, tab, tab.model)
+
+
+@pytest.fixture
 def qe_tab(qtbot, state: AppState, ops: Operations) -> QETab:  # type: ignore[no-untyped-def]
     tab = QETab(state, ops)
-    qtbot.addWidget(tab)
-    _tester(tab.model)
-    _tester(tab.systems_model)
-    tab.resize(1400, 900)
-    tab.show()
-    assert ops.wait_idle()
-    return tab
+    return _shown(qtbot, ops, tab, tab.model, tab.systems_model)
 
 
 @pytest.mark.parametrize("by", ["category", "phenomenon"])
@@ -157,6 +159,21 @@ def test_a_cell_lists_its_pairs_with_verdicts_that_add_up_to_the_accuracy(qe_tab
     assert "<span" in qe_tab.pairs.toHtml()  # the differing words are marked
 
 
+def test_total_and_weighed_list_the_pairs_of_their_table_only(qe_tab: QETab) -> None:
+    """In the phenomena of one category, Total and weighed are that category's pairs; they once listed the suite's."""
+    qe_tab.set_options(AccuracyOptions(category="Verb tense/aspect/mood", bootstrap=0))
+    assert qe_tab._ops.wait_idle() and qe_tab.view_data is not None
+    result = qe_tab.view_data.result
+    column = [qe_tab.model.headerData(c, Qt.Orientation.Horizontal)
+              for c in range(qe_tab.model.columnCount())].index("demo-qe")
+    for row in (len(result.rows), len(result.rows) + 1):
+        qe_tab.show_pairs(row, column)
+        assert qe_tab._ops.wait_idle()
+        pairs = qe_tab.pairs.pairs
+        assert len(pairs) == result.total.amount < len(qe_tab.view_data.pairs)
+        assert {p.category for p in pairs} == {"Verb tense/aspect/mood"}
+
+
 def test_stability_shows_what_tsqe_stability_prints(qe_tab: QETab, demo_db: Database) -> None:
     qe_tab.splits.setValue(50)
     qe_tab.pages.setCurrentIndex(1)
@@ -191,7 +208,7 @@ def test_a_finished_training_appears_in_the_list_and_the_table(qe_tab: QETab, op
 def test_every_table_format_is_written_and_reads_back(qe_tab: QETab, tmp_path: Path, fmt: str) -> None:
     table = qe_tab.table()
     assert table is not None
-    path = save_table(table, tmp_path / f"table{TABLE_SUFFIXES[fmt]}", fmt)
+    path = write_table(table, tmp_path / f"table{TABLE_SUFFIXES[fmt]}", fmt)
     if fmt in ("csv", "tsv"):
         frame = pd.read_csv(path, sep="," if fmt == "csv" else "\t")
         assert list(frame["category"])[-2:] == ["Total", "weighed"]
@@ -212,7 +229,7 @@ def test_exported_accuracy_files_are_the_clis_byte_for_byte(qe_tab: QETab, demo_
     assert qe_tab._ops.wait_idle()
     table = qe_tab.table()
     assert table is not None
-    mine = save_table(table, tmp_path / f"gui.{fmt}", fmt, document=qe_tab.document())
+    mine = write_table(table, tmp_path / f"gui.{fmt}", fmt, document=qe_tab.document())
     theirs = tmp_path / f"cli.{fmt}"
     tsqe(demo_db, "accuracy", "--by", "phenomenon", "--bootstrap", "300", "--seed", "7", "--format", fmt,
          "--out", str(theirs))
@@ -226,7 +243,7 @@ def test_exported_systems_reports_are_the_clis_byte_for_byte(systems_tab: System
     assert systems_tab._ops.wait_idle()
     table = systems_tab.table()
     assert table is not None
-    mine = save_table(table, tmp_path / f"gui.{fmt}", fmt, document=systems_tab.document())
+    mine = write_table(table, tmp_path / f"gui.{fmt}", fmt, document=systems_tab.document())
     theirs = tmp_path / f"cli.{fmt}"
     tsqe(demo_db, "report", "systems", "--by", "phenomenon", "--format", fmt, "--out", str(theirs))
     assert mine.read_bytes() == theirs.read_bytes()
@@ -245,6 +262,7 @@ def test_copy_as_latex_and_markdown_put_the_rendered_table_on_the_clipboard(qe_t
 @pytest.mark.parametrize("suffix,magic", [(".png", b"\x89PNG"), (".svg", b"<?xml"), (".pdf", b"%PDF")])
 def test_charts_are_saved_as_png_svg_and_pdf(qe_tab: QETab, systems_tab: SystemsTab, tmp_path: Path,
                                              suffix: str, magic: bytes) -> None:
+    assert tuple(CHART_FILTERS) == PLOT_SUFFIXES  # the dialog offers every type the core writes, and only those
     for name, tab in (("qe", qe_tab), ("systems", systems_tab)):
         figure = tab.figure()
         assert figure is not None
@@ -280,13 +298,7 @@ def discriminative_tab(qtbot, state: AppState, ops: Operations):  # type: ignore
     from gui.reports.discriminative import DiscriminativeTab
 
     tab = DiscriminativeTab(state, ops)
-    qtbot.addWidget(tab)
-    _tester(tab.model)
-    _tester(tab.correlation_model)
-    tab.resize(1400, 900)
-    tab.show()
-    assert ops.wait_idle()
-    return tab
+    return _shown(qtbot, ops, tab, tab.model, tab.correlation_model)
 
 
 def _rank(tab, metric: str, drop: float) -> None:  # type: ignore[no-untyped-def]
@@ -331,6 +343,7 @@ def test_selecting_an_item_shows_every_systems_output_and_score(discriminative_t
     view = discriminative_tab.item
     assert view is not None and view.item == top.item
     assert set(view.scores) == set(view.outputs) and len(view.scores) == top.systems
+    assert list(view.scores.values()) == sorted(view.scores.values(), reverse=True)  # chrF: the best first
     text = discriminative_tab.detail.toPlainText()
     assert all(row.text in text for row in view.outputs.values())
 
