@@ -53,7 +53,6 @@ from suite.review import (
     SeenOutput,
     clear_manual_labels,
     resolve_as_known,
-    set_manual_label,
     set_manual_labels,
 )
 from suite.tasks import TaskState
@@ -89,20 +88,22 @@ def ask_reviewer(parent: QWidget, state: AppState) -> str | None:
     return state.reviewer
 
 
-def replaces_others(parent: QWidget, rows: list[OutputRow], label: str, reviewer: str) -> bool:
-    """Whether the reviewer means to replace decisions other reviewers made (True when there are none): a
-    decision is never overwritten by another reviewer unasked."""
+def replaces_others(parent: QWidget, rows: list[OutputRow], reviewer: str, label: str | None) -> bool:
+    """Whether the reviewer means to take over decisions other reviewers made (True when there are none): a
+    decision is never made another reviewer's unasked. ``label`` is the one it gets; None for a comment, which
+    keeps each decision's label and makes it the commenter's."""
     others = [r for r in rows if r.manual_label is not None and r.reviewer != reviewer]
     if not others:
         return True
     if len(rows) == 1:
         row = rows[0]
         said = f" — “{row.comment}”" if row.comment else ""
-        question = f"{row.reviewer} decided {row.manual_label}{said}. Replace it with your {label}?"
+        question = f"{row.reviewer} decided {row.manual_label}{said}. " + (
+            f"Replace it with your {label}?" if label else "Take it over with your comment?")
     else:
         names = ", ".join(sorted({r.reviewer or "" for r in others}))
-        question = (f"{len(others)} of the {len(rows)} outputs were decided by another reviewer ({names}). "
-                    f"Replace their decisions with your {label}?")
+        question = f"{len(others)} of the {len(rows)} outputs were decided by another reviewer ({names}). " + (
+            f"Replace their decisions with your {label}?" if label else "Take them over with your comment?")
     answer = QMessageBox.question(parent, "tsqe — another reviewer's decision",
                                   question + "\n\nTheir decision stays in the item's history.",
                                   QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
@@ -391,7 +392,7 @@ class ReviewScreen(QWidget):
         reviewer = ask_reviewer(self, self._state) if rows else None
         if not rows or reviewer is None or self._state.db is None:
             return
-        if not replaces_others(self, rows, label, reviewer):
+        if not replaces_others(self, rows, reviewer, label):
             return
         db = self._state.db
         ids = [r.output_id for r in rows]
@@ -421,28 +422,35 @@ class ReviewScreen(QWidget):
                         on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
 
     def comment(self) -> None:
+        """A comment on the selected decisions, each keeping its label, stored whole or not at all for the rows
+        of each label (``set_manual_labels`` gives one label to all it stores)."""
         rows = self.selected_rows()
         if not rows:
             return
         if any(r.manual_label is None for r in rows):
             self._ops.message.emit("a comment goes with a decision: press P or F first")
             return
+        reviewer = ask_reviewer(self, self._state)
+        if reviewer is None or self._state.db is None or not replaces_others(self, rows, reviewer, None):
+            return
         text, ok = QInputDialog.getText(self, "tsqe — comment", "Comment on this decision:",
                                         QLineEdit.EchoMode.Normal, rows[0].comment or "")
-        reviewer = ask_reviewer(self, self._state) if ok else None
-        if reviewer is None or self._state.db is None:
+        if not ok:
             return
         db = self._state.db
         ids = [r.output_id for r in rows]
+        by_label: dict[str, list[SeenOutput]] = {}
+        for row in rows:
+            by_label.setdefault(row.manual_label or "", []).append(
+                SeenOutput(row.output_id, row.manual_version, text.strip() or None))
 
         def work(task: TaskState) -> None:
-            for row in rows:
-                set_manual_label(db, row.output_id, row.manual_label or "", reviewer, text.strip() or None,
-                                 expected_version=row.manual_version)
+            for label, seen in by_label.items():
+                set_manual_labels(db, seen, label, reviewer, task=task)
 
         self._ops.write("commenting", work, OpChanges(labels=True, item_ids=frozenset(r.item_id for r in rows)),
                         on_success=lambda _: self.model.refresh(ids),
-                        on_failure=lambda error: self._conflict(error, ids))
+                        on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
 
     def _conflict(self, error: Exception, ids: list[int]) -> bool:
         """Someone else changed the label meanwhile: show theirs rather than overwrite it."""
