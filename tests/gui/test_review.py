@@ -295,3 +295,20 @@ def test_a_row_read_before_a_decision_never_overwrites_the_row_read_after_it(
         qtbot.waitUntil(lambda: model.index(0, COLUMN["manual"]).data() == "fail (TR)")
     assert window.ops.wait_idle()
     assert model.index(0, COLUMN["manual"]).data() == "fail (TR)"
+
+
+def test_the_detail_reads_the_output_against_its_nearest_reference(qtbot, window: MainWindow) -> None:
+    review = window.review
+    review.apply_filter(OutputFilter(item="amb-01"))
+    _settle(qtbot, window)
+    shown = {}
+    for row in range(review.model.rowCount()):
+        review.set_current_row(row)
+        cached = review.model.cached(row)
+        assert cached is not None
+        qtbot.waitUntil(lambda wanted=cached: review.detail.current is not None
+                        and review.detail.current.row == wanted)
+        shown[cached.text] = review.detail.browser.toPlainText()
+    assert "identical to a reference (standard)" in shown["The bench on the riverbank had been freshly painted."]
+    differs = shown["The bench by the river had been freshly painted."]
+    assert "Difference from the closest reference (standard)\nThe bench on by the riverbank river had" in differs
