@@ -18,7 +18,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -39,6 +39,7 @@ from gui.review.delegate import CellDelegate
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
 from gui.review.scroll_bar import paint_groove_once
+from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
 from suite.browse import OutputFilter, OutputRow
 from suite.editing import (
@@ -491,14 +492,7 @@ class ReviewScreen(QWidget):
 
     # --- actions, columns, settings ---------------------------------------------------------------
     def _make_actions(self) -> list[QAction]:
-        def action(text: str, key: str, slot: Any) -> QAction:
-            a = QAction(text, self)
-            a.setShortcut(QKeySequence(key))
-            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            a.triggered.connect(slot)
-            self.addAction(a)
-            return a
-
+        action = partial(screen_action, self)
         return [
             action("Mark &pass", "P", lambda: self.decide("pass")),
             action("Mark &fail", "F", lambda: self.decide("fail")),
