@@ -399,13 +399,17 @@ class ReviewScreen(QWidget):
         ids = [r.output_id for r in rows]
         items = frozenset(r.item_id for r in rows)
         seen = [SeenOutput(r.output_id, r.manual_version, r.comment) for r in rows]
+
+        def decided(_: object) -> None:
+            self.model.refresh(ids)
+            if as_known:  # only once decided: a refused decision settles nothing
+                for row in rows:
+                    self._resolve(row, "good" if label == "pass" else "bad", reviewer)
+
         self._ops.write(f"marking {len(rows)} output{'s' if len(rows) > 1 else ''} {label}",
                         lambda task: set_manual_labels(db, seen, label, reviewer, task=task),
-                        OpChanges(labels=True, item_ids=items), on_success=lambda _: self.model.refresh(ids),
+                        OpChanges(labels=True, item_ids=items), on_success=decided,
                         on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
-        if as_known:
-            for row in rows:
-                self._resolve(row, "good" if label == "pass" else "bad", reviewer)
         self._advance(set(ids))
 
     def clear(self) -> None:

@@ -170,6 +170,27 @@ def test_resolve_as_known_relabels_the_item_and_undo_removes_it(qtbot, window: M
     assert undone.manual_label == "pass"  # undo takes back the known translation, not the decision
 
 
+def test_a_refused_decision_adds_no_known_translation(qtbot, window: MainWindow, colleague: Database) -> None:
+    """Shift+P whose decision is refused (another reviewer decided meanwhile) leaves the item's known translations
+    as they were: the output was not settled."""
+    review = window.review
+    review.apply_filter(OutputFilter(label="unknown"))
+    _settle(qtbot, window)
+    row = review.model.cached(0)
+    assert row is not None and row.manual_label is None
+    set_manual_label(colleague, row.output_id, "fail", "Someone Else")  # after the table was read
+    _focus_table(qtbot, window)
+    review.set_current_row(0)
+    qtbot.keyClick(review.table, Qt.Key.Key_P, Qt.KeyboardModifier.ShiftModifier)
+    assert window.ops.wait_idle()
+    assert _manual(window, row.output_id) == ("fail", "Someone Else")
+    with colleague.session() as session:
+        assert not session.scalars(select(KnownTranslation).where(KnownTranslation.item_id == row.item_id)).all()
+    assert not window.state.undo_stack.canUndo()
+    [box] = shown_errors()
+    assert "Nothing was overwritten" in box.text()
+
+
 def test_a_report_cell_opens_review_with_its_filter(qtbot, window: MainWindow) -> None:
     window.tabs.setCurrentIndex(2)
     window.state.show_review(OutputFilter(label="fail", system="Online-X", category="Negation"))
