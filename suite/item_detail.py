@@ -23,6 +23,7 @@ from suite.errors import TsqeError
 from suite.labels import automatic_label, effective_label, join_labels
 from suite.rules import describe
 from suite.taxonomy import place
+from suite.word_diff import closest
 
 
 @dataclass(frozen=True)
@@ -125,3 +126,26 @@ def item_detail(db: Database, item_id: int) -> ItemDetail:
                         comment, effective, manual_version) in session.execute(query)]
         return ItemDetail(item.id, item.external_id, suite, category, phenomenon, item.source, item.comment,
                           item.version, rules, known, references, outputs)
+
+
+@dataclass(frozen=True)
+class Nearest:
+    """The reference or known translation most like an output: what a reviewer reads the output against."""
+
+    what: str
+    """What it is, in words: "reference (human)", "known good translation"."""
+    text: str
+    identical: bool
+    """The same words as the output (spacing aside): there is no difference to show."""
+
+
+def nearest_translation(item: ItemDetail, output: str) -> Nearest | None:
+    """Among the item's references and known translations, the one most like ``output`` by word overlap (the
+    first of equals, references first); None when the item has neither."""
+    candidates = [(f"reference ({r.kind})", r.text) for r in item.references]
+    candidates += [(f"known {k.kind} translation", k.text) for k in item.known]
+    found = closest(output, [text for _, text in candidates])
+    if found is None:
+        return None
+    what, text = candidates[found]
+    return Nearest(what, text, text.split() == output.split())

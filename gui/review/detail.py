@@ -2,7 +2,7 @@
 
 Source, references and known translations; how the output differs from the closest of them (word by word,
 so a reviewer sees at once the one word that changed); and why it got its automatic label. Everything is
-read in the background from ``suite.editing.item_detail`` and ``suite.review.explain``.
+read in the background from ``suite.item_detail`` and ``suite.review.explain``.
 """
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from gui.operations import Operations
 from gui.review.model import initials
 from gui.state import AppState
 from suite.browse import OutputRow
-from suite.editing import ItemDetail, item_detail
+from suite.item_detail import ItemDetail, item_detail, nearest_translation
 from suite.review import Explanation, explain
 from suite.rules import Span
-from suite.word_diff import closest, word_diff
+from suite.word_diff import word_diff
 
 INSERTED = "#56B4E9"  # Okabe–Ito sky blue: not a label colour, so a difference never reads as pass or fail
 
@@ -95,15 +95,12 @@ def detail_html(detail: Detail) -> str:
         parts.append(f"<p>manual: {label_html(row.manual_label)} by {html.escape(row.reviewer or '')} "
                      f"({html.escape(initials(row.reviewer))})"
                      + (f" — “{html.escape(row.comment)}”" if row.comment else "") + "</p>")
-    candidates = [(f"reference ({r.kind})", r.text) for r in item.references]
-    candidates += [(f"known {k.kind} translation", k.text) for k in item.known]
-    found = closest(why.text, [text for _, text in candidates])
-    best = None if found is None else candidates[found]
-    if best is not None and best[1].split() == why.text.split():
-        parts.append(f"<p>identical to a {html.escape(best[0])}</p>")
-    elif best is not None:
-        parts.append(section.format(f"Difference from the closest {html.escape(best[0])}"))
-        parts.append(f"<p>{diff_html(why.text, best[1])}</p>")
+    nearest = nearest_translation(item, why.text)
+    if nearest is not None and nearest.identical:
+        parts.append(f"<p>identical to a {html.escape(nearest.what)}</p>")
+    elif nearest is not None:
+        parts.append(section.format(f"Difference from the closest {html.escape(nearest.what)}"))
+        parts.append(f"<p>{diff_html(why.text, nearest.text)}</p>")
     if item.references:
         parts.append(section.format("References"))
         parts += [f"<p>{html.escape(r.text)}</p>" for r in item.references]

@@ -18,7 +18,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -39,6 +39,7 @@ from gui.review.delegate import CellDelegate
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
 from gui.review.scroll_bar import paint_groove_once
+from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
 from suite.browse import OutputFilter, OutputRow
 from suite.editing import (
@@ -53,7 +54,6 @@ from suite.review import (
     SeenOutput,
     clear_manual_labels,
     resolve_as_known,
-    set_manual_label,
     set_manual_labels,
 )
 from suite.tasks import TaskState
@@ -89,20 +89,22 @@ def ask_reviewer(parent: QWidget, state: AppState) -> str | None:
     return state.reviewer
 
 
-def replaces_others(parent: QWidget, rows: list[OutputRow], label: str, reviewer: str) -> bool:
-    """Whether the reviewer means to replace decisions other reviewers made (True when there are none): a
-    decision is never overwritten by another reviewer unasked."""
+def replaces_others(parent: QWidget, rows: list[OutputRow], reviewer: str, label: str | None) -> bool:
+    """Whether the reviewer means to take over decisions other reviewers made (True when there are none): a
+    decision is never made another reviewer's unasked. ``label`` is the one it gets; None for a comment, which
+    keeps each decision's label and makes it the commenter's."""
     others = [r for r in rows if r.manual_label is not None and r.reviewer != reviewer]
     if not others:
         return True
     if len(rows) == 1:
         row = rows[0]
         said = f" — “{row.comment}”" if row.comment else ""
-        question = f"{row.reviewer} decided {row.manual_label}{said}. Replace it with your {label}?"
+        question = f"{row.reviewer} decided {row.manual_label}{said}. " + (
+            f"Replace it with your {label}?" if label else "Take it over with your comment?")
     else:
         names = ", ".join(sorted({r.reviewer or "" for r in others}))
-        question = (f"{len(others)} of the {len(rows)} outputs were decided by another reviewer ({names}). "
-                    f"Replace their decisions with your {label}?")
+        question = f"{len(others)} of the {len(rows)} outputs were decided by another reviewer ({names}). " + (
+            f"Replace their decisions with your {label}?" if label else "Take them over with your comment?")
     answer = QMessageBox.question(parent, "tsqe — another reviewer's decision",
                                   question + "\n\nTheir decision stays in the item's history.",
                                   QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
@@ -391,19 +393,23 @@ class ReviewScreen(QWidget):
         reviewer = ask_reviewer(self, self._state) if rows else None
         if not rows or reviewer is None or self._state.db is None:
             return
-        if not replaces_others(self, rows, label, reviewer):
+        if not replaces_others(self, rows, reviewer, label):
             return
         db = self._state.db
         ids = [r.output_id for r in rows]
         items = frozenset(r.item_id for r in rows)
         seen = [SeenOutput(r.output_id, r.manual_version, r.comment) for r in rows]
+
+        def decided(_: object) -> None:
+            self.model.refresh(ids)
+            if as_known:  # only once decided: a refused decision settles nothing
+                for row in rows:
+                    self._resolve(row, "good" if label == "pass" else "bad", reviewer)
+
         self._ops.write(f"marking {len(rows)} output{'s' if len(rows) > 1 else ''} {label}",
                         lambda task: set_manual_labels(db, seen, label, reviewer, task=task),
-                        OpChanges(labels=True, item_ids=items), on_success=lambda _: self.model.refresh(ids),
+                        OpChanges(labels=True, item_ids=items), on_success=decided,
                         on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
-        if as_known:
-            for row in rows:
-                self._resolve(row, "good" if label == "pass" else "bad", reviewer)
         self._advance(set(ids))
 
     def clear(self) -> None:
@@ -421,28 +427,35 @@ class ReviewScreen(QWidget):
                         on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
 
     def comment(self) -> None:
+        """A comment on the selected decisions, each keeping its label, stored whole or not at all for the rows
+        of each label (``set_manual_labels`` gives one label to all it stores)."""
         rows = self.selected_rows()
         if not rows:
             return
         if any(r.manual_label is None for r in rows):
             self._ops.message.emit("a comment goes with a decision: press P or F first")
             return
+        reviewer = ask_reviewer(self, self._state)
+        if reviewer is None or self._state.db is None or not replaces_others(self, rows, reviewer, None):
+            return
         text, ok = QInputDialog.getText(self, "tsqe — comment", "Comment on this decision:",
                                         QLineEdit.EchoMode.Normal, rows[0].comment or "")
-        reviewer = ask_reviewer(self, self._state) if ok else None
-        if reviewer is None or self._state.db is None:
+        if not ok:
             return
         db = self._state.db
         ids = [r.output_id for r in rows]
+        by_label: dict[str, list[SeenOutput]] = {}
+        for row in rows:
+            by_label.setdefault(row.manual_label or "", []).append(
+                SeenOutput(row.output_id, row.manual_version, text.strip() or None))
 
         def work(task: TaskState) -> None:
-            for row in rows:
-                set_manual_label(db, row.output_id, row.manual_label or "", reviewer, text.strip() or None,
-                                 expected_version=row.manual_version)
+            for label, seen in by_label.items():
+                set_manual_labels(db, seen, label, reviewer, task=task)
 
         self._ops.write("commenting", work, OpChanges(labels=True, item_ids=frozenset(r.item_id for r in rows)),
                         on_success=lambda _: self.model.refresh(ids),
-                        on_failure=lambda error: self._conflict(error, ids))
+                        on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
 
     def _conflict(self, error: Exception, ids: list[int]) -> bool:
         """Someone else changed the label meanwhile: show theirs rather than overwrite it."""
@@ -483,14 +496,7 @@ class ReviewScreen(QWidget):
 
     # --- actions, columns, settings ---------------------------------------------------------------
     def _make_actions(self) -> list[QAction]:
-        def action(text: str, key: str, slot: Any) -> QAction:
-            a = QAction(text, self)
-            a.setShortcut(QKeySequence(key))
-            a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            a.triggered.connect(slot)
-            self.addAction(a)
-            return a
-
+        action = partial(screen_action, self)
         return [
             action("Mark &pass", "P", lambda: self.decide("pass")),
             action("Mark &fail", "F", lambda: self.decide("fail")),

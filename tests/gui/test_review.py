@@ -170,6 +170,27 @@ def test_resolve_as_known_relabels_the_item_and_undo_removes_it(qtbot, window: M
     assert undone.manual_label == "pass"  # undo takes back the known translation, not the decision
 
 
+def test_a_refused_decision_adds_no_known_translation(qtbot, window: MainWindow, colleague: Database) -> None:
+    """Shift+P whose decision is refused (another reviewer decided meanwhile) leaves the item's known translations
+    as they were: the output was not settled."""
+    review = window.review
+    review.apply_filter(OutputFilter(label="unknown"))
+    _settle(qtbot, window)
+    row = review.model.cached(0)
+    assert row is not None and row.manual_label is None
+    set_manual_label(colleague, row.output_id, "fail", "Someone Else")  # after the table was read
+    _focus_table(qtbot, window)
+    review.set_current_row(0)
+    qtbot.keyClick(review.table, Qt.Key.Key_P, Qt.KeyboardModifier.ShiftModifier)
+    assert window.ops.wait_idle()
+    assert _manual(window, row.output_id) == ("fail", "Someone Else")
+    with colleague.session() as session:
+        assert not session.scalars(select(KnownTranslation).where(KnownTranslation.item_id == row.item_id)).all()
+    assert not window.state.undo_stack.canUndo()
+    [box] = shown_errors()
+    assert "Nothing was overwritten" in box.text()
+
+
 def test_a_report_cell_opens_review_with_its_filter(qtbot, window: MainWindow) -> None:
     window.tabs.setCurrentIndex(2)
     window.state.show_review(OutputFilter(label="fail", system="Online-X", category="Negation"))
@@ -295,3 +316,20 @@ def test_a_row_read_before_a_decision_never_overwrites_the_row_read_after_it(
         qtbot.waitUntil(lambda: model.index(0, COLUMN["manual"]).data() == "fail (TR)")
     assert window.ops.wait_idle()
     assert model.index(0, COLUMN["manual"]).data() == "fail (TR)"
+
+
+def test_the_detail_reads_the_output_against_its_nearest_reference(qtbot, window: MainWindow) -> None:
+    review = window.review
+    review.apply_filter(OutputFilter(item="amb-01"))
+    _settle(qtbot, window)
+    shown = {}
+    for row in range(review.model.rowCount()):
+        review.set_current_row(row)
+        cached = review.model.cached(row)
+        assert cached is not None
+        qtbot.waitUntil(lambda wanted=cached: review.detail.current is not None
+                        and review.detail.current.row == wanted)
+        shown[cached.text] = review.detail.browser.toPlainText()
+    assert "identical to a reference (standard)" in shown["The bench on the riverbank had been freshly painted."]
+    differs = shown["The bench by the river had been freshly painted."]
+    assert "Difference from the closest reference (standard)\nThe bench on by the riverbank river had" in differs

@@ -120,6 +120,7 @@ def test_a_comment_keeps_the_cursor_on_the_row_commented(qtbot, window: MainWind
     review = window.review
     row = _on(qtbot, window, OutputFilter(reviewed=True), 3)
     monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("checked twice", True))
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: QMessageBox.StandardButton.Yes)  # anna.k's
     qtbot.keyClick(review.table, Qt.Key.Key_C)
     assert window.ops.wait_idle()
     assert _manual(window, row.output_id)[2] == "checked twice"
@@ -156,6 +157,56 @@ def test_another_reviewers_decision_is_replaced_only_when_the_reviewer_says_so(
         qtbot.keyClick(review.table, Qt.Key.Key_P)
         assert window.ops.wait_idle()
         assert len(asked) == 1 and _manual(window, theirs.output_id)[:2] == ("pass", "Test Reviewer")
+
+
+@pytest.mark.parametrize("answer", [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes])
+def test_a_comment_takes_over_other_reviewers_decisions_only_when_the_reviewer_says_so(
+        qtbot, window: MainWindow, colleague, monkeypatch, answer: QMessageBox.StandardButton) -> None:  # type: ignore[no-untyped-def]
+    review = window.review
+    _on(qtbot, window, OutputFilter(reviewed=True), 0)
+    rows = [r for i in range(review.model.rowCount()) if (r := review.model.cached(i)) is not None]
+    assert {r.manual_label for r in rows} == {"pass", "fail"} and {r.reviewer for r in rows} == {"anna.k", "jonas.w"}
+    before = dump(colleague)
+    review.table.selectAll()
+    asked: list[str] = []
+
+    def question(parent, title, text, *args):  # type: ignore[no-untyped-def]
+        asked.append(text)
+        return answer
+
+    monkeypatch.setattr(QMessageBox, "question", question)
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("seen again", True))
+    qtbot.keyClick(review.table, Qt.Key.Key_C)
+    assert window.ops.wait_idle()
+    assert asked == [f"{len(rows)} of the {len(rows)} outputs were decided by another reviewer (anna.k, jonas.w). "
+                     "Take them over with your comment?\n\nTheir decision stays in the item's history."]
+    if answer == QMessageBox.StandardButton.No:
+        assert dump(colleague) == before
+    else:  # each keeps its label
+        assert [_manual(window, r.output_id) for r in rows] == [
+            (r.manual_label, "Test Reviewer", "seen again") for r in rows]
+
+
+def test_a_comment_on_several_rows_where_one_is_stale_stores_nothing(
+        qtbot, window: MainWindow, colleague, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    review = window.review
+    _on(qtbot, window, OutputFilter(reviewed=True), 2)
+    rows = [review.model.cached(i) for i in range(2, 5)]
+    stale = rows[2]
+    assert stale is not None and all(r is not None and r.manual_label == "fail" for r in rows)
+    set_manual_label(colleague, stale.output_id, "fail", "Someone Else")  # after the table was read
+    before = dump(colleague)
+    review.table.selectRow(2)
+    qtbot.keyClick(review.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClick(review.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    assert [r.output_id for r in review.selected_rows()] == [r.output_id for r in rows if r is not None]
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: QMessageBox.StandardButton.Yes)
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("seen again", True))
+    qtbot.keyClick(review.table, Qt.Key.Key_C)
+    assert window.ops.wait_idle()
+    assert dump(colleague) == before  # not the rows before the stale one either
+    [box] = [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
+    assert "Someone Else" in box.text() and "Nothing was overwritten" in box.text()
 
 
 def test_a_decision_on_several_rows_where_one_is_stale_stores_nothing(
