@@ -33,6 +33,7 @@ from gui.editor.rules import RuleList
 from gui.editor.scope import ScopePane
 from gui.editor.undo import SavedEdit
 from gui.operations import OpChanges, Operations
+from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
 from suite.browse import OutputFilter
 from suite.editing import (
@@ -186,20 +187,12 @@ class ItemEditorScreen(QWidget):
         layout.addWidget(self.pages)
 
     def _build_actions(self) -> None:
-        def action(text: str, keys: QKeySequence | QKeySequence.StandardKey | str, slot: object) -> QAction:
-            made = QAction(text, self)
-            made.setShortcut(QKeySequence(keys))
-            made.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            made.triggered.connect(slot)
-            self.addAction(made)
-            return made
-
-        self.save_action = action("&Save item", QKeySequence.StandardKey.Save, self.save)
-        self.revert_action = action("Re&vert item", "", self.revert)
-        self.add_positive_action = action("Add p&ositive rule", "Ctrl+Shift+P",
-                                          self.rule_lists["positive"].add_rule)
-        self.add_negative_action = action("Add &negative rule", "Ctrl+Shift+N",
-                                          self.rule_lists["negative"].add_rule)
+        self.save_action = screen_action(self, "&Save item", QKeySequence.StandardKey.Save, self.save)
+        self.revert_action = screen_action(self, "Re&vert item", "", self.revert)
+        self.add_positive_action = screen_action(self, "Add p&ositive rule", "Ctrl+Shift+P",
+                                                 self.rule_lists["positive"].add_rule)
+        self.add_negative_action = screen_action(self, "Add &negative rule", "Ctrl+Shift+N",
+                                                 self.rule_lists["negative"].add_rule)
         self._update_buttons()
 
     def actions(self) -> list[QAction]:
