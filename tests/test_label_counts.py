@@ -15,12 +15,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from migration_helpers import at_revision
 from sqlalchemy import select, text
 
-from alembic import command
 from store import Database, open_database
-from store.engine import make_engine
-from store.migrations import alembic_config
 from store.models import (
     AutoLabel,
     Item,
@@ -225,13 +223,7 @@ def test_random_sequences_of_writes_keep_the_counts(operations: list[str], seed:
 def test_upgrading_fills_the_counts_from_the_stored_labels(tmp_path: Path) -> None:
     """A database labelled at revision 0003 gets counts equal to a recount, unlabelled outputs included."""
     path = tmp_path / "old.sqlite"
-    engine = make_engine(f"sqlite:///{path}")
-    config = alembic_config()
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0003")
-        conn.execute(text("INSERT INTO suites (id, name, source_lang, target_lang, created_at) "
-                          "VALUES (1, 'old', 'de', 'en', CURRENT_TIMESTAMP)"))
+    with at_revision(f"sqlite:///{path}", "0003") as conn:
         conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) "
                           "VALUES (1, 1, 'a', 0, 'Er kam.'), (2, 1, 'b', 1, 'Sie ging.'), (3, 1, 'c', 2, 'Nichts.')"))
         conn.execute(text("INSERT INTO outputs (id, item_id, text) VALUES (1, 1, 'He came.'), (2, 1, 'He arrived.'), "
@@ -241,11 +233,10 @@ def test_upgrading_fills_the_counts_from_the_stored_labels(tmp_path: Path) -> No
                           "VALUES (1, 'x', 2, CURRENT_TIMESTAMP), (2, 'y', 4, CURRENT_TIMESTAMP)"))
         conn.execute(text("INSERT INTO manual_labels (output_id, label, reviewer, reviewed_at) "
                           "VALUES (2, 'fail', 'r', CURRENT_TIMESTAMP)"))
-    engine.dispose()
     db = open_database(path)
     automatic, _ = recount(db)
     assert stored(db) == automatic == {1: (1, 0, 0, 1, 0, 1, 3), 2: (0, 1, 0, 0, 1, 1, 3)}
-    assert_consistent(db, "upgrade", "old")
+    assert_consistent(db, "upgrade", "s")
     db.close()
 
 

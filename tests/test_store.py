@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from alembic.script import ScriptDirectory
+from migration_helpers import at_revision
 from sqlalchemy import create_engine, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
 from alembic import command
 from store import Database, migrations, open_database, resolve_url
-from store.engine import make_engine
 from store.migrations import alembic_config, script_location
 from store.models import AutoLabel, Item, Suite
 from suite.labels import effective_labels_select
@@ -38,13 +38,7 @@ def test_upgrading_keeps_every_label_and_stores_unknown_as_no_row(tmp_path: Path
     """A database labelled at revision 0001 (one row per labelled output, unknown included) reads the same
     labels after the upgrade; an output that was not labelled yet is still new and gets labelled."""
     path = tmp_path / "old.sqlite"
-    engine = make_engine(f"sqlite:///{path}")
-    config = alembic_config()
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0001")
-        conn.execute(text("INSERT INTO suites (id, name, source_lang, target_lang, created_at) "
-                          "VALUES (1, 's', 'de', 'en', CURRENT_TIMESTAMP)"))
+    with at_revision(f"sqlite:///{path}", "0001") as conn:
         conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) "
                           "VALUES (1, 1, 'a', 0, 'Er kam.'), (2, 1, 'b', 1, 'Sie ging.')"))
         conn.execute(text("INSERT INTO rules (id, item_id, polarity, pattern, ignore_case, valid, position) "
@@ -55,7 +49,6 @@ def test_upgrading_keeps_every_label_and_stores_unknown_as_no_row(tmp_path: Path
                           "(2, 'unknown', NULL), (3, 'unknown', NULL), (4, 'pass', 2)"))
         conn.execute(text("INSERT INTO label_fingerprints (item_id, fingerprint, labelled_at) "
                           "VALUES (1, 'x', CURRENT_TIMESTAMP), (2, 'y', CURRENT_TIMESTAMP)"))
-    engine.dispose()
     db = open_database(path)
     with db.session() as session:
         read = effective_labels_select(1).subquery()
@@ -113,16 +106,9 @@ def _dump(path: Path) -> list[str]:
 
 def _at_revision(path: Path, revision: str) -> None:
     """A database file at ``revision`` holding one suite with one item."""
-    engine = make_engine(f"sqlite:///{path}")
-    config = alembic_config()
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, revision)
-        conn.execute(text("INSERT INTO suites (id, name, source_lang, target_lang, created_at) "
-                          "VALUES (1, 's', 'de', 'en', CURRENT_TIMESTAMP)"))
+    with at_revision(f"sqlite:///{path}", revision) as conn:
         conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) "
                           "VALUES (1, 1, 'a', 0, 'Er kam.')"))
-    engine.dispose()
 
 
 def test_migrating_an_old_file_keeps_a_backup_at_its_revision(tmp_path: Path) -> None:
@@ -214,13 +200,7 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 def test_history_of_suites_and_outputs_keeps_every_entry(empty_url: str) -> None:
     """Migration 0005 lets the history hold entries about a suite and about outputs; the entries already there
     stay as they were, and entities outside the list are still refused."""
-    engine = make_engine(empty_url)
-    config = alembic_config()
-    with engine.begin() as conn:
-        config.attributes["connection"] = conn
-        command.upgrade(config, "0004")
-        conn.execute(text("INSERT INTO suites (id, name, source_lang, target_lang, created_at) "
-                          "VALUES (1, 's', 'de', 'en', CURRENT_TIMESTAMP)"))
+    with at_revision(empty_url, "0004") as conn:
         conn.execute(text("INSERT INTO history (id, suite_id, item_external_id, entity, entity_id, action, author, "
                           "at, before, after, version) VALUES "
                           "(7, 1, 'a', 'rule', 3, 'change', 'ada', CURRENT_TIMESTAMP, '{\"pattern\": \"x\"}', "
@@ -228,10 +208,9 @@ def test_history_of_suites_and_outputs_keeps_every_entry(empty_url: str) -> None
                           "(8, 1, NULL, 'category', 2, 'rename', 'bob', CURRENT_TIMESTAMP, NULL, NULL, NULL)"))
         before = conn.execute(text("SELECT id, suite_id, item_external_id, entity, entity_id, action, author, "
                                    "before, after, version FROM history ORDER BY id")).all()
-    with pytest.raises(IntegrityError), engine.begin() as conn:
-        conn.execute(text("INSERT INTO history (suite_id, entity, action, author, at) "
-                          "VALUES (1, 'suite', 'rename', 'ada', CURRENT_TIMESTAMP)"))
-    engine.dispose()
+        with pytest.raises(IntegrityError), conn.begin_nested():
+            conn.execute(text("INSERT INTO history (suite_id, entity, action, author, at) "
+                              "VALUES (1, 'suite', 'rename', 'ada', CURRENT_TIMESTAMP)"))
     db = open_database(empty_url)
     with db.engine.begin() as conn:
         assert conn.execute(text("SELECT id, suite_id, item_external_id, entity, entity_id, action, author, "
