@@ -6,7 +6,6 @@ The window only wires things together: screens observe ``AppState``, every datab
 from __future__ import annotations
 
 import html
-import re
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -48,6 +47,7 @@ from gui.suite_edits import SuiteEdits
 from gui.tree import SuiteTreePane
 from store import Database, open_database
 from suite.demo import DEMO_SUITE, create_demo
+from suite.errors import TsqeError
 from suite.export import export_labels
 from suite.export_suite import export_suite
 from suite.importers.kinds import IMPORT_KINDS, ImportKind, import_kind
@@ -57,6 +57,7 @@ from suite.importers.suite_import import default_suite_name, import_suite
 from suite.label_counts import LabelCounts
 from suite.labelling import relabel
 from suite.names import suite_names
+from suite.suites import split_language_pair
 from suite.tasks import TaskState
 
 TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"), ("QE accuracy", "qe"),
@@ -66,7 +67,6 @@ LAST = "files/last"
 MAX_RECENT = 8
 SUITE_FILES = "suites (*.json *.tsv *.csv *.xlsx)"
 TABLE_FILES = "tables (*.tsv *.csv *.xlsx)"
-LANGUAGE_PAIR = re.compile(r"([a-z]{2,3})\s*-\s*([a-z]{2,3})")
 
 
 def demo_path() -> Path:
@@ -409,10 +409,10 @@ class MainWindow(QMainWindow):
                                             QLineEdit.EchoMode.Normal, "de-en")
             if not ok:
                 return ()
-            match = LANGUAGE_PAIR.fullmatch(text.strip().lower())
-            if match:
-                return match[1], match[2]
-            self.ops.message.emit(f"languages are written like de-en, not {text!r}")
+            try:
+                return split_language_pair(text)
+            except TsqeError as error:
+                self.ops.message.emit(str(error))
 
     def _suite_imported(self, names: list[str], suite: str) -> None:
         self._fill_suite_box(names)

@@ -19,6 +19,18 @@ UNKNOWN_SHOWN = "?"
 """How an unknown language is shown wherever a language is named."""
 
 
+LANGUAGE_PAIR = re.compile(r"([a-z]{2,3})\s*-\s*([a-z]{2,3})")
+"""Two languages as a person writes them (``de-en``): a hyphen between two codes leaves no room for subtags."""
+
+
+def split_language_pair(text: str) -> tuple[str, str]:
+    """``de-en`` (any case, spaces around the hyphen) -> (``de``, ``en``)."""
+    match = LANGUAGE_PAIR.fullmatch(text.strip().lower())
+    if match is None:
+        raise TsqeError(f"languages are written like de-en, not {text!r}")
+    return match[1], match[2]
+
+
 def language_pair(source_lang: str, target_lang: str) -> str:
     """A suite's languages as messages and human scores files name them (``de-en``), an unknown one as ``?``."""
     return f"{source_lang or UNKNOWN_SHOWN}-{target_lang or UNKNOWN_SHOWN}"

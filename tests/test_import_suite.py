@@ -13,7 +13,7 @@ from suite.errors import InputFileError, TsqeError
 from suite.history import suite_history
 from suite.importers import import_suite
 from suite.suite_edit import rename_suite, set_languages
-from suite.suites import SuiteInfo, suite_info
+from suite.suites import SuiteInfo, split_language_pair, suite_info
 
 
 def problems_of(excinfo: pytest.ExceptionInfo[InputFileError]) -> list[str]:
@@ -308,3 +308,12 @@ def test_dfki_extensions_are_read(db: Database, tmp_path: Path) -> None:
 def suite_info_id(db: Database) -> int:
     with db.session() as session:
         return session.scalar(select(Suite.id)) or 0
+
+
+def test_a_language_pair_as_a_person_types_it() -> None:
+    """What the window asks for when a suite table does not name its languages."""
+    assert split_language_pair(" DE - en ") == ("de", "en")
+    assert split_language_pair("eng-deu") == ("eng", "deu")
+    for wrong in ("deen", "de en", "de-en-us", "d-en", ""):
+        with pytest.raises(TsqeError, match="languages are written like de-en"):
+            split_language_pair(wrong)
