@@ -118,13 +118,19 @@ class RuleProblem:
     problem: PatternProblem
 
 
+def ordered_flips(flips: Counter[str]) -> dict[str, int]:
+    """The most frequent flip first, ties by name: what a linguist reads first is what changes most."""
+    return dict(sorted(flips.items(), key=lambda flip: (-flip[1], flip[0])))
+
+
 @dataclass(frozen=True)
 class ItemPreview:
     item_id: int
     outputs: list[PreviewOutput]
     problems: list[RuleProblem]
     flips: dict[str, int]
-    """``"unknown->pass": n`` over automatic labels (label_now -> label_after), changed ones only."""
+    """``"unknown->pass": n`` over automatic labels (label_now -> label_after), changed ones only; the most
+    frequent first (``ordered_flips``), as every screen and command lists them."""
 
 
 @dataclass(frozen=True)
@@ -294,7 +300,7 @@ class PreviewSession:
                 stored.manual, stored.reviewer, decision.label, matcher.words(decision), output_spans, timed_out))
             if (flip := _flip(stored.label_now, decision.label)) is not None:
                 flips[flip] += 1
-        return ItemPreview(item_id, previews, matcher.problems, dict(sorted(flips.items())))
+        return ItemPreview(item_id, previews, matcher.problems, ordered_flips(flips))
 
     def _read(self, item_id: int) -> _Cached:
         with self.db.session() as session:
@@ -391,9 +397,9 @@ def preview_scope(db: Database, item_id: int, added: Sequence[DraftRule], scope:
                 if output_ids:
                     flips.update(item_flips)
                     flipped.append(ItemFlips(chunk_item_id, external_id, category, phenomenon,
-                                             dict(sorted(item_flips.items())), tuple(output_ids)))
+                                             ordered_flips(item_flips), tuple(output_ids)))
         progress.progress(len(items), len(items), "items")
-    return ScopePreview(scope, flipped, dict(sorted(flips.items())), examined)
+    return ScopePreview(scope, flipped, ordered_flips(flips), examined)
 
 
 def _items_in_scope(session: Session, item: Item, scope: str) -> list[tuple[int, str, str | None, str | None]]:

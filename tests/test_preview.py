@@ -29,6 +29,7 @@ from suite.preview import (
     DraftRule,
     PreviewSession,
     draft_of,
+    ordered_flips,
     preview_item,
     preview_scope,
 )
@@ -360,3 +361,9 @@ def test_dfki_previews_equal_saving_then_labelling(db: Database, shared_data: Pa
             assert output.label_after == after[output.output_id], output
             changed += output.label_now != output.label_after
     assert changed > 50  # the drafts did change labels, so the comparison means something
+
+
+def test_flips_are_listed_most_frequent_first() -> None:
+    """The editor, its scope pane and ``tsqe rule-test`` list the flips in the order the core gives them."""
+    flips = ordered_flips(Counter({"unknown->pass": 1, "pass->fail": 3, "fail->conflict": 1}))
+    assert list(flips.items()) == [("pass->fail", 3), ("fail->conflict", 1), ("unknown->pass", 1)]

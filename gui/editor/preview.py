@@ -42,7 +42,7 @@ def flips_html(flips: dict[str, int]) -> str:
     if not flips:
         return "no label changes"
     parts = []
-    for flip, count in sorted(flips.items(), key=lambda kv: (-kv[1], kv[0])):
+    for flip, count in flips.items():
         before, _, after = flip.partition("->")
         parts.append(f"{count} {label_html(before)}→{label_html(after)}")
     return ", ".join(parts)

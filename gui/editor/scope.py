@@ -25,8 +25,7 @@ _COLUMNS = (RowColumn("Item"), RowColumn("Category / phenomenon"), RowColumn("Fl
 
 
 def flips_text(flips: dict[str, int]) -> str:
-    return ", ".join(f"{count} {flip.replace('->', '→')}" for flip, count in
-                     sorted(flips.items(), key=lambda kv: (-kv[1], kv[0])))
+    return ", ".join(f"{count} {flip.replace('->', '→')}" for flip, count in flips.items())
 
 
 class ScopeModel(RowListModel[ItemFlips]):
