@@ -73,8 +73,8 @@ _LABEL_BRUSHES = {label: QColor(colour) for label, colour in LABEL_COLOURS.items
 
 class Cell(NamedTuple):
     """What a cell shows: its text, the colour of a label (None: the palette's), bold for a manual label, and
-    where rules match (the output column only). The review table's delegate paints it from ``ReviewModel.cell``,
-    a plain Python call: asking through ``QModelIndex.data`` wraps the value for Qt and back."""
+    where rules match (the output column only). The review table paints a row from ``ReviewModel.cells``, a
+    plain Python call: asking through ``QModelIndex.data`` wraps each value for Qt and back."""
     text: str
     colour: QColor | None
     bold: bool
@@ -319,9 +319,10 @@ class ReviewModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(min(changed), 0), self.index(max(changed), len(COLUMNS) - 1))
         self.rows_arrived.emit()
 
-    def cell(self, row: int, column: int) -> Cell | None:
-        """What the delegate paints in this cell; None while the row's block is on its way (asked for here, so
-        that rows are read as they are painted). A row's cells are worked out when it is first painted."""
+    def cells(self, row: int) -> tuple[Cell, ...] | None:
+        """What the table paints in this row, a cell per column; None while the row's block is on its way (asked
+        for here, so that rows are read as they are painted). A row's cells are worked out when it is first
+        painted."""
         ids = self._blocks.get(row // BLOCK)
         output_id = ids[row % BLOCK] if ids is not None and row % BLOCK < len(ids) else None
         if output_id is None:
@@ -333,7 +334,7 @@ class ReviewModel(QAbstractTableModel):
             if found is None:  # an output that vanished since the snapshot: its row stays blank
                 return None
             cells = self._shown[output_id] = _cells(found, self._spans.get(output_id, []))
-        return cells[column]
+        return cells
 
     def all_cached(self, first: int, last: int) -> bool:
         last = min(last, self._total - 1)
@@ -367,9 +368,10 @@ class ReviewModel(QAbstractTableModel):
                 self.fetch(row_number)
                 return "…"
             return output_id
-        cell = self.cell(row_number, index.column())
-        if cell is None:
+        cells = self.cells(row_number)
+        if cells is None:
             return None
+        cell = cells[index.column()]
         if role == DISPLAY:
             return cell.text
         if role == FOREGROUND:

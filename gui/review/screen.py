@@ -29,16 +29,15 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QSplitter,
-    QTableView,
     QVBoxLayout,
     QWidget,
 )
 
 from gui.operations import OpChanges, Operations
-from gui.review.delegate import CellDelegate
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
 from gui.review.scroll_bar import paint_groove_once
+from gui.review.table import ReviewTable
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
 from suite.browse import OutputFilter, OutputRow
@@ -121,8 +120,7 @@ class ReviewScreen(QWidget):
         self._scope = OutputFilter()  # what the bar cannot show: an item, chosen items, an automatic label
         self._follow_cursor_to: int | None = None  # output id to put the cursor on once the ids are in
         self._build_bar()
-        self.table = QTableView(self)
-        self.table.setModel(self.model)
+        self.table = ReviewTable(self.model, self)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.table.setSortingEnabled(True)
@@ -130,7 +128,6 @@ class ReviewScreen(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.verticalHeader().hide()
-        self.table.setItemDelegate(CellDelegate(self.table, self.model))
         paint_groove_once(self.table.verticalScrollBar())
         header = self.table.horizontalHeader()
         header.setSectionsMovable(True)

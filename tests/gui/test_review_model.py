@@ -11,9 +11,9 @@ from PySide6.QtWidgets import QScrollBar, QStyleFactory, QTableView, QWidget
 import gui.review.model as model_module
 from gui.colours import LABEL_COLOURS
 from gui.main_window import MainWindow
-from gui.review.delegate import CellDelegate
 from gui.review.model import COLUMN, ReviewModel
 from gui.review.scroll_bar import paint_groove_once
+from gui.review.table import ReviewTable
 from suite.browse import OutputFilter, output_ids, output_rows
 from suite.items import remove_item
 from suite.review import set_manual_label
@@ -28,15 +28,17 @@ def test_a_cell_not_read_yet_asks_for_its_block_and_then_shows_the_row(qtbot, wi
     tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
     model.query(OutputFilter())
     assert window.ops.wait_idle()
-    assert model.cell(100, COLUMN["output"]) is None  # painting a row whose block is not here asks for it
+    assert model.cells(100) is None  # painting a row whose block is not here asks for it
     assert window.ops.wait_idle()
     [row] = output_rows(db, [output_ids(db, OutputFilter(), suite_name=suite_name)[100]])
-    output = model.cell(100, COLUMN["output"])
-    assert output is not None and output.text == row.text and output.colour is None and not output.bold
-    auto = model.cell(100, COLUMN["auto"])
-    assert auto is not None and auto.text == (row.auto_label or "not labelled")
+    cells = model.cells(100)
+    assert cells is not None
+    output = cells[COLUMN["output"]]
+    assert output.text == row.text and output.colour is None and not output.bold
+    auto = cells[COLUMN["auto"]]
+    assert auto.text == (row.auto_label or "not labelled")
     assert auto.colour == (QColor(LABEL_COLOURS[row.auto_label]) if row.auto_label else None)
-    assert model.cell(100, COLUMN["item"]) == model.cell(100, COLUMN["item"])
+    assert model.cells(100) is cells  # worked out once
     assert model.index(100, COLUMN["output"]).data() == row.text
     del tester
 
@@ -48,13 +50,15 @@ def test_a_decision_shows_in_the_cells_once_its_row_is_read_again(qtbot, window:
     row = next(r for r in range(20) if (cached := model.cached(r)) is not None and cached.manual_label is None)
     output_id = model.output_id(row)
     assert output_id is not None
-    before = model.cell(row, COLUMN["manual"])  # painted once: its cells are worked out and kept
-    assert before is not None and before.text == "" and not before.bold
+    before = model.cells(row)  # painted once: its cells are worked out and kept
+    assert before is not None and before[COLUMN["manual"]].text == "" and not before[COLUMN["manual"]].bold
     set_manual_label(db, output_id, "fail", "Ada Lovelace")
     model.refresh([output_id])
     assert window.ops.wait_idle()
-    after = model.cell(row, COLUMN["manual"])
-    assert after is not None and after.text == "fail (AL)" and after.bold
+    cells = model.cells(row)
+    assert cells is not None
+    after = cells[COLUMN["manual"]]
+    assert after.text == "fail (AL)" and after.bold
     assert after.colour == QColor(LABEL_COLOURS["fail"])
 
 
@@ -73,9 +77,9 @@ def test_the_row_of_an_output_removed_after_the_query_stays_blank(qtbot, window:
     model.fetch(45)
     assert window.ops.wait_idle()
     assert model.output_id(45) == gone.output_id
-    assert model.cell(45, COLUMN["output"]) is None and model.index(45, COLUMN["output"]).data() is None
+    assert model.cells(45) is None and model.index(45, COLUMN["output"]).data() is None
     kept = next(r for r in range(40, 60) if model.cached(r) is not None)
-    assert model.cell(kept, COLUMN["output"]) is not None
+    assert model.cells(kept) is not None
 
 
 def _painted_selected(table: QTableView, row: int) -> bool:
@@ -111,12 +115,10 @@ def test_the_highlight_follows_the_selection(qtbot, window: MainWindow) -> None:
 
 
 def test_a_new_query_leaves_no_row_painted_as_selected(qtbot, window: MainWindow) -> None:
-    """Qt empties the selection when the model is reset, without a word to the delegate's memory of it."""
+    """Qt empties the selection when the model is reset; the table paints the selection as it is now."""
     model = ReviewModel(window.state, window.ops)
-    table = QTableView()
+    table = ReviewTable(model)
     qtbot.addWidget(table)
-    table.setModel(model)
-    table.setItemDelegate(CellDelegate(table, model))
     table.resize(600, 400)
     table.show()
     model.query(OutputFilter())
@@ -158,3 +160,21 @@ def test_the_scroll_bar_with_its_groove_painted_once_looks_the_same(qtbot) -> No
             bar.setValue(value)
         plain, cached = (background.grab().toImage() for background in backgrounds)
         assert plain == cached
+
+
+def test_a_moved_column_is_painted_where_the_header_puts_it(qtbot, window: MainWindow) -> None:
+    """The table paints its rows itself: a column dragged to the front, before a hidden one, shows its labels at
+    the front, in their colour."""
+    table, model = window.review.table, window.review.model
+    header = table.horizontalHeader()
+    header.moveSection(header.visualIndex(COLUMN["auto"]), 0)
+    header.hideSection(COLUMN["item"])
+    row = next(r for r in range(30) if (cached := model.cached(r)) is not None and cached.auto_label == "fail")
+    QCoreApplication.processEvents()
+    image: QImage = table.viewport().grab().toImage()
+    ratio = image.devicePixelRatio()
+    rect = table.visualRect(model.index(row, COLUMN["auto"]))
+    assert rect.left() == 0
+    colours = {image.pixelColor(int(x * ratio), int(y * ratio)).rgb()
+               for x in range(rect.left() + 1, rect.right()) for y in range(rect.top() + 1, rect.bottom())}
+    assert QColor(LABEL_COLOURS["fail"]).rgb() in colours
