@@ -11,9 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Insert, delete, insert, select, update
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import Insert, delete, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -27,6 +25,7 @@ from store.models import (
     Rule,
     utcnow,
 )
+from store.upsert import conflict_insert
 from suite.editing import add_known
 from suite.errors import EditConflict, TsqeError
 from suite.history import Change, conflict, next_versions, record, rows_matched, short
@@ -184,12 +183,7 @@ def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewe
 def _insert_new(session: Session) -> Insert:
     """An insert of a manual label that does nothing if another reviewer's label arrived first, which the
     caller then reports as a conflict rather than a failed transaction."""
-    dialect = session.get_bind().dialect.name
-    if dialect == "postgresql":
-        return postgresql_insert(ManualLabel).on_conflict_do_nothing()
-    if dialect == "sqlite":
-        return sqlite_insert(ManualLabel).on_conflict_do_nothing()
-    return insert(ManualLabel)
+    return conflict_insert(session.connection(), ManualLabel).on_conflict_do_nothing()
 
 
 def clear_manual_label(db: Database, output_id: int, *, reviewer: str, expected_version: int | None = None) -> bool:
