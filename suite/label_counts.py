@@ -17,13 +17,11 @@ from dataclasses import dataclass, fields
 from sqlalchemy import (
     ColumnElement,
     Select,
-    bindparam,
     case,
     delete,
+    exists,
     func,
-    insert,
     select,
-    update,
 )
 from sqlalchemy.engine import Connection
 
@@ -36,6 +34,7 @@ from store.models import (
     ManualLabel,
     Output,
 )
+from store.upsert import conflict_insert
 from suite.labels import automatic_label
 
 _ID_CHUNK = 500
@@ -109,10 +108,22 @@ def _recount(item_ids: Sequence[int]) -> Select[*tuple[int, ...]]:
 
 def refresh_counts(connection: Connection, item_ids: Collection[int]) -> None:
     """Recount these items' automatic labels from the tables, in the caller's transaction: for writers that
-    touch a few items, or whose changes are easier to recount than to add up."""
+    touch a few items, or whose changes are easier to recount than to add up.
+
+    Two imports into one suite run side by side on PostgreSQL, and both may change the same item. So the items'
+    rows are locked first, which waits for the other import to commit; the recount, a later statement, then
+    sees its outputs too (READ COMMITTED reads what committed before each statement). It replaces a row in
+    place and drops the row of an item left without outputs: deleting the rows first let the later import's
+    insert fail on the row the earlier one had put back."""
     for chunk in _chunks(sorted(set(item_ids))):
-        connection.execute(delete(ItemLabelCounts).where(ItemLabelCounts.item_id.in_(chunk)))
-        connection.execute(insert(ItemLabelCounts).from_select(("item_id", *COUNT_COLUMNS), _recount(chunk)))
+        connection.execute(select(ItemLabelCounts.item_id).where(ItemLabelCounts.item_id.in_(chunk))
+                           .order_by(ItemLabelCounts.item_id).with_for_update()).all()
+        recount = conflict_insert(connection, ItemLabelCounts).from_select(("item_id", *COUNT_COLUMNS),
+                                                                           _recount(chunk))
+        connection.execute(recount.on_conflict_do_update(
+            index_elements=["item_id"], set_={name: recount.excluded[name] for name in COUNT_COLUMNS}))
+        connection.execute(delete(ItemLabelCounts).where(
+            ItemLabelCounts.item_id.in_(chunk), ~exists().where(Output.item_id == ItemLabelCounts.item_id)))
 
 
 def store_counts(connection: Connection, item_ids: Collection[int],
@@ -126,19 +137,20 @@ def store_counts(connection: Connection, item_ids: Collection[int],
 
 def add_unlabelled(connection: Connection, added: Mapping[int, int]) -> None:
     """Count ``added[item]`` new, not yet labelled outputs of each item: cheaper than recounting an import of
-    a million outputs, which are all new."""
+    a million outputs, which are all new.
+
+    One ``INSERT ... ON CONFLICT`` adds to an item's row or creates it: two imports adding outputs to the same
+    items side by side on PostgreSQL both found an item without a row, and the later one's insert failed on
+    the row the earlier one had created (or, reading it, added to a row the other was replacing)."""
     items = sorted(item for item, n in added.items() if n)
-    existing: set[int] = set()
-    for chunk in _chunks(items):
-        existing.update(connection.scalars(select(ItemLabelCounts.item_id).where(ItemLabelCounts.item_id.in_(chunk))))
-    if existing:
-        connection.execute(
-            update(ItemLabelCounts).where(ItemLabelCounts.item_id == bindparam("counted_item"))
-            .values(unlabelled=ItemLabelCounts.unlabelled + bindparam("added"),
-                    outputs=ItemLabelCounts.outputs + bindparam("added")),
-            [{"counted_item": item, "added": added[item]} for item in items if item in existing])
-    insert_tuples(connection, ItemLabelCounts, ("item_id", "unlabelled", "outputs"),
-                  [(item, added[item], added[item]) for item in items if item not in existing])
+    if not items:
+        return
+    upsert = conflict_insert(connection, ItemLabelCounts)
+    connection.execute(upsert.on_conflict_do_update(
+        index_elements=["item_id"],
+        set_={"unlabelled": ItemLabelCounts.unlabelled + upsert.excluded.unlabelled,
+              "outputs": ItemLabelCounts.outputs + upsert.excluded.outputs}),
+        [{"item_id": item, "unlabelled": added[item], "outputs": added[item]} for item in items])
 
 
 def automatic_counts(connection: Connection, items: Select[int]) -> dict[int, LabelCounts]:

@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import random
 import tempfile
+import threading
 from collections import Counter, defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from import_helpers import SUITE_JSON, write
 from migration_helpers import at_revision
-from sqlalchemy import select, text
+from sqlalchemy import Connection, select, text
 
 from store import Database, open_database
 from store.models import (
@@ -34,11 +38,14 @@ from suite.demo import DEMO_SUITE, create_demo
 from suite.editing import add_known, change_rule, remove_item, restore_removed_item
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
+from suite.importers import outputs as outputs_importer
 from suite.label_counts import (
     COUNT_COLUMNS,
     FIELD_OF_LABEL,
     LabelCounts,
+    add_unlabelled,
     effective_counts,
+    refresh_counts,
 )
 from suite.labelling import relabel
 from suite.review import clear_manual_label, set_manual_label
@@ -258,3 +265,53 @@ def test_dfki_de_en_counts_after_import_labelling_and_a_rule_edit(tmp_path: Path
     set_manual_label(db, output_id, "fail", "tester")
     assert_consistent(db, "edit and review", "de-en")
     db.close()
+
+
+def test_two_imports_adding_the_first_outputs_of_an_item_side_by_side_both_count(
+        pg: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On PostgreSQL imports into one suite run side by side (they share its coverage lock), so both may find an
+    item without a count row. Both are held until each has written its outputs: the later one waits for the row
+    the earlier one creates and adds to it. It used to fail on the row's key after the wait (a rare failed
+    import under load, seen first as a labeller waiting in vain in the concurrency test)."""
+    import_suite(pg, write(tmp_path / "de-en" / "items.json", SUITE_JSON))
+    both_counting = threading.Barrier(2, timeout=30)
+
+    def counting_when_both_are_here(connection: Connection, added: Mapping[int, int]) -> None:
+        both_counting.wait()
+        add_unlabelled(connection, added)
+
+    monkeypatch.setattr(outputs_importer, "add_unlabelled", counting_when_both_are_here)
+    files = [write(tmp_path / f"{system}.tsv", "item_id\tsystem\toutput\n" + "".join(
+                 f"{item}\t{system}{k}\t{system}{k} output of {item}\n" for item in (1, 2, 3) for k in (1, 2)))
+             for system in ("A", "B")]
+    with ThreadPoolExecutor(2) as pool:
+        for result in [pool.submit(import_outputs, pg, file) for file in files]:
+            assert result.result(timeout=60).counts["outputs_added"] == 6
+    assert stored(pg) == recount(pg)[0] == {item: (0, 0, 0, 0, 0, 4, 4) for item in stored(pg)}
+    assert len(stored(pg)) == 3
+
+
+def test_two_imports_removing_outputs_of_one_item_side_by_side_both_count(
+        pg: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each import gives one system another output that exists already, so each removes the output it leaves
+    behind and recounts the item; both are held until each is about to recount. The later one waits for the
+    earlier one's commit and counts what it left: the item ends with the two outputs still produced. It used
+    to fail on the row's key, the earlier import having put back the row the later one had deleted."""
+    import_suite(pg, write(tmp_path / "de-en" / "items.json", SUITE_JSON))
+    import_outputs(pg, write(tmp_path / "first.tsv", "item_id\tsystem\toutput\n"
+                             + "".join(f"1\t{system}\t{system} output\n" for system in "ABCD")))
+    both_recounting = threading.Barrier(2, timeout=30)
+
+    def recounting_when_both_are_here(connection: Connection, item_ids: Collection[int]) -> None:
+        both_recounting.wait()
+        refresh_counts(connection, item_ids)
+
+    monkeypatch.setattr(outputs_importer, "refresh_counts", recounting_when_both_are_here)
+    files = [write(tmp_path / f"{system}.tsv", f"item_id\tsystem\toutput\n1\t{system}\t{other} output\n")
+             for system, other in (("A", "C"), ("B", "D"))]
+    with ThreadPoolExecutor(2) as pool:
+        for result in [pool.submit(import_outputs, pg, file) for file in files]:
+            assert result.result(timeout=60).counts["outputs_removed"] == 1
+    with pg.session() as session:
+        assert session.scalars(select(Output.text).order_by(Output.text)).all() == ["C output", "D output"]
+    assert stored(pg) == recount(pg)[0] == {1: (0, 0, 0, 0, 0, 2, 2)}
