@@ -7,7 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from store.engine import make_engine, resolve_url
@@ -27,6 +27,24 @@ def _busy_as_user_error() -> Iterator[None]:
                                     "relabel) for longer than a write waits; nothing was changed: try again when "
                                     "it has finished") from error
         raise
+
+
+_GAVE_WAY = {"40P01": "a deadlock", "40001": "a serialization failure"}
+"""PostgreSQL's codes for a transaction it stopped because another one needed the same rows at the same time."""
+
+
+@contextmanager
+def _stopped_as_user_error() -> Iterator[None]:
+    """A transaction PostgreSQL stopped for another writer's sake (two imports changing the same items in
+    another order, say) is rolled back whole: a user's problem to retry, not a crash."""
+    try:
+        yield
+    except DBAPIError as error:
+        reason = _GAVE_WAY.get(str(getattr(error.orig, "sqlstate", "")))
+        if reason is None:
+            raise
+        raise DatabaseBusyError(f"another writer changed the same rows at the same moment and the database stopped "
+                                f"this change ({reason}); nothing was changed: try again") from error
 
 
 class Database:
@@ -59,7 +77,7 @@ class Database:
         and SQLite does not wait in that case), and a reviewer's label would be lost.
         """
         if self.engine.dialect.name != "sqlite":
-            with self._sessions() as session, session.begin():
+            with _stopped_as_user_error(), self._sessions() as session, session.begin():
                 yield session
             return
         with self.engine.connect() as connection, _busy_as_user_error():

@@ -12,4 +12,5 @@ class TsqeError(Exception):
 
 
 class DatabaseBusyError(TsqeError):
-    """The database stayed locked by another writer for the whole busy timeout; nothing was changed."""
+    """Another writer held this change up: on SQLite for the whole busy timeout, on PostgreSQL by needing the same
+    rows at the same moment (a deadlock); nothing was changed, and trying again works."""

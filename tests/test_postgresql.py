@@ -8,14 +8,17 @@ store, labelling, reviews and editing run on both databases through the ``any_db
 from __future__ import annotations
 
 import csv
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 from import_helpers import small_suite, write
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from store import Database
-from store.models import LabelFingerprint
+from store.errors import DatabaseBusyError
+from store.models import Item, LabelFingerprint
 from suite.demo import create_demo
 from suite.export import export_labels
 from suite.importers import import_outputs
@@ -57,3 +60,31 @@ def test_replaced_outputs_are_removed_and_new_ones_labelled(pg: Database, tmp_pa
     assert label_counts(pg) == {"pass": 1, "fail": 0, "conflict": 0, "unknown": 0, "error": 0}
     import_outputs(pg, write(tmp_path / "c.tsv", tsv + "1\tC\tHer husband, a man, came.\n"))
     assert relabel(pg) == {"pass": 1, "fail": 0, "conflict": 1, "unknown": 0, "error": 0}
+
+
+def test_a_deadlock_between_two_writers_is_a_retry_message_and_changes_nothing(pg: Database) -> None:
+    """Two writers that change the same rows in the other order: PostgreSQL stops one of them. That one is told
+    to try again, in words, and nothing of it is stored; the other commits."""
+    create_demo(pg)
+    with pg.session() as session:
+        first, second = session.scalars(select(Item.id).order_by(Item.id).limit(2)).all()
+    both_hold_one = threading.Barrier(2, timeout=30)
+
+    def comment_on(items: tuple[int, int], comment: str) -> str:
+        try:
+            with pg.transaction() as session:
+                for number, item_id in enumerate(items):
+                    session.execute(update(Item).where(Item.id == item_id).values(comment=comment))
+                    if number == 0:
+                        both_hold_one.wait()
+        except DatabaseBusyError as stopped:
+            return str(stopped)
+        return "stored"
+
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = sorted(pool.map(comment_on, [(first, second), (second, first)], ["ann", "bob"]))
+    assert outcomes[1] == "stored" and outcomes[0] == (
+        "another writer changed the same rows at the same moment and the database stopped this change (a deadlock); "
+        "nothing was changed: try again")
+    with pg.session() as session:
+        assert len(set(session.scalars(select(Item.comment).where(Item.id.in_([first, second]))))) == 1
