@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from import_helpers import OUTPUTS_TSV, small_suite, snapshot, write
@@ -10,6 +13,7 @@ from store import Database
 from store.models import Item, ManualLabel, Output, System, SystemOutput
 from suite.errors import InputFileError, TsqeError
 from suite.importers import import_outputs
+from suite.importers import outputs as outputs_importer
 
 
 @pytest.fixture
@@ -163,3 +167,35 @@ def test_line_splitting_ignores_unicode_line_separators(db: Database, tmp_path: 
     import_outputs(db, write(tmp_path / "hyp.en", "Her\u2028husband came.\nHe\x0cwill run.\nHe won't run.\n"),
                    system="X")
     assert outputs_by_system(db)[("1", "X")] == "Her\u2028husband came."
+
+
+def test_the_same_system_imported_twice_at_the_same_moment_is_refused_in_words(
+        pg: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two people import the same system's file into one suite at once on PostgreSQL; both are held until each
+    has read the suite and is about to write. The later one cannot add the system the earlier one just added:
+    it is told to import again, and nothing of it is stored; importing it again then changes nothing."""
+    small_suite(pg, tmp_path, outputs=False)
+    both_writing = threading.Barrier(2, timeout=30)
+    write_outputs = outputs_importer._write
+
+    def writing_when_both_are_here(*args: Any) -> dict[str, int]:
+        both_writing.wait()
+        return write_outputs(*args)
+
+    monkeypatch.setattr(outputs_importer, "_write", writing_when_both_are_here)
+    path = write(tmp_path / "outputs.tsv", OUTPUTS_TSV)
+
+    def importing() -> str:
+        try:
+            return str(import_outputs(pg, path).counts["systems_added"])
+        except TsqeError as refused:
+            return str(refused)
+
+    with ThreadPoolExecutor(2) as pool:
+        outcomes = sorted(pool.map(lambda _: importing(), range(2)))
+    assert outcomes == [f"{path}: another import added the same system or output to this suite at the same moment; "
+                        "nothing was imported from this file: import it again", "3"]
+    monkeypatch.undo()
+    before = snapshot(pg)
+    assert import_outputs(pg, path).counts["systems_added"] == 0
+    assert snapshot(pg) == before

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 import os
 from collections import Counter, defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from sqlalchemy import case, delete, exists, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -34,6 +37,8 @@ from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
 CHUNK = 500
+_UNIQUE_VIOLATION = "23505"
+"""PostgreSQL's code for a row whose key another transaction took."""
 
 
 @dataclass(frozen=True)
@@ -61,7 +66,7 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
         raise TsqeError("a source file aligns a plain-text output file: also name its system")
     problems = Problems(str(path))
     counts: dict[str, int] = {}
-    with db.transaction() as session:
+    with _raced_as_user_error(path), db.transaction() as session:
         suite = find_suite(session, suite_name)
         index = SuiteIndex.load(session, suite.id)
         task.progress(0, 2, "reading MT outputs")
@@ -77,6 +82,20 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
         counts.update(_write(session, suite.id, index, rows, author))
         task.progress(2, 2, "MT outputs imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings)
+
+
+@contextmanager
+def _raced_as_user_error(path: Path) -> Iterator[None]:
+    """Two imports into one suite run side by side on PostgreSQL; when both add the same system or output, the
+    later one's insert fails on the key the earlier one's commit took (an import never adds one twice itself,
+    and SQLite runs imports one after the other). That import is rolled back whole: the user imports it again."""
+    try:
+        yield
+    except IntegrityError as error:
+        if getattr(error.orig, "sqlstate", None) != _UNIQUE_VIOLATION:
+            raise
+        raise TsqeError(f"{path}: another import added the same system or output to this suite at the same "
+                        f"moment; nothing was imported from this file: import it again") from error
 
 
 def _table_rows(path: Path, index: SuiteIndex, problems: Problems) -> list[OutputRow]:
