@@ -292,6 +292,10 @@ def review_command(
     reviewer: str = typer.Option(None, "--reviewer", help="Who reviewed it (default: $TSQE_USER, else the login "
                                                            "name)."),
     comment: str = typer.Option(None, "--comment", help="Why, for other reviewers."),
+    seen_version: int = typer.Option(None, "--seen-version", help="The manual label's version you saw "
+                                                                  "(`tsqe item show`): refused if it changed "
+                                                                  "since; needed to replace or clear another "
+                                                                  "reviewer's decision."),
 ) -> None:
     """Set a reviewer's label for one distinct output (it wins over the automatic label), or clear it."""
     label = label.strip().lower()
@@ -299,11 +303,11 @@ def review_command(
         raise typer.BadParameter(f"the label is one of {', '.join(REVIEW_CHOICES)}, not {label!r}")
     database, who = app_context(ctx).database, _author(reviewer)
     if label == "clear":
-        cleared = clear_manual_label(database, output_id, reviewer=who)
+        cleared = clear_manual_label(database, output_id, reviewer=who, expected_version=seen_version)
         typer.echo(f"cleared the manual label of output {output_id}" if cleared
                    else f"output {output_id} had no manual label")
         return
-    info = set_manual_label(database, output_id, label, who, comment)
+    info = set_manual_label(database, output_id, label, who, comment, expected_version=seen_version)
     typer.echo(f"output {output_id} reviewed as {info.label} by {info.reviewer} (version {info.version})")
 
 

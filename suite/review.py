@@ -26,6 +26,7 @@ from store.models import (
     utcnow,
 )
 from store.upsert import conflict_insert
+from suite.browse import OutputRow
 from suite.editing import add_known
 from suite.errors import EditConflict, TsqeError
 from suite.history import Change, conflict, next_versions, record, rows_matched, short
@@ -67,7 +68,8 @@ class SeenOutput:
 
     output_id: int
     version: int | None = None
-    """Its manual label's version when it was read (0: not reviewed); None decides without checking."""
+    """Its manual label's version when it was read (0: not reviewed). None decides without checking, which
+    cannot replace or remove another reviewer's decision: that is done only knowingly."""
     comment: str | None = None
     """The comment the label gets (a decision on several outputs keeps each one's own). Another reviewer's
     comment, passed back as it was read, is not carried over: it explains their decision, not this one."""
@@ -91,6 +93,21 @@ def _conflict(session: Session, output: Output) -> EditConflict:
 def _name(session: Session, output: Output) -> str:
     external_id = session.scalar(select(Item.external_id).where(Item.id == output.item_id))
     return f"output {output.id} of item {external_id!r} ({short(output.text, 40)})"
+
+
+def _refuse_unseen(session: Session, output: Output, seen: SeenOutput, existing: ManualLabel | None,
+                   reviewer: str) -> None:
+    """Another reviewer's decision is replaced or removed only by one who has seen it (passed its version back):
+    a decision made without checking must not overwrite a colleague's unawares."""
+    if seen.version is None and existing is not None and existing.reviewer != reviewer:
+        raise EditConflict(f"{_name(session, output)}: decided {existing.label} by {existing.reviewer}; another "
+                           f"reviewer's decision is replaced or removed only knowingly, with the version seen "
+                           f"({existing.version})")
+
+
+def decided_by_others(rows: Sequence[OutputRow], reviewer: str) -> list[OutputRow]:
+    """The rows whose manual label another reviewer gave: what a decision by ``reviewer`` would replace."""
+    return [row for row in rows if row.manual_label is not None and row.reviewer != reviewer.strip()]
 
 
 def _checked_outputs(session: Session, outputs: Sequence[SeenOutput]) -> list[tuple[SeenOutput, Output]]:
@@ -157,6 +174,7 @@ def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewe
     version_read = 0 if existing is None else existing.version
     if seen.version is not None and seen.version != version_read:
         raise _conflict(session, output)
+    _refuse_unseen(session, output, seen, existing, reviewer)
     comment = seen.comment or None
     if existing is not None and existing.reviewer != reviewer and comment == existing.comment:
         comment = None  # theirs stays in the history, with their decision
@@ -216,6 +234,7 @@ def _clear(session: Session, output: Output, seen: SeenOutput, reviewer: str) ->
         raise _conflict(session, output)
     if existing is None:
         return False
+    _refuse_unseen(session, output, seen, existing, reviewer)
     before = _fields(existing)
     if rows_matched(session, delete(ManualLabel).where(ManualLabel.output_id == output.id,
                                                        ManualLabel.version == version_read)) != 1:

@@ -136,7 +136,10 @@ def test_review_sets_and_clears_a_manual_label(demo_db: Path) -> None:
     reviewed = next(o for o in show(demo_db)["outputs"] if o["output_id"] == output["output_id"])
     assert (reviewed["manual_label"], reviewed["effective_label"], reviewed["comment"]) == ("fail", "fail",
                                                                                              "wrong sense")
-    tsqe(demo_db, "review", oid, "pass", env={"TSQE_USER": "bea"})
+    refused = run(demo_db, "review", oid, "pass", env={"TSQE_USER": "bea"})
+    assert refused.exit_code != 0 and "decided fail by ada" in refused.output and "version seen (1)" in refused.output
+    assert run(demo_db, "review", oid, "clear", "--reviewer", "bea").exit_code != 0  # ada's, unseen: kept
+    tsqe(demo_db, "review", oid, "pass", "--seen-version", "1", env={"TSQE_USER": "bea"})
     assert "cleared" in tsqe(demo_db, "review", oid, "clear", "--reviewer", "bea").stdout
     assert "had no manual label" in tsqe(demo_db, "review", oid, "clear").stdout
     assert run(demo_db, "review", oid, "maybe").exit_code == 2

@@ -139,3 +139,25 @@ def test_another_reviewers_comment_stays_with_their_decision_in_the_history(demo
     theirs = set_manual_label(demo, row.output_id, "fail", "bob", "bank of a river: fine",
                               expected_version=mine[0].version)
     assert theirs.comment == "bank of a river: fine"
+
+
+def test_a_decision_made_without_checking_never_replaces_or_removes_a_colleagues(demo: Database) -> None:
+    """jonas.w's decision on the demo's bank output: another reviewer deciding or clearing without the version
+    they saw (as a command without it does) is refused and changes nothing; with the version seen, it is done,
+    and jonas.w's decision stays in the history."""
+    [theirs] = [o for o in outputs(demo) if o.manual_label is not None]
+    assert theirs.reviewer == "jonas.w"
+    before = dump(demo)
+    refusal = (r"decided pass by jonas\.w; another reviewer's decision is replaced or removed only knowingly, "
+               rf"with the version seen \({theirs.manual_version}\)")
+    for attempt in (lambda: set_manual_label(demo, theirs.output_id, "fail", "ada"),
+                    lambda: clear_manual_label(demo, theirs.output_id, reviewer="ada")):
+        with pytest.raises(EditConflict, match=refusal):
+            attempt()
+        assert dump(demo) == before
+    assert set_manual_label(demo, theirs.output_id, "pass", "jonas.w").reviewer == "jonas.w"  # their own: no check
+    mine = set_manual_label(demo, theirs.output_id, "fail", "ada", expected_version=theirs.manual_version + 1)
+    assert (mine.label, mine.reviewer) == ("fail", "ada")
+    assert clear_manual_label(demo, theirs.output_id, reviewer="ada")  # now ada's own decision
+    assert [(h.action, h.author) for h in item_history(demo, BANK)[:3]] == [
+        ("remove", "ada"), ("change", "ada"), ("change", "jonas.w")]

@@ -52,6 +52,7 @@ from suite.names import system_names
 from suite.review import (
     SeenOutput,
     clear_manual_labels,
+    decided_by_others,
     resolve_as_known,
     set_manual_labels,
 )
@@ -88,22 +89,28 @@ def ask_reviewer(parent: QWidget, state: AppState) -> str | None:
     return state.reviewer
 
 
-def replaces_others(parent: QWidget, rows: list[OutputRow], reviewer: str, label: str | None) -> bool:
-    """Whether the reviewer means to take over decisions other reviewers made (True when there are none): a
-    decision is never made another reviewer's unasked. ``label`` is the one it gets; None for a comment, which
-    keeps each decision's label and makes it the commenter's."""
-    others = [r for r in rows if r.manual_label is not None and r.reviewer != reviewer]
+def replaces_others(parent: QWidget, rows: list[OutputRow], reviewer: str, label: str | None, *,
+                    removing: bool = False) -> bool:
+    """Whether the reviewer means to take over (or, ``removing``, remove) decisions other reviewers made (True when
+    there are none): a decision is never made another reviewer's, nor removed, unasked. ``label`` is the one it
+    gets; None for a comment, which keeps each decision's label and makes it the commenter's."""
+    others = decided_by_others(rows, reviewer)
     if not others:
         return True
+    if removing:
+        verb = "Remove it" if len(others) == 1 else "Remove their decisions"
+        action = f"{verb}, so that the automatic label applies again?"
+    elif label:
+        action = f"Replace {'it' if len(rows) == 1 else 'their decisions'} with your {label}?"
+    else:
+        action = f"Take {'it' if len(rows) == 1 else 'them'} over with your comment?"
     if len(rows) == 1:
         row = rows[0]
         said = f" — “{row.comment}”" if row.comment else ""
-        question = f"{row.reviewer} decided {row.manual_label}{said}. " + (
-            f"Replace it with your {label}?" if label else "Take it over with your comment?")
+        question = f"{row.reviewer} decided {row.manual_label}{said}. {action}"
     else:
         names = ", ".join(sorted({r.reviewer or "" for r in others}))
-        question = f"{len(others)} of the {len(rows)} outputs were decided by another reviewer ({names}). " + (
-            f"Replace their decisions with your {label}?" if label else "Take them over with your comment?")
+        question = f"{len(others)} of the {len(rows)} outputs were decided by another reviewer ({names}). {action}"
     answer = QMessageBox.question(parent, "tsqe — another reviewer's decision",
                                   question + "\n\nTheir decision stays in the item's history.",
                                   QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
@@ -412,7 +419,8 @@ class ReviewScreen(QWidget):
     def clear(self) -> None:
         rows = [r for r in self.selected_rows() if r.manual_label is not None]
         reviewer = ask_reviewer(self, self._state) if rows else None
-        if not rows or reviewer is None or self._state.db is None:
+        if not rows or reviewer is None or self._state.db is None \
+                or not replaces_others(self, rows, reviewer, None, removing=True):
             return
         db = self._state.db
         ids = [r.output_id for r in rows]

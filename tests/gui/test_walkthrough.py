@@ -103,11 +103,20 @@ def _manual(window: MainWindow, output_id: int) -> tuple[str | None, str | None,
     return row.manual_label, row.reviewer, row.comment
 
 
-def test_u_shows_the_row_as_it_now_is_in_the_detail(qtbot, window: MainWindow) -> None:
+def test_u_asks_before_removing_a_colleagues_decision_then_shows_the_row_as_it_now_is(
+        qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     review = window.review
     row = _on(qtbot, window, OutputFilter(reviewed=True), 2)
-    assert row.manual_label is not None
+    assert row.manual_label is not None and row.reviewer != window.state.reviewer
     assert f"manual: {row.manual_label} by {row.reviewer}" in review.detail.browser.toPlainText()
+    asked: list[str] = []
+    answer = QMessageBox.StandardButton.No
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: (asked.append(args[2]), answer)[1])
+    qtbot.keyClick(review.table, Qt.Key.Key_U)
+    assert window.ops.wait_idle()
+    assert _manual(window, row.output_id) == (row.manual_label, row.reviewer, row.comment)  # No: kept
+    assert asked[0].startswith(f"{row.reviewer} decided {row.manual_label}") and "Remove it, so that" in asked[0]
+    answer = QMessageBox.StandardButton.Yes
     qtbot.keyClick(review.table, Qt.Key.Key_U)
     assert window.ops.wait_idle()
     assert _manual(window, row.output_id) == (None, None, None)
@@ -194,7 +203,8 @@ def test_a_comment_on_several_rows_where_one_is_stale_stores_nothing(
     rows = [review.model.cached(i) for i in range(2, 5)]
     stale = rows[2]
     assert stale is not None and all(r is not None and r.manual_label == "fail" for r in rows)
-    set_manual_label(colleague, stale.output_id, "fail", "Someone Else")  # after the table was read
+    set_manual_label(colleague, stale.output_id, "fail", "Someone Else",  # after the table was read
+                     expected_version=stale.manual_version)
     before = dump(colleague)
     review.table.selectRow(2)
     qtbot.keyClick(review.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
