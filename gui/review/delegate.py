@@ -52,7 +52,7 @@ def paint_spans(painter: QPainter, metrics: QFontMetrics, inner: QRect, text: st
 
 class SpanDelegate(QStyledItemDelegate):
     """Paints an output cell from its display text and ``SPANS_ROLE`` (for tables other than the review
-    table, whose cells ``CellDelegate`` paints)."""
+    table, which paints its rows itself: ``gui.review.table``)."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
               ) -> None:

@@ -357,8 +357,8 @@ class ReviewModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = DISPLAY) -> Any:
-        """Cell contents by role, for what Qt asks itself (tooltips, accessibility); the table's delegate paints
-        from ``cell``. Roles are plain ints: Qt asks for many that no cell has."""
+        """Cell contents by role, for what Qt asks itself (tooltips, accessibility); the table paints from
+        ``cells`` (``gui.review.table``). Roles are plain ints: Qt asks for many that no cell has."""
         if role not in _ROLES:
             return None
         row_number = index.row()

@@ -81,10 +81,9 @@ class ReviewTable(QTableView):
                 where = QPointF(x + _PADDING, top + (height - 1 - self._line[bold]) / 2)
                 if bold:
                     painter.setFont(self._bold)
-                    painter.drawStaticText(where, self._text_of(cell.text, bold, inner))
+                painter.drawStaticText(where, self._text_of(cell.text, bold, inner))
+                if bold:
                     painter.setFont(self.font())
-                else:
-                    painter.drawStaticText(where, self._text_of(cell.text, bold, inner))
         if self.showGrid():
             bottom = self.rowViewportPosition(last) + self.rowHeight(last) - 1
             lines.extend(QLine(x + width - 1, area.top(), x + width - 1, bottom) for _, x, width in columns)
