@@ -194,6 +194,8 @@ class QETab(ReportTab):
         # options of the table
         self.rows = QComboBox()
         self.rows.setMinimumContentsLength(24)
+        # as wide as its longest choice: "phenomena of Named entity & terminology" was cut to "… & el"
+        self.rows.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.rows.setToolTip("Rows: categories, phenomena, or one category's phenomena (Tables 3-4)")
         self._fill_rows([])
         self.ties = QComboBox()
