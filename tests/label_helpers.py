@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from sqlalchemy import delete, func, insert, select
 from sqlalchemy.orm import Session
 
+from store import Database
 from store.models import AutoLabel, LabelFingerprint, Output
+from suite.browse import output_rows
 
 
 def write_automatic_labels(session: Session, labels: Mapping[int, str]) -> None:
@@ -20,3 +22,10 @@ def write_automatic_labels(session: Session, labels: Mapping[int, str]) -> None:
     session.execute(delete(LabelFingerprint).where(LabelFingerprint.item_id.in_([item for item, _ in covered])))
     session.execute(insert(LabelFingerprint), [{"item_id": item, "fingerprint": "written by a test",
                                                 "labelled_through": through} for item, through in covered])
+
+
+def seen_version(db: Database, output_id: int) -> int:
+    """The output's manual label version as a reviewer reads it before deciding (0: not reviewed): what a decision
+    passes back to replace or remove another reviewer's decision knowingly."""
+    [row] = output_rows(db, [output_id])
+    return row.manual_version

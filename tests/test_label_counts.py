@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from import_helpers import SUITE_JSON, write
+from label_helpers import seen_version
 from migration_helpers import at_revision
 from sqlalchemy import Connection, select, text
 
@@ -164,13 +165,15 @@ class Writes:
 
     def review(self) -> None:
         output_id = self.rng.choice(self._outputs())
-        set_manual_label(self.db, output_id, self.rng.choice(["pass", "fail", "unknown"]), "tester")
+        set_manual_label(self.db, output_id, self.rng.choice(["pass", "fail", "unknown"]), "tester",
+                         expected_version=seen_version(self.db, output_id))
 
     def clear_review(self) -> None:
         with self.db.session() as session:
             reviewed = list(session.scalars(select(ManualLabel.output_id).order_by(ManualLabel.output_id)))
         if reviewed:
-            clear_manual_label(self.db, self.rng.choice(reviewed), reviewer="tester")
+            output_id = self.rng.choice(reviewed)
+            clear_manual_label(self.db, output_id, reviewer="tester", expected_version=seen_version(self.db, output_id))
 
     def remove_item(self) -> None:
         """An item missing from an updated suite file is removed with its outputs and labels."""

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from label_helpers import seen_version
 from sqlalchemy import insert, select
 
 from store import Database, open_database
@@ -93,7 +94,8 @@ def _labels_by_text(db: Database, item_id: int) -> dict[str, str | None]:
 def test_relabelling_never_changes_a_manual_label(demo: Database, data: st.DataObject) -> None:
     items, outputs = _item_ids(demo), _output_ids(demo)
     for output_id in data.draw(st.lists(st.sampled_from(outputs), max_size=4, unique=True)):
-        set_manual_label(demo, output_id, data.draw(st.sampled_from(["pass", "fail", "unknown"])), reviewer=AUTHOR)
+        set_manual_label(demo, output_id, data.draw(st.sampled_from(["pass", "fail", "unknown"])), reviewer=AUTHOR,
+                         expected_version=seen_version(demo, output_id))
     before = _manual_labels(demo)
     for polarity, pattern, ignore_case in data.draw(st.lists(rules, max_size=3)):
         add_rule(demo, data.draw(st.sampled_from(items)), polarity, pattern, ignore_case=ignore_case, author=AUTHOR)
