@@ -9,6 +9,7 @@ from cli.context import app_context
 from cli.importing import _print_warnings
 from cli.main import import_app
 from suite.importers import ImportResult, import_human_scores, import_wmt
+from suite.importers.human_scores import parse_renames
 
 
 def _report(result: ImportResult) -> None:
@@ -38,10 +39,24 @@ def import_wmt_command(
 @import_app.command("human-scores")
 def import_human_scores_command(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., exists=True, dir_okay=False,
-                                help="Space-separated 'LP HUMAN SYSTEM' lines with that header (WMT DA-syslevel.csv)."),
-    lp: str = typer.Option(..., "--lp", help="Language pair whose lines to import, e.g. de-en."),
+    file: Path = typer.Argument(None, exists=True, dir_okay=False,
+                                help="System-level scores: WMT19's 'LP HUMAN SYSTEM' (DA-syslevel.csv) or WMT21's "
+                                     "'RAW.SCR Z.SCR N SYS N.ALL' (ad-sys-scores-*.csv)."),
+    lp: str = typer.Option(None, "--lp", help="Language pair whose lines to import from a multi-pair file "
+                                              "(default: the suite's)."),
+    segments: Path = typer.Option(None, "--segments", exists=True, dir_okay=False,
+                                  help="Segment-level scores: WMT's 'SYS SID RAW.SCR Z.SCR N' (ad-seg-scores-*.csv) "
+                                       "or a table with the columns system, item_id, score."),
+    significance: Path = typer.Option(None, "--significance", exists=True, dir_okay=False,
+                                      help="WMT's pairwise Wilcoxon results (ad-DA-diff-wilcoxon-rs-*.csv)."),
+    rename: list[str] = typer.Option([], "--rename", help="FILE_NAME=SUITE_NAME for a system the files name "
+                                                          "otherwise (repeatable), e.g. Nemo.7=NVIDIA-NeMo."),
 ) -> None:
-    """Import official system-level human scores for the suite's systems (replacing earlier ones)."""
+    """Import official human scores of the suite's systems, replacing earlier ones of the same kind.
+
+    Files name systems as the suite does, or as WMT's human evaluation does (NAME.ID for NAME). All the files
+    given are checked before anything is written, and written together.
+    """
     context = app_context(ctx)
-    _report(import_human_scores(context.database, file, lp=lp, suite_name=context.suite_name))
+    _report(import_human_scores(context.database, file, lp=lp, segments=segments, significance=significance,
+                                renames=parse_renames(rename), suite_name=context.suite_name))

@@ -26,10 +26,9 @@ import warnings
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from suite.significance import ALPHA, resample_counts, share_at_least
+
 CONFIDENCE = 0.95
-ALPHA = 0.05
-# Draws per chunk: bounds the (chunk x items) count matrix to a few MB whatever the suite size.
-_DRAWS_PER_CHUNK = 1 << 20
 
 
 def bootstrap_group_sums(values: np.ndarray, groups: list[np.ndarray], resamples: int,
@@ -50,15 +49,11 @@ def bootstrap_group_sums(values: np.ndarray, groups: list[np.ndarray], resamples
 def _fill_group_sums(result: np.ndarray, values: np.ndarray, groups: list[np.ndarray], resamples: int,
                      rng: np.random.Generator) -> None:
     for g, members in enumerate(groups):
-        m = members.size
         block = values[members]
-        chunk = max(1, min(resamples, _DRAWS_PER_CHUNK // max(m, 1)))
-        for start in range(0, resamples, chunk):
-            b = min(chunk, resamples - start)
-            draws = rng.integers(0, m, size=(b, m))
-            draws += (np.arange(b) * m)[:, None]
-            weights = np.bincount(draws.ravel(), minlength=b * m).reshape(b, m).astype(np.float64)
-            result[g, start:start + b] = weights @ block
+        start = 0
+        for weights in resample_counts(members.size, resamples, rng):
+            result[g, start:start + weights.shape[0]] = weights @ block
+            start += weights.shape[0]
 
 
 def percentile_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
@@ -69,14 +64,6 @@ def percentile_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> 
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(present, [tail, 100 - tail])
     return (float(low), float(high))
-
-
-def worse_share(best: np.ndarray, other: np.ndarray) -> float:
-    """Share of resamples in which ``other`` is at least as good as ``best`` (a one-sided p-value)."""
-    present = ~(np.isnan(best) | np.isnan(other))
-    if not present.any():
-        return float("nan")
-    return float(np.mean(other[present] >= best[present]))
 
 
 def best_systems(point: np.ndarray, samples: np.ndarray | None, alpha: float = ALPHA) -> list[int]:
@@ -97,7 +84,7 @@ def best_systems(point: np.ndarray, samples: np.ndarray | None, alpha: float = A
         if point[j] == point[top]:
             chosen.append(j)
         elif samples is not None:
-            p = worse_share(samples[:, top], samples[:, j])
+            p = share_at_least(samples[:, top], samples[:, j])
             if not np.isnan(p) and p > alpha:
                 chosen.append(j)
     return chosen

@@ -65,12 +65,19 @@ def read_lines(path: Path, problems: Problems) -> list[str] | None:
 
 
 def system_file(path: Path) -> tuple[str, tuple[str, str]] | None:
-    """System name and language pair of ``<testset>.<SYSTEM>.<src>-<tgt>`` (the SYSTEM part may hold dots).
+    """System name and language pair of a WMT system-output file, or None when the name is neither layout.
 
-    This is the naming of WMT's submitted-data packages, and its SYSTEM part is exactly the name used in
-    WMT's human-score files (``newstest2019.MSRA.MADL.6910.de-en`` -> ``MSRA.MADL.6910``).
+    WMT19's submitted-data packages name files ``<testset>.<SYSTEM>.<src>-<tgt>`` (the SYSTEM part may hold dots),
+    and their SYSTEM part is exactly the name used in WMT19's human-score files
+    (``newstest2019.MSRA.MADL.6910.de-en`` -> ``MSRA.MADL.6910``). WMT21's text packages name them
+    ``<testset>.<src>-<tgt>.hyp.<SYSTEM>.<tgt>`` (``newstest2021.de-en.hyp.UF.en`` -> ``UF``).
     """
     parts = path.name.split(".")
+    if len(parts) >= 5 and parts[2] == "hyp" and (pair := LANGUAGE_PAIR.match(parts[1])) is not None:
+        name = ".".join(parts[3:-1])
+        if parts[0] and name.strip(".") and parts[-1].lower() == pair.group(2).lower():
+            return name, (pair.group(1).lower(), pair.group(2).lower())
+        return None
     if len(parts) < 3:
         return None
     pair = LANGUAGE_PAIR.match(parts[-1])
@@ -172,7 +179,8 @@ def _system_files(paths: Sequence[Path], problems: Problems) -> list[SystemFile]
         parsed = system_file(path)
         if parsed is None:
             problems.error(None, f"cannot take a system name from the file name {path.name!r}: expected "
-                              "<testset>.<SYSTEM>.<src>-<tgt>, e.g. newstest2019.Facebook_FAIR.6750.de-en",
+                              "<testset>.<SYSTEM>.<src>-<tgt>, e.g. newstest2019.Facebook_FAIR.6750.de-en, or "
+                              "<testset>.<src>-<tgt>.hyp.<SYSTEM>.<tgt>, e.g. newstest2021.de-en.hyp.UF.en",
                            file=str(path))
             continue
         name, languages = parsed

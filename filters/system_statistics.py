@@ -1,0 +1,164 @@
+"""A metric's system-level scores as sums of per-segment statistics, so they can be recomputed on resamples.
+
+A bootstrap over segments needs each system's score on every resample of the test set. Two kinds of metric:
+
+- **corpus metrics** (BLEU, chrF, TER): sacrebleu's corpus score is a function of per-segment sufficient
+  statistics summed over the corpus (``SacreBleuMetric.statistics``); the statistics of each distinct output are
+  cached in ``metric_statistics`` (computing TER's anew took minutes per run), keyed by the metric's signature and
+  checked against a hash of the item's references, so an edited reference is never served stale statistics;
+- **segment metrics** (BERTScore, the pass/fail label, a QE system): the system score is the mean of its
+  segment scores, i.e. the statistics are (score, 1) per scored segment and the score is their ratio.
+
+Either way the full-corpus score equals what ``filters.correlation.system_level_scores`` reports (tested), and a
+resample's score is the same function of the resampled sums. The items are those every chosen system translated
+(and that have references, for a reference-based metric), as for the corpus scores of ``tsqe correlate``.
+"""
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import delete, insert, select
+from sqlalchemy.orm import Session
+
+from filters.correlation import CORPUS_METRICS, DIFFICULTY_METRICS
+from filters.scoring import score_outputs
+from store import Database
+from store.models import Item, MetricStatistics, Output, Reference, System, SystemOutput
+from suite.errors import TsqeError
+from suite.suites import find_suite
+from suite.tasks import TaskState, progress_of
+
+STATISTICS_CHUNK = 2000
+
+
+@dataclass(frozen=True)
+class SystemStatistics:
+    """Per system and item, the statistics a metric's system score is a function of, summed over items."""
+
+    metric: str
+    signature: str
+    higher_is_better: bool
+    systems: list[str]
+    items: list[str]
+    """External ids, in suite order."""
+    statistics: np.ndarray
+    """(items, systems, d)."""
+    score_of: Callable[[np.ndarray], float]
+    """The system score of summed statistics (d,)."""
+
+    def scores(self, weights: np.ndarray | None = None) -> np.ndarray:
+        """System scores over all items (systems,), or over each resample of ``weights`` (resamples x items)
+        as (resamples, systems)."""
+        n_items, k, d = self.statistics.shape
+        flat = self.statistics.reshape(n_items, k * d)
+        summed = flat.sum(axis=0)[None, :] if weights is None else weights @ flat
+        summed = summed.reshape(-1, k, d)
+        values = np.array([[self.score_of(summed[b, j]) for j in range(k)] for b in range(summed.shape[0])])
+        return values[0] if weights is None else values
+
+
+def system_statistics(db: Database, metric: str, systems: Sequence[str], *, suite_name: str | None = None,
+                      model: str | None = None, layers: int | None = None, device: str | None = None,
+                      task: TaskState | None = None) -> SystemStatistics:
+    """The statistics of ``metric`` for ``systems`` over the items all of them translated."""
+    if metric in DIFFICULTY_METRICS:
+        raise TsqeError(f"{metric} is a system-level score without segment scores to resample: choose "
+                        f"{', '.join(('bertscore-p', 'bertscore-r', 'bertscore-f'))} or another segment metric")
+    if metric in CORPUS_METRICS:
+        return _corpus_statistics(db, metric, systems, suite_name, progress_of(task))
+    scores = score_outputs(db, metric, suite_name=suite_name, systems=list(systems), model=model, layers=layers,
+                           device=device, task=task)
+    item_ids, names, values = scores.matrix()
+    column = {name: j for j, name in enumerate(names)}
+    missing = [system for system in systems if system not in column]
+    if missing:
+        raise TsqeError(f"metric {metric!r} has no scores for system(s) {', '.join(missing)}")
+    with db.session() as session:
+        translated = _items_of_every_system(session, find_suite(session, suite_name).id, systems)
+    rows = [i for i, item in enumerate(item_ids) if item in translated]
+    chosen = values[np.ix_(rows, [column[system] for system in systems])]
+    scored = ~np.isnan(chosen)
+    statistics = np.stack([np.where(scored, chosen, 0.0), scored.astype(float)], axis=-1)
+    return SystemStatistics(metric, scores.signature, scores.higher_is_better, list(systems),
+                            [item_ids[i] for i in rows], statistics, _mean_of)
+
+
+def _mean_of(summed: np.ndarray) -> float:
+    return float(summed[0] / summed[1]) if summed[1] else float("nan")
+
+
+def _items_of_every_system(session: Session, suite_id: int, systems: Sequence[str]) -> set[str]:
+    rows = session.execute(select(Item.external_id, System.name)
+                           .join(SystemOutput, SystemOutput.item_id == Item.id)
+                           .join(System, System.id == SystemOutput.system_id)
+                           .where(Item.suite_id == suite_id, System.name.in_(systems)))
+    seen: dict[str, set[str]] = {}
+    for item, system in rows:
+        seen.setdefault(item, set()).add(system)
+    return {item for item, names in seen.items() if len(names) == len(set(systems))}
+
+
+def references_hash(references: Sequence[str]) -> str:
+    """What a cached row of statistics was computed against: the item's references in their order."""
+    return hashlib.sha1("\x00".join(references).encode("utf-8")).hexdigest()
+
+
+def _corpus_statistics(db: Database, name: str, systems: Sequence[str], suite_name: str | None,
+                       task: TaskState) -> SystemStatistics:
+    from filters.metrics import get_metric
+    from filters.metrics.sacrebleu import SacreBleuMetric
+
+    metric = get_metric(name)
+    assert isinstance(metric, SacreBleuMetric)
+    with db.session() as session:
+        suite_id = find_suite(session, suite_name).id
+        links = session.execute(
+            select(Item.id, Item.external_id, System.name, SystemOutput.output_id, Output.text)
+            .join(SystemOutput, SystemOutput.item_id == Item.id).join(System, System.id == SystemOutput.system_id)
+            .join(Output, Output.id == SystemOutput.output_id)
+            .where(Item.suite_id == suite_id, System.name.in_(systems)).order_by(Item.position, Item.id)).all()
+        references: dict[int, list[str]] = {}
+        for item_id, text in session.execute(select(Reference.item_id, Reference.text).join(Item)
+                                             .where(Item.suite_id == suite_id).order_by(Reference.id)):
+            references.setdefault(item_id, []).append(text)
+        cached = {output: (refs, np.frombuffer(values)) for output, refs, values in session.execute(
+            select(MetricStatistics.output_id, MetricStatistics.references, MetricStatistics.statistics)
+            .join(Output, Output.id == MetricStatistics.output_id).join(Item, Item.id == Output.item_id)
+            .where(Item.suite_id == suite_id, MetricStatistics.signature == metric.signature))}
+    by_item: dict[int, dict[str, int]] = {}
+    external: dict[int, str] = {}
+    texts: dict[int, tuple[str, int]] = {}
+    for item_id, external_id, system, output_id, text in links:
+        by_item.setdefault(item_id, {})[system] = output_id
+        external[item_id] = external_id
+        texts[output_id] = (text, item_id)
+    items = [item for item, outputs in by_item.items() if len(outputs) == len(set(systems)) and item in references]
+    if not items:
+        raise TsqeError("no item has a reference and an output of every chosen system")
+    hashes = {item: references_hash(references[item]) for item in items}
+    wanted = sorted({by_item[item][system] for item in items for system in systems})
+    fresh = {o: v for o, (refs, v) in cached.items() if o in texts and refs == hashes[texts[o][1]]}
+    todo = [o for o in wanted if o not in fresh]
+    computed: dict[int, np.ndarray] = {}
+    for start in range(0, len(todo), STATISTICS_CHUNK):
+        task.progress(start, len(todo), f"{name} statistics of output {start:,} of {len(todo):,}")
+        chunk = todo[start:start + STATISTICS_CHUNK]
+        rows = metric.statistics([texts[o][0] for o in chunk], [references[texts[o][1]] for o in chunk])
+        computed.update(zip(chunk, rows))
+    if computed:
+        with db.transaction() as session:  # a cancel at the last report (before the commit) stores nothing
+            ids = list(computed)
+            for start in range(0, len(ids), 500):
+                session.execute(delete(MetricStatistics).where(MetricStatistics.signature == metric.signature,
+                                                               MetricStatistics.output_id.in_(ids[start:start + 500])))
+            session.execute(insert(MetricStatistics), [
+                {"signature": metric.signature, "output_id": o, "references": hashes[texts[o][1]],
+                 "statistics": np.ascontiguousarray(v, dtype=np.float64).tobytes()} for o, v in computed.items()])
+            task.progress(len(todo), len(todo), f"{name} statistics of {len(todo):,} outputs computed")
+    fresh.update(computed)
+    statistics = np.stack([np.stack([fresh[by_item[item][system]] for system in systems]) for item in items])
+    return SystemStatistics(name, metric.signature, metric.higher_is_better, list(systems),
+                            [external[item] for item in items], statistics, metric.score_of_statistics)
