@@ -15,6 +15,17 @@ import typer
 
 from cli.context import app_context
 from cli.main import app
+from cli.metric_options import (
+    combine_option,
+    device_option,
+    layers_option,
+    metric_help,
+    metric_options,
+    model_option,
+    ref_choice,
+    refs_option,
+    tokenize_option,
+)
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
 from suite.errors import TsqeError
@@ -31,8 +42,8 @@ def _names(option: str) -> tuple[str, ...]:
 def meta_eval_command(
     ctx: typer.Context,
     suites: str = typer.Option(..., "--suites", help="Comma-separated datasets: suites with human scores."),
-    metric: str = typer.Option(..., "--metric", help="Comma-separated metrics, e.g. bleu,chrf,ter,bertscore-f,"
-                                                     "qe:NAME."),
+    metric: str = typer.Option(..., "--metric", help="Comma-separated metrics with a score per output. "
+                                                     + metric_help(level="segment")),
     significant_pairs_only: bool = typer.Option(False, "--significant-pairs-only",
                                                 help="Count errors and rank on the system pairs the humans "
                                                      "separate significantly only."),
@@ -47,8 +58,12 @@ def meta_eval_command(
                                                        "dataset and metric, disagreement per two datasets)."),
     heat_map: Path = typer.Option(None, "--heat-map", dir_okay=False,
                                   help="Draw the disagreement between datasets: .png, .svg or .pdf."),
-    model: str = typer.Option(None, "--model", help="BERTScore model: a local Hugging Face model directory."),
-    layers: int = typer.Option(None, "--layers", help="BERTScore layer of --model."),
+    refs: str = refs_option(),
+    combine: str = combine_option(),
+    model: str = model_option(),
+    layers: int = layers_option(),
+    device: str = device_option(),
+    tokenize: str = tokenize_option(),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:
@@ -68,7 +83,8 @@ def meta_eval_command(
         raise TsqeError(f"unknown human significance test {human_test!r} (choose one of: {', '.join(HUMAN_TESTS)})")
     options = MetaOptions(suites=_names(suites), metrics=_names(metric), significant_pairs_only=significant_pairs_only,
                           human_test=cast("HumanTest | None", human_test), resamples=resamples, seed=seed,
-                          model=model, layers=layers)
+                          refs=ref_choice(refs, combine),
+                          metric_options=metric_options(model, layers, device, tokenize))
     context = app_context(ctx)
     with progress_bar("meta-evaluation") as task:
         result = meta_evaluate(context.database, options, task)

@@ -37,10 +37,12 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from filters.human_judgements import HumanJudgements, HumanTest, read_human_judgements
+from filters.metrics import MetricOptions
 from filters.system_statistics import SystemStatistics, system_statistics
 from store import Database
 from suite.errors import TsqeError
 from suite.figures import heat_map
+from suite.references import RefChoice
 from suite.significance import ALPHA, RESAMPLES, disagreeing_pairs, resample_counts, significance_ranks
 from suite.tables import Cell, Column, Table
 from suite.tasks import TaskState, progress_of
@@ -56,8 +58,9 @@ class MetaOptions:
     resamples: int = RESAMPLES
     seed: int = 0
     alpha: float = ALPHA
-    model: str | None = None
-    layers: int | None = None
+    refs: RefChoice | None = None
+    """The references of the reference-based metrics (the default: every standard reference, pooled)."""
+    metric_options: MetricOptions | None = None
 
 
 @dataclass(frozen=True)
@@ -223,15 +226,16 @@ class MetaEvaluation:
         return [f"{metric}: {signature}" for metric, signature in seen.items()]
 
 
-def pair_errors(human: np.ndarray, metric: np.ndarray, left: np.ndarray, right: np.ndarray
-                ) -> tuple[np.ndarray, np.ndarray]:
+def pair_errors(human: np.ndarray, metric: np.ndarray, left: np.ndarray, right: np.ndarray,
+                tie_epsilon: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """(errors, pairs) over the system pairs (``left[p]``, ``right[p]``); ``human`` and ``metric`` are (..., systems)
-    with higher better. A pair counts when the humans score it unequally (and both human scores exist)."""
+    with higher better. A pair counts when the humans score it unequally (and both human scores exist); metric
+    scores within ``tie_epsilon`` of each other are a tie, which is an error."""
     h = human[..., left] - human[..., right]
     m = metric[..., left] - metric[..., right]
     with np.errstate(invalid="ignore"):
         counted = ~np.isnan(h) & (h != 0)
-        wrong = counted & ~(np.sign(m) == np.sign(h))
+        wrong = counted & ~((np.sign(m) == np.sign(h)) & (np.abs(m) > tie_epsilon))
     return wrong.sum(axis=-1), np.broadcast_to(counted, wrong.shape).sum(axis=-1)
 
 
@@ -265,12 +269,12 @@ def _dataset(db: Database, suite: str, options: MetaOptions, task: TaskState | N
     systems = sorted(human.scores, key=lambda s: (-human.scores[s], s))
     if len(systems) < 2:
         raise TsqeError(f"suite {suite!r}: at least two systems with human scores are needed")
-    statistics = [system_statistics(db, metric, systems, suite_name=suite, model=options.model,
-                                    layers=options.layers, task=task) for metric in options.metrics]
+    statistics = [system_statistics(db, metric, systems, suite_name=suite, refs=options.refs,
+                                    options=options.metric_options, task=task) for metric in options.metrics]
     items = [item for item in statistics[0].items if all(item in set(s.items) for s in statistics[1:])]
     if not items:
         raise TsqeError(f"suite {suite!r}: no segment has a score of every metric for every system")
-    statistics = [_on_items(s, items) for s in statistics]
+    statistics = [s.on_items(items) for s in statistics]
     left, right = (np.array(side, dtype=np.intp) for side in zip(*combinations(range(len(systems)), 2)))
     human_point = np.array([human.scores[s] for s in systems])
     significant = None
@@ -278,29 +282,23 @@ def _dataset(db: Database, suite: str, options: MetaOptions, task: TaskState | N
         significant = np.array([human.test.separates(systems[i], systems[j], options.alpha)
                                 for i, j in zip(left, right)], dtype=bool)
     ranked = significant if options.significant_pairs_only and significant is not None else None
-    point = np.array([_oriented(s) for s in statistics])  # (metrics, systems)
     samples = _resampled_errors(statistics, human, systems, items, left, right, ranked, options)
-    errors, pairs = pair_errors(human_point, point, left, right)
     chosen = slice(None) if ranked is None else ranked
-    ranked_errors = pair_errors(human_point, point, left[chosen], right[chosen])[0]
-    ranks = significance_ranks(-ranked_errors.astype(float), -samples, options.alpha)
+    point = [_oriented(s) for s in statistics]
+    ranked_errors = [pair_errors(human_point, point[m], left[chosen], right[chosen], s.tie_epsilon)[0]
+                     for m, s in enumerate(statistics)]
+    ranks = significance_ranks(-np.array(ranked_errors, dtype=float), -samples, options.alpha)
     outcomes = {}
     for m, stats in enumerate(statistics):
+        errors, pairs = pair_errors(human_point, point[m], left, right, stats.tie_epsilon)
         sig_errors = sig_pairs = None
         if significant is not None:
-            e, p = pair_errors(human_point, point[m], left[significant], right[significant])
+            e, p = pair_errors(human_point, point[m], left[significant], right[significant], stats.tie_epsilon)
             sig_errors, sig_pairs = int(e), int(p)
-        outcomes[stats.metric] = MetricOutcome(stats.metric, stats.signature, int(errors[m]), int(pairs[m]),
+        outcomes[stats.metric] = MetricOutcome(stats.metric, stats.signature, int(errors), int(pairs),
                                                sig_errors, sig_pairs, ranks[m])
     return DatasetOutcome(suite, systems, len(items), human.test_source,
                           human.segment_matrix(items, systems) is not None, outcomes, ranked is not None)
-
-
-def _on_items(statistics: SystemStatistics, items: list[str]) -> SystemStatistics:
-    position = {item: i for i, item in enumerate(statistics.items)}
-    rows = [position[item] for item in items]
-    return SystemStatistics(statistics.metric, statistics.signature, statistics.higher_is_better, statistics.systems,
-                            items, statistics.statistics[rows], statistics.score_of)
 
 
 def _oriented(statistics: SystemStatistics, weights: np.ndarray | None = None) -> np.ndarray:
@@ -329,7 +327,8 @@ def _resampled_errors(statistics: Sequence[SystemStatistics], human: HumanJudgem
                 human_scores = (weights @ values) / (weights @ judged)
         chunk = np.empty((weights.shape[0], len(statistics)))
         for m in range(len(statistics)):
-            chunk[:, m] = pair_errors(human_scores, _oriented(statistics[m], weights), left, right)[0]
+            chunk[:, m] = pair_errors(human_scores, _oriented(statistics[m], weights), left, right,
+                                      statistics[m].tie_epsilon)[0]
         chunks.append(chunk)
     return np.vstack(chunks)
 

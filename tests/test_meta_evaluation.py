@@ -12,13 +12,15 @@ from suite_builder import build_suite
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
-from filters.correlation import corpus_inputs, system_level_scores
+from filters.correlation import system_level_scores
 from filters.meta_evaluation import MetaOptions, meta_evaluate, pair_errors
+from filters.metrics.corpus import corpus_inputs
 from filters.system_statistics import system_statistics
 from store import Database
 from store.models import MetricStatistics, Output, Reference, System, SystemOutput
 from suite.importers.human_scores import import_human_scores
 from suite.qe_scores import save_qe_system
+from suite.references import RefChoice
 from suite.tables import render
 
 _register_commands()
@@ -144,16 +146,16 @@ OUTPUTS = {"a": ["This is good.", "A house.", "The dog barks.", "End good, all g
 @pytest.mark.parametrize("metric", ["bleu", "chrf", "ter"])
 def test_corpus_statistics_give_sacrebleus_corpus_scores_and_are_cached(db: Database, metric: str) -> None:
     build_suite(db, "nt", REFERENCES, OUTPUTS)
-    direct = system_level_scores(db, metric, list(OUTPUTS), suite_name="nt")[2]
+    direct = system_level_scores(db, metric, list(OUTPUTS), suite_name="nt").scores
     statistics = system_statistics(db, metric, list(OUTPUTS), suite_name="nt")
     assert statistics.scores() == pytest.approx([direct[s] for s in OUTPUTS], abs=1e-9)
     # a resample of segments is the corpus score of those segments
     weights = np.array([[2.0, 0.0, 1.0, 1.0, 1.0]])
-    hypotheses, references = corpus_inputs(db, list(OUTPUTS), "nt")
+    hypotheses, references = corpus_inputs(db, list(OUTPUTS), RefChoice.default(), "nt")
     from filters.metrics import get_metric
 
     scorer = get_metric(metric)
-    again = [scorer.corpus_score([h for h, w in zip(hypotheses[s], weights[0]) for _ in range(int(w))],  # type: ignore[attr-defined]
+    again = [scorer.corpus_score([h for h, w in zip(hypotheses[s], weights[0]) for _ in range(int(w))],
                                  [r for r, w in zip(references, weights[0]) for _ in range(int(w))]) for s in OUTPUTS]
     assert statistics.scores(weights)[0] == pytest.approx(again, abs=1e-9)
     with db.session() as session:
@@ -163,7 +165,7 @@ def test_corpus_statistics_give_sacrebleus_corpus_scores_and_are_cached(db: Data
         reference = session.scalar(select(Reference).where(Reference.text == "We go home."))
         reference.text = "We walk home."
     edited = system_statistics(db, metric, list(OUTPUTS), suite_name="nt")
-    fresh = system_level_scores(db, metric, list(OUTPUTS), suite_name="nt")[2]
+    fresh = system_level_scores(db, metric, list(OUTPUTS), suite_name="nt").scores
     assert edited.scores() == pytest.approx([fresh[s] for s in OUTPUTS], abs=1e-9)
     with db.session() as session:
         assert session.query(MetricStatistics).count() == 15  # the item's three replaced, not added
@@ -195,5 +197,5 @@ def test_a_dataset_without_human_scores_is_refused_in_words(db: Database) -> Non
     build_suite(db, "bare", REFERENCES, OUTPUTS)
     with pytest.raises(TsqeError, match="suite 'bare' has no human scores"):
         meta_evaluate(db, MetaOptions(suites=("bare",), metrics=("bleu",)))
-    with pytest.raises(TsqeError, match="da-bertscore-f is a system-level score"):
+    with pytest.raises(TsqeError, match="da-bertscore-f is a system-level score without segment scores"):
         system_statistics(db, "da-bertscore-f", list(OUTPUTS), suite_name="bare")
