@@ -150,3 +150,21 @@ def test_newstest2021_imports_with_segment_scores_and_wmts_significance(db: Data
         for b in systems:
             if a != b:
                 assert judgements.test.better(a, b) == wilcoxon.test.better(a, b), (a, b)
+
+
+def test_removing_an_item_keeps_its_segment_scores_for_the_restore(suite: Database, tmp_path: Path) -> None:
+    from suite.items import ItemSnapshot, find_item, remove_item, restore_removed_item
+
+    (tmp_path / "seg.csv").write_text(SEGMENTS)
+    import_human_scores(suite, segments=tmp_path / "seg.csv")
+    snapshot = remove_item(suite, find_item(suite, "1", "nt"), author="ada")
+    assert [(h.system, h.score, h.raw, h.judgements) for h in snapshot.human_scores] == [
+        ("A", 0.5, 80.0, 2), ("B", -0.2, 60.0, 3)]
+    assert [row[:2] for row in stored(suite)["segments"]] == [("A", "2"), ("B", "3")]  # type: ignore[index]
+    restore_removed_item(suite, "1", "nt", author="bob")
+    assert stored(suite)["segments"] == [
+        ("A", "1", 0.5, 80.0, 2), ("A", "2", 0.1, 70.0, 1), ("B", "1", -0.2, 60.0, 3), ("B", "3", 0.0, 65.0, 1)]
+    # a snapshot written before segment scores existed has none, and restores
+    old = snapshot.to_dict()
+    del old["human_scores"]
+    assert ItemSnapshot.from_dict(old).human_scores == ()
