@@ -27,7 +27,7 @@ from cli.metric_options import (
     tokenize_option,
 )
 from cli.progress import progress_bar
-from cli.table_output import emit_table, format_option, out_option
+from cli.table_output import emit_table, format_option, heat_map_option, out_option
 from suite.errors import TsqeError
 from suite.tables import render
 
@@ -56,8 +56,7 @@ def meta_eval_command(
                                                      "(default: all three as text, or ranks with --format/--out)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON (errors, pairs and ranks per "
                                                        "dataset and metric, disagreement per two datasets)."),
-    heat_map: Path = typer.Option(None, "--heat-map", dir_okay=False,
-                                  help="Draw the disagreement between datasets: .png, .svg or .pdf."),
+    heat_map: Path = heat_map_option("Draw the disagreement between datasets"),
     refs: str = refs_option(),
     combine: str = combine_option(),
     model: str = model_option(),

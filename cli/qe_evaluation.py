@@ -9,7 +9,7 @@ import typer
 
 from cli.context import app_context
 from cli.main import app
-from cli.table_output import emit_table, format_option, out_option
+from cli.table_output import emit_table, format_option, heat_map_option, out_option
 from qe.accuracy import BY, AccuracyResult
 from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inputs
 from qe.pairs import build_pairs
@@ -77,8 +77,7 @@ def accuracy_command(
                                    "disagreement (between every two rows: where does the ranking flip?)."),
     suites: str = typer.Option(None, "--suites", help="Comma-separated suites to compare on their shared "
                                                       "categories (with --table disagreement)."),
-    heat_map: Path = typer.Option(None, "--heat-map", dir_okay=False,
-                                  help="Draw the disagreement as a heat map: .png, .svg or .pdf."),
+    heat_map: Path = heat_map_option("Draw the disagreement as a heat map"),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:

@@ -107,13 +107,9 @@ def system_level_scores(db: Database, metric: str, systems: Sequence[str], *, su
         return own
     scores = score_outputs(db, metric, suite_name=suite_name, systems=list(systems), refs=refs, options=options,
                            task=task)
-    item_ids, names, values = scores.matrix()
-    column = {name: index for index, name in enumerate(names)}
-    missing = [system for system in systems if system not in column]
-    if missing:
-        raise TsqeError(f"metric {metric!r} has no scores for system(s) {', '.join(missing)}")
+    item_ids, values = scores.columns(systems)
     return SystemScores(scores.signature, scores.higher_is_better,
-                        {system: float(np.nanmean(values[:, column[system]])) for system in systems}, len(item_ids))
+                        {system: float(np.nanmean(values[:, j])) for j, system in enumerate(systems)}, len(item_ids))
 
 
 def correlate(db: Database, metric: str, *, suite_name: str | None = None, top: int | None = None,

@@ -94,15 +94,11 @@ def system_statistics(db: Database, metric: str, systems: Sequence[str], *, suit
         return _combined(parts, str(scorer.signature_for(refs)), refs.combine)
     scores = score_outputs(db, metric, suite_name=suite_name, systems=list(systems), refs=refs, options=options,
                            task=task)
-    item_ids, names, values = scores.matrix()
-    column = {name: j for j, name in enumerate(names)}
-    missing = [system for system in systems if system not in column]
-    if missing:
-        raise TsqeError(f"metric {metric!r} has no scores for system(s) {', '.join(missing)}")
+    item_ids, values = scores.columns(systems)
     with db.session() as session:
         translated = _items_of_every_system(session, find_suite(session, suite_name).id, systems)
     rows = [i for i, item in enumerate(item_ids) if item in translated]
-    chosen = values[np.ix_(rows, [column[system] for system in systems])]
+    chosen = values[rows]
     scored = ~np.isnan(chosen)
     statistics = np.stack([np.where(scored, chosen, 0.0), scored.astype(float)], axis=-1)
     return SystemStatistics(metric, str(scores.signature), scores.higher_is_better, spec.tie_epsilon, list(systems),

@@ -30,12 +30,26 @@ NO_VALUE = QBrush(QColor("#C8C8C8"), Qt.BrushStyle.BDiagPattern)
 
 
 class HeatMapModel(TableModel):
-    """The disagreement table with its count cells shaded from white (0) to dark blue (the largest count)."""
+    """The disagreement table with its count cells shaded from white (0) to dark blue (the largest count).
+
+    The columns of a square map are headed by numbers, and the rows are numbered to match (full names in the
+    tooltips): headed by category or phenomenon names, a map of 14 categories was three screens wide.
+    """
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
         self.disagreement: RankingDisagreement | None = None
         self._top = 1.0
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        d = self.disagreement
+        square = d is not None and d.columns is None and orientation == Qt.Orientation.Horizontal and section > 0
+        if square and role == Qt.ItemDataRole.DisplayRole:
+            return str(section)
+        if square and role == Qt.ItemDataRole.ToolTipRole:
+            return super().headerData(section, orientation, Qt.ItemDataRole.DisplayRole)
+        return super().headerData(section, orientation, role)
 
     def set_disagreement(self, disagreement: RankingDisagreement | None) -> None:
         self.disagreement = disagreement
@@ -53,6 +67,8 @@ class HeatMapModel(TableModel):
         if column < 0:
             if role == Qt.ItemDataRole.ForegroundRole and left_out:
                 return QColor("#8A8A8A")
+            if role == Qt.ItemDataRole.DisplayRole and d.columns is None:
+                return f"{row + 1}  {super().data(index, role)}"
             return super().data(index, role)
         cell = d.cells[row][column]
         if role == Qt.ItemDataRole.BackgroundRole:
@@ -104,7 +120,8 @@ class DisagreementPage(QWidget):
         self.splitter.addWidget(with_notes(self.view, self.notes))
         self.splitter.addWidget(with_notes(self.flips_view, self.flips_notes))
         self.splitter.setStretchFactor(0, 3)
-        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([560, 200])  # a map of 14 categories whole; a flip is two lines below
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.splitter)

@@ -70,7 +70,9 @@ def test_the_heat_map_is_the_clis_disagreement_table_and_greys_rows_with_too_few
     assert cli.exit_code == 0, cli.output
     assert render(table, "csv") == cli.stdout
     model = page.model
-    assert [model.data(model.index(r, 0)) for r in range(4)] == ["A", "B", "C†", "D"]
+    assert [model.data(model.index(r, 0)) for r in range(4)] == ["1  A", "2  B", "3  C†", "4  D"]
+    assert [model.headerData(c, Qt.Orientation.Horizontal) for c in range(5)] == ["row", "1", "2", "3", "4"]
+    assert model.headerData(2, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole) == "B"
     assert model.data(model.index(0, 2), RAW_ROLE) == 1 and model.data(model.index(0, 4), RAW_ROLE) == 0
     flipped = model.data(model.index(0, 2), Qt.ItemDataRole.BackgroundRole)
     agreed = model.data(model.index(0, 4), Qt.ItemDataRole.BackgroundRole)
