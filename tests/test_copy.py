@@ -12,7 +12,18 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from store import Database, open_database
 from store.copy import CopyRefused, copy_database
-from store.models import Base, Embedding, HistoryEntry, MetricScore, Output, Suite, System
+from store.models import (
+    Base,
+    Embedding,
+    HistoryEntry,
+    HumanSegmentScore,
+    HumanSignificance,
+    MetricScore,
+    MetricStatistics,
+    Output,
+    Suite,
+    System,
+)
 from suite.demo import DEMO_SUITE, create_demo
 from suite.importers import import_outputs, import_qe_scores
 from suite.labelling import label_counts, relabel
@@ -27,7 +38,8 @@ def url_of(database: Database) -> str:
 
 def filled(database: Database, tmp_path: Path) -> Database:
     """The demo suite (labels, reviews, fingerprints, QE systems, human scores), one more imported QE system, and
-    rows the demo may not hold: a history entry, a cached metric score, an embedding."""
+    rows the demo may not hold: a history entry, a cached metric score and metric statistics, an embedding, a
+    segment-level human score and an imported significance result."""
     create_demo(database)
     with database.session() as session:
         system = session.scalars(select(System.name).order_by(System.id).limit(1)).one()
@@ -43,6 +55,14 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(MetricScore).values(signature="toy|tsqe", output_id=output_id, score=0.1 + 0.2))
         session.execute(insert(Embedding).values(model="m", layer=6, sentence_hash="ab" * 32, tokens='["a"]',
                                                  dim=2, vectors=bytes(range(256))))
+        session.execute(insert(MetricStatistics).values(signature="toy|tsqe", output_id=output_id, references="ab",
+                                                        statistics=bytes(range(16))))
+        first, second = session.scalars(select(System.id).order_by(System.id).limit(2)).all()
+        item_id = session.scalar(select(Output.item_id).where(Output.id == output_id))
+        session.execute(insert(HumanSegmentScore).values(system_id=first, item_id=item_id, score=-0.25, raw=61.5,
+                                                         judgements=3))
+        session.execute(insert(HumanSignificance).values(system_id=first, other_id=second, difference=0.125,
+                                                         p_below=0.01, source="ad-DA-diff-wilcoxon-rs-deen.csv"))
     return database
 
 

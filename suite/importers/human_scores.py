@@ -76,9 +76,9 @@ def read_human_scores(path: Path, lp: str | None, problems: Problems | None = No
             pair, value, system = fields
             _add(scores, system.strip(), value, "HUMAN", number, problems, keep=pair == lp, lp=lp)
     elif numbered:
-        problems.error(numbered[0][0], f"expected the header line {' '.join(HEADER)!r} (WMT19's DA-syslevel.csv) or "
-                                       f"{' '.join(WMT21_HEADER)!r} (WMT21's ad-sys-scores), "
-                                       f"found {numbered[0][1].strip()!r}")
+        problems.error(numbered[0][0], f"expected the header line {' '.join(HEADER)!r}, found "
+                                       f"{numbered[0][1].strip()!r} (WMT19's DA-syslevel.csv; WMT21's system scores "
+                                       f"have the header {' '.join(WMT21_HEADER)!r})")
     problems.raise_if_any()
     if not scores:
         raise TsqeError(f"{path}: no scores" + (f" for the language pair {lp!r}" if header == HEADER else ""))
