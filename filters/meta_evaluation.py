@@ -37,7 +37,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from filters.human_judgements import HumanJudgements, HumanTest, read_human_judgements
-from filters.metrics import MetricOptions
+from filters.metrics import MetricOptions, metric_spec
+from filters.metrics.specs import TOKENIZE
 from filters.system_statistics import SystemStatistics, system_statistics
 from store import Database
 from suite.errors import TsqeError
@@ -248,6 +249,7 @@ def meta_evaluate(db: Database, options: MetaOptions, task: TaskState | None = N
         raise TsqeError(f"a suite is named twice: {', '.join(options.suites)}")
     if not options.metrics or len(set(options.metrics)) != len(options.metrics):
         raise TsqeError("name the metrics to compare, each once")
+    _check_options(options.metrics, options.metric_options)
     if options.resamples < 1:
         raise TsqeError(f"the number of bootstrap resamples must be 1 or more, not {options.resamples}")
     datasets = {}
@@ -270,7 +272,8 @@ def _dataset(db: Database, suite: str, options: MetaOptions, task: TaskState | N
     if len(systems) < 2:
         raise TsqeError(f"suite {suite!r}: at least two systems with human scores are needed")
     statistics = [system_statistics(db, metric, systems, suite_name=suite, refs=options.refs,
-                                    options=options.metric_options, task=task) for metric in options.metrics]
+                                    options=_options_for(metric, options.metric_options), task=task)
+                  for metric in options.metrics]
     items = [item for item in statistics[0].items if all(item in set(s.items) for s in statistics[1:])]
     if not items:
         raise TsqeError(f"suite {suite!r}: no segment has a score of every metric for every system")
@@ -299,6 +302,29 @@ def _dataset(db: Database, suite: str, options: MetaOptions, task: TaskState | N
                                                sig_errors, sig_pairs, ranks[m])
     return DatasetOutcome(suite, systems, len(items), human.test_source,
                           human.segment_matrix(items, systems) is not None, outcomes, ranked is not None)
+
+
+def _options_for(metric: str, options: MetricOptions | None) -> MetricOptions | None:
+    """The part of the metric options that ``metric`` takes: the model for the BERTScore family, the tokenizer for
+    BLEU (each metric refuses the others)."""
+    if options is None:
+        return None
+    spec = metric_spec(metric)
+    model = spec.needs_model
+    return MetricOptions(model=options.model if model else None, layers=options.layers if model else None,
+                         device=options.device if model else None,
+                         tokenize=options.tokenize if spec.has(TOKENIZE) else None)
+
+
+def _check_options(metrics: Sequence[str], options: MetricOptions | None) -> None:
+    """An option that none of the metrics takes is a mistake to report, not to drop."""
+    if options is None:
+        return
+    specs = [metric_spec(metric) for metric in metrics]
+    if (options.model or options.layers or options.device) and not any(spec.needs_model for spec in specs):
+        raise TsqeError(f"an embedding model was given, and none of {', '.join(metrics)} takes one")
+    if options.tokenize and not any(spec.has(TOKENIZE) for spec in specs):
+        raise TsqeError(f"a tokenizer was given, and none of {', '.join(metrics)} takes one")
 
 
 def _oriented(statistics: SystemStatistics, weights: np.ndarray | None = None) -> np.ndarray:

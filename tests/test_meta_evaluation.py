@@ -199,3 +199,19 @@ def test_a_dataset_without_human_scores_is_refused_in_words(db: Database) -> Non
         meta_evaluate(db, MetaOptions(suites=("bare",), metrics=("bleu",)))
     with pytest.raises(TsqeError, match="da-bertscore-f is a system-level score without segment scores"):
         system_statistics(db, "da-bertscore-f", list(OUTPUTS), suite_name="bare")
+
+
+def test_metric_options_reach_the_metrics_that_take_them_and_no_other(datasets: Database) -> None:
+    from filters.metrics import MetricOptions
+    from suite.errors import TsqeError
+
+    with pytest.raises(TsqeError, match="a tokenizer was given, and none of qe:right takes one"):
+        meta_evaluate(datasets, MetaOptions(suites=("d1",), metrics=("qe:right",),
+                                            metric_options=MetricOptions(tokenize="intl")))
+    with pytest.raises(TsqeError, match="an embedding model was given"):
+        meta_evaluate(datasets, MetaOptions(suites=("d1",), metrics=("qe:right", "bleu"),
+                                            metric_options=MetricOptions(layers=3)))
+    # BLEU's tokenizer is given to BLEU only, not to the QE system beside it
+    result = meta_evaluate(datasets, MetaOptions(suites=("d1",), metrics=("qe:right", "bleu"), resamples=50,
+                                                 metric_options=MetricOptions(tokenize="intl")))
+    assert "tok:intl" in result.datasets["d1"].metrics["bleu"].signature
