@@ -78,6 +78,8 @@ def accuracy_command(
     suites: str = typer.Option(None, "--suites", help="Comma-separated suites to compare on their shared "
                                                       "categories (with --table disagreement)."),
     heat_map: Path = heat_map_option("Draw the disagreement as a heat map"),
+    count_too_few: bool = typer.Option(False, "--count-too-few",
+                                       help="Count rows with too few pairs in the disagreement too (marked †)."),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:
@@ -107,7 +109,7 @@ def accuracy_command(
                 raise TsqeError("a heat map shows disagreement: add --table disagreement (or ranks)")
             emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
             return
-        disagreement = row_disagreement(result)
+        disagreement = row_disagreement(result, count_too_few=count_too_few)
     if heat_map is not None:
         save_figure(disagreement.heat_map(), heat_map)
         typer.echo(f"wrote {heat_map}", err=True)

@@ -74,8 +74,10 @@ class RankingDisagreement:
     rows: list[str]
     columns: list[str] | None
     cells: list[list[list[Flip] | None]]
+    too_few: list[int]
+    """Rows with too few pairs for a conclusion (square only), marked with a dagger."""
     left_out: list[int]
-    """Rows with too few pairs (square only)."""
+    """Rows left out of the counts: those with too few pairs, unless they were counted on request."""
     ranks: list[dict[str, int | None]]
     """The QE systems' ranks on each row (square only; empty otherwise)."""
     note: str
@@ -97,13 +99,15 @@ class RankingDisagreement:
         columns = [Column(name, "text"), *(Column(label, "count") for label in self.column_labels)]
         body = []
         for i, label in enumerate(self.rows):
-            mark = TOO_FEW_MARK if i in self.left_out else ""
+            mark = TOO_FEW_MARK if i in self.too_few else ""
             counts = (Cell(None if cell is None else len(cell)) for cell in self.cells[i])
             body.append([Cell(label, mark=mark), *counts])
         notes = [self.note, "Disagreement number: QE system pairs ranked strictly one way on one side and strictly "
                             "the other way on the other (systems sharing a rank are not ordered)."]
         if self.left_out:
             notes.append(f"{TOO_FEW_MARK} too few pairs for a conclusion: left out of the counts.")
+        elif self.too_few:
+            notes.append(f"{TOO_FEW_MARK} too few pairs for a conclusion: counted on request, read with care.")
         notes += [f"{flip.a.label} ranks {flip.first} above {flip.second}, {flip.b.label} the other way."
                   for i, row in enumerate(self.cells) for j, cell in enumerate(row)
                   if cell and (self.columns is not None or i < j) for flip in cell]
@@ -130,11 +134,11 @@ class RankingDisagreement:
     def ranks_table(self) -> Table:
         """The ranks of the QE systems per row (square only), rank 1 in bold, too-few rows marked."""
         columns = [Column("row", "text"), *(Column(q, "count") for q in self.qe_systems)]
-        body = [[Cell(label, mark=TOO_FEW_MARK if i in self.left_out else ""),
+        body = [[Cell(label, mark=TOO_FEW_MARK if i in self.too_few else ""),
                  *(Cell(self.ranks[i].get(q)) for q in self.qe_systems)] for i, label in enumerate(self.rows)]
         notes = [self.note, "Rank 1 is best; QE systems not significantly different share a rank (paired bootstrap "
                             "over items, one-sided, alpha 0.05)."]
-        if self.left_out:
+        if self.too_few:
             notes.append(f"{TOO_FEW_MARK} too few pairs for a conclusion.")
         return Table(title=self.title.replace("Disagreement", "Significant ranks"), columns=columns, body=body,
                      notes=notes)
@@ -156,19 +160,22 @@ class RankingDisagreement:
                     cells[key] = {"disagreement": len(cell), "flips": [
                         {"systems": [f.first, f.second], "a": side(f.a), "b": side(f.b)} for f in cell]}
         return {"title": self.title, "qe_systems": self.qe_systems, "rows": self.rows, "columns": self.columns,
-                "too_few": [self.rows[i] for i in self.left_out], "cells": cells}
+                "too_few": [self.rows[i] for i in self.too_few], "left_out": [self.rows[i] for i in self.left_out],
+                "cells": cells}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
 
-def row_disagreement(result: AccuracyResult) -> RankingDisagreement:
-    """The disagreement between every two rows of an accuracy table (bootstrap needed for significant ranks)."""
+def row_disagreement(result: AccuracyResult, *, count_too_few: bool = False) -> RankingDisagreement:
+    """The disagreement between every two rows of an accuracy table (bootstrap needed for significant ranks);
+    rows with too few pairs are left out unless ``count_too_few`` (a small suite's researcher looking anyway)."""
     if not result.bootstrap:
         raise TsqeError("significant ranks need bootstrap resamples: a table without them cannot tell which "
                         "QE systems differ")
     rows = result.rows
-    left_out = [i for i, row in enumerate(rows) if row.too_few]
+    too_few = [i for i, row in enumerate(rows) if row.too_few]
+    left_out = [] if count_too_few else too_few
     cells: list[list[list[Flip] | None]] = [[None] * len(rows) for _ in rows]
     for i, j in combinations(range(len(rows)), 2):
         if i in left_out or j in left_out:
@@ -179,8 +186,8 @@ def row_disagreement(result: AccuracyResult) -> RankingDisagreement:
     note = (f"QE systems: {', '.join(result.qe_systems)}; ties {result.ties!r}; {result.bootstrap:,} item resamples, "
             f"seed {result.seed}.")
     return RankingDisagreement(f"Disagreement between {where} on the ranking of QE systems", result.qe_systems,
-                               [row.name for row in rows], None, cells, left_out, [dict(r.ranks) for r in rows],
-                               note)
+                               [row.name for row in rows], None, cells, too_few, left_out,
+                               [dict(r.ranks) for r in rows], note)
 
 
 def suite_disagreement(results: dict[str, AccuracyResult]) -> RankingDisagreement:
@@ -212,4 +219,4 @@ def suite_disagreement(results: dict[str, AccuracyResult]) -> RankingDisagreemen
             "pairs in either suite is left out.")
     return RankingDisagreement("Disagreement between suites on the ranking of QE systems per category", systems,
                                [str(category) for category in shared],
-                               [f"{names[a]} | {names[b]}" for a, b in pairs], cells, [], [], note)
+                               [f"{names[a]} | {names[b]}" for a, b in pairs], cells, [], [], [], note)

@@ -80,6 +80,13 @@ def test_two_rows_with_opposite_significant_orders_disagree_once_and_too_few_row
     document = disagreement.to_dict()
     assert document["too_few"] == ["C"] and document["cells"]["A|B"]["disagreement"] == 1
     assert "A|C" not in document["cells"]
+    # counted on request: C takes part, still marked
+    counted = row_disagreement(result, count_too_few=True)
+    assert counted.left_out == [] and counted.too_few == [2]
+    assert counted.counts()[2].tolist()[:2] == [1.0, 0.0] and "counted on request" in " ".join(
+        counted.to_table().notes)
+    assert render(counted.to_table(), "csv").splitlines()[3] == "C,1,0,,1"
+    assert "C†" in render(counted.to_table(), "text")
 
 
 def test_systems_not_significantly_different_do_not_flip() -> None:

@@ -15,7 +15,15 @@ import numpy as np
 from matplotlib.figure import Figure
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from gui.reports.export import ExportButton
 from gui.reports.tab import note_label, with_notes
@@ -65,7 +73,7 @@ class HeatMapModel(TableModel):
         row, column = index.row(), index.column() - 1  # the first column names the row
         left_out = row in d.left_out
         if column < 0:
-            if role == Qt.ItemDataRole.ForegroundRole and left_out:
+            if role == Qt.ItemDataRole.ForegroundRole and row in d.too_few:
                 return QColor("#8A8A8A")
             if role == Qt.ItemDataRole.DisplayRole and d.columns is None:
                 return f"{row + 1}  {super().data(index, role)}"
@@ -100,10 +108,14 @@ class DisagreementPage(QWidget):
         self.disagreement: RankingDisagreement | None = None
         self.status = QLabel()
         self.status.setStyleSheet("color: #555")
+        self.count_too_few = QCheckBox("count rows with too few pairs")
+        self.count_too_few.setToolTip("Rows with fewer than 30 pairs or 5 items (†) are left out of the counts: "
+                                      "their ranks say little. Count them anyway, to look at a small suite.")
         self.export = ExportButton("QE disagreement table", self.table, self.figure, self, document=self.document)
         controls = QHBoxLayout()
         controls.addWidget(QLabel("Where does the ranking of the QE systems flip between two rows? Click a cell."))
         controls.addStretch(1)
+        controls.addWidget(self.count_too_few)
         controls.addWidget(self.status)
         controls.addWidget(self.export)
         self.model = HeatMapModel(self)
@@ -144,7 +156,7 @@ class DisagreementPage(QWidget):
         counted = len(disagreement.rows) - len(disagreement.left_out)
         if counted < 2:
             self.status.setText(f"{len(disagreement.left_out)} of {len(disagreement.rows)} rows have too few pairs "
-                                "for a conclusion: nothing to compare")
+                                "for a conclusion: nothing to compare unless they are counted")
         else:
             total = sum(len(cell) for i, row in enumerate(disagreement.cells) for j, cell in enumerate(row)
                         if cell is not None and i < j)

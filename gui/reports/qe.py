@@ -303,6 +303,7 @@ class QETab(ReportTab):
             spin.valueChanged.connect(self._recompute.start)
         self.systems_model.dataChanged.connect(self._recompute.start)
         self.splits.valueChanged.connect(self.compute_stability)
+        self.disagreement_page.count_too_few.toggled.connect(self.compute_disagreement)
         self.pages.currentChanged.connect(self._page_changed)
         self.import_button.clicked.connect(self._import_scores)
         self.train_button.clicked.connect(self._train)
@@ -409,10 +410,10 @@ class QETab(ReportTab):
         if not data.result.bootstrap:
             self.disagreement_page.clear("significant ranks need bootstrap resamples: set resamples above 0")
             return
-        result = data.result
+        result, count = data.result, self.disagreement_page.count_too_few.isChecked()
         self.disagreement_page.status.setText("computing…")
-        self._ops.read(lambda task: row_disagreement(result), self.disagreement_page.show_disagreement,
-                       key=DISAGREEMENT_READ)
+        self._ops.read(lambda task: row_disagreement(result, count_too_few=count),
+                       self.disagreement_page.show_disagreement, key=DISAGREEMENT_READ)
 
     def show_pairs(self, row: int, column: int) -> None:
         """List the pairs of a table cell (a row and a QE system column) in the lower pane."""

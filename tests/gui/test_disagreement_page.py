@@ -97,3 +97,13 @@ def test_clicking_a_cell_lists_the_flipping_pairs_with_both_accuracies_and_ranks
     assert flips.rowCount() == 2
     figure = page.figure()
     assert figure is not None and page.document() is not None
+
+
+def test_rows_with_too_few_pairs_are_counted_on_request(page_tab: QETab) -> None:
+    page = page_tab.disagreement_page
+    page.count_too_few.setChecked(True)
+    assert page_tab._ops.wait_idle()
+    model = page.model
+    assert model.data(model.index(2, 1), RAW_ROLE) == 1  # C against A: y above x in C, x above y in A
+    assert model.data(model.index(2, 0), Qt.ItemDataRole.ForegroundRole) == QColor("#8A8A8A")  # still marked
+    assert page.status.text() == "4 flips between 4 rows"
