@@ -13,7 +13,8 @@ Per dataset (a suite with system-level human scores) and metric:
   means otherwise: :mod:`filters.system_statistics`) and, where the dataset has segment-level human scores for
   every system, the human system scores too (as the means of the resampled segments; otherwise the human scores
   are fixed). All metrics see the same resamples, so the comparison is paired; ranks are shared by metrics not
-  significantly different (p < 0.05: :func:`suite.significance.significance_ranks`).
+  significantly different (p ≤ 0.05, as the QE best marks and mt-metrics-eval's clusters:
+  :func:`suite.significance.significance_ranks`).
 
 Between every two datasets, the **disagreement number**: the metric pairs ranked strictly one way on one dataset
 and strictly the other way on the other. ``significant_pairs_only`` counts errors and ranks on the
@@ -139,7 +140,7 @@ class MetaEvaluation:
     def _settings_note(self) -> str:
         o = self.options
         return (f"Ranks: bootstrap over segments ({o.resamples:,} resamples, seed {o.seed}); metrics not significantly "
-                f"different (p < {o.alpha}) share a rank" + ("; errors counted on human-significant pairs"
+                f"different (p ≤ {o.alpha}) share a rank" + ("; errors counted on human-significant pairs"
                                                                if o.significant_pairs_only else "") + ".")
 
     def errors_table(self) -> Table:
