@@ -155,18 +155,18 @@ class MetaEvaluation:
                 body.append([Cell(suite), Cell(metric), Cell(o.errors), Cell(o.pairs), Cell(o.error_rate),
                              Cell(o.errors_significant), Cell(o.pairs_significant), Cell(o.error_rate_significant),
                              Cell(o.rank)])
-        notes = ["An error: a system pair the metric orders differently from the human scores (a metric tie "
-                 "counts as an error). Significant: pairs whose higher-scored system the humans find significantly "
-                 "better.", self._settings_note(), *self._dataset_notes(), *self._signature_notes()]
+        notes = ["An error: a system pair the metric orders differently from the human scores (a metric tie, "
+                 "within the metric's tie epsilon, counts as an error). Significant: pairs whose higher-scored "
+                 "system the humans find significantly better.", self._settings_note(), *self._dataset_notes(),
+                 *self._signature_notes()]
         return Table(title="Metric errors on system pairs against human judgement", columns=columns, body=body,
                      notes=notes)
 
     def ranks_table(self) -> Table:
         """Xiang et al.'s Table 3: a row per metric, per dataset ``rank / error rate`` (rank 1 in bold)."""
-        metrics = list(dict.fromkeys(m for dataset in self.datasets.values() for m in dataset.metrics))
         columns = [Column("metric", "text"), *(Column(suite, "text") for suite in self.datasets)]
         body = []
-        for metric in metrics:
+        for metric in self._metrics():
             cells = [Cell(metric)]
             for dataset in self.datasets.values():
                 o = dataset.metrics.get(metric)
