@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from matplotlib.colors import LinearSegmentedColormap
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from suite.errors import TsqeError
 
@@ -64,7 +65,8 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
     axes.tick_params(length=0)
     for spine in axes.spines.values():
         spine.set_visible(False)
-    figure.colorbar(image, ax=axes, shrink=0.6, label="count")
+    bar = figure.colorbar(image, ax=axes, shrink=0.6, label="count")
+    bar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no ticks at 0.2, 0.4...
     axes.set_title(title, fontsize=9, loc="left")
     if note:
         figure.text(0.01, 0.0, note, fontsize=7, color="#555555", ha="left", va="bottom")
