@@ -10,8 +10,8 @@
    statistics of BLEU, chrF and TER a few minutes), by running the meta-evaluation once untimed.
 3. Timed: the whole meta-evaluation of BLEU, chrF, TER and BERTScore-F on the three datasets with 1,000
    resamples, from the cached scores (``meta-eval:``; target under 1 minute), then the same on the human-significant
-   pairs only (``significant only:``).
-4. Writes the paper-style table (Markdown), the disagreement heat maps (all pairs; significant pairs only) and the
+   pairs only (``significant only:``), and both again with BERTScore-P and -R added (six metrics).
+4. Writes the paper-style tables (Markdown), the disagreement heat maps (all pairs; significant pairs only) and the
    QE disagreement heat map between the categories of DFKI de-en to ``--figures``, and prints every figure.
 
 Reads ../shared/data/external (never copied); prints ``skipped`` without it.
@@ -45,6 +45,9 @@ WMT19 = ("wmt19-de-en", "wmt19-en-de")
 NEWSTEST2021 = "newstest2021-de-en"
 DFKI = "dfki-de-en"
 METRICS = ("bleu", "chrf", "ter", "bertscore-f")
+SIX_METRICS = ("bleu", "chrf", "ter", "bertscore-p", "bertscore-r", "bertscore-f")
+"""With BERTScore's precision and recall, which come with F from the same embeddings: more metric pairs to
+disagree on."""
 
 
 def imported(db: Database, name: str) -> bool:
@@ -106,29 +109,32 @@ def main() -> int:
     import_data(db, data)
     print(f"imports: {time.perf_counter() - started:.1f} s (nothing when the database has them)")
     suites = (*WMT19, NEWSTEST2021)
-    options = MetaOptions(suites=suites, metrics=METRICS, resamples=args.resamples)
     started = time.perf_counter()
-    meta_evaluate(db, options, TaskState(lambda report: print(f"  {report.message}", file=sys.stderr)))
+    meta_evaluate(db, MetaOptions(suites=suites, metrics=SIX_METRICS, resamples=args.resamples),
+                  TaskState(lambda report: print(f"  {report.message}", file=sys.stderr)))
     print(f"scores cached: {time.perf_counter() - started:.1f} s (untimed warm-up)")
 
-    started = time.perf_counter()
-    result = meta_evaluate(db, options)
-    print(f"meta-eval: {time.perf_counter() - started:.1f} s for {len(suites)} datasets, {len(METRICS)} metrics, "
-          f"{args.resamples:,} resamples (target < 60 s)")
-    started = time.perf_counter()
-    significant = meta_evaluate(db, MetaOptions(suites=suites, metrics=METRICS, resamples=args.resamples,
-                                                significant_pairs_only=True))
-    print(f"significant only: {time.perf_counter() - started:.1f} s")
-    for name, outcome in (("all pairs", result), ("significant pairs only", significant)):
-        print(f"\n## {name}\n")
-        print(render(outcome.ranks_table(), "md"))
-        print(render(outcome.errors_table(), "md"))
-        print(render(outcome.disagreement_table(), "md"))
-    (figures / "meta-eval-table3.md").write_text(render(result.ranks_table(), "md"))
-    (figures / "meta-eval-table3-significant.md").write_text(render(significant.ranks_table(), "md"))
-    (figures / "meta-eval-errors.md").write_text(render(result.errors_table(), "md"))
-    save_figure(result.heat_map(), figures / "meta-eval-disagreement.png")
-    save_figure(significant.heat_map(), figures / "meta-eval-disagreement-significant.png")
+    for metrics, prefix in ((METRICS, "meta-eval"), (SIX_METRICS, "meta-eval6")):
+        started = time.perf_counter()
+        result = meta_evaluate(db, MetaOptions(suites=suites, metrics=metrics, resamples=args.resamples))
+        print(f"{prefix}: {time.perf_counter() - started:.1f} s for {len(suites)} datasets, {len(metrics)} metrics, "
+              f"{args.resamples:,} resamples (target < 60 s for four)")
+        started = time.perf_counter()
+        significant = meta_evaluate(db, MetaOptions(suites=suites, metrics=metrics, resamples=args.resamples,
+                                                    significant_pairs_only=True))
+        print(f"{prefix} significant only: {time.perf_counter() - started:.1f} s")
+        for name, outcome in (("all pairs", result), ("significant pairs only", significant)):
+            print(f"\n## {len(metrics)} metrics, {name}\n")
+            print(render(outcome.ranks_table(), "md"))
+            print(render(outcome.errors_table(), "md"))
+            print(render(outcome.disagreement_table(), "md"))
+        (figures / f"{prefix}-table3.md").write_text(render(result.ranks_table(), "md"))
+        (figures / f"{prefix}-table3-significant.md").write_text(render(significant.ranks_table(), "md"))
+        (figures / f"{prefix}-errors.md").write_text(render(result.errors_table(), "md"))
+        (figures / f"{prefix}-disagreement.md").write_text(render(result.disagreement_table(), "md"))
+        (figures / f"{prefix}-disagreement-significant.md").write_text(render(significant.disagreement_table(), "md"))
+        save_figure(result.heat_map(), figures / f"{prefix}-disagreement.png")
+        save_figure(significant.heat_map(), figures / f"{prefix}-disagreement-significant.png")
 
     started = time.perf_counter()
     table = accuracy(read_inputs(db, DFKI, ("svr-hter", "pairwise-gb")),

@@ -206,7 +206,7 @@ class MetaEvaluation:
 
     def heat_map(self) -> Figure:
         names, values = self.disagreement_matrix()
-        where = " (human-significant pairs only)" if self.options.significant_pairs_only else ""
+        where = "\non human-significant system pairs only" if self.options.significant_pairs_only else ""
         return heat_map(names, values, title=f"Disagreement on the ranking of {len(self._metrics())} metrics"
                                              f"{where}", note=", ".join(self._metrics()))
 

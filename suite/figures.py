@@ -26,6 +26,8 @@ PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 CELL_INCHES = 0.42
 LABEL_INCHES = 2.4
 """Room for the row labels at the left and the column labels (turned 45°) at the bottom."""
+TITLE_CHARACTER_INCHES = 0.075
+"""About one character of the 9 pt title: a small map is widened so that its title is not cut."""
 COLOURS = LinearSegmentedColormap.from_list("counts", ["#FFFFFF", "#9ECAE1", "#08519C"])
 LEFT_OUT = "#9A9A9A"
 
@@ -36,7 +38,8 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
     indices of rows (and, in a square map, columns) shown grey and without numbers."""
     columns = list(labels if column_labels is None else column_labels)
     rows, cols = values.shape
-    width = LABEL_INCHES + max(cols, 2) * CELL_INCHES + 0.8
+    title_inches = TITLE_CHARACTER_INCHES * max(len(line) for line in title.splitlines())
+    width = max(LABEL_INCHES + max(cols, 2) * CELL_INCHES + 0.8, LABEL_INCHES + title_inches)
     height = LABEL_INCHES * 0.6 + max(rows, 2) * CELL_INCHES + 0.9
     figure = Figure(figsize=(width, height), layout="constrained")
     axes = figure.add_subplot()
