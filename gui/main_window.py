@@ -200,7 +200,7 @@ class MainWindow(QMainWindow):
         columns.aboutToShow.connect(lambda: self.review.fill_columns_menu(columns))
         view.addSeparator()
         for i, (title, _) in enumerate(TABS):
-            self._action(view, title, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+            self._action(view, title, lambda _=False, i=i: self.show_tab(i), f"Ctrl+{i + 1}")
 
         suite = bar.addMenu("&Suite")
         self._action(suite, "&Label all", self.label_all, "F5")
@@ -290,6 +290,12 @@ class MainWindow(QMainWindow):
         menu = QMenu(title, self)
         menu.addActions(actions)
         return menu
+
+    def show_tab(self, index: int) -> None:
+        """Ctrl+1…5: that screen, with the keys (also when it is already shown: Ctrl+2 from Review's filter bar
+        gives the keys back to the table)."""
+        self.tabs.setCurrentIndex(index)
+        self.focus_screen()
 
     def focus_screen(self) -> None:
         """Give the keyboard to what the current screen is worked with, after Ctrl+1…5 and on opening.
@@ -395,11 +401,15 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none yet)").setEnabled(False)
 
     def _new_database(self) -> None:
+        if not self.leave_drafts("creating another database"):  # before choosing a file for nothing
+            return
         path, _ = QFileDialog.getSaveFileName(self, "tsqe — new database", "tsqe.sqlite", "SQLite (*.sqlite *.db)")
         if path:
             self.open_target(path)
 
     def _open_dialog(self) -> None:
+        if not self.leave_drafts("opening another database"):
+            return
         path, _ = QFileDialog.getOpenFileName(self, "tsqe — open database", "", "SQLite (*.sqlite *.db);;all (*)")
         if path:
             self.open_target(path)

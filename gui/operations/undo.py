@@ -96,8 +96,8 @@ class EditsWrite(Write[Applied]):
 
 
 def apply_edits(state: AppState, edits: Sequence[Edit], name: str, *, title: str | None = None) -> EditsWrite:
-    """A write that saves ``edits`` in order (each its own transaction in the core), named ``name`` (what the
-    status bar says it did), changing what the edits say they change."""
+    """A write that saves ``edits`` in order (each its own transaction in the core), changing what the edits say
+    they change; the status bar says "saving: ``name``" (or "undo: …") once it is done."""
     db, ledger, author = state.db, state.ledger, state.author()
     assert db is not None, "edits are saved to an open database"
     saved: list[Edit] = []
@@ -107,7 +107,7 @@ def apply_edits(state: AppState, edits: Sequence[Edit], name: str, *, title: str
         apply_all(db, todo, author, ledger, saved)
         return Applied(list(saved))
 
-    return EditsWrite(title or name, work, said=lambda _: name, changes=lambda _: changes_of(todo), progress=False,
+    return EditsWrite(title or "saving", work, said=lambda _: name, changes=lambda _: changes_of(todo), progress=False,
                       edits=todo, saved=saved)
 
 
