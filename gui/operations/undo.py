@@ -13,7 +13,7 @@ cleared, and said.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from PySide6.QtGui import QUndoCommand
@@ -42,11 +42,9 @@ class Step(QUndoCommand):
         self._ops = ops
         self._state = state
         self._skip = True  # pushed after the save succeeded: QUndoStack.push's redo has nothing to do
-
-    @property
-    def changes(self) -> Changes:
-        """What its next direction changes."""
-        return changes_of(self._pending)
+        self.changes: Changes = changes_of(inverse)
+        """What it changes, either way (an undo and its redo touch the same rows): known while a direction is
+        still running, for the window to ask about the next one."""
 
     def redo(self) -> None:
         if self._skip:
@@ -61,11 +59,16 @@ class Step(QUndoCommand):
         self._run("undo")
 
     def _run(self, direction: str) -> None:
-        edits, self._pending = self._pending, []
-        write = apply_edits(self._state, edits, self.text(), title=direction)
+        write = apply_edits(self._state, self._take, self.text(), title=direction)
         write.success(lambda applied: self._put(applied.inverse))
         write.failure(lambda error: self._refused(direction, write))
         write.run(self._ops)
+
+    def _take(self) -> list[Edit]:
+        """The edits to save now, taken when the write's turn has come (on the worker thread): an undo and a redo
+        pressed quickly run one after the other, and the redo must find what the undo left."""
+        edits, self._pending = self._pending, []
+        return edits
 
     def _put(self, inverse: list[Edit]) -> None:
         self._pending = inverse
@@ -95,15 +98,19 @@ class EditsWrite(Write[Applied]):
     saved: list[Edit] = field(default_factory=list)
 
 
-def apply_edits(state: AppState, edits: Sequence[Edit], name: str, *, title: str | None = None) -> EditsWrite:
-    """A write that saves ``edits`` in order (each its own transaction in the core), changing what the edits say
-    they change; the status bar says "saving: ``name``" (or "undo: …") once it is done."""
+def apply_edits(state: AppState, edits: Sequence[Edit] | Callable[[], Sequence[Edit]], name: str, *,
+                title: str | None = None) -> EditsWrite:
+    """A write that saves ``edits`` in order (each its own transaction in the core; a callable gives them when the
+    write's turn comes), changing what the edits say they change; the status bar says "saving: ``name``" (or
+    "undo: …") once it is done."""
     db, ledger, author = state.db, state.ledger, state.author()
     assert db is not None, "edits are saved to an open database"
     saved: list[Edit] = []
-    todo = list(edits)
+    todo: list[Edit] = [] if callable(edits) else list(edits)
 
     def work(task: TaskState) -> Applied:
+        if callable(edits):
+            todo[:] = edits()
         apply_all(db, todo, author, ledger, saved)
         return Applied(list(saved))
 
