@@ -180,7 +180,6 @@ class MainWindow(QMainWindow):
         self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         stack = self.state.undo_stack
         stack.indexChanged.connect(self._name_steps)
-        stack.cleanChanged.connect(self._name_steps)
         self._name_steps()
         edit.addSeparator()
         self._action(edit, "&Find in this screen", self.focus_search, QKeySequence.StandardKey.Find)

@@ -1,8 +1,8 @@
 """The window's one undo stack, of the core's edit values (``suite.undoable_edits``), not of closures.
 
 Every undoable write of every screen (an item's save in Item & rules, the tree's new, moved, renamed and deleted
-items, a reviewer's P, F, U, C, Shift+P/F) goes through ``apply_edits``: its edits are saved in the background,
-then a ``Step`` holding the edits that take them back goes on ``AppState.undo_stack``. Undo and redo save the
+items, a reviewer's P, F, U, C, Shift+P/F) goes through ``undoable``: its edits are saved in the background, then
+a ``Step`` holding the edits that take them back goes on ``AppState.undo_stack``. Undo and redo save the
 pending edits as new edits (through the core's checks, into the history) and keep what takes those back, so the
 step can go back and forth. A step says beforehand what it changes (``Step.changes``), which is how the window
 tells whether an undo reaches outside the screen in front of the user.
@@ -27,8 +27,7 @@ from suite.undoable_edits import Edit, apply_all, changes_of
 
 @dataclass(frozen=True)
 class Applied:
-    """What a write of edits saved: the edits that take it back, newest first (all of them, or, when one was
-    refused, those of the edits saved before it)."""
+    """What a write of edits saved: the edits that take it back, newest first."""
 
     inverse: list[Edit]
 
