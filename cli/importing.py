@@ -44,7 +44,7 @@ def import_suite_command(
 ) -> None:
     """Import a test suite from DFKI JSON or a TSV/CSV/XLSX table.
 
-    A table has the columns id, category, phenomenon, source, positive_regex and optionally negative_regex,
+    A table has the columns id, category, phenomenon, source and optionally positive_regex, negative_regex,
     flags, reference, reference_kinds, good_translations, bad_translations, comment. Several entries in a cell
     are separated by ' ||| '; flags has one entry per rule (positive, then negative): 'i' ignores case.
     A table without --source-lang/--target-lang leaves the languages unknown (set them with tsqe suite edit).
@@ -101,6 +101,9 @@ def import_qe_command(
     name: str = typer.Option(..., "--name", help="Name of the QE system the scores come from."),
     lower_is_better: bool = typer.Option(False, "--lower-is-better",
                                          help="Lower scores mean better translations (e.g. predicted HTER)."),
+    tie_epsilon: float = typer.Option(None, "--tie-epsilon", min=0.0,
+                                      help="Scores at most this far apart are a tie in pairwise accuracy (default "
+                                           "0; 1e-6 suits BERTScore, whose float noise is below it)."),
 ) -> None:
     """Import segment scores of a QE system from a TSV.
 
@@ -110,7 +113,7 @@ def import_qe_command(
     context = app_context(ctx)
     with progress_bar("importing QE scores") as task:
         result = import_qe_scores(context.database, file, name=name, lower_is_better=lower_is_better,
-                                  suite_name=context.suite_name, task=task)
+                                  tie_epsilon=tie_epsilon, suite_name=context.suite_name, task=task)
     _print_warnings(result)
     c = result.counts
     typer.echo(f"QE system {name!r}{' (new)' if c['qe_system_added'] else ''}: scores for {c['scores']} "

@@ -199,9 +199,12 @@ class QETab(ReportTab):
         self.rows.setToolTip("Rows: categories, phenomena, or one category's phenomena (Tables 3-4)")
         self._fill_rows([])
         self.ties = QComboBox()
+        self.ties.addItem("ties: default", None)
         for policy in TIES:
             self.ties.addItem(f"ties: {policy}", policy)
-        self.ties.setToolTip("half: a tie counts 0.5 · wrong: 0 · drop: tied pairs leave that system's count")
+        self.ties.setToolTip("default: half, or wrong for a suite imported as a challenge set · half: a tie "
+                             "counts 0.5 · wrong: 0, the published convention of challenge sets · drop: tied "
+                             "pairs leave that system's count")
         self.bootstrap = QSpinBox()
         self.bootstrap.setRange(0, 100_000)
         self.bootstrap.setSingleStep(500)
@@ -385,7 +388,8 @@ class QETab(ReportTab):
         def work(task: TaskState) -> StabilityResult:
             inputs = known if known is not None else read_inputs(db, suite)
             return ranking_stability(inputs.pairs, inputs.chosen(options.qe), by=options.by,
-                                     category=options.category, ties=options.ties, splits=splits, seed=options.seed)
+                                     category=options.category, ties=inputs.ties(options.ties), splits=splits,
+                                     seed=options.seed)
 
         self._ops.read(work, self._show_stability, key=STABILITY_READ, on_failure=self._stability_failed)
 
