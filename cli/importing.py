@@ -73,8 +73,11 @@ def import_outputs_command(
                                                       "one per line in item order (or aligned by --source)."),
     source: Path = typer.Option(None, "--source", help="The source file FILE was translated from, line by "
                                                        "line; lines whose source is an item's are imported."),
+    submission_map: Path = typer.Option(None, "--map", help="The map of a test-suite submission (tsqe export "
+                                                             "testsuite-submission): FILE is a system's returned "
+                                                             "translation, WMT XML or plain text (with --system)."),
 ) -> None:
-    """Import MT outputs from a TSV or one system's plain-text file.
+    """Import MT outputs from a TSV, one system's plain-text file, or translations returned for a submission.
 
     The TSV has the columns item_id, system, output (csv-quoted where needed). Identical outputs of several
     systems are stored once; a changed output of a system replaces its old one.
@@ -82,12 +85,14 @@ def import_outputs_command(
     context = app_context(ctx)
     with progress_bar("importing outputs") as task:
         result = import_outputs(context.database, file, suite_name=context.suite_name, system=system,
-                                source=source, task=task)
+                                source=source, submission_map=submission_map, task=task)
     _print_warnings(result)
     c = result.counts
     if "lines" in c:
         typer.echo(f"{c['lines_matched']} of {c['lines']} lines matched an item's source; "
                    f"{c['items_matched']} items got an output, {c['items_unmatched']} did not")
+    if c.get("documents_elsewhere"):
+        typer.echo(f"{c['documents_elsewhere']} documents of the file are not the suite's (left alone)")
     typer.echo(f"{c['rows']} system outputs of {c['systems']} systems ({c['systems_added']} new): "
                f"{c['system_outputs_added']} added, {c['system_outputs_changed']} changed, "
                f"{c['system_outputs_unchanged']} unchanged; {c['distinct_outputs']} distinct outputs "

@@ -1,4 +1,5 @@
-"""``tsqe import wmt`` and ``tsqe import human-scores``: WMT test sets and their official human scores."""
+"""``tsqe import wmt``, ``tsqe import human-scores`` and ``tsqe export testsuite-submission``: WMT test sets, their
+official human scores, and what a test-suite author sends to WMT."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,8 +7,10 @@ from pathlib import Path
 import typer
 
 from cli.context import app_context
+from cli.export import export_app
 from cli.importing import _print_warnings
 from cli.main import import_app
+from suite.exporters.testsuite_submission import export_testsuite_submission
 from suite.importers import ImportResult, import_human_scores, import_wmt
 from suite.importers.wmt import import_wmt_xml
 
@@ -66,3 +69,22 @@ def import_human_scores_command(
     """Import official system-level human scores for the suite's systems (replacing earlier ones)."""
     context = app_context(ctx)
     _report(import_human_scores(context.database, file, lp=lp, suite_name=context.suite_name))
+
+
+@export_app.command("testsuite-submission")
+def export_testsuite_submission_command(
+    ctx: typer.Context,
+    folder: Path = typer.Argument(..., file_okay=False, help="The folder to write into (created if missing).",
+                                  show_default=False),
+    name: str = typer.Option(None, "--name", help="The test suite's name in the files (default: the suite's)."),
+) -> None:
+    """Write what a test-suite author sends to WMT, per language pair: the sources as WMT XML (one document per
+    item, testsuite="NAME"), as plain text, and the map of lines and segments back to items.
+
+    Import the systems' returned translations with: tsqe import outputs FILE --map NAME.SRC-TGT.map.tsv
+    (XML as returned, or plain text with --system).
+    """
+    context = app_context(ctx)
+    for files in export_testsuite_submission(context.database, folder, name=name, suite_name=context.suite_name):
+        typer.echo(f"{'-'.join(files.languages)}: {files.items} items -> {files.xml.name}, {files.text.name}, "
+                   f"{files.map.name}")

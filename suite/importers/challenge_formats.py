@@ -131,7 +131,7 @@ def read_demetr(paths: Sequence[Path], problems: Problems, *, include_unchecked:
     files: list[tuple[tuple[int, int, str], list[ChallengeItem]]] = []
     unchecked: list[str] = []
     for path in paths:
-        file_problems = _for_file(problems, path)
+        file_problems = problems.for_file(str(path))
         records = _json_list(path, file_problems)
         items: list[ChallengeItem] = []
         order: tuple[int, int, str] | None = None
@@ -196,7 +196,7 @@ def read_aces(paths: Sequence[Path], problems: Problems) -> ChallengeSet:
     """ACES's TSV; an example's id is the ``id`` column when there is one, else its row number (from 1)."""
     items: list[ChallengeItem] = []
     for path in paths:
-        file_problems = _for_file(problems, path)
+        file_problems = problems.for_file(str(path))
         rows = read_table(path, file_problems, ACES_COLUMNS, ("id",))
         for number, row in enumerate(rows, start=1):
             phenomenon = row["phenomena"].strip()
@@ -220,7 +220,7 @@ def read_contrastive_table(paths: Sequence[Path], problems: Problems) -> Challen
     """tsqe's contrastive TSV (or CSV, XLSX); an example's id is the ``id`` column, else its row number."""
     items: list[ChallengeItem] = []
     for path in paths:
-        file_problems = _for_file(problems, path)
+        file_problems = problems.for_file(str(path))
         for number, row in enumerate(read_table(path, file_problems, CONTRASTIVE_COLUMNS, CONTRASTIVE_OPTIONAL),
                                      start=1):
             category, phenomenon = row["category"].strip(), row["phenomenon"].strip()
@@ -233,18 +233,6 @@ def read_contrastive_table(paths: Sequence[Path], problems: Problems) -> Challen
             if item is not None:
                 items.append(item)
     return ChallengeSet("contrastive-tsv", items, [])
-
-
-class _FileProblems(Problems):
-    """A view of the import's ``Problems`` that files each problem under one of its several files."""
-
-    def __init__(self, shared: Problems, file: str) -> None:
-        super().__init__(file)
-        self.errors, self.warnings = shared.errors, shared.warnings
-
-
-def _for_file(problems: Problems, path: Path) -> Problems:
-    return _FileProblems(problems, str(path))
 
 
 def _item(line: int, problems: Problems, external_id: str, category: str, phenomenon: str, source: str,

@@ -43,7 +43,7 @@ class XmlTestSet:
     """Ids of the documents of test suites (or, with a test suite chosen, of everything else) not read."""
 
 
-def _parse(path: Path, problems: Problems) -> tuple[ET.Element, dict[int, int]] | None:
+def parse_xml(path: Path, problems: Problems) -> tuple[ET.Element, dict[int, int]] | None:
     """The file's element tree and the line each element starts on (expat's own parser: ElementTree's hides the
     line numbers), for messages that point into the file."""
     lines: dict[int, int] = {}
@@ -92,7 +92,7 @@ def read_wmt_xml(paths: Sequence[Path], problems: Problems, *, testsuite: str | 
     index: dict[tuple[str, int], int] = {}
     documents: dict[str, list[int]] = {}
     for path in paths:
-        parsed = _parse(path, problems)
+        parsed = parse_xml(path, problems)
         if parsed is None:
             continue
         root, lines = parsed
