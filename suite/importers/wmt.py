@@ -11,15 +11,17 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import Item, Output, Reference, Suite, System, SystemOutput
 from suite.errors import Problem, TsqeError
 from suite.importers.result import ImportResult, Problems
+from suite.importers.suite_import import place_ids
 from suite.importers.wmt_xml import read_wmt_xml
 from suite.label_counts import add_unlabelled
 from suite.tasks import TaskState, progress_of
@@ -108,6 +110,8 @@ class TestSet:
     sources: list[str]
     references: list[tuple[str | None, dict[int, str]]]
     systems: dict[str, dict[int, str]]
+    places: list[tuple[str, str]] = field(default_factory=list)
+    """(category, phenomenon) per source, or none at all (a test set without documents)."""
 
 
 def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequence[Path], name: str,
@@ -186,42 +190,60 @@ def import_wmt_xml(db: Database, paths: Sequence[Path], *, name: str, testsuite:
 def write_test_set(db: Database, name: str, test_set: TestSet, warnings: list[Problem],
                    task: TaskState) -> ImportResult:
     """Create the suite ``name`` holding ``test_set``: items 1..N (their line numbers), references, systems."""
-    result = ImportResult(warnings=warnings)
-    sources = test_set.sources
     with db.transaction() as session:
-        if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
-            raise TsqeError(f"a suite named {name!r} already exists: import the test set under another name")
-        suite = Suite(name=name, source_lang=test_set.source_lang, target_lang=test_set.target_lang)
-        session.add(suite)
-        session.flush()
-        session.execute(insert(Item), [
-            {"suite_id": suite.id, "external_id": str(index + 1), "position": index, "phenomenon_id": None,
-             "source": text}
-            for index, text in enumerate(sources)])
-        item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite.id)).all())
-        references = [{"item_id": item_ids[index], "text": text, "kind": "standard"}
-                      for _, texts in test_set.references for index, text in sorted(texts.items())]
-        if references:
-            session.execute(insert(Reference), references)
-        session.execute(insert(System), [{"suite_id": suite.id, "name": system} for system in test_set.systems])
-        system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
-
-        distinct: dict[tuple[int, str], None] = {}
-        for texts in test_set.systems.values():
-            for index, text in texts.items():
-                distinct[(item_ids[index], text)] = None
-        session.execute(insert(Output), [{"item_id": item, "text": text} for item, text in distinct])
-        add_unlabelled(session.connection(), Counter(item for item, _ in distinct))
-        output_ids = {(item, text): output for output, item, text in session.execute(
-            select(Output.id, Output.item_id, Output.text).join(Item).where(Item.suite_id == suite.id))}
-        links = [{"system_id": system_ids[system], "item_id": item_ids[index],
-                  "output_id": output_ids[(item_ids[index], text)]}
-                 for system, texts in test_set.systems.items() for index, text in texts.items()]
-        session.execute(insert(SystemOutput), links)
+        written = add_test_set(session, name, test_set)
         task.progress(2, 2, "WMT test set imported")  # before the commit: a cancel here still changes nothing
-    result.counts = {"items": len(sources), "references": len(references), "systems": len(test_set.systems),
-                     "system_outputs": len(links), "distinct_outputs": len(distinct)}
-    return result
+    return ImportResult(counts=written.counts, warnings=warnings)
+
+
+@dataclass(frozen=True)
+class WrittenTestSet:
+    """What ``add_test_set`` wrote, for a caller that writes more with it (scores of its outputs)."""
+
+    suite_id: int
+    item_ids: dict[int, int]
+    """Source index -> item id."""
+    system_ids: dict[str, int]
+    output_ids: dict[tuple[int, str], int]
+    """(item id, text) -> output id."""
+    counts: dict[str, int]
+
+
+def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestSet:
+    """:func:`write_test_set` inside the caller's transaction."""
+    sources = test_set.sources
+    if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
+        raise TsqeError(f"a suite named {name!r} already exists: import the test set under another name")
+    suite = Suite(name=name, source_lang=test_set.source_lang, target_lang=test_set.target_lang)
+    session.add(suite)
+    session.flush()
+    places = place_ids(session, suite.id, list(dict.fromkeys(test_set.places))) if test_set.places else {}
+    session.execute(insert(Item), [
+        {"suite_id": suite.id, "external_id": str(index + 1), "position": index, "source": text,
+         "phenomenon_id": places[test_set.places[index]] if test_set.places else None}
+        for index, text in enumerate(sources)])
+    item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite.id)).all())
+    references = [{"item_id": item_ids[index], "text": text, "kind": "standard"}
+                  for _, texts in test_set.references for index, text in sorted(texts.items())]
+    if references:
+        session.execute(insert(Reference), references)
+    session.execute(insert(System), [{"suite_id": suite.id, "name": system} for system in test_set.systems])
+    system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
+    distinct: dict[tuple[int, str], None] = {}
+    for texts in test_set.systems.values():
+        for index, text in texts.items():
+            distinct[(item_ids[index], text)] = None
+    session.execute(insert(Output), [{"item_id": item, "text": text} for item, text in distinct])
+    add_unlabelled(session.connection(), Counter(item for item, _ in distinct))
+    output_ids = {(item, text): output for output, item, text in session.execute(
+        select(Output.id, Output.item_id, Output.text).join(Item).where(Item.suite_id == suite.id))}
+    links = [{"system_id": system_ids[system], "item_id": item_ids[index],
+              "output_id": output_ids[(item_ids[index], text)]}
+             for system, texts in test_set.systems.items() for index, text in texts.items()]
+    session.execute(insert(SystemOutput), links)
+    counts = {"items": len(sources), "references": len(references), "systems": len(test_set.systems),
+              "system_outputs": len(links), "distinct_outputs": len(distinct)}
+    return WrittenTestSet(suite.id, item_ids, system_ids, output_ids, counts)
 
 
 def _system_files(paths: Sequence[Path], problems: Problems) -> list[SystemFile]:
