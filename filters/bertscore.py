@@ -321,6 +321,14 @@ class EmbeddingCache:
                                 rows[start:start + 1000])
 
 
+def embedding_cache(model: str | os.PathLike[str] | None, layers: int | None, device: str | None,
+                    storage: str | None, db: Database | None) -> EmbeddingCache:
+    """The embedding cache of a run: the model checked, its vectors at the precision ``storage`` (one of
+    ``EMBEDDING_STORAGE``, default ``DEFAULT_STORAGE``) asks for, kept in ``db`` unless it asks for ``none``."""
+    precision, stored = embedding_storage(storage or DEFAULT_STORAGE)
+    return EmbeddingCache(resolve_model(model, layers, device, precision), db if stored else None)
+
+
 def single_threaded_blas() -> threadpool_limits:
     """Per-segment similarity products are tiny; multi-threaded BLAS only adds thread hand-offs to them
     (and fights torch's own threads), which made them ~50x slower on a busy 2-core machine."""

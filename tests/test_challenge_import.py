@@ -72,8 +72,9 @@ def test_contrastive_tsv_is_a_suite_labelled_by_construction(any_db: Database, t
         assert sorted(session.scalars(select(System.name))) == ["bad", "good"]
         assert session.scalar(select(ManualLabel.output_id)) is None  # a fact of the data, not a review
         assert len(session.scalars(select(ConstructedLabel.output_id)).all()) == 8
-        assert sorted(session.scalars(select(Reference.text))) == sorted(
-            ["He did not come.", "She is not sleeping.", "He came.", "That is good.", "Yes."])
+        assert sorted(session.execute(select(Reference.set_name, Reference.text))) == [
+            ("contrastive-tsv", text) for text in sorted(
+                ["He did not come.", "She is not sleeping.", "He came.", "That is good.", "Yes."])]
     labels = labels_by_system(db, "set")
     assert labels[("n1", "good")] == ("pass", "good translation by construction (challenge set)")
     assert labels[("n1", "bad")] == ("fail", "bad translation by construction (challenge set)")

@@ -15,7 +15,7 @@ from cli.main import _register_commands, app
 from store import Database
 from store.models import Item, Output, Reference, Suite, System, SystemOutput
 from suite.errors import InputFileError
-from suite.importers.wmt import import_wmt, import_wmt_xml, system_file
+from suite.importers.wmt import import_wmt, import_wmt_xml, reference_file_set, system_file
 
 Doc = tuple[str, list[str], dict[str, list[str]], dict[str, list[str]], str | None]
 """(doc id, sources, references by translator, outputs by system, test suite)."""
@@ -67,10 +67,10 @@ def suite_dump(db: Database, name: str) -> dict[str, Any]:
         items = session.execute(select(Item.id, Item.external_id, Item.position, Item.source, Item.phenomenon_id)
                                 .where(Item.suite_id == suite.id).order_by(Item.position)).all()
         external = {item_id: external_id for item_id, external_id, *_ in items}
-        references: dict[str, list[str]] = defaultdict(list)
-        for item_id, text in session.execute(select(Reference.item_id, Reference.text)
-                                             .where(Reference.item_id.in_(external))):
-            references[external[item_id]].append(text)
+        references: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for item_id, set_name, text in session.execute(select(Reference.item_id, Reference.set_name, Reference.text)
+                                                       .where(Reference.item_id.in_(external))):
+            references[external[item_id]].append((set_name, text))
         outputs = sorted((system, external[item_id], text) for system, item_id, text in session.execute(
             select(System.name, SystemOutput.item_id, Output.text).join(System, System.id == SystemOutput.system_id)
             .join(Output, Output.id == SystemOutput.output_id).where(System.suite_id == suite.id)))
@@ -90,9 +90,9 @@ def test_an_xml_test_set_is_a_suite_with_named_references_and_every_system(db: D
     assert dump["languages"] == ("de", "en")
     assert dump["items"] == [("1", 0, "Das ist gut.", None), ("2", 1, "Ein Haus & ein Hof.", None),
                              ("3", 2, "Der Hund bellt.", None)]
-    assert dump["references"] == {"1": ["That is good.", "This is good."],
-                                  "2": ["A house & a yard.", "A house and a farm."],
-                                  "3": ["The dog barks.", "The dog is barking."]}
+    assert dump["references"] == {"1": [("A", "That is good."), ("B", "This is good.")],
+                                  "2": [("A", "A house & a yard."), ("B", "A house and a farm.")],
+                                  "3": [("A", "The dog barks."), ("B", "The dog is barking.")]}
     assert ("sys2", "2", "A house & a yard.") in dump["outputs"] and len(dump["outputs"]) == 6
 
 
@@ -154,7 +154,9 @@ def test_the_command_takes_xml_files(tmp_path: Path) -> None:
     assert refused.exit_code == 2 and "give either --xml or the plain-text" in refused.output
 
 
-def test_wmt21_plain_text_file_names_give_the_system() -> None:
+def test_wmt21_plain_text_file_names_give_the_system_and_the_reference_set() -> None:
+    assert reference_file_set(Path("newstest2021.de-en.ref.A.en")) == "A"
+    assert reference_file_set(Path("newstest2019-deen-ref.en")) is None
     assert system_file(Path("newstest2021.de-en.hyp.UEdin.en")) == ("UEdin", ("de", "en"))
     assert system_file(Path("newstest2021.de-en.hyp.VolcTrans.AT.en")) == ("VolcTrans.AT", ("de", "en"))
     assert system_file(Path("newstest2021.de-en.hyp.UEdin.fr")) is None
@@ -163,7 +165,9 @@ def test_wmt21_plain_text_file_names_give_the_system() -> None:
 def test_newstest2021_in_xml_is_the_suite_its_plain_text_gives(db: Database, shared_data: Path,
                                                                tmp_path: Path) -> None:
     """The plain-text newstest2021 de-en (two references, 19 systems) written as WMT XML in documents of ten
-    segments, with a test suite's document among them, gives the same suite as the plain-text files."""
+    segments, with a test suite's document among them, gives the same suite as the plain-text files: the same
+    items, the same reference sets (A and B: the translators of the XML, the NAME of ref.NAME.en), the same
+    systems and outputs."""
     folder = shared_data / "wmt21-news-systems" / "newstest2021-de-en" / "txt"
     lines = {path: path.read_text(encoding="utf-8").split("\n")[:-1] for path in folder.rglob("*.*")}
     sources = lines[folder / "sources" / "newstest2021.de-en.src.de"]
@@ -184,5 +188,5 @@ def test_newstest2021_in_xml_is_the_suite_its_plain_text_gives(db: Database, sha
     import_wmt(db, src=folder / "sources" / "newstest2021.de-en.src.de",
                refs=sorted((folder / "references").iterdir()), systems=[folder / "system-outputs"], name="from-text")
     from_xml, from_text = suite_dump(db, "from-xml"), suite_dump(db, "from-text")
-    assert len(from_text["outputs"]) == 19_000
+    assert len(from_text["outputs"]) == 19_000 and from_text["references"]["1"][0][0] == "A"
     assert from_xml == from_text

@@ -9,7 +9,7 @@
   dropped, and the next BERTScore run embeds what it needs again.
 
 Revision ID: 0008
-Revises: 0005
+Revises: 0006
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0008'
-down_revision = '0005'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 

@@ -1,6 +1,7 @@
 """A contrastive challenge set imported as a suite in one step (``tsqe import challenge``).
 
-Each example becomes an item (category and phenomenon from the set's own fields, its source, its reference) with
+Each example becomes an item (category and phenomenon from the set's own fields, its source, its reference in the
+reference set named after the layout, ``demetr``, ``aces`` or ``contrastive-tsv``, of kind ``standard``) with
 two outputs: the good translation, produced by the system ``good``, and the incorrect one, by ``bad``. Their
 labels come from the set's construction (``ConstructedLabel``), not from a reviewer, and are turned into
 automatic labels in the same transaction, so the suite is ready for ``tsqe accuracy`` at once: each item makes
@@ -25,12 +26,12 @@ from sqlalchemy import insert, select
 from store import Database
 from store.models import (
     CHALLENGE_FORMATS,
+    STANDARD_REFERENCE,
     Category,
     ConstructedLabel,
     Item,
     Output,
     Phenomenon,
-    Reference,
     Suite,
     System,
     SystemOutput,
@@ -50,6 +51,7 @@ from suite.importers.result import Problems
 from suite.importers.suite_import import place_ids
 from suite.label_counts import add_unlabelled
 from suite.labelling import relabel_items
+from suite.references import add_reference_set
 from suite.tasks import TaskState, progress_of
 
 GOOD_SYSTEM = "good"
@@ -152,10 +154,9 @@ def import_challenge(db: Database, path: str | os.PathLike[str], format: str, *,
              "source_lang": _own(item, 0, source_lang), "target_lang": _own(item, 1, target_lang)}
             for position, item in enumerate(items)])
         item_ids = dict(session.execute(select(Item.external_id, Item.id).where(Item.suite_id == suite.id)).all())
-        references = [{"item_id": item_ids[item.external_id], "text": item.reference, "kind": "standard"}
-                      for item in items if item.reference is not None]
-        if references:
-            session.execute(insert(Reference), references)
+        references = add_reference_set(session, suite.id, challenge.format, STANDARD_REFERENCE,
+                                       {item_ids[item.external_id]: [item.reference]
+                                        for item in items if item.reference is not None})
         session.execute(insert(System), [{"suite_id": suite.id, "name": system}
                                          for system in (GOOD_SYSTEM, BAD_SYSTEM)])
         systems = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
@@ -179,7 +180,7 @@ def import_challenge(db: Database, path: str | os.PathLike[str], format: str, *,
     return ChallengeImport(
         suite=name, format=challenge.format, source_lang=source_lang, target_lang=target_lang, items=len(items),
         pairs=len(items) - len(identical), categories=len({item.category for item in items}),
-        phenomena=len({(item.category, item.phenomenon) for item in items}), references=len(references),
+        phenomena=len({(item.category, item.phenomenon) for item in items}), references=references,
         identical=identical, unchecked=challenge.unchecked, warnings=warnings)
 
 

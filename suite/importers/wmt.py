@@ -18,12 +18,13 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import Item, Output, Reference, Suite, System, SystemOutput
+from store.models import STANDARD_REFERENCE, Item, Output, Suite, System, SystemOutput
 from suite.errors import Problem, TsqeError
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_import import place_ids
 from suite.importers.wmt_xml import read_wmt_xml
 from suite.label_counts import add_unlabelled
+from suite.references import add_reference_set, is_set_name
 from suite.tasks import TaskState, progress_of
 
 LANGUAGE_PAIR = re.compile(r"^([A-Za-z]{2,3})-([A-Za-z]{2,3})$")
@@ -89,6 +90,17 @@ def system_file(path: Path) -> tuple[str, tuple[str, str]] | None:
     return name, (pair.group(1).lower(), pair.group(2).lower())
 
 
+def reference_file_set(path: Path) -> str | None:
+    """The reference set a plain-text reference file names: NAME of WMT21's ``<testset>.<src>-<tgt>.ref.NAME.<tgt>``
+    (``newstest2021.de-en.ref.A.en`` -> ``A``, the translator of WMT's XML files); None for other names (its
+    references join the ``standard`` set)."""
+    parts = path.name.split(".")
+    if len(parts) == 5 and parts[2] == "ref" and (pair := LANGUAGE_PAIR.match(parts[1])) is not None \
+            and parts[-1].lower() == pair.group(2).lower() and is_set_name(parts[3]):
+        return parts[3]
+    return None
+
+
 def expand_system_paths(paths: Sequence[Path]) -> list[Path]:
     """Files as given, directories replaced by their (non-hidden) files in name order."""
     files: list[Path] = []
@@ -149,8 +161,8 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
     problems.raise_if_any()
     assert sources is not None and languages is not None
     test_set = TestSet(languages[0], languages[1], [line.strip() for line in sources],
-                       [(None, {index: text.strip() for index, text in enumerate(lines or [])})
-                        for lines in references],
+                       [(reference_file_set(path), {index: text.strip() for index, text in enumerate(lines or [])})
+                        for path, lines in zip(refs, references)],
                        {file.name: {index: text.strip() for index, text in enumerate(lines or [])}
                         for file, lines in zip(parsed, outputs)})
     task.progress(1, 2, "writing the WMT test set")
@@ -223,10 +235,13 @@ def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestS
          "phenomenon_id": places[test_set.places[index]] if test_set.places else None}
         for index, text in enumerate(sources)])
     item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite.id)).all())
-    references = [{"item_id": item_ids[index], "text": text, "kind": "standard"}
-                  for _, texts in test_set.references for index, text in sorted(texts.items())]
-    if references:
-        session.execute(insert(Reference), references)
+    sets: dict[str, dict[int, list[str]]] = {}
+    for set_name, texts in test_set.references:  # unnamed references pool in the set named after their kind
+        pooled = sets.setdefault(set_name or STANDARD_REFERENCE, {})
+        for index, text in sorted(texts.items()):
+            pooled.setdefault(item_ids[index], []).append(text)
+    references = sum(add_reference_set(session, suite.id, set_name, STANDARD_REFERENCE, by_item)
+                     for set_name, by_item in sets.items())
     session.execute(insert(System), [{"suite_id": suite.id, "name": system} for system in test_set.systems])
     system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
     distinct: dict[tuple[int, str], None] = {}
@@ -241,7 +256,7 @@ def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestS
               "output_id": output_ids[(item_ids[index], text)]}
              for system, texts in test_set.systems.items() for index, text in texts.items()]
     session.execute(insert(SystemOutput), links)
-    counts = {"items": len(sources), "references": len(references), "systems": len(test_set.systems),
+    counts = {"items": len(sources), "references": references, "systems": len(test_set.systems),
               "system_outputs": len(links), "distinct_outputs": len(distinct)}
     return WrittenTestSet(suite.id, item_ids, system_ids, output_ids, counts)
 

@@ -22,6 +22,7 @@ from typing import Any
 from xml.parsers import expat
 
 from suite.importers.result import Problems
+from suite.references import is_set_name
 
 UNNAMED_REFERENCE = None
 """The set of a ``<ref>`` without a translator."""
@@ -179,8 +180,12 @@ class _FileReader:
             return
         for side in doc:
             if side.tag == "ref":
-                self.translations(side, doc_id, side.get("translator") or UNNAMED_REFERENCE,
-                                  self.found.references, "reference set")
+                translator = side.get("translator") or UNNAMED_REFERENCE
+                if translator is not None and not is_set_name(translator):
+                    self.error(side, f"document {doc_id!r}: translator {translator!r} cannot name a reference set "
+                                     "(letters, digits, '.', '_' and '-')")
+                    continue
+                self.translations(side, doc_id, translator, self.found.references, "reference set")
             elif side.tag == "hyp":
                 system = (side.get("system") or "").strip()
                 if not system:
