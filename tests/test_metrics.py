@@ -96,7 +96,8 @@ def test_bad_model_directory_and_layer(tmp_path) -> None:  # type: ignore[no-unt
 @pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])
 def test_text_metrics_refuse_a_model_and_only_bleu_takes_a_tokenizer(name: str) -> None:
     """BLEU used to accept a model and layers it could not use."""
-    with pytest.raises(TsqeError, match=f"{name} compares .*: it takes no embedding model, layers, device or embedding storage"):
+    with pytest.raises(TsqeError, match=f"{name} compares .*: it takes no embedding model, layers, device or "
+                                        "embedding storage"):
         get_metric(name, MetricOptions(model="/some/model"))
     with pytest.raises(TsqeError, match="takes no embedding model"):
         get_metric(name, MetricOptions(layers=3))
