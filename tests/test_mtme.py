@@ -4,12 +4,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from import_helpers import snapshot
+from import_helpers import snapshot, write
+from scipy.stats import kendalltau, pearsonr
 from sqlalchemy import select
+from typer.testing import CliRunner
 
+from cli.main import _register_commands, app
+from filters.correlation import correlate
+from filters.qe_proxy import store_metric_as_qe
+from filters.scoring import score_outputs
 from store import Database
-from store.models import HumanScore, Item, Output, System
+from store.models import HumanScore, Item, Output, Suite, System
 from suite.errors import InputFileError, TsqeError
+from suite.exporters.mtme import export_mtme
+from suite.importers import import_qe_scores
+from suite.importers.challenge import import_challenge
 from suite.importers.mtme import import_mtme
 from suite.qe_scores import read_qe_scores
 
@@ -82,3 +91,100 @@ def test_a_broken_folder_is_refused_and_changes_nothing(db: Database, tmp_path: 
         import_mtme(db, root, lp="en-de")
     with pytest.raises(InputFileError, match="no system-level human scores named 'esa'"):
         import_mtme(db, mtme_folder(tmp_path / "ok"), lp="de-en", human="esa")
+
+
+ROUND_TRIP = {
+    "sources/de-en.txt": SOURCES,
+    "documents/de-en.docs": FILES["documents/de-en.docs"],
+    "references/de-en.refA.txt": FILES["references/de-en.refA.txt"],
+    "references/de-en.refB.txt": FILES["references/de-en.refB.txt"],
+    "system-outputs/de-en/refB.txt": FILES["system-outputs/de-en/refB.txt"],
+    "system-outputs/de-en/sysA.txt": FILES["system-outputs/de-en/sysA.txt"],
+    "system-outputs/de-en/sysB.txt": FILES["system-outputs/de-en/sysB.txt"],
+    "human-scores/de-en.wmt-z.sys.score": ["refB 0.75", "sysA -0.25", "sysB 0.5"],
+    "metric-scores/de-en/BLEU-refA.seg.score": [
+        "refB 50.0", "refB 15.0", "refB 20.0", "refB 5.0", "sysA 50.0", "sysA 100.0", "sysA 100.0", "sysA 10.0",
+        "sysB 100.0", "sysB 100.0", "sysB 20.0", "sysB 30.0"],
+    "metric-scores/de-en/COMET-22-src.seg.score": [
+        "refB 0.75", "refB 0.6", "refB 0.65", "refB 0.4", "sysA 0.75", "sysA 0.9", "sysA 0.95", "sysA 0.2",
+        "sysB 0.85", "sysB 0.9", "sysB 0.65", "sysB 0.5"],
+}
+
+
+def files_under(root: Path) -> dict[str, list[str]]:
+    return {str(path.relative_to(root)): path.read_text(encoding="utf-8").split("\n")[:-1]
+            for path in sorted(root.rglob("*")) if path.is_file()}
+
+
+def test_import_then_export_gives_the_files_back(db: Database, tmp_path: Path) -> None:
+    import_mtme(db, mtme_folder(tmp_path / "in", ROUND_TRIP), lp="de-en", name="wmt99")
+    export = export_mtme(db, tmp_path / "out", human_name="wmt-z")
+    written = files_under(tmp_path / "out")
+    signatures = written.pop("metric-scores/de-en/tsqe-signatures.tsv")
+    assert written == ROUND_TRIP
+    assert signatures == ["file\tsignature", "BLEU-refA\tqe:BLEU-refA", "COMET-22-src\tqe:COMET-22-src"]
+    assert (export.items, export.references, export.systems, export.human_scores, export.notes) == (
+        4, ["refA", "refB"], 3, 3, [])
+
+
+def test_tsqe_scores_exported_for_mt_metrics_eval_and_read_back(db: Database, tmp_path: Path) -> None:
+    """A suite of tsqe's own (a DEMETR-like challenge set: categories, a reference set, two systems) with a metric
+    tsqe computed and a QE system: the export holds tsqe's chrF as NAME-REF with the set it used, the QE system as
+    reference-free, and mt-metrics-eval's names; importing it gives the same items, places and scores."""
+    table = ("id\tsource\treference\tgood\tbad\tcategory\tphenomenon\n"
+             "a\tEr kam.\tHe came.\tHe came.\tHe comes.\tmajor\ttense\n"
+             "b\tSie ging.\tShe went.\tShe went.\tShe goes.\tmajor\ttense\n"
+             "c\tEr kam nicht.\tHe did not come.\tHe didn't come.\tHe came.\tcritical\tnegation\n"
+             "d\tJa.\tYes.\tYes.\tYes\tminor\tpunctuation\n")
+    import_challenge(db, write(tmp_path / "set.tsv", table), "contrastive-tsv", name="set")
+    with db.transaction() as session:
+        session.execute(Suite.__table__.update().values(source_lang="de", target_lang="en"))
+    chrf = score_outputs(db, "chrf")
+    store_metric_as_qe(db, "bleu", name="bleu-proxy")  # written once, as the metric bleu it holds
+    imported_qe = write(tmp_path / "qe.tsv", "item_id\tsystem\tscore\n" + "".join(
+        f"{item}\t{system}\t{score}\n" for item in "abcd" for system, score in (("good", 0.5), ("bad", 0.25))))
+    import_qe_scores(db, imported_qe, name="toy")
+    export = export_mtme(db, tmp_path / "set")
+    assert export.metrics == ["bleu-all", "chrf-all", "toy-src"] and export.references == ["contrastive_tsv"]
+    written = files_under(tmp_path / "set")
+    assert written["documents/de-en.docs"] == ["major tense", "major tense", "critical negation", "minor punctuation"]
+    assert written["system-outputs/de-en/bad.txt"] == ["He comes.", "She goes.", "He came.", "Yes"]
+    by_system = {line.split()[0]: [] for line in written["metric-scores/de-en/chrf-all.seg.score"]}
+    for line in written["metric-scores/de-en/chrf-all.seg.score"]:
+        system, score = line.split()
+        by_system[system].append(float(score))
+    direct = {row.system: [] for row in chrf.rows}
+    for row in sorted(chrf.rows, key=lambda r: r.item_id):
+        direct[row.system].append(row.score)
+    assert by_system == direct
+    again = import_mtme(db, tmp_path / "set", lp="de-en", name="again")
+    assert again.counts["items"] == 4 and again.counts["metrics"] == 3
+    with db.session() as session:
+        assert sorted(session.scalars(select(Suite.name))) == ["again", "set"]
+
+
+def test_imported_metric_scores_serve_accuracy_and_correlate(db: Database, tmp_path: Path) -> None:
+    """A segment-level metric of mt-metrics-eval is the QE system NAME-REF: ``tsqe correlate --metric
+    qe:BLEU-refA`` takes its system scores as the means of its segment scores."""
+    import_mtme(db, mtme_folder(tmp_path / "in", ROUND_TRIP), lp="de-en", name="wmt99")
+    result = correlate(db, "qe:BLEU-refA")
+    means = {"refB": (50 + 15 + 20 + 5) / 4, "sysA": (50 + 100 + 100 + 10) / 4, "sysB": (100 + 100 + 20 + 30) / 4}
+    human = {"refB": 0.75, "sysA": -0.25, "sysB": 0.5}
+    assert result.scores == pytest.approx(means)
+    assert result.pearson == pytest.approx(pearsonr(list(human.values()), list(means.values()))[0])
+    assert result.kendall == pytest.approx(kendalltau(list(human.values()), list(means.values()))[0])
+
+
+def test_the_commands(tmp_path: Path) -> None:
+    _register_commands()
+    db_path = str(tmp_path / "t.sqlite")
+    result = CliRunner().invoke(app, ["--db", db_path, "import", "mtme", str(mtme_folder(tmp_path / "wmt99")),
+                                      "--lp", "de-en", "--lower-is-better", "COMET-22"])
+    assert result.exit_code == 0, result.output
+    assert "suite 'wmt99.de-en': 4 items, 8 references, 3 systems, 9 distinct outputs" in result.output
+    assert "human scores 'mqm' for 2 systems" in result.output
+    assert "not imported: human wmt-z (seg), metric BLEU-refA (sys), human wmt-z (sys)" in result.output
+    exported = CliRunner().invoke(app, ["--db", db_path, "export", "mtme", str(tmp_path / "out"), "--human-name",
+                                        "mqm"])
+    assert exported.exit_code == 0, exported.output
+    assert "de-en: 4 items, 2 reference sets, 3 systems, 2 human scores, 2 metrics" in exported.output
