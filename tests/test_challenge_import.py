@@ -25,7 +25,8 @@ from suite.errors import InputFileError, TsqeError
 from suite.importers.challenge import import_challenge
 from suite.items import remove_item, restore_removed_item
 from suite.labelling import label_counts, relabel
-from suite.review import set_manual_label
+from suite.preview import Draft, DraftRule, preview_item, preview_scope
+from suite.review import explain, set_manual_label
 
 CONTRASTIVE = (
     "id\tsource\treference\tgood\tbad\tcategory\tphenomenon\tlanguage_pair\n"
@@ -97,6 +98,11 @@ def test_a_rule_or_a_relabel_never_overrides_the_construction_but_a_reviewer_doe
     add_rule(db, n1, polarity="positive", pattern="came", author="ann")  # matches the bad translation
     relabel(db)
     assert labels_by_system(db, "set")[("n1", "bad")][0] == "fail"
+    # the detail panel, the editor's preview and its scope say the same as labelling does
+    assert explain(db, bad).decision.reason == "bad translation by construction (challenge set)"
+    draft = Draft((DraftRule("negative", "didn't"),))
+    assert preview_item(db, n1, draft).flips == {}
+    assert preview_scope(db, n1, (DraftRule("negative", "."),), "suite").flips == {"unknown->fail": 1}  # p1 only
     set_manual_label(db, bad, "pass", reviewer="ann", expected_version=0)
     assert label_counts(db)["pass"] == 5
     assert build_pairs(db).frame()["item_id"].tolist() == ["n2", "t1", "p2"]
