@@ -335,7 +335,7 @@ class AccuracyResult:
         if self.ties_chosen:
             why = ""
         elif self.challenge is not None:
-            why = f"; the default for a suite imported as a {self.challenge} challenge set"
+            why = f"; the default for a suite imported as a challenge set ({self.challenge})"
         else:
             why = "; the default for QE"
         return f"ties {counted}{why}."

@@ -168,7 +168,7 @@ def test_the_table_shows_tie_rates_and_says_which_rule_it_uses(db: Database, tmp
     table = result.to_table()
     assert [c.name for c in table.columns] == ["category", "amount", "bleu", "bleu ties", "too_few"]
     assert "ties counted as wrong (0: the published convention of challenge sets, DEMETR's and ACES's); the " \
-           "default for a suite imported as a contrastive-tsv challenge set." in table.notes[0]
+           "default for a suite imported as a challenge set (contrastive-tsv)." in table.notes[0]
     assert "a tie: both scores equal" in table.notes[1]
     chosen = accuracy(read_inputs(db, None), AccuracyOptions(bootstrap=0, ties="half")).to_table()
     assert chosen.notes[0].endswith("ties counted half (0.5: a coin flip, the chance level of QE).")
