@@ -363,23 +363,34 @@ def prf(hyp_max: np.ndarray, hyp_scored: np.ndarray, ref_max: np.ndarray,
 
 def bertscore(cache: EmbeddingCache, hypotheses: Sequence[str],
               references: Sequence[Sequence[str]]) -> np.ndarray:
-    """(n, 3) array of P, R, F; with several references each column is the maximum over them."""
+    """(n, 3) array of P, R, F; with several references each column is the maximum over them.
+
+    Sentences that share an embedding (they tokenise alike) are matched once per reference: a matrix product
+    rounds a row differently depending on where it sits, so two copies of one hypothesis in one product could
+    differ by 1e-8, a "decision" between two outputs the model cannot tell apart.
+    """
     embeddings = cache.lookup([*hypotheses, *(r for refs in references for r in refs)])
-    by_reference: dict[str, list[int]] = {}
+    by_reference: dict[int, tuple[SentenceEmbedding, list[int]]] = {}
     for i, refs in enumerate(references):
         for ref in refs:
-            by_reference.setdefault(ref, []).append(i)
+            reference = embeddings[ref]
+            by_reference.setdefault(id(reference), (reference, []))[1].append(i)
     scores = np.full((len(hypotheses), 3), -np.inf)
     with single_threaded_blas():
-        for ref, indices in by_reference.items():
-            _score_reference(embeddings, ref, indices, hypotheses, scores)
+        for reference, indices in by_reference.values():
+            _score_reference(reference, indices, [embeddings[hypotheses[i]] for i in indices], scores)
     return scores
 
 
-def _score_reference(embeddings: dict[str, SentenceEmbedding], ref: str, indices: list[int],
-                     hypotheses: Sequence[str], scores: np.ndarray) -> None:
-    reference = embeddings[ref]
-    hyps = [embeddings[hypotheses[i]] for i in indices]
-    hyp_max, ref_max = greedy_match(reference.unit, [h.unit for h in hyps])
-    for row, (i, hyp) in enumerate(zip(indices, hyps)):
+def _score_reference(reference: SentenceEmbedding, indices: list[int], hyps: list[SentenceEmbedding],
+                     scores: np.ndarray) -> None:
+    rows: dict[int, int] = {}
+    distinct: list[SentenceEmbedding] = []
+    for hyp in hyps:
+        if id(hyp) not in rows:
+            rows[id(hyp)] = len(distinct)
+            distinct.append(hyp)
+    hyp_max, ref_max = greedy_match(reference.unit, [h.unit for h in distinct])
+    for i, hyp in zip(indices, hyps):
+        row = rows[id(hyp)]
         scores[i] = np.maximum(scores[i], prf(hyp_max[row], hyp.scored, ref_max[row], reference.scored))

@@ -355,3 +355,31 @@ def test_real_demetr_files_equal_sacrebleu(db: Database, shared_data: Path) -> N
             expected_accuracy, expected_ties = direct_accuracy(examples[row["phenomenon"]], metric)
             assert row["accuracy"][name] == pytest.approx(expected_accuracy, abs=1e-12)
             assert row["tie_rate"][name] == pytest.approx(expected_ties, abs=1e-12)
+
+
+def test_bertscore_ties_a_case_perturbation_exactly_and_keeps_its_tie_margin(db: Database, tmp_path: Path) -> None:
+    """Under the uncased MiniLM, a translation and its lower-cased copy tokenise alike: they share one cached
+    embedding and score exactly alike, a tie whatever the margin (DEMETR's case perturbations were 'decided' by
+    float noise of about 1e-7 before); the QE system keeps BERTScore's tie margin from the registry, 1e-6."""
+    from filters.metrics import MetricOptions, metric_spec
+
+    rows = "".join(f"c{i}\tQuelle {i}.\t{ref}\t{good}\t{good.lower()}\tminor\tcase\tde-en\n" for i, (ref, good) in
+                   enumerate([("The Bank of England raised rates.", "The Bank of England raised its rates."),
+                              ("Paris is in France.", "Paris lies in France."),
+                              ("He met Anna on Monday.", "He met Anna on Monday.")]))
+    rows += "t1\tEr kam.\tHe came.\tHe came.\tHe comes.\tmajor\ttense\tde-en\n"
+    import_challenge(db, write(tmp_path / "case.tsv", CONTRASTIVE.split("\n")[0] + "\n" + rows), "contrastive-tsv")
+    store_metric_as_qe(db, "bertscore-f", options=MetricOptions(embeddings="none"))
+    inputs = read_inputs(db, None)
+    system = inputs.systems["bertscore-f"]
+    assert system.tie_epsilon == metric_spec("bertscore-f").tie_epsilon == 1e-6
+    scores = system.by_output()
+    with db.session() as session:
+        texts = dict(session.execute(select(Output.text, Output.id)).all())
+    for good in ("The Bank of England raised its rates.", "Paris lies in France.", "He met Anna on Monday."):
+        assert scores[texts[good]] == scores[texts[good.lower()]]
+    result = accuracy(inputs, AccuracyOptions(by="phenomenon", bootstrap=0))
+    case, tense = result.rows
+    assert (case.tie_rate["bertscore-f"], case.accuracy["bertscore-f"]) == (1.0, 0.0)
+    assert (tense.tie_rate["bertscore-f"], tense.accuracy["bertscore-f"]) == (0.0, 1.0)
+    assert "a tie: scores at most 1e-06 apart" in result.to_table().notes[1]

@@ -19,14 +19,14 @@ anything is written; every problem of a file is reported as ``FILE:LINE``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from suite.errors import TsqeError
 from suite.importers.result import Problems
-from suite.importers.tables import read_table, read_text
+from suite.importers.tables import TableRow, read_table, read_text
 from suite.suites import LANGUAGE_PAIR
 
 MULTIPLE_LANGUAGES = "mul"
@@ -194,45 +194,71 @@ def _json_list(path: Path, problems: Problems) -> list[dict[str, Any]]:
 
 def read_aces(paths: Sequence[Path], problems: Problems) -> ChallengeSet:
     """ACES's TSV; an example's id is the ``id`` column when there is one, else its row number (from 1)."""
-    items: list[ChallengeItem] = []
-    for path in paths:
-        file_problems = problems.for_file(str(path))
-        rows = read_table(path, file_problems, ACES_COLUMNS, ("id",))
-        for number, row in enumerate(rows, start=1):
-            phenomenon = row["phenomena"].strip()
-            if not phenomenon:
-                file_problems.error(row.line, "empty phenomena")
-                continue
-            category = ACES_CATEGORIES.get(phenomenon)
-            if category is None:
-                file_problems.warn(row.line, f"phenomenon {phenomenon!r} is not one of ACES's: its category is "
-                                             f"{ACES_UNMAPPED!r}, which the ACES score does not weigh")
-                category = ACES_UNMAPPED
-            external_id = row["id"].strip() or (str(number) if len(paths) == 1 else f"{path.stem}:{number}")
-            item = _item(row.line, file_problems, external_id, category, phenomenon, row["source"], row["reference"],
-                         row["good-translation"], row["incorrect-translation"], row["langpair"], path)
-            if item is not None:
-                items.append(item)
-    return ChallengeSet("aces", items, [])
+    return _read_table_set(_ACES, paths, problems)
 
 
 def read_contrastive_table(paths: Sequence[Path], problems: Problems) -> ChallengeSet:
     """tsqe's contrastive TSV (or CSV, XLSX); an example's id is the ``id`` column, else its row number."""
+    return _read_table_set(_CONTRASTIVE, paths, problems)
+
+
+def _aces_place(row: TableRow, problems: Problems) -> tuple[str, str] | None:
+    phenomenon = row["phenomena"].strip()
+    if not phenomenon:
+        problems.error(row.line, "empty phenomena")
+        return None
+    category = ACES_CATEGORIES.get(phenomenon)
+    if category is None:
+        problems.warn(row.line, f"phenomenon {phenomenon!r} is not one of ACES's: its category is "
+                                f"{ACES_UNMAPPED!r}, which the ACES score does not weigh")
+        category = ACES_UNMAPPED
+    return category, phenomenon
+
+
+def _contrastive_place(row: TableRow, problems: Problems) -> tuple[str, str] | None:
+    category, phenomenon = row["category"].strip(), row["phenomenon"].strip()
+    if not category or not phenomenon:
+        problems.error(row.line, f"empty {'category' if not category else 'phenomenon'}")
+        return None
+    return category, phenomenon
+
+
+@dataclass(frozen=True)
+class _TableLayout:
+    """Where a table layout keeps each part of an example."""
+
+    format: str
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    good: str
+    bad: str
+    language_pair: str
+    place: Callable[[TableRow, Problems], tuple[str, str] | None]
+    """The example's (category, phenomenon), None after reporting why it has none."""
+
+
+_ACES = _TableLayout("aces", ACES_COLUMNS, ("id",), "good-translation", "incorrect-translation", "langpair",
+                     _aces_place)
+_CONTRASTIVE = _TableLayout("contrastive-tsv", CONTRASTIVE_COLUMNS, CONTRASTIVE_OPTIONAL, "good", "bad",
+                            "language_pair", _contrastive_place)
+
+
+def _read_table_set(layout: _TableLayout, paths: Sequence[Path], problems: Problems) -> ChallengeSet:
+    """Every example of the tables; an id is the ``id`` column, else the row number (``FILE:N`` with several
+    files)."""
     items: list[ChallengeItem] = []
     for path in paths:
         file_problems = problems.for_file(str(path))
-        for number, row in enumerate(read_table(path, file_problems, CONTRASTIVE_COLUMNS, CONTRASTIVE_OPTIONAL),
-                                     start=1):
-            category, phenomenon = row["category"].strip(), row["phenomenon"].strip()
-            if not category or not phenomenon:
-                file_problems.error(row.line, f"empty {'category' if not category else 'phenomenon'}")
+        for number, row in enumerate(read_table(path, file_problems, layout.required, layout.optional), start=1):
+            place = layout.place(row, file_problems)
+            if place is None:
                 continue
             external_id = row["id"].strip() or (str(number) if len(paths) == 1 else f"{path.stem}:{number}")
-            item = _item(row.line, file_problems, external_id, category, phenomenon, row["source"], row["reference"],
-                         row["good"], row["bad"], row["language_pair"], path)
+            item = _item(row.line, file_problems, external_id, *place, row["source"], row["reference"],
+                         row[layout.good], row[layout.bad], row[layout.language_pair], path)
             if item is not None:
                 items.append(item)
-    return ChallengeSet("contrastive-tsv", items, [])
+    return ChallengeSet(layout.format, items, [])
 
 
 def _item(line: int, problems: Problems, external_id: str, category: str, phenomenon: str, source: str,
