@@ -6,7 +6,7 @@ from pathlib import Path
 import typer
 
 from cli.context import app_context
-from cli.importing import _print_warnings
+from cli.importing import _print_result
 from cli.main import import_app
 from cli.progress import progress_bar
 from qe.evaluation import CHALLENGE_TIES
@@ -46,7 +46,7 @@ def import_challenge_command(
     with progress_bar("importing challenge set") as task:
         result = import_challenge(context.database, path, fmt, name=name, include_unchecked=include_unchecked,
                                   task=task)
-    _print_warnings(ImportResult(warnings=result.warnings))
+    _print_result(ImportResult(warnings=result.warnings))
     typer.echo(f"suite {result.suite!r} ({result.format}): {result.items} items, {result.pairs} pass/fail pairs, "
                f"{result.categories} categories, {result.phenomena} phenomena, {result.references} references; "
                f"languages {result.source_lang or '?'}-{result.target_lang or '?'}")

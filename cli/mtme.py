@@ -7,7 +7,7 @@ import typer
 
 from cli.context import app_context
 from cli.export import export_app
-from cli.importing import _print_warnings
+from cli.importing import _print_result
 from cli.main import import_app
 from cli.progress import progress_bar
 from suite.exporters.mtme import export_mtme
@@ -36,7 +36,7 @@ def import_mtme_command(
     with progress_bar("importing mt-metrics-eval data") as task:
         result = import_mtme(context.database, folder, lp=lp, name=name, human=human,
                              lower_is_better=frozenset(lower_is_better or ()), task=task)
-    _print_warnings(ImportResult(warnings=result.warnings))
+    _print_result(ImportResult(warnings=result.warnings))
     c = result.counts
     typer.echo(f"suite {result.suite!r}: {c['items']} items, {c['references']} references, {c['systems']} systems, "
                f"{c['distinct_outputs']} distinct outputs")

@@ -8,7 +8,7 @@ import typer
 
 from cli.context import app_context
 from cli.export import export_app
-from cli.importing import _print_warnings
+from cli.importing import _print_result
 from cli.main import import_app
 from suite.exporters.testsuite_submission import export_testsuite_submission
 from suite.importers import ImportResult, import_human_scores, import_wmt
@@ -16,7 +16,7 @@ from suite.importers.wmt import import_wmt_xml
 
 
 def _report(result: ImportResult) -> None:
-    _print_warnings(result)
+    _print_result(result)
     typer.echo(", ".join(f"{count} {what.replace('_', ' ')}" for what, count in result.counts.items()))
 
 
