@@ -15,6 +15,7 @@ from cli.context import app_context
 from cli.main import app
 from cli.metric_options import (
     combine_option,
+    embeddings_option,
     layers_option,
     metric_help,
     metric_options,
@@ -51,6 +52,7 @@ def variance_command(
     model: str = model_option(),
     layers: int = layers_option(),
     tokenize: str = tokenize_option(),
+    embeddings: str = embeddings_option(),
     top: int = typer.Option(10, "--show", help="How many of the most and least discriminative items to print."),
 ) -> None:
     """Rank items by the standard deviation of a metric over systems and keep the most discriminative.
@@ -64,7 +66,8 @@ def variance_command(
     choice = ref_choice(refs, combine)
     with progress_bar(f"scoring with {metric}") as task:
         scores = score_outputs(context.database, metric, suite_name=context.suite_name, systems=_systems(systems),
-                               refs=choice, options=metric_options(model, layers, tokenize=tokenize), task=task)
+                               refs=choice, task=task,
+                               options=metric_options(model, layers, tokenize=tokenize, embeddings=embeddings))
     result = variance_filter(scores, drop=drop)
     written = export_selection(context.database, result, vat_dir, metric=metric, suite_name=context.suite_name,
                                refs=choice) if vat_dir is not None else []
@@ -104,6 +107,7 @@ def correlate_command(
     model: str = model_option(),
     layers: int = layers_option(),
     tokenize: str = tokenize_option(),
+    embeddings: str = embeddings_option(),
 ) -> None:
     """Pearson r and Kendall tau of a system-level metric with the imported human scores.
 
@@ -112,8 +116,8 @@ def correlate_command(
     context = app_context(ctx)
     with progress_bar(f"correlating {metric}") as task:
         result = correlate(context.database, metric, suite_name=context.suite_name, top=top,
-                           refs=ref_choice(refs, combine), options=metric_options(model, layers, tokenize=tokenize),
-                           task=task)
+                           refs=ref_choice(refs, combine), task=task,
+                           options=metric_options(model, layers, tokenize=tokenize, embeddings=embeddings))
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False))
         return

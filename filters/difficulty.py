@@ -55,11 +55,10 @@ import numpy as np
 from sqlalchemy import select
 
 from filters.bertscore import (
-    EmbeddingCache,
     SentenceEmbedding,
+    embedding_cache,
     greedy_match,
     prf,
-    resolve_model,
     single_threaded_blas,
 )
 from filters.metrics import MetricOptions, Signature
@@ -187,7 +186,7 @@ def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequen
     refs = refs or RefChoice.default()
     options = options or MetricOptions()
     chosen, items = _load_items(db, suite_name, systems, refs)
-    cache = EmbeddingCache(resolve_model(options.model, options.layers, options.device), db)
+    cache = embedding_cache(options.model, options.layers, options.device, options.embeddings, db)
     sums = {s: np.zeros(len(SCORE_KEYS) - 1) for s in chosen}  # P, R, F, DA-P, DA-R summed over items
     counts = dict.fromkeys(chosen, 0)
     token_difficulty: dict[str, list[tuple[str, float]]] = {}

@@ -41,10 +41,15 @@ JOIN = "+"
 _SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
-def check_set_name(name: str) -> str:
-    """``name`` if it can name a reference set: letters, digits, ``.``, ``_``, ``-`` (``+`` joins sets and
+def is_set_name(name: str) -> bool:
+    """Whether ``name`` can name a reference set: letters, digits, ``.``, ``_``, ``-`` (``+`` joins sets and
     ``,`` lists entries on the command line, ``|`` and ``:`` separate a signature's fields)."""
-    if not _SET_NAME.match(name):
+    return _SET_NAME.match(name) is not None
+
+
+def check_set_name(name: str) -> str:
+    """``name`` if it can name a reference set (:func:`is_set_name`), else an error saying what can."""
+    if not is_set_name(name):
         raise TsqeError(f"{name!r} cannot name a reference set: use letters, digits, '.', '_' and '-' "
                         "(at most 100, starting with a letter or digit)")
     return name

@@ -46,6 +46,8 @@ class Column:
     kind: ColumnKind
     decimals: int = 2
     """Decimals of a ``number`` shown in display formats (data formats keep the full value)."""
+    shaded: bool = True
+    """Whether a screen shades a ``fraction`` by its value, as for rates where higher is better (not a tie rate)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,9 @@ class Cell:
     ci: tuple[float, float] | None = None
     bold: bool = False
     mark: str = ""
+    kind: ColumnKind | None = None
+    """Shown as this kind rather than its column's: a summary row of another unit (ACES's score under
+    accuracy columns)."""
 
 
 @dataclass(frozen=True)
@@ -156,6 +161,8 @@ def render_json(table: Table) -> str:
             document["bold"] = True
         if c.mark:
             document["mark"] = c.mark
+        if c.kind is not None:
+            document["kind"] = c.kind
         return document
 
     document = {"title": table.title, "columns": [{"name": c.name, "kind": c.kind} for c in table.columns],
@@ -296,17 +303,18 @@ def _percent(value: float) -> str:
 def _display(cell: Cell, column: Column, *, with_ci: bool = True, with_mark: bool = True,
              bold_marker: str = "") -> str:
     value = cell.value
-    if column.kind == "fraction":
+    kind = cell.kind or column.kind
+    if kind == "fraction":
         text = _percent(value)  # type: ignore[arg-type]
         if bold_marker and cell.bold and not _missing(value):
             text += bold_marker
         if with_ci and cell.ci is not None and not _missing(value):
             text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
-    elif column.kind == "number":
+    elif kind == "number":
         text = MISSING if _missing(value) else f"{value:.{column.decimals}f}"
         if bold_marker and cell.bold and not _missing(value):
             text += bold_marker
-    elif column.kind == "count":
+    elif kind == "count":
         text = "" if _missing(value) else str(int(value))  # type: ignore[arg-type]
     else:
         text = "" if value is None else str(value)

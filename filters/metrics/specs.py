@@ -48,10 +48,15 @@ class MetricOptions:
     layers: int | None = None
     device: str | None = None
     tokenize: str | None = None
+    embeddings: str | None = None
+    """How the BERTScore family keeps token embeddings (``filters.bertscore.EMBEDDING_STORAGE``; None: the
+    default, float16 in the database)."""
 
     def check(self, spec: MetricSpec) -> None:
-        if not spec.needs_model and (self.model is not None or self.layers is not None or self.device is not None):
-            raise TsqeError(f"{spec.name} {spec.compares}: it takes no embedding model, layers or device")
+        if not spec.needs_model and (self.model is not None or self.layers is not None or self.device is not None
+                                     or self.embeddings is not None):
+            raise TsqeError(f"{spec.name} {spec.compares}: it takes no embedding model, layers, device or "
+                            "embedding storage")
         if self.tokenize is not None and TOKENIZE not in spec.capabilities:
             raise TsqeError(f"{spec.name} takes no tokenizer choice (only "
                             f"{', '.join(metric_names(capability=TOKENIZE))} do)")

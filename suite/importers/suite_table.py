@@ -2,9 +2,10 @@
 
 The first row names the columns (in any order; ``Positive Regex`` = ``positive_regex``):
 
-- required: ``id``, ``category``, ``phenomenon``, ``source``, ``positive_regex``;
-- optional: ``negative_regex``, ``flags``, ``reference``, ``reference_kinds``, ``good_translations``,
-  ``bad_translations``, ``comment``.
+- required: ``id``, ``category``, ``phenomenon``, ``source``;
+- optional: ``positive_regex``, ``negative_regex``, ``flags``, ``reference``, ``reference_kinds``,
+  ``good_translations``, ``bad_translations``, ``comment``. A suite without rules (a challenge set kept as a
+  plain table, items with known translations only) needs no empty rule columns.
 
 Several entries in one cell are separated by `` ||| `` (space, three bars, space; the Moses/WMT
 convention), in every list column: rules, references, known translations and their flags and kinds.
@@ -32,8 +33,8 @@ from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
 from suite.importers.result import Problems
 from suite.importers.tables import TableRow, read_table
 
-REQUIRED_COLUMNS = ("id", "category", "phenomenon", "source", "positive_regex")
-OPTIONAL_COLUMNS = ("negative_regex", "flags", "reference", "reference_kinds", "good_translations",
+REQUIRED_COLUMNS = ("id", "category", "phenomenon", "source")
+OPTIONAL_COLUMNS = ("positive_regex", "negative_regex", "flags", "reference", "reference_kinds", "good_translations",
                     "bad_translations", "comment")
 COLUMNS = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
 """Every column, in the order an export writes them."""

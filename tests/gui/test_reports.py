@@ -159,6 +159,20 @@ def test_a_cell_lists_its_pairs_with_verdicts_that_add_up_to_the_accuracy(qe_tab
     assert "<span" in qe_tab.pairs.toHtml()  # the differing words are marked
 
 
+def test_a_tie_rate_cell_lists_the_systems_tied_pairs(qe_tab: QETab) -> None:
+    assert qe_tab.view_data is not None
+    result = qe_tab.view_data.result
+    assert result.ties == "half" and not result.ties_chosen  # "ties: default" on a suite that is no challenge set
+    headers = [qe_tab.model.headerData(c, Qt.Orientation.Horizontal) for c in range(qe_tab.model.columnCount())]
+    total = len(result.rows)
+    qe_tab.show_pairs(total, headers.index("demo-chrf ties"))
+    assert qe_tab._ops.wait_idle()
+    pairs = qe_tab.pairs.pairs
+    assert {p.verdict for p in pairs} <= {"tie"}
+    assert len(pairs) == round(result.total.tie_rate["demo-chrf"] * result.total.counted["demo-chrf"])
+    assert qe_tab.pairs.toPlainText().startswith("ties of demo-chrf on all rows")
+
+
 def test_total_and_weighed_list_the_pairs_of_their_table_only(qe_tab: QETab) -> None:
     """In the phenomena of one category, Total and weighed are that category's pairs; they once listed the suite's."""
     qe_tab.set_options(AccuracyOptions(category="Verb tense/aspect/mood", bootstrap=0))
