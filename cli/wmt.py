@@ -21,7 +21,11 @@ def import_wmt_command(
     ctx: typer.Context,
     src: Path = typer.Option(..., "--src", exists=True, dir_okay=False, help="Source file, one segment a line."),
     ref: list[Path] = typer.Option(..., "--ref", exists=True, dir_okay=False,
-                                   help="Reference file, line-aligned with the source (repeat for several)."),
+                                   help="Reference file, line-aligned with the source (repeat for several): each "
+                                        "is a reference set."),
+    ref_name: list[str] = typer.Option([], "--ref-name",
+                                       help="Name of each --ref file's reference set, in the same order (default: "
+                                            "the file name without its last suffix)."),
     systems: list[Path] = typer.Option(..., "--systems", exists=True,
                                        help="A directory of system outputs, or one output file (repeatable); "
                                             "files are named <testset>.<SYSTEM>.<src>-<tgt>."),
@@ -30,7 +34,7 @@ def import_wmt_command(
     target_lang: str = typer.Option(None, "--target-lang", help="Target language (default: from the file names)."),
 ) -> None:
     """Import a WMT test set as a suite: items 1..N (line numbers) with references, one system per file."""
-    result = import_wmt(app_context(ctx).database, src=src, refs=ref, systems=systems, name=name,
+    result = import_wmt(app_context(ctx).database, src=src, refs=ref, systems=systems, name=name, ref_names=ref_name,
                         source_lang=source_lang, target_lang=target_lang)
     _report(result)
 

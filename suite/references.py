@@ -30,8 +30,10 @@ from typing import Any, Literal
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
+from store import Database
 from store.models import STANDARD_REFERENCE, Item, KnownTranslation, Reference
 from suite.errors import TsqeError
+from suite.suites import find_suite
 
 Combine = Literal["multi", "max", "mean"]
 COMBINATIONS: tuple[Combine, ...] = ("multi", "max", "mean")
@@ -155,6 +157,34 @@ def reference_sets(session: Session, suite_id: int) -> list[ReferenceSet]:
     return [ReferenceSet(name, tuple(sorted(kinds[name])), counts[name], covered[name]) for name in sorted(kinds)]
 
 
+@dataclass(frozen=True)
+class ReferenceChoices:
+    """What a front-end offers as reference choices for a suite: its sets, and the known good translations."""
+
+    sets: list[ReferenceSet]
+    standard_items: int
+    """Items with a reference of kind standard: what the default choice covers."""
+    known_good_items: int
+
+    def entries(self) -> list[RefChoice]:
+        """The default (when it covers anything), each set alone, then ``known-good`` (when any item has one)."""
+        entries = [RefChoice.default()] if self.standard_items else []
+        entries += [RefChoice((s.name,)) for s in self.sets]
+        return entries + ([RefChoice((KNOWN_GOOD,))] if self.known_good_items else [])
+
+
+def reference_choices(db: Database, suite_name: str | None = None) -> ReferenceChoices:
+    with db.session() as session:
+        suite_id = find_suite(session, suite_name).id
+        standard = session.scalar(select(func.count(func.distinct(Reference.item_id)))
+                                  .join(Item, Item.id == Reference.item_id)
+                                  .where(Item.suite_id == suite_id, Reference.kind == STANDARD_REFERENCE))
+        good = session.scalar(select(func.count(func.distinct(KnownTranslation.item_id)))
+                              .join(Item, Item.id == KnownTranslation.item_id)
+                              .where(Item.suite_id == suite_id, KnownTranslation.kind == "good"))
+        return ReferenceChoices(reference_sets(session, suite_id), int(standard or 0), int(good or 0))
+
+
 def references_of(session: Session, suite_id: int, choice: RefChoice) -> dict[int, list[str]]:
     """Each item's references under ``choice``, for a metric: :func:`read_references`, refusing a choice that
     gives no item a reference with the next step (the known good translations, or importing references)."""
@@ -201,6 +231,71 @@ def add_reference_set(session: Session, suite_id: int, name: str, kind: str,
     if rows:
         session.execute(insert(Reference), rows)
     return len(rows)
+
+
+@dataclass(frozen=True)
+class ComposedSet:
+    """A set composed per item from others (Freitag et al.'s HQ()): which source won how many items."""
+
+    name: str
+    kind: str
+    sources: tuple[str, ...]
+    picked: dict[str, int]
+    ties: int
+    """Items whose best rating several sources shared; the first named of them won."""
+
+    @property
+    def items(self) -> int:
+        return sum(self.picked.values())
+
+
+def compose_reference_set(session: Session, suite_id: int, name: str, sources: Sequence[str],
+                          ratings: Mapping[int, Mapping[str, float]], *, kind: str | None = None,
+                          higher_is_better: bool = True, rated_by: str = "the ratings") -> ComposedSet:
+    """Add the set ``name`` taking, per item, the references of the best-rated of ``sources`` that has one
+    (ties to the first named; an item only one source covers takes that one unrated).
+
+    ``ratings[item id][set]`` rates each source's reference of the item; every item two or more sources
+    cover needs a rating for each of them, else nothing is written and the error names the first items
+    missing one. The kind is ``kind``, or the sources' kind when they share one, else ``standard``.
+    """
+    if len(sources) < 2 or len(set(sources)) != len(sources):
+        raise TsqeError("composing a reference set needs two or more different sets to choose from")
+    _check_sets_exist(session, suite_id, sources)
+    texts = {source: _set_texts(session, suite_id, source) for source in sources}
+    sign = 1.0 if higher_is_better else -1.0
+    chosen: dict[int, list[str]] = {}
+    picked = dict.fromkeys(sources, 0)
+    ties = 0
+    missing: list[str] = []
+    items = session.execute(select(Item.id, Item.external_id).where(Item.suite_id == suite_id)
+                            .order_by(Item.position, Item.id)).all()
+    external = dict(items)
+    covered = {item for by_item in texts.values() for item in by_item}
+    for item_id in (item for item, _ in items if item in covered):
+        candidates = [source for source in sources if item_id in texts[source]]
+        rated = ratings.get(item_id, {})
+        if len(candidates) > 1 and any(source not in rated for source in candidates):
+            unrated = [source for source in candidates if source not in rated]
+            missing.append(f"item {external[item_id]} ({', '.join(unrated)})")
+            continue
+        winner = candidates[0]
+        for source in candidates[1:]:
+            if sign * rated[source] > sign * rated[winner]:
+                winner = source
+        if len(candidates) > 1 and sum(rated[source] == rated[winner] for source in candidates) > 1:
+            ties += 1
+        chosen[item_id] = texts[winner][item_id]
+        picked[winner] += 1
+    if missing:
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise TsqeError(f"{rated_by} miss a rating of a reference for {'; '.join(missing[:5])}{more}: every "
+                        "reference of an item that several sets cover needs one")
+    if kind is None:
+        kinds = {k for info in reference_sets(session, suite_id) if info.name in sources for k in info.kinds}
+        kind = kinds.pop() if len(kinds) == 1 else STANDARD_REFERENCE
+    add_reference_set(session, suite_id, name, kind, chosen)
+    return ComposedSet(name, kind, tuple(sources), picked, ties)
 
 
 def _grouped(rows: Iterable[Any]) -> dict[int, list[str]]:

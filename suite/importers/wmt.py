@@ -16,10 +16,11 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from store import Database
-from store.models import Item, Output, Reference, Suite, System, SystemOutput
+from store.models import STANDARD_REFERENCE, Item, Output, Suite, System, SystemOutput
 from suite.errors import TsqeError
 from suite.importers.result import ImportResult, Problems
 from suite.label_counts import add_unlabelled
+from suite.references import add_reference_set, check_set_name
 from suite.tasks import TaskState, progress_of
 
 LANGUAGE_PAIR = re.compile(r"^([A-Za-z]{2,3})-([A-Za-z]{2,3})$")
@@ -91,14 +92,32 @@ def expand_system_paths(paths: Sequence[Path]) -> list[Path]:
     return files
 
 
+def reference_set_name(path: Path) -> str:
+    """The set name a reference file gives when none is named: its file name without the last suffix, with
+    characters a set name cannot hold replaced by ``_`` (``wmt19-ende-ar.ref`` -> ``wmt19-ende-ar``)."""
+    stem = path.stem if path.suffix else path.name
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", stem).lstrip("._-")[:100]
+    return cleaned or "ref"
+
+
 def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequence[Path], name: str,
-               source_lang: str | None = None, target_lang: str | None = None,
+               ref_names: Sequence[str] = (), source_lang: str | None = None, target_lang: str | None = None,
                task: TaskState | None = None) -> ImportResult:
-    """Create suite ``name`` from a WMT test set; every file is checked before anything is written."""
+    """Create suite ``name`` from a WMT test set; every file is checked before anything is written.
+
+    Each reference file is a reference set (kind standard) named by ``ref_names`` (in the files' order) or
+    by the file (:func:`reference_set_name`)."""
     task = progress_of(task)
     problems = Problems(str(src))
     if not refs:
         raise TsqeError("a WMT test set needs at least one reference file")
+    if ref_names and len(ref_names) != len(refs):
+        raise TsqeError(f"{len(ref_names)} reference set names for {len(refs)} reference files: name each file's "
+                        "set, in the files' order")
+    set_names = [check_set_name(n) for n in ref_names] if ref_names else [reference_set_name(p) for p in refs]
+    repeated = sorted({n for n in set_names if set_names.count(n) > 1})
+    if repeated:
+        raise TsqeError(f"reference set name(s) {', '.join(repeated)} given to several files: name them apart")
     system_paths = expand_system_paths(systems)
     if not system_paths:
         raise TsqeError("a WMT test set needs at least one system output file (none was given or found)")
@@ -139,9 +158,10 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
              "source": text.strip()}
             for index, text in enumerate(sources)])
         item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite.id)).all())
-        session.execute(insert(Reference), [
-            {"item_id": item_ids[index], "text": text.strip(), "kind": "standard"}
-            for lines in references if lines is not None for index, text in enumerate(lines)])
+        for set_name, lines in zip(set_names, references):
+            assert lines is not None
+            add_reference_set(session, suite.id, set_name, STANDARD_REFERENCE,
+                              {item_ids[index]: [text.strip()] for index, text in enumerate(lines)})
         session.execute(insert(System), [{"suite_id": suite.id, "name": file.name} for file in parsed])
         system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
 
@@ -160,6 +180,7 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
             for file, lines in zip(parsed, outputs) if lines is not None for index, text in enumerate(lines)])
         task.progress(2, 2, "WMT test set imported")  # before the commit: a cancel here still changes nothing
     result.counts = {"items": len(sources), "references": sum(len(r or []) for r in references),
+                     "reference_sets": len(set_names),
                      "systems": len(parsed), "system_outputs": len(parsed) * len(sources),
                      "distinct_outputs": len(distinct)}
     return result
