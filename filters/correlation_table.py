@@ -193,11 +193,13 @@ def correlate_table(db: Database, metrics: Sequence[str], entries: Sequence[RefC
     jobs = [(metric, entry if metric_spec(metric).needs_references else None)
             for metric in dict.fromkeys(metrics)
             for entry in (entries if metric_spec(metric).needs_references else [None])]
+    options = options or MetricOptions()
+    options.check_any([metric_spec(metric) for metric in metrics])
     rows = []
     for done, (metric, entry) in enumerate(jobs):
         progress.progress(done, len(jobs), f"correlating {metric}" + (f" against {entry.label}" if entry else ""))
         rows.append(_row(db, metric, entry, human, systems, best, suite_name=suite_name,
-                         options=options if metric_spec(metric).needs_model else None, resamples=resamples,
+                         options=options.applicable(metric_spec(metric)), resamples=resamples,
                          seed=seed, task=task))
     progress.progress(len(jobs), len(jobs), f"correlated {len(jobs)} metric and reference entries")
     with db.session() as session:

@@ -40,13 +40,13 @@ COMBINATIONS: tuple[Combine, ...] = ("multi", "max", "mean")
 KNOWN_GOOD = "known-good"
 """The choice of the items' known good translations as references; no set may take this name."""
 JOIN = "+"
-_SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 def check_set_name(name: str) -> str:
     """``name`` if it can name a reference set: letters, digits, ``.``, ``_``, ``-`` (``+`` joins sets and
     ``,`` lists entries on the command line, ``|`` and ``:`` separate a signature's fields)."""
-    if not _SET_NAME.match(name):
+    if not SET_NAME.match(name) or name == KNOWN_GOOD:
         raise TsqeError(f"{name!r} cannot name a reference set: use letters, digits, '.', '_' and '-' "
                         "(at most 100, starting with a letter or digit)")
     return name

@@ -3,11 +3,13 @@
 sacrebleu only knows the number of references after a corpus call; the signature is fixed to
 ``nrefs:var`` (its own spelling for "varies per segment") because scores are cached per output whatever
 the number of references of its item. BLEU takes sacrebleu's ``tokenize`` choice (``13a`` by default,
-``intl`` as Freitag et al. 2020 use), which its signature states as ``tok:``.
+``intl`` as Freitag et al. 2020 use), which its signature states as ``tok:``. BLEU is made with ``force``:
+sacrebleu would warn on every corpus call about outputs ending in a tokenised period (one WMT19 en-de system
+has them); the scores are the same.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 import numpy as np
@@ -25,7 +27,7 @@ from suite.references import RefChoice
 from suite.tasks import TaskState
 
 SACREBLEU_CLASSES: dict[str, tuple[type[SacreMetric], dict[str, object]]] = {
-    "bleu": (BLEU, {"effective_order": True}),
+    "bleu": (BLEU, {"effective_order": True, "force": True}),
     "chrf": (CHRF, {}),
     "ter": (TER, {}),
 }
@@ -81,9 +83,8 @@ class SacreBleuMetric(TextMetric):
         (``multi``), or the best or mean of the single-set corpus scores (``max``, ``mean``)."""
         if refs.combine == "multi":
             inputs = corpus_inputs(db, systems, refs, suite_name)
-            statistics: Resamplable = SegmentStatistics(inputs.items, {
-                system: self.segment_statistics(inputs.hypotheses[system], inputs.references)
-                for system in systems}, self._finish)
+            statistics: Resamplable = SegmentStatistics(
+                inputs.items, self.segment_statistics(inputs.hypotheses, inputs.references), self._finish)
             segments = len(inputs.items)
         else:
             parts = [self.system_scores(db, systems, single, suite_name=suite_name, task=task)
@@ -95,26 +96,33 @@ class SacreBleuMetric(TextMetric):
         return SystemScores(self.signature_for(refs), self.higher_is_better,
                             {system: float(scores[system][0]) for system in systems}, segments, statistics)
 
-    def segment_statistics(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
-        """sacrebleu's statistics of each hypothesis against its references (one row per segment), as its
-        ``corpus_score`` and paired bootstrap compute them.
+    def segment_statistics(self, hypotheses: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]]
+                           ) -> dict[str, np.ndarray]:
+        """sacrebleu's statistics of each system's hypotheses against the segments' references (one row per
+        segment), as its ``corpus_score`` and paired bootstrap compute them.
 
-        chrF and TER statistics of each (hypothesis, reference) pair are computed once per metric object and
+        BLEU caches the references once for every system (sacrebleu would cache them again per call). chrF
+        and TER statistics of each (hypothesis, reference) pair are computed once per metric object and
         reused, and their multi-reference statistics are derived from them exactly as sacrebleu does (chrF:
         the reference with the best sentence F, the first on ties; TER: the fewest edits over the mean
-        reference length), so composed sets made of other sets' references (HQ) cost nothing new. BLEU's
-        multi-reference clipping needs every reference at once and goes through sacrebleu directly.
+        reference length), so composed sets made of other sets' references (HQ) cost nothing new.
         """
-        self._check(hypotheses, references)
+        for texts in hypotheses.values():
+            self._check(texts, references)
         metric = self._metric
-        if self._multi is None:
+        multi = self._multi
+        if multi is None:
             width = max(len(refs) for refs in references)
             streams = [[refs[k] if k < len(refs) else None for refs in references] for k in range(width)]
-            return np.array(metric._extract_corpus_statistics(list(hypotheses), streams), dtype=float)  # type: ignore[arg-type]  # None pads, as in corpus_score
-        rows = []
-        for hypothesis, refs in zip(hypotheses, references):
-            rows.append(self._multi([self._pair(hypothesis, ref) for ref in refs], metric))
-        return np.array(rows, dtype=float)
+            metric._ref_cache = metric._cache_references(streams)  # type: ignore[arg-type]  # None pads, as in corpus_score
+            try:
+                return {system: np.array(metric._extract_corpus_statistics(list(texts), None), dtype=float)
+                        for system, texts in hypotheses.items()}
+            finally:
+                metric._ref_cache = None
+        return {system: np.array([multi([self._pair(hypothesis, ref) for ref in refs], metric)
+                                  for hypothesis, refs in zip(texts, references)], dtype=float)
+                for system, texts in hypotheses.items()}
 
     def _pair(self, hypothesis: str, reference: str) -> list[float]:
         key = (hypothesis, reference)
