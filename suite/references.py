@@ -39,6 +39,8 @@ Combine = Literal["multi", "max", "mean"]
 COMBINATIONS: tuple[Combine, ...] = ("multi", "max", "mean")
 KNOWN_GOOD = "known-good"
 """The choice of the items' known good translations as references; no set may take this name."""
+DEFAULT = "default"
+"""The default choice as an entry is written (``--refs default``, a table's refs column); no set takes it."""
 JOIN = "+"
 SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
@@ -46,7 +48,7 @@ SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 def check_set_name(name: str) -> str:
     """``name`` if it can name a reference set: letters, digits, ``.``, ``_``, ``-`` (``+`` joins sets and
     ``,`` lists entries on the command line, ``|`` and ``:`` separate a signature's fields)."""
-    if not SET_NAME.match(name) or name == KNOWN_GOOD:
+    if not SET_NAME.match(name) or name in (KNOWN_GOOD, DEFAULT):
         raise TsqeError(f"{name!r} cannot name a reference set: use letters, digits, '.', '_' and '-' "
                         "(at most 100, starting with a letter or digit)")
     return name
@@ -73,10 +75,10 @@ class RefChoice:
 
     @classmethod
     def parse(cls, entry: str | None, combine: str = "multi") -> RefChoice:
-        """``None`` or blank: the default; ``wmt.p``; ``ar+wmt`` (``combine`` says how)."""
+        """``None``, blank or ``default``: the default; ``wmt.p``; ``ar+wmt`` (``combine`` says how)."""
         if combine not in COMBINATIONS:
             raise TsqeError(f"references are combined by {', '.join(COMBINATIONS)}, not {combine!r}")
-        if entry is None or not entry.strip():
+        if entry is None or not entry.strip() or entry.strip() == DEFAULT:
             return cls()
         names = [name.strip() for name in entry.split(JOIN)]
         for name in names:
@@ -93,8 +95,8 @@ class RefChoice:
 
     @property
     def label(self) -> str:
-        """The entry as a user writes it (``ar+wmt``); ``standard`` for the default."""
-        return JOIN.join(self.sets) if self.sets else STANDARD_REFERENCE
+        """The entry as a user writes it (``ar+wmt``); ``default`` for the default."""
+        return JOIN.join(self.sets) if self.sets else DEFAULT
 
     def describe(self) -> str:
         """Words for a table's note."""

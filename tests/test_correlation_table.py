@@ -150,3 +150,19 @@ def test_cli_table_json_and_figure(tmp_path: Path) -> None:
         assert (tmp_path / f"k{suffix}").stat().st_size > 1000
     refused = CliRunner().invoke(app, ["--db", str(path), "correlate", "--metric", "chrf,ter", "--layers", "3"])
     assert refused.exit_code == 2 and "takes no embedding model" in refused.output
+
+
+def test_batched_bootstrap_correlations_equal_scipys_one_at_a_time() -> None:
+    from filters.correlation_table import batch_correlations
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=12)
+    x[3] = x[5]  # ties on both sides, as tau-b must handle
+    ys = rng.normal(size=(40, 12))
+    ys[:, 7] = ys[:, 9]
+    ys[4] = 1.0  # a constant resample: no correlation
+    found = batch_correlations(x, ys)
+    for k, y in enumerate(ys):
+        expected = [stats.pearsonr(x, y)[0], stats.spearmanr(x, y)[0], stats.kendalltau(x, y)[0]] \
+            if np.ptp(y) > 0 else [np.nan] * 3
+        assert [found[name][k] for name in ("pearson", "spearman", "kendall")] == pytest.approx(expected, nan_ok=True)

@@ -46,7 +46,8 @@ def test_parse_entries_and_signature_fields() -> None:
     assert joined.sets == ("ar", "wmt") and joined.label == "ar+wmt"
     assert joined.signature_fields() == (("refs", "ar+wmt"), ("combine", "max"))
     assert [e.label for e in parse_ref_entries("wmt,ar, ar+wmt")] == ["wmt", "ar", "ar+wmt"]
-    assert parse_ref_entries(None) == [RefChoice.default()]
+    assert parse_ref_entries(None) == [RefChoice.default()] == [RefChoice.parse("default")]
+    assert RefChoice.default().label == "default"
     for bad, message in (("ar+ar", "named twice"), ("a b", "cannot name a reference set"),
                          ("wmt|x", "cannot name"), ("+ar", "cannot name")):
         with pytest.raises(TsqeError, match=message):

@@ -9,12 +9,14 @@ has them); the scores are the same.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.base import Metric as SacreMetric
+from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngrams
 
 from filters.metrics.base import SystemScores, TextMetric
 from filters.metrics.corpus import corpus_inputs
@@ -65,6 +67,8 @@ class SacreBleuMetric(TextMetric):
         self._metric.num_refs = -1  # sacrebleu's marker for a variable number of references
         self._signature = Signature.parse(f"{spec.name}|{self._metric.get_signature()}")
         self._pairs: dict[tuple[str, str], list[float]] = {}
+        self._hyp_ngrams: dict[str, list[Counter[str]]] = {}
+        self._ref_ngrams: dict[str, list[Counter[str]]] = {}
         self._multi = _MULTI_REFERENCE.get(cls)
 
     @property
@@ -129,10 +133,36 @@ class SacreBleuMetric(TextMetric):
         stats = self._pairs.get(key)
         if stats is None:
             metric = self._metric
-            info = metric._extract_reference_info([metric._preprocess_segment(reference)])
-            stats = self._pairs[key] = list(metric._compute_segment_statistics(metric._preprocess_segment(hypothesis),
-                                                                               info))
+            if isinstance(metric, CHRF):  # n-grams of each text once, however many pairs it is in
+                stats = [count for h, r in zip(self._ngrams(hypothesis, hyp=True), self._ngrams(reference, hyp=False))
+                         for count in metric._get_match_statistics(h, r)]
+            else:
+                info = metric._extract_reference_info([metric._preprocess_segment(reference)])
+                stats = list(metric._compute_segment_statistics(metric._preprocess_segment(hypothesis), info))
+            self._pairs[key] = stats
         return stats
+
+    def _ngrams(self, text: str, *, hyp: bool) -> list[Counter[str]]:
+        """chrF's character (and word) n-grams of a text, as its ``_compute_segment_statistics`` extracts a
+        hypothesis's and its ``_extract_reference_info`` a reference's."""
+        cache = self._hyp_ngrams if hyp else self._ref_ngrams
+        found = cache.get(text)
+        if found is None:
+            metric = cast(CHRF, self._metric)
+            if hyp:
+                found = self._chrf_hypothesis_ngrams(metric, metric._preprocess_segment(text))
+            else:
+                found = metric._extract_reference_info([metric._preprocess_segment(text)])["ref_ngrams"][0]
+            cache[text] = found
+        return found
+
+    @staticmethod
+    def _chrf_hypothesis_ngrams(metric: CHRF, hypothesis: str) -> list[Counter[str]]:
+        ngrams = extract_all_char_ngrams(hypothesis, metric.char_order, metric.whitespace)
+        if metric.word_order > 0:
+            words = metric._remove_punctuation(hypothesis)
+            ngrams.extend(extract_word_ngrams(words, n) for n in range(1, metric.word_order + 1))
+        return ngrams
 
     def _finish(self, total: np.ndarray) -> float:
         return float(self._metric._compute_score_from_stats(list(total)).score)

@@ -125,7 +125,7 @@ class DiscriminativeTab(ReportTab):
         self.metric_choice.setMinimumContentsLength(14)
         self.metric_choice.setToolTip("Segment metric whose deviation over systems ranks the items")
         self.refs_choice = QComboBox()
-        self.refs_choice.setMinimumContentsLength(10)
+        self.refs_choice.setMinimumContentsLength(12)
         self.refs_choice.setToolTip("References the metric compares outputs with: every reference of kind standard "
                                     "(the default), one reference set, or the items' known good translations")
         self.known_good_button = QPushButton("Use known good translations as references")
@@ -369,8 +369,7 @@ class DiscriminativeTab(ReportTab):
         current_refs = self.refs_choice.currentData()
         self.refs_choice.clear()
         for entry in choices.entries():
-            label = "standard (default)" if entry.is_default else entry.label
-            self.refs_choice.addItem(label, entry)
+            self.refs_choice.addItem(entry.label, entry)
             self.refs_choice.setItemData(self.refs_choice.count() - 1, entry.describe(), Qt.ItemDataRole.ToolTipRole)
         if current_refs is not None and self.refs_choice.findData(current_refs) >= 0:
             self.refs_choice.setCurrentIndex(self.refs_choice.findData(current_refs))
@@ -399,7 +398,7 @@ class DiscriminativeTab(ReportTab):
         checked_refs = set(self.correlation_entries()) if self.correlation_refs.count() else {RefChoice.default()}
         self.correlation_refs.clear()
         for entry in choices.entries():
-            item = QListWidgetItem("standard" if entry.is_default else entry.label)
+            item = QListWidgetItem(entry.label)
             item.setData(Qt.ItemDataRole.UserRole, entry)
             item.setToolTip(entry.describe())
             item.setCheckState(Qt.CheckState.Checked if entry in checked_refs else Qt.CheckState.Unchecked)
