@@ -48,7 +48,10 @@ SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 def check_set_name(name: str) -> str:
     """``name`` if it can name a reference set: letters, digits, ``.``, ``_``, ``-`` (``+`` joins sets and
     ``,`` lists entries on the command line, ``|`` and ``:`` separate a signature's fields)."""
-    if not SET_NAME.match(name) or name in (KNOWN_GOOD, DEFAULT):
+    if name in (KNOWN_GOOD, DEFAULT):
+        meaning = "the items' known good translations" if name == KNOWN_GOOD else "the default reference choice"
+        raise TsqeError(f"{name!r} names {meaning}; choose another set name")
+    if not SET_NAME.match(name):
         raise TsqeError(f"{name!r} cannot name a reference set: use letters, digits, '.', '_' and '-' "
                         "(at most 100, starting with a letter or digit)")
     return name
@@ -219,8 +222,6 @@ def add_reference_set(session: Session, suite_id: int, name: str, kind: str,
     """Add the reference set ``name`` of ``kind`` (references by item id, in order) to the suite; returns how
     many references were written. A name the suite's sets already use is refused: a set is added whole."""
     check_set_name(name)
-    if name == KNOWN_GOOD:
-        raise TsqeError(f"{KNOWN_GOOD!r} names the items' known good translations; choose another set name")
     if not kind.strip() or len(kind) > 40:
         raise TsqeError("the kind of a reference set must be 1 to 40 characters long")
     existing = session.scalar(select(func.count()).select_from(Reference).join(Item, Item.id == Reference.item_id)

@@ -10,15 +10,15 @@ from label_helpers import write_automatic_labels
 from sacrebleu.metrics import BLEU, CHRF, TER
 from scipy import stats
 from sqlalchemy import insert, select
-from suite_builder import build_suite
+from suite_builder import add_reference_set, build_suite
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
 from filters.correlation_table import correlate_table
 from filters.metrics import get_metric
 from store import Database, open_database
-from store.models import HumanScore, Item, Output, Suite, System
-from suite.references import RefChoice, add_reference_set
+from store.models import HumanScore, Output, System
+from suite.references import RefChoice
 
 REFS = ["The committee approved the budget on Tuesday.", "She has lived in Berlin for ten years.",
         "The results were better than expected.", "He will not come to the meeting."]
@@ -38,11 +38,8 @@ HUMAN = {"good": 0.5, "fair": 0.2, "weak": -0.1, "poor": -0.6}
 
 def _suite(db: Database) -> None:
     build_suite(db, "t", [[ref] for ref in REFS], OUTPUTS)
+    add_reference_set(db, "para", "paraphrase", PARA)
     with db.transaction() as session:
-        suite_id = session.scalar(select(Suite.id))
-        ids = dict(session.execute(select(Item.position, Item.id)).all())
-        add_reference_set(session, suite_id, "para", "paraphrase",
-                          {ids[i]: [t] for i, t in enumerate(PARA) if t is not None})
         systems = dict(session.execute(select(System.name, System.id)).all())
         session.execute(insert(HumanScore), [{"system_id": systems[n], "lp": "de-en", "score": s}
                                              for n, s in HUMAN.items()])

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from suite_builder import build_suite
+from suite_builder import add_reference_set, build_suite
 
 from filters import bertscore
 from filters.bertscore import greedy_match
@@ -121,20 +121,14 @@ def test_da_bertscore_per_output_is_the_papers_segment_score_and_a_qe_proxy(db) 
 
 
 def test_da_system_scores_resample_and_join_reference_sets(db) -> None:  # type: ignore[no-untyped-def]
-    from sqlalchemy import select
-
     from filters.metrics import suite_metric
-    from store.models import Item, Suite
-    from suite.references import RefChoice, add_reference_set
+    from suite.references import RefChoice
     from suite.tasks import TaskState
 
     build_suite(db, "t", REFS, OUTPUTS)
-    para = ["On Tuesday, the budget was approved by the committee.", "For ten years she has been living in Berlin.",
-            "The results exceeded what was expected."]
-    with db.transaction() as session:
-        ids = dict(session.execute(select(Item.position, Item.id)).all())
-        add_reference_set(session, session.scalar(select(Suite.id)), "para", "paraphrase",
-                          {ids[i]: [t] for i, t in enumerate(para)})
+    add_reference_set(db, "para", "paraphrase", ["On Tuesday, the budget was approved by the committee.",
+                                                 "For ten years she has been living in Berlin.",
+                                                 "The results exceeded what was expected."])
     metric = suite_metric("da-bertscore-f")
     task = TaskState()
     own = metric.system_scores(db, ["fair", "good", "poor"], RefChoice.default(), suite_name=None, task=task)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from migration_helpers import at_revision
 from sqlalchemy import insert, select, text
+from suite_builder import add_reference_set as add_set
 from suite_builder import build_suite
 
 from filters.metrics import get_metric
@@ -27,12 +28,8 @@ def _suite_with_sets(db: Database) -> None:
     """Items 1-3 with the WMT reference (kind standard, set ``standard`` as written without a set name) and
     the set ``ar`` (standard) missing item 3, and ``wmt.p`` (paraphrase) on item 1 only."""
     build_suite(db, "t", [[ref] for ref in WMT], OUTPUTS)
-    with db.transaction() as session:
-        suite_id = session.scalar(select(Suite.id))
-        ids = dict(session.execute(select(Item.position, Item.id)).all())
-        add_reference_set(session, suite_id, "ar", "standard",
-                          {ids[i]: [ref] for i, ref in enumerate(AR) if ref is not None})
-        add_reference_set(session, suite_id, "wmt.p", "paraphrase", {ids[0]: ["On the mat sat the cat."]})
+    add_set(db, "ar", "standard", AR)
+    add_set(db, "wmt.p", "paraphrase", ["On the mat sat the cat."])
 
 
 def _chrf(hypothesis: str, references: list[str]) -> float:

@@ -22,7 +22,7 @@ from store.models import STANDARD_REFERENCE, Item
 from suite.errors import TsqeError
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TABLE_SUFFIXES, read_table, read_text, split_lines
-from suite.references import KNOWN_GOOD, add_reference_set, check_set_name, reference_sets
+from suite.references import add_reference_set, check_set_name, reference_sets
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -33,8 +33,6 @@ def import_references(db: Database, path: Path, *, name: str, kind: str = STANDA
     references were written and how many of the suite's items the set covers."""
     task = progress_of(task)
     check_set_name(name)
-    if name == KNOWN_GOOD:
-        raise TsqeError(f"{KNOWN_GOOD!r} names the items' known good translations; choose another set name")
     problems = Problems(str(path))
     task.progress(0, 2, f"reading reference set {name}")
     with db.session() as session:
