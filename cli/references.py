@@ -6,7 +6,7 @@ from pathlib import Path
 import typer
 
 from cli.context import app_context
-from cli.importing import _print_warnings
+from cli.importing import _print_result
 from cli.main import app, import_app
 from cli.metric_options import layers_option, metric_options, model_option
 from cli.progress import progress_bar
@@ -38,7 +38,7 @@ def import_references_command(
     with progress_bar(f"importing reference set {name}") as task:
         result = import_references(context.database, file, name=name, kind=kind, suite_name=context.suite_name,
                                    task=task)
-    _print_warnings(result)
+    _print_result(result)
     counts = result.counts
     typer.echo(f"reference set {name} ({kind}): {counts['references']} references on {counts['items_covered']} of "
                f"{counts['items']} items")
