@@ -11,7 +11,6 @@ import math
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA
 from sacrebleu.metrics import BLEU, CHRF, TER
 from scipy import stats
 
@@ -24,9 +23,6 @@ from suite.importers.wmt import import_wmt, system_file
 from suite.references import RefChoice
 
 pytestmark = pytest.mark.shared
-WMT19 = SHARED_DATA / "global-explainability-metrics" / "WMT19"
-PARAPHRASED = SHARED_DATA / "wmt19-paraphrased-references" / "wmt19" / "ende"
-NT21 = SHARED_DATA / "wmt21-news-systems" / "newstest2021-de-en"
 SETS = {"ar": "ar", "ar.p": "arp", "wmt.p": "wmtp", "hq-r": "hqr", "hq-p": "hqp", "hq-all": "hqall"}
 JOINED = ("wmt+ar", "wmt.p+ar.p", "wmt+ar+wmt.p+ar.p")
 LINES = 20
@@ -52,25 +48,27 @@ def _check(table_row_scores: dict[str, float], direct: dict[str, float], human: 
     assert row.overall.kendall == pytest.approx(stats.kendalltau(x, y)[0], abs=1e-12)
 
 
-@pytest.mark.skipif(not PARAPHRASED.is_dir(), reason="../shared/data/external/wmt19-paraphrased-references missing")
-def test_wmt19_en_de_every_set_and_joined_sets_equal_sacrebleu_and_scipy(db: Database, tmp_path: Path) -> None:
+def test_wmt19_en_de_every_set_and_joined_sets_equal_sacrebleu_and_scipy(db: Database, tmp_path: Path,
+                                                                         shared_data: Path) -> None:
+    wmt19 = shared_data / "global-explainability-metrics" / "WMT19"
+    paraphrased = shared_data / "wmt19-paraphrased-references" / "wmt19" / "ende"
     systems_dir = tmp_path / "systems"
     systems_dir.mkdir()
     outputs = {}
-    for path in sorted((WMT19 / "system-outputs" / "en-de").iterdir()):
+    for path in sorted((wmt19 / "system-outputs" / "en-de").iterdir()):
         _head(path, systems_dir / path.name)
         name, _ = system_file(path)  # type: ignore[misc]
         outputs[name] = _lines(path)
-    import_wmt(db, src=_head(WMT19 / "source" / "newstest2019-ende-src.en", tmp_path / "src.en"),
-               refs=[_head(WMT19 / "references" / "newstest2019-ende-ref.de", tmp_path / "ref.de")],
+    import_wmt(db, src=_head(wmt19 / "source" / "newstest2019-ende-src.en", tmp_path / "src.en"),
+               refs=[_head(wmt19 / "references" / "newstest2019-ende-ref.de", tmp_path / "ref.de")],
                ref_names=["wmt"], systems=[systems_dir], name="nt19")
-    references = {"wmt": _lines(WMT19 / "references" / "newstest2019-ende-ref.de")}
+    references = {"wmt": _lines(wmt19 / "references" / "newstest2019-ende-ref.de")}
     for name, stem in SETS.items():
-        path = _head(PARAPHRASED / f"wmt19-ende-{stem}.ref", tmp_path / f"{stem}.ref")
+        path = _head(paraphrased / f"wmt19-ende-{stem}.ref", tmp_path / f"{stem}.ref")
         import_references(db, path, name=name, kind="paraphrase" if name.endswith(".p") else "standard")
         references[name] = _lines(path)
-    import_human_scores(db, WMT19 / "DA-syslevel.csv", lp="en-de")
-    human = {name: score for name, (score, _) in read_human_scores(WMT19 / "DA-syslevel.csv", "en-de").items()}
+    import_human_scores(db, wmt19 / "DA-syslevel.csv", lp="en-de")
+    human = {name: score for name, (score, _) in read_human_scores(wmt19 / "DA-syslevel.csv", "en-de").items()}
     assert len(human) == len(outputs) == 22
 
     entries = [RefChoice.parse(entry) for entry in (*references, *JOINED)]
@@ -88,20 +86,21 @@ def test_wmt19_en_de_every_set_and_joined_sets_equal_sacrebleu_and_scipy(db: Dat
         assert row.signature.get("refs") == row.refs.label
 
 
-@pytest.mark.skipif(not NT21.is_dir(), reason="../shared/data/external/wmt21-news-systems/newstest2021-de-en missing")
-def test_newstest2021_de_en_references_a_and_b_single_and_joined(db: Database, tmp_path: Path) -> None:
+def test_newstest2021_de_en_references_a_and_b_single_and_joined(db: Database, tmp_path: Path,
+                                                                  shared_data: Path) -> None:
+    nt21 = shared_data / "wmt21-news-systems" / "newstest2021-de-en"
     systems_dir = tmp_path / "systems"
     systems_dir.mkdir()
     outputs = {}
-    for path in sorted((NT21 / "txt" / "system-outputs").iterdir()):
+    for path in sorted((nt21 / "txt" / "system-outputs").iterdir()):
         system = path.name.removeprefix("newstest2021.de-en.hyp.").removesuffix(".en")
         _head(path, systems_dir / f"newstest2021.{system}.de-en")
         outputs[system] = _lines(path)
-    refs = {name: NT21 / "txt" / "references" / f"newstest2021.de-en.ref.{name}.en" for name in ("A", "B")}
-    import_wmt(db, src=_head(NT21 / "txt" / "sources" / "newstest2021.de-en.src.de", tmp_path / "src.de"),
+    refs = {name: nt21 / "txt" / "references" / f"newstest2021.de-en.ref.{name}.en" for name in ("A", "B")}
+    import_wmt(db, src=_head(nt21 / "txt" / "sources" / "newstest2021.de-en.src.de", tmp_path / "src.de"),
                refs=[_head(path, tmp_path / f"ref.{name}") for name, path in refs.items()], ref_names=list(refs),
                systems=[systems_dir], name="nt21")
-    ranking = (NT21 / "humaneval" / "ad-sys-ranking-de-en-z-names.csv").read_text().split("\n")
+    ranking = (nt21 / "humaneval" / "ad-sys-ranking-de-en-z-names.csv").read_text().split("\n")
     human = {fields[5]: float(fields[1]) for fields in (line.split() for line in ranking) if len(fields) == 6
              and fields[5] in outputs}
     assert len(human) == len(outputs) == 19  # the human translation (HUMAN) is no system here
