@@ -398,6 +398,10 @@ def test_qe_systems_are_imported_stored_from_a_metric_and_removed_from_the_tab(q
     assert ops.wait_idle()
     assert "two-scores" not in [s.name for s in qe_tab.systems_model.systems]
     assert qe_tab.view_data is not None and "two-scores" not in qe_tab.view_data.result.qe_systems
+    qe_tab.metric_as_qe(MetricRequest("chrf", "chrf-known", "known-good"))  # the QE tab takes the reference choice
+    assert ops.wait_idle(120_000)
+    stored = {s.name: s for s in qe_tab.systems_model.systems}["chrf-known"]
+    assert stored.meta["refs"] == "known-good" and stored.meta["signature"].endswith("|refs:known-good|combine:multi")
 
 
 def test_a_table_computed_before_a_qe_write_is_neither_shown_nor_reused_after_it(
