@@ -23,7 +23,7 @@ import numpy as np
 from scipy import stats
 from sqlalchemy import select
 
-from filters.metrics import MetricOptions, Signature, suite_metric
+from filters.metrics import MetricOptions, Signature, references_note, suite_metric
 from filters.metrics.base import SystemScores
 from filters.metrics.statistics import mean_statistics
 from filters.scoring import score_outputs
@@ -58,7 +58,8 @@ class CorrelationResult:
         footer = [[Cell("Pearson r"), Cell(None), Cell(self.pearson)],
                   [Cell("Spearman rho"), Cell(None), Cell(self.spearman)],
                   [Cell("Kendall tau"), Cell(None), Cell(self.kendall)]]
-        notes = [f"Metric: {self.signature}.",
+        note = references_note(self.signature)
+        notes = [f"Metric: {self.signature}.", *([note] if note else []),
                  "Correlations of the raw metric values with the human scores (missing: constant scores)"
                  + ("." if self.higher_is_better else "; lower is better, so negative means agreement.")]
         return Table(title=f"System-level correlation of {self.metric} with human scores", columns=columns,

@@ -141,6 +141,7 @@ class DifficultyResult:
                  Cell(self.items_scored.get(name, 0))] for name in self.ranked()]
         return Table(title="Difficulty-aware BERTScore per system", columns=columns, body=body,
                      notes=[f"Model: {self.signature}.",
+                            f"References: {self.refs.describe()} (the first of each item).",
                             "DA-F: harmonic mean of the segment-averaged DA-P and DA-R, as in the authors' code."])
 
 

@@ -96,6 +96,11 @@ def test_one_set_several_sets_and_a_missing_segment(db: Database) -> None:
         output = OUTPUTS[row.system][position]
         assert row.score == pytest.approx(_chrf(output, refs))
     assert len({str(s.signature) for s in (ar, multi, best, mean)}) == 4
+    from filters.variance import variance_filter  # every table names the references it used
+
+    assert "References: reference set ar." in variance_filter(ar).to_table().notes
+    assert "References: reference sets standard, ar joined: the best single-set score." in \
+        variance_filter(best).to_table().notes
 
 
 def test_ter_combined_by_max_takes_the_best_that_is_the_lowest(db: Database) -> None:
