@@ -493,8 +493,9 @@ class DiscriminativeTab(ReportTab):
         self.correlation = table
         self.correlation_model.set_table(table.to_table())
         self.correlation_view.resizeColumnsToContents()
-        entries = len({row.refs_label for row in table.rows})
-        self.correlation_status.setText(f"{len(table.rows)} rows: {len({r.metric for r in table.rows})} metrics"
+        metrics = len({row.metric for row in table.rows})
+        entries = len({row.refs for row in table.rows if row.refs is not None})
+        self.correlation_status.setText(f"{metrics} metrics"
                                         + (f" × {entries} reference entries" if entries > 1 else ""))
 
     def _correlation_failed(self, error: Exception) -> bool:
