@@ -14,6 +14,7 @@ import cli.labelling  # noqa: F401
 import cli.mtme  # noqa: F401
 import cli.qe_evaluation  # noqa: F401
 import cli.qe_systems  # noqa: F401
+import cli.references  # noqa: F401
 import cli.report  # noqa: F401
 import cli.rule_group  # noqa: F401
 import cli.rule_test  # noqa: F401

@@ -169,7 +169,7 @@ def remove(ctx: typer.Context, name: str = typer.Argument(..., help="The QE syst
 @qe_app.command("metric")
 def metric(
     ctx: typer.Context,
-    metric_name: str = typer.Option(..., "--metric", help=metric_help(level="segment", needs_references=True)),
+    metric_name: str = typer.Option(..., "--metric", help=metric_help(needs_references=True)),
     name: str = typer.Option(None, "--name", help="Name of the QE system (default: the metric's name)."),
     refs: str = refs_option(),
     combine: str = combine_option(),

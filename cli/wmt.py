@@ -25,7 +25,12 @@ def import_wmt_command(
     ctx: typer.Context,
     src: Path = typer.Option(None, "--src", exists=True, dir_okay=False, help="Source file, one segment a line."),
     ref: list[Path] = typer.Option(None, "--ref", exists=True, dir_okay=False,
-                                   help="Reference file, line-aligned with the source (repeat for several)."),
+                                   help="Reference file, line-aligned with the source (repeat for several): each "
+                                        "is a reference set."),
+    ref_name: list[str] = typer.Option([], "--ref-name",
+                                       help="Name of each --ref file's reference set, in the same order (default: "
+                                            "NAME of WMT's <testset>.<src>-<tgt>.ref.NAME.<tgt>, else the file name "
+                                            "without its last suffix)."),
     systems: list[Path] = typer.Option(None, "--systems", exists=True,
                                        help="A directory of system outputs, or one output file (repeatable); "
                                             "files are named <testset>.<SYSTEM>.<src>-<tgt>."),
@@ -43,7 +48,7 @@ def import_wmt_command(
     segments) with references, one system per file or per <hyp system=...>."""
     database = app_context(ctx).database
     if xml:
-        if src is not None or ref or systems:
+        if src is not None or ref or systems or ref_name:
             raise typer.BadParameter("give either --xml or the plain-text --src, --ref and --systems",
                                      param_hint="--xml")
         result = import_wmt_xml(database, xml, name=name, testsuite=testsuite, source_lang=source_lang,
@@ -54,8 +59,8 @@ def import_wmt_command(
                                      param_hint="--src")
         if testsuite is not None:
             raise typer.BadParameter("only WMT's XML files mark test suites' documents", param_hint="--testsuite")
-        result = import_wmt(database, src=src, refs=ref, systems=systems, name=name, source_lang=source_lang,
-                            target_lang=target_lang)
+        result = import_wmt(database, src=src, refs=ref, systems=systems, name=name, ref_names=ref_name,
+                            source_lang=source_lang, target_lang=target_lang)
     _report(result)
 
 

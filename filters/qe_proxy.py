@@ -19,9 +19,10 @@ from suite.tasks import TaskState
 
 
 def proxy_metrics() -> list[str]:
-    """The metrics a QE proxy can be made of: every metric with a score per output that compares outputs with
-    references (chrF first, the forms' default). The label and QE systems are not proxies of anything."""
-    return metric_names(level="segment", needs_references=True)
+    """The metrics a QE proxy can be made of: every metric that compares outputs with references (chrF first,
+    the forms' default), difficulty-aware BERTScore included with its segment-level score (its token
+    difficulty over all the suite's systems). The label and QE systems are not proxies of anything."""
+    return metric_names(needs_references=True)
 
 
 def store_metric_as_qe(db: Database, metric: str, *, name: str | None = None, suite_name: str | None = None,

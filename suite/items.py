@@ -64,11 +64,13 @@ class RuleSnapshot:
 
 @dataclass(frozen=True)
 class TextSnapshot:
-    """A known translation or a reference."""
+    """A known translation or a reference (with its set; None in snapshots taken before sets existed, which
+    restore it to the set named after its kind)."""
 
     kind: str
     text: str
     version: int
+    set_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -247,11 +249,14 @@ def _snapshots(session: Session, items: Sequence[Item]) -> list[ItemSnapshot]:
                    Rule.version).where(Rule.item_id.in_(ids)).order_by(Rule.position, Rule.id)):
         rules[item_id].append(RuleSnapshot(polarity, pattern, ignore_case, valid, error, position, version))
     texts: dict[tuple[type, int], list[TextSnapshot]] = defaultdict(list)
-    for model in (KnownTranslation, Reference):
-        for item_id, kind, text, version in session.execute(
-                select(model.item_id, model.kind, model.text, model.version).where(model.item_id.in_(ids))
-                .order_by(model.id)):
-            texts[(model, item_id)].append(TextSnapshot(kind, text, version))
+    for item_id, kind, text, version in session.execute(
+            select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text, KnownTranslation.version)
+            .where(KnownTranslation.item_id.in_(ids)).order_by(KnownTranslation.id)):
+        texts[(KnownTranslation, item_id)].append(TextSnapshot(kind, text, version))
+    for item_id, kind, text, version, set_name in session.execute(
+            select(Reference.item_id, Reference.kind, Reference.text, Reference.version, Reference.set_name)
+            .where(Reference.item_id.in_(ids)).order_by(Reference.id)):
+        texts[(Reference, item_id)].append(TextSnapshot(kind, text, version, set_name))
     systems: dict[int, list[str]] = defaultdict(list)
     for output_id, name in session.execute(select(SystemOutput.output_id, System.name)
                                            .join(System, System.id == SystemOutput.system_id)
@@ -345,7 +350,8 @@ def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: I
         (Rule, snapshot.rules), (KnownTranslation, snapshot.known), (Reference, snapshot.references)]
     for model, rows in parts:
         for part in rows:
-            row = model(item_id=item_id, **asdict(part))
+            row = model(item_id=item_id, **{key: value for key, value in asdict(part).items()
+                                            if value is not None or key != "set_name"})
             session.add(row)
             first_version(session, model, row, part.version)
     system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite_id)).all())

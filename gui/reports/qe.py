@@ -567,7 +567,7 @@ class QETab(ReportTab):
     def metric_as_qe(self, request: MetricRequest) -> None:
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        qe_ops.metric_as_qe(db, suite, request.metric, request.name).run(self._ops)
+        qe_ops.metric_as_qe(db, suite, request.metric, request.name, request.refs).run(self._ops)
 
     def _remove(self) -> None:
         system = self._selected_system()

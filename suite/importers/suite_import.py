@@ -255,8 +255,9 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         ref = ItemRef(item_ids[item.external_id], item.external_id, item.external_id not in existing)
         known: list[dict[str, object]] = [{"kind": "good", "text": text} for text in _present(item.good)]
         known += [{"kind": "bad", "text": text} for text in _present(item.bad)]
-        references: list[dict[str, object]] = [{"kind": reference.kind, "text": reference.text}
-                                               for reference in item.references]
+        references: list[dict[str, object]] = [
+            {"kind": reference.kind, "text": reference.text, "set_name": reference.set}
+            for reference in item.references]
         wanted: dict[Part, list[dict[str, object]]] = {
             Rule: rules[item.external_id], KnownTranslation: known, Reference: references}
         for model, rows in wanted.items():

@@ -24,7 +24,7 @@ from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_import import place_ids
 from suite.importers.wmt_xml import read_wmt_xml
 from suite.label_counts import add_unlabelled
-from suite.references import add_reference_set, is_set_name
+from suite.references import add_reference_set, check_set_name, is_set_name
 from suite.tasks import TaskState, progress_of
 
 LANGUAGE_PAIR = re.compile(r"^([A-Za-z]{2,3})-([A-Za-z]{2,3})$")
@@ -101,6 +101,18 @@ def reference_file_set(path: Path) -> str | None:
     return None
 
 
+def reference_set_name(path: Path) -> str:
+    """The set name a reference file gives when none is named: NAME of WMT21's file names
+    (:func:`reference_file_set`), else the file name without its last suffix, with characters a set name cannot
+    hold replaced by ``_`` (``wmt19-ende-ar.ref`` -> ``wmt19-ende-ar``)."""
+    named = reference_file_set(path)
+    if named is not None:
+        return named
+    stem = path.stem if path.suffix else path.name
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", stem).lstrip("._-")[:100]
+    return cleaned or "ref"
+
+
 def expand_system_paths(paths: Sequence[Path]) -> list[Path]:
     """Files as given, directories replaced by their (non-hidden) files in name order."""
     files: list[Path] = []
@@ -127,13 +139,23 @@ class TestSet:
 
 
 def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequence[Path], name: str,
-               source_lang: str | None = None, target_lang: str | None = None,
+               ref_names: Sequence[str] = (), source_lang: str | None = None, target_lang: str | None = None,
                task: TaskState | None = None) -> ImportResult:
-    """Create suite ``name`` from a WMT test set; every file is checked before anything is written."""
+    """Create suite ``name`` from a WMT test set; every file is checked before anything is written.
+
+    Each reference file is a reference set (kind standard) named by ``ref_names`` (in the files' order) or
+    by the file (:func:`reference_set_name`)."""
     task = progress_of(task)
     problems = Problems(str(src))
     if not refs:
         raise TsqeError("a WMT test set needs at least one reference file")
+    if ref_names and len(ref_names) != len(refs):
+        raise TsqeError(f"{len(ref_names)} reference set names for {len(refs)} reference files: name each file's "
+                        "set, in the files' order")
+    set_names = [check_set_name(n) for n in ref_names] if ref_names else [reference_set_name(p) for p in refs]
+    repeated = sorted({n for n in set_names if set_names.count(n) > 1})
+    if repeated:
+        raise TsqeError(f"reference set name(s) {', '.join(repeated)} given to several files: name them apart")
     system_paths = expand_system_paths(systems)
     if not system_paths:
         raise TsqeError("a WMT test set needs at least one system output file (none was given or found)")
@@ -161,8 +183,8 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
     problems.raise_if_any()
     assert sources is not None and languages is not None
     test_set = TestSet(languages[0], languages[1], [line.strip() for line in sources],
-                       [(reference_file_set(path), {index: text.strip() for index, text in enumerate(lines or [])})
-                        for path, lines in zip(refs, references)],
+                       [(set_name, {index: text.strip() for index, text in enumerate(lines or [])})
+                        for set_name, lines in zip(set_names, references)],
                        {file.name: {index: text.strip() for index, text in enumerate(lines or [])}
                         for file, lines in zip(parsed, outputs)})
     task.progress(1, 2, "writing the WMT test set")
@@ -256,7 +278,8 @@ def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestS
               "output_id": output_ids[(item_ids[index], text)]}
              for system, texts in test_set.systems.items() for index, text in texts.items()]
     session.execute(insert(SystemOutput), links)
-    counts = {"items": len(sources), "references": references, "systems": len(test_set.systems),
+    counts = {"items": len(sources), "references": references, "reference_sets": len(sets),
+              "systems": len(test_set.systems),
               "system_outputs": len(links), "distinct_outputs": len(distinct)}
     return WrittenTestSet(suite.id, item_ids, system_ids, output_ids, counts)
 
