@@ -84,7 +84,8 @@ def suite_dump(db: Database, name: str) -> dict[str, Any]:
 def test_an_xml_test_set_is_a_suite_with_named_references_and_every_system(db: Database, tmp_path: Path) -> None:
     path = write(tmp_path / "newstest2099.de-en.all.xml", dataset(DOCS))
     result = import_wmt_xml(db, [path], name="nt")
-    assert result.counts == {"items": 3, "references": 6, "systems": 2, "system_outputs": 6, "distinct_outputs": 5,
+    assert result.counts == {"items": 3, "references": 6, "reference_sets": 2,
+                             "systems": 2, "system_outputs": 6, "distinct_outputs": 5,
                              "documents_left_out": 1}
     dump = suite_dump(db, "nt")
     assert dump["languages"] == ("de", "en")
@@ -148,7 +149,8 @@ def test_the_command_takes_xml_files(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "t.sqlite"), "import", "wmt", "--xml", str(path),
                                       "--name", "nt"])
     assert result.exit_code == 0, result.output
-    assert "3 items, 6 references, 2 systems" in result.output and "1 documents left out" in result.output
+    assert "3 items, 6 references, 2 reference sets, 2 systems" in result.output
+    assert "1 documents left out" in result.output
     refused = CliRunner().invoke(app, ["--db", str(tmp_path / "t.sqlite"), "import", "wmt", "--xml", str(path),
                                        "--src", str(path), "--name", "again"])
     assert refused.exit_code == 2 and "give either --xml or the plain-text" in refused.output
