@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
 from store import Database
-from store.models import HumanScore, HumanSegmentScore, HumanSignificance, Item, System
+from store.models import HumanScore, HumanSegmentScore, HumanSignificance, System
 from suite.errors import TsqeError
 from suite.significance import RESAMPLES, PairwiseTest, paired_bootstrap_test, wilcoxon_rank_sum
 from suite.suites import find_suite
@@ -30,13 +30,13 @@ class HumanJudgements:
     suite: str
     scores: dict[str, float]
     """System-level human score of every system that has one."""
-    segments: dict[str, dict[str, float]]
-    """System -> item external id -> segment score (empty without segment scores)."""
+    segments: dict[str, dict[int, float]]
+    """System -> item database id -> segment score (empty without segment scores)."""
     test: PairwiseTest | None
     test_source: str | None
     """How ``test`` was made, for the notes of a table."""
 
-    def segment_matrix(self, items: list[str], systems: list[str]) -> np.ndarray | None:
+    def segment_matrix(self, items: list[int], systems: list[str]) -> np.ndarray | None:
         """(items, systems) segment scores, NaN where a system was not judged; None unless every system has
         segment scores."""
         if not all(system in self.segments for system in systems):
@@ -53,11 +53,10 @@ def read_human_judgements(db: Database, suite_name: str | None = None, *, test: 
         suite = find_suite(session, suite_name)
         scores = dict(session.execute(select(System.name, HumanScore.score).join(HumanScore)
                                       .where(System.suite_id == suite.id)).all())
-        segments: dict[str, dict[str, float]] = {}
+        segments: dict[str, dict[int, float]] = {}
         for system, item, score in session.execute(
-                select(System.name, Item.external_id, HumanSegmentScore.score)
-                .join(HumanSegmentScore, HumanSegmentScore.system_id == System.id)
-                .join(Item, Item.id == HumanSegmentScore.item_id).where(System.suite_id == suite.id)):
+                select(System.name, HumanSegmentScore.item_id, HumanSegmentScore.score)
+                .join(HumanSegmentScore, HumanSegmentScore.system_id == System.id).where(System.suite_id == suite.id)):
             segments.setdefault(system, {})[item] = score
         imported = session.execute(
             select(System.name, other.name, HumanSignificance.p_below, HumanSignificance.source)

@@ -40,7 +40,7 @@ from matplotlib.figure import Figure
 from filters.human_judgements import HumanJudgements, HumanTest, read_human_judgements
 from filters.metrics import MetricOptions, metric_spec
 from filters.metrics.specs import TOKENIZE
-from filters.system_statistics import SystemStatistics, system_statistics
+from filters.system_statistics import MetricStatistics, metric_statistics
 from store import Database
 from suite.errors import TsqeError
 from suite.figures import heat_map
@@ -272,13 +272,13 @@ def _dataset(db: Database, suite: str, options: MetaOptions, task: TaskState | N
     systems = sorted(human.scores, key=lambda s: (-human.scores[s], s))
     if len(systems) < 2:
         raise TsqeError(f"suite {suite!r}: at least two systems with human scores are needed")
-    statistics = [system_statistics(db, metric, systems, suite_name=suite, refs=options.refs,
+    statistics = [metric_statistics(db, metric, systems, suite_name=suite, refs=options.refs,
                                     options=_options_for(metric, options.metric_options), task=task)
                   for metric in options.metrics]
     items = [item for item in statistics[0].items if all(item in set(s.items) for s in statistics[1:])]
     if not items:
         raise TsqeError(f"suite {suite!r}: no segment has a score of every metric for every system")
-    statistics = [s.on_items(items) for s in statistics]
+    scorers = [_Scorer(s, systems, items) for s in statistics]
     left, right = (np.array(side, dtype=np.intp) for side in zip(*combinations(range(len(systems)), 2)))
     human_point = np.array([human.scores[s] for s in systems])
     significant = None
@@ -286,9 +286,9 @@ def _dataset(db: Database, suite: str, options: MetaOptions, task: TaskState | N
         significant = np.array([human.test.separates(systems[i], systems[j], options.alpha)
                                 for i, j in zip(left, right)], dtype=bool)
     ranked = significant if options.significant_pairs_only and significant is not None else None
-    samples = _resampled_errors(statistics, human, systems, items, left, right, ranked, options)
+    samples = _resampled_errors(scorers, human, systems, items, left, right, ranked, options)
     chosen = slice(None) if ranked is None else ranked
-    point = [_oriented(s) for s in statistics]
+    point = [scorer(np.ones((1, len(items))))[0] for scorer in scorers]
     ranked_errors = [pair_errors(human_point, point[m], left[chosen], right[chosen], s.tie_epsilon)[0]
                      for m, s in enumerate(statistics)]
     ranks = significance_ranks(-np.array(ranked_errors, dtype=float), -samples, options.alpha)
@@ -328,13 +328,26 @@ def _check_options(metrics: Sequence[str], options: MetricOptions | None) -> Non
         raise TsqeError(f"a tokenizer was given, and none of {', '.join(metrics)} takes one")
 
 
-def _oriented(statistics: SystemStatistics, weights: np.ndarray | None = None) -> np.ndarray:
-    """System scores with higher better (TER's negated)."""
-    return (1.0 if statistics.higher_is_better else -1.0) * statistics.scores(weights)
+class _Scorer:
+    """A metric's system scores (higher better: TER's negated) on resamples of the dataset's common items, its
+    own items outside them weighted 0."""
+
+    def __init__(self, statistics: MetricStatistics, systems: list[str], items: list[int]) -> None:
+        self.statistics = statistics
+        self.systems = systems
+        position = {item: k for k, item in enumerate(statistics.items)}
+        self.columns = np.array([position[item] for item in items], dtype=np.intp)
+        self.sign = 1.0 if statistics.higher_is_better else -1.0
+
+    def __call__(self, weights: np.ndarray) -> np.ndarray:
+        """(resamples, systems) from ``weights`` (resamples x common items)."""
+        own = np.zeros((weights.shape[0], len(self.statistics.items)))
+        own[:, self.columns] = weights
+        return self.sign * self.statistics.scores(self.systems, own)
 
 
-def _resampled_errors(statistics: Sequence[SystemStatistics], human: HumanJudgements,
-                      systems: list[str], items: list[str], left: np.ndarray, right: np.ndarray,
+def _resampled_errors(scorers: Sequence[_Scorer], human: HumanJudgements,
+                      systems: list[str], items: list[int], left: np.ndarray, right: np.ndarray,
                       ranked: np.ndarray | None, options: MetaOptions) -> np.ndarray:
     """(resamples, metrics) error numbers on the pairs the ranks are decided on, all metrics on the same
     resamples of the segments; the human scores resampled with them when every system has segment scores."""
@@ -352,10 +365,10 @@ def _resampled_errors(statistics: Sequence[SystemStatistics], human: HumanJudgem
         else:
             with np.errstate(invalid="ignore", divide="ignore"):
                 human_scores = (weights @ values) / (weights @ judged)
-        chunk = np.empty((weights.shape[0], len(statistics)))
-        for m in range(len(statistics)):
-            chunk[:, m] = pair_errors(human_scores, _oriented(statistics[m], weights), left, right,
-                                      statistics[m].tie_epsilon)[0]
+        chunk = np.empty((weights.shape[0], len(scorers)))
+        for m, scorer in enumerate(scorers):
+            chunk[:, m] = pair_errors(human_scores, scorer(weights), left, right,
+                                      scorer.statistics.tie_epsilon)[0]
         chunks.append(chunk)
     return np.vstack(chunks)
 

@@ -67,9 +67,11 @@ def test_wmt_segment_scores_and_significance_match_wmt_names_and_warn_about_the_
     assert human.scores == pytest.approx({"A": 0.3, "B": -0.1})
     assert human.test is not None and human.test.method == "imported"
     assert human.test.separates("A", "B") and not human.test.separates("B", "A")
-    assert human.segment_matrix(["1", "2", "3"], ["A", "B"]) == pytest.approx(
+    with suite.session() as session:
+        item = dict(session.execute(select(Item.external_id, Item.id)).all())
+    assert human.segment_matrix([item["1"], item["2"], item["3"]], ["A", "B"]) == pytest.approx(
         np.array([[0.5, -0.2], [0.1, np.nan], [np.nan, 0.0]]), nan_ok=True)
-    assert human.segment_matrix(["1"], ["A", "C"]) is None
+    assert human.segment_matrix([item["1"]], ["A", "C"]) is None
     computed = read_human_judgements(suite, "nt", test="wilcoxon")
     assert computed.test is not None and computed.test.method == "wilcoxon"
 

@@ -14,10 +14,11 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from filters.correlation import system_level_scores
 from filters.meta_evaluation import MetaOptions, meta_evaluate, pair_errors
+from filters.metrics import get_metric
 from filters.metrics.corpus import corpus_inputs
-from filters.system_statistics import system_statistics
+from filters.system_statistics import metric_statistics
 from store import Database
-from store.models import MetricStatistics, Output, Reference, System, SystemOutput
+from store.models import Item, MetricStatistics, Output, Reference, Suite, System, SystemOutput
 from suite.importers.human_scores import import_human_scores
 from suite.qe_scores import save_qe_system
 from suite.references import RefChoice
@@ -144,31 +145,53 @@ OUTPUTS = {"a": ["This is good.", "A house.", "The dog barks.", "End good, all g
 
 
 @pytest.mark.parametrize("metric", ["bleu", "chrf", "ter"])
-def test_corpus_statistics_give_sacrebleus_corpus_scores_and_are_cached(db: Database, metric: str) -> None:
+def test_cached_corpus_statistics_give_sacrebleus_corpus_scores(db: Database, metric: str) -> None:
     build_suite(db, "nt", REFERENCES, OUTPUTS)
-    direct = system_level_scores(db, metric, list(OUTPUTS), suite_name="nt").scores
-    statistics = system_statistics(db, metric, list(OUTPUTS), suite_name="nt")
-    assert statistics.scores() == pytest.approx([direct[s] for s in OUTPUTS], abs=1e-9)
-    # a resample of segments is the corpus score of those segments
+    systems = list(OUTPUTS)
+    direct = system_level_scores(db, metric, systems, suite_name="nt").scores
+    statistics = metric_statistics(db, metric, systems, suite_name="nt")
+    ones = np.ones((1, len(statistics.items)))
+    assert statistics.scores(systems, ones)[0] == pytest.approx([direct[s] for s in systems], abs=1e-9)
+    # a resample of segments is the corpus score of those segments, computed by sacrebleu itself
     weights = np.array([[2.0, 0.0, 1.0, 1.0, 1.0]])
-    hypotheses, references = corpus_inputs(db, list(OUTPUTS), RefChoice.default(), "nt")
-    from filters.metrics import get_metric
-
+    inputs = corpus_inputs(db, systems, RefChoice.default(), "nt")
+    assert inputs.items == statistics.items
     scorer = get_metric(metric)
-    again = [scorer.corpus_score([h for h, w in zip(hypotheses[s], weights[0]) for _ in range(int(w))],
-                                 [r for r, w in zip(references, weights[0]) for _ in range(int(w))]) for s in OUTPUTS]
-    assert statistics.scores(weights)[0] == pytest.approx(again, abs=1e-9)
+    again = [scorer.corpus_score([h for h, w in zip(inputs.hypotheses[s], weights[0]) for _ in range(int(w))],
+                                 [r for r, w in zip(inputs.references, weights[0]) for _ in range(int(w))])
+             for s in systems]
+    assert statistics.scores(systems, weights)[0] == pytest.approx(again, abs=1e-9)
     with db.session() as session:
         assert session.query(MetricStatistics).count() == session.query(Output).count() == 15
+    # read back from the cache: the same figures
+    assert metric_statistics(db, metric, systems, suite_name="nt").scores(systems, weights)[0] == pytest.approx(
+        again, abs=1e-12)
     # an edited reference makes the cached statistics of its item's outputs stale: they are computed again
     with db.transaction() as session:
         reference = session.scalar(select(Reference).where(Reference.text == "We go home."))
         reference.text = "We walk home."
-    edited = system_statistics(db, metric, list(OUTPUTS), suite_name="nt")
-    fresh = system_level_scores(db, metric, list(OUTPUTS), suite_name="nt").scores
-    assert edited.scores() == pytest.approx([fresh[s] for s in OUTPUTS], abs=1e-9)
+    edited = metric_statistics(db, metric, systems, suite_name="nt")
+    fresh = system_level_scores(db, metric, systems, suite_name="nt").scores
+    assert edited.scores(systems, ones)[0] == pytest.approx([fresh[s] for s in systems], abs=1e-9)
     with db.session() as session:
         assert session.query(MetricStatistics).count() == 15  # the item's three replaced, not added
+
+
+def test_joined_reference_sets_take_the_best_single_set_corpus_score(db: Database) -> None:
+    from suite.references import add_reference_set
+
+    build_suite(db, "nt", REFERENCES, OUTPUTS)
+    with db.transaction() as session:
+        items = dict(session.execute(select(Item.external_id, Item.id)).all())
+        add_reference_set(session, session.scalar(select(Suite.id)), "other", "standard",
+                          {items[str(i + 1)]: [f"Something else {i}."] for i in range(len(REFERENCES))})
+    systems = list(OUTPUTS)
+    choice = RefChoice.parse("standard+other", "max")
+    direct = system_level_scores(db, "chrf", systems, suite_name="nt", refs=choice).scores
+    statistics = metric_statistics(db, "chrf", systems, suite_name="nt", refs=choice)
+    assert statistics.scores(systems, np.ones((1, len(statistics.items))))[0] == pytest.approx(
+        [direct[s] for s in systems], abs=1e-9)
+    assert statistics.signature.endswith("refs:standard+other|combine:max")
 
 
 def test_meta_eval_command_prints_json_tables_and_draws_the_heat_map(datasets: Database, tmp_path: Path) -> None:
@@ -198,7 +221,7 @@ def test_a_dataset_without_human_scores_is_refused_in_words(db: Database) -> Non
     with pytest.raises(TsqeError, match="suite 'bare' has no human scores"):
         meta_evaluate(db, MetaOptions(suites=("bare",), metrics=("bleu",)))
     with pytest.raises(TsqeError, match="da-bertscore-f is a system-level score without segment scores"):
-        system_statistics(db, "da-bertscore-f", list(OUTPUTS), suite_name="bare")
+        metric_statistics(db, "da-bertscore-f", list(OUTPUTS), suite_name="bare")
 
 
 def test_metric_options_reach_the_metrics_that_take_them_and_no_other(datasets: Database) -> None:
