@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TextIO
 
@@ -18,14 +18,15 @@ from filters.difficulty import SCORE_KEYS, DifficultyResult, da_bertscore
 from filters.metrics import METRICS
 from filters.scoring import score_outputs
 from filters.systems import HUMAN, choose_systems
+from suite.safe_export import spreadsheet_text, writing_text
 
 MODEL_HELP = "Local Hugging Face model directory for BERTScore (default: the bundled all-MiniLM-L6-v2)."
 LAYERS_HELP = "Model layer whose output is used (default: 6 for the bundled model)."
 DEVICE_HELP = "Torch device, e.g. cpu or cuda (default: cuda when available)."
 
 
-def _open_out(out: Path | None) -> TextIO | nullcontext[TextIO]:
-    return out.open("w", encoding="utf-8", newline="") if out is not None else nullcontext(sys.stdout)
+def _open_out(out: Path | None) -> AbstractContextManager[TextIO]:
+    return writing_text(out) if out is not None else nullcontext(sys.stdout)
 
 
 def _split_systems(systems: str | None) -> list[str] | None:
@@ -55,7 +56,7 @@ def score_command(
     with _open_out(out) as stream:
         writer = csv.writer(stream, delimiter="\t", lineterminator="\n")
         writer.writerow(["item_id", "system", "score"])
-        writer.writerows((r.item_id, r.system, repr(r.score)) for r in scores.rows)
+        writer.writerows((spreadsheet_text(r.item_id), spreadsheet_text(r.system), repr(r.score)) for r in scores.rows)
     typer.echo(f"{len(scores.rows)} scores; signature {scores.signature}", err=True)
 
 

@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 from qe.accuracy import AccuracyResult
 from suite.errors import TsqeError
 from suite.report import SystemsReport
+from suite.safe_export import writing
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 WIDTH_INCHES = 7.5
@@ -138,7 +139,8 @@ def save_figure(figure: Figure, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() not in PLOT_SUFFIXES:
         raise TsqeError(f"{path}: the plot file must end in one of {', '.join(PLOT_SUFFIXES)}")
-    figure.savefig(path, dpi=150)
+    with writing(path) as temporary:
+        figure.savefig(temporary, dpi=150)
     return path
 
 

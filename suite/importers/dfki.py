@@ -19,6 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from store.models import nfc
 from suite.importers.item_spec import STANDARD_REFERENCE, ItemSpec, ReferenceText, RulePattern
 from suite.importers.result import Problems
 from suite.importers.tables import read_text
@@ -116,7 +117,7 @@ def _string(fields: dict[str, Any], key: str, line: int, problems: Problems, *, 
         return ""
     if required and not value.strip():
         problems.error(line, f"{key} is empty")
-    return value.strip() if key == "id" else value
+    return nfc(value.strip() if key == "id" else value)
 
 
 def _rules(fields: dict[str, Any], polarity: str, line: int, problems: Problems) -> list[RulePattern]:
@@ -131,6 +132,7 @@ def _rules(fields: dict[str, Any], polarity: str, line: int, problems: Problems)
         problems.error(line, f"{key} must be a string or a list of non-empty strings")
         return []
     flags = fields.get(flags_key)
+    patterns = [nfc(pattern) for pattern in patterns]  # a JSON escape such as \u0301 is not NFC'd with the text
     if flags is None:
         return [RulePattern(pattern) for pattern in patterns]
     if not isinstance(flags, list) or not all(isinstance(flag, bool) for flag in flags) \
@@ -152,7 +154,7 @@ def _references(value: Any, line: int, problems: Problems) -> list[ReferenceText
             problems.error(line, 'references must be a list of {"text": ..., "kind": ...} objects with '
                                  'non-empty strings')
             return []
-        references.append(ReferenceText(text.strip(), kind.strip()))
+        references.append(ReferenceText(nfc(text.strip()), kind.strip()))
     return references
 
 
@@ -165,7 +167,7 @@ def _string_list(fields: dict[str, Any], key: str, line: int, problems: Problems
         return []
     # Known translations are compared normalised, so surrounding whitespace (a "\n" here and there in the
     # DFKI data) means nothing; stripping it keeps them identical to what a table layout can hold.
-    return [entry.strip() for entry in value]
+    return [nfc(entry.strip()) for entry in value]
 
 
 def _language_pair(langpair: str, line: int, problems: Problems) -> tuple[str, str] | None:

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
+from store.models import nfc
 from suite.importers.result import Problems
+from suite.safe_export import from_spreadsheet
 
 TABLE_SUFFIXES = (".tsv", ".csv", ".xlsx")
 
@@ -29,7 +31,8 @@ def normalise_column(name: str) -> str:
 
 
 def read_text(path: Path, problems: Problems) -> str | None:
-    """The file as text (UTF-8, an optional BOM dropped), or None after reporting where decoding failed.
+    """The file as text (UTF-8, an optional BOM dropped, in Unicode NFC as everything is stored), or None after
+    reporting where decoding failed.
 
     NUL characters are refused as well: valid UTF-8 may hold them (a UTF-16 file of ASCII text decodes
     without error), but no sentence does, and PostgreSQL cannot store them.
@@ -50,7 +53,7 @@ def read_text(path: Path, problems: Problems) -> str | None:
         problems.error(text.count("\n", 0, nul) + 1, "holds a NUL character, as a binary or UTF-16 file does; "
                                                      "save the file as UTF-8 text")
         return None
-    return text
+    return nfc(text)
 
 
 def split_lines(text: str) -> list[str]:
@@ -141,7 +144,7 @@ def _delimited_records(path: Path, problems: Problems) -> Iterator[tuple[int, li
             problems.error(start, f"malformed quoting{unclosed}: a field that starts with a double quote must "
                                   f"end with one, and quotes inside it must be doubled")
             return
-        yield start, fields
+        yield start, [from_spreadsheet(field) for field in fields]
         start = reader.line_num + 1
 
 
@@ -173,4 +176,4 @@ def _cell_text(value: object) -> str:
         return str(int(value))
     if isinstance(value, (datetime, date)):
         return value.isoformat()
-    return str(value)
+    return nfc(str(value))
