@@ -32,11 +32,13 @@ class Problem:
 
 
 class InputFileError(TsqeError):
-    """An input file was rejected as a whole; nothing was written."""
+    """An input file was rejected as a whole; nothing was written. ``problems`` are the first ones found and
+    ``more`` counts those left out."""
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], more: int = 0) -> None:
         self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
+        self.more = more
+        super().__init__("\n".join([str(p) for p in problems] + ([f"… and {more:,} more"] if more else [])))
 
 
 class EditConflict(TsqeError):

@@ -21,6 +21,7 @@ from typing import Any
 
 from store.models import nfc
 from suite.importers.item_spec import STANDARD_REFERENCE, ItemSpec, ReferenceText, RulePattern
+from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.result import Problems
 from suite.importers.tables import read_text
 
@@ -48,6 +49,10 @@ def parse_dfki(path: Path, problems: Problems) -> tuple[list[ItemSpec], tuple[st
     if not isinstance(document, dict) or not isinstance(document.get("items"), list):
         problems.error(None, 'expected a JSON object with an "items" list (the DFKI test-suite format)')
         return [], None
+    if len(document["items"]) > MAX_SUITE_ITEMS:
+        problems.error(None, f"the file holds {len(document['items']):,} items; a suite file may hold at most "
+                             f"{MAX_SUITE_ITEMS:,}")
+        return [], None
     lines = _item_lines(text)
     items: list[ItemSpec] = []
     languages: tuple[str, str] | None = None
@@ -72,7 +77,7 @@ def _item(raw: Any, line: int, problems: Problems) -> tuple[ItemSpec, tuple[str,
         return None
     # The upstream README spells the keys with spaces ("positive regex"); accept both spellings.
     fields = {"_".join(key.split()): value for key, value in raw.items()}
-    errors_before = len(problems.errors)
+    errors_before = problems.error_count
     unknown = [key for key in fields if key not in REQUIRED_KEYS + OPTIONAL_KEYS]
     if unknown:
         problems.error(line, f"unknown key(s) {', '.join(map(repr, unknown))}")
@@ -90,7 +95,7 @@ def _item(raw: Any, line: int, problems: Problems) -> tuple[ItemSpec, tuple[str,
     positive_tokens = _string_list(fields, "positive_tokens", line, problems)
     negative_tokens = _string_list(fields, "negative_tokens", line, problems)
     pair = _language_pair(strings["langpair"], line, problems)
-    if len(problems.errors) > errors_before or pair is None:
+    if problems.error_count > errors_before or pair is None:
         return None
     spec = ItemSpec(
         line=line,

@@ -76,3 +76,28 @@ def resolve_system_output(index: SuiteIndex, external_id: str, system: str, line
     if output_id is None:
         problems.error(line, f"system {system!r} has no output for item {external_id!r}")
     return output_id
+
+
+class StrippedIds:
+    """Strips the ids and names an importer reads and says, once for the file, that it did: a leading or
+    trailing space is invisible in a spreadsheet, and a stripped id that then matched a stored one (or did
+    not) should not be a surprise."""
+
+    def __init__(self, problems: Problems) -> None:
+        self._problems = problems
+        self.count = 0
+        self._first: tuple[int, str] | None = None
+
+    def strip(self, value: str, line: int) -> str:
+        stripped = value.strip()
+        if len(stripped) != len(value):
+            self.count += 1
+            if self._first is None:
+                self._first = (line, value)
+        return stripped
+
+    def report(self) -> None:
+        if self._first is not None:
+            line, value = self._first
+            self._problems.warn(line, f"{self.count:,} id(s) or name(s) had spaces around them, which were dropped "
+                                      f"(the first: {value!r})")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from suite.errors import InputFileError, Problem
+from suite.importers.limits import SHOWN_PROBLEMS
 
 
 @dataclass
@@ -18,20 +19,30 @@ class Problems:
     """Collects every error and warning of one input file, so the user sees them all at once.
 
     Importers validate the whole file before writing anything and call ``raise_if_any`` in between:
-    a file with any error is rejected as a whole and the database stays as it was.
+    a file with any error is rejected as a whole and the database stays as it was. The first
+    ``SHOWN_PROBLEMS`` of each kind are kept and the rest counted (``error_count``): a file of two million
+    broken rows must not be two million messages in memory and on the screen.
     """
 
     def __init__(self, file: str) -> None:
         self.file = file
         self.errors: list[Problem] = []
         self.warnings: list[Problem] = []
+        self.error_count = 0
+        self.warning_count = 0
 
     def error(self, line: int | None, message: str, *, file: str | None = None) -> None:
-        self.errors.append(Problem(file or self.file, line, message))
+        self.error_count += 1
+        if len(self.errors) < SHOWN_PROBLEMS:
+            self.errors.append(Problem(file or self.file, line, message))
 
     def warn(self, line: int | None, message: str, *, file: str | None = None) -> None:
-        self.warnings.append(Problem(file or self.file, line, message))
+        self.warning_count += 1
+        if len(self.warnings) < SHOWN_PROBLEMS:
+            self.warnings.append(Problem(file or self.file, line, message))
+        elif self.warning_count == SHOWN_PROBLEMS + 1:
+            self.warnings.append(Problem(file or self.file, None, "… and more warnings like these"))
 
     def raise_if_any(self) -> None:
-        if self.errors:
-            raise InputFileError(self.errors)
+        if self.error_count:
+            raise InputFileError(self.errors, self.error_count - len(self.errors))

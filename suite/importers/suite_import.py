@@ -88,7 +88,7 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
     else:
         raise TsqeError(f"{path}: unknown suite format {suffix!r}; expected .json (DFKI) or .tsv/.csv/.xlsx")
     _check_unique_ids(items, problems)
-    if not items and not problems.errors:
+    if not items and not problems.error_count:
         problems.error(None, "the file holds no items")
     problems.raise_if_any()
     task.progress(1, 3, "checking rules")

@@ -19,6 +19,7 @@ from store import Database
 from store.models import Item, Output, Reference, Suite, System, SystemOutput
 from suite.errors import TsqeError
 from suite.importers.result import ImportResult, Problems
+from suite.importers.tables import read_text, split_lines
 from suite.label_counts import add_unlabelled
 from suite.tasks import TaskState, progress_of
 
@@ -33,35 +34,16 @@ class SystemFile:
 
 
 def read_lines(path: Path, problems: Problems) -> list[str] | None:
-    """The lines of a UTF-8 text file, split on newline only.
-
-    WMT texts may contain characters that ``str.splitlines`` treats as line breaks (U+2028, form feed,
-    vertical tab); splitting on those would misalign a system's outputs with the source.
-    """
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        problems.error(None, f"cannot read the file: {error.strerror or error}", file=str(path))
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        problems.error(line, f"not valid UTF-8 (byte {data[error.start]:#04x})", file=str(path))
-        return None
-    text = text.removeprefix("\ufeff")
-    nul = text.find("\x00")
-    if nul >= 0:
-        problems.error(text.count("\n", 0, nul) + 1, "holds a NUL character, as a binary or UTF-16 file does; "
-                                                     "save the file as UTF-8 text", file=str(path))
+    """The lines of a UTF-8 text file, split on newline only (``suite.importers.tables.split_lines``: WMT texts
+    may contain characters that ``str.splitlines`` treats as line breaks, which would misalign a system's outputs
+    with the source); problems are reported as the file's own."""
+    text = read_text(path, problems, file=str(path))
+    if text is None:
         return None
     if not text.strip():
         problems.error(None, "the file is empty", file=str(path))
         return None
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+    return split_lines(text)
 
 
 def system_file(path: Path) -> tuple[str, tuple[str, str]] | None:
