@@ -11,7 +11,7 @@ label fingerprint is cleared); an item whose id changed keeps its history (entri
 last one is old.
 
 Revision ID: 0011
-Revises: 0005
+Revises: 0006
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0011'
-down_revision = '0005'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 

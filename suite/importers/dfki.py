@@ -19,8 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from store.models import nfc
-from suite.importers.item_spec import STANDARD_REFERENCE, ItemSpec, ReferenceText, RulePattern
+from store.models import STANDARD_REFERENCE, nfc
+from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.result import Problems
 from suite.importers.tables import read_text
