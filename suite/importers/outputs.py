@@ -310,10 +310,12 @@ class _Writer:
         new_outputs = list(dict.fromkeys((row.item_id, row.text) for row, (output_id, _) in zip(rows, found)
                                          if output_id is None))
         if new_outputs:
-            connection.execute(insert(_OUTPUTS), [{"item_id": item_id, "text": text}
-                                                  for item_id, text in new_outputs])
+            ids = connection.execute(insert(_OUTPUTS).returning(_OUTPUTS.c.id, sort_by_parameter_order=True),
+                                     [{"item_id": item_id, "text": text} for item_id, text in new_outputs]).scalars()
+            created = dict(zip(new_outputs, ids, strict=True))
             add_unlabelled(connection, Counter(item_id for item_id, _ in new_outputs))
-            found = self._lookup(connection)
+            found = [(created[(row.item_id, row.text)], old) if output_id is None else (output_id, old)
+                     for row, (output_id, old) in zip(rows, found, strict=True)]
         self.counts["outputs_added"] += len(new_outputs)
 
         added, changed, replaced = [], [], []

@@ -153,15 +153,20 @@ def _rules(items: list[ItemSpec], problems: Problems, strict: bool) -> dict[str,
             if error is not None:
                 if strict:
                     problem = pattern_problem(rule.pattern, rule.ignore_case)
-                    problems.error(item.line, f"{polarity} regex {rule.pattern!r} of item {item.external_id!r}: "
+                    problems.error(item.line, f"{polarity} regex {_quoted(rule.pattern)} of item {item.external_id!r}: "
                                               f"{problem or error}")
                 else:
-                    problems.warn(item.line, f"{polarity} regex {rule.pattern!r} of item {item.external_id!r} "
+                    problems.warn(item.line, f"{polarity} regex {_quoted(rule.pattern)} of item {item.external_id!r} "
                                              f"does not compile ({error}); imported as an invalid rule")
             rows.append({"polarity": polarity, "pattern": rule.pattern, "ignore_case": rule.ignore_case,
                          "valid": error is None, "error": error, "position": position})
         rules[item.external_id] = rows
     return rules
+
+
+def _quoted(pattern: str) -> str:
+    """A pattern as a message quotes it: whole up to 80 characters, else its start and its length."""
+    return repr(pattern) if len(pattern) <= 80 else f"{pattern[:40]!r}… ({len(pattern):,} characters)"
 
 
 def _languages(path: Path, from_file: tuple[str, str] | None, source_lang: str | None,

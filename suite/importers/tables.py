@@ -95,13 +95,13 @@ def split_lines(text: str) -> list[str]:
 
 
 def read_table(path: Path, problems: Problems, required: Sequence[str], optional: Sequence[str] = (), *,
-               max_rows: int = MAX_TABLE_ROWS) -> list[TableRow]:
+               max_rows: int | None = None) -> list[TableRow]:
     """Every row of ``iter_table``, as a list."""
     return list(iter_table(path, problems, required, optional, max_rows=max_rows))
 
 
 def iter_table(path: Path, problems: Problems, required: Sequence[str], optional: Sequence[str] = (), *,
-               max_rows: int = MAX_TABLE_ROWS) -> Iterator[TableRow]:
+               max_rows: int | None = None) -> Iterator[TableRow]:
     """Rows of a table whose first row is a header naming ``required`` and maybe ``optional`` columns, read one
     at a time (a TSV or CSV line by line, a workbook in openpyxl's read-only mode), so that a file of millions of
     rows takes the memory of a few.
@@ -109,8 +109,9 @@ def iter_table(path: Path, problems: Problems, required: Sequence[str], optional
     Header problems are reported at line 1 and give no rows (the rows cannot be read without it); rows
     with the wrong number of fields are reported and left out. Blank rows are skipped. Every limit of
     ``suite.importers.limits`` is checked as the rows come: a field over ``MAX_FIELD_CHARS``, a row over
-    ``MAX_COLUMNS`` fields, a table over ``max_rows`` rows (reading stops there).
+    ``MAX_COLUMNS`` fields, a table over ``max_rows`` rows (default ``MAX_TABLE_ROWS``; reading stops there).
     """
+    max_rows = MAX_TABLE_ROWS if max_rows is None else max_rows
     is_xlsx = path.suffix.lower() == ".xlsx"
     errors_before = problems.error_count
     records = _xlsx_records(path, problems) if is_xlsx else _delimited_records(path, problems)
@@ -248,7 +249,8 @@ class _Lines:
 
 _XML_ERRORS: tuple[type[BaseException], ...] = (ElementTree.ParseError, SyntaxError)
 """What a workbook's damaged or hostile XML raises: the standard library's parser error (also for the entity
-expansion of a "billion laughs" file, which expat refuses), lxml's (a SyntaxError), defusedxml's when installed."""
+expansion of a "billion laughs" file, which expat refuses since 2.4, and for an external entity, which it does not
+fetch), lxml's (a SyntaxError); defusedxml's (``_defused_errors``) when it is installed."""
 
 
 def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[str]]]:
@@ -288,7 +290,7 @@ def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[st
 def _defused_errors() -> tuple[type[BaseException], ...]:
     try:
         from defusedxml import DefusedXmlException
-    except ImportError:  # pragma: no cover - defusedxml is a dependency, for openpyxl to use
+    except ImportError:  # optional: openpyxl parses with it when it is installed, else expat refuses entity bombs
         return ()
     return (DefusedXmlException,)
 
@@ -336,28 +338,33 @@ def _sheet_rows(workbook: Any, sheet: Any, problems: Problems) -> Iterator[tuple
                         date_formats=workbook._date_formats, timedelta_formats=workbook._timedelta_formats)
         for number, cells in parser.parse():
             values: list[str] = []
+            refused = False
             for cell in cells:
                 column = cell["column"]
                 where = f"{get_column_letter(column)}{number}" if column <= 16384 else f"column {column}"
                 if column > MAX_COLUMNS:
                     if cell["value"] is not None:
                         problems.error(number, f"a cell in {where}; a table has at most {MAX_COLUMNS} columns")
+                        refused = True
                         break
                     continue
                 if cell["formula"]:
                     if cell["value"] is None:
                         problems.error(number, f"{where}: a formula without a value; save the workbook with "
                                                f"values (a spreadsheet program does when it saves)")
+                        refused = True
                         continue
                     cached.append(where)
                 text = _cell_text(cell["value"])
                 if len(text) > MAX_FIELD_CHARS:
                     problems.error(number, f"{where}: a cell is longer than {MAX_FIELD_CHARS:,} characters; this is "
                                            f"not a table of sentences")
+                    refused = True
                     continue
                 values.extend([""] * (column - 1 - len(values)))
                 values.append(text)
-            yield number, values
+            if not refused:  # a row with a refused cell is reported for that cell only
+                yield number, values
     if cached:
         shown = ", ".join(cached[:3]) + (", …" if len(cached) > 3 else "")
         problems.warn(None, f"{len(cached):,} cell(s) hold a formula ({shown}); the values they had when the workbook "
