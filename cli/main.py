@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 import typer
@@ -88,4 +88,16 @@ def main() -> None:
         app()
     except KeyboardInterrupt:  # before a command started (loading its modules), or after click let it go
         print("interrupted: nothing was changed", file=sys.stderr)
-        sys.exit(INTERRUPTED_STATUS)
+        _exit_interrupted()
+    except SystemExit as end:
+        if end.code == INTERRUPTED_STATUS:
+            _exit_interrupted()
+        raise
+
+
+def _exit_interrupted() -> NoReturn:
+    """End with the interrupted status as it is. An interrupt that passed through an ``exec`` (SQLAlchemy compiles
+    some of its code lazily so) leaves CPython set to end the process by SIGINT at exit, whatever the status."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(INTERRUPTED_STATUS)

@@ -6,14 +6,18 @@ them printed ten rows of the user's data). The disks here are small tmpfs mounts
 """
 from __future__ import annotations
 
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostile_helpers import demo_copy, fill, make_demo_file, mounted_tmpfs, read_only_mount
+from hostile_helpers import REPOSITORY, demo_copy, fill, make_demo_file, mounted_tmpfs, read_only_mount
 from import_helpers import snapshot
 from sqlalchemy import text
 from typer.testing import CliRunner
@@ -265,6 +269,34 @@ def test_ctrl_c_during_an_import_rolls_back_and_says_so(demo_file: Path, tmp_pat
     code, _, stderr = tsqe(db, "import", "outputs", str(_outputs(tmp_path / "o.tsv", 2)))
     assert (code, stderr) == (130, "interrupted: nothing was changed\n")
     assert rows(db) == before
+
+
+def test_a_real_ctrl_c_in_the_middle_of_an_import_rolls_back_and_says_so(demo_file: Path, tmp_path: Path) -> None:
+    """SIGINT to the whole process group, as a terminal's Ctrl+C sends it, while 200,000 rows are read."""
+    db = demo_copy(demo_file, tmp_path / "t.sqlite")
+    before = rows(db)
+    items = [item for item, in _items(db)]
+    big = tmp_path / "big.tsv"
+    big.write_text("item_id\tsystem\toutput\n" + "".join(f"{item}\tS{n}\tOutput {n} of {item}.\n"
+                                                          for n in range(200_000 // len(items)) for item in items),
+                   encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "cli", "--db", str(db), "import", "outputs", str(big)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                               cwd=REPOSITORY)
+    time.sleep(3)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert (process.returncode, stderr) == (130, "interrupted: nothing was changed\n")
+    assert rows(db) == before
+
+
+def _items(db: Path) -> list[tuple[str]]:
+    database = open_database(db)
+    try:
+        with database.session() as session:
+            return [tuple(row) for row in session.execute(text("SELECT external_id FROM items"))]
+    finally:
+        database.close()
 
 
 @pytest.mark.parametrize(("error", "message"), [
