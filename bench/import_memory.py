@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ITEMS = 100_000
@@ -32,20 +33,22 @@ def _sentence(rng: random.Random) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(18)).capitalize() + "."
 
 
-def write_suite(path: Path) -> None:
-    rng = random.Random(1)
+def write_table(path: Path, header: str, rows: int, row: Callable[[int, random.Random], str], seed: int) -> None:
+    rng = random.Random(seed)
     with path.open("w", encoding="utf-8") as file:
-        file.write("id\tcategory\tphenomenon\tsource\tpositive_regex\n")
-        for n in range(ITEMS):
-            file.write(f"b-{n:06d}\tCategory {n % 10}\tPhenomenon {n % 100}\t{_sentence(rng)}\t\\bbench\\b\n")
+        file.write(header + "\n")
+        for n in range(rows):
+            file.write(row(n, rng) + "\n")
+
+
+def write_suite(path: Path) -> None:
+    write_table(path, "id\tcategory\tphenomenon\tsource\tpositive_regex", ITEMS,
+                lambda n, rng: f"b-{n:06d}\tCategory {n % 10}\tPhenomenon {n % 100}\t{_sentence(rng)}\t\\bbench\\b", 1)
 
 
 def write_outputs(path: Path, rows: int) -> None:
-    rng = random.Random(2)
-    with path.open("w", encoding="utf-8") as file:
-        file.write("item_id\tsystem\toutput\n")
-        for n in range(rows):
-            file.write(f"b-{n % ITEMS:06d}\tSystem-{n // ITEMS:02d}\t{_sentence(rng)}\n")
+    write_table(path, "item_id\tsystem\toutput", rows,
+                lambda n, rng: f"b-{n % ITEMS:06d}\tSystem-{n // ITEMS:02d}\t{_sentence(rng)}", 2)
 
 
 def write_workbook(path: Path, rows: int) -> None:

@@ -90,3 +90,17 @@ def fill(where: Path) -> None:
                 continue
     finally:
         os.close(descriptor)
+
+
+@contextmanager
+def bounded_address_space(headroom: int = MEMORY_LIMIT) -> Iterator[None]:
+    """This very process may grow by ``headroom`` bytes of address space inside the block (for a test that must
+    run in the process, as a window's does)."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (size + headroom, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))

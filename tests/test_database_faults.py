@@ -53,6 +53,17 @@ def rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
         database.close()
 
 
+def _changed(db: Path, statement: str) -> Path:
+    """``db`` after one SQL statement, as another program (or another tsqe) might have left it."""
+    database = open_database(db)
+    try:
+        with database.transaction() as session:
+            session.execute(text(statement))
+    finally:
+        database.close()
+    return db
+
+
 # --- a full disk ---------------------------------------------------------------------------------------------
 
 @pytest.fixture
@@ -141,11 +152,7 @@ def test_a_damaged_database_is_named_and_tsqe_check_lists_the_damage(kind: str, 
 
 def test_tsqe_check_records_a_clean_check_and_status_warns_when_the_last_is_old(demo_file: Path,
                                                                               tmp_path: Path) -> None:
-    db = demo_copy(demo_file, tmp_path / "t.sqlite")
-    database = open_database(db)
-    with database.transaction() as session:
-        session.execute(text("UPDATE suites SET created_at = '2020-01-01 00:00:00'"))
-    database.close()
+    db = _changed(demo_copy(demo_file, tmp_path / "t.sqlite"), "UPDATE suites SET created_at = '2020-01-01 00:00:00'")
     code, _, stderr = tsqe(db, "status")
     assert code == 0 and stderr.strip() == ("warning: the database file was never checked for damage, more than 30 "
                                             "days ago: run `tsqe check`")
@@ -157,11 +164,7 @@ def test_tsqe_check_records_a_clean_check_and_status_warns_when_the_last_is_old(
 
 def test_a_database_of_a_newer_tsqe_asks_for_an_upgrade_and_takes_no_backup(demo_file: Path,
                                                                            tmp_path: Path) -> None:
-    db = demo_copy(demo_file, tmp_path / "t.sqlite")
-    database = open_database(db)
-    with database.transaction() as session:
-        session.execute(text("UPDATE alembic_version SET version_num = '0999'"))
-    database.close()
+    db = _changed(demo_copy(demo_file, tmp_path / "t.sqlite"), "UPDATE alembic_version SET version_num = '0999'")
     for _ in range(2):
         code, _, stderr = tsqe(db, "status")
         assert code == 2
@@ -322,12 +325,8 @@ def test_memory_recursion_and_bugs_are_one_line(error: BaseException, message: s
 def test_a_database_error_that_is_no_fault_prints_no_rows_of_data(demo_file: Path, tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """SQLAlchemy's message of a failed statement holds the statement and its parameters (the user's texts)."""
-    db = demo_copy(demo_file, tmp_path / "t.sqlite")
-    database = open_database(db)
-    with database.transaction() as session:
-        session.execute(text("CREATE TRIGGER refuse BEFORE INSERT ON outputs BEGIN "
-                             "SELECT RAISE(ABORT, 'refused by a trigger'); END"))
-    database.close()
+    db = _changed(demo_copy(demo_file, tmp_path / "t.sqlite"), "CREATE TRIGGER refuse BEFORE INSERT ON outputs BEGIN "
+                                                              "SELECT RAISE(ABORT, 'refused by a trigger'); END")
     code, _, stderr = tsqe(db, "import", "outputs", str(_outputs(tmp_path / "o.tsv", 2)))
     assert code == 2
     message = one_line_error(stderr)
@@ -336,11 +335,7 @@ def test_a_database_error_that_is_no_fault_prints_no_rows_of_data(demo_file: Pat
 
 def test_upgrading_a_read_only_database_of_an_older_tsqe_says_what_to_do(tmp_path: Path, demo_file: Path) -> None:
     with mounted_tmpfs(tmp_path / "ro", "5m") as folder:
-        db = demo_copy(demo_file, folder / "t.sqlite")
-        database = open_database(db)
-        with database.transaction() as session:
-            session.execute(text("UPDATE alembic_version SET version_num = '0005'"))
-        database.close()
+        db = _changed(demo_copy(demo_file, folder / "t.sqlite"), "UPDATE alembic_version SET version_num = '0005'")
         read_only_mount(folder)
         code, _, stderr = tsqe(db, "status")
         assert code == 2 and "is read-only and was written by an older tsqe (schema revision 0005)" in stderr
