@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from store import Database, open_database
 from store.copy import CopyRefused, copy_database
-from store.models import Base, Embedding, HistoryEntry, MetricScore, Output, Suite, System
+from store.models import Base, Embedding, HistoryEntry, IntegrityCheck, MetricScore, Output, Suite, System
 from suite.demo import DEMO_SUITE, create_demo
 from suite.importers import import_outputs, import_qe_scores
 from suite.labelling import label_counts, relabel
@@ -43,6 +43,7 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(MetricScore).values(signature="toy|tsqe", output_id=output_id, score=0.1 + 0.2))
         session.execute(insert(Embedding).values(model="m", layer=6, sentence_hash="ab" * 32, tokens='["a"]',
                                                  dim=2, vectors=bytes(range(256))))
+        session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
     return database
 
 
