@@ -6,6 +6,7 @@ and a team's PostgreSQL server.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote, unquote
 
@@ -49,18 +50,13 @@ DEFAULT_CONNECT_TIMEOUT = 10
 the URL's own ``connect_timeout`` parameter changes it."""
 
 
-def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]  # DB-API objects are untyped
+def _configure_sqlite(dbapi_connection, _record, read_only: bool = False) -> None:  # type: ignore[no-untyped-def]  # DB-API objects are untyped
+    """A read-only file keeps the journal mode it has: switching to WAL is a write."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
-    cursor.close()
-
-
-def _configure_read_only_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")
+    if not read_only:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
     cursor.close()
 
@@ -109,7 +105,7 @@ def make_engine(url: str) -> Engine:
         query = "mode=ro&immutable=1&uri=true" if immutable else "mode=ro&uri=true"
         engine = create_engine(f"sqlite:///file:{quote(str(path))}?{query}",
                                connect_args={"timeout": SQLITE_BUSY_TIMEOUT})
-        event.listen(engine, "connect", _configure_read_only_sqlite)
+        event.listen(engine, "connect", partial(_configure_sqlite, read_only=True))
         return engine
     engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT})
     event.listen(engine, "connect", _configure_sqlite)

@@ -329,12 +329,14 @@ def _data_value(value: object) -> object:
 _LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 """Everything that ends a line somewhere (``str.splitlines``' list): a table row must stay on one."""
 _MD_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "[": "\\[", "]": "\\]",
-               "<": "&lt;", ">": "&gt;", "&": "&amp;"}
+               "<": "&lt;", ">": "&gt;"}
+_ENTITY = re.compile(r"&(?=#?\w+;)")
+"""An ampersand that would start an HTML entity; any other stays as it is ("Coordination & ellipsis")."""
 
 
 def _escape_md(text: str) -> str:
-    """A cell's text as Markdown shows it: on one line, with no emphasis, code, link or HTML of its own."""
-    return "".join(_MD_SPECIAL.get(ch, ch) for ch in _LINE_BREAKS.sub(" ", text))
+    """A cell's text as Markdown shows it: on one line, with no emphasis, code, link, HTML or entity of its own."""
+    return "".join(_MD_SPECIAL.get(ch, ch) for ch in _ENTITY.sub("&amp;", _LINE_BREAKS.sub(" ", text)))
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
