@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from operator import itemgetter
 
-from sqlalchemy import BindParameter, bindparam, delete, func, null, or_, select
+from sqlalchemy import BindParameter, ScalarSelect, bindparam, delete, func, null, or_, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -38,10 +38,30 @@ from store import Database
 from store.bulk import insert_tuples, select_tuples_each
 from store.engine import make_engine
 from store.locks import lock_outputs_of_suite
-from store.models import AutoLabel, Item, KnownTranslation, LabelFingerprint, ManualLabel, Output, Rule
-from suite.label_counts import refresh_counts, store_counts
+from store.models import (
+    AutoLabel,
+    ConstructedLabel,
+    Item,
+    KnownTranslation,
+    LabelFingerprint,
+    ManualLabel,
+    Output,
+    Rule,
+    Suite,
+)
+from suite.engine.label_run import LabelRun
+from suite.label_counts import automatic_counts, refresh_counts, store_counts
 from suite.labels import EFFECTIVE_LABELS, effective_label, join_labels
-from suite.rules import DEFAULT_TIMEOUT, UNKNOWN, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
+from suite.rules import (
+    CONSTRUCTED,
+    DEFAULT_TIMEOUT,
+    UNKNOWN,
+    Decision,
+    ItemMatcher,
+    KnownSpec,
+    RuleSpec,
+    item_fingerprint,
+)
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 from suite.watched_pool import run_watched, start_early
@@ -94,6 +114,9 @@ class _Plan:
     timeout: float
     stale: frozenset[int] = frozenset()
     """Items whose every output is relabelled: their fingerprint changed or was never stored."""
+    constructed: dict[int, Decision] = field(default_factory=dict)
+    """Output -> its label by a challenge set's construction, which decides it whatever the rules say (written
+    with the output itself, so an output that has one is always new to labelling when it gets it)."""
     matchers: dict[int, ItemMatcher] = field(default_factory=dict)
 
     def fingerprint(self, item_id: int) -> str:
@@ -176,6 +199,9 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
             relabelled.extend(filter(None, map(_THIRD, rows)))
         matcher = plan.matcher(item_id)
         decisions = list(map(matcher.decide, texts)) if timed else matcher.decide_all(texts)
+        if plan.constructed:
+            decisions = [plan.constructed.get(output_id, decision)
+                         for output_id, decision in zip(map(_FIRST, rows), decisions)]
         if chunk.stale:
             counts.append(_item_counts(item_id, decisions))
         decided.extend(compress(zip(map(_FIRST, rows), decisions), map(UNKNOWN.__ne__, decisions)))
@@ -219,7 +245,7 @@ def _plan(session: Session, suite_id: int, timeout: float, only: Collection[int]
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
             .where(KnownTranslation.item_id.in_(in_suite))):
         known[item_id].append(KnownSpec(kind, text))
-    plan = _Plan(rules, known, timeout)
+    plan = _Plan(rules, known, timeout, constructed=_constructed(connection, suite_id, in_suite))
     item_ids = connection.scalars(in_suite_query.order_by(Item.id)).all()
     stored = {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
         select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)
@@ -242,6 +268,16 @@ def _plan(session: Session, suite_id: int, timeout: float, only: Collection[int]
     chunks += [_Chunk(tuple(items), False) for items in _chunks(kept, CHUNK)]
     plan.stale = frozenset(unlabelled + changed)
     return plan, {**dict.fromkeys(plan.stale, 0), **{item_id: stored[item_id][1] for item_id in kept}}, chunks
+
+
+def _constructed(connection: Connection, suite_id: int, in_suite: ScalarSelect[int]) -> dict[int, Decision]:
+    """The labels by construction of the suite's outputs; only a challenge suite has any, and only its are read
+    (the join would visit every output of another suite to find none)."""
+    if connection.scalar(select(Suite.challenge).where(Suite.id == suite_id)) is None:
+        return {}
+    return {output_id: CONSTRUCTED[label] for output_id, label in connection.execute(
+        select(ConstructedLabel.output_id, ConstructedLabel.label)
+        .join(Output, Output.id == ConstructedLabel.output_id).where(Output.item_id.in_(in_suite)))}
 
 
 @dataclass
@@ -288,6 +324,12 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
     ``workers`` is how many worker processes match a large run (default: one per CPU; 0 matches in this
     process). Safe to call from any thread.
     """
+    return label_suite(db, suite_name, task, timeout, workers).counts
+
+
+def label_suite(db: Database, suite_name: str | None = None, task: TaskState | None = None,
+                timeout: float = DEFAULT_TIMEOUT, workers: int | None = None) -> LabelRun:
+    """``relabel``, saying what the run changed (``LabelRun``): what the window tells when labelling ends."""
     task = progress_of(task)
     workers = os.cpu_count() or 1 if workers is None else workers
     if workers > 0 and db.shareable:
@@ -297,21 +339,23 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
         lock_outputs_of_suite(session, suite.id, labelling=True)
         plan, through, chunks = _plan(session, suite.id, timeout)
         connection = session.connection()
+        before = automatic_counts(connection, select(Item.id).where(Item.suite_id == suite.id))
         with closing(_labelled_chunks(db, connection, plan, chunks, task, workers)) as results:
             stale_counts = _store(connection, plan, through, results, task)
-        return _counts_after(connection, suite.id, plan.stale, stale_counts)
+        return LabelRun(_counts_after(connection, suite.id, plan.stale, stale_counts), before,
+                        automatic_counts(connection, select(Item.id).where(Item.suite_id == suite.id)))
 
 
 def relabel_items(session: Session, suite_id: int, item_ids: Collection[int],
-                  timeout: float = DEFAULT_TIMEOUT) -> None:
+                  timeout: float = DEFAULT_TIMEOUT, task: TaskState | None = None) -> None:
     """Label what needs it among the outputs of ``item_ids``, in this process and inside the caller's
-    transaction: an edit and the labels it implies are committed together or not at all."""
+    transaction: an edit (or an import) and the labels it implies are committed together or not at all."""
     lock_outputs_of_suite(session, suite_id, labelling=True)
     session.flush()
     plan, through, chunks = _plan(session, suite_id, timeout, item_ids)
     connection = session.connection()
     _store(connection, plan, through, ((chunk, _label_chunk(connection, plan, chunk, True)) for chunk in chunks),
-           progress_of(None))
+           progress_of(task))
 
 
 def _store(connection: Connection, plan: _Plan, through: dict[int, int],

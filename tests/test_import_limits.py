@@ -226,7 +226,7 @@ def test_an_output_in_nfd_is_the_output_in_nfc_and_matches_an_nfc_pattern(tmp_pa
 def test_migration_0011_normalises_what_was_stored_and_leaves_clashes_apart(tmp_path: Path) -> None:
     nfd = unicodedata.normalize("NFD", "café")
     url = f"sqlite:///{tmp_path / 'old.sqlite'}"
-    with at_revision(url, "0006") as connection:
+    with at_revision(url, "0008") as connection:
         connection.execute(text("INSERT INTO categories (id, suite_id, name) VALUES (1, 1, 'C')"))
         connection.execute(text("INSERT INTO phenomena (id, category_id, name) VALUES (1, 1, 'P')"))
         connection.execute(text("INSERT INTO items (id, suite_id, external_id, position, phenomenon_id, source, "

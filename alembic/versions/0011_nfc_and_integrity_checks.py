@@ -1,7 +1,10 @@
 """stored texts in Unicode NFC; integrity_checks
 
-Every text that is matched or looked up (outputs, patterns, item ids, sources, references, known translations,
-suite, category, phenomenon and system names) is stored in Unicode NFC from now on (``store.models.NFCText``).
+Every text that is matched or looked up (outputs, patterns, item ids, sources, references and the names and kinds
+of their sets, known translations, suite, category, phenomenon and system names) is stored in Unicode NFC from now
+on (``store.models.NFCText``). The tables of 0008 hold no such text (labels by construction are two fixed words,
+an item's languages are codes, embeddings are keyed by token ids); of 0006's, a set's name is one a reference's
+kind gave it, so both are normalised alike.
 Upgrading normalises what was stored in another form, except where the normalised text is taken already in the
 same scope (an output of the same item, an id of the same suite...): those two rows stay apart as they were, since
 merging them could lose a review. Items whose outputs changed are relabelled by the next labelling run (their
@@ -11,7 +14,7 @@ label fingerprint is cleared); an item whose id changed keeps its history (entri
 last one is old.
 
 Revision ID: 0011
-Revises: 0006
+Revises: 0008
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -22,13 +25,13 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0011'
-down_revision = '0006'
+down_revision = '0008'
 branch_labels = None
 depends_on = None
 
 _TEXTS = (
-    # table, column, the column whose rows may not share a text (None: no uniqueness)
-    ('suites', 'name', None),
+    # table, column, the column whose rows may not share a text (None: no uniqueness; '': unique in the table)
+    ('suites', 'name', ''),
     ('categories', 'name', 'suite_id'),
     ('phenomena', 'name', 'category_id'),
     ('items', 'external_id', 'suite_id'),
@@ -37,6 +40,8 @@ _TEXTS = (
     ('rules', 'pattern', None),
     ('known_translations', 'text', None),
     ('references', 'text', None),
+    ('references', 'kind', None),
+    ('references', 'set_name', None),
     ('systems', 'name', 'suite_id'),
     ('outputs', 'text', 'item_id'),
 )
@@ -69,13 +74,14 @@ def upgrade() -> None:
     for table, column, scope in _TEXTS:
         quoted = f'"{table}"'
         scope_column = scope or 'id'
+        scope_of = f'{scope} = :scope AND ' if scope else ''
         rows = bind.execute(sa.text(f'SELECT id, {scope_column}, {column} FROM {quoted} '
                                     f'WHERE {column} IS NOT NULL AND {_not_nfc(column, dialect)}')).all()
         taken: set[tuple[int, str]] = set()
         for row_id, scope_id, value in rows:
             new = _nfc(value)
             if scope is not None:
-                clash = bind.execute(sa.text(f'SELECT 1 FROM {quoted} WHERE {scope} = :scope AND {column} = :new'),
+                clash = bind.execute(sa.text(f'SELECT 1 FROM {quoted} WHERE {scope_of}{column} = :new'),
                                      {'scope': scope_id, 'new': new}).first()
                 if clash is not None or (scope_id, new) in taken:
                     continue

@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
+from gui.operations import qe as qe_ops
 from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
 from gui.reports.pairs_view import PairsView
@@ -49,16 +50,15 @@ from gui.reports.qe_dialogs import (
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
 from gui.state import AppState
-from qe.accuracy import TIES, AccuracyResult
+from qe.accuracy import TIES, TIES_COLUMN, AccuracyResult
 from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inputs
 from qe.pair_verdicts import PairVerdict, pair_verdicts
 from qe.pairs import PairTable
 from qe.plots import accuracy_figure
 from qe.stability import StabilityResult, ranking_stability
-from qe.training import predict_qe_system, train_qe_system
+from suite.changes import Changes
 from suite.errors import TsqeError
-from suite.importers import import_qe_scores
-from suite.qe_scores import QEScores, QESystemInfo, list_qe_systems, remove_qe_system
+from suite.qe_scores import QEScores, QESystemInfo, list_qe_systems
 from suite.tables import Table
 from suite.tasks import TaskState
 
@@ -199,9 +199,12 @@ class QETab(ReportTab):
         self.rows.setToolTip("Rows: categories, phenomena, or one category's phenomena (Tables 3-4)")
         self._fill_rows([])
         self.ties = QComboBox()
+        self.ties.addItem("ties: default", None)
         for policy in TIES:
             self.ties.addItem(f"ties: {policy}", policy)
-        self.ties.setToolTip("half: a tie counts 0.5 · wrong: 0 · drop: tied pairs leave that system's count")
+        self.ties.setToolTip("default: half, or wrong for a suite imported as a challenge set · half: a tie "
+                             "counts 0.5 · wrong: 0, the published convention of challenge sets · drop: tied "
+                             "pairs leave that system's count")
         self.bootstrap = QSpinBox()
         self.bootstrap.setRange(0, 100_000)
         self.bootstrap.setSingleStep(500)
@@ -385,26 +388,33 @@ class QETab(ReportTab):
         def work(task: TaskState) -> StabilityResult:
             inputs = known if known is not None else read_inputs(db, suite)
             return ranking_stability(inputs.pairs, inputs.chosen(options.qe), by=options.by,
-                                     category=options.category, ties=options.ties, splits=splits, seed=options.seed)
+                                     category=options.category, ties=inputs.ties(options.ties), splits=splits,
+                                     seed=options.seed)
 
         self._ops.read(work, self._show_stability, key=STABILITY_READ, on_failure=self._stability_failed)
 
     def show_pairs(self, row: int, column: int) -> None:
-        """List the pairs of a table cell (a row and a QE system column) in the lower pane."""
+        """List the pairs of a table cell (a row and a QE system column) in the lower pane; a cell of a system's
+        tie-rate column lists that system's tied pairs of the row."""
         data = self.view_data
         if data is None or self.model.table is None:
             return
         name = self.model.headerData(column, Qt.Orientation.Horizontal)
         system = next((s for s in data.systems if s.name == name), None)
+        ties_only = system is None
+        if system is None:
+            system = next((s for s in data.systems if f"{s.name} {TIES_COLUMN}" == name), None)
         if system is None:
             return
         result = data.result
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        title = f"{system.name} on {result.table_rows[row].name if row < len(result.rows) else 'all rows'}"
+        title = (f"{'ties of ' if ties_only else ''}{system.name} on "
+                 f"{result.table_rows[row].name if row < len(result.rows) else 'all rows'}")
 
         def work(task: TaskState) -> list[PairVerdict]:
-            return pair_verdicts(db, data.pairs, system, result, row, suite_name=suite)
+            pairs = pair_verdicts(db, data.pairs, system, result, row, suite_name=suite)
+            return [pair for pair in pairs if pair.verdict == "tie"] if ties_only else pairs
 
         self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key=PAIRS_READ)
 
@@ -502,8 +512,8 @@ class QETab(ReportTab):
     def _cell_clicked(self, index: QModelIndex) -> None:
         self.show_pairs(index.row(), index.column())
 
-    def concerns(self, changes: OpChanges) -> bool:
-        return changes.qe or changes.labels or changes.outputs or changes.suite or changes.rules
+    def concerns(self, changes: Changes) -> bool:
+        return changes.qe_systems or changes.label_state
 
     def _forget(self) -> None:
         self.view_data = None
@@ -523,8 +533,7 @@ class QETab(ReportTab):
     def import_scores(self, path: str, name: str, lower_is_better: bool) -> None:
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        self._ops.write(f"importing QE scores {name!r}", lambda task: import_qe_scores(
-            db, path, name=name, lower_is_better=lower_is_better, suite_name=suite, task=task), OpChanges(qe=True))
+        qe_ops.import_scores(db, suite, path, name, lower_is_better).run(self._ops)
 
     def _train(self) -> None:
         dialog = TrainDialog(self)
@@ -535,9 +544,8 @@ class QETab(ReportTab):
         """Train in the background; Cancel stops it and nothing is stored (the model is saved last)."""
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        self._ops.write(f"training {request.name!r} ({request.kind})", lambda task: train_qe_system(
-            db, name=request.name, kind=request.kind, data=list(request.data), target=request.target,
-            folds=request.folds, seed=request.seed, suite_name=suite, task=task), OpChanges(qe=True))
+        qe_ops.train(db, suite, request.name, request.kind, list(request.data), request.target, request.folds,
+                     request.seed).run(self._ops)
 
     def _predict(self) -> None:
         system = self._selected_system()
@@ -549,8 +557,7 @@ class QETab(ReportTab):
     def predict(self, name: str) -> None:
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        self._ops.write(f"scoring the suite with {name!r}", lambda task: predict_qe_system(db, name, suite),
-                        OpChanges(qe=True))
+        qe_ops.predict(db, suite, name).run(self._ops)
 
     def _metric(self) -> None:
         dialog = MetricDialog(self)
@@ -560,15 +567,7 @@ class QETab(ReportTab):
     def metric_as_qe(self, request: MetricRequest) -> None:
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-
-        def work(task: TaskState) -> object:
-            from filters.qe_proxy import (
-                store_metric_as_qe,  # the metric libraries load only when asked for
-            )
-
-            return store_metric_as_qe(db, request.metric, name=request.name, suite_name=suite, task=task)
-
-        self._ops.write(f"scoring with {request.metric} as QE", work, OpChanges(qe=True, scores=True))
+        qe_ops.metric_as_qe(db, suite, request.metric, request.name, request.refs).run(self._ops)
 
     def _remove(self) -> None:
         system = self._selected_system()
@@ -584,4 +583,4 @@ class QETab(ReportTab):
     def remove(self, name: str) -> None:
         db = self._state.db
         assert db is not None
-        self._ops.write(f"removing {name!r}", lambda task: remove_qe_system(db, name), OpChanges(qe=True))
+        qe_ops.remove(db, name).run(self._ops)

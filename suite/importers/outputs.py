@@ -41,13 +41,17 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.locks import lock_outputs_of_suite
 from store.models import Item, LabelFingerprint, ManualLabel, Output, System, SystemOutput
+from suite.changes import Changes, Where
+from suite.engine.label_run import LabelRun
 from suite.errors import TsqeError
 from suite.history import Change, check_author, record
 from suite.importers.lookups import StrippedIds, check_length, max_length
 from suite.importers.result import ImportResult, Problems
+from suite.importers.submission import read_map, returned_outputs
 from suite.importers.tables import iter_table, read_text, split_lines
 from suite.item_edit import default_author
-from suite.label_counts import add_unlabelled, refresh_counts
+from suite.label_counts import add_unlabelled, automatic_counts, refresh_counts
+from suite.labelling import relabel_items
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -68,32 +72,48 @@ class OutputRow(NamedTuple):
 
 def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: str | None = None,
                    system: str | None = None, source: str | os.PathLike[str] | None = None,
-                   author: str | None = None, task: TaskState | None = None) -> ImportResult:
-    """Import MT outputs; ``system`` makes ``path`` a plain-text file of that system's outputs. A replaced
-    output is in the history under ``author`` (default: ``suite.item_edit.default_author``)."""
+                   submission_map: str | os.PathLike[str] | None = None,
+                   author: str | None = None, label: bool = False, task: TaskState | None = None) -> ImportResult:
+    """Import MT outputs; ``system`` makes ``path`` a plain-text file of that system's outputs. With
+    ``submission_map`` (a test-suite submission's map, ``suite.importers.submission``), ``path`` is a system's
+    returned translation of the submitted files: XML (systems named in it) or plain text of ``system``. A
+    replaced output is in the history under ``author`` (default: ``suite.item_edit.default_author``).
+
+    ``label`` also labels the new outputs, in the same transaction: outputs are of no use to a reviewer
+    unlabelled, and an import whose labelling failed or was cancelled must not stay half done (imported, not
+    labelled). The labelling runs in this process (``suite.labelling.relabel_items``): worker processes read
+    through their own connections and could not see outputs that are not committed yet."""
     path = Path(path)
     author = check_author(author if author is not None else default_author())
     task = progress_of(task)
-    for file in (path, source):
+    for file in (path, source, submission_map):
         if file is not None and not Path(file).is_file():
             raise TsqeError(f"{file}: no such file")
+    if submission_map is not None and source is not None:
+        raise TsqeError("a submission's map and a source file both align outputs: give one of them")
     if system is not None and not 0 < len(system.strip()) <= max_length(System.name):
         raise TsqeError(f"a system name has 1 to {max_length(System.name)} characters, not {len(system.strip())}")
-    if source is not None and system is None:
+    if source is not None and system is None and submission_map is None:
         raise TsqeError("a source file aligns a plain-text output file: also name its system")
     problems = Problems(str(path))
     counts: dict[str, int] = {}
-    if system is None:  # a table: checked whole first, outside the write transaction, then read again to write
-        task.progress(0, 2, "checking MT outputs")
+    steps = 2 if label else 1
+    writing = task.child(0.0, 1.0 / steps)
+    if system is None and submission_map is None:
+        # a table: checked whole first, outside the write transaction, then read again to write
+        writing.progress(0, 1, "checking MT outputs")
         with db.session() as session:
             rows_in_file = _count_checked(_table_rows(path, _item_ids(session, find_suite(session, suite_name).id),
                                                       problems))
         problems.raise_if_any()
     with _raced_as_user_error(path), db.transaction() as session:
         suite = find_suite(session, suite_name)
-        task.progress(0, 2, "reading MT outputs")
+        writing.progress(0, 1, "reading MT outputs")
         rows: Iterable[OutputRow]
-        if system is None:
+        if submission_map is not None:
+            rows = _mapped_rows(path, Path(submission_map), _item_ids(session, suite.id), system, problems, counts)
+            rows_in_file = len(rows)
+        elif system is None:
             rows = _table_rows(path, _item_ids(session, suite.id), problems)
         elif source is None:
             rows = _aligned_rows(session, suite.id, path, system, problems)
@@ -102,15 +122,39 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
             rows = _rows_by_source(session, suite.id, path, Path(source), system, problems, counts)
             rows_in_file = len(rows)
         problems.raise_if_any()
-        lock_outputs_of_suite(session, suite.id, labelling=False)  # before the new outputs take their ids
+        lock_outputs_of_suite(session, suite.id, labelling=label)  # before the new outputs take their ids
         writer = _Writer(session, suite.id, author)
         for done, chunk in enumerate(_chunks(rows), start=1):
             writer.write(chunk)
-            task.progress(min(done * CHUNK, rows_in_file), max(rows_in_file, 1), "writing MT outputs")
+            writing.progress(min(done * CHUNK, rows_in_file), max(rows_in_file, 1), "writing MT outputs")
         problems.raise_if_any()  # a table that changed since it was checked: roll back
         counts.update(writer.finish())
-        task.progress(rows_in_file, max(rows_in_file, 1), "MT outputs imported")  # a cancel here still changes nothing
-    return ImportResult(counts=counts, warnings=problems.warnings)
+        touched = Where.of(writer.item_ids)
+        labelled = _label(session, suite.id, touched.ids, task.child(1.0 / steps, 1.0)) if label else None
+        task.progress(1, 1, "MT outputs imported")  # before the commit: a cancel here still changes nothing
+    summary = _summary(counts) + ((f"labelling: {labelled.summary()}",) if labelled is not None else ())
+    return ImportResult(counts=counts, warnings=problems.warnings, changes=Changes(outputs=touched, labels=touched),
+                        summary=summary, labelled=labelled)
+
+
+def _label(session: Session, suite_id: int, item_ids: frozenset[int], task: TaskState) -> LabelRun:
+    """Label what the import added, inside its transaction, and say what that changed."""
+    items = select(Item.id).where(Item.id.in_(sorted(item_ids)))
+    before = automatic_counts(session.connection(), items)
+    relabel_items(session, suite_id, item_ids, task=task)
+    return LabelRun({}, before, automatic_counts(session.connection(), items))
+
+
+def _summary(c: dict[str, int]) -> tuple[str, ...]:
+    matched = (f"{c['lines_matched']:,} of {c['lines']:,} lines matched an item's source; {c['items_matched']:,} "
+               f"items got an output, {c['items_unmatched']:,} did not",) if "lines" in c else ()
+    elsewhere = (f"{c['documents_elsewhere']:,} documents of the file are not the suite's (left alone)",) \
+        if c.get("documents_elsewhere") else ()
+    return (*matched, *elsewhere,
+            f"{c['rows']:,} system outputs of {c['systems']:,} systems ({c['systems_added']:,} new): "
+            f"{c['system_outputs_added']:,} added, {c['system_outputs_changed']:,} changed, "
+            f"{c['system_outputs_unchanged']:,} unchanged; {c['distinct_outputs']:,} distinct outputs "
+            f"({c['outputs_added']:,} new, {c['outputs_removed']:,} replaced ones removed)")
 
 
 def _count_checked(rows: Iterable[OutputRow]) -> int:
@@ -150,12 +194,10 @@ def _raced_as_user_error(path: Path) -> Iterator[None]:
 def _table_rows(path: Path, item_ids: dict[str, int], problems: Problems) -> Iterator[OutputRow]:
     """The rows of an ``item_id, system, output`` table, one at a time, checked as they come.
 
-    A system's second output for an item is found with one array per system over the suite's items (the
-    line of its first output), not a set of every key read: two million rows must not cost two million
-    entries in memory.
+    A system's second output for an item is found through ``_FirstLines``, not a set of every key read: two
+    million rows must not cost two million entries in memory.
     """
-    position = {item_id: index for index, item_id in enumerate(item_ids.values())}
-    first_line: dict[str, array[int]] = {}
+    first_lines = _FirstLines(item_ids.values())
     longest = max_length(System.name)
     stripped = StrippedIds(problems)
     for row in iter_table(path, problems, ("item_id", "system", "output")):
@@ -172,17 +214,64 @@ def _table_rows(path: Path, item_ids: dict[str, int], problems: Problems) -> Ite
             check_length(system, System.name, "system name", line, problems)
         if item_id is None:
             continue
-        lines = first_line.get(system)
-        if lines is None:
-            lines = first_line[system] = array("Q", bytes(8 * len(position)))
-        index = position[item_id]
-        if lines[index]:
+        first = first_lines.first(system, item_id, line)
+        if first is not None:
             problems.error(line, f"duplicate output of system {system!r} for item {external_id!r} "
-                                 f"(first at line {lines[index]})")
+                                 f"(first at line {first})")
             continue
-        lines[index] = line
         yield OutputRow(line, item_id, system, row["output"].strip())
     stripped.report()
+
+
+class _FirstLines:
+    """The line of each system's first output for an item, to name it when a second one comes.
+
+    Per system, a dictionary while the system has outputs for few items, and an array over the suite's items once
+    the dictionary would take more memory: a table of 20 systems over 100,000 items costs 20 arrays (16 MB in all),
+    and a hostile one naming a new system on every row a small dictionary per system, never an array per row.
+    """
+
+    _DICT_ENTRY_BYTES = 100
+    """What one entry of a dictionary of ints costs, its key and value included (CPython, 64-bit)."""
+
+    def __init__(self, item_ids: Iterable[int]) -> None:
+        self._position = {item_id: index for index, item_id in enumerate(item_ids)}
+        self._few: dict[str, dict[int, int]] = {}
+        self._many: dict[str, array[int]] = {}
+
+    def first(self, system: str, item_id: int, line: int) -> int | None:
+        """The line of the system's earlier output for the item; None, after keeping ``line`` as the first, when
+        there is none."""
+        index = self._position[item_id]
+        many = self._many.get(system)
+        if many is not None:
+            if many[index]:
+                return many[index]
+            many[index] = line
+            return None
+        few = self._few.setdefault(system, {})
+        if index in few:
+            return few[index]
+        few[index] = line
+        if len(few) * self._DICT_ENTRY_BYTES > 8 * len(self._position):
+            lines = self._many[system] = array("Q", bytes(8 * len(self._position)))
+            for known, first in self._few.pop(system).items():
+                lines[known] = first
+        return None
+
+
+def _mapped_rows(path: Path, map_path: Path, item_ids: dict[str, int], system: str | None, problems: Problems,
+                 counts: dict[str, int]) -> list[OutputRow]:
+    """A returned translation of a test-suite submission, brought back to the items through its map. The rows are
+    held (a returned file is read whole, so they are bounded as it is) and written in chunks as any others."""
+    mapped = read_map(map_path, item_ids, problems)
+    if problems.errors:
+        return []
+    returned = returned_outputs(path, mapped, system, problems)
+    for row in returned.rows:
+        check_length(row.system, System.name, "system name", row.line, problems)
+    counts["documents_elsewhere"] = returned.documents_elsewhere
+    return [OutputRow(row.line, row.item_id, row.system, row.text) for row in returned.rows]
 
 
 def _items_in_order(session: Session, suite_id: int) -> list[tuple[int, str]]:
@@ -282,6 +371,8 @@ class _Writer:
                                                                .where(System.suite_id == suite_id)).all())
         self.external_ids = {item_id: external_id for external_id, item_id in _item_ids(session, suite_id).items()}
         self.systems_seen: set[str] = set()
+        self.item_ids: set[int] = set()
+        """Items that got an output: what the import changed (bounded by the suite, not by the file)."""
         self.systems_added = 0
         self.outputs_seen = bytearray()
         self.counts = Counter[str]()
@@ -297,6 +388,7 @@ class _Writer:
                 System.suite_id == self.suite_id, System.name.in_(new_systems))).all())
             self.systems_added += len(new_systems)
         self.systems_seen.update(row.system for row in rows)
+        self.item_ids.update(row.item_id for row in rows)
 
         connection = session.connection()
         if not self._keys_made:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from conftest import shown_errors
+from conftest import make_active, shown_errors
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QProgressDialog, QPushButton
@@ -19,7 +19,8 @@ from suite.importers.kinds import import_kind
 def test_the_window_opens_on_the_demo_with_every_tab(qtbot, window: MainWindow) -> None:
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
         "Item && rules", "Review", "Systems", "QE accuracy", "Discriminative"]
-    assert window.windowTitle() == "tsqe — tsqe-demo-de-en · demo.sqlite"
+    assert window.windowTitle() == "tsqe — tsqe-demo-de-en · demo.sqlite[*]"  # [*]: shown while drafts are unsaved
+    assert not window.isWindowModified()
     assert "pass" in window.counts_label.text() and "161" in window.counts_label.text()
     assert window.review.count_label.text() == "250 outputs"
     menus = [a.text() for a in window.menuBar().actions()]
@@ -59,7 +60,7 @@ def test_a_cancelled_import_leaves_the_database_unchanged(qtbot, window: MainWin
     release.set()
     assert window.ops.wait_idle()
     assert _outputs(window) == before
-    assert "cancelled, nothing was changed" in window.statusBar().currentMessage()
+    assert window.statusBar().currentMessage() == "importing outputs from more.tsv: cancelled: nothing was stored"
     assert shown_errors() == []
 
 
@@ -134,7 +135,7 @@ def test_a_second_suite_brings_the_suite_chooser(qtbot, window: MainWindow, tmp_
     assert window.ops.wait_idle()
     assert asked == ["Languages of the suite in mini.tsv (source-target):"]
     assert window.state.suite_name == "mini"
-    assert window.windowTitle() == "tsqe — mini · demo.sqlite"
+    assert window.windowTitle() == "tsqe — mini · demo.sqlite[*]"
     assert not window.suite_toolbar.isHidden()
     assert [window.suite_box.itemText(i) for i in range(window.suite_box.count())] == ["mini", "tsqe-demo-de-en"]
     qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.suite == "mini")
@@ -173,3 +174,14 @@ def test_switching_to_a_screen_gives_it_the_keys(qtbot, window: MainWindow) -> N
     qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
     assert window.editor.draft is None and QApplication.focusWidget() is window.tree.search
     assert window.state.selection.category is None and window.review.current_filter() == filter_before
+
+
+def test_ctrl_2_in_review_gives_the_keys_back_to_the_table(qtbot, window: MainWindow) -> None:
+    """Found walking through the real window: after choosing a filter, Ctrl+2 (Review already shown) left the keys
+    in the filter box, so the next P chose the "pass" filter instead of deciding a row."""
+    from PySide6.QtWidgets import QApplication
+
+    make_active(qtbot, window)
+    window.review.label_box.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is window.review.table
