@@ -20,8 +20,8 @@ import errno
 import os
 import re
 import secrets
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Mapping
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -101,6 +101,16 @@ def _write_error(error: OSError, target: Path) -> TsqeError:
     reason = "the disk is full (No space left on device)" if error.errno == errno.ENOSPC else \
         error.strerror or str(error)
     return TsqeError(f"{target}: {reason}; {kept}")
+
+
+def write_text_files(texts: Mapping[Path, str]) -> None:
+    """Files that belong together (the files of one folder export), written as one: each to its temporary file
+    first, and only when every one is written are they renamed into place, so that a full disk midway leaves
+    every previous file as it was, not some old and some new. Folders are made as needed."""
+    with ExitStack() as stack:
+        for path, text in texts.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(writing(path)).write_text(text, encoding="utf-8")
 
 
 @contextmanager

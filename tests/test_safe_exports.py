@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
 from store import open_database
-from store.models import Category, Output, Phenomenon, QEScore, Rule, System
+from store.models import Category, Item, Output, Phenomenon, QEScore, Rule, System
 from suite.importers.result import Problems
 from suite.importers.tables import read_table
 from suite.safe_export import FORMULA_STARTS, from_spreadsheet, spreadsheet_text
@@ -188,3 +188,51 @@ def test_an_export_that_fails_on_a_full_disk_leaves_the_previous_file(hostile_db
                           f"as it was\n")
         assert target.read_text(encoding="utf-8") == "the previous export\n"
         assert sorted(path.name for path in disk.iterdir()) == ["filler", "previous.tsv"]
+
+
+def test_a_submission_map_is_safe_to_open_and_brings_the_translations_back(tmp_path: Path) -> None:
+    """Item ids that a spreadsheet would run (``=1+1``) are written to the map with the apostrophe, and the
+    systems' returned translations still find their items through it."""
+    db = tmp_path / "s.sqlite"
+    (tmp_path / "suite.tsv").write_text("id\tcategory\tphenomenon\tsource\n=1+1\tC\tP\tDie Bank.\n"
+                                        "@cmd\tC\tP\tDas Schloss.\n", encoding="utf-8")
+    assert tsqe(db, "import", "suite", str(tmp_path / "suite.tsv"), "--name", "s", "--source-lang", "de",
+                "--target-lang", "en")[0] == 0
+    code, stderr = tsqe(db, "export", "testsuite-submission", str(tmp_path / "out"))
+    assert code == 0, stderr
+    [map_file] = (tmp_path / "out").glob("*.map.tsv")
+    cells = _cells_of_csv(map_file.read_text(encoding="utf-8"), "\t")
+    assert "'=1+1" in cells and "'@cmd" in cells
+    assert [cell for cell in cells if cell.startswith(FORMULA_STARTS) and not _number(cell)] == []
+    returned = tmp_path / "returned.en"
+    returned.write_text("The bench.\nThe lock.\n", encoding="utf-8")
+    code, stderr = tsqe(db, "import", "outputs", str(returned), "--map", str(map_file), "--system", "MT")
+    assert code == 0, stderr
+    database = open_database(db)
+    try:
+        with database.session() as session:
+            pairs = set(session.execute(select(Item.external_id, Output.text).join(Output.item)).all())
+    finally:
+        database.close()
+    assert pairs == {("=1+1", "The bench."), ("@cmd", "The lock.")}
+
+
+@pytest.mark.parametrize("command", [("export", "mtme"), ("export", "testsuite-submission")])
+def test_a_folder_export_that_fails_on_a_full_disk_leaves_every_previous_file(hostile_db: Path, tmp_path: Path,
+                                                                             command: tuple[str, ...]) -> None:
+    """The files of a folder export are written whole before any replaces its previous one: a full disk midway
+    leaves every previous file, not some old and some new."""
+    with mounted_tmpfs(tmp_path / "disk", "256k") as disk:
+        folder = disk / "export"
+        code, stderr = tsqe(hostile_db, *command, str(folder))
+        assert code == 0, stderr
+        files = sorted(path for path in folder.rglob("*") if path.is_file())
+        assert len(files) >= 3
+        for path in files:
+            path.write_text("previous\n", encoding="utf-8")
+        fill(disk)
+        code, stderr = tsqe(hostile_db, *command, str(folder))
+        assert code == 2
+        assert stderr.startswith("error: ") and "the disk is full (No space left on device)" in stderr
+        assert sorted(path for path in folder.rglob("*") if path.is_file()) == files  # no temporary file left
+        assert {path.read_text(encoding="utf-8") for path in files} == {"previous\n"}
