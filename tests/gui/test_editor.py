@@ -533,6 +533,8 @@ def test_typing_a_pattern_that_would_exhaust_the_compiler_is_refused_at_once(qtb
     assert time.monotonic() - started < 30  # every keystroke answered: each prefix is checked in microseconds
     message = screen.rule_lists["positive"].problem
     assert message.isVisible() and message.text().startswith("positive rule 1: pattern is too complex: ")
+    assert "1 pattern of the draft is too complex, so every output" in screen.preview.flips.text()
+    assert "not compile" not in screen.preview.flips.text()
     assert editor.has_problem() and not screen.save_button.isEnabled()
     screen.save_action.trigger()
     assert ops.wait_idle()
