@@ -48,7 +48,7 @@ from suite.history import Change, check_author, record
 from suite.importers.lookups import StrippedIds, check_length, max_length
 from suite.importers.result import ImportResult, Problems
 from suite.importers.submission import read_map, returned_outputs
-from suite.importers.tables import iter_table, read_text, split_lines
+from suite.importers.tables import iter_table, read_lines
 from suite.item_edit import default_author
 from suite.label_counts import add_unlabelled, automatic_counts, refresh_counts
 from suite.labelling import relabel_items
@@ -57,6 +57,8 @@ from suite.tasks import TaskState, progress_of
 
 CHUNK = 5_000
 """Rows written at a time: an import's memory is that of a chunk, whatever the file's size."""
+LABEL_ITEMS = 20_000
+"""Items labelled at a time by an import that labels its outputs (``_label``)."""
 LOOKUP = 500
 """(item, text) pairs looked up in one statement, well below every database's bound-parameter limit."""
 _UNIQUE_VIOLATION = "23505"
@@ -138,10 +140,19 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
 
 
 def _label(session: Session, suite_id: int, item_ids: frozenset[int], task: TaskState) -> LabelRun:
-    """Label what the import added, inside its transaction, and say what that changed."""
-    items = select(Item.id).where(Item.id.in_(sorted(item_ids)))
+    """Label what the import added, inside its transaction, and say what that changed.
+
+    The items are labelled ``LABEL_ITEMS`` at a time: each call lists its items in one statement, and PostgreSQL
+    takes at most 65,535 parameters in one (an import of outputs for 100,000 items failed there). Beyond that
+    many items, the counts before and after are read for the whole suite: an item the import did not touch has
+    the same counts in both."""
+    ordered = sorted(item_ids)
+    items = select(Item.id).where(Item.id.in_(ordered) if len(ordered) <= LABEL_ITEMS else Item.suite_id == suite_id)
     before = automatic_counts(session.connection(), items)
-    relabel_items(session, suite_id, item_ids, task=task)
+    parts = range(0, len(ordered), LABEL_ITEMS)
+    for n, start in enumerate(parts):
+        relabel_items(session, suite_id, ordered[start:start + LABEL_ITEMS],
+                      task=task.child(n / len(parts), (n + 1) / len(parts)))
     return LabelRun({}, before, automatic_counts(session.connection(), items))
 
 
@@ -279,20 +290,10 @@ def _items_in_order(session: Session, suite_id: int) -> list[tuple[int, str]]:
                                 .order_by(Item.position, Item.id)))
 
 
-def _lines(path: Path, problems: Problems, label: str | None = None) -> list[str] | None:
-    text = read_text(path, problems, file=label)
-    if text is None:
-        return None
-    if not text.strip():
-        problems.error(None, "the file is empty", file=label)
-        return None
-    return split_lines(text)
-
-
 def _aligned_rows(session: Session, suite_id: int, path: Path, system: str,
                   problems: Problems) -> list[OutputRow]:
     """Line N is the output for the suite's N-th item."""
-    lines = _lines(path, problems)
+    lines = read_lines(path, problems)
     if lines is None:
         return []
     items = _items_in_order(session, suite_id)
@@ -316,8 +317,8 @@ def _rows_by_source(session: Session, suite_id: int, path: Path, source: Path, s
     translated differently is reported as a warning, not an error, because WMT test sets do repeat
     sentences and systems may translate the repeats differently.
     """
-    lines = _lines(path, problems)
-    source_lines = _lines(source, problems, label=str(source))
+    lines = read_lines(path, problems)
+    source_lines = read_lines(source, problems, file=str(source))
     if lines is None or source_lines is None:
         return []
     if len(lines) != len(source_lines):
