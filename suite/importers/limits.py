@@ -30,6 +30,14 @@ SHOWN_PROBLEMS = 20
 """Problems listed of one file; the rest are counted ("… and 1,999,980 more")."""
 
 
+def long_field(text: str, what: str) -> str | None:
+    """What is wrong with ``text`` when it is longer than a field may be, None when it is not: for the formats
+    whose values no cell bounds (a JSON string, an XML segment)."""
+    if len(text) <= MAX_FIELD_CHARS:
+        return None
+    return f"{what} has {len(text):,} characters; a field holds at most {MAX_FIELD_CHARS:,}"
+
+
 def size_text(size: int) -> str:
     """Bytes as a person reads them: "256 MiB"."""
     for unit, scale in (("GiB", 1024 ** 3), ("MiB", 1024 ** 2), ("KiB", 1024)):

@@ -16,7 +16,7 @@ from pathlib import Path
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.lookups import resolve_item
 from suite.importers.result import Problems
-from suite.importers.tables import iter_table, read_text, split_lines
+from suite.importers.tables import iter_table, read_lines
 from suite.importers.wmt_xml import parse_xml
 
 MAP_COLUMNS = ("line", "doc_id", "seg_id", "item_id")
@@ -79,10 +79,9 @@ def _from_text(path: Path, mapped: SubmissionMap, system: str | None, problems: 
     if system is None:
         problems.error(None, "a plain-text file of translations needs the name of its system")
         return []
-    text = read_text(path, problems)
-    if text is None:
+    lines = read_lines(path, problems)
+    if lines is None:
         return []
-    lines = split_lines(text)
     if len(lines) != len(mapped.by_line):
         problems.error(min(len(lines), len(mapped.by_line)) + 1,
                        f"the file has {len(lines)} lines but the submitted file had {len(mapped.by_line)}: "

@@ -35,6 +35,7 @@ from suite.history import Change, check_author, first_versions, record
 from suite.importers.dfki import parse_dfki
 from suite.importers.item_parts import PARTS, ItemRef, Part, PartChanges, fingerprint, stored_parts
 from suite.importers.item_spec import ItemSpec
+from suite.importers.limits import long_field
 from suite.importers.lookups import check_length
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
@@ -137,6 +138,8 @@ def _summary(name: str, c: dict[str, int]) -> tuple[str, ...]:
 
 
 def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
+    """Ids once each, and every name and text within what is stored (a table's cells are bounded as they are read;
+    a JSON suite's strings are not until here)."""
     first_line: dict[str, int] = {}
     for item in items:
         check_length(item.external_id, Item.external_id, "item id", item.line, problems)
@@ -144,6 +147,12 @@ def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
         check_length(item.phenomenon, Phenomenon.name, "phenomenon", item.line, problems)
         for reference in item.references:
             check_length(reference.kind, Reference.kind, "reference kind", item.line, problems)
+        texts = [("the source", item.source), ("the comment", item.comment or ""),
+                 *(("a reference", reference.text) for reference in item.references),
+                 *(("a known translation", text) for text in (*item.good, *item.bad))]
+        for what, text in texts:
+            if (problem := long_field(text, what)) is not None:
+                problems.error(item.line, problem)
         if item.external_id in first_line:
             problems.error(item.line, f"duplicate item id {item.external_id!r} (first at line "
                                       f"{first_line[item.external_id]})")

@@ -85,6 +85,24 @@ def read_text(path: Path, problems: Problems, file: str | None = None) -> str | 
     return nfc(text)
 
 
+def read_lines(path: Path, problems: Problems, file: str | None = None) -> list[str] | None:
+    """The lines of a plain-text file (``read_text``, split by ``split_lines``), or None after reporting, as
+    ``file``, why it cannot be read (an empty file included). A line is one sentence, so it is held to the
+    limit of a table's field: a line over it is reported (and the import refused), as a cell would be."""
+    text = read_text(path, problems, file=file)
+    if text is None:
+        return None
+    if not text.strip():
+        problems.error(None, "the file is empty", file=file)
+        return None
+    lines = split_lines(text)
+    for number, line in enumerate(lines, start=1):
+        if len(line) > MAX_FIELD_CHARS:
+            problems.error(number, f"the line is longer than {MAX_FIELD_CHARS:,} characters; a line holds one "
+                                   f"sentence", file=file)
+    return lines
+
+
 def split_lines(text: str) -> list[str]:
     """Lines split on newlines only: ``str.splitlines`` also splits on form feeds, U+2028 and other
     characters that occur inside real MT outputs, which would misalign line-aligned files."""
