@@ -56,8 +56,9 @@ def test_an_mtme_folder_is_a_suite_with_documents_references_human_and_metric_sc
                                                                                      tmp_path: Path) -> None:
     result = import_mtme(db, mtme_folder(tmp_path / "wmt99"), lp="de-en")
     assert result.suite == "wmt99.de-en" and result.human == "mqm"
-    assert result.counts == {"items": 4, "references": 8, "reference_sets": 2, "systems": 3, "system_outputs": 12,
-                             "distinct_outputs": 9, "human_scores": 2, "metrics": 2, "outputs_scored_differently": 4}
+    assert result.counts == {"items": 4, "references": 8, "reference_sets": 2,
+                             "systems": 3, "system_outputs": 12, "distinct_outputs": 9,
+                             "human_scores": 2, "metrics": 2, "outputs_scored_differently": 4}
     assert sorted(result.left) == ["human wmt-z (seg)", "human wmt-z (sys)", "metric BLEU-refA (sys)"]
     with db.session() as session:
         places = session.execute(select(Item.external_id, Item.source, Item.phenomenon_id)

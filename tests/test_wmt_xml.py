@@ -84,8 +84,9 @@ def suite_dump(db: Database, name: str) -> dict[str, Any]:
 def test_an_xml_test_set_is_a_suite_with_named_references_and_every_system(db: Database, tmp_path: Path) -> None:
     path = write(tmp_path / "newstest2099.de-en.all.xml", dataset(DOCS))
     result = import_wmt_xml(db, [path], name="nt")
-    assert result.counts == {"items": 3, "references": 6, "reference_sets": 2, "systems": 2, "system_outputs": 6,
-                             "distinct_outputs": 5, "documents_left_out": 1}
+    assert result.counts == {"items": 3, "references": 6, "reference_sets": 2,
+                             "systems": 2, "system_outputs": 6, "distinct_outputs": 5,
+                             "documents_left_out": 1}
     dump = suite_dump(db, "nt")
     assert dump["languages"] == ("de", "en")
     assert dump["items"] == [("1", 0, "Das ist gut.", None), ("2", 1, "Ein Haus & ein Hof.", None),
