@@ -68,6 +68,13 @@ def neutralise_workbook(workbook: Any) -> None:
                     cell.quotePrefix = True
 
 
+def figure_text(text: str) -> str:
+    """``text`` as a matplotlib figure draws it, letter for letter: matplotlib reads a text between two ``$`` as a
+    formula (mathtext), so a category named ``$\\foo$`` made every chart and figure export fail ("Unknown symbol"),
+    and ``$x^2$`` was drawn as a formula. An escaped dollar is drawn as a dollar."""
+    return text.replace("$", r"\$")
+
+
 @contextmanager
 def writing(path: str | os.PathLike[str]) -> Iterator[Path]:
     """A temporary path beside ``path`` (hidden, with the same suffix, so that writers that go by the suffix

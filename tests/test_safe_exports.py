@@ -236,3 +236,16 @@ def test_a_folder_export_that_fails_on_a_full_disk_leaves_every_previous_file(ho
         assert stderr.startswith("error: ") and "the disk is full (No space left on device)" in stderr
         assert sorted(path for path in folder.rglob("*") if path.is_file()) == files  # no temporary file left
         assert {path.read_text(encoding="utf-8") for path in files} == {"previous\n"}
+
+
+def test_names_with_dollars_are_drawn_as_written_not_as_formulas(tmp_path: Path) -> None:
+    """Matplotlib reads a text between two ``$`` as a formula: a category named ``$\\foo$`` made saving the chart
+    fail (ValueError, 'Unknown symbol'), in the window and in ``--plot``."""
+    from qe.plots import Bars, row_bars, save_figure
+
+    figure = row_bars([r"$\foo$", "plain"], [Bars("$x^2$ MT", [40.0, 60.0])], title="costs $5 and $6")
+    path = save_figure(figure, tmp_path / "chart.png")
+    assert path.stat().st_size > 0
+    axes = figure.axes[0]
+    assert [label.get_text() for label in axes.get_yticklabels()] == [r"\$\foo\$", "plain"]
+    assert figure.legends[0].get_title().get_text() == r"costs \$5 and \$6"
