@@ -17,13 +17,41 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from import_helpers import snapshot
+from typer.testing import CliRunner
 
+from cli.main import _register_commands, app
 from store import open_database
 from suite.demo import create_demo
 
 MEMORY_LIMIT = 2 * 1024 ** 3
 """Bytes of address space a hostile run may take: tsqe's imports need a few hundred megabytes."""
 REPOSITORY = Path(__file__).resolve().parents[1]
+
+_register_commands()
+
+
+def tsqe(db: Path, *args: str) -> tuple[int, str]:
+    """``tsqe --db DB ARGS`` in this process: its exit status and what it printed on standard error."""
+    result = CliRunner().invoke(app, ["--db", str(db), *args])
+    return result.exit_code, result.stderr
+
+
+def rows_of(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    database = open_database(db)
+    try:
+        return snapshot(database)
+    finally:
+        database.close()
+
+
+def unchanged(db: Path, run: tuple[int, str], before: dict[str, list[tuple[object, ...]]]) -> str:
+    """The error ``run`` printed, after checking that it refused (exit status 2, one error, no traceback) and that
+    the database holds what it held ``before``."""
+    code, stderr = run
+    assert code == 2 and stderr.startswith("error: ") and "Traceback" not in stderr, stderr
+    assert rows_of(db) == before
+    return stderr
 
 
 def _limit_memory() -> None:

