@@ -36,7 +36,7 @@ from suite.importers.outputs import import_outputs
 from suite.importers.suite_import import import_suite
 from suite.importers.wmt import import_wmt
 from suite.labelling import relabel
-from suite.tables import render
+from suite.tables import render, write_table
 from suite.tasks import TaskState
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -128,11 +128,11 @@ def main() -> int:
             print(render(outcome.ranks_table(), "md"))
             print(render(outcome.errors_table(), "md"))
             print(render(outcome.disagreement_table(), "md"))
-        (figures / f"{prefix}-table3.md").write_text(render(result.ranks_table(), "md"))
-        (figures / f"{prefix}-table3-significant.md").write_text(render(significant.ranks_table(), "md"))
-        (figures / f"{prefix}-errors.md").write_text(render(result.errors_table(), "md"))
-        (figures / f"{prefix}-disagreement.md").write_text(render(result.disagreement_table(), "md"))
-        (figures / f"{prefix}-disagreement-significant.md").write_text(render(significant.disagreement_table(), "md"))
+        write_table(result.ranks_table(), figures / f"{prefix}-table3.md")
+        write_table(significant.ranks_table(), figures / f"{prefix}-table3-significant.md")
+        write_table(result.errors_table(), figures / f"{prefix}-errors.md")
+        write_table(result.disagreement_table(), figures / f"{prefix}-disagreement.md")
+        write_table(significant.disagreement_table(), figures / f"{prefix}-disagreement-significant.md")
         save_figure(result.heat_map(), figures / f"{prefix}-disagreement.png")
         save_figure(significant.heat_map(), figures / f"{prefix}-disagreement-significant.png")
 
@@ -145,7 +145,7 @@ def main() -> int:
     print(render(rows.ranks_table(), "md"))
     print(render(rows.to_table(), "md"))
     save_figure(rows.heat_map(), figures / "qe-disagreement-dfki-de-en.png")
-    (figures / "qe-ranks-dfki-de-en.md").write_text(render(rows.ranks_table(), "md"))
+    write_table(rows.ranks_table(), figures / "qe-ranks-dfki-de-en.md")
     print(f"figures in {figures}")
     db.close()
     return 0

@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from suite.errors import TsqeError
+from suite.safe_export import figure_text, writing
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 CELL_INCHES = 0.42
@@ -59,8 +60,9 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
             dark = shown[i, j] > 0.6 * max(top, 1.0)
             axes.text(j, i, f"{shown[i, j]:.0f}", ha="center", va="center", fontsize=8,
                       color="white" if dark else "black")
-    axes.set_xticks(range(cols), columns, rotation=45, ha="right", rotation_mode="anchor", fontsize=8)
-    axes.set_yticks(range(rows), list(labels), fontsize=8)
+    axes.set_xticks(range(cols), [figure_text(label) for label in columns], rotation=45, ha="right",
+                    rotation_mode="anchor", fontsize=8)
+    axes.set_yticks(range(rows), [figure_text(label) for label in labels], fontsize=8)
     for index in left_out:
         axes.get_yticklabels()[index].set_color(LEFT_OUT)
         if column_labels is None:
@@ -70,9 +72,9 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
         spine.set_visible(False)
     bar = figure.colorbar(image, ax=axes, shrink=0.6, label="count")
     bar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no ticks at 0.2, 0.4...
-    axes.set_title(title, fontsize=9, loc="left")
+    axes.set_title(figure_text(title), fontsize=9, loc="left")
     if note:
-        figure.text(0.01, 0.0, note, fontsize=7, color="#555555", ha="left", va="bottom")
+        figure.text(0.01, 0.0, figure_text(note), fontsize=7, color="#555555", ha="left", va="bottom")
     return figure
 
 
@@ -88,5 +90,6 @@ def save_figure(figure: Figure, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() not in PLOT_SUFFIXES:
         raise TsqeError(f"{path}: the plot file must end in one of {', '.join(PLOT_SUFFIXES)}")
-    figure.savefig(path, dpi=150)
+    with writing(path) as temporary:
+        figure.savefig(temporary, dpi=150)
     return path

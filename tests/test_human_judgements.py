@@ -6,11 +6,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import func, select
+from migration_helpers import at_revision
+from sqlalchemy import func, select, text
 from suite_builder import build_suite
+from workbooks import write_workbook
 
 from filters.human_judgements import read_human_judgements
-from store import Database
+from store import Database, open_database
 from store.models import HumanScore, HumanSegmentScore, HumanSignificance, Item, System
 from suite.errors import InputFileError, TsqeError
 from suite.importers.human_scores import import_human_scores, parse_renames
@@ -93,6 +95,14 @@ def test_a_plain_table_of_segment_scores_and_renames(suite: Database, tmp_path: 
             parse_renames([spec])
 
 
+def test_a_workbook_of_segment_scores(suite: Database, tmp_path: Path) -> None:
+    """A workbook is a table too (it was read as text first, which no zip file is, and refused as not UTF-8)."""
+    path = write_workbook(tmp_path / "seg.xlsx", [["system", "item_id", "score"], ["A", "1", "0.7"],
+                                                  ["B", "3", "-0.4"]])
+    assert import_human_scores(suite, segments=path).counts == {"segment_scores": 2}
+    assert stored(suite)["segments"] == [("A", "1", 0.7, None, None), ("B", "3", -0.4, None, None)]
+
+
 def test_wmt21_system_scores_take_the_z_score(suite: Database, tmp_path: Path) -> None:
     path = tmp_path / "ad-sys-scores-de-en.csv"
     path.write_text("RAW.SCR Z.SCR N SYS N.ALL \n79.4 0.113 959 A.15 1270 \n69.9 -0.035 948 B.2 1343 \n")
@@ -170,3 +180,22 @@ def test_removing_an_item_keeps_its_segment_scores_for_the_restore(suite: Databa
     old = snapshot.to_dict()
     del old["human_scores"]
     assert ItemSnapshot.from_dict(old).human_scores == ()
+
+
+def test_migration_0009_adds_the_tables_after_0011_and_keeps_the_system_scores(tmp_path: Path) -> None:
+    """0009 follows hostile's 0011: a database at 0011 with system-level human scores opens with them kept and
+    the new tables ready for segment scores and significance results."""
+    path = tmp_path / "old.sqlite"
+    with at_revision(f"sqlite:///{path}", "0011") as conn:
+        conn.execute(text("INSERT INTO systems (id, suite_id, name) VALUES (1, 1, 'A'), (2, 1, 'B')"))
+        conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) VALUES (1, 1, '1', 0, 's')"))
+        conn.execute(text("INSERT INTO human_scores (system_id, lp, score) VALUES (1, 'de-en', 0.25)"))
+    database = open_database(path)
+    try:
+        with database.transaction() as session:
+            session.add(HumanSegmentScore(system_id=1, item_id=1, score=0.5, raw=70.0, judgements=2))
+            session.add(HumanSignificance(system_id=1, other_id=2, difference=0.5, p_below=0.05, source="f.csv"))
+        assert stored(database) == {"system": {"A": 0.25}, "segments": [("A", "1", 0.5, 70.0, 2)],
+                                    "significance": 1}
+    finally:
+        database.close()

@@ -129,3 +129,17 @@ def test_accuracy_command_writes_ranks_disagreement_and_the_heat_map(tmp_path: P
     assert heat.read_text().startswith("<?xml")
     wrong = runner.invoke(app, ["--db", db, "accuracy", "--suites", "a,b"])
     assert wrong.exit_code == 2 and "add --table disagreement" in wrong.stderr
+
+
+def test_heat_map_names_with_dollars_are_drawn_as_written(tmp_path: Path) -> None:
+    """A category named ``$\\foo$`` made matplotlib read a formula and saving the map fail ("Unknown symbol"); the
+    file is written whole (``suite.safe_export``), no temporary file left beside it."""
+    from suite.figures import heat_map, save_figure
+
+    names = [r"$\foo$ agreement", "costs $5"]
+    figure = heat_map(names, np.array([[np.nan, 1.0], [1.0, np.nan]]), title="Disagreement of $x$")
+    path = save_figure(figure, tmp_path / "map.png")
+    assert path.stat().st_size > 0 and sorted(p.name for p in tmp_path.iterdir()) == ["map.png"]
+    axes = figure.axes[0]
+    assert [label.get_text() for label in axes.get_yticklabels()] == [r"\$\foo\$ agreement", r"costs \$5"]
+    assert axes.get_title(loc="left") == r"Disagreement of \$x\$"

@@ -5,7 +5,7 @@ pairwise Wilcoxon results, one row per ordered pair of systems) and ``metric_sta
 per-segment sufficient statistics, so corpus scores can be resampled). New tables only: nothing stored changes.
 
 Revision ID: 0009
-Revises: 0008
+Revises: 0011
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0009'
-down_revision = '0008'
+down_revision = '0011'
 branch_labels = None
 depends_on = None
 

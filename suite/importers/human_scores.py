@@ -24,11 +24,16 @@ from sqlalchemy import delete, insert, or_, select
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import HumanScore, HumanSegmentScore, HumanSignificance, Item, System
+from store.models import HumanScore, HumanSegmentScore, HumanSignificance, Item, System, nfc
 from suite.errors import TsqeError
-from suite.importers.human_segments import SegmentScore, SignificanceCell, read_segment_scores, read_significance
+from suite.importers.human_segments import (
+    SegmentScore,
+    SignificanceCell,
+    read_score_lines,
+    read_segment_scores,
+    read_significance,
+)
 from suite.importers.result import ImportResult, Problems
-from suite.importers.wmt import read_lines
 from suite.suites import find_suite, language_pair
 from suite.tasks import TaskState, progress_of
 
@@ -40,7 +45,7 @@ def parse_renames(specs: Iterable[str]) -> dict[str, str]:
     """``FILE_NAME=SUITE_NAME`` pairs as a mapping; a malformed or repeated one is an error."""
     renames: dict[str, str] = {}
     for spec in specs:
-        name, equals, target = spec.partition("=")
+        name, equals, target = nfc(spec).partition("=")
         if not equals or not name.strip() or not target.strip():
             raise TsqeError(f"a rename is FILE_NAME=SUITE_NAME (e.g. Nemo.7=NVIDIA-NeMo), not {spec!r}")
         if name.strip() in renames:
@@ -54,7 +59,7 @@ def read_human_scores(path: Path, lp: str | None, problems: Problems | None = No
     """System -> (score, line) in either layout (``lp`` chooses the lines of WMT19's, which needs it); the whole
     file is checked and any problem raises ``InputFileError``."""
     problems = problems if problems is not None else Problems(str(path))
-    lines = read_lines(path, problems) or []
+    lines = read_score_lines(path, problems)
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.split()]
     header = tuple(numbered[0][1].split()) if numbered else ()
     scores: dict[str, tuple[float, int]] = {}

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from suite.importers.result import Problems
-from suite.importers.tables import read_table, read_text, split_lines
+from suite.importers.tables import read_lines, read_table
 
 WMT_SEGMENT_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
 TABLE_COLUMNS = ("system", "item_id", "score")
@@ -46,12 +46,20 @@ class SignificanceCell:
     line: int
 
 
+def read_score_lines(path: Path, problems: Problems) -> list[str]:
+    """The file's lines (``read_lines``: NFC, each within the field limit), or none when it reported a problem: a
+    line over the limit is the file's one error, not also the value of the next messages, 131,072 characters
+    long."""
+    errors = problems.error_count
+    lines = read_lines(path, problems)
+    return [] if lines is None or problems.error_count > errors else lines
+
+
 def read_segment_scores(path: Path, problems: Problems) -> list[SegmentScore]:
     """Every segment score of the file (WMT's layout or a plain table), duplicates reported as errors."""
-    text = read_text(path, problems)
-    if text is None:
+    lines = [] if path.suffix.lower() == ".xlsx" else read_score_lines(path, problems)
+    if problems.error_count:
         return []
-    lines = split_lines(text)
     first = next((line for line in lines if line.strip()), "")
     if tuple(first.split()) == WMT_SEGMENT_HEADER:
         scores = _wmt_segment_scores(lines, problems)
@@ -110,13 +118,8 @@ def _table_segment_scores(path: Path, problems: Problems) -> list[SegmentScore]:
 
 def read_significance(path: Path, problems: Problems) -> list[SignificanceCell]:
     """Every off-diagonal cell of WMT's significance matrix; the whole file is checked."""
-    text = read_text(path, problems)
-    if text is None:
-        return []
-    lines = [(number, line) for number, line in enumerate(split_lines(text), start=1) if line.strip()]
+    lines = [(number, line) for number, line in enumerate(read_score_lines(path, problems), start=1) if line.strip()]
     if not lines:
-        problems.error(None, "the file is empty: expected WMT's significance matrix (a header of system names, "
-                             "then one row per system)")
         return []
     header_line, header = lines[0][0], lines[0][1].split()
     if len(set(header)) != len(header):
