@@ -99,6 +99,11 @@ def test_likely_slips_in_the_patterns(tmp_path: Path) -> None:
     (r"smell(|s|ing) good", ["empty-alternative"]),
     (r"\bman|guy\b", ["boundary-alternation"]),
     (r"\b[Yy]ou\b|\b[Tt]hey\b", []),
+    (r"\b[Yy]ou\b|[Tt]hey\b", ["boundary-alternation"]),
+    (r"^(A|One) single guest\b|\bevery guest\b", []),  # an anchor is a boundary too
+    (r"(?i)\bdog\b|\bcat\b", []),
+    (r"\bsells\s*\.?$|\bsold\b", []),
+    (r"\bdone\b|\?", []),  # punctuation needs no boundary
     (r"((gentle)?m[ae]n\b|guy)", []),
     (r"Would you like.*\?", []),
     (r"man ", ["space"]),
@@ -113,6 +118,9 @@ def test_case_slips_come_from_the_outputs() -> None:
         "starts with a small letter: misses 1 output that begins with T")
     assert pattern_slips("the cat", ignore_case=True, outputs=["The cat sat."]) == []
     assert pattern_slips("She would", outputs=["She would go."]) == []
+    [inside] = pattern_slips(r"\bnot techno\b", outputs=["I like Jazz, but not Techno.",
+                                                          "I like jazz, but not techno."])
+    assert str(inside) == "misses 1 output that differs from it only in upper or lower case (tick ignore case)"
 
 
 def test_scopes_sorting_and_the_table(tmp_path: Path) -> None:
@@ -127,7 +135,7 @@ def test_scopes_sorting_and_the_table(tmp_path: Path) -> None:
         report.sorted("nonsense")
     table = report.to_table()
     assert table.title == "Rule health: suite assist" and len(table.body) == 8
-    assert table.notes[0] == ("8 rules: 1 match nothing, 1 always fire with a rule of the other polarity, 0 were "
+    assert table.notes[0] == ("8 rules: 1 matches nothing, 1 always fires with a rule of the other polarity, 0 were "
                               "overridden by reviewers, 2 look mistyped.")
     rows = list(csv.DictReader(io.StringIO(render(table, "csv"))))
     assert rows[0]["item"] == "bank" and rows[0]["rule"] == "positive rule 1" and rows[0]["precision"] == ""

@@ -95,8 +95,8 @@ class RuleHealthModel(RowListModel[RuleHealth]):
             return (rule.decisions, rule.reviewed, rule.overridden)[column - DECISIONS]
         if column == PRECISION:
             return 2.0 if rule.precision is None else rule.precision
-        if column == PROBLEMS:
-            return len(self.problems(rule))
+        if column == PROBLEMS:  # the serious ones above those that only match nothing
+            return 100 * rule.serious + len(self.problems(rule))
         if column == ITEM:
             return self._order.get(rule.rule_id, 0)  # suite order
         return self._text(rule, column)
@@ -134,7 +134,7 @@ class RuleHealthPane(QWidget):
         # Fixed widths, the problems taking the rest: sizing columns to their contents measured every one of a
         # suite's 3,718 rules on the main thread, and the window froze for seconds.
         header.setStretchLastSection(True)
-        widths = {ITEM: 80, PHENOMENON: 150, RULE: 44, PATTERN: 300, MATCHES: 70, DECISIONS: 70, REVIEWED: 70,
+        widths = {ITEM: 80, PHENOMENON: 140, RULE: 44, PATTERN: 260, MATCHES: 70, DECISIONS: 70, REVIEWED: 70,
                   OVERRIDDEN: 80, PRECISION: 70}
         for column, width in widths.items():
             header.resizeSection(column, width)

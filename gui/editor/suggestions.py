@@ -23,8 +23,18 @@ _COLUMNS = (RowColumn("", "positive (a match means pass) or negative (a match me
             RowColumn("Suggested pattern", "Enter or double-click adds it to the draft as a new rule; Aa: it "
                       "ignores upper/lower case"),
             RowColumn("Here", "undecided outputs of this item it would decide", numeric=True),
-            RowColumn("Phenomenon", "what adding it to every item of the phenomenon would flip"))
+            RowColumn("Phenomenon", "what adding it to every item of the phenomenon would flip (\"2 pass\": two "
+                      "unknown outputs would pass)"))
 _ADDED = QColor("#999999")
+
+
+def short_flips(flips: dict[str, int]) -> str:
+    """Flips in few words for a narrow column: a new rule mostly decides unknown outputs, so "unknown→pass" is
+    written "pass" and only other flips name where they come from."""
+    if not flips:
+        return "nothing flips"
+    return ", ".join(f"{count} {after}" if before == "unknown" else f"{count} {before}→{after}"
+                     for before, after, count in ((*flip.split("->", 1), count) for flip, count in flips.items()))
 
 
 def suggestion_tooltip(offered: OfferedSuggestion) -> str:
@@ -36,6 +46,8 @@ def suggestion_tooltip(offered: OfferedSuggestion) -> str:
              f"matches {rule.matches} of {rule.of} {rule.label}ing texts and "
              + (f"none of the {rule.against} {other} ones" if rule.against else f"there is no {other} one"),
              f"confidence {rule.confidence:.2f} (found by {' and '.join(rule.found_by)})",
+             *([] if offered.scope is None else [f"across the {offered.scope.scope}: "
+                                                 f"{flips_text(offered.scope.flips) or 'nothing flips'}"]),
              *(f"why: {reason}" for reason in rule.reasons)]
     return "\n".join(lines)
 
@@ -56,8 +68,7 @@ class SuggestionModel(RowListModel[OfferedSuggestion]):
             if column == DECIDES:
                 return str(len(rule.decides))
             if column == PHENOMENON:
-                scope = offered.scope
-                return "–" if scope is None else flips_text(scope.flips) or "nothing flips"
+                return "–" if offered.scope is None else short_flips(offered.scope.flips)
         if role == Qt.ItemDataRole.ForegroundRole:
             if self.is_added(rule):
                 return _ADDED
@@ -86,6 +97,7 @@ class SuggestionsPane(QWidget):
         self.model = SuggestionModel(self)
         self.view = row_view(self.model, self)
         self.view.setShowGrid(False)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a template's start and end say the most
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(PATTERN, QHeaderView.ResizeMode.Stretch)
         for column in (POLARITY, DECIDES, PHENOMENON):
@@ -105,8 +117,8 @@ class SuggestionsPane(QWidget):
         self.add_button.setEnabled(False)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update_button())
         top = QHBoxLayout()
-        top.addWidget(QLabel("<b>Suggestions</b> <span style='color:#666'>(from the decided outputs; "
-                             "none contradicts one)</span>"))
+        top.addWidget(QLabel("<b>Suggestions</b> <span style='color:#666'>(none contradicts a decided output)"
+                             "</span>"))
         top.addStretch(1)
         top.addWidget(self.add_button)
         layout = pane_layout(self)

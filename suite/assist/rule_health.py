@@ -130,11 +130,17 @@ class RuleHealthReport:
         conflicting = sum(bool(rule.conflicts_with) for rule in shown)
         slipped = sum(bool(rule.slips) for rule in shown)
         overridden = sum(rule.overridden > 0 for rule in shown)
-        notes = [f"{len(shown)} rules: {dead} match nothing, {conflicting} always fire with a rule of the other "
-                 f"polarity, {overridden} were overridden by reviewers, {slipped} look mistyped.",
+        notes = [f"{len(shown)} rules: {_count(dead, 'matches', 'match')} nothing, "
+                 f"{_count(conflicting, 'always fires', 'always fire')} with a rule of the other polarity, "
+                 f"{_count(overridden, 'was', 'were')} overridden by reviewers, "
+                 f"{_count(slipped, 'looks', 'look')} mistyped.",
                  "precision: the share of the rule's reviewed decisions that reviewers kept (– when none was "
                  "reviewed)."]
         return Table(title=f"Rule health: {self.scope}", columns=columns, body=body, notes=notes)
+
+
+def _count(count: int, one: str, more: str) -> str:
+    return f"{count} {one if count == 1 else more}"
 
 
 class _StoredRule(NamedTuple):
