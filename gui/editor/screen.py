@@ -204,13 +204,16 @@ class ItemEditorScreen(QWidget):
                                                  self.rule_lists["positive"].add_rule)
         self.add_negative_action = screen_action(self, "Add &negative rule", "Ctrl+Shift+N",
                                                  self.rule_lists["negative"].add_rule)
+        self.take_suggestion_action = screen_action(self, "Add the selected su&ggestion", "Ctrl+Shift+A",
+                                                    self.suggestions.add_current)
         self._update_buttons()
 
     def actions(self) -> list[QAction]:
         """For the main window's Item menu. Undo / redo (Ctrl+Z, Ctrl+Shift+Z) are the window's Edit menu's,
         on the shared undo stack, and Ctrl+F calls ``focus_search``: one action per key in the window, or Qt
         would find the key ambiguous and run neither."""
-        return [self.save_action, self.revert_action, self.add_positive_action, self.add_negative_action]
+        return [self.save_action, self.revert_action, self.add_positive_action, self.add_negative_action,
+                self.take_suggestion_action]
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue("editor/splitter", self.splitter.saveState())

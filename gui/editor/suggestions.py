@@ -1,6 +1,7 @@
 """The Suggestions list under the rules: rules the core proposes from the item's decided outputs, with what each
-would decide here and flip across the phenomenon. Enter (or a double-click, or Add) puts the selected one into
-the draft as a new rule, where the live preview shows it and the linguist edits and saves it like any other.
+would decide here and flip across the phenomenon. Enter in the list (or a double-click, Add, or Ctrl+Shift+A from
+anywhere in the tab: the first suggestion is selected when they arrive) puts the selected one into the draft as a
+new rule, where the live preview shows it and the linguist edits and saves it like any other.
 """
 from __future__ import annotations
 
@@ -112,7 +113,8 @@ class SuggestionsPane(QWidget):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.summary.setWordWrap(True)
         self.summary.setStyleSheet("color: #666")
-        self.add_button = tool_button("Add", "add the selected suggestion to the draft as a new rule (Enter)",
+        self.add_button = tool_button("Add", "add the selected suggestion to the draft as a new rule (Enter in the "
+                                      "list, Ctrl+Shift+A anywhere in Item & rules)",
                                       self.add_current)
         self.add_button.setEnabled(False)
         self.view.selectionModel().currentRowChanged.connect(lambda *_: self._update_button())

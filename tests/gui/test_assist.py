@@ -136,3 +136,12 @@ def test_the_rule_health_action_opens_the_items_phenomenon(qtbot, window) -> Non
     assert window.ops.wait_idle()
     assert window.editor.pages.currentWidget() is window.editor.health
     assert window.rule_health_action in window.tree.context_actions
+
+
+def test_ctrl_shift_a_takes_the_first_suggestion_from_anywhere_in_the_tab(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+    _open_new_item(screen, state, ops)
+    screen.source.setFocus()
+    qtbot.keyClick(screen.source, Qt.Key.Key_A,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert screen.draft is not None and [row.pattern for row in screen.draft.rules["positive"]] == [r"\bmust\b"]
+    assert screen.take_suggestion_action in screen.actions()
