@@ -3,11 +3,8 @@
 in the tree shows in that tab (sortable, a double-click opens the item)."""
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
-from PySide6.QtCore import QAbstractItemModel, Qt
-from PySide6.QtTest import QAbstractItemModelTester
+from conftest import model_tested
+from PySide6.QtCore import Qt
 
 from gui.editor.rule_health import MATCHES, OVERRIDDEN, PRECISION, PROBLEMS
 from gui.editor.screen import ItemEditorScreen
@@ -18,20 +15,6 @@ from suite.demo import DEMO_SUITE
 from suite.editing import find_item, item_detail
 
 OBLIGATION = Selection("Verb tense/aspect/mood", "Obligation")
-
-
-def _tested(model: QAbstractItemModel) -> QAbstractItemModelTester:
-    return QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
-
-
-@pytest.fixture
-def screen(qtbot, state: AppState, ops: Operations) -> Iterator[ItemEditorScreen]:  # type: ignore[no-untyped-def]
-    editor = ItemEditorScreen(state, ops)
-    qtbot.addWidget(editor)
-    editor.resize(1400, 900)
-    editor.show()
-    yield editor
-    ops.wait_idle()
 
 
 def _open_new_item(screen: ItemEditorScreen, state: AppState, ops: Operations) -> int:
@@ -45,7 +28,7 @@ def _open_new_item(screen: ItemEditorScreen, state: AppState, ops: Operations) -
 
 
 def test_the_suggestions_of_an_item_come_with_what_they_decide(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
-    _tested(screen.suggestions.model)
+    model_tested(screen.suggestions.model)
     _open_new_item(screen, state, ops)
     model = screen.suggestions.model
     assert [model.row(row).suggestion.pattern for row in range(model.rowCount())] == [
@@ -89,8 +72,8 @@ def test_enter_adds_a_suggestion_to_the_draft_with_its_preview(qtbot, screen, st
 
 
 def test_rule_health_shows_where_no_item_is_selected(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
-    _tested(screen.health.model)
-    _tested(screen.health.proxy)
+    model_tested(screen.health.model)
+    model_tested(screen.health.proxy)
     state.select(OBLIGATION)
     assert ops.wait_idle()
     assert screen.pages.currentWidget() is screen.health
