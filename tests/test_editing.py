@@ -187,7 +187,9 @@ def test_known_translations_and_references(demo: Database) -> None:
     assert [h.entity for h in item_history(demo, "amb-02")[:6]] == ["reference"] * 3 + ["known"] * 3
 
 
-def test_resolve_as_known_labels_equal_outputs(tmp_path: Path) -> None:
+def test_a_decision_as_known_labels_equal_outputs(tmp_path: Path) -> None:
+    """Shift+P's core call: the output's text becomes a known good translation, which relabels it; removing the
+    known translation takes the automatic label back (the decision, a reviewer's, stays)."""
     db = open_database(tmp_path / "t.sqlite")
     create_demo(db)
     with db.session() as session:
@@ -199,7 +201,8 @@ def test_resolve_as_known_labels_equal_outputs(tmp_path: Path) -> None:
                 unknown_item, output = item_id, outputs[0]
                 break
     assert unknown_item is not None, "the demo has unknown outputs"
-    [known] = decide(db, [OutputDecision(SeenOutput(output.output_id, 0), "pass")], "ada", as_known=True).known_added
+    seen = SeenOutput(output.output_id, output.manual_version)  # knowingly, if a demo reviewer decided it
+    [known] = decide(db, [OutputDecision(seen, "pass")], "ada", as_known=True).known_added
     assert outputs_by_text(db, unknown_item)[output.text].auto_label == "pass"
     remove_known(db, known.known_id, author="ada")
     assert outputs_by_text(db, unknown_item)[output.text].auto_label == "unknown"
