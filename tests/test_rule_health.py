@@ -17,6 +17,7 @@ from suite.assist.pattern_slips import pattern_slips
 from suite.assist.rule_health import RuleHealth, rule_health
 from suite.browse import OutputFilter, output_ids, output_rows
 from suite.editing import find_item
+from suite.errors import TsqeError
 from suite.review import set_manual_label
 from suite.tables import render
 
@@ -131,7 +132,7 @@ def test_scopes_sorting_and_the_table(tmp_path: Path) -> None:
     assert one.scope == "item dead" and len(one.rules) == 2
     report = rule_health(db, "assist")
     assert [rule.matches for rule in report.sorted("matches")][:2] == [3, 2]
-    with pytest.raises(ValueError):
+    with pytest.raises(TsqeError, match="rules are listed by one of item, matches"):
         report.sorted("nonsense")
     table = report.to_table()
     assert table.title == "Rule health: suite assist" and len(table.body) == 8

@@ -115,7 +115,7 @@ class _ProblemFilter(QSortFilterProxyModel):
 
     def set_only_problems(self, only: bool) -> None:
         self.only_problems = only
-        self.invalidateFilter()
+        self.invalidateRowsFilter()
 
 
 class RuleHealthPane(QWidget):

@@ -5,7 +5,8 @@
 - ``variants``, ``markers``, ``context``: what the suite's other items teach about which differences between
   two outputs keep their label and which words mark a passing or a failing one;
 - ``patterns``: readable regular expressions built from observed words;
-- ``rule_suggestions``: positive and negative rules proposed for an item;
+- ``rule_suggestions``: positive and negative rules proposed for an item (pure, as ``bench/suggest.py`` needs);
+- ``item_suggestions``: the same for an item of a database, checked with the labelling engine, with their flips;
 - ``pattern_slips`` and ``rule_health``: which stored rules decide well, never fire, always conflict or look
   mistyped.
 """

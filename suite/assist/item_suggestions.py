@@ -8,6 +8,7 @@ calls ``invalidate`` after writes that change other items' labels (reading them 
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +20,15 @@ from suite.assist.context import SuggestionContext
 from suite.assist.evidence import suite_evidence
 from suite.assist.rule_suggestions import RuleSuggestion, matcher, suggest_rules
 from suite.errors import TsqeError
-from suite.preview import Draft, DraftRule, PreviewSession, ScopePreview, draft_of, preview_scope
+from suite.preview import (
+    Draft,
+    DraftRule,
+    PreviewOutput,
+    PreviewSession,
+    ScopePreview,
+    draft_of,
+    preview_scope,
+)
 from suite.tasks import TaskState, progress_of
 
 SCOPE = "phenomenon"
@@ -107,7 +116,7 @@ class SuggestionSession:
                                len(item.texts("pass")), len(item.texts("fail")), len(item.undecided), offered)
 
 
-def _contradicts(suggestion: RuleSuggestion, outputs: Any) -> bool:
+def _contradicts(suggestion: RuleSuggestion, outputs: Sequence[PreviewOutput]) -> bool:
     """Whether, added to the item's rules, the suggestion would go against a reviewer (deciding an output they
     decided otherwise) or change a decided automatic label (a fail its rules gave turned into a conflict)."""
     decides = matcher(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)

@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import AutoLabel, Category, Item, ManualLabel, Output, Phenomenon, Rule
 from suite.assist.pattern_slips import PatternSlip, pattern_slips
+from suite.errors import TsqeError
 from suite.labels import automatic_label, join_labels
 from suite.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec
 from suite.suites import find_suite
@@ -108,7 +109,7 @@ class RuleHealthReport:
 
     def sorted(self, by: str) -> list[RuleHealth]:
         if by not in SORTS:
-            raise ValueError(f"a rule health report is sorted by one of {', '.join(SORTS)}, not {by!r}")
+            raise TsqeError(f"rules are listed by one of {', '.join(SORTS)}, not {by!r}")
         if by == "item":
             return list(self.rules)
         if by == "precision":
