@@ -114,8 +114,9 @@ class _ProblemFilter(QSortFilterProxyModel):
         return bool(self.sourceModel().index(source_row, PROBLEMS, source_parent).data(PROBLEM_ROLE))
 
     def set_only_problems(self, only: bool) -> None:
+        self.beginFilterChange()  # Qt 6.9's way to say the rows' filter is about to change
         self.only_problems = only
-        self.invalidateRowsFilter()
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
 
 class RuleHealthPane(QWidget):
