@@ -15,11 +15,17 @@ printed:
   10 ms period: how long the window could not react (repaint, typing, clicks) while the table was computed
   and for half a second after it arrived, while the table and the chart are painted.
 
+Each line also gives the full (oldest-generation) garbage collections meanwhile and the longest of them: one
+holds the GIL for as long as it takes to visit every object of the process, so any thread that sets it off
+stalls the main thread that long. On a loaded machine the ticks also wait for a core; the collections do not
+depend on the load, which makes them the figure to compare between runs.
+
 Run: ``PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python bench/gui_reports.py [--rounds N] [--resamples B]``.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import statistics
 import sys
@@ -72,9 +78,31 @@ def dfki_database(folder: Path) -> Database | None:
     return db
 
 
-def measure(tab: QETab, ops: Operations, options: AccuracyOptions, start: Callable[[], None]) -> tuple[float, float]:
+class FullCollections:
+    """The full garbage collections (generation 2) while it is installed, and how long each took."""
+
+    def __init__(self) -> None:
+        self.durations: list[float] = []
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.durations.append(time.perf_counter() - self._started)
+
+    def __str__(self) -> str:
+        return f"{len(self.durations)} full collections, longest {max(self.durations, default=0.0):.3f} s"
+
+
+def measure(tab: QETab, ops: Operations, options: AccuracyOptions,
+            start: Callable[[], None]) -> tuple[float, float, FullCollections]:
     longest = 0.0
     clock = QElapsedTimer()
+    collections = FullCollections()
+    gc.callbacks.append(collections)
 
     def tick() -> None:
         nonlocal longest
@@ -97,7 +125,8 @@ def measure(tab: QETab, ops: Operations, options: AccuracyOptions, start: Callab
         time.sleep(0.001)
     timer.stop()
     ops.wait_idle()
-    return elapsed, max(0.0, longest - TICK_MS / 1000)
+    gc.callbacks.remove(collections)
+    return elapsed, max(0.0, longest - TICK_MS / 1000), collections
 
 
 def main() -> None:
@@ -119,19 +148,20 @@ def main() -> None:
         state.open(db, "de-en")
         tab = QETab(state, ops)
         tab.resize(1400, 900)
-        first, first_stall = measure(tab, ops, AccuracyOptions(bootstrap=1000), tab.show)
+        first, first_stall, first_collections = measure(tab, ops, AccuracyOptions(bootstrap=1000), tab.show)
         assert tab.view_data is not None, tab.status.text()
         result = tab.view_data.result
         print(f"table: {len(result.rows)} categories, {result.total.amount:,} pairs of {result.total.items:,} items, "
               f"QE systems {', '.join(result.qe_systems)}")
-        print(f"first table: {first:.2f} s, longest stall {first_stall:.3f} s (reads the pairs and QE scores)")
+        print(f"first table: {first:.2f} s, longest stall {first_stall:.3f} s (reads the pairs and QE scores), "
+              f"{first_collections}")
         times, stalls = [], []
         for seed in range(1, args.rounds + 1):
             options = AccuracyOptions(bootstrap=args.resamples, seed=seed)
-            elapsed, stall = measure(tab, ops, options, partial(tab.set_options, options))
+            elapsed, stall, collections = measure(tab, ops, options, partial(tab.set_options, options))
             times.append(elapsed)
             stalls.append(stall)
-            print(f"round {seed}: {elapsed:.2f} s, longest stall {stall:.3f} s")
+            print(f"round {seed}: {elapsed:.2f} s, longest stall {stall:.3f} s, {collections}")
         print(f"accuracy: {statistics.median(times):.2f} s")
         print(f"stall: {statistics.median(stalls):.3f} s")
         tab.close()

@@ -89,7 +89,7 @@ def main() -> int:
         print(render(table.to_table(), "md"))
         if args.figure:
             from filters.correlation_figure import kendall_by_k_figure
-            from qe.plots import save_figure
+            from suite.figures import save_figure
 
             print(f"wrote {save_figure(kendall_by_k_figure(table), args.figure)}")
         db.close()

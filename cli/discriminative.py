@@ -136,7 +136,7 @@ def correlate_command(
                                 resamples=bootstrap, seed=seed, task=task)
     if figure is not None:
         from filters.correlation_figure import kendall_by_k_figure
-        from qe.plots import save_figure
+        from suite.figures import save_figure
 
         typer.echo(f"wrote {save_figure(kendall_by_k_figure(table), figure)}", err=True)
     if as_json:

@@ -9,12 +9,13 @@ import typer
 
 from cli.context import app_context
 from cli.main import app
-from cli.table_output import emit_table, format_option, out_option
+from cli.table_output import emit_table, format_option, heat_map_option, out_option
 from qe.accuracy import BY, AccuracyResult
 from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inputs
 from qe.pairs import build_pairs
 from qe.plots import save_accuracy_plot
 from qe.stability import ranking_stability
+from suite.errors import TsqeError
 from suite.safe_export import spreadsheet_frame, writing_text
 
 plot_app = typer.Typer(help="Draw figures of the evaluation.", no_args_is_help=True)
@@ -69,6 +70,9 @@ def pairs_command(
         typer.echo(f"wrote {len(table)} pairs to {out}", err=True)
 
 
+ACCURACY_TABLES = ("accuracy", "ranks", "disagreement")
+
+
 @app.command("accuracy")
 def accuracy_command(
     ctx: typer.Context,
@@ -79,17 +83,52 @@ def accuracy_command(
     tie_epsilon: float = _tie_epsilon_option(),
     bootstrap: int = _bootstrap_option(),
     seed: int = _seed_option(),
+    table: str = typer.Option("accuracy", "--table",
+                              help="accuracy (Table 2), ranks (the QE systems' significant ranks per row) or "
+                                   "disagreement (between every two rows: where does the ranking flip?)."),
+    suites: str = typer.Option(None, "--suites", help="Comma-separated suites to compare on their shared "
+                                                      "categories (with --table disagreement)."),
+    heat_map: Path = heat_map_option("Draw the disagreement as a heat map"),
+    count_too_few: bool = typer.Option(False, "--count-too-few",
+                                       help="Count rows with too few pairs in the disagreement too (marked †)."),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:
     """Pairwise accuracy of QE systems per category or phenomenon, with Total, weighed, 95% intervals and each
     system's tie rate per row (and ACES's score for a suite imported from ACES).
 
-    --format json gives the result's own document (provenance, counted pairs per system, too-few flags).
+    --format json gives the result's own document (provenance, counted pairs and ranks per system, too-few flags).
     """
-    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
-                       bootstrap=bootstrap, seed=seed)
-    emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+    from qe.disagreement import row_disagreement, suite_disagreement
+    from suite.figures import save_figure
+
+    if table not in ACCURACY_TABLES:
+        raise TsqeError(f"unknown table {table!r} (tables: {', '.join(ACCURACY_TABLES)})")
+    if suites is not None:
+        if table != "disagreement":
+            raise TsqeError("several suites are compared by their disagreement: add --table disagreement")
+        context = app_context(ctx)
+        names = _names(qe)
+        results = {}
+        for suite in (name.strip() for name in suites.split(",") if name.strip()):
+            inputs = read_inputs(context.database, suite, names)
+            results[suite] = accuracy(inputs, AccuracyOptions(qe=names, ties=ties, tie_epsilon=tie_epsilon,
+                                                              bootstrap=bootstrap, seed=seed))
+        disagreement = suite_disagreement(results)
+    else:
+        result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
+                           bootstrap=bootstrap, seed=seed)
+        if table == "accuracy":
+            if heat_map is not None:
+                raise TsqeError("a heat map shows disagreement: add --table disagreement (or ranks)")
+            emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+            return
+        disagreement = row_disagreement(result, count_too_few=count_too_few)
+    if heat_map is not None:
+        save_figure(disagreement.heat_map(), heat_map)
+        typer.echo(f"wrote {heat_map}", err=True)
+    shown = disagreement.ranks_table() if table == "ranks" else disagreement.to_table()
+    emit_table(shown, fmt, out, document=disagreement.to_json() + "\n")
 
 
 @app.command("stability")

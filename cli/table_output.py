@@ -23,6 +23,10 @@ def out_option() -> Any:
                         dir_okay=False)
 
 
+def heat_map_option(help_text: str) -> Any:
+    return typer.Option(None, "--heat-map", dir_okay=False, help=f"{help_text}: .png, .svg or .pdf.")
+
+
 def emit_table(table: Table, fmt: str | None, out: Path | None, *, document: str | None = None) -> None:
     """Print or write the table; ``document`` replaces the table's own JSON when the result has a richer one."""
     if fmt is not None and fmt not in FORMATS:

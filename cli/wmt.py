@@ -12,6 +12,7 @@ from cli.importing import _print_result
 from cli.main import import_app
 from suite.exporters.testsuite_submission import export_testsuite_submission
 from suite.importers import ImportResult, import_human_scores, import_wmt
+from suite.importers.human_scores import parse_renames
 from suite.importers.wmt import import_wmt_xml
 
 
@@ -67,13 +68,27 @@ def import_wmt_command(
 @import_app.command("human-scores")
 def import_human_scores_command(
     ctx: typer.Context,
-    file: Path = typer.Argument(..., exists=True, dir_okay=False,
-                                help="Space-separated 'LP HUMAN SYSTEM' lines with that header (WMT DA-syslevel.csv)."),
-    lp: str = typer.Option(..., "--lp", help="Language pair whose lines to import, e.g. de-en."),
+    file: Path = typer.Argument(None, exists=True, dir_okay=False,
+                                help="System-level scores: WMT19's 'LP HUMAN SYSTEM' (DA-syslevel.csv) or WMT21's "
+                                     "'RAW.SCR Z.SCR N SYS N.ALL' (ad-sys-scores-*.csv)."),
+    lp: str = typer.Option(None, "--lp", help="Language pair whose lines to import from a multi-pair file "
+                                              "(default: the suite's)."),
+    segments: Path = typer.Option(None, "--segments", exists=True, dir_okay=False,
+                                  help="Segment-level scores: WMT's 'SYS SID RAW.SCR Z.SCR N' (ad-seg-scores-*.csv) "
+                                       "or a table with the columns system, item_id, score."),
+    significance: Path = typer.Option(None, "--significance", exists=True, dir_okay=False,
+                                      help="WMT's pairwise Wilcoxon results (ad-DA-diff-wilcoxon-rs-*.csv)."),
+    rename: list[str] = typer.Option([], "--rename", help="FILE_NAME=SUITE_NAME for a system the files name "
+                                                          "otherwise (repeatable), e.g. Nemo.7=NVIDIA-NeMo."),
 ) -> None:
-    """Import official system-level human scores for the suite's systems (replacing earlier ones)."""
+    """Import official human scores of the suite's systems, replacing earlier ones of the same kind.
+
+    Files name systems as the suite does, or as WMT's human evaluation does (NAME.ID for NAME). All the files
+    given are checked before anything is written, and written together.
+    """
     context = app_context(ctx)
-    _report(import_human_scores(context.database, file, lp=lp, suite_name=context.suite_name))
+    _report(import_human_scores(context.database, file, lp=lp, segments=segments, significance=significance,
+                                renames=parse_renames(rename), suite_name=context.suite_name))
 
 
 @export_app.command("testsuite-submission")

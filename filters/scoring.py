@@ -61,6 +61,16 @@ class SegmentScores:
             values[row_of[r.item_id], col_of[r.system]] = r.score
         return item_ids, systems, values
 
+    def columns(self, systems: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """Items (in suite order) x ``systems`` in that order, NaN where a system has no scored output; a
+        system without any score is refused."""
+        item_ids, names, values = self.matrix()
+        column = {name: j for j, name in enumerate(names)}
+        missing = [system for system in systems if system not in column]
+        if missing:
+            raise TsqeError(f"metric {self.metric!r} has no scores for system(s) {', '.join(missing)}")
+        return item_ids, values[:, [column[system] for system in systems]]
+
 
 @dataclass(frozen=True)
 class _Link:

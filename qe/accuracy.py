@@ -39,15 +39,10 @@ from typing import Any
 import numpy as np
 
 from qe.pairs import PairTable
-from qe.statistics import (
-    ALPHA,
-    CONFIDENCE,
-    best_systems,
-    bootstrap_group_sums,
-    percentile_interval,
-)
+from qe.statistics import CONFIDENCE, bootstrap_group_sums, percentile_interval
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores
+from suite.significance import ALPHA, significance_ranks
 from suite.tables import NO_CATEGORY, NO_PHENOMENON, Cell, Column, Table
 from suite.tasks import TaskState, progress_of
 
@@ -200,6 +195,9 @@ class AccuracyRow:
     counted: dict[str, int]
     ci: dict[str, tuple[float, float]]
     best: list[str]
+    """The systems of rank 1."""
+    ranks: dict[str, int | None]
+    """Significant ranks with shared places (:mod:`qe.statistics`); None for a system without an accuracy."""
     tie_rate: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -257,7 +255,8 @@ class AccuracyResult:
         """The JSON schema of the issue (accuracies as fractions), plus provenance and counted/too_few."""
         def estimate(r: AccuracyRow) -> dict[str, Any]:
             return {"accuracy": {q: _number(r.accuracy[q]) for q in self.qe_systems},
-                    "ci": {q: _interval(r.ci.get(q)) for q in self.qe_systems}, "best": list(r.best)}
+                    "ci": {q: _interval(r.ci.get(q)) for q in self.qe_systems}, "best": list(r.best),
+                    "rank": {q: r.ranks.get(q) for q in self.qe_systems}}
 
         def counts(r: AccuracyRow) -> dict[str, Any]:
             return {"amount": r.amount, "items": r.items, "counted": dict(r.counted),
@@ -314,7 +313,7 @@ class AccuracyResult:
         if self.bootstrap:
             notes.append(f"[low, high]: {self.confidence:.0%} bootstrap interval over items "
                          f"({self.bootstrap} resamples, seed {self.seed}).")
-            bold = (f"best system of the row and those not significantly worse "
+            bold = (f"rank 1 of the row: the best system and those not significantly worse "
                     f"(paired bootstrap over items, one-sided, alpha {self.alpha}).")
         else:
             bold = "highest accuracy of the row (no bootstrap, so no significance test)."
@@ -396,11 +395,12 @@ def pairwise_accuracy(pairs: PairTable, systems: Sequence[QEScores], *, by: str 
                  acc: np.ndarray, boot: np.ndarray | None, counted: np.ndarray | None,
                  ties: np.ndarray | None) -> AccuracyRow:
         ci = {} if boot is None else {q: percentile_interval(boot[:, j]) for j, q in enumerate(names)}
+        ranks = significance_ranks(acc, boot, ALPHA)
         return AccuracyRow(
             name=name, category=cat, phenomenon=phen, amount=amount, items=n_items,
             accuracy={q: float(acc[j]) for j, q in enumerate(names)},
             counted={} if counted is None else {q: int(counted[j]) for j, q in enumerate(names)},
-            ci=ci, best=[names[j] for j in best_systems(acc, boot)],
+            ci=ci, best=[q for q, rank in zip(names, ranks) if rank == 1], ranks=dict(zip(names, ranks)),
             tie_rate={} if ties is None else {q: float(rate) for q, rate in zip(names, accuracy_of(ties))},
         )
 

@@ -23,11 +23,10 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from qe.accuracy import AccuracyResult
-from suite.errors import TsqeError
+from suite.figures import save_figure
 from suite.report import SystemsReport
-from suite.safe_export import figure_text, writing
+from suite.safe_export import figure_text
 
-PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 WIDTH_INCHES = 7.5
 BAR_INCHES = 0.06
 """A bar's thickness while a row's bars fit in ``BARS_INCHES``; with more series they are thinner, down to
@@ -132,16 +131,6 @@ def systems_figure(report: SystemsReport) -> Figure:
     series = [Bars(name, [np.nan if (rate := row.cells[name].rate) is None else 100 * rate for row in rows],
                    colour=colours[j % len(colours)]) for j, name in enumerate(report.systems)]
     return row_bars(labels, series, title=f"Pass rate (%) per system and {report.by}: {report.suite}", summary=2)
-
-
-def save_figure(figure: Figure, path: str | Path) -> Path:
-    """PNG at print resolution, or a vector SVG or PDF, picked by the suffix."""
-    path = Path(path)
-    if path.suffix.lower() not in PLOT_SUFFIXES:
-        raise TsqeError(f"{path}: the plot file must end in one of {', '.join(PLOT_SUFFIXES)}")
-    with writing(path) as temporary:
-        figure.savefig(temporary, dpi=150)
-    return path
 
 
 def save_accuracy_plot(result: AccuracyResult, path: str | Path) -> Path:

@@ -31,9 +31,9 @@ from threadpoolctl import threadpool_limits
 
 from qe.accuracy import TOO_FEW_MARK, item_sums, row_groups, row_name, too_few
 from qe.pairs import PairTable
-from qe.statistics import ALPHA
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores
+from suite.significance import ALPHA
 from suite.tables import Cell, Column, Table
 from suite.tasks import TaskState, progress_of
 

@@ -12,24 +12,22 @@ with ``S`` the row's (items x 2K) matrix of per-item sums. A chunk of resamples 
 matrix from one ``bincount`` over the draws, and one matrix product gives all systems at once. All systems
 are evaluated on the same resamples, which is what makes the comparison between them paired.
 
-Significance (Koehn 2004's paired bootstrap, one-sided): a system is significantly worse than the row's
-best (highest point accuracy) when it is at least as good as the best in no more than ``alpha`` of the
-resamples (p <= alpha), i.e. the one-sided ``1 - alpha`` percentile interval of their difference excludes
-zero. The best system and every
-system not significantly worse are marked as best. The best is chosen on the same data it is tested on,
-so the marks describe this suite; they are not a multiple-comparison-corrected claim.
+Significance (Koehn 2004's paired bootstrap, one-sided): system A beats system B significantly when B is at
+least as good as A in no more than ``alpha`` of the resamples (p <= alpha), i.e. the one-sided ``1 - alpha``
+percentile interval of their difference excludes zero. Each row ranks its systems with shared places
+(:func:`suite.significance.significance_ranks`: best first, a new rank where a system of the current rank beats
+the next significantly), and the systems of rank 1 are marked as best: the best system and those not
+significantly worse than it (nor than another of rank 1). The ranks are decided on the same data they
+describe, so they describe this suite; they are not a multiple-comparison-corrected claim.
 """
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from suite.significance import resample_counts
+
 CONFIDENCE = 0.95
-ALPHA = 0.05
-# Draws per chunk: bounds the (chunk x items) count matrix to a few MB whatever the suite size.
-_DRAWS_PER_CHUNK = 1 << 20
 
 
 def bootstrap_group_sums(values: np.ndarray, groups: list[np.ndarray], resamples: int,
@@ -50,15 +48,11 @@ def bootstrap_group_sums(values: np.ndarray, groups: list[np.ndarray], resamples
 def _fill_group_sums(result: np.ndarray, values: np.ndarray, groups: list[np.ndarray], resamples: int,
                      rng: np.random.Generator) -> None:
     for g, members in enumerate(groups):
-        m = members.size
         block = values[members]
-        chunk = max(1, min(resamples, _DRAWS_PER_CHUNK // max(m, 1)))
-        for start in range(0, resamples, chunk):
-            b = min(chunk, resamples - start)
-            draws = rng.integers(0, m, size=(b, m))
-            draws += (np.arange(b) * m)[:, None]
-            weights = np.bincount(draws.ravel(), minlength=b * m).reshape(b, m).astype(np.float64)
-            result[g, start:start + b] = weights @ block
+        start = 0
+        for weights in resample_counts(members.size, resamples, rng):
+            result[g, start:start + weights.shape[0]] = weights @ block
+            start += weights.shape[0]
 
 
 def percentile_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> tuple[float, float]:
@@ -69,35 +63,3 @@ def percentile_interval(samples: np.ndarray, confidence: float = CONFIDENCE) -> 
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(present, [tail, 100 - tail])
     return (float(low), float(high))
-
-
-def worse_share(best: np.ndarray, other: np.ndarray) -> float:
-    """Share of resamples in which ``other`` is at least as good as ``best`` (a one-sided p-value)."""
-    present = ~(np.isnan(best) | np.isnan(other))
-    if not present.any():
-        return float("nan")
-    return float(np.mean(other[present] >= best[present]))
-
-
-def best_systems(point: np.ndarray, samples: np.ndarray | None, alpha: float = ALPHA) -> list[int]:
-    """Indices of the best system (highest point value) and those not significantly worse than it.
-
-    Without resamples only the systems sharing the highest point value are returned. A system with no
-    value (NaN) is never best.
-    """
-    if np.all(np.isnan(point)):
-        return []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        top = int(np.nanargmax(point))
-    chosen = []
-    for j in range(point.size):
-        if np.isnan(point[j]):
-            continue
-        if point[j] == point[top]:
-            chosen.append(j)
-        elif samples is not None:
-            p = worse_share(samples[:, top], samples[:, j])
-            if not np.isnan(p) and p > alpha:
-                chosen.append(j)
-    return chosen

@@ -451,6 +451,57 @@ class HumanScore(Base):
     score: Mapped[float] = mapped_column(Float)
 
 
+class HumanSegmentScore(Base):
+    """A segment-level human score of one MT system on one item (WMT DA: the raw 0-100 mean, the z-score
+    standardised per annotator and averaged over the segment's judgements, and how many judgements).
+
+    ``score`` is the value every computation uses: WMT's z-score, or the score of a plain table. A system's
+    official DA score is the mean of its segment z-scores, and WMT's significance tests are run on them.
+    """
+
+    __tablename__ = "human_segment_scores"
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True, index=True)
+    score: Mapped[float] = mapped_column(Float)
+    raw: Mapped[float | None] = mapped_column(Float)
+    judgements: Mapped[int | None] = mapped_column(Integer)
+
+
+class HumanSignificance(Base):
+    """An imported pairwise significance result between two systems' human scores (WMT's
+    ``ad-DA-diff-wilcoxon-rs-*.csv``): is ``system`` significantly better than ``other``?
+
+    The files give thresholds, not p-values: ``p_below`` is the smallest threshold the difference passed
+    (0.05, 0.01 or 0.001), None when it passed none. Every ordered pair of the file's suite systems has a row,
+    so a suite whose systems have rows has imported significance even when no pair is significant.
+    """
+
+    __tablename__ = "human_significance"
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
+    other_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True,
+                                          index=True)
+    difference: Mapped[float | None] = mapped_column(Float)
+    p_below: Mapped[float | None] = mapped_column(Float)
+    source: Mapped[str] = mapped_column(NFCString(400))
+
+
+class MetricStatistics(Base):
+    """Cached sufficient statistics of a corpus-level metric (sacrebleu's per-segment BLEU n-gram counts, chrF
+    character n-gram counts, TER edits and reference length) for one output, as float64 bytes.
+
+    A corpus score is a function of the summed statistics, so bootstrap resamples over segments need them per
+    segment; computing TER's anew for every run took minutes. ``references`` is a hash of the item's references
+    the statistics were computed against: a row whose hash differs from the item's current references is stale.
+    """
+
+    __tablename__ = "metric_statistics"
+    signature: Mapped[str] = mapped_column(String(400), primary_key=True)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True,
+                                           index=True)
+    references: Mapped[str] = mapped_column(String(64))
+    statistics: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class IntegrityCheck(Base):
     """A check of the database file's pages (SQLite's ``integrity_check`` or ``quick_check``), so that ``status``
     can say when the last one is old. ``problems`` is what the check reported, one per line (empty when ok)."""

@@ -20,6 +20,7 @@ from store.models import (
     Category,
     ConstructedLabel,
     HistoryEntry,
+    HumanSegmentScore,
     Item,
     KnownTranslation,
     ManualLabel,
@@ -96,6 +97,16 @@ class OutputSnapshot:
 
 
 @dataclass(frozen=True)
+class HumanScoreSnapshot:
+    """A system's segment-level human score of the item (``tsqe import human-scores --segments``)."""
+
+    system: str
+    score: float
+    raw: float | None
+    judgements: int | None
+
+
+@dataclass(frozen=True)
 class ItemSnapshot:
     """Everything a removed item held; its automatic labels are not kept, as restoring relabels it."""
 
@@ -114,6 +125,8 @@ class ItemSnapshot:
     source_lang: str | None = None
     target_lang: str | None = None
     """The item's own languages (in a suite of several)."""
+    human_scores: tuple[HumanScoreSnapshot, ...] = ()
+    """Absent from snapshots taken before segment-level human scores existed."""
 
     def to_dict(self) -> dict[str, Any]:
         """The snapshot as JSON-ready values, as the history stores it."""
@@ -141,7 +154,8 @@ class ItemSnapshot:
                    tuple(RuleSnapshot(**rule) for rule in data["rules"]),
                    tuple(TextSnapshot(**known) for known in data["known"]),
                    tuple(TextSnapshot(**reference) for reference in data["references"]), tuple(outputs),
-                   data.get("source_lang"), data.get("target_lang"))
+                   data.get("source_lang"), data.get("target_lang"),
+                   tuple(HumanScoreSnapshot(**human) for human in data.get("human_scores", ())))
 
 
 def find_item(db: Database, external_id: str, suite_name: str | None = None) -> int:
@@ -285,11 +299,17 @@ def _snapshots(session: Session, items: Sequence[Item]) -> list[ItemSnapshot]:
             text, tuple(systems[output_id]),
             None if label is None else ManualLabelSnapshot(label, reviewer, reviewed_at, comment, version),
             tuple(qe[output_id]), tuple(metrics[output_id]), constructed))
+    human: dict[int, list[HumanScoreSnapshot]] = defaultdict(list)
+    for item_id, name, score, raw, judgements in session.execute(
+            select(HumanSegmentScore.item_id, System.name, HumanSegmentScore.score, HumanSegmentScore.raw,
+                   HumanSegmentScore.judgements).join(System, System.id == HumanSegmentScore.system_id)
+            .where(HumanSegmentScore.item_id.in_(ids)).order_by(System.name)):
+        human[item_id].append(HumanScoreSnapshot(name, score, raw, judgements))
     return [ItemSnapshot(suites[item.suite_id], item.external_id, item.position,
                          *places.get(item.phenomenon_id, (None, None)), item.source, item.comment, item.version,
                          tuple(rules[item.id]), tuple(texts[(KnownTranslation, item.id)]),
                          tuple(texts[(Reference, item.id)]), tuple(outputs[item.id]), item.source_lang,
-                         item.target_lang)
+                         item.target_lang, tuple(human[item.id]))
             for item in items]
 
 
@@ -357,6 +377,14 @@ def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: I
     system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite_id)).all())
     qe_ids = dict(session.execute(select(QESystem.name, QESystem.id)).all())
     outputs = []
+    for human in snapshot.human_scores:
+        if human.system not in system_ids:
+            system = System(suite_id=suite_id, name=human.system)
+            session.add(system)
+            session.flush()
+            system_ids[human.system] = system.id
+        session.add(HumanSegmentScore(system_id=system_ids[human.system], item_id=item_id, score=human.score,
+                                      raw=human.raw, judgements=human.judgements))
     for output_snapshot in snapshot.outputs:
         output = Output(item_id=item_id, text=output_snapshot.text)
         session.add(output)

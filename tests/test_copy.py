@@ -17,8 +17,11 @@ from store.models import (
     ConstructedLabel,
     Embedding,
     HistoryEntry,
+    HumanSegmentScore,
+    HumanSignificance,
     IntegrityCheck,
     MetricScore,
+    MetricStatistics,
     Output,
     Suite,
     System,
@@ -37,7 +40,8 @@ def url_of(database: Database) -> str:
 
 def filled(database: Database, tmp_path: Path) -> Database:
     """The demo suite (labels, reviews, fingerprints, QE systems, human scores), one more imported QE system, and
-    rows the demo may not hold: a history entry, a cached metric score, an embedding, a label by construction."""
+    rows the demo may not hold: a history entry, a cached metric score and metric statistics, an embedding, a label
+    by construction, a segment-level human score and an imported significance result."""
     create_demo(database)
     with database.session() as session:
         system = session.scalars(select(System.name).order_by(System.id).limit(1)).one()
@@ -54,6 +58,14 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(Embedding).values(model="m", layer=6, precision="float16", tokens_hash="ab" * 32,
                                                  tokens='["a"]', dim=2, vectors=bytes(range(256))))
         session.execute(insert(ConstructedLabel).values(output_id=output_id, label="pass"))
+        session.execute(insert(MetricStatistics).values(signature="toy|tsqe", output_id=output_id, references="ab",
+                                                        statistics=bytes(range(16))))
+        first, second = session.scalars(select(System.id).order_by(System.id).limit(2)).all()
+        item_id = session.scalar(select(Output.item_id).where(Output.id == output_id))
+        session.execute(insert(HumanSegmentScore).values(system_id=first, item_id=item_id, score=-0.25, raw=61.5,
+                                                         judgements=3))
+        session.execute(insert(HumanSignificance).values(system_id=first, other_id=second, difference=0.125,
+                                                         p_below=0.01, source="ad-DA-diff-wilcoxon-rs-deen.csv"))
         session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
     return database
 

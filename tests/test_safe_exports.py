@@ -232,7 +232,8 @@ def test_a_folder_export_that_fails_on_a_full_disk_leaves_every_previous_file(ho
 def test_names_with_dollars_are_drawn_as_written_not_as_formulas(tmp_path: Path) -> None:
     """Matplotlib reads a text between two ``$`` as a formula: a category named ``$\\foo$`` made saving the chart
     fail (ValueError, 'Unknown symbol'), in the window and in ``--plot``."""
-    from qe.plots import Bars, row_bars, save_figure
+    from qe.plots import Bars, row_bars
+    from suite.figures import save_figure
 
     figure = row_bars([r"$\foo$", "plain"], [Bars("$x^2$ MT", [40.0, 60.0])], title="costs $5 and $6")
     path = save_figure(figure, tmp_path / "chart.png")

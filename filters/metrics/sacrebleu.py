@@ -168,12 +168,25 @@ class SacreBleuMetric(TextMetric):
         return float(self._metric._compute_score_from_stats(list(total)).score)
 
     def corpus_score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> float:
-        """sacrebleu's corpus-level score, the system-level figure WMT reports (not a mean of sentences).
-
-        References come per hypothesis as for ``score``; sacrebleu wants one stream per reference, and a
-        segment with fewer references is padded with ``None``, which sacrebleu skips.
-        """
+        """sacrebleu's corpus-level score, the system-level figure WMT reports (not a mean of sentences)."""
         self._check(hypotheses, references)
-        width = max(len(refs) for refs in references)
-        streams = [[refs[k] if k < len(refs) else None for refs in references] for k in range(width)]
-        return float(self._metric.corpus_score(list(hypotheses), streams).score)  # type: ignore[arg-type]  # sacrebleu's annotation omits the None padding it accepts
+        return float(self._metric.corpus_score(list(hypotheses), _streams(references)).score)  # type: ignore[arg-type]  # sacrebleu's annotation omits the None padding it accepts
+
+    def statistics(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
+        """sacrebleu's sufficient statistics, a row per hypothesis (BLEU's n-gram counts and lengths, chrF's
+        n-gram counts, TER's edits and reference length): the corpus score of any subset, or of a bootstrap
+        resample, is :meth:`score_of_statistics` of their sum."""
+        self._check(hypotheses, references)
+        rows = self._metric._extract_corpus_statistics(list(hypotheses), _streams(references))  # type: ignore[arg-type]  # as in corpus_score
+        return np.asarray(rows, dtype=float).reshape(len(hypotheses), -1)
+
+    def score_of_statistics(self, summed: np.ndarray) -> float:
+        """The corpus score of summed :meth:`statistics`, exactly as sacrebleu computes it from its own sums."""
+        return float(self._metric._compute_score_from_stats(summed.tolist()).score)
+
+
+def _streams(references: Sequence[Sequence[str]]) -> list[list[str | None]]:
+    """References per hypothesis as sacrebleu wants them, one stream per reference; a segment with fewer
+    references is padded with ``None``, which sacrebleu skips."""
+    width = max(len(refs) for refs in references)
+    return [[refs[k] if k < len(refs) else None for refs in references] for k in range(width)]

@@ -2,7 +2,7 @@
 
 A screen hands over the core ``Table`` (and the matplotlib ``Figure``) it displays; the file written is then
 byte for byte what the command line writes for the same options, because both call ``suite.tables`` (and
-``qe.plots.save_figure``).
+``suite.figures.save_figure``).
 """
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
 from gui.dialogs import show_error
-from qe.plots import save_figure
 from suite.errors import TsqeError
+from suite.figures import save_figure
 from suite.tables import Table, render, write_table
 
 TABLE_FILTERS: dict[str, str] = {

@@ -1,7 +1,9 @@
-"""The QE accuracy tab: the suite's QE systems, Table 2 of Avramidis et al., its chart, its pairs, stability.
+"""The QE accuracy tab: the suite's QE systems, Table 2 of Avramidis et al., its chart, its pairs, stability, and
+where the ranking flips between rows.
 
 Everything is the core's: ``qe.evaluation`` (as ``tsqe accuracy``), ``qe.plots.accuracy_figure`` (as ``tsqe
-plot accuracy``), ``qe.stability.ranking_stability`` (as ``tsqe stability``) and the QE systems' import,
+plot accuracy``), ``qe.stability.ranking_stability`` (as ``tsqe stability``), ``qe.disagreement`` (as ``tsqe
+accuracy --table disagreement``) and the QE systems' import,
 training, prediction and removal. The bootstrap runs in a background read, so 1,000 resamples never freeze
 the window; changing an option supersedes a run still going. Training, prediction and scoring are background
 writes with progress and Cancel.
@@ -38,6 +40,7 @@ from PySide6.QtWidgets import (
 from gui.operations import Operations
 from gui.operations import qe as qe_ops
 from gui.reports.charts import ChartView
+from gui.reports.disagreement import DisagreementPage
 from gui.reports.export import ExportButton
 from gui.reports.pairs_view import PairsView
 from gui.reports.qe_dialogs import (
@@ -51,6 +54,7 @@ from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
 from gui.state import AppState
 from qe.accuracy import TIES, TIES_COLUMN, AccuracyResult
+from qe.disagreement import row_disagreement
 from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inputs
 from qe.pair_verdicts import PairVerdict, pair_verdicts
 from qe.pairs import PairTable
@@ -158,13 +162,16 @@ def _rows_choice(key: str) -> tuple[str, str | None]:
     return (value, None) if kind == "by" else ("phenomenon", value)
 
 
-SYSTEMS_READ, ACCURACY_READ, STABILITY_READ, PAIRS_READ = (
-    "reports/qe/systems", "reports/qe/accuracy", "reports/qe/stability", "reports/qe/pairs")
+SYSTEMS_READ, ACCURACY_READ, STABILITY_READ, PAIRS_READ, DISAGREEMENT_READ = (
+    "reports/qe/systems", "reports/qe/accuracy", "reports/qe/stability", "reports/qe/pairs",
+    "reports/qe/disagreement")
+STABILITY_PAGE, DISAGREEMENT_PAGE = 1, 2
 
 
 class QETab(ReportTab):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
-        super().__init__(state, ops, (SYSTEMS_READ, ACCURACY_READ, STABILITY_READ, PAIRS_READ), parent)
+        super().__init__(state, ops, (SYSTEMS_READ, ACCURACY_READ, STABILITY_READ, PAIRS_READ, DISAGREEMENT_READ),
+                         parent)
         self.view_data: AccuracyView | None = None
         # The pairs and scores the table was last computed from, reused while only the options change; a write
         # that changes labels, outputs or QE scores drops them (``concerns``, ``_forget``).
@@ -269,9 +276,13 @@ class QETab(ReportTab):
         stability_layout.addWidget(self.stability_view)
         stability_layout.addWidget(self.stability_notes)
 
+        # disagreement between rows
+        self.disagreement_page = DisagreementPage()
+
         self.pages = QTabWidget()
         self.pages.addTab(accuracy_page, "Pairwise accuracy")
         self.pages.addTab(stability_page, "Stability")
+        self.pages.addTab(self.disagreement_page, "Disagreement")
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(systems_box)
@@ -295,6 +306,7 @@ class QETab(ReportTab):
             spin.valueChanged.connect(self._recompute.start)
         self.systems_model.dataChanged.connect(self._recompute.start)
         self.splits.valueChanged.connect(self.compute_stability)
+        self.disagreement_page.count_too_few.toggled.connect(self.compute_disagreement)
         self.pages.currentChanged.connect(self._page_changed)
         self.import_button.clicked.connect(self._import_scores)
         self.train_button.clicked.connect(self._train)
@@ -374,7 +386,7 @@ class QETab(ReportTab):
             return AccuracyView(options, read, read.chosen(options.qe), accuracy(read, options, task))
 
         self._ops.read(work, self._show, key=ACCURACY_READ, on_failure=self._failed)
-        if self.pages.currentIndex() == 1:
+        if self.pages.currentIndex() == STABILITY_PAGE:
             self.compute_stability()
 
     def compute_stability(self) -> None:
@@ -392,6 +404,20 @@ class QETab(ReportTab):
                                      seed=options.seed)
 
         self._ops.read(work, self._show_stability, key=STABILITY_READ, on_failure=self._stability_failed)
+
+    def compute_disagreement(self) -> None:
+        """The disagreement between the rows of the table on screen (no database read: the table has the ranks)."""
+        data = self.view_data
+        if data is None:
+            self.disagreement_page.clear("the heat map appears once the table is computed")
+            return
+        if not data.result.bootstrap:
+            self.disagreement_page.clear("significant ranks need bootstrap resamples: set resamples above 0")
+            return
+        result, count = data.result, self.disagreement_page.count_too_few.isChecked()
+        self.disagreement_page.status.setText("computing…")
+        self._ops.read(lambda task: row_disagreement(result, count_too_few=count),
+                       self.disagreement_page.show_disagreement, key=DISAGREEMENT_READ)
 
     def show_pairs(self, row: int, column: int) -> None:
         """List the pairs of a table cell (a row and a QE system column) in the lower pane; a cell of a system's
@@ -422,10 +448,12 @@ class QETab(ReportTab):
         settings.setValue("reports/qe/splitter", self.splitter.saveState())
         settings.setValue("reports/qe/table_splitter", self.table_splitter.saveState())
         settings.setValue("reports/qe/accuracy_page", self.accuracy_page.saveState())
+        settings.setValue("reports/qe/disagreement_page", self.disagreement_page.splitter.saveState())
 
     def restore_settings(self, settings: QSettings) -> None:
         for key, splitter in (("splitter", self.splitter), ("table_splitter", self.table_splitter),
-                              ("accuracy_page", self.accuracy_page)):
+                              ("accuracy_page", self.accuracy_page),
+                              ("disagreement_page", self.disagreement_page.splitter)):
             value = settings.value(f"reports/qe/{key}")
             if value is not None:
                 splitter.restoreState(value)
@@ -466,6 +494,8 @@ class QETab(ReportTab):
         self.status.setText(f"{result.total.amount:,} pairs of {result.total.items:,} items")
         self.pairs.show_hint()
         self._follow_selection()
+        if self.pages.currentIndex() == DISAGREEMENT_PAGE:
+            self.compute_disagreement()
 
     def _follow_selection(self) -> None:
         """The tree's category (and phenomenon) selects its row of the table, when the table has it."""
@@ -487,6 +517,7 @@ class QETab(ReportTab):
         self.chart.set_chart(None)
         self.notes.setText("")
         self.status.setText(str(error))
+        self.disagreement_page.clear(str(error))
         return True
 
     def _show_stability(self, result: StabilityResult) -> None:
@@ -506,8 +537,10 @@ class QETab(ReportTab):
         return True
 
     def _page_changed(self, index: int) -> None:
-        if index == 1 and self.stability is None:
+        if index == STABILITY_PAGE and self.stability is None:
             self.compute_stability()
+        elif index == DISAGREEMENT_PAGE:
+            self.compute_disagreement()
 
     def _cell_clicked(self, index: QModelIndex) -> None:
         self.show_pairs(index.row(), index.column())

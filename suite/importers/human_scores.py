@@ -1,96 +1,259 @@
-"""Official system-level human scores (WMT's ``DA-syslevel.csv``: space-separated ``LP HUMAN SYSTEM``).
+"""Official human judgements of a suite's MT systems: system-level scores, segment-level scores and WMT's
+pairwise significance results, imported together in one transaction (``tsqe import human-scores``).
 
-The scores are what a metric's system-level correlation is measured against (``tsqe correlate``). One file
-holds every language pair of a WMT year, so only the lines of the chosen pair are imported; the whole file
-is still checked, because a malformed line elsewhere means the file is not what it claims to be.
+System-level scores come in two layouts, told apart by their header: WMT19's ``DA-syslevel.csv``
+(space-separated ``LP HUMAN SYSTEM``; one file holds every language pair of a year, so only the lines of the
+chosen pair are imported, while the whole file is still checked, because a malformed line elsewhere means the
+file is not what it claims to be) and WMT21's ``ad-sys-scores-*.csv`` (``RAW.SCR Z.SCR N SYS N.ALL``, one pair,
+the z-score imported). Segment scores and significance files are read by :mod:`suite.importers.human_segments`.
+
+WMT names systems ``NAME.ID`` in its human evaluation (``UF.15``) while the newer system-output packages call
+them ``NAME`` (``newstest2021.de-en.hyp.UF.en``): a file's name that is not a suite system matches the suite
+system it names without WMT's numeric ``.ID``. Names that differ otherwise (WMT21's ``Nemo.7`` is
+``NVIDIA-NeMo``) are given as renames ``FILE_NAME=SUITE_NAME``. Systems of a file that are not in the suite
+(WMT's ``HUMAN.0``, a human translation judged as a system) are warnings; their lines are not imported.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import delete, insert, select
+from sqlalchemy import delete, insert, or_, select
+from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import HumanScore, System
+from store.models import HumanScore, HumanSegmentScore, HumanSignificance, Item, System, nfc
 from suite.errors import TsqeError
+from suite.importers.human_segments import (
+    SegmentScore,
+    SignificanceCell,
+    read_score_lines,
+    read_segment_scores,
+    read_significance,
+)
 from suite.importers.result import ImportResult, Problems
-from suite.importers.tables import read_lines
 from suite.suites import find_suite, language_pair
 from suite.tasks import TaskState, progress_of
 
 HEADER = ("LP", "HUMAN", "SYSTEM")
+WMT21_HEADER = ("RAW.SCR", "Z.SCR", "N", "SYS", "N.ALL")
 
 
-def read_human_scores(path: Path, lp: str, problems: Problems | None = None) -> dict[str, tuple[float, int]]:
-    """System -> (score, line) for ``lp``; the whole file is checked and any problem raises ``InputFileError``."""
+def parse_renames(specs: Iterable[str]) -> dict[str, str]:
+    """``FILE_NAME=SUITE_NAME`` pairs as a mapping; a malformed or repeated one is an error."""
+    renames: dict[str, str] = {}
+    for spec in specs:
+        name, equals, target = nfc(spec).partition("=")
+        if not equals or not name.strip() or not target.strip():
+            raise TsqeError(f"a rename is FILE_NAME=SUITE_NAME (e.g. Nemo.7=NVIDIA-NeMo), not {spec!r}")
+        if name.strip() in renames:
+            raise TsqeError(f"{name.strip()!r} is renamed twice")
+        renames[name.strip()] = target.strip()
+    return renames
+
+
+def read_human_scores(path: Path, lp: str | None, problems: Problems | None = None
+                      ) -> dict[str, tuple[float, int]]:
+    """System -> (score, line) in either layout (``lp`` chooses the lines of WMT19's, which needs it); the whole
+    file is checked and any problem raises ``InputFileError``."""
     problems = problems if problems is not None else Problems(str(path))
-    lines = read_lines(path, problems, file=str(path)) or []
+    lines = read_score_lines(path, problems)
+    numbered = [(number, line) for number, line in enumerate(lines, start=1) if line.split()]
+    header = tuple(numbered[0][1].split()) if numbered else ()
     scores: dict[str, tuple[float, int]] = {}
-    header_seen = False
-    for number, line in enumerate(lines, start=1):
-        fields = line.split(None, 2)
-        if not fields:
-            continue
-        if not header_seen:
-            header_seen = True
-            if tuple(fields) != HEADER:
-                problems.error(number, f"expected the header line {' '.join(HEADER)!r}, found {line.strip()!r}")
-                break
-            continue
-        if len(fields) != 3:
-            problems.error(number, f"expected three fields ({' '.join(HEADER)}), found {len(fields)}")
-            continue
-        pair, value, system = fields
-        system = system.strip()
-        try:
-            score = float(value)
-        except ValueError:
-            problems.error(number, f"HUMAN {value!r} is not a number")
-            continue
-        if not math.isfinite(score):
-            problems.error(number, f"HUMAN {value!r} is not a finite number")
-            continue
-        if pair != lp:
-            continue
-        if system in scores:
-            problems.error(number, f"system {system!r} already has a {lp} score at line {scores[system][1]}")
-            continue
-        scores[system] = (score, number)
+    if header == WMT21_HEADER:
+        for number, line in numbered[1:]:
+            fields = line.split()
+            if len(fields) != len(WMT21_HEADER):
+                problems.error(number, f"expected five fields ({' '.join(WMT21_HEADER)}), found {len(fields)}")
+                continue
+            _add(scores, fields[3], fields[1], "Z.SCR", number, problems)
+    elif header == HEADER:
+        if lp is None:
+            raise TsqeError(f"{path}: the file holds the scores of several language pairs: name the pair to import")
+        for number, line in numbered[1:]:
+            fields = line.split(None, 2)
+            if len(fields) != 3:
+                problems.error(number, f"expected three fields ({' '.join(HEADER)}), found {len(fields)}")
+                continue
+            pair, value, system = fields
+            _add(scores, system.strip(), value, "HUMAN", number, problems, keep=pair == lp, lp=lp)
+    elif numbered:
+        problems.error(numbered[0][0], f"expected the header line {' '.join(HEADER)!r}, found "
+                                       f"{numbered[0][1].strip()!r} (WMT19's DA-syslevel.csv; WMT21's system scores "
+                                       f"have the header {' '.join(WMT21_HEADER)!r})")
     problems.raise_if_any()
     if not scores:
-        raise TsqeError(f"{path}: no scores for the language pair {lp!r}")
+        raise TsqeError(f"{path}: no scores" + (f" for the language pair {lp!r}" if header == HEADER else ""))
     return scores
 
 
-def import_human_scores(db: Database, path: Path, *, lp: str, suite_name: str | None = None,
+def _add(scores: dict[str, tuple[float, int]], system: str, value: str, what: str, number: int,
+         problems: Problems, *, keep: bool = True, lp: str | None = None) -> None:
+    try:
+        score = float(value)
+    except ValueError:
+        problems.error(number, f"{what} {value!r} is not a number")
+        return
+    if not math.isfinite(score):
+        problems.error(number, f"{what} {value!r} is not a finite number")
+        return
+    if not keep:
+        return
+    if system in scores:
+        problems.error(number, f"system {system!r} already has a{f' {lp}' if lp else ''} score at line "
+                               f"{scores[system][1]}")
+        return
+    scores[system] = (score, number)
+
+
+@dataclass(frozen=True)
+class SystemMatch:
+    """How the names of one file map to the suite's systems."""
+
+    systems: Mapping[str, int]
+    renames: Mapping[str, str]
+
+    def __call__(self, name: str) -> int | None:
+        """The suite system a file's name means, or None."""
+        name = self.renames.get(name, name)
+        if name in self.systems:
+            return self.systems[name]
+        base, dot, number = name.rpartition(".")
+        return self.systems.get(base) if dot and number.isdigit() else None
+
+
+def import_human_scores(db: Database, path: Path | None = None, *, lp: str | None = None,
+                        segments: Path | None = None, significance: Path | None = None,
+                        renames: Mapping[str, str] | None = None, suite_name: str | None = None,
                         task: TaskState | None = None) -> ImportResult:
-    """Store the ``lp`` scores of the suite's systems, replacing earlier ones; unmatched names are warnings."""
+    """Import system scores (``path``), segment scores and a significance file for the suite's systems in one
+    transaction, each replacing what those systems had of its kind; unmatched names are warnings.
+
+    ``lp`` chooses the lines of WMT19's multi-pair file; without it the suite's language pair is used.
+    """
     task = progress_of(task)
-    problems = Problems(str(path))
+    if path is None and segments is None and significance is None:
+        raise TsqeError("nothing to import: give a file of system scores, segment scores or significance results")
+    renames = dict(renames or {})
     task.progress(0, 2, "reading human scores")
-    scores = read_human_scores(path, lp, problems)
+    read: dict[str, Problems] = {}
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        suite_pair = language_pair(suite.source_lang, suite.target_lang)
+    system_scores = segment_scores = cells = None
+    if path is not None:
+        read["system"] = Problems(str(path))
+        system_scores = read_human_scores(path, lp or suite_pair, read["system"])
+    if segments is not None:
+        read["segments"] = Problems(str(segments))
+        segment_scores = read_segment_scores(segments, read["segments"])
+    if significance is not None:
+        read["significance"] = Problems(str(significance))
+        cells = read_significance(significance, read["significance"])
+    for problems in read.values():
+        problems.raise_if_any()
+
     task.progress(1, 2, "writing human scores")
+    counts: dict[str, int] = {}
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
         systems = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
-        matched = {name: value for name, value in scores.items() if name in systems}
-        if not matched:
-            raise TsqeError(f"{path}: none of the {len(scores)} {lp} systems is a system of suite "
-                            f"{suite.name!r} (file: {', '.join(sorted(scores))}; suite: "
-                            f"{', '.join(sorted(systems)) or 'none'})")
-        suite_pair = language_pair(suite.source_lang, suite.target_lang)
-        if suite_pair != lp:
-            problems.warn(1, f"importing {lp} scores into suite {suite.name!r}, whose language pair is {suite_pair}")
-        for name, (_, number) in sorted(scores.items(), key=lambda entry: entry[1][1]):
-            if name not in systems:
-                problems.warn(number, f"system {name!r} is not in suite {suite.name!r}; its score is ignored")
-        for name in sorted(systems):
-            if name not in scores:
-                problems.warn(1, f"suite system {name!r} has no {lp} score in this file")
-        ids = [systems[name] for name in matched]
-        session.execute(delete(HumanScore).where(HumanScore.system_id.in_(ids)))
-        session.execute(insert(HumanScore), [
-            {"system_id": systems[name], "lp": lp, "score": score} for name, (score, _) in matched.items()])
+        unknown = sorted(set(renames.values()) - set(systems))
+        if unknown:
+            raise TsqeError(f"renamed to {', '.join(map(repr, unknown))}, which suite {suite.name!r} has no system "
+                            f"called (its systems: {', '.join(sorted(systems))})")
+        match = SystemMatch(systems, renames)
+        if system_scores is not None and path is not None:
+            if lp is not None and lp != suite_pair:
+                read["system"].warn(1, f"importing {lp} scores into suite {suite.name!r}, whose language pair is "
+                                       f"{suite_pair}")
+            counts["human_scores"] = _write_system_scores(session, suite.name, systems, match, system_scores,
+                                                          lp or suite_pair, path, read["system"])
+        if segment_scores is not None and segments is not None:
+            counts["segment_scores"] = _write_segment_scores(session, suite.id, suite.name, systems, match,
+                                                             segment_scores, segments, read["segments"])
+        if cells is not None and significance is not None:
+            counts["significance_pairs"] = _write_significance(session, suite.name, systems, match, cells,
+                                                               significance, read["significance"])
         task.progress(2, 2, "human scores imported")  # before the commit: a cancel here still changes nothing
-    return ImportResult(counts={"human_scores": len(matched)}, warnings=problems.warnings)
+    return ImportResult(counts=counts, warnings=[w for problems in read.values() for w in problems.warnings])
+
+
+def _matched(names: Iterable[tuple[str, int]], match: SystemMatch, suite: str, what: str, path: Path,
+             problems: Problems, *, lp: str | None = None) -> dict[str, int]:
+    """File name -> suite system id for the names that match; a warning at the first line of each other."""
+    names = list(names)
+    found: dict[str, int] = {}
+    for name, line in names:
+        system_id = match(name)
+        if system_id is None:
+            problems.warn(line, f"system {name!r} is not in suite {suite!r}; its {what} are ignored")
+        else:
+            found[name] = system_id
+    if not found:
+        known = sorted({name for name, _ in names})
+        pair = f"{lp} " if lp else ""
+        raise TsqeError(f"{path}: none of the {len(known)} {pair}systems is a system of suite {suite!r} "
+                        f"(file: {', '.join(known)}; suite: {', '.join(sorted(match.systems)) or 'none'})")
+    if len(set(found.values())) < len(found):
+        twice = sorted(name for name, system in found.items() if list(found.values()).count(system) > 1)
+        raise TsqeError(f"{path}: {', '.join(twice)} name the same suite system")
+    return found
+
+
+def _missing(systems: Mapping[str, int], found: Mapping[str, int], what: str, problems: Problems) -> None:
+    matched = set(found.values())
+    for name, system_id in sorted(systems.items()):
+        if system_id not in matched:
+            problems.warn(1, f"suite system {name!r} has no {what} in this file")
+
+
+def _write_system_scores(session: Session, suite: str, systems: Mapping[str, int], match: SystemMatch,
+                         scores: Mapping[str, tuple[float, int]], lp: str, path: Path, problems: Problems) -> int:
+    found = _matched(((name, line) for name, (_, line) in sorted(scores.items(), key=lambda kv: kv[1][1])),
+                     match, suite, "scores", path, problems, lp=lp)
+    _missing(systems, found, f"{lp} score", problems)
+    session.execute(delete(HumanScore).where(HumanScore.system_id.in_(found.values())))
+    session.execute(insert(HumanScore), [{"system_id": found[name], "lp": lp, "score": scores[name][0]}
+                                         for name in found])
+    return len(found)
+
+
+def _write_segment_scores(session: Session, suite_id: int, suite: str, systems: Mapping[str, int],
+                          match: SystemMatch, scores: Sequence[SegmentScore], path: Path, problems: Problems) -> int:
+    first_line: dict[str, int] = {}
+    for score in scores:
+        first_line.setdefault(score.system, score.line)
+    found = _matched(first_line.items(), match, suite, "segment scores", path, problems)
+    _missing(systems, found, "segment scores", problems)
+    items = dict(session.execute(select(Item.external_id, Item.id).where(Item.suite_id == suite_id)).all())
+    unknown = [score for score in scores if score.system in found and score.item_id not in items]
+    for score in unknown[:20]:
+        problems.error(score.line, f"item {score.item_id!r} is not in suite {suite!r}")
+    problems.raise_if_any()
+    session.execute(delete(HumanSegmentScore).where(HumanSegmentScore.system_id.in_(found.values())))
+    rows = [{"system_id": found[s.system], "item_id": items[s.item_id], "score": s.score, "raw": s.raw,
+             "judgements": s.judgements} for s in scores if s.system in found]
+    session.execute(insert(HumanSegmentScore), rows)
+    return len(rows)
+
+
+def _write_significance(session: Session, suite: str, systems: Mapping[str, int], match: SystemMatch,
+                        cells: Sequence[SignificanceCell], path: Path, problems: Problems) -> int:
+    first_line: dict[str, int] = {}
+    for cell in cells:
+        first_line.setdefault(cell.system, cell.line)
+    found = _matched(first_line.items(), match, suite, "significance results", path, problems)
+    _missing(systems, found, "significance results", problems)
+    ids = list(found.values())
+    session.execute(delete(HumanSignificance).where(or_(HumanSignificance.system_id.in_(ids),
+                                                        HumanSignificance.other_id.in_(ids))))
+    rows = [{"system_id": found[c.system], "other_id": found[c.other], "difference": c.difference,
+             "p_below": c.p_below, "source": path.name[:400]}
+            for c in cells if c.system in found and c.other in found]
+    if rows:
+        session.execute(insert(HumanSignificance), rows)
+    return len(rows)

@@ -23,9 +23,9 @@ from gui.reports.systems import SystemsTab
 from gui.reports.table_model import RAW_ROLE
 from gui.state import AppState
 from qe.evaluation import AccuracyOptions
-from qe.plots import PLOT_SUFFIXES, save_figure
 from store import Database
 from suite.browse import OutputFilter
+from suite.figures import PLOT_SUFFIXES, save_figure
 from suite.qe_scores import list_qe_systems
 from suite.tables import write_table
 

@@ -1,0 +1,155 @@
+"""Do conclusions hold across datasets? Issue 18 on the real data, end to end through tsqe, and its time.
+
+    PYTHONPATH=. python bench/meta_eval.py [--db out/bench-meta.sqlite] [--figures docs/figures] [--resamples 1000]
+
+1. Imports (once; the database keeps them): WMT19 de-en (16 systems) and en-de (22) with WMT19's official DA, and
+   newstest2021 de-en (19 systems, two references) with WMT21's system and segment DA and WMT's Wilcoxon results;
+   the DFKI de-en test suite with the WMT21 systems' outputs, labelled, and two QE systems made as the README shows
+   (``tsqe qe train``: a features-svr on MLQE-PE HTER, and a pairwise-gb on the suite's own pairs, out of fold).
+2. Scores (once: BERTScore-F over about 71,000 distinct outputs takes an hour on the 2-core machine; the corpus
+   statistics of BLEU, chrF and TER a few minutes), by running the meta-evaluation once untimed.
+3. Timed: the whole meta-evaluation of BLEU, chrF, TER and BERTScore-F on the three datasets with 1,000
+   resamples, from the cached scores (``meta-eval:``; target under 1 minute), then the same on the human-significant
+   pairs only (``significant only:``), and both again with BERTScore-P and -R added (six metrics).
+4. Writes the paper-style tables (Markdown), the disagreement heat maps (all pairs; significant pairs only) and the
+   QE disagreement heat map between the categories of DFKI de-en to ``--figures``, and prints every figure.
+
+Reads ../shared/data/external (never copied); prints ``skipped`` without it.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from sqlalchemy import select
+
+from filters.meta_evaluation import MetaOptions, meta_evaluate
+from qe.disagreement import row_disagreement
+from qe.evaluation import AccuracyOptions, accuracy, read_inputs
+from store import Database, open_database
+from store.models import QESystem, Suite
+from suite.figures import save_figure
+from suite.importers.human_scores import import_human_scores
+from suite.importers.outputs import import_outputs
+from suite.importers.suite_import import import_suite
+from suite.importers.wmt import import_wmt
+from suite.labelling import relabel
+from suite.tables import render, write_table
+from suite.tasks import TaskState
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data" / "external"
+WMT19 = ("wmt19-de-en", "wmt19-en-de")
+NEWSTEST2021 = "newstest2021-de-en"
+DFKI = "dfki-de-en"
+METRICS = ("bleu", "chrf", "ter", "bertscore-f")
+SIX_METRICS = ("bleu", "chrf", "ter", "bertscore-p", "bertscore-r", "bertscore-f")
+"""With BERTScore's precision and recall, which come with F from the same embeddings: more metric pairs to
+disagree on."""
+
+
+def imported(db: Database, name: str) -> bool:
+    with db.session() as session:
+        return session.scalar(select(Suite.id).where(Suite.name == name)) is not None
+
+
+def import_data(db: Database, data: Path) -> None:
+    wmt19 = data / "global-explainability-metrics" / "WMT19"
+    for suite in WMT19:
+        pair = suite.removeprefix("wmt19-")
+        compact = pair.replace("-", "")
+        if not imported(db, suite):
+            import_wmt(db, src=wmt19 / "source" / f"newstest2019-{compact}-src.{pair[:2]}",
+                       refs=[wmt19 / "references" / f"newstest2019-{compact}-ref.{pair[3:]}"],
+                       systems=[wmt19 / "system-outputs" / pair], name=suite)
+            import_human_scores(db, wmt19 / "DA-syslevel.csv", lp=pair, suite_name=suite)
+    folder = data / "wmt21-news-systems" / "newstest2021-de-en"
+    if not imported(db, NEWSTEST2021):
+        import_wmt(db, src=folder / "txt" / "sources" / "newstest2021.de-en.src.de",
+                   refs=sorted((folder / "txt" / "references").iterdir()),
+                   systems=[folder / "txt" / "system-outputs"], name=NEWSTEST2021)
+        human = folder / "humaneval"
+        import_human_scores(db, human / "ad-sys-scores-de-en.csv", segments=human / "ad-seg-scores-de-en.csv",
+                            significance=human / "ad-DA-diff-wilcoxon-rs-deen.csv",
+                            renames={"Nemo.7": "NVIDIA-NeMo"}, suite_name=NEWSTEST2021)
+    if not imported(db, DFKI):
+        import_suite(db, data / "mt-testsuite" / "testset" / "de-en" / "items.json", name=DFKI)
+        import_outputs(db, data / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv", suite_name=DFKI)
+        relabel(db, DFKI)
+    with db.session() as session:
+        trained = set(session.scalars(select(QESystem.name)))
+    from qe.training import predict_qe_system, train_qe_system
+
+    if "svr-hter" not in trained:
+        train_qe_system(db, name="svr-hter", kind="features-svr", data=[str(data / "mlqe-pe" / "en-de" / "train")],
+                        suite_name=DFKI)
+        predict_qe_system(db, "svr-hter", DFKI)
+    if "pairwise-gb" not in trained:
+        train_qe_system(db, name="pairwise-gb", kind="pairwise-gb", folds=5, suite_name=DFKI)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--db", default=str(ROOT / "out" / "bench-meta.sqlite"))
+    parser.add_argument("--data", default=str(SHARED), help="the external data folder (../shared/data/external)")
+    parser.add_argument("--figures", default=str(ROOT / "out" / "meta-figures"))
+    parser.add_argument("--resamples", type=int, default=1000)
+    args = parser.parse_args()
+    data = Path(args.data)
+    if not (data / "wmt21-news-systems" / "newstest2021-de-en").is_dir():
+        print(f"skipped: {data} lacks the WMT data")
+        return 0
+    figures = Path(args.figures)
+    figures.mkdir(parents=True, exist_ok=True)
+    Path(args.db).parent.mkdir(parents=True, exist_ok=True)
+    db = open_database(args.db)
+    started = time.perf_counter()
+    import_data(db, data)
+    print(f"imports: {time.perf_counter() - started:.1f} s (nothing when the database has them)")
+    suites = (*WMT19, NEWSTEST2021)
+    started = time.perf_counter()
+    meta_evaluate(db, MetaOptions(suites=suites, metrics=SIX_METRICS, resamples=args.resamples),
+                  TaskState(lambda report: print(f"  {report.message}", file=sys.stderr)))
+    print(f"scores cached: {time.perf_counter() - started:.1f} s (untimed warm-up)")
+
+    for metrics, prefix in ((METRICS, "meta-eval"), (SIX_METRICS, "meta-eval6")):
+        started = time.perf_counter()
+        result = meta_evaluate(db, MetaOptions(suites=suites, metrics=metrics, resamples=args.resamples))
+        print(f"{prefix}: {time.perf_counter() - started:.1f} s for {len(suites)} datasets, {len(metrics)} metrics, "
+              f"{args.resamples:,} resamples (target < 60 s for four)")
+        started = time.perf_counter()
+        significant = meta_evaluate(db, MetaOptions(suites=suites, metrics=metrics, resamples=args.resamples,
+                                                    significant_pairs_only=True))
+        print(f"{prefix} significant only: {time.perf_counter() - started:.1f} s")
+        for name, outcome in (("all pairs", result), ("significant pairs only", significant)):
+            print(f"\n## {len(metrics)} metrics, {name}\n")
+            print(render(outcome.ranks_table(), "md"))
+            print(render(outcome.errors_table(), "md"))
+            print(render(outcome.disagreement_table(), "md"))
+        write_table(result.ranks_table(), figures / f"{prefix}-table3.md")
+        write_table(significant.ranks_table(), figures / f"{prefix}-table3-significant.md")
+        write_table(result.errors_table(), figures / f"{prefix}-errors.md")
+        write_table(result.disagreement_table(), figures / f"{prefix}-disagreement.md")
+        write_table(significant.disagreement_table(), figures / f"{prefix}-disagreement-significant.md")
+        save_figure(result.heat_map(), figures / f"{prefix}-disagreement.png")
+        save_figure(significant.heat_map(), figures / f"{prefix}-disagreement-significant.png")
+
+    started = time.perf_counter()
+    table = accuracy(read_inputs(db, DFKI, ("svr-hter", "pairwise-gb")),
+                     AccuracyOptions(qe=("svr-hter", "pairwise-gb"), bootstrap=args.resamples))
+    rows = row_disagreement(table)
+    print(f"\nQE disagreement between the {len(rows.rows)} categories of {DFKI} ({len(rows.left_out)} with too few "
+          f"pairs): {time.perf_counter() - started:.1f} s")
+    print(render(rows.ranks_table(), "md"))
+    print(render(rows.to_table(), "md"))
+    save_figure(rows.heat_map(), figures / "qe-disagreement-dfki-de-en.png")
+    write_table(rows.ranks_table(), figures / "qe-ranks-dfki-de-en.md")
+    print(f"figures in {figures}")
+    db.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

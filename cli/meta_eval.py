@@ -1,0 +1,99 @@
+"""``tsqe meta-eval``: do the metrics' conclusions hold across datasets (Xiang et al. 2022)?
+
+Without ``--table``, ``--format`` or ``--out`` it prints its three tables for people (errors per dataset and
+metric, the paper's Table 3 form, disagreement between datasets); ``--table`` picks one for ``--format``/``--out``
+(through ``suite.tables``), ``--json`` prints the result's own document and ``--heat-map FILE`` draws the
+disagreement between datasets.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import cast
+
+import typer
+
+from cli.context import app_context
+from cli.main import app
+from cli.metric_options import (
+    combine_option,
+    device_option,
+    layers_option,
+    metric_help,
+    metric_options,
+    model_option,
+    ref_choice,
+    refs_option,
+    tokenize_option,
+)
+from cli.progress import progress_bar
+from cli.table_output import emit_table, format_option, heat_map_option, out_option
+from suite.errors import TsqeError
+from suite.tables import render
+
+META_TABLES = ("errors", "ranks", "disagreement")
+
+
+def _names(option: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in option.split(",") if name.strip())
+
+
+@app.command("meta-eval")
+def meta_eval_command(
+    ctx: typer.Context,
+    suites: str = typer.Option(..., "--suites", help="Comma-separated datasets: suites with human scores."),
+    metric: str = typer.Option(..., "--metric", help="Comma-separated metrics with a score per output. "
+                                                     + metric_help(level="segment")),
+    significant_pairs_only: bool = typer.Option(False, "--significant-pairs-only",
+                                                help="Count errors and rank on the system pairs the humans "
+                                                     "separate significantly only."),
+    human_test: str = typer.Option(None, "--human-test",
+                                   help="Which pairs the humans separate: imported (WMT's file), wilcoxon or "
+                                        "bootstrap on the segment scores (default: imported, else wilcoxon)."),
+    resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples of the segments for the ranks."),
+    seed: int = typer.Option(0, "--seed", help="Random seed of the resamples."),
+    table: str = typer.Option(None, "--table", help=f"The table to write: {', '.join(META_TABLES)} "
+                                                     "(default: all three as text, or ranks with --format/--out)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON (errors, pairs and ranks per "
+                                                       "dataset and metric, disagreement per two datasets)."),
+    heat_map: Path = heat_map_option("Draw the disagreement between datasets"),
+    refs: str = refs_option(),
+    combine: str = combine_option(),
+    model: str = model_option(),
+    layers: int = layers_option(),
+    device: str = device_option(),
+    tokenize: str = tokenize_option(),
+    fmt: str = format_option(),
+    out: Path = out_option(),
+) -> None:
+    """Errors of metrics on system pairs against human judgement, their significant ranking per dataset, and the
+    disagreement between datasets.
+
+    A pair is an error when the metric orders the two systems differently from the human scores. Ranks come from
+    a bootstrap over each dataset's segments; metrics not significantly different share a rank.
+    """
+    from filters.human_judgements import HUMAN_TESTS, HumanTest
+    from filters.meta_evaluation import MetaOptions, meta_evaluate
+    from suite.figures import save_figure
+
+    if table is not None and table not in META_TABLES:
+        raise TsqeError(f"unknown table {table!r} (tables: {', '.join(META_TABLES)})")
+    if human_test is not None and human_test not in HUMAN_TESTS:
+        raise TsqeError(f"unknown human significance test {human_test!r} (choose one of: {', '.join(HUMAN_TESTS)})")
+    options = MetaOptions(suites=_names(suites), metrics=_names(metric), significant_pairs_only=significant_pairs_only,
+                          human_test=cast("HumanTest | None", human_test), resamples=resamples, seed=seed,
+                          refs=ref_choice(refs, combine),
+                          metric_options=metric_options(model, layers, device, tokenize))
+    context = app_context(ctx)
+    with progress_bar("meta-evaluation") as task:
+        result = meta_evaluate(context.database, options, task)
+    if heat_map is not None:
+        save_figure(result.heat_map(), heat_map)
+        typer.echo(f"wrote {heat_map}", err=True)
+    tables = {"errors": result.errors_table, "ranks": result.ranks_table, "disagreement": result.disagreement_table}
+    if as_json:
+        typer.echo(result.to_json())
+    elif table is not None or fmt is not None or out is not None:
+        emit_table(tables[table or "ranks"](), fmt, out, document=result.to_json() + "\n")
+    else:
+        sys.stdout.write("\n".join(render(make(), "text") for make in tables.values()))
