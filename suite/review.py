@@ -31,6 +31,7 @@ from suite.editing import add_known
 from suite.errors import EditConflict, TsqeError
 from suite.history import Change, conflict, next_versions, record, rows_matched, short
 from suite.item_edit import EditResult
+from suite.label_counts import ReviewChange, count_reviews
 from suite.labels import automatic_label, join_labels
 from suite.rules import (
     DEFAULT_TIMEOUT,
@@ -160,16 +161,20 @@ def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: str, r
     reviewer, reviewed_at = reviewer.strip(), utcnow()
     with db.transaction() as session:
         checked = _checked_outputs(session, outputs)
-        decided = []
+        decided, changes = [], []
         for done, (seen, output) in enumerate(checked):
             task.progress(done, len(checked), f"reviewing output {done + 1:,} of {len(checked):,}")
-            decided.append(_set(session, output, seen, label, reviewer, reviewed_at))
+            info, before = _set(session, output, seen, label, reviewer, reviewed_at)
+            decided.append(info)
+            changes.append(ReviewChange(output.id, before, label))
+        count_reviews(session.connection(), changes)
         task.progress(len(checked), len(checked), f"reviewed {len(checked):,} outputs")  # before the commit
         return decided
 
 
 def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewer: str,
-         reviewed_at: datetime) -> ManualLabelInfo:
+         reviewed_at: datetime) -> tuple[ManualLabelInfo, str | None]:
+    """The label stored, and the output's manual label before (None: not reviewed)."""
     existing = session.get(ManualLabel, output.id, populate_existing=True)
     version_read = 0 if existing is None else existing.version
     if seen.version is not None and seen.version != version_read:
@@ -195,7 +200,8 @@ def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewe
     if done != 1:
         raise _conflict(session, output)
     _history(session, output, "change" if before else "add", reviewer, before, after, version)
-    return ManualLabelInfo(output.id, label, reviewer, reviewed_at, comment, version)
+    return (ManualLabelInfo(output.id, label, reviewer, reviewed_at, comment, version),
+            None if before is None else before["label"])
 
 
 def _insert_new(session: Session) -> Insert:
@@ -218,22 +224,26 @@ def clear_manual_labels(db: Database, outputs: Sequence[SeenOutput], *, reviewer
     task = progress_of(task)
     with db.transaction() as session:
         checked = _checked_outputs(session, outputs)
-        cleared = []
+        cleared, changes = [], []
         for done, (seen, output) in enumerate(checked):
             task.progress(done, len(checked), f"clearing output {done + 1:,} of {len(checked):,}")
-            if _clear(session, output, seen, reviewer.strip()):
+            before = _clear(session, output, seen, reviewer.strip())
+            if before is not None:
                 cleared.append(output.id)
+                changes.append(ReviewChange(output.id, before, None))
+        count_reviews(session.connection(), changes)
         task.progress(len(checked), len(checked), f"cleared {len(cleared):,} manual labels")  # before the commit
         return cleared
 
 
-def _clear(session: Session, output: Output, seen: SeenOutput, reviewer: str) -> bool:
+def _clear(session: Session, output: Output, seen: SeenOutput, reviewer: str) -> str | None:
+    """Remove the output's manual label; the label it had (None: none)."""
     existing = session.get(ManualLabel, output.id, populate_existing=True)
     version_read = 0 if existing is None else existing.version
     if seen.version is not None and seen.version != version_read:
         raise _conflict(session, output)
     if existing is None:
-        return False
+        return None
     _refuse_unseen(session, output, seen, existing, reviewer)
     before = _fields(existing)
     if rows_matched(session, delete(ManualLabel).where(ManualLabel.output_id == output.id,
@@ -241,7 +251,7 @@ def _clear(session: Session, output: Output, seen: SeenOutput, reviewer: str) ->
         raise _conflict(session, output)
     session.expunge(existing)
     _history(session, output, "remove", reviewer, before, None, None)
-    return True
+    return existing.label
 
 
 def resolve_as_known(db: Database, output_id: int, kind: str, *, author: str) -> EditResult:

@@ -226,21 +226,43 @@ def test_invalid_and_timed_out_rules_give_errors_and_are_retried(db: Database) -
     assert retried[ids["Her husband visited her."]] == ("pass", "marker")  # only the errors were relabelled
 
 
-def test_cancelled_run_changes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-    build(db)
-    monkeypatch.setattr("suite.labelling.CHUNK", 1)
-    written: list[int] = []
-
-    def cancel_after_first_chunk(report: Progress) -> None:
+def cancelled_after_first_chunk(written: list[int]) -> TaskState:
+    def cancel(report: Progress) -> None:
         written.append(report.done)
         if report.done > 0:
             task.cancel()
 
-    task = TaskState(cancel_after_first_chunk)
+    task = TaskState(cancel)
+    return task
+
+
+ALONE = {"husband": {"pass": 2, "fail": 1, "conflict": 1, "unknown": 1, "error": 0},
+         "court": {"pass": 1, "fail": 2, "conflict": 0, "unknown": 0, "error": 0}}
+"""The label counts of each item of ``build`` labelled alone."""
+
+
+def assert_one_item_labelled_alone(db: Database, ids: dict[str, int]) -> None:
+    """After a run cancelled once the first chunk (of one item) was written: that item's outputs are labelled
+    and covered, the other item's are not, and the counts say so; labelling again does the rest."""
+    with db.session() as session:
+        items = {item_id: name for item_id, name in session.execute(select(Item.id, Item.external_id))}
+        item_of = {output_id: item_id for output_id, item_id in session.execute(select(Output.id, Output.item_id))}
+    labelled = auto(db)
+    [item_id] = stamps(db)
+    assert sorted(labelled) == sorted(output_id for output_id in ids.values() if item_of[output_id] == item_id)
+    assert label_counts(db) == ALONE[items[item_id]]
+    assert relabel(db) == {"pass": 3, "fail": 3, "conflict": 1, "unknown": 1, "error": 0}
+    assert {output_id: labels for output_id, labels in auto(db).items() if output_id in labelled} == labelled
+
+
+def test_a_cancelled_run_keeps_the_chunks_it_wrote(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = build(db)
+    monkeypatch.setattr("suite.labelling.CHUNK", 1)
+    written: list[int] = []
     with pytest.raises(Cancelled):
-        relabel(db, task=task)
-    assert written == [0, 1]  # progress counts items
-    assert auto(db) == {} and stamps(db) == {}
+        relabel(db, task=cancelled_after_first_chunk(written))
+    assert written == [0, 1]  # progress counts items, reported after each chunk's transaction
+    assert_one_item_labelled_alone(db, ids)
 
 
 def test_explain_gives_decision_and_spans(db: Database) -> None:
@@ -326,19 +348,19 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
         session.add(rule)
         session.flush()
         rule_id = rule.id
-    force_workers(monkeypatch, 1)
+    force_workers(monkeypatch, 2)
     monkeypatch.setattr("suite.labelling.WATCHDOG_GRACE", 3.0)  # a worker niced on a loaded machine needs time
     monkeypatch.setattr("suite.labelling.WATCHDOG_PER_ITEM", 0.0)
-    redone: list[tuple[tuple[int, ...], bool]] = []  # chunks labelled in this process, not a worker
+    in_this_process: list[tuple[int, ...]] = []
     label_chunk = labelling._label_chunk
 
     def record(connection, plan, chunk, timed):  # type: ignore[no-untyped-def]
-        redone.append((chunk.items, timed))
+        in_this_process.append(chunk.items)
         return label_chunk(connection, plan, chunk, timed)
 
     monkeypatch.setattr("suite.labelling._label_chunk", record)
     counts = relabel(db, timeout=0.05)
-    assert redone == [((item_id,), True)]  # the court item's chunk was labelled by a worker
+    assert in_this_process == []  # the redo, item by item with timeouts, ran in the workers too
     assert counts == {"pass": 3, "fail": 3, "conflict": 1, "unknown": 1, "error": 1}
     labels = auto(db)
     assert labels[slow] == ("error", f"rule {rule_id} timed out after 0.05 s")
@@ -355,13 +377,15 @@ def test_workers_label_the_demo_suite_like_one_process(db: Database, monkeypatch
     assert {label for label, _, _ in alone.values()} == {"pass", "fail", "conflict", "unknown", "error"}
 
 
-def test_cancelling_with_workers_changes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-    build(db)
+def test_cancelling_with_workers_keeps_the_chunks_written(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = build(db)
     force_workers(monkeypatch, 1)
-    task = TaskState(lambda report: task.cancel() if report.done else None)
+    monkeypatch.setattr("suite.labelling.CHUNKS_PER_TRANSACTION", 1)  # one chunk a transaction, as they come
+    written: list[int] = []
     with pytest.raises(Cancelled):
-        relabel(db, task=task)
-    assert auto(db) == {} and stamps(db) == {}
+        relabel(db, task=cancelled_after_first_chunk(written))
+    assert written == [0, 1]
+    assert_one_item_labelled_alone(db, ids)
 
 
 @pytest.mark.shared
