@@ -350,10 +350,10 @@ def test_two_imports_removing_outputs_of_one_item_side_by_side_both_count(
 
 
 def test_upgrading_fills_the_review_counts_from_the_stored_reviews(tmp_path: Path) -> None:
-    """A database reviewed at revision 0005 gets review counts equal to a recount: each review under its
+    """A database reviewed at revision 0006 gets review counts equal to a recount: each review under its
     output's automatic label, ``unknown`` for a covered output without a row, ``unlabelled`` for one not covered."""
     path = tmp_path / "old.sqlite"
-    with at_revision(f"sqlite:///{path}", "0005") as conn:
+    with at_revision(f"sqlite:///{path}", "0006") as conn:
         conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) "
                           "VALUES (1, 1, 'a', 0, 'Er kam.'), (2, 1, 'b', 1, 'Sie ging.')"))
         conn.execute(text("INSERT INTO outputs (id, item_id, text) VALUES (1, 1, 'He came.'), (2, 1, 'He arrived.'), "

@@ -11,7 +11,7 @@ automatic label is the stored one, else ``unknown`` for an output its item's lab
 stamp is the one it planned with. Existing rows start at 0.
 
 Revision ID: 0012
-Revises: 0005
+Revises: 0006
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0012'
-down_revision = '0005'
+down_revision = '0006'
 branch_labels = None
 depends_on = None
 
