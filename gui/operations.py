@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from gui.dialogs import show_error
 from gui.state import AppState
-from suite.tasks import Cancelled, Progress, TaskState
+from suite.tasks import Cancelled, CancelledPartway, Progress, TaskState
 
 T = TypeVar("T")
 
@@ -216,6 +216,10 @@ class Operations(QObject):
             if error is None:
                 self.message.emit(f"{job.title}: done")  # first, so that on_success can say more
                 self._succeed(job, result)
+                assert job.changes is not None
+                self._state.operation_executed.emit(job.changes)
+            elif isinstance(error, CancelledPartway):  # what it had committed stays, and the screens show it
+                self.message.emit(f"{job.title}: cancelled; {error}")
                 assert job.changes is not None
                 self._state.operation_executed.emit(job.changes)
             elif isinstance(error, Cancelled):

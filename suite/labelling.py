@@ -57,7 +57,7 @@ from suite.label_counts import (
 from suite.labels import EFFECTIVE_LABELS
 from suite.rules import DEFAULT_TIMEOUT, UNKNOWN, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
 from suite.suites import find_suite
-from suite.tasks import TaskState, progress_of
+from suite.tasks import Cancelled, CancelledPartway, TaskState, progress_of
 from suite.watched_pool import WatchedRun, WorkerPool
 
 CHUNK = 50
@@ -428,25 +428,31 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
     with db.session() as session:
         suite_id = find_suite(session, suite_name).id
     only: set[int] | None = None
-    done = total = 0
+    writer: _ChunkWriter | None = None
     with closing(db.engine.connect()) as reader:
-        for _ in range(PASSES):
-            planned = _plan(reader, suite_id, timeout, only)
-            reader.rollback()
-            total += planned.items
-            writer = _ChunkWriter(db, suite_id, planned, task, done, total)
-            task.progress(done, total, f"labelling item {done:,} of {total:,}")
-            if workers > 0 and db.shareable and planned.items >= PARALLEL_THRESHOLD:
-                _label_in_workers(db, planned, writer, task, workers, reader)
+        try:
+            for _ in range(PASSES):
+                planned = _plan(reader, suite_id, timeout, only)
+                reader.rollback()
+                done, total = (0, 0) if writer is None else (writer.done, writer.total)
+                writer = _ChunkWriter(db, suite_id, planned, task, done, total + planned.items)
+                task.progress(writer.done, writer.total, f"labelling item {writer.done:,} of {writer.total:,}")
+                if workers > 0 and db.shareable and planned.items >= PARALLEL_THRESHOLD:
+                    _label_in_workers(db, planned, writer, task, workers, reader)
+                else:
+                    for chunk in planned.chunks:
+                        writer.write([(chunk, _read(reader, planned.plan, chunk, task))])
+                only = writer.changed
+                if not writer.changed:
+                    break
             else:
-                for chunk in planned.chunks:
-                    writer.write([(chunk, _read(reader, planned.plan, chunk, task))])
-            done, only = writer.done, writer.changed
-            if not writer.changed:
-                break
-        else:
-            with db.derived_rows_transaction() as session:
-                relabel_items(session, suite_id, writer.changed, timeout)
+                with db.derived_rows_transaction() as session:
+                    relabel_items(session, suite_id, only or (), timeout)
+        except Cancelled as stopped:
+            if writer is None or not writer.done:
+                raise
+            raise CancelledPartway(f"{writer.done:,} of {writer.total:,} items were labelled and are kept, the "
+                                   f"others are as they were: label again to finish") from stopped
     return label_counts(db, suite_id=suite_id)
 
 

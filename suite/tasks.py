@@ -31,6 +31,11 @@ class Cancelled(Exception):
     """Raised inside the work when its ``TaskState`` was cancelled; the caller rolls back."""
 
 
+class CancelledPartway(Cancelled):
+    """Raised by work that writes in several transactions (labelling, chunk by chunk) when it was cancelled after
+    some of them had committed: those stay, and the message says what they hold."""
+
+
 class TaskState:
     def __init__(self, on_progress: ProgressCallback | None = None) -> None:
         self._on_progress = on_progress

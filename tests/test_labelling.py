@@ -29,7 +29,7 @@ from suite.labelling import label_counts, relabel
 from suite.labels import automatic_label, join_labels
 from suite.review import clear_manual_label, explain, set_manual_label
 from suite.rules import describe
-from suite.tasks import Cancelled, Progress, TaskState
+from suite.tasks import CancelledPartway, Progress, TaskState
 
 
 @pytest.fixture
@@ -259,7 +259,8 @@ def test_a_cancelled_run_keeps_the_chunks_it_wrote(db: Database, monkeypatch: py
     ids = build(db)
     monkeypatch.setattr("suite.labelling.CHUNK", 1)
     written: list[int] = []
-    with pytest.raises(Cancelled):
+    with pytest.raises(CancelledPartway, match="^1 of 2 items were labelled and are kept, the others are as they "
+                                               "were: label again to finish$"):
         relabel(db, task=cancelled_after_first_chunk(written))
     assert written == [0, 1]  # progress counts items, reported after each chunk's transaction
     assert_one_item_labelled_alone(db, ids)
@@ -276,6 +277,22 @@ def test_explain_gives_decision_and_spans(db: Database) -> None:
     assert explanation.stored == "conflict"
     assert explanation.stored_decided_by == explanation.decision.decided_by == \
         r"positive rule 1: husband|spouse and negative rule 2: \bm[ae]n\b both matched"
+
+
+def test_cli_label_interrupted_says_what_it_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl+C during ``tsqe label``: the chunks written stay, and the words say so (not "nothing was changed")."""
+    _register_commands()
+    database = tmp_path / "t.sqlite"
+    small_suite(open_database(database), tmp_path)
+
+    def interrupted(*args: object, **kwargs: object) -> dict[str, int]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("cli.labelling.relabel", interrupted)
+    result = CliRunner().invoke(app, ["--db", str(database), "label"])
+    assert result.exit_code == 130
+    assert "interrupted: the items labelled so far are kept, each whole, the others are as they were: run tsqe " \
+           "label again to finish" in result.stderr
 
 
 def test_cli_label_json_and_table(tmp_path: Path) -> None:
@@ -382,7 +399,7 @@ def test_cancelling_with_workers_keeps_the_chunks_written(db: Database, monkeypa
     force_workers(monkeypatch, 1)
     monkeypatch.setattr("suite.labelling.CHUNKS_PER_TRANSACTION", 1)  # one chunk a transaction, as they come
     written: list[int] = []
-    with pytest.raises(Cancelled):
+    with pytest.raises(CancelledPartway):
         relabel(db, task=cancelled_after_first_chunk(written))
     assert written == [0, 1]
     assert_one_item_labelled_alone(db, ids)
