@@ -6,13 +6,13 @@ from pathlib import Path
 import typer
 
 from cli.context import app_context
-from cli.importing import _print_warnings
+from cli.importing import _print_result
 from cli.main import import_app
 from suite.importers import ImportResult, import_human_scores, import_wmt
 
 
 def _report(result: ImportResult) -> None:
-    _print_warnings(result)
+    _print_result(result)
     typer.echo(", ".join(f"{count} {what.replace('_', ' ')}" for what, count in result.counts.items()))
 
 

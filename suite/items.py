@@ -43,7 +43,7 @@ from suite.history import (
     next_versions,
 )
 from suite.item_edit import EditResult, ItemEdit, automatic_labels, editing
-from suite.label_counts import ReviewChange, count_reviews
+from suite.label_counts import ReviewMove, count_reviews
 from suite.suites import find_suite
 from suite.taxonomy import phenomenon_id, place, remove_empty_phenomena
 
@@ -364,6 +364,6 @@ def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: I
         session.add_all(MetricScore(signature=signature, output_id=output.id, score=score)
                         for signature, score in output_snapshot.metric_scores)
     session.flush()
-    count_reviews(session.connection(), [ReviewChange(output.id, None, output_snapshot.manual_label.label)
+    count_reviews(session.connection(), [ReviewMove(output.id, None, output_snapshot.manual_label.label)
                                          for output, output_snapshot in zip(outputs, snapshot.outputs, strict=True)
                                          if output_snapshot.manual_label is not None])

@@ -105,8 +105,9 @@ class ReviewCount:
 
 
 @dataclass(frozen=True)
-class ReviewChange:
-    """A manual label set, changed or cleared, as its writer passes it to ``count_reviews``."""
+class ReviewMove:
+    """A manual label set, changed or cleared, as its writer passes it to ``count_reviews``: the review moves
+    from one (automatic, manual) pair of its item's counts to another."""
 
     output_id: int
     before: str | None
@@ -240,7 +241,7 @@ def recount_reviews(connection: Connection, item_ids: Collection[int]) -> None:
             _recount_reviews(connection, reviewed)
 
 
-def count_reviews(connection: Connection, changes: Sequence[ReviewChange]) -> None:
+def count_reviews(connection: Connection, changes: Sequence[ReviewMove]) -> None:
     """Count manual labels set, changed or cleared, in the writer's transaction (before or after it wrote
     them): each change moves one review between the pairs of (automatic, manual) label of its output's item."""
     changes = [change for change in changes if change.before != change.after]

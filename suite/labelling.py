@@ -46,8 +46,11 @@ from store.bulk import insert_tuples, select_tuples_each
 from store.engine import make_engine
 from store.locks import lock_outputs_of_suite
 from store.models import AutoLabel, Item, ItemLabelCounts, KnownTranslation, LabelFingerprint, Output, Rule
+from suite.changes import ANYWHERE, Changes
+from suite.engine.label_run import LabelRun
 from suite.label_counts import (
     LabelCounts,
+    automatic_counts,
     effective_counts,
     lock_counts,
     recount_reviews,
@@ -421,12 +424,20 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
     ``timeout`` bounds each regex search in seconds; an output whose search runs longer is labelled ``error``.
     ``workers`` is how many worker processes match a large run (default: one per CPU; 0 matches in this
     process). Safe to call from any thread. Cancelling (or a failure) stops between two chunk transactions:
-    what was written stays, every item labelled or as it was.
+    what was written stays, every item labelled or as it was (``CancelledPartway`` says how many).
     """
+    return label_suite(db, suite_name, task, timeout, workers).counts
+
+
+def label_suite(db: Database, suite_name: str | None = None, task: TaskState | None = None,
+                timeout: float = DEFAULT_TIMEOUT, workers: int | None = None) -> LabelRun:
+    """``relabel``, saying what the run changed (``LabelRun``): what the window tells when labelling ends."""
     task = progress_of(task)
     workers = os.cpu_count() or 1 if workers is None else workers
     with db.session() as session:
         suite_id = find_suite(session, suite_name).id
+        in_suite = select(Item.id).where(Item.suite_id == suite_id)
+        before = automatic_counts(session.connection(), in_suite)
     only: set[int] | None = None
     writer: _ChunkWriter | None = None
     with closing(db.engine.connect()) as reader:
@@ -452,21 +463,28 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
             if writer is None or not writer.done:
                 raise
             raise CancelledPartway(f"{writer.done:,} of {writer.total:,} items were labelled and are kept, the "
-                                   f"others are as they were: label again to finish") from stopped
-    return label_counts(db, suite_id=suite_id)
+                                   f"others are as they were: label again to finish",
+                                   Changes(labels=ANYWHERE)) from stopped
+    with db.session() as session:
+        return LabelRun(label_counts(db, suite_id=suite_id), before, automatic_counts(session.connection(), in_suite))
 
 
 def relabel_items(session: Session, suite_id: int, item_ids: Collection[int],
-                  timeout: float = DEFAULT_TIMEOUT) -> None:
+                  timeout: float = DEFAULT_TIMEOUT, task: TaskState | None = None) -> None:
     """Label what needs it among the outputs of ``item_ids``, in this process and inside the caller's
-    transaction: an edit and the labels it implies are committed together or not at all."""
+    transaction: an edit (or an import) and the labels it implies are committed together or not at all."""
+    task = progress_of(task)
     lock_outputs_of_suite(session, suite_id, labelling=True)
     session.flush()
     connection = session.connection()
     planned = _plan(connection, suite_id, timeout, item_ids)
     lock_counts(connection, planned.through)
+    done = 0
+    task.progress(done, planned.items, f"labelling item {done:,} of {planned.items:,}")
     for chunk in planned.chunks:
-        _write(connection, planned, chunk, _label_chunk(connection, planned.plan, chunk, True))
+        _write(connection, planned, chunk, _label_chunk(connection, planned.plan, chunk, True, task.raise_if_cancelled))
+        done += len(chunk.items)
+        task.progress(done, planned.items, f"labelling item {done:,} of {planned.items:,}")
 
 
 def label_counts(db: Database, suite_name: str | None = None, *, suite_id: int | None = None) -> dict[str, int]:

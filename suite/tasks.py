@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from suite.changes import Changes
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -33,7 +35,12 @@ class Cancelled(Exception):
 
 class CancelledPartway(Cancelled):
     """Raised by work that writes in several transactions (labelling, chunk by chunk) when it was cancelled after
-    some of them had committed: those stay, and the message says what they hold."""
+    some of them had committed: those stay, the message says what they hold and ``changes`` what they changed,
+    for the screens to show."""
+
+    def __init__(self, message: str, changes: Changes) -> None:
+        super().__init__(message)
+        self.changes = changes
 
 
 class TaskState:

@@ -47,7 +47,7 @@ from suite.label_counts import (
     COUNT_COLUMNS,
     FIELD_OF_LABEL,
     LabelCounts,
-    ReviewChange,
+    ReviewMove,
     add_unlabelled,
     effective_counts,
     refresh_counts,
@@ -386,7 +386,7 @@ def test_a_review_and_a_relabel_of_its_item_at_once_both_count(any_db: Database,
     counted, release = threading.Event(), threading.Event()
     count_reviews = review_module.count_reviews
 
-    def held_open(connection: Connection, changes: Sequence[ReviewChange]) -> None:
+    def held_open(connection: Connection, changes: Sequence[ReviewMove]) -> None:
         count_reviews(connection, changes)
         counted.set()
         assert release.wait(60)

@@ -14,12 +14,13 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import MANUAL_LABELS, Item, ManualLabel, Output, utcnow
+from suite.changes import Changes, Where
 from suite.errors import TsqeError
 from suite.history import Change, next_versions, record
 from suite.importers.lookups import SuiteIndex, check_length, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
-from suite.label_counts import ReviewChange, count_reviews
+from suite.label_counts import ReviewMove, count_reviews
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -39,7 +40,10 @@ def import_reviews(db: Database, path: str | os.PathLike[str], *, suite_name: st
         task.progress(1, 2, "writing reviews")
         counts = _write(session, suite.id, reviews)
         task.progress(2, 2, "reviews imported")  # before the commit: a cancel here still changes nothing
-    return ImportResult(counts=counts, warnings=problems.warnings)
+    return ImportResult(counts=counts, warnings=problems.warnings, changes=Changes(reviews=Where.of(reviews)),
+                        summary=(f"manual labels of {counts['labels']:,} distinct outputs: {counts['labels_added']:,} "
+                                 f"added, {counts['labels_changed']:,} changed, {counts['labels_unchanged']:,} "
+                                 f"unchanged",))
 
 
 def _reviews(session: Session, suite_id: int, path: Path, problems: Problems) -> dict[int, TableRow]:
@@ -95,13 +99,13 @@ def _write(session: Session, suite_id: int, reviews: dict[int, TableRow]) -> dic
             added.append({"output_id": output_id, **values, "reviewed_at": now, "version": versions[output_id]})
             history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "add",
                                   reviewer, None, values, versions[output_id]))
-            counted.append(ReviewChange(output_id, None, values["label"]))
+            counted.append(ReviewMove(output_id, None, values["label"]))
         elif (old.label, old.reviewer, old.comment) != (values["label"], reviewer, values["comment"]):
             changed.append({"output_id": output_id, **values, "reviewed_at": now, "version": old.version + 1})
             before = {"label": old.label, "reviewer": old.reviewer, "comment": old.comment}
             history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "change",
                                   reviewer, before, values, old.version + 1))
-            counted.append(ReviewChange(output_id, old.label, values["label"]))
+            counted.append(ReviewMove(output_id, old.label, values["label"]))
     if added:
         session.execute(insert(ManualLabel), added)
     if changed:
