@@ -26,6 +26,7 @@ import secrets
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from typing import NamedTuple
 
 from sqlalchemy import (
     BigInteger,
@@ -42,7 +43,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-from store.bulk import insert_tuples
+from store.bulk import insert_tuples, select_tuples
 from store.models import (
     AutoLabel,
     Item,
@@ -94,10 +95,9 @@ class LabelCounts:
         return LabelCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
 
-@dataclass(frozen=True)
-class ReviewCount:
+class ReviewCount(NamedTuple):
     """How many of an item's outputs were reviewed ``manual`` while their automatic label is ``automatic``
-    (None: not labelled yet)."""
+    (None: not labelled yet). A tuple: a filter's total reads thousands of them."""
 
     automatic: str | None
     manual: str
@@ -284,18 +284,19 @@ def count_reviews(connection: Connection, changes: Sequence[ReviewMove]) -> None
 def automatic_counts(connection: Connection, items: Select[int]) -> dict[int, LabelCounts]:
     """The stored automatic counts of the items that ``items`` selects (by id); items without outputs are
     left out."""
-    return {item_id: LabelCounts(**dict(zip(COUNT_COLUMNS, counts))) for item_id, *counts in connection.execute(
-        select(ItemLabelCounts.item_id, *(getattr(ItemLabelCounts, name) for name in COUNT_COLUMNS))
-        .where(ItemLabelCounts.item_id.in_(items)))}
+    return {item_id: LabelCounts(passed, failed, conflict, unknown, error, unlabelled, 0, outputs)
+            for item_id, passed, failed, conflict, unknown, error, unlabelled, outputs in select_tuples(connection, (
+                select(ItemLabelCounts.item_id, *(getattr(ItemLabelCounts, name) for name in COUNT_COLUMNS))
+                .where(ItemLabelCounts.item_id.in_(items))))}
 
 
 def review_counts(connection: Connection, items: Select[int]) -> dict[int, list[ReviewCount]]:
     """The stored review counts of the items that ``items`` selects (by id); items without reviews are left
     out."""
     counts: defaultdict[int, list[ReviewCount]] = defaultdict(list)
-    for item_id, automatic, manual, reviews in connection.execute(
+    for item_id, automatic, manual, reviews in select_tuples(connection, (
             select(ItemReviewCounts.item_id, ItemReviewCounts.automatic, ItemReviewCounts.manual,
-                   ItemReviewCounts.reviews).where(ItemReviewCounts.item_id.in_(items))):
+                   ItemReviewCounts.reviews).where(ItemReviewCounts.item_id.in_(items)))):
         counts[item_id].append(ReviewCount(None if automatic == "unlabelled" else automatic, manual, reviews))
     return dict(counts)
 
