@@ -260,7 +260,9 @@ def test_random_sequences_of_writes_keep_the_counts(operations: list[str], seed:
 
 
 def test_upgrading_fills_the_counts_from_the_stored_labels(tmp_path: Path) -> None:
-    """A database labelled at revision 0003 gets counts equal to a recount, unlabelled outputs included."""
+    """A database labelled and reviewed at revision 0003 gets counts equal to a recount, unlabelled outputs
+    included, and review counts too (migration 0012): each review under its output's automatic label,
+    ``unknown`` for a covered output without a row, ``unlabelled`` for one not covered."""
     path = tmp_path / "old.sqlite"
     with at_revision(f"sqlite:///{path}", "0003") as conn:
         conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) "
@@ -270,11 +272,14 @@ def test_upgrading_fills_the_counts_from_the_stored_labels(tmp_path: Path) -> No
         conn.execute(text("INSERT INTO auto_labels (output_id, label) VALUES (1, 'pass'), (4, 'fail'), (3, 'error')"))
         conn.execute(text("INSERT INTO label_fingerprints (item_id, fingerprint, labelled_through, labelled_at) "
                           "VALUES (1, 'x', 2, CURRENT_TIMESTAMP), (2, 'y', 4, CURRENT_TIMESTAMP)"))
-        conn.execute(text("INSERT INTO manual_labels (output_id, label, reviewer, reviewed_at) "
-                          "VALUES (2, 'fail', 'r', CURRENT_TIMESTAMP)"))
+        conn.execute(text("INSERT INTO manual_labels (output_id, label, reviewer, reviewed_at) VALUES "
+                          "(2, 'fail', 'r', CURRENT_TIMESTAMP), (1, 'fail', 'r', CURRENT_TIMESTAMP), "
+                          "(5, 'pass', 'r', CURRENT_TIMESTAMP), (4, 'unknown', 'r', CURRENT_TIMESTAMP)"))
     db = open_database(path)
-    automatic, _ = recount(db)
+    automatic, _, reviews = recount_all(db)
     assert stored(db) == automatic == {1: (1, 0, 0, 1, 0, 1, 3), 2: (0, 1, 0, 0, 1, 1, 3)}
+    assert stored_reviews(db) == reviews == {
+        1: {("pass", "fail"): 1, ("unknown", "fail"): 1, ("unlabelled", "pass"): 1}, 2: {("fail", "unknown"): 1}}
     assert_consistent(db, "upgrade", "s")
     db.close()
 
@@ -347,27 +352,6 @@ def test_two_imports_removing_outputs_of_one_item_side_by_side_both_count(
     with pg.session() as session:
         assert session.scalars(select(Output.text).order_by(Output.text)).all() == ["C output", "D output"]
     assert stored(pg) == recount(pg)[0] == {1: (0, 0, 0, 0, 0, 2, 2)}
-
-
-def test_upgrading_fills_the_review_counts_from_the_stored_reviews(tmp_path: Path) -> None:
-    """A database reviewed at revision 0006 gets review counts equal to a recount: each review under its
-    output's automatic label, ``unknown`` for a covered output without a row, ``unlabelled`` for one not covered."""
-    path = tmp_path / "old.sqlite"
-    with at_revision(f"sqlite:///{path}", "0006") as conn:
-        conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) "
-                          "VALUES (1, 1, 'a', 0, 'Er kam.'), (2, 1, 'b', 1, 'Sie ging.')"))
-        conn.execute(text("INSERT INTO outputs (id, item_id, text) VALUES (1, 1, 'He came.'), (2, 1, 'He arrived.'), "
-                          "(3, 2, 'She left.'), (4, 2, 'She went.'), (5, 1, 'He comes.')"))
-        conn.execute(text("INSERT INTO auto_labels (output_id, label) VALUES (1, 'pass'), (4, 'fail')"))
-        conn.execute(text("INSERT INTO label_fingerprints (item_id, fingerprint, labelled_through, labelled_at) "
-                          "VALUES (1, 'x', 2, CURRENT_TIMESTAMP)"))
-        conn.execute(text("INSERT INTO manual_labels (output_id, label, reviewer, reviewed_at) VALUES "
-                          "(1, 'fail', 'r', CURRENT_TIMESTAMP), (2, 'fail', 'r', CURRENT_TIMESTAMP), "
-                          "(5, 'pass', 'r', CURRENT_TIMESTAMP), (4, 'unknown', 'r', CURRENT_TIMESTAMP)"))
-    db = open_database(path)
-    assert stored_reviews(db) == recount_all(db)[2] == {
-        1: {("pass", "fail"): 1, ("unknown", "fail"): 1, ("unlabelled", "pass"): 1}, 2: {("fail", "unknown"): 1}}
-    db.close()
 
 
 def test_a_review_and_a_relabel_of_its_item_at_once_both_count(any_db: Database, monkeypatch: pytest.MonkeyPatch
