@@ -26,6 +26,7 @@ import secrets
 from collections import Counter, defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
+from operator import add, attrgetter
 from typing import NamedTuple
 
 from sqlalchemy import (
@@ -92,7 +93,12 @@ class LabelCounts:
         return count
 
     def __add__(self, other: LabelCounts) -> LabelCounts:
-        return LabelCounts(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+        return LabelCounts(*map(add, _values(self), _values(other)))
+
+
+_FIELDS = tuple(f.name for f in fields(LabelCounts))
+_values = attrgetter(*_FIELDS)
+"""A ``LabelCounts``' values in field order, taken in C (``dataclasses.astuple`` copies them deeply, slowly)."""
 
 
 class ReviewCount(NamedTuple):
@@ -318,5 +324,5 @@ def effective_counts(connection: Connection, suite_id: int,
             change[FIELD_OF_LABEL[review.automatic]] -= review.reviews
             change[FIELD_OF_LABEL[review.manual]] += review.reviews
             change["reviewed"] += review.reviews
-        counts[item_id] = LabelCounts(**{f.name: getattr(base, f.name) + change[f.name] for f in fields(base)})
+        counts[item_id] = LabelCounts(*(value + change[name] for name, value in zip(_FIELDS, _values(base))))
     return counts

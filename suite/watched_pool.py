@@ -10,7 +10,9 @@ to a second (more on a loaded machine), and what a worker builds up stays with i
 labelling's compiled patterns. A run (``WorkerPool.run``) sends each worker its work, pickled once, with the
 worker's first task of the run; then only tasks go to the workers and their results come back, pickled.
 Workers run without the cyclic garbage collector (the work allocates millions of objects without cycles,
-which the collector would scan again and again) and collect once after each run.
+which the collector would scan again and again) and collect once after each run, what they inherited from this
+process (a forked worker) left out of it: scanning a benchmark's million inherited strings cost each forked
+worker 0.3 s a run.
 
 A process that runs other threads (a Qt GUI, a progress bar's, a C library's thread pool) is never forked:
 the child would inherit locks those threads may hold. Its workers come from a fork server (a clean
@@ -83,6 +85,7 @@ def _serve(connection: Connection, niceness: int) -> None:
     work: Any = None
     try:
         gc.disable()
+        gc.freeze()  # what a forked worker inherited is never collected here: its pages are not copied by the scan
         if niceness and hasattr(os, "nice"):
             os.nice(niceness)
         connection.send(os.getpid())  # ready: a task's time budget starts when it is sent to a ready worker
@@ -106,7 +109,8 @@ def _serve(connection: Connection, niceness: int) -> None:
 
 
 class _Worker:
-    """One worker process and what it is doing: starting, idle, or working on ``task`` until ``deadline``."""
+    """One worker process and the tasks it holds: the first it is working on until ``deadline``, the next ones
+    waiting in its pipe (``PREFETCH``)."""
 
     def __init__(self, niceness: int) -> None:
         context = _context()
@@ -119,9 +123,12 @@ class _Worker:
         self.ready = False
         self.run = -1
         """The run whose work this worker has loaded."""
-        self.task: Any = None
-        self.busy = False
+        self.tasks: deque[tuple[Any, float | None]] = deque()
         self.deadline = time.monotonic() + STARTUP_SECONDS
+
+    @property
+    def busy(self) -> bool:
+        return bool(self.tasks)
 
     def give(self, run: int, payload: bytes, task: Any, budget: float | None) -> None:
         """Send a task (and the run's work first, if the worker has not loaded it); raises OSError when the
@@ -130,8 +137,19 @@ class _Worker:
             self.connection.send(("work", payload))
             self.run = run
         self.connection.send(("task", task))
-        self.task, self.busy = task, True
+        self.tasks.append((task, budget))
+        if len(self.tasks) == 1:
+            self._start(budget)
+
+    def _start(self, budget: float | None) -> None:
         self.deadline = float("inf") if budget is None else time.monotonic() + budget
+
+    def finished(self) -> Any:
+        """The task whose result has come; the next one's budget starts now."""
+        task, _ = self.tasks.popleft()
+        if self.tasks:
+            self._start(self.tasks[0][1])
+        return task
 
     def done(self) -> None:
         """The run has ended: the worker drops its work (closing what it opened)."""
@@ -153,6 +171,11 @@ class _Worker:
         self.process.join()
         _PARENT_ENDS.discard(self.connection)
         self.connection.close()
+
+
+PREFETCH = 2
+"""Tasks a worker holds at once: while the caller is busy with a result (labelling writes it), the worker has
+its next task already and keeps computing, instead of waiting for the caller to hand it one."""
 
 
 Task = TypeVar("Task")
@@ -177,45 +200,54 @@ class WatchedRun(Generic[Task, Result]):
     @property
     def pending(self) -> int:
         """Tasks submitted whose results have not been returned yet."""
-        return len(self._queue) + sum(worker.busy for worker in self._running)
+        return len(self._queue) + sum(len(worker.tasks) for worker in self._running)
 
     def _assign(self) -> list[tuple[Task, Result | None]]:
-        """Give queued tasks to idle ready workers, starting workers up to the run's number; the tasks of
-        workers that turned out dead, as failed."""
+        """Give queued tasks to ready workers (up to ``PREFETCH`` each, the least loaded first), starting workers
+        up to the run's number; the tasks of workers that turned out dead, the first as failed."""
         failed: list[tuple[Task, Result | None]] = []
-        for worker in list(self._running):
-            if not self._queue:
-                break
-            if worker.ready and not worker.busy:
-                task, budget = self._queue.popleft()
-                try:
-                    worker.give(self._number, self._payload, task, budget)
-                except OSError:
-                    self._running.remove(worker)
-                    worker.kill()
-                    failed.append((task, None))
+        for depth in range(PREFETCH):
+            for worker in list(self._running):
+                if not self._queue:
+                    break
+                if worker.ready and len(worker.tasks) == depth:
+                    task, budget = self._queue.popleft()
+                    try:
+                        worker.give(self._number, self._payload, task, budget)
+                    except OSError:
+                        self._queue.appendleft((task, budget))
+                        failed += self._lost(worker)
         while self._queue and len(self._running) < self._workers:
             self._running.append(_Worker(self._pool.niceness))
         return failed
 
-    def results(self, block: bool = True) -> list[tuple[Task, Result | None]]:
+    def _lost(self, worker: _Worker) -> list[tuple[Task, Result | None]]:
+        """A worker died or overran: its current task failed, the ones it had not begun go back in the queue."""
+        self._running.remove(worker)
+        worker.kill()
+        if not worker.tasks:
+            return []
+        (task, _), *waiting = worker.tasks
+        self._queue.extendleft(reversed(waiting))
+        return [(task, None)]
+
+    def results(self, block: bool = True, timeout: float | None = None) -> list[tuple[Task, Result | None]]:
         """The tasks finished since the last call, with their results (None: overran its budget, failed, or its
-        worker died). ``block``: wait until at least one is finished, unless none is pending."""
+        worker died). ``block``: wait until at least one is finished, unless none is pending, or ``timeout``
+        seconds have passed (None: however long that takes)."""
         finished = self._assign()
-        while not finished and self._running and self.pending:
+        end = float("inf") if timeout is None else time.monotonic() + timeout
+        while not finished and self._running and self.pending and time.monotonic() < end:
             waiting = [worker for worker in self._running if worker.busy or not worker.ready]
             first = min(worker.deadline for worker in waiting)
-            timeout = 0.0 if not block else min(POLL_SECONDS, max(0.0, first - time.monotonic()))
-            ready = set(wait([worker.connection for worker in waiting], timeout))
+            pause = 0.0 if not block else min(POLL_SECONDS, max(0.0, min(first, end) - time.monotonic()))
+            ready = set(wait([worker.connection for worker in waiting], pause))
             self._check()
             for worker in waiting:
                 if worker.connection in ready:
                     finished += self._receive(worker)
                 elif worker.deadline <= time.monotonic():  # overran its budget, or never started
-                    self._running.remove(worker)
-                    worker.kill()
-                    if worker.busy:
-                        finished.append((worker.task, None))
+                    finished += self._lost(worker)
             finished += self._assign()
             if not block:
                 break
@@ -225,14 +257,11 @@ class WatchedRun(Generic[Task, Result]):
         try:
             message = worker.connection.recv()
         except (EOFError, OSError):  # the worker died
-            self._running.remove(worker)
-            worker.kill()
-            return [(worker.task, None)] if worker.busy else []
+            return self._lost(worker)
         if not worker.ready:  # its ready message
             worker.ready = True
             return []
-        task, worker.task, worker.busy = worker.task, None, False
-        return [(task, message)]
+        return [(worker.finished(), message)]
 
     def close(self) -> None:
         """Kill the workers still busy (a cancel, an error), hand the others back to the pool."""

@@ -193,6 +193,7 @@ def test_relabel_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 def test_relabel_in_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("suite.labelling.PARALLEL_THRESHOLD", 1)
     monkeypatch.setattr("suite.labelling.CHUNK", 10)
+    monkeypatch.setattr("suite.labelling.CHUNKS_PER_TRANSACTION", 1)  # a report after each chunk, not each eight
     assert_cancelling_keeps_whole_chunks(tmp_path, lambda db, task: relabel(db, task=task, workers=2))
 
 
