@@ -28,6 +28,7 @@ import multiprocessing
 import multiprocessing.forkserver
 import os
 import pickle
+import queue
 import threading
 import time
 from collections import deque
@@ -79,33 +80,51 @@ def _serve(connection: Connection, niceness: int) -> None:
     """A worker's life: load each run's work, do the tasks it is sent, until its pipe closes or it is told to
     stop; then leave without any clean-up.
 
+    Results are sent by a thread of their own: a result larger than the pipe holds waits until the caller reads
+    it (labelling's writer may be busy writing), and meanwhile this one goes on with the next task it holds.
     ``os._exit`` skips the clean-up of whatever the work opened (a database connection): the parent owns the
     outcome, and a worker killed by the watchdog gets none either.
     """
+    outbox: queue.SimpleQueue[object] = queue.SimpleQueue()
+
+    def send_all() -> None:
+        try:
+            while (result := outbox.get()) is not _STOP:
+                connection.send(result)
+        except OSError:  # this process's parent has gone
+            os._exit(0)
+
+    sender = threading.Thread(target=send_all, daemon=True)
     work: Any = None
     try:
         gc.disable()
         gc.freeze()  # what a forked worker inherited is never collected here: its pages are not copied by the scan
         if niceness and hasattr(os, "nice"):
             os.nice(niceness)
-        connection.send(os.getpid())  # ready: a task's time budget starts when it is sent to a ready worker
+        sender.start()
+        outbox.put(os.getpid())  # ready: a task's time budget starts when it is sent to a ready worker
         while (message := connection.recv()) is not None:
             kind, payload = message
             if kind == "task":
                 try:
-                    result = work(payload)
+                    outbox.put(work(payload))
                 except Exception:  # noqa: BLE001 - the parent redoes the task and raises the error there
-                    result = None
-                connection.send(result)
+                    outbox.put(None)
                 continue
             if hasattr(work, "close"):  # the run has ended ("done"), or a new one begins ("work")
                 work.close()
             work = pickle.loads(payload) if kind == "work" else None
             gc.collect()
+        outbox.put(_STOP)
+        sender.join()
     except (EOFError, OSError):  # this process's parent has gone
         pass
     finally:
         os._exit(0)
+
+
+_STOP = object()
+"""Tells a worker's sender thread that no result follows."""
 
 
 class _Worker:
@@ -173,9 +192,9 @@ class _Worker:
         self.connection.close()
 
 
-PREFETCH = 2
-"""Tasks a worker holds at once: while the caller is busy with a result (labelling writes it), the worker has
-its next task already and keeps computing, instead of waiting for the caller to hand it one."""
+PREFETCH = 3
+"""Tasks a worker holds at once: while the caller is busy with results (labelling writes them), the worker has
+its next tasks already and keeps computing, instead of waiting for the caller to hand it one."""
 
 
 Task = TypeVar("Task")
