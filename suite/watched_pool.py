@@ -144,6 +144,8 @@ class _Worker:
         """The run whose work this worker has loaded."""
         self.tasks: deque[tuple[Any, float | None]] = deque()
         self.deadline = time.monotonic() + STARTUP_SECONDS
+        self.slot = 0
+        """Which of a run's queues this worker takes from first (``WatchedRun``)."""
 
     @property
     def busy(self) -> bool:
@@ -203,23 +205,41 @@ Result = TypeVar("Result")
 
 class WatchedRun(Generic[Task, Result]):
     """One run on a pool's workers: tasks submitted (more may follow while results come in), results collected
-    as they are ready, every task watched."""
+    as they are ready, every task watched.
+
+    Each worker has a queue of its own, which the n-th task submitted joins in turn (n modulo the workers), and
+    takes from another's only when its own is empty. A caller that submits the same tasks in the same order on
+    every run (labelling, the chunks of a suite) thus sends each task to the same worker as the run before, which
+    finds what it built for it last time (labelling's compiled patterns: handed out as they came, the chunks
+    wandered between workers, and each worker compiled the patterns of chunks new to it for runs on end).
+    """
 
     def __init__(self, pool: WorkerPool, work: Callable[[Task], Result], workers: int, check: Callable[[], None],
                  number: int) -> None:
         self._pool, self._workers, self._check, self._number = pool, max(1, workers), check, number
         self._payload = pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL)
-        self._queue: deque[tuple[Task, float | None]] = deque()
+        self._queues: list[deque[tuple[Task, float | None]]] = [deque() for _ in range(self._workers)]
+        self._submitted = 0
         self._running: list[_Worker] = pool.take(self._workers)
+        for slot, worker in enumerate(self._running):
+            worker.slot = slot
 
     def submit(self, task: Task, budget: float | None) -> None:
         """Queue ``task``; it may take ``budget`` seconds from when a worker gets it (None: no limit)."""
-        self._queue.append((task, budget))
+        self._queues[self._submitted % self._workers].append((task, budget))
+        self._submitted += 1
 
     @property
     def pending(self) -> int:
         """Tasks submitted whose results have not been returned yet."""
-        return len(self._queue) + sum(len(worker.tasks) for worker in self._running)
+        return sum(map(len, self._queues)) + sum(len(worker.tasks) for worker in self._running)
+
+    def _next(self, slot: int) -> tuple[Task, float | None] | None:
+        """The next task of the worker in ``slot``: from its own queue, else the last of the longest other one."""
+        if self._queues[slot]:
+            return self._queues[slot].popleft()
+        longest = max(self._queues, key=len)
+        return longest.pop() if longest else None
 
     def _assign(self) -> list[tuple[Task, Result | None]]:
         """Give queued tasks to ready workers (up to ``PREFETCH`` each, the least loaded first), starting workers
@@ -227,27 +247,32 @@ class WatchedRun(Generic[Task, Result]):
         failed: list[tuple[Task, Result | None]] = []
         for depth in range(PREFETCH):
             for worker in list(self._running):
-                if not self._queue:
+                if not (worker.ready and len(worker.tasks) == depth):
+                    continue
+                queued = self._next(worker.slot)
+                if queued is None:
                     break
-                if worker.ready and len(worker.tasks) == depth:
-                    task, budget = self._queue.popleft()
-                    try:
-                        worker.give(self._number, self._payload, task, budget)
-                    except OSError:
-                        self._queue.appendleft((task, budget))
-                        failed += self._lost(worker)
-        while self._queue and len(self._running) < self._workers:
-            self._running.append(_Worker(self._pool.niceness))
+                try:
+                    worker.give(self._number, self._payload, *queued)
+                except OSError:
+                    self._queues[worker.slot].appendleft(queued)
+                    failed += self._lost(worker)
+        taken = {worker.slot for worker in self._running}
+        for slot in range(self._workers):
+            if slot not in taken and any(self._queues):
+                worker = _Worker(self._pool.niceness)
+                worker.slot = slot
+                self._running.append(worker)
         return failed
 
     def _lost(self, worker: _Worker) -> list[tuple[Task, Result | None]]:
-        """A worker died or overran: its current task failed, the ones it had not begun go back in the queue."""
+        """A worker died or overran: its current task failed, the ones it had not begun go back in its queue."""
         self._running.remove(worker)
         worker.kill()
         if not worker.tasks:
             return []
         (task, _), *waiting = worker.tasks
-        self._queue.extendleft(reversed(waiting))
+        self._queues[worker.slot].extendleft(reversed(waiting))
         return [(task, None)]
 
     def results(self, block: bool = True, timeout: float | None = None) -> list[tuple[Task, Result | None]]:
@@ -295,7 +320,7 @@ class WatchedRun(Generic[Task, Result]):
                 worker.kill()
                 continue
             kept.append(worker)
-        self._pool.give_back(kept)
+        self._pool.give_back(sorted(kept, key=lambda worker: worker.slot))  # the same slots next run
 
 
 class WorkerPool:
