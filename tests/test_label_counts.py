@@ -51,6 +51,7 @@ from suite.label_counts import (
     add_unlabelled,
     effective_counts,
     refresh_counts,
+    suite_counts,
 )
 from suite.labelling import relabel
 from suite.review import clear_manual_label, set_manual_label
@@ -118,6 +119,7 @@ def assert_consistent(db: Database, after: str, suite: str = DEMO_SUITE) -> None
         suite_id = session.scalar(select(Suite.id).where(Suite.name == suite))
         assert suite_id is not None
         assert effective_counts(session.connection(), suite_id) == effective, after
+        assert suite_counts(session.connection(), suite_id) == sum(effective.values(), LabelCounts()), after
 
 
 class Writes:
