@@ -2,11 +2,9 @@
 ``suite.tree``)."""
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import sys
-from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -16,7 +14,7 @@ from rich.table import Table
 
 from cli.context import app_context
 from cli.main import app
-from suite.browse import OutputFilter, OutputRow, browse_outputs
+from suite.browse import ROW_FIELDS, OutputFilter, browse_outputs, plain, write_rows_tsv
 from suite.label_counts import LabelCounts
 from suite.tree import suite_tree
 
@@ -41,17 +39,6 @@ class Format(StrEnum):
     text = "text"
     tsv = "tsv"
     json = "json"
-
-
-_FIELDS = [field.name for field in dataclasses.fields(OutputRow)]
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, tuple):
-        return list(value)
-    return value
 
 
 def _console() -> Console:
@@ -86,14 +73,10 @@ def outputs_command(
                      contains=contains),
         suite_name=context.suite_name, sort=sort.value, descending=desc, limit=limit, offset=offset)
     if fmt is Format.json:
-        rows = [{name: _plain(getattr(row, name)) for name in _FIELDS} for row in page.rows]
+        rows = [{name: plain(getattr(row, name)) for name in ROW_FIELDS} for row in page.rows]
         typer.echo(json.dumps({"total": page.total, "rows": rows}, ensure_ascii=False, indent=2))
     elif fmt is Format.tsv:
-        writer = csv.writer(sys.stdout, delimiter="\t", lineterminator="\n")
-        writer.writerow(_FIELDS)
-        for row in page.rows:
-            values = [_plain(getattr(row, name)) for name in _FIELDS]
-            writer.writerow([", ".join(v) if isinstance(v, list) else "" if v is None else v for v in values])
+        write_rows_tsv(page.rows, sys.stdout)
     else:
         table = Table(title=f"outputs {offset + 1 if page.rows else offset}–{offset + len(page.rows)} "
                             f"of {page.total}")

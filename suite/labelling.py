@@ -35,11 +35,11 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import closing
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import compress, repeat
 from operator import is_not, itemgetter
 
-from sqlalchemy import BindParameter, bindparam, delete, func, or_, select
+from sqlalchemy import BindParameter, ScalarSelect, bindparam, delete, func, or_, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -47,7 +47,17 @@ from store import Database
 from store.bulk import insert_tuples, select_tuples, select_tuples_each
 from store.engine import make_engine
 from store.locks import lock_outputs_of_suite
-from store.models import AutoLabel, Item, ItemLabelCounts, KnownTranslation, LabelFingerprint, Output, Rule
+from store.models import (
+    AutoLabel,
+    ConstructedLabel,
+    Item,
+    ItemLabelCounts,
+    KnownTranslation,
+    LabelFingerprint,
+    Output,
+    Rule,
+    Suite,
+)
 from suite.changes import ANYWHERE, Changes
 from suite.engine.label_run import LabelRun
 from suite.label_counts import (
@@ -59,7 +69,16 @@ from suite.label_counts import (
     suite_counts,
 )
 from suite.labels import EFFECTIVE_LABELS
-from suite.rules import DEFAULT_TIMEOUT, UNKNOWN, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
+from suite.rules import (
+    CONSTRUCTED,
+    DEFAULT_TIMEOUT,
+    UNKNOWN,
+    Decision,
+    ItemMatcher,
+    KnownSpec,
+    RuleSpec,
+    item_fingerprint,
+)
 from suite.suites import find_suite
 from suite.tasks import Cancelled, CancelledPartway, TaskState, progress_of
 from suite.watched_pool import WatchedRun, WorkerPool
@@ -142,6 +161,9 @@ class _Plan:
     rules: dict[int, tuple[RuleRow, ...]]
     known: dict[int, tuple[KnownRow, ...]]
     timeout: float
+    constructed: dict[int, Decision] = field(default_factory=dict)
+    """Output -> its label by a challenge set's construction, which decides it whatever the rules say (written
+    with the output itself, so an output that has one is always new to labelling when it gets it)."""
 
     def fingerprint(self, item_id: int) -> str:
         return item_fingerprint([RuleSpec(*rule) for rule in self.rules.get(item_id, ())],
@@ -248,6 +270,8 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
         matcher = plan.matcher(item_id)
         texts = list(map(_SECOND, rows))
         decisions = _decide_each(matcher, texts, check) if timed else matcher.decide_all(texts)
+        if plan.constructed:
+            decisions = [plan.constructed.get(output_id, decision) for output_id, decision in zip(ids, decisions)]
         if chunk.stale:
             counts.append(_item_counts(item_id, decisions))
         decided.extend(compress(zip(ids, decisions), map(is_not, decisions, repeat(UNKNOWN))))
@@ -304,7 +328,8 @@ def _plan(connection: Connection, suite_id: int, timeout: float, only: Collectio
             .where(KnownTranslation.item_id.in_(in_suite)))):
         known[item_id].append((kind, text))
     plan = _Plan({item_id: tuple(rows) for item_id, rows in rules.items()},
-                 {item_id: tuple(rows) for item_id, rows in known.items()}, timeout)
+                 {item_id: tuple(rows) for item_id, rows in known.items()}, timeout,
+                 _constructed(connection, suite_id, in_suite))
     item_ids = [item_id for item_id, in select_tuples(connection, in_suite_query.order_by(Item.id))]
     stored = {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
         select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)
@@ -327,6 +352,16 @@ def _plan(connection: Connection, suite_id: int, timeout: float, only: Collectio
     chunks += [_Chunk(tuple(items), False) for items in _chunks(kept, CHUNK)]
     through = {**dict.fromkeys(unlabelled + changed, 0), **{item_id: stored[item_id][1] for item_id in kept}}
     return _Planned(plan, chunks, through, stamps)
+
+
+def _constructed(connection: Connection, suite_id: int, in_suite: ScalarSelect[int]) -> dict[int, Decision]:
+    """The labels by construction of the suite's outputs; only a challenge suite has any, and only its are read
+    (the join would visit every output of another suite to find none)."""
+    if connection.scalar(select(Suite.challenge).where(Suite.id == suite_id)) is None:
+        return {}
+    return {output_id: CONSTRUCTED[label] for output_id, label in connection.execute(
+        select(ConstructedLabel.output_id, ConstructedLabel.label)
+        .join(Output, Output.id == ConstructedLabel.output_id).where(Output.item_id.in_(in_suite)))}
 
 
 @dataclass

@@ -335,3 +335,24 @@ def test_the_detail_reads_the_output_against_its_nearest_reference(qtbot, window
     assert "identical to a reference (standard)" in shown["The bench on the riverbank had been freshly painted."]
     differs = shown["The bench by the river had been freshly painted."]
     assert "Difference from the closest reference (standard)\nThe bench on by the riverbank river had" in differs
+
+
+def test_copy_puts_the_selected_rows_on_the_clipboard_as_tsqe_outputs_prints_them(qtbot, window: MainWindow) -> None:
+    from io import StringIO
+
+    from suite.browse import write_rows_tsv
+
+    review = window.review
+    _settle(qtbot, window)
+    _focus_table(qtbot, window)
+    review.set_current_row(0)
+    for row in (1, 2):
+        review.table.selectionModel().select(review.model.index(row, 0),
+                                             review.table.selectionModel().SelectionFlag.Select
+                                             | review.table.selectionModel().SelectionFlag.Rows)
+    qtbot.keyClick(review.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert window.state.db is not None
+    expected = StringIO()
+    write_rows_tsv(output_rows(window.state.db, [_shown(window, r) for r in range(3)]), expected)
+    assert QApplication.clipboard().text() == expected.getvalue()
+    assert window.statusBar().currentMessage() == "copied 3 rows"
