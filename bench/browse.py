@@ -38,6 +38,7 @@ from store import Database, open_database
 from store.bulk import insert_tuples
 from store.models import Item, ItemLabelCounts, ManualLabel, Output, Suite, System, SystemOutput
 from suite.browse import OutputFilter, browse_outputs, output_ids, output_rows
+from suite.label_counts import ReviewMove, count_reviews
 from suite.labelling import relabel
 from suite.preview import Draft, DraftRule, PreviewSession, draft_of
 from suite.tree import suite_tree
@@ -62,12 +63,14 @@ def link_systems(db: Database, outputs_file: Path) -> str:
 
 
 def review_every(db: Database, step: int) -> int:
-    """A manual label on every ``step``-th output, alternating pass and fail; return how many."""
+    """A manual label on every ``step``-th output, alternating pass and fail, counted as every writer of reviews
+    counts them; return how many."""
     with db.transaction() as session:
         ids = list(session.scalars(select(Output.id).order_by(Output.id)))[::step]
         rows = [(output_id, ("pass", "fail")[n % 2], "bench") for n, output_id in enumerate(ids)]
         insert_tuples(session.connection(), ManualLabel, ("output_id", "label", "reviewer"), rows,
                       {"reviewed_at": func.now(), "version": literal_column("1")})
+        count_reviews(session.connection(), [ReviewMove(output_id, None, label) for output_id, label, _ in rows])
     return len(rows)
 
 

@@ -1,23 +1,29 @@
-"""Labelling throughput: ``suite.labelling.relabel`` (with persistence) against a plain regex loop.
+"""Labelling throughput: ``suite.labelling.relabel`` (with persistence) against a plain regex loop, with workers
+forked and with workers from a fork server, in one run.
 
 Setup (not timed): the DFKI rules of one language pair and the WMT21 systems' outputs on them go into a
 fresh SQLite database; every distinct output is repeated with the suffix `` [k]`` (k = 1, 2, ...) until
 there are at least ``--outputs`` distinct outputs. None of the DFKI patterns uses ``$``, digits or square
 brackets, so the suffix rarely changes which rules match; the script counts and prints how often it did.
 
-Timed, in each of ``--rounds`` rounds: (a) ``relabel`` on a fresh copy of the unlabelled database with the
-pattern caches emptied, as in a new process (plan, read, compile, match, decide, write every label, count);
-and (b) a plain loop calling the same compiled regexes' ``search`` on the same (rule, output) pairs, once
-right before and once right after (a). ``ratio:`` is time (a) / mean time (b) of the median round: this
-machine's speed drifts by half within minutes, and bracketing (a) by (b) compares them at the same speed.
-The plain loop with the per-search timeout the engine's careful path uses is timed once and its ratio printed
-beside. For the floor, (c)
-writing the label rows ``relabel`` produced again with ``store.bulk.insert_tuples`` alone, in a transaction
-that is rolled back, and the load average of the machine.
+Timed, in each of ``--rounds`` rounds and for each of the two ways labelling starts its workers: (a)
+``relabel`` on a fresh copy of the unlabelled database (plan, read, match, decide, write every label and count);
+and (b) a plain loop calling the same compiled regexes' ``search`` on the same (rule, output) pairs, right
+before and right after (a). A round's ratio is time (a) / mean time (b): this machine's speed drifts by half
+within minutes, and bracketing (a) by (b) compares them at the same speed. ``ratio, forked:`` and ``ratio, fork
+server:`` are the median rounds' ratios.
 
-Run: ``PYTHONPATH=$PWD python bench/label.py [--outputs N] [--lp de-en|en-de] [--rounds N] [--idle-thread]``.
-``--idle-thread`` keeps one idle thread alive, so the process is threaded as the desktop application is and
-labelling takes its workers from a fork server (``suite.watched_pool``) instead of forking: that path's ratio.
+The two ways: "forked", this process running one thread, so that labelling forks its workers (the command
+line without a drawn progress bar); "fork server", one idle thread kept alive during the run, so that the
+process is threaded as the desktop application is and its workers come from the fork server
+(``suite.watched_pool``). Each way keeps its own pool of workers over the rounds, as a process keeps its pool
+over its runs: the first round starts the workers and compiles the patterns in them (printed as the first
+round's ratio), the others find them running with their patterns compiled. The workers' CPU time is read from
+``/proc``. For the floor, (c) writing the label rows ``relabel`` produced again with ``store.bulk.insert_tuples``
+alone, in a transaction that is rolled back; the plain loop with the per-search timeout the engine's careful
+path uses; and the load average of the machine.
+
+Run: ``PYTHONPATH=$PWD python bench/label.py [--outputs N] [--lp de-en|en-de] [--rounds N]``.
 Rules are imported case-sensitively (``ignore_case`` false), positive/negative tokens as known good/bad
 translations.
 """
@@ -25,12 +31,14 @@ from __future__ import annotations
 
 import argparse
 import csv
+import gc
 import json
 import os
 import shutil
 import tempfile
 import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import regex
@@ -39,10 +47,11 @@ from sqlalchemy import delete, insert, select
 from store import Database, open_database
 from store.bulk import insert_tuples
 from store.models import AutoLabel, Category, Item, KnownTranslation, Output, Phenomenon, Rule, Suite
-from suite import rules
+from suite import labelling, rules
 from suite.labelling import relabel
 from suite.labels import effective_labels_select
 from suite.rules import DEFAULT_TIMEOUT
+from suite.watched_pool import WorkerPool
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
 ITEMS = SHARED / "mt-testsuite" / "testset" / "{lp}" / "items.json"
@@ -111,8 +120,9 @@ def plain_loop(pairs: list[tuple[list, list[str]]], timeout: float | None) -> fl
 
 
 def relabel_fresh(pristine: Path, run: Path) -> tuple[dict[str, int], float, float]:
-    """``relabel`` on a fresh copy of the unlabelled database, with cold pattern caches as in a new process:
-    counts, seconds, CPU seconds of this process."""
+    """``relabel`` on a fresh copy of the unlabelled database, with this process's pattern cache emptied:
+    counts, seconds, CPU seconds of this process (the writer). The workers keep theirs, as they do between two
+    runs of one process: that is what keeping them is for."""
     shutil.copyfile(pristine, run)
     for suffix in ("-wal", "-shm"):
         Path(f"{run}{suffix}").unlink(missing_ok=True)
@@ -127,16 +137,37 @@ def relabel_fresh(pristine: Path, run: Path) -> tuple[dict[str, int], float, flo
         db.close()
 
 
+def workers_cpu(pool: WorkerPool) -> float:
+    """CPU seconds its worker processes have used so far (they are kept, so the OS's count of finished
+    children does not hold them)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pool.pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / ticks
+
+
+@dataclass
+class Route:
+    """One way of starting workers: its own kept pool, and its rounds."""
+
+    name: str
+    threaded: bool
+    pool: WorkerPool
+    rounds: list[tuple[float, float, float, float, float]] = field(default_factory=list)
+    """(ratio, relabel seconds, plain loop seconds, writer CPU, workers' CPU) per round."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--outputs", type=int, default=1_000_000, help="distinct outputs to label (minimum)")
     parser.add_argument("--lp", choices=("de-en", "en-de"), default="de-en")
-    parser.add_argument("--rounds", type=int, default=5, help="labelling + plain loop pairs; the median is reported")
-    parser.add_argument("--idle-thread", action="store_true",
-                        help="one idle thread, so labelling's workers come from the fork server as in the GUI")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of both paths; the median is reported")
     args = parser.parse_args()
-    if args.idle_thread:
-        threading.Thread(target=threading.Event().wait, daemon=True).start()
 
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
@@ -153,24 +184,44 @@ def main() -> None:
                     for external, patterns in item_rules.items()}
         pairs = [(compiled[external], texts) for external, texts in by_item.items()]
         n_outputs = len(rows)
+        del rows  # a million rows the garbage collector would scan during every timed relabel, which a tsqe
+        gc.collect()  # process does not hold
         n_searches = sum(len(searches) * len(texts) for searches, texts in pairs)
         print(f"setup: {n_outputs} distinct outputs ({copies} copies of each WMT21 output), "
               f"{n_searches} (rule, output) pairs, {time.perf_counter() - started:.1f} s")
 
-        rounds = []
+        routes = [Route("forked", False, WorkerPool(labelling.WORKER_NICENESS)),
+                  Route("fork server", True, WorkerPool(labelling.WORKER_NICENESS))]
+        kept_pool = labelling._POOL
+        plain_before = plain_loop(pairs, None)
         for number in range(1, args.rounds + 1):
-            cpu = time.process_time()
-            before = plain_loop(pairs, None)
-            plain_cpu = time.process_time() - cpu
-            counts, labelling, labelling_cpu = relabel_fresh(pristine, run)
-            cpu = time.process_time()
-            after = plain_loop(pairs, None)
-            plain, plain_cpu = (before + after) / 2, (plain_cpu + time.process_time() - cpu) / 2
-            rounds.append((labelling / plain, labelling, plain, labelling_cpu, plain_cpu))
-            print(f"round {number}: relabel {labelling:.2f} s (CPU {labelling_cpu:.2f} s in this process), plain "
-                  f"loop {before:.2f} s before and {after:.2f} s after, ratio {labelling / plain:.2f}")
-        ratio, labelling, plain, labelling_cpu, plain_cpu = sorted(rounds)[len(rounds) // 2]
+            for route in routes:
+                stop = threading.Event()
+                idle = threading.Thread(target=stop.wait, daemon=True)
+                if route.threaded:  # as the desktop application: its workers come from the fork server
+                    idle.start()
+                labelling._POOL = route.pool  # each path keeps its own workers, as a process does
+                try:
+                    workers_before = workers_cpu(route.pool)
+                    counts, labelling_time, writer_cpu = relabel_fresh(pristine, run)
+                    worker_cpu = workers_cpu(route.pool) - workers_before
+                finally:
+                    labelling._POOL = kept_pool
+                    stop.set()
+                    if route.threaded:
+                        idle.join()
+                cpu = time.process_time()
+                plain_after = plain_loop(pairs, None)
+                plain_cpu = time.process_time() - cpu
+                plain = (plain_before + plain_after) / 2
+                route.rounds.append((labelling_time / plain, labelling_time, plain, writer_cpu, worker_cpu))
+                print(f"round {number}, {route.name}: relabel {labelling_time:.2f} s (CPU {writer_cpu:.2f} s writing, "
+                      f"{worker_cpu:.2f} s in workers), plain loop {plain_before:.2f} s before and "
+                      f"{plain_after:.2f} s after (CPU {plain_cpu:.2f} s), ratio {labelling_time / plain:.2f}")
+                plain_before = plain_after
         plain_timed = plain_loop(pairs, DEFAULT_TIMEOUT)
+        for route in routes:
+            route.pool.shutdown()
 
         db = open_database(run)
         with db.session() as session:
@@ -198,18 +249,18 @@ def main() -> None:
     print(f"suffix changed the label of {len(changes)} of {n_outputs - len(original)} copies: "
           f"{len(changes) - by_rule} had been decided by a known translation (which the copy no longer equals), "
           f"{by_rule} by a rule")
-    print(f"median round ({args.rounds} rounds):")
-    print(f"relabel with persistence: {labelling:.2f} s, {n_outputs / labelling:,.0f} outputs/s")
-    print(f"plain regex loop:         {plain:.2f} s, {n_outputs / plain:,.0f} outputs/s")
-    print(f"plain loop with timeout:  {plain_timed:.2f} s, {n_outputs / plain_timed:,.0f} outputs/s")
     print(f"label rows written: {len(stored)} (unknown is stored as no row); inserting them alone (the writer's "
-          f"floor, foreign keys checked): {insert_only:.2f} s, {insert_only / plain:.2f} x the plain loop")
-    print(f"workers: {'fork server (one idle thread)' if args.idle_thread else 'forked (single-threaded)'}")
+          f"floor, foreign keys checked): {insert_only:.2f} s")
+    print(f"plain loop with timeout: {plain_timed:.2f} s, {n_outputs / plain_timed:,.0f} outputs/s")
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print(f"CPU of relabel: {labelling_cpu:.2f} s in this process (the writer; not its matching workers, which may be "
-          f"children of the fork server, whose CPU time this process cannot read); plain loop {plain_cpu:.2f} s")
-    print(f"ratio with timed plain loop: {labelling / plain_timed:.2f}")
-    print(f"ratio: {ratio:.2f}")
+    for route in routes:
+        ratio, labelling_time, plain, writer_cpu, worker_cpu = sorted(route.rounds)[len(route.rounds) // 2]
+        first = route.rounds[0]
+        print(f"{route.name}: median round {labelling_time:.2f} s against a plain loop of {plain:.2f} s "
+              f"({n_outputs / labelling_time:,.0f} outputs/s; CPU {writer_cpu:.2f} s writing + {worker_cpu:.2f} s in "
+              f"workers); first round, starting the workers and compiling the patterns: {first[0]:.2f}")
+    for route in routes:
+        print(f"ratio, {route.name}: {sorted(route.rounds)[len(route.rounds) // 2][0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -26,8 +26,13 @@ def label_command(
     Counts are effective labels (a reviewer's label, else the automatic one) over distinct outputs.
     """
     context = app_context(ctx)
-    with progress_bar("labelling") as task:
-        counts = relabel(context.database, context.suite_name, task, timeout=timeout)
+    try:
+        with progress_bar("labelling") as task:
+            counts = relabel(context.database, context.suite_name, task, timeout=timeout)
+    except KeyboardInterrupt:  # labelling commits chunk by chunk: what it wrote stays
+        typer.echo("interrupted: the items labelled so far are kept, each whole, the others are as they were: "
+                   "run tsqe label again to finish", err=True)
+        raise typer.Exit(130) from None
     if as_json:
         typer.echo(json.dumps(counts))
         return

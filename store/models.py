@@ -11,6 +11,7 @@ import unicodedata
 from datetime import UTC, datetime
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     CheckConstraint,
     DateTime,
@@ -327,8 +328,12 @@ class ItemLabelCounts(Base):
     kept by every writer of outputs and automatic labels in its own transaction (``suite.label_counts``).
 
     The tree and the totals of label filters read these few thousand rows instead of joining a million
-    outputs to their labels. Reviews are left out: they are few, and the effective counts add them from
-    ``manual_labels`` when read. An item without a row has no outputs.
+    outputs to their labels; the reviews' effect is kept beside them (``ItemReviewCounts``). An item without
+    a row has no outputs.
+
+    ``stamp`` is a new random number at every write of the row: labelling, which reads an item's outputs
+    outside its write transactions, writes the item's labels only if the stamp is still the one it planned
+    with, that is if nobody changed the item's outputs, labels or coverage in between (``suite.labelling``).
     """
 
     __tablename__ = "item_label_counts"
@@ -340,6 +345,29 @@ class ItemLabelCounts(Base):
     error: Mapped[int] = mapped_column(Integer, server_default="0")
     unlabelled: Mapped[int] = mapped_column(Integer, server_default="0")
     outputs: Mapped[int] = mapped_column(Integer, server_default="0")
+    stamp: Mapped[int] = mapped_column(BigInteger, server_default="0")
+
+
+REVIEWED_AUTOMATIC = (*AUTO_LABELS, "unlabelled")
+"""The automatic label of a reviewed output as ``ItemReviewCounts`` keeps it (``unlabelled``: not labelled yet)."""
+
+
+class ItemReviewCounts(Base):
+    """How many of an item's outputs were reviewed, by their automatic and their manual label: what the
+    effective counts and the label filters' totals move from the automatic counts (``ItemLabelCounts``)
+    without reading every review.
+
+    Kept exact by every writer of manual labels and of automatic labels, in its own transaction
+    (``suite.label_counts``); deleting an item deletes its rows. An item without rows has no reviews.
+    """
+
+    __tablename__ = "item_review_counts"
+    __table_args__ = (CheckConstraint(_in("automatic", REVIEWED_AUTOMATIC), name="ck_item_review_counts_automatic"),
+                      CheckConstraint(_in("manual", MANUAL_LABELS), name="ck_item_review_counts_manual"))
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True)
+    automatic: Mapped[str] = mapped_column(String(10), primary_key=True)
+    manual: Mapped[str] = mapped_column(String(10), primary_key=True)
+    reviews: Mapped[int] = mapped_column(Integer)
 
 
 class ManualLabel(Base):

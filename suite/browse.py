@@ -44,7 +44,7 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
-from suite.label_counts import LabelCounts, Review, automatic_counts, reviews
+from suite.label_counts import LabelCounts, ReviewCount, automatic_counts, review_counts
 from suite.labels import (
     EFFECTIVE_LABELS,
     automatic_label,
@@ -272,19 +272,17 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
 
 def _matches_per_item(connection: Connection, suite_id: int, filter: OutputFilter) -> list[tuple[int, int, int]]:
     """(position, item id, matching outputs) of the items the filter allows, in suite order, from the per-item
-    label counts and the reviews (``suite.label_counts``): for a filter on items and labels only, which is
-    what these can answer without visiting outputs."""
+    label and review counts (``suite.label_counts``): for a filter on items and labels only, which is what
+    these can answer without visiting outputs."""
     items = connection.execute(_items(suite_id, filter).add_columns(Item.position)
                                .order_by(Item.position, Item.id)).all()
     counts = automatic_counts(connection, _items(suite_id, filter))
-    reviewed: defaultdict[int, list[Review]] = defaultdict(list)
-    for review in reviews(connection, counts):
-        reviewed[review.item_id].append(review)
-    return [(position, item_id, _matches(filter, counts.get(item_id, LabelCounts()), reviewed[item_id]))
+    reviewed = review_counts(connection, _items(suite_id, filter))
+    return [(position, item_id, _matches(filter, counts.get(item_id, LabelCounts()), reviewed.get(item_id, [])))
             for item_id, position in items]
 
 
-def _matches(filter: OutputFilter, counts: LabelCounts, reviewed: list[Review]) -> int:
+def _matches(filter: OutputFilter, counts: LabelCounts, reviewed: list[ReviewCount]) -> int:
     """How many outputs of an item with these automatic counts and reviews pass the filter's label conditions:
     its unreviewed outputs of the one automatic label asked for, plus its reviews that qualify."""
     asked = {label for label in (filter.label, filter.auto_label) if label is not None}
@@ -292,11 +290,11 @@ def _matches(filter: OutputFilter, counts: LabelCounts, reviewed: list[Review]) 
     if len(asked) <= 1 and not filter.reviewed and not filter.disagree:
         label = next(iter(asked), None)
         unreviewed = (counts.outputs if label is None else counts.of(label)) - sum(
-            1 for review in reviewed if label is None or review.automatic == label)
+            review.reviews for review in reviewed if label is None or review.automatic == label)
     if filter.reviewed is False:
         return unreviewed
     return unreviewed + sum(
-        1 for review in reviewed
+        review.reviews for review in reviewed
         if filter.label in (None, review.manual) and filter.auto_label in (None, review.automatic)
         and not (filter.disagree and review.manual == review.automatic))
 

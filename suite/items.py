@@ -45,6 +45,7 @@ from suite.history import (
     next_versions,
 )
 from suite.item_edit import EditResult, ItemEdit, automatic_labels, editing
+from suite.label_counts import ReviewMove, count_reviews
 from suite.suites import find_suite
 from suite.taxonomy import phenomenon_id, place, remove_empty_phenomena
 
@@ -410,3 +411,6 @@ def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: I
         if output_snapshot.constructed is not None:
             session.add(ConstructedLabel(output_id=output.id, label=output_snapshot.constructed))
     session.flush()
+    count_reviews(session.connection(), [ReviewMove(output.id, None, output_snapshot.manual_label.label)
+                                         for output, output_snapshot in zip(outputs, snapshot.outputs, strict=True)
+                                         if output_snapshot.manual_label is not None])

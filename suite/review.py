@@ -32,6 +32,7 @@ from suite.changes import Changes, Where
 from suite.editing import add_known_in, remove_known_in
 from suite.errors import EditConflict, TsqeError
 from suite.history import Change, check_author, conflict, next_versions, record, rows_matched, short
+from suite.label_counts import ReviewMove, count_reviews
 from suite.labels import automatic_label, join_labels
 from suite.rules import (
     CONSTRUCTED,
@@ -252,10 +253,21 @@ def decide(db: Database, decisions: Sequence[OutputDecision], reviewer: str, *, 
                 info = _set(session, output, seen, decision.label, reviewer, reviewed_at)
                 changes.append(ReviewChange(output.id, output.item_id, before,
                                             Verdict(info.label, reviewer, info.comment, reviewed_at), info.version))
+        _count(session, changes)
         known = tuple(added for (_, output), decision in zip(checked, decisions, strict=True)
                       if as_known and (added := _add_known(session, output, decision.label, reviewer)) is not None)
         task.progress(len(checked), len(checked), f"reviewed {len(checked):,} outputs")  # before the commit
         return Decided(tuple(changes), known)
+
+
+def _count(session: Session, changes: Sequence[ReviewChange]) -> None:
+    """Keep the per-item review counts (``suite.label_counts``) in the writer's transaction."""
+    count_reviews(session.connection(), [ReviewMove(change.output_id, _label(change.before), _label(change.after))
+                                         for change in changes])
+
+
+def _label(verdict: Verdict | None) -> str | None:
+    return None if verdict is None else verdict.label
 
 
 def _add_known(session: Session, output: Output, label: str | None, author: str) -> KnownChange | None:
@@ -303,6 +315,7 @@ def put_reviews(db: Database, puts: Sequence[ReviewPut], *, author: str, add_kno
                 raise _conflict(session, output)
             changes.append(ReviewChange(output.id, output.item_id, Verdict.of(existing), put.verdict,
                                         _put(session, output, existing, put.verdict, author)))
+        _count(session, changes)
         removed = []
         for known_id, expected in remove_known:
             row = session.get(KnownTranslation, known_id)

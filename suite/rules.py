@@ -70,9 +70,14 @@ def normalise(text: str) -> str:
     """Compare known translations the way a reader would: NFC, runs of whitespace collapsed, ends stripped.
 
     ASCII text, which ``isascii`` tells at no cost, is already NFC: splitting and joining it is all there is
-    to do, three times faster than checking first whether anything needs doing.
+    to do. Most outputs need not even that (stored outputs are stripped, and rarely hold two spaces or a tab):
+    an ASCII text that is printable (no tab, newline or other control character), has no two spaces in a row
+    and no space at its ends is returned as it is, in half the time of splitting it (labelling looks up half a
+    million outputs among their items' known translations in the million-output benchmark).
     """
     if text.isascii():
+        if text.isprintable() and "  " not in text and text.strip() == text:
+            return text
         return " ".join(text.split())
     return " ".join(unicodedata.normalize("NFC", text).split())
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from suite.changes import Changes
+
 
 @dataclass(frozen=True)
 class Progress:
@@ -29,6 +31,16 @@ ProgressCallback = Callable[[Progress], None]
 
 class Cancelled(Exception):
     """Raised inside the work when its ``TaskState`` was cancelled; the caller rolls back."""
+
+
+class CancelledPartway(Cancelled):
+    """Raised by work that writes in several transactions (labelling, chunk by chunk) when it was cancelled after
+    some of them had committed: those stay, the message says what they hold and ``changes`` what they changed,
+    for the screens to show."""
+
+    def __init__(self, message: str, changes: Changes) -> None:
+        super().__init__(message)
+        self.changes = changes
 
 
 class TaskState:

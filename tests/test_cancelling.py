@@ -1,12 +1,17 @@
-"""Every long call, cancelled at its first, a middle and its last progress report, leaves every table as it was."""
+"""Every long call, cancelled at its first, a middle and its last progress report, leaves every table as it was;
+a relabel, which writes chunk by chunk, leaves each chunk's items as they were or labelled."""
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
+from contextlib import closing
 from importlib import resources
 from pathlib import Path
 
 import pytest
 from import_helpers import snapshot
+from sqlalchemy import select
+from test_label_counts import assert_consistent
 
 from filters.difficulty import da_bertscore
 from filters.qe_proxy import store_metric_as_qe
@@ -16,10 +21,13 @@ from qe.pairs import build_pairs
 from qe.stability import ranking_stability
 from qe.training import train_qe_system
 from store import Database, open_database
+from store.models import AutoLabel, Item, ItemLabelCounts, ItemReviewCounts, LabelFingerprint, Output
+from suite import labelling
 from suite.demo import create_demo
 from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
 from suite.importers.human_scores import import_human_scores
 from suite.importers.wmt import import_wmt
+from suite.label_counts import COUNT_COLUMNS
 from suite.labelling import relabel
 from suite.qe_scores import read_qe_scores
 from suite.tasks import Cancelled, Progress, TaskState
@@ -116,15 +124,77 @@ def test_import_reviews(tmp_path: Path) -> None:
                                       lambda db, task: import_reviews(db, demo_file("reviews.tsv"), task=task))
 
 
-def test_relabel_in_this_process(tmp_path: Path) -> None:
-    assert_cancelling_changes_nothing(tmp_path, suite_and_outputs, lambda db, task: relabel(db, task=task))
+LABELLING_TABLES = ("auto_labels", "label_fingerprints", "item_label_counts", "item_review_counts")
+"""What labelling writes; it writes each item's part of them in one transaction with the other items of its
+chunk."""
+
+
+def labelled_items(db: Database) -> dict[int, tuple[object, ...]]:
+    """Item id -> its part of ``LABELLING_TABLES`` (without the times and stamps a run writes afresh)."""
+    with db.session() as session:
+        item_of = {output_id: item_id for output_id, item_id in session.execute(select(Output.id, Output.item_id))}
+        parts: defaultdict[int, list[list[tuple[object, ...]]]] = defaultdict(lambda: [[], [], [], []])
+        for output_id, *label in session.execute(select(AutoLabel.output_id, AutoLabel.label, AutoLabel.rule_id,
+                                                        AutoLabel.reason)):
+            parts[item_of[output_id]][0].append((output_id, *label))
+        for item_id, *coverage in session.execute(select(LabelFingerprint.item_id, LabelFingerprint.fingerprint,
+                                                         LabelFingerprint.labelled_through)):
+            parts[item_id][1].append(tuple(coverage))
+        table = ItemLabelCounts.__table__
+        for item_id, *counts in session.execute(select(table.c.item_id, *(table.c[n] for n in COUNT_COLUMNS))):
+            parts[item_id][2].append(tuple(counts))
+        for item_id, *reviews in session.execute(select(ItemReviewCounts.item_id, ItemReviewCounts.automatic,
+                                                        ItemReviewCounts.manual, ItemReviewCounts.reviews)):
+            parts[item_id][3].append(tuple(reviews))
+        return {item_id: tuple(tuple(sorted(part, key=repr)) for part in parts[item_id])
+                for item_id in session.scalars(select(Item.id))}
+
+
+def other_tables(db: Database) -> dict[str, list[tuple[object, ...]]]:
+    return {name: rows for name, rows in snapshot(db).items() if name not in LABELLING_TABLES}
+
+
+def assert_cancelling_keeps_whole_chunks(tmp_path: Path, call: Call) -> None:
+    """Cancelled at its first, a middle and its last report, a relabel leaves each item as it was before or as
+    a whole run leaves it, a chunk's items all the one or all the other, and every count exact; labelling again
+    ends where the whole run ends."""
+    reports = count_reports(tmp_path / "uncancelled.sqlite", suite_and_outputs, call)
+    with closing(open_database(tmp_path / "uncancelled.sqlite")) as whole:
+        completed = labelled_items(whole)
+    ordered = sorted(completed)
+    chunks = [ordered[start:start + labelling.CHUNK] for start in range(0, len(ordered), labelling.CHUNK)]
+    middle = len(reports) // 2
+    for report in sorted({0, middle, len(reports) - 1}):
+        with closing(open_database(tmp_path / f"cancelled-at-{report}.sqlite")) as db:
+            suite_and_outputs(db)
+            before, rest = labelled_items(db), other_tables(db)
+            with pytest.raises(Cancelled):
+                call(db, cancelled_at(report))
+            assert other_tables(db) == rest
+            after = labelled_items(db)
+            left: set[str] = set()
+            for chunk in chunks:
+                states = {"before" if after[item] == before[item] else "labelled" if after[item] == completed[item]
+                          else f"item {item} half labelled" for item in chunk}
+                assert len(states) == 1, f"cancelled at report {report}: chunk {chunk} is {states}"
+                left |= states
+            if report == middle:
+                assert left == {"before", "labelled"}, "the test would prove nothing"
+            assert_consistent(db, f"cancelled at report {report}", "demo")
+            call(db, TaskState())
+            assert labelled_items(db) == completed
+
+
+def test_relabel_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("suite.labelling.CHUNK", 10)
+    assert_cancelling_keeps_whole_chunks(tmp_path, lambda db, task: relabel(db, task=task))
 
 
 def test_relabel_in_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("suite.labelling.PARALLEL_THRESHOLD", 1)
     monkeypatch.setattr("suite.labelling.CHUNK", 10)
-    assert_cancelling_changes_nothing(tmp_path, suite_and_outputs,
-                                      lambda db, task: relabel(db, task=task, workers=2))
+    monkeypatch.setattr("suite.labelling.CHUNKS_PER_TRANSACTION", 1)  # a report after each chunk, not each eight
+    assert_cancelling_keeps_whole_chunks(tmp_path, lambda db, task: relabel(db, task=task, workers=2))
 
 
 def test_demo(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from import_helpers import write
 from sqlalchemy import func, select
+from test_label_counts import assert_consistent
 
 from store import Database, open_database
 from store.models import AutoLabel, HistoryEntry, LabelFingerprint, ManualLabel, Output, Rule, System
@@ -113,6 +114,7 @@ def test_outputs_imported_while_labelling_are_labelled_or_not_yet_covered(any_db
         lost, covered = lost_labels(any_db)
         assert lost == [], f"round {round_}: covered but never labelled: {lost}"
         assert runs >= 1 and covered > 0
+        assert_consistent(any_db, f"round {round_}", "de-en")  # the counts too
     assert relabel(any_db)["pass"] == 2 * ITEMS * IMPORTS * SYSTEMS * rounds
 
 

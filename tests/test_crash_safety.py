@@ -33,6 +33,8 @@ from pathlib import Path
 
 import pytest
 
+from suite.labelling import CHUNK
+
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "suite" / "demo"
 RANDOM_KILLS = 20
@@ -128,14 +130,16 @@ def _copy(source: Path, target: Path) -> None:
 
 
 def _state(path: Path) -> State:
-    """Every table's rows, sorted, without the datetime columns (a re-run writes other times)."""
+    """Every table's rows, sorted, without the datetime columns and the counts' stamps (a re-run writes other
+    times, and other random stamps)."""
     with closing(sqlite3.connect(path)) as conn:
         tables = [name for (name,) in conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")]
         state: State = {}
         for table in tables:
             columns = [f'"{name}"' for _, name, kind, *_ in conn.execute(f'PRAGMA table_info("{table}")')
-                       if kind.upper() not in ("DATETIME", "TIMESTAMP")]
+                       if kind.upper() not in ("DATETIME", "TIMESTAMP") and (table, name) != ("item_label_counts",
+                                                                                              "stamp")]
             rows = conn.execute(f'SELECT {", ".join(columns)} FROM "{table}"').fetchall()
             state[table] = sorted(rows, key=repr)
         return state
@@ -147,11 +151,47 @@ def _sound(path: Path) -> None:
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
 
 
+LABELLING_TABLES = ("auto_labels", "label_fingerprints", "item_label_counts", "item_review_counts")
+"""What labelling writes: each chunk's part of them in one transaction."""
+
+
+def _labelled_parts(state: State) -> dict[object, tuple[list[tuple[object, ...]], ...]]:
+    """Item id -> its rows of ``LABELLING_TABLES`` (auto labels through its outputs, the others by item id)."""
+    parts: dict[object, tuple[list[tuple[object, ...]], ...]] = {
+        item_id: tuple([] for _ in LABELLING_TABLES) for item_id, *_ in state["items"]}
+    item_of = {output_id: item_id for output_id, item_id, *_ in state["outputs"]}
+    for row in state["auto_labels"]:
+        parts[item_of[row[0]]][0].append(row)
+    for position, table in enumerate(LABELLING_TABLES[1:], start=1):
+        for row in state[table]:
+            parts[row[0]][position].append(row)
+    return parts
+
+
+def _chunks_done(state: State, before: State, completed: State) -> int | None:
+    """How many of labelling's chunks ``state`` holds as labelled, the others as before; None when a table other
+    than labelling's changed, or an item or a chunk is half labelled."""
+    if any(state[table] != before[table] for table in state if table not in LABELLING_TABLES):
+        return None
+    now, then, labelled = _labelled_parts(state), _labelled_parts(before), _labelled_parts(completed)
+    items = sorted(now)
+    done = 0
+    for start in range(0, len(items), CHUNK):
+        parts = {"before" if now[item_id] == then[item_id] else "labelled" if now[item_id] == labelled[item_id]
+                 else "half" for item_id in items[start:start + CHUNK]}
+        if len(parts) != 1 or parts == {"half"}:
+            return None
+        done += parts == {"labelled"}
+    return done
+
+
 @dataclass(frozen=True)
 class Job:
     name: str
     before: str  # the state the job starts from
     args: list[str]
+    chunked: bool = False
+    """Whether the job writes in chunks, each all or nothing (labelling), rather than all at once."""
 
 
 DEMO_SUITE = ["import", "suite", str(DEMO / "suite.tsv"), "--name", "demo", "--source-lang", "de",
@@ -162,10 +202,32 @@ STEPS: dict[str, list[str]] = {  # each state is the previous one after these ar
     "labelled": ["label"],
     "reviewed": ["import", "labels", str(DEMO / "reviews.tsv")],
 }
+BIG_ITEMS, BIG_SYSTEMS = 2_000, 30
+"""A suite large enough to be labelled by workers in 40 chunks (60,000 outputs), for the kills to land in the
+middle of labelling rather than in the command's start-up."""
+
+
+def _big_inputs(folder: Path) -> tuple[Path, Path]:
+    """The big suite and its systems' outputs: half of them pass, a quarter fail, a quarter are unknown."""
+    items = ",\n".join(f'{{"id": "b{item}", "langpair": "deen", "category": "C{item % 7}", "phenomenon": "P", '
+                        f'"source_sentence": "Satz {item}.", "positive_regex": "\\\\b(good|fine) {item % 13}\\\\b", '
+                        f'"negative_regex": "bad {item % 13}"}}' for item in range(BIG_ITEMS))
+    (folder / "de-en").mkdir(exist_ok=True)
+    suite = folder / "de-en" / "items.json"
+    suite.write_text(f'{{"items": [\n{items}\n]}}\n', encoding="utf-8")
+    outputs = folder / "big-outputs.tsv"
+    words = ("good", "fine", "bad", "odd")
+    outputs.write_text("item_id\tsystem\toutput\n" + "".join(
+        f"b{item}\tS{system}\tA {words[(item + system) % 4]} {item % 13} output of system {system}\n"
+        for item in range(BIG_ITEMS) for system in range(BIG_SYSTEMS)), encoding="utf-8")
+    return suite, outputs
+
+
 JOBS = [
     Job("import suite", "empty", DEMO_SUITE),
     Job("import outputs", "suite", STEPS["outputs"]),
-    Job("relabel", "outputs", STEPS["labelled"]),
+    Job("relabel", "outputs", STEPS["labelled"], chunked=True),
+    Job("relabel in workers", "big outputs", ["label"], chunked=True),
     Job("qe train pairwise-gb", "reviewed", ["qe", "train", "--name", "gb", "--kind", "pairwise-gb"]),
     Job("score chrf", "reviewed", ["score", "--metric", "chrf", "--out", "{tmp}/scores.tsv"]),
     Job("qe metric chrf", "reviewed", ["qe", "metric", "--metric", "chrf"]),
@@ -198,10 +260,13 @@ def states(runner: Runner, tmp_path_factory: pytest.TempPathFactory) -> dict[str
     folder = tmp_path_factory.mktemp("states")
     paths = {"empty": folder / "empty.sqlite"}
     assert runner.run(paths["empty"], ["init"]).status == 0
+    big_suite, big_outputs = _big_inputs(folder)
+    steps = {**STEPS, "big suite": ["import", "suite", str(big_suite)], "big outputs": ["import", "outputs",
+                                                                                      str(big_outputs)]}
     previous = paths["empty"]
-    for name, args in STEPS.items():
+    for name, args in steps.items():
         paths[name] = folder / f"{name}.sqlite"
-        _copy(previous, paths[name])
+        _copy(paths["empty"] if name == "big suite" else previous, paths[name])
         assert runner.run(paths[name], args).status == 0, name
         previous = paths[name]
     return paths
@@ -233,7 +298,7 @@ def test_a_killed_job_leaves_all_or_nothing(job: Job, runner: Runner, states: di
     assert completed != before, "the job wrote nothing, so the test would prove nothing"
 
     rng = random.Random(f"{SEED}-{job.name}")
-    outcomes = {"none": 0, "all": 0}
+    outcomes = {"none": 0, "all": 0, "chunks": 0}
     killed = 0
     duration = completed_run.seconds
     moments = kill_moments(duration, rng)
@@ -245,15 +310,21 @@ def test_a_killed_job_leaves_all_or_nothing(job: Job, runner: Runner, states: di
         killed += outcome.killed
         _sound(work)
         state = _state(work)
-        assert state in (before, completed), f"{job.name} killed after {moment:.3f} s left a partial state"
-        outcomes["none" if state == before else "all"] += 1
+        if job.chunked and state not in (before, completed):
+            assert _chunks_done(state, before, completed), \
+                f"{job.name} killed after {moment:.3f} s left a half-written chunk or a changed table"
+            outcomes["chunks"] += 1
+        else:
+            assert state in (before, completed), f"{job.name} killed after {moment:.3f} s left a partial state"
+            outcomes["none" if state == before else "all"] += 1
         if not outcome.killed and missed < RANDOM_KILLS:
             missed += 1
             duration = min(duration, outcome.seconds)
             moments.append(extra_moment(duration, rng))
     print(f"\n{job.name}: {completed_run.seconds:.2f} s; {killed} of {sum(outcomes.values())} kill points "
           f"hit the running job and all left a sound database ({outcomes['none']} before-state, "
-          f"{outcomes['all']} completed state)")
+          f"{outcomes['all']} completed state" + (f", {outcomes['chunks']} some chunks labelled" if job.chunked
+                                                  else "") + ")")
     assert killed >= RANDOM_KILLS // 2
 
 

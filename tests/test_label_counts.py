@@ -9,8 +9,9 @@ from __future__ import annotations
 import random
 import tempfile
 import threading
+import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -21,13 +22,14 @@ from hypothesis import strategies as st
 from import_helpers import SUITE_JSON, write
 from label_helpers import seen_version
 from migration_helpers import at_revision
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, select, text, update
 
 from store import Database, open_database
 from store.models import (
     AutoLabel,
     Item,
     ItemLabelCounts,
+    ItemReviewCounts,
     LabelFingerprint,
     ManualLabel,
     Output,
@@ -35,6 +37,7 @@ from store.models import (
     Suite,
 )
 from suite import demo as demo_package
+from suite import review as review_module
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing import add_known, change_rule, remove_item, restore_removed_item
 from suite.errors import TsqeError
@@ -44,9 +47,11 @@ from suite.label_counts import (
     COUNT_COLUMNS,
     FIELD_OF_LABEL,
     LabelCounts,
+    ReviewMove,
     add_unlabelled,
     effective_counts,
     refresh_counts,
+    suite_counts,
 )
 from suite.labelling import relabel
 from suite.review import clear_manual_label, set_manual_label
@@ -54,8 +59,18 @@ from suite.review import clear_manual_label, set_manual_label
 Counts = dict[int, tuple[int, ...]]
 
 
+ReviewCounts = dict[int, dict[tuple[str, str], int]]
+"""Item id -> (automatic label or "unlabelled", manual label) -> reviewed outputs."""
+
+
 def recount(db: Database) -> tuple[Counts, dict[int, LabelCounts]]:
     """Automatic counts per item as the summary stores them, and effective counts, from the raw tables."""
+    automatic, effective, _ = recount_all(db)
+    return automatic, effective
+
+
+def recount_all(db: Database) -> tuple[Counts, dict[int, LabelCounts], ReviewCounts]:
+    """``recount`` and the review counts per item as ``item_review_counts`` stores them."""
     with db.session() as session:
         auto = {key: value for key, value in session.execute(select(AutoLabel.output_id, AutoLabel.label))}
         through = {key: value for key, value in session.execute(
@@ -64,15 +79,29 @@ def recount(db: Database) -> tuple[Counts, dict[int, LabelCounts]]:
         outputs = session.execute(select(Output.id, Output.item_id)).all()
     automatic: defaultdict[int, Counter[str]] = defaultdict(Counter)
     effective: defaultdict[int, Counter[str]] = defaultdict(Counter)
+    reviews: defaultdict[int, Counter[tuple[str, str]]] = defaultdict(Counter)
     for output_id, item_id in outputs:
         label = auto.get(output_id) or ("unknown" if output_id <= through.get(item_id, 0) else None)
+        if output_id in manual:
+            reviews[item_id][(label or "unlabelled", manual[output_id])] += 1
         automatic[item_id][FIELD_OF_LABEL[label]] += 1
         automatic[item_id]["outputs"] += 1
         effective[item_id][FIELD_OF_LABEL[manual.get(output_id, label)]] += 1
         effective[item_id]["outputs"] += 1
         effective[item_id]["reviewed"] += output_id in manual
     return ({item_id: tuple(c[name] for name in COUNT_COLUMNS) for item_id, c in automatic.items()},
-            {item_id: LabelCounts(**c) for item_id, c in effective.items()})
+            {item_id: LabelCounts(**c) for item_id, c in effective.items()},
+            {item_id: dict(c) for item_id, c in reviews.items()})
+
+
+def stored_reviews(db: Database) -> ReviewCounts:
+    with db.session() as session:
+        counts: defaultdict[int, dict[tuple[str, str], int]] = defaultdict(dict)
+        for item_id, automatic, manual, n in session.execute(
+                select(ItemReviewCounts.item_id, ItemReviewCounts.automatic, ItemReviewCounts.manual,
+                       ItemReviewCounts.reviews)):
+            counts[item_id][(automatic, manual)] = n
+        return dict(counts)
 
 
 def stored(db: Database) -> Counts:
@@ -83,12 +112,14 @@ def stored(db: Database) -> Counts:
 
 
 def assert_consistent(db: Database, after: str, suite: str = DEMO_SUITE) -> None:
-    automatic, effective = recount(db)
+    automatic, effective, reviews = recount_all(db)
     assert stored(db) == automatic, after
+    assert stored_reviews(db) == reviews, after
     with db.session() as session:
         suite_id = session.scalar(select(Suite.id).where(Suite.name == suite))
         assert suite_id is not None
         assert effective_counts(session.connection(), suite_id) == effective, after
+        assert suite_counts(session.connection(), suite_id) == sum(effective.values(), LabelCounts()), after
 
 
 class Writes:
@@ -231,7 +262,9 @@ def test_random_sequences_of_writes_keep_the_counts(operations: list[str], seed:
 
 
 def test_upgrading_fills_the_counts_from_the_stored_labels(tmp_path: Path) -> None:
-    """A database labelled at revision 0003 gets counts equal to a recount, unlabelled outputs included."""
+    """A database labelled and reviewed at revision 0003 gets counts equal to a recount, unlabelled outputs
+    included, and review counts too (migration 0012): each review under its output's automatic label,
+    ``unknown`` for a covered output without a row, ``unlabelled`` for one not covered."""
     path = tmp_path / "old.sqlite"
     with at_revision(f"sqlite:///{path}", "0003") as conn:
         conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) "
@@ -241,11 +274,14 @@ def test_upgrading_fills_the_counts_from_the_stored_labels(tmp_path: Path) -> No
         conn.execute(text("INSERT INTO auto_labels (output_id, label) VALUES (1, 'pass'), (4, 'fail'), (3, 'error')"))
         conn.execute(text("INSERT INTO label_fingerprints (item_id, fingerprint, labelled_through, labelled_at) "
                           "VALUES (1, 'x', 2, CURRENT_TIMESTAMP), (2, 'y', 4, CURRENT_TIMESTAMP)"))
-        conn.execute(text("INSERT INTO manual_labels (output_id, label, reviewer, reviewed_at) "
-                          "VALUES (2, 'fail', 'r', CURRENT_TIMESTAMP)"))
+        conn.execute(text("INSERT INTO manual_labels (output_id, label, reviewer, reviewed_at) VALUES "
+                          "(2, 'fail', 'r', CURRENT_TIMESTAMP), (1, 'fail', 'r', CURRENT_TIMESTAMP), "
+                          "(5, 'pass', 'r', CURRENT_TIMESTAMP), (4, 'unknown', 'r', CURRENT_TIMESTAMP)"))
     db = open_database(path)
-    automatic, _ = recount(db)
+    automatic, _, reviews = recount_all(db)
     assert stored(db) == automatic == {1: (1, 0, 0, 1, 0, 1, 3), 2: (0, 1, 0, 0, 1, 1, 3)}
+    assert stored_reviews(db) == reviews == {
+        1: {("pass", "fail"): 1, ("unknown", "fail"): 1, ("unlabelled", "pass"): 1}, 2: {("fail", "unknown"): 1}}
     assert_consistent(db, "upgrade", "s")
     db.close()
 
@@ -318,3 +354,38 @@ def test_two_imports_removing_outputs_of_one_item_side_by_side_both_count(
     with pg.session() as session:
         assert session.scalars(select(Output.text).order_by(Output.text)).all() == ["C output", "D output"]
     assert stored(pg) == recount(pg)[0] == {1: (0, 0, 0, 0, 0, 2, 2)}
+
+
+def test_a_review_and_a_relabel_of_its_item_at_once_both_count(any_db: Database, monkeypatch: pytest.MonkeyPatch
+                                                               ) -> None:
+    """A reviewer's decision is held open after it has counted itself under its output's automatic label, while
+    a relabel changes that label. The relabel waits for the decision to commit and counts it under the new label
+    (on PostgreSQL the decision holds its item's counts row shared); without the wait the decision's count kept
+    the old label."""
+    create_demo(any_db)
+    with any_db.session() as session:
+        output_id, item_id = session.execute(
+            select(Output.id, Output.item_id).join(AutoLabel, AutoLabel.output_id == Output.id)
+            .where(AutoLabel.label == "pass", ~Output.manual_label.has()).order_by(Output.id).limit(1)).one()
+    with any_db.transaction() as session:  # the item's rules change without relabelling it: its labels go stale
+        session.execute(update(Rule).where(Rule.item_id == item_id).values(pattern="^never matched$"))
+    counted, release = threading.Event(), threading.Event()
+    count_reviews = review_module.count_reviews
+
+    def held_open(connection: Connection, changes: Sequence[ReviewMove]) -> None:
+        count_reviews(connection, changes)
+        counted.set()
+        assert release.wait(60)
+
+    monkeypatch.setattr(review_module, "count_reviews", held_open)
+    with ThreadPoolExecutor(2) as pool:
+        decided = pool.submit(set_manual_label, any_db, output_id, "fail", "tester")
+        assert counted.wait(60)
+        relabelled = pool.submit(relabel, any_db, DEMO_SUITE)
+        time.sleep(1.0)  # long enough for the relabel to write the item, were it not held up
+        release.set()
+        decided.result(timeout=60)
+        relabelled.result(timeout=60)
+    with any_db.session() as session:
+        assert session.scalar(select(AutoLabel.label).where(AutoLabel.output_id == output_id)) != "pass"
+    assert_consistent(any_db, "a review and a relabel at once")

@@ -29,7 +29,7 @@ from suite.labelling import label_counts, relabel
 from suite.labels import automatic_label, join_labels
 from suite.review import clear_manual_label, explain, set_manual_label
 from suite.rules import describe
-from suite.tasks import Cancelled, Progress, TaskState
+from suite.tasks import CancelledPartway, Progress, TaskState
 
 
 @pytest.fixture
@@ -226,21 +226,44 @@ def test_invalid_and_timed_out_rules_give_errors_and_are_retried(db: Database) -
     assert retried[ids["Her husband visited her."]] == ("pass", "marker")  # only the errors were relabelled
 
 
-def test_cancelled_run_changes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-    build(db)
-    monkeypatch.setattr("suite.labelling.CHUNK", 1)
-    written: list[int] = []
-
-    def cancel_after_first_chunk(report: Progress) -> None:
+def cancelled_after_first_chunk(written: list[int]) -> TaskState:
+    def cancel(report: Progress) -> None:
         written.append(report.done)
         if report.done > 0:
             task.cancel()
 
-    task = TaskState(cancel_after_first_chunk)
-    with pytest.raises(Cancelled):
-        relabel(db, task=task)
-    assert written == [0, 1]  # progress counts items
-    assert auto(db) == {} and stamps(db) == {}
+    task = TaskState(cancel)
+    return task
+
+
+ALONE = {"husband": {"pass": 2, "fail": 1, "conflict": 1, "unknown": 1, "error": 0},
+         "court": {"pass": 1, "fail": 2, "conflict": 0, "unknown": 0, "error": 0}}
+"""The label counts of each item of ``build`` labelled alone."""
+
+
+def assert_one_item_labelled_alone(db: Database, ids: dict[str, int]) -> None:
+    """After a run cancelled once the first chunk (of one item) was written: that item's outputs are labelled
+    and covered, the other item's are not, and the counts say so; labelling again does the rest."""
+    with db.session() as session:
+        items = {item_id: name for item_id, name in session.execute(select(Item.id, Item.external_id))}
+        item_of = {output_id: item_id for output_id, item_id in session.execute(select(Output.id, Output.item_id))}
+    labelled = auto(db)
+    [item_id] = stamps(db)
+    assert sorted(labelled) == sorted(output_id for output_id in ids.values() if item_of[output_id] == item_id)
+    assert label_counts(db) == ALONE[items[item_id]]
+    assert relabel(db) == {"pass": 3, "fail": 3, "conflict": 1, "unknown": 1, "error": 0}
+    assert {output_id: labels for output_id, labels in auto(db).items() if output_id in labelled} == labelled
+
+
+def test_a_cancelled_run_keeps_the_chunks_it_wrote(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = build(db)
+    monkeypatch.setattr("suite.labelling.CHUNK", 1)
+    written: list[int] = []
+    with pytest.raises(CancelledPartway, match="^1 of 2 items were labelled and are kept, the others are as they "
+                                               "were: label again to finish$"):
+        relabel(db, task=cancelled_after_first_chunk(written))
+    assert written == [0, 1]  # progress counts items, reported after each chunk's transaction
+    assert_one_item_labelled_alone(db, ids)
 
 
 def test_explain_gives_decision_and_spans(db: Database) -> None:
@@ -254,6 +277,22 @@ def test_explain_gives_decision_and_spans(db: Database) -> None:
     assert explanation.stored == "conflict"
     assert explanation.stored_decided_by == explanation.decision.decided_by == \
         r"positive rule 1: husband|spouse and negative rule 2: \bm[ae]n\b both matched"
+
+
+def test_cli_label_interrupted_says_what_it_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl+C during ``tsqe label``: the chunks written stay, and the words say so (not "nothing was changed")."""
+    _register_commands()
+    database = tmp_path / "t.sqlite"
+    small_suite(open_database(database), tmp_path)
+
+    def interrupted(*args: object, **kwargs: object) -> dict[str, int]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("cli.labelling.relabel", interrupted)
+    result = CliRunner().invoke(app, ["--db", str(database), "label"])
+    assert result.exit_code == 130
+    assert "interrupted: the items labelled so far are kept, each whole, the others are as they were: run tsqe " \
+           "label again to finish" in result.stderr
 
 
 def test_cli_label_json_and_table(tmp_path: Path) -> None:
@@ -326,19 +365,19 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
         session.add(rule)
         session.flush()
         rule_id = rule.id
-    force_workers(monkeypatch, 1)
+    force_workers(monkeypatch, 2)
     monkeypatch.setattr("suite.labelling.WATCHDOG_GRACE", 3.0)  # a worker niced on a loaded machine needs time
     monkeypatch.setattr("suite.labelling.WATCHDOG_PER_ITEM", 0.0)
-    redone: list[tuple[tuple[int, ...], bool]] = []  # chunks labelled in this process, not a worker
+    in_this_process: list[tuple[int, ...]] = []
     label_chunk = labelling._label_chunk
 
     def record(connection, plan, chunk, timed):  # type: ignore[no-untyped-def]
-        redone.append((chunk.items, timed))
+        in_this_process.append(chunk.items)
         return label_chunk(connection, plan, chunk, timed)
 
     monkeypatch.setattr("suite.labelling._label_chunk", record)
     counts = relabel(db, timeout=0.05)
-    assert redone == [((item_id,), True)]  # the court item's chunk was labelled by a worker
+    assert in_this_process == []  # the redo, item by item with timeouts, ran in the workers too
     assert counts == {"pass": 3, "fail": 3, "conflict": 1, "unknown": 1, "error": 1}
     labels = auto(db)
     assert labels[slow] == ("error", f"rule {rule_id} timed out after 0.05 s")
@@ -355,13 +394,15 @@ def test_workers_label_the_demo_suite_like_one_process(db: Database, monkeypatch
     assert {label for label, _, _ in alone.values()} == {"pass", "fail", "conflict", "unknown", "error"}
 
 
-def test_cancelling_with_workers_changes_nothing(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
-    build(db)
+def test_cancelling_with_workers_keeps_the_chunks_written(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = build(db)
     force_workers(monkeypatch, 1)
-    task = TaskState(lambda report: task.cancel() if report.done else None)
-    with pytest.raises(Cancelled):
-        relabel(db, task=task)
-    assert auto(db) == {} and stamps(db) == {}
+    monkeypatch.setattr("suite.labelling.CHUNKS_PER_TRANSACTION", 1)  # one chunk a transaction, as they come
+    written: list[int] = []
+    with pytest.raises(CancelledPartway):
+        relabel(db, task=cancelled_after_first_chunk(written))
+    assert written == [0, 1]
+    assert_one_item_labelled_alone(db, ids)
 
 
 @pytest.mark.shared

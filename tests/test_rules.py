@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from suite.rules import (
     ItemMatcher,
@@ -99,6 +103,13 @@ def test_spans_cover_every_match_of_every_rule() -> None:
 def test_normalise() -> None:
     assert normalise("  a \u00a0 b\n\tc ") == "a b c"
     assert normalise("e\u0301") == "\u00e9"
+
+
+@given(st.text(alphabet=st.sampled_from(" \t\n\r\x0b\x0c\x1c\x85\u00a0ab.e\u0301\u00e9"), max_size=12))
+def test_normalise_is_nfc_with_whitespace_collapsed_whatever_the_text(text: str) -> None:
+    """The shortcut for texts that need nothing (ASCII, printable, single spaces, no space at the ends) gives
+    what splitting and joining gives."""
+    assert normalise(text) == " ".join(unicodedata.normalize("NFC", text).split())
 
 
 def test_fingerprint_changes_with_rules_and_known_translations_only() -> None:

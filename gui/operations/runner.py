@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QProgressDialog, QWidget
 from gui.dialogs import show_error
 from gui.state import AppState
 from suite.changes import NOTHING, Changes
-from suite.tasks import Cancelled, Progress, TaskState
+from suite.tasks import Cancelled, CancelledPartway, Progress, TaskState
 
 T = TypeVar("T")
 
@@ -42,7 +42,8 @@ PROGRESS_DELAY_MS = 500
 
 CANCELLED = "cancelled: nothing was stored"
 """Every write is one transaction (or, for a save of several edits, stops before the next one): a cancelled
-write stored nothing, and the status bar says so once it has stopped."""
+write stored nothing, and the status bar says so once it has stopped. Labelling, which commits chunk by chunk,
+says what it kept instead (``CancelledPartway``)."""
 
 
 def said_by_core(result: Any) -> Changes:
@@ -261,6 +262,9 @@ class Operations(QObject):
         try:
             if error is None:
                 self._done(job, result)
+            elif isinstance(error, CancelledPartway):  # what it had committed stays, and the screens show it
+                self.message.emit(f"{job.title}: cancelled: {error}")
+                self._state.operation_executed.emit(error.changes)
             elif isinstance(error, Cancelled):
                 self.message.emit(f"{job.title}: {CANCELLED}")
             else:

@@ -1,11 +1,12 @@
 """What a labelling run changed, in numbers a person reads when it ends ("1,204 new outputs labelled").
 
 A run reads each item's stored automatic counts (``item_label_counts``, milliseconds for a whole suite) before it
-writes and again before it commits, inside its transaction, so the difference is exactly what this run did,
-whatever other writers do meanwhile. The counts say how labels moved per item, not which output moved where:
-one output turning pass and another fail in the same item cancel out, so the summary speaks of label totals and
-of items, never of a number of "outputs that changed label" it cannot know without reading every old label
-(which would cost the run as much again on a million outputs).
+writes and again once it has written: a labelling of the suite writes chunk by chunk, so an import or an edit
+committed between its chunks counts too; labelling inside another writer's transaction (an import's) reads both
+in that transaction, so the difference is exactly what it did. The counts say how labels moved per item, not
+which output moved where: one output turning pass and another fail in the same item cancel out, so the summary
+speaks of label totals and of items, never of a number of "outputs that changed label" it cannot know without
+reading every old label (which would cost the run as much again on a million outputs).
 """
 from __future__ import annotations
 

@@ -20,6 +20,7 @@ from suite.history import Change, next_versions, record
 from suite.importers.lookups import StrippedIds, SuiteIndex, check_length, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
+from suite.label_counts import ReviewMove, count_reviews
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -90,7 +91,7 @@ def _write(session: Session, suite_id: int, reviews: dict[int, TableRow]) -> dic
         .where(Item.suite_id == suite_id))}
     now = utcnow()
     versions = next_versions(session, [output_id for output_id in reviews if output_id not in existing])
-    added, changed, history = [], [], []
+    added, changed, history, counted = [], [], [], []
     for output_id, row in reviews.items():
         reviewer = row["reviewer"].strip()
         values = {"label": row["label"].strip().lower(), "reviewer": reviewer,
@@ -100,15 +101,18 @@ def _write(session: Session, suite_id: int, reviews: dict[int, TableRow]) -> dic
             added.append({"output_id": output_id, **values, "reviewed_at": now, "version": versions[output_id]})
             history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "add",
                                   reviewer, None, values, versions[output_id]))
+            counted.append(ReviewMove(output_id, None, values["label"]))
         elif (old.label, old.reviewer, old.comment) != (values["label"], reviewer, values["comment"]):
             changed.append({"output_id": output_id, **values, "reviewed_at": now, "version": old.version + 1})
             before = {"label": old.label, "reviewer": old.reviewer, "comment": old.comment}
             history.append(Change(suite_id, row["item_id"].strip(), "manual_label", output_id, "change",
                                   reviewer, before, values, old.version + 1))
+            counted.append(ReviewMove(output_id, old.label, values["label"]))
     if added:
         session.execute(insert(ManualLabel), added)
     if changed:
         session.execute(update(ManualLabel), changed)
     record(session, history)
+    count_reviews(session.connection(), counted)
     return {"labels": len(reviews), "labels_added": len(added), "labels_changed": len(changed),
             "labels_unchanged": len(reviews) - len(added) - len(changed)}

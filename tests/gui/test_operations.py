@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -9,15 +10,17 @@ from collections.abc import Callable
 from conftest import shown_errors
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QProgressDialog, QPushButton
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from gui.operations import Operations, Write, changes_nothing
 from gui.state import AppState
 from store import open_database
-from store.models import Suite
+from store.models import LabelFingerprint, Suite
+from suite import labelling
 from suite.changes import ANYWHERE, Changes
 from suite.demo import create_demo
 from suite.errors import TsqeError
+from suite.labelling import relabel
 from suite.tasks import Progress, TaskState
 
 
@@ -89,7 +92,7 @@ def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: 
             task.progress(round(progress.fraction * 1000), 1000, progress.message)  # raises once cancelled
             if progress.fraction >= 0.2 and not first_step.is_set():
                 first_step.set()
-                go_on.wait(5)  # the suite is imported, its outputs not yet: time for the test to press Cancel
+                go_on.wait(60)  # the suite is imported, its outputs not yet: time for the test to press Cancel
 
         return create_demo(db, task=TaskState(slowly))
 
@@ -98,8 +101,8 @@ def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: 
     said: list[str] = []
     ops.progressed.connect(lambda title, _: said.append(title) if title not in said else None)
     _write(ops, "building the demo", work)
+    qtbot.waitUntil(first_step.is_set, timeout=60_000)  # importing the suite takes over a second under load
     qtbot.waitUntil(lambda: len(_dialogs(ops)) == 1, timeout=3000)
-    assert first_step.is_set()
     qtbot.mouseClick(_dialogs(ops)[0].findChild(QPushButton), Qt.MouseButton.LeftButton)
     go_on.set()
     assert ops.wait_idle()
@@ -109,6 +112,42 @@ def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: 
     with db.session() as session:
         assert session.scalar(select(func.count(Suite.id))) == 0
     db.close()
+
+
+def test_a_relabel_cancelled_partway_says_what_it_kept_and_screens_refresh(qtbot, ops: Operations,  # type: ignore[no-untyped-def]
+                                                                          state: AppState, monkeypatch) -> None:
+    """Labelling writes chunk by chunk: cancelled after its first chunk, that chunk stays. The status bar says so
+    (not "nothing was stored") and the screens are told that labels changed."""
+    db = state.db
+    assert db is not None
+    with db.transaction() as session:  # every item's labels are outdated: the whole suite is labelled again
+        session.execute(update(LabelFingerprint).values(fingerprint="outdated"))
+    monkeypatch.setattr(labelling, "CHUNK", 10)
+    first_chunk, go_on = threading.Event(), threading.Event()
+
+    def work(task: TaskState) -> object:
+        def after_each_chunk(progress: Progress) -> None:
+            task.progress(progress.done, progress.total, progress.message)  # raises once cancelled
+            if progress.done and not first_chunk.is_set():
+                first_chunk.set()
+                go_on.wait(60)  # time for the test to cancel
+
+        return relabel(db, task=TaskState(after_each_chunk))
+
+    messages: list[str] = []
+    executed: list[Changes] = []
+    ops.message.connect(messages.append)
+    state.operation_executed.connect(executed.append)
+    _write(ops, "labelling", work)
+    qtbot.waitUntil(first_chunk.is_set, timeout=30_000)
+    ops.cancel()
+    go_on.set()
+    assert ops.wait_idle()
+    [message] = messages  # the cancel is heard at the report after the next chunk
+    assert re.fullmatch(r"labelling: cancelled: [12]0 of 71 items were labelled and are kept, the others are as "
+                        r"they were: label again to finish", message), message
+    assert executed == [Changes(labels=ANYWHERE)]
+    assert shown_errors() == []
 
 
 def test_one_writer_at_a_time_in_the_order_asked(qtbot, ops: Operations) -> None:
