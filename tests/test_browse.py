@@ -117,8 +117,7 @@ def brute_force(raws: list[Raw], f: OutputFilter, sort: str, descending: bool) -
             alike = (r.item_id, group_key(r.text), r.auto)
             first[alike] = min(first.get(alike, r.output_id), r.output_id)
         kept = [r for r in kept if first[r.item_id, group_key(r.text), r.auto] == r.output_id]
-    decided = {(r.item_id, label): sum(o.item_id == r.item_id and o.effective == label for o in raws)
-               for r in raws for label in ("pass", "fail")}
+    decided = Counter((r.item_id, r.effective) for r in raws)
 
     def key(r: Raw) -> tuple[object, ...]:
         ties = (r.position, r.output_id)

@@ -13,6 +13,7 @@ from cli.main import _register_commands, app
 from store import Database, open_database
 from store.copy import CopyRefused, copy_database
 from store.models import Base, Embedding, HistoryEntry, MetricScore, Output, Suite, System
+from suite.assist.double_review import plan_review_checks, take_assignments
 from suite.demo import DEMO_SUITE, create_demo
 from suite.importers import import_outputs, import_qe_scores
 from suite.labelling import label_counts, relabel
@@ -43,6 +44,8 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(MetricScore).values(signature="toy|tsqe", output_id=output_id, score=0.1 + 0.2))
         session.execute(insert(Embedding).values(model="m", layer=6, sentence_hash="ab" * 32, tokens='["a"]',
                                                  dim=2, vectors=bytes(range(256))))
+    plan_review_checks(database, double_share=0.5, control_share=0.5, seed=1, author="Ann")
+    take_assignments(database, "Zed", limit=4)  # double reviews and controls
     return database
 
 
