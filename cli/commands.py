@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import cli.browse  # noqa: F401
+import cli.challenge  # noqa: F401
 import cli.copy  # noqa: F401
 import cli.demo  # noqa: F401
 import cli.discriminative  # noqa: F401
@@ -10,8 +11,10 @@ import cli.export  # noqa: F401
 import cli.filters  # noqa: F401
 import cli.importing  # noqa: F401
 import cli.labelling  # noqa: F401
+import cli.mtme  # noqa: F401
 import cli.qe_evaluation  # noqa: F401
 import cli.qe_systems  # noqa: F401
+import cli.references  # noqa: F401
 import cli.report  # noqa: F401
 import cli.reviewers  # noqa: F401
 import cli.rule_group  # noqa: F401

@@ -15,6 +15,7 @@ from cli.main import app
 from cli.metric_options import (
     combine_option,
     device_option,
+    embeddings_option,
     layers_option,
     metric_help,
     metric_options,
@@ -48,6 +49,7 @@ def score_command(
     layers: int = layers_option(),
     device: str = device_option(),
     tokenize: str = tokenize_option(),
+    embeddings: str = embeddings_option(),
     systems: str = typer.Option(None, "--systems", help="Comma-separated systems (default: all)."),
     out: Path = typer.Option(None, "--out", help="Write the TSV here instead of stdout."),
 ) -> None:
@@ -61,7 +63,7 @@ def score_command(
     with progress_bar(f"scoring with {metric}") as task:
         scores = score_outputs(context.database, metric, suite_name=context.suite_name,
                                systems=_split_systems(systems), refs=ref_choice(refs, combine),
-                               options=metric_options(model, layers, device, tokenize), task=task)
+                               options=metric_options(model, layers, device, tokenize, embeddings), task=task)
     with _open_out(out) as stream:
         writer = csv.writer(stream, delimiter="\t", lineterminator="\n")
         writer.writerow(["item_id", "system", "score"])
@@ -83,6 +85,7 @@ def difficulty_command(
     model: str = model_option(),
     layers: int = layers_option(),
     device: str = device_option(),
+    embeddings: str = embeddings_option(),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document, with the token difficulties."),
     fmt: str = format_option(),
     out: Path = out_option(),
@@ -94,7 +97,7 @@ def difficulty_command(
     Without --format or --out it prints both; with either it writes the per-system table (suite.tables).
     """
     context = app_context(ctx)
-    choice, options = ref_choice(refs, "multi"), metric_options(model, layers, device)
+    choice, options = ref_choice(refs, "multi"), metric_options(model, layers, device, embeddings=embeddings)
     with progress_bar("difficulty-aware BERTScore") as task:
         chosen = choose_systems(context.database, systems, suite_name=context.suite_name, rank_by=rank_by,
                                 refs=choice, options=options, task=task)

@@ -33,7 +33,15 @@ def _qe_option() -> Any:
 
 
 def _ties_option() -> Any:
-    return typer.Option("half", "--ties", help="Ties count 0.5 (half), 0 (wrong) or leave the pair out (drop).")
+    return typer.Option(None, "--ties", help="Ties count 0.5 (half), 0 (wrong: the published convention of "
+                                             "challenge sets) or leave the pair out (drop). Default: half, "
+                                             "wrong for a suite imported with tsqe import challenge.")
+
+
+def _tie_epsilon_option() -> Any:
+    return typer.Option(None, "--tie-epsilon", min=0.0,
+                        help="Scores at most this far apart are a tie, for every QE system (default: each "
+                             "system's own: 0, or its metric's, e.g. 1e-6 for BERTScore).")
 
 
 def _seed_option() -> Any:
@@ -66,16 +74,19 @@ def accuracy_command(
     category: str = _category_option(),
     qe: str = _qe_option(),
     ties: str = _ties_option(),
+    tie_epsilon: float = _tie_epsilon_option(),
     bootstrap: int = _bootstrap_option(),
     seed: int = _seed_option(),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:
-    """Pairwise accuracy of QE systems per category or phenomenon, with Total, weighed and 95% intervals.
+    """Pairwise accuracy of QE systems per category or phenomenon, with Total, weighed, 95% intervals and each
+    system's tie rate per row (and ACES's score for a suite imported from ACES).
 
     --format json gives the result's own document (provenance, counted pairs per system, too-few flags).
     """
-    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, bootstrap=bootstrap, seed=seed)
+    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
+                       bootstrap=bootstrap, seed=seed)
     emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
 
 
@@ -88,6 +99,7 @@ def stability_command(
     category: str = _category_option(),
     qe: str = _qe_option(),
     ties: str = _ties_option(),
+    tie_epsilon: float = _tie_epsilon_option(),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:
@@ -97,8 +109,8 @@ def stability_command(
     """
     names = _names(qe)
     inputs = _inputs(ctx, names)
-    result = ranking_stability(inputs.pairs, inputs.chosen(names), by=by, category=category, ties=ties,
-                               splits=splits, seed=seed)
+    result = ranking_stability(inputs.pairs, inputs.chosen(names), by=by, category=category,
+                               ties=inputs.ties(ties), tie_epsilon=tie_epsilon, splits=splits, seed=seed)
     emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
 
 
@@ -110,20 +122,22 @@ def plot_accuracy_command(
     category: str = _category_option(),
     qe: str = _qe_option(),
     ties: str = _ties_option(),
+    tie_epsilon: float = _tie_epsilon_option(),
     bootstrap: int = _bootstrap_option(),
     seed: int = _seed_option(),
 ) -> None:
     """Grouped bar chart of pairwise accuracy per row and QE system, with bootstrap CI whiskers."""
-    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, bootstrap=bootstrap, seed=seed)
+    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
+                       bootstrap=bootstrap, seed=seed)
     save_accuracy_plot(result, out)
     typer.echo(f"wrote {out}", err=True)
 
 
-def _accuracy(ctx: typer.Context, *, by: str, category: str | None, qe: str | None, ties: str,
-              bootstrap: int, seed: int) -> AccuracyResult:
+def _accuracy(ctx: typer.Context, *, by: str, category: str | None, qe: str | None, ties: str | None,
+              tie_epsilon: float | None, bootstrap: int, seed: int) -> AccuracyResult:
     names = _names(qe)
     return accuracy(_inputs(ctx, names), AccuracyOptions(by=by, category=category, qe=names, ties=ties,
-                                                         bootstrap=bootstrap, seed=seed))
+                                                         tie_epsilon=tie_epsilon, bootstrap=bootstrap, seed=seed))
 
 
 def _names(qe: str | None) -> tuple[str, ...] | None:

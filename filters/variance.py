@@ -21,7 +21,7 @@ from typing import Protocol
 import numpy as np
 from sqlalchemy import select
 
-from filters.metrics import Signature
+from filters.metrics import Signature, references_note
 from store import Database
 from store.models import Item
 from suite.errors import TsqeError
@@ -70,6 +70,8 @@ class VarianceResult:
         body = [[Cell(r.item), Cell(r.std, bold=r.item in kept), Cell(r.mean), Cell(r.systems),
                  Cell(r.item in kept)] for r in self.ranking]
         notes = [f"Metric: {self.signature}."] if self.signature is not None else []
+        note = None if self.signature is None else references_note(self.signature)
+        notes += [note] if note else []
         notes += [f"{len(self.ranking)} items ranked, {len(self.kept)} kept, {self.dropped} dropped (std <= "
                  f"{self.threshold:.6g}, the {100 * self.drop:g}th percentile)"
                  + (f"; {len(self.unscored)} items without scores." if self.unscored else ".")]

@@ -35,6 +35,11 @@ STORED_AUTO_LABELS = ("pass", "fail", "conflict", "error")
 """What an ``auto_labels`` row holds: ``unknown``, often a third of a suite's outputs or more, is stored as no
 row at all for an output that its item's last labelling covered (``LabelFingerprint.labelled_through``)."""
 MANUAL_LABELS = ("pass", "fail", "unknown")
+CONSTRUCTED_LABELS = ("pass", "fail")
+"""What a challenge set's construction says of an output: its good translation passes, its bad one fails."""
+CHALLENGE_FORMATS = ("demetr", "aces", "contrastive-tsv")
+"""The layouts of contrastive challenge sets a suite can be imported from (``suite.importers.challenge``)."""
+EMBEDDING_PRECISIONS = ("float16", "float32")
 POLARITIES = ("positive", "negative")
 TRANSLATION_KINDS = ("good", "bad")
 STANDARD_REFERENCE = "standard"
@@ -80,6 +85,9 @@ class Suite(Base):
     source_lang: Mapped[str] = mapped_column(String(20))
     target_lang: Mapped[str] = mapped_column(String(20))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    challenge: Mapped[str | None] = mapped_column(String(40))
+    """The challenge-set layout the suite was imported from (one of ``CHALLENGE_FORMATS``), None for any other
+    suite: its outputs carry labels by construction, and its accuracy tables count a tie as wrong by default."""
 
     categories: Mapped[list[Category]] = relationship(back_populates="suite", cascade="all, delete-orphan",
                                                       passive_deletes=True)
@@ -127,6 +135,10 @@ class Item(Base):
     source: Mapped[str] = mapped_column(Text)
     comment: Mapped[str | None] = mapped_column(Text)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    source_lang: Mapped[str | None] = mapped_column(String(20))
+    target_lang: Mapped[str | None] = mapped_column(String(20))
+    """The item's own languages in a suite of several (``mul``), as DEMETR's ten source languages; None: the
+    suite's."""
 
     suite: Mapped[Suite] = relationship(back_populates="items")
     phenomenon: Mapped[Phenomenon | None] = relationship()
@@ -226,6 +238,22 @@ class Output(Base):
     item: Mapped[Item] = relationship(back_populates="outputs")
     auto_label: Mapped[AutoLabel | None] = relationship(cascade="all, delete-orphan", passive_deletes=True)
     manual_label: Mapped[ManualLabel | None] = relationship(cascade="all, delete-orphan", passive_deletes=True)
+
+
+class ConstructedLabel(Base):
+    """What a contrastive challenge set says of an output by construction: its good translation passes, its
+    perturbed one fails.
+
+    A fact of the data, not a reviewer's decision: it is not a manual label and a reviewer still overrides
+    it. The rule engine reads it as it reads an item's known translations (``suite.labelling``), so every
+    count, report and pair sees the automatic label it gives, with "by construction" as its reason. Kept in a
+    table of its own so that labelling a suite without one costs nothing more.
+    """
+
+    __tablename__ = "constructed_labels"
+    __table_args__ = (CheckConstraint(_in("label", CONSTRUCTED_LABELS), name="ck_constructed_labels_label"),)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
+    label: Mapped[str] = mapped_column(String(10))
 
 
 class SystemOutput(Base):
@@ -376,12 +404,18 @@ class MetricScore(Base):
 
 
 class Embedding(Base):
-    """Cached contextual token embeddings of one sentence under one model and layer."""
+    """Cached contextual token embeddings of one token sequence under one model and layer, at one precision.
+
+    Keyed by the hash of the model's token ids, not of the text: sentences that tokenise alike (under an
+    uncased model, ones that differ only in case) share one row and so score exactly alike.
+    """
 
     __tablename__ = "embeddings"
+    __table_args__ = (CheckConstraint(_in("precision", EMBEDDING_PRECISIONS), name="ck_embeddings_precision"),)
     model: Mapped[str] = mapped_column(String(400), primary_key=True)
     layer: Mapped[int] = mapped_column(Integer, primary_key=True)
-    sentence_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    precision: Mapped[str] = mapped_column(String(10), primary_key=True)
+    tokens_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     tokens: Mapped[str] = mapped_column(Text)
     dim: Mapped[int] = mapped_column(Integer)
     vectors: Mapped[bytes] = mapped_column(LargeBinary)

@@ -5,7 +5,7 @@ By suffix: ``.tsv``, ``.csv`` and ``.xlsx`` write the table layout of ``suite.im
 them (several rules of one polarity, ignore case, references).
 
 Importing the written file gives the same items, in the same order, with the same rules (patterns, flags,
-order within each polarity), references (texts, kinds, order), known translations and comments. What a
+order within each polarity), references (texts, kinds, sets, order), known translations and comments. What a
 layout cannot carry is refused rather than written wrongly:
 
 - an item without a phenomenon (a WMT test set imported as a suite): both layouts need one;
@@ -46,7 +46,8 @@ class _Item:
     comment: str | None
     positive: list[tuple[str, bool]] = field(default_factory=list)
     negative: list[tuple[str, bool]] = field(default_factory=list)
-    references: list[tuple[str, str]] = field(default_factory=list)
+    references: list[tuple[str, str, str]] = field(default_factory=list)
+    """(text, kind, set name)."""
     good: list[str] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
 
@@ -100,10 +101,11 @@ def _items(session: Any, suite_id: int) -> list[_Item]:
              .where(Item.suite_id == suite_id).order_by(Rule.item_id, Rule.position, Rule.id))
     for item_id, polarity, pattern, ignore_case in session.execute(rules):
         getattr(items[item_id], polarity).append((pattern, bool(ignore_case)))
-    references = (select(Reference.item_id, Reference.text, Reference.kind).join(Item, Item.id == Reference.item_id)
+    references = (select(Reference.item_id, Reference.text, Reference.kind, Reference.set_name)
+                  .join(Item, Item.id == Reference.item_id)
                   .where(Item.suite_id == suite_id).order_by(Reference.item_id, Reference.id))
-    for item_id, text, kind in session.execute(references):
-        items[item_id].references.append((text, kind or STANDARD_REFERENCE))
+    for item_id, text, kind, set_name in session.execute(references):
+        items[item_id].references.append((text, kind or STANDARD_REFERENCE, set_name or kind or STANDARD_REFERENCE))
     known = (select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
              .join(Item, Item.id == KnownTranslation.item_id)
              .where(Item.suite_id == suite_id).order_by(KnownTranslation.item_id, KnownTranslation.id))
@@ -118,14 +120,16 @@ def _items(session: Any, suite_id: int) -> list[_Item]:
 def _row(item: _Item) -> list[str]:
     rules = item.positive + item.negative
     flags = [IGNORE_CASE_FLAG if ignore_case else "" for _, ignore_case in rules]
-    kinds = [kind for _, kind in item.references]
+    kinds = [kind for _, kind, _ in item.references]
+    sets = [set_name for _, _, set_name in item.references]
     return [
         item.external_id, item.category or "", item.phenomenon or "", item.source,
         _cell(item, "positive pattern", [pattern for pattern, _ in item.positive], stripped=False),
         _cell(item, "negative pattern", [pattern for pattern, _ in item.negative], stripped=False),
         SEPARATOR.join(flags) if any(flags) else "",
-        _cell(item, "reference", [text for text, _ in item.references], stripped=True),
+        _cell(item, "reference", [text for text, _, _ in item.references], stripped=True),
         SEPARATOR.join(kinds) if any(kind != STANDARD_REFERENCE for kind in kinds) else "",
+        SEPARATOR.join(sets) if any(set_name != kind for set_name, kind in zip(sets, kinds)) else "",
         _cell(item, "good translation", item.good, stripped=True),
         _cell(item, "bad translation", item.bad, stripped=True),
         item.comment or "",
@@ -178,8 +182,9 @@ def _write_json(path: Path, items: list[_Item], langpair: str) -> None:
                 document[f"{polarity}_ignore_case"] = [ignore_case for _, ignore_case in rules]
         document["positive_tokens"], document["negative_tokens"] = item.good, item.bad
         if item.references:
-            _cell(item, "reference", [text for text, _ in item.references], stripped=True)
-            document["references"] = [{"text": text, "kind": kind} for text, kind in item.references]
+            _cell(item, "reference", [text for text, _, _ in item.references], stripped=True)
+            document["references"] = [{"text": text, "kind": kind, **({"set": set_name} if set_name != kind else {})}
+                                      for text, kind, set_name in item.references]
         if item.comment is not None:
             document["comment"] = item.comment
         documents.append(document)

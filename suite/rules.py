@@ -167,6 +167,10 @@ UNKNOWN = _decision("unknown")
 KNOWN_GOOD = _decision("pass")
 KNOWN_BAD = _decision("fail")
 KNOWN_BOTH = _decision("conflict")
+CONSTRUCTED = {"pass": _decision("pass", reason="good translation by construction (challenge set)"),
+               "fail": _decision("fail", reason="bad translation by construction (challenge set)")}
+"""The decisions of an output's label by construction (``store.models.ConstructedLabel``), which labelling
+gives such an output whatever the rules say: it is what the challenge set is made of."""
 
 
 _Rule = tuple[Callable[..., object], Decision, Decision]

@@ -46,6 +46,8 @@ class Column:
     kind: ColumnKind
     decimals: int = 2
     """Decimals of a ``number`` shown in display formats (data formats keep the full value)."""
+    shaded: bool = True
+    """Whether a screen shades a ``fraction`` by its value, as for rates where higher is better (not a tie rate)."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,9 @@ class Cell:
     ci: tuple[float, float] | None = None
     bold: bool = False
     mark: str = ""
+    kind: ColumnKind | None = None
+    """Shown as this kind rather than its column's: a summary row of another unit (ACES's score under
+    accuracy columns)."""
 
 
 @dataclass(frozen=True)
@@ -120,10 +125,10 @@ def frame(table: Table) -> pd.DataFrame:
     for j, column in enumerate(table.columns):
         cells = [row[j] for row in rows]
         data[column.name] = [_data_value(c.value) for c in cells]
+        if column.kind in ("fraction", "number") and any(c.ci is not None for c in cells):
+            data[f"{column.name} ci_low"] = [None if c.ci is None else _data_value(c.ci[0]) for c in cells]
+            data[f"{column.name} ci_high"] = [None if c.ci is None else _data_value(c.ci[1]) for c in cells]
         if column.kind == "fraction":
-            if any(c.ci is not None for c in cells):
-                data[f"{column.name} ci_low"] = [None if c.ci is None else _data_value(c.ci[0]) for c in cells]
-                data[f"{column.name} ci_high"] = [None if c.ci is None else _data_value(c.ci[1]) for c in cells]
             if any_bold:
                 data[f"{column.name} {table.bold_means}"] = [c.bold for c in cells]
     result = pd.DataFrame(data)
@@ -156,6 +161,8 @@ def render_json(table: Table) -> str:
             document["bold"] = True
         if c.mark:
             document["mark"] = c.mark
+        if c.kind is not None:
+            document["kind"] = c.kind
         return document
 
     document = {"title": table.title, "columns": [{"name": c.name, "kind": c.kind} for c in table.columns],
@@ -200,8 +207,8 @@ def render_markdown(table: Table) -> str:
             text = _escape_md(_display(cell, column, with_ci=False, with_mark=False))
             if cell.bold and text:
                 text = f"**{text}**"
-            if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
-                text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
+            if _interval(cell, column):
+                text += f" {_interval(cell, column)}"
             cells.append(text + _escape_md(cell.mark))
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
@@ -221,8 +228,8 @@ def render_latex(table: Table) -> str:
             text = _latex_escape(_display(cell, column, with_ci=False, with_mark=False))
             if cell.bold and text:
                 text = rf"\textbf{{{text}}}"
-            if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
-                text += r" {\scriptsize[" + f"{_percent(cell.ci[0])}, {_percent(cell.ci[1])}" + "]}"
+            if _interval(cell, column):
+                text += r" {\scriptsize" + _interval(cell, column) + "}"
             if cell.mark:
                 text += rf"\textsuperscript{{{_latex_escape(cell.mark)}}}"
             cells.append(text)
@@ -260,8 +267,8 @@ def render_html(table: Table) -> str:
         text = html.escape(_display(cell, column, with_ci=False, with_mark=False))
         if cell.bold and text:
             text = f"<strong>{text}</strong>"
-        if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
-            text += f' <span class="ci">[{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]</span>'
+        if _interval(cell, column):
+            text += f' <span class="ci">{_interval(cell, column)}</span>'
         if cell.mark:
             text += f"<sup>{html.escape(cell.mark)}</sup>"
         css = "" if column.kind == "text" else ' class="num"'
@@ -296,21 +303,35 @@ def _percent(value: float) -> str:
 def _display(cell: Cell, column: Column, *, with_ci: bool = True, with_mark: bool = True,
              bold_marker: str = "") -> str:
     value = cell.value
-    if column.kind == "fraction":
+    kind = cell.kind or column.kind
+    if kind == "fraction":
         text = _percent(value)  # type: ignore[arg-type]
         if bold_marker and cell.bold and not _missing(value):
             text += bold_marker
-        if with_ci and cell.ci is not None and not _missing(value):
-            text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
-    elif column.kind == "number":
+        if with_ci and _interval(cell, column):
+            text += f" {_interval(cell, column)}"
+    elif kind == "number":
         text = MISSING if _missing(value) else f"{value:.{column.decimals}f}"
         if bold_marker and cell.bold and not _missing(value):
             text += bold_marker
-    elif column.kind == "count":
+        if with_ci and _interval(cell, column):
+            text += f" {_interval(cell, column)}"
+    elif kind == "count":
         text = "" if _missing(value) else str(int(value))  # type: ignore[arg-type]
     else:
         text = "" if value is None else str(value)
     return text + (cell.mark if with_mark else "")
+
+
+def _interval(cell: Cell, column: Column) -> str:
+    """A cell's interval as display formats show it (``[low, high]``, fractions in percent), or nothing."""
+    kind = cell.kind or column.kind
+    if cell.ci is None or _missing(cell.value) or kind not in ("fraction", "number"):
+        return ""
+    if kind == "fraction":
+        return f"[{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
+    low, high = (MISSING if _missing(v) else f"{v:.{column.decimals}f}" for v in cell.ci)
+    return f"[{low}, {high}]"
 
 
 def _data_value(value: object) -> object:

@@ -7,7 +7,8 @@ kept as JSON:
 
 - ``positive_regex`` / ``negative_regex`` may be a list of patterns (several rules, in order);
 - ``positive_ignore_case`` / ``negative_ignore_case``: a list of booleans, one per pattern of that polarity;
-- ``references``: a list of ``{"text": ..., "kind": ...}`` objects (``kind`` optional, default standard);
+- ``references``: a list of ``{"text": ..., "kind": ..., "set": ...}`` objects (``kind`` optional, default
+  standard; ``set`` optional, default the set named after the kind);
 - ``comment``: a string.
 
 DFKI's own tools do not know the extensions: an item that uses them is readable by tsqe only.
@@ -23,6 +24,7 @@ from store.models import STANDARD_REFERENCE
 from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
 from suite.importers.result import Problems
 from suite.importers.tables import read_text
+from suite.references import SET_NAME
 
 REQUIRED_KEYS = ("id", "langpair", "category", "phenomenon", "source_sentence")
 OPTIONAL_KEYS = ("positive_regex", "negative_regex", "positive_tokens", "negative_tokens", "comment",
@@ -147,13 +149,14 @@ def _references(value: Any, line: int, problems: Problems) -> list[ReferenceText
     references: list[ReferenceText] = []
     for entry in value if isinstance(value, list) else [None]:
         fields = entry if isinstance(entry, dict) else {}
-        text, kind = fields.get("text"), fields.get("kind", STANDARD_REFERENCE)
+        text, kind, set_name = fields.get("text"), fields.get("kind", STANDARD_REFERENCE), fields.get("set")
         if not isinstance(text, str) or not text.strip() or not isinstance(kind, str) or not kind.strip() \
-                or set(fields) - {"text", "kind"}:
-            problems.error(line, 'references must be a list of {"text": ..., "kind": ...} objects with '
-                                 'non-empty strings')
+                or not (set_name is None or isinstance(set_name, str) and SET_NAME.match(set_name)) \
+                or set(fields) - {"text", "kind", "set"}:
+            problems.error(line, 'references must be a list of {"text": ..., "kind": ..., "set": ...} objects with '
+                                 'non-empty strings (a set name of letters, digits, ".", "_" and "-")')
             return []
-        references.append(ReferenceText(text.strip(), kind.strip()))
+        references.append(ReferenceText(text.strip(), kind.strip(), set_name))
     return references
 
 

@@ -32,6 +32,7 @@ from suite.errors import TsqeError
 from suite.history import Change, check_author, record
 from suite.importers.lookups import SuiteIndex, check_length, max_length, output_ids, resolve_item
 from suite.importers.result import ImportResult, Problems
+from suite.importers.submission import read_map, returned_outputs
 from suite.importers.tables import read_table, read_text, split_lines
 from suite.item_edit import default_author
 from suite.label_counts import add_unlabelled, automatic_counts, refresh_counts
@@ -54,9 +55,12 @@ class OutputRow:
 
 def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: str | None = None,
                    system: str | None = None, source: str | os.PathLike[str] | None = None,
+                   submission_map: str | os.PathLike[str] | None = None,
                    author: str | None = None, label: bool = False, task: TaskState | None = None) -> ImportResult:
-    """Import MT outputs; ``system`` makes ``path`` a plain-text file of that system's outputs. A replaced
-    output is in the history under ``author`` (default: ``suite.item_edit.default_author``).
+    """Import MT outputs; ``system`` makes ``path`` a plain-text file of that system's outputs. With
+    ``submission_map`` (a test-suite submission's map, ``suite.importers.submission``), ``path`` is a system's
+    returned translation of the submitted files: XML (systems named in it) or plain text of ``system``. A
+    replaced output is in the history under ``author`` (default: ``suite.item_edit.default_author``).
 
     ``label`` also labels the new outputs, in the same transaction: outputs are of no use to a reviewer
     unlabelled, and an import whose labelling failed or was cancelled must not stay half done (imported, not
@@ -65,12 +69,14 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
     path = Path(path)
     author = check_author(author if author is not None else default_author())
     task = progress_of(task)
-    for file in (path, source):
+    for file in (path, source, submission_map):
         if file is not None and not Path(file).is_file():
             raise TsqeError(f"{file}: no such file")
+    if submission_map is not None and source is not None:
+        raise TsqeError("a submission's map and a source file both align outputs: give one of them")
     if system is not None and not 0 < len(system.strip()) <= max_length(System.name):
         raise TsqeError(f"a system name has 1 to {max_length(System.name)} characters, not {len(system.strip())}")
-    if source is not None and system is None:
+    if source is not None and system is None and submission_map is None:
         raise TsqeError("a source file aligns a plain-text output file: also name its system")
     problems = Problems(str(path))
     counts: dict[str, int] = {}
@@ -78,7 +84,9 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
         suite = find_suite(session, suite_name)
         index = SuiteIndex.load(session, suite.id)
         task.progress(0, 2, "reading MT outputs")
-        if system is None:
+        if submission_map is not None:
+            rows = _mapped_rows(path, Path(submission_map), index, system, problems, counts)
+        elif system is None:
             rows = _table_rows(path, index, problems)
         elif source is None:
             rows = _aligned_rows(session, suite.id, path, system, problems)
@@ -108,10 +116,13 @@ def _label(session: Session, suite_id: int, item_ids: frozenset[int], task: Task
 def _summary(c: dict[str, int]) -> tuple[str, ...]:
     matched = (f"{c['lines_matched']:,} of {c['lines']:,} lines matched an item's source; {c['items_matched']:,} "
                f"items got an output, {c['items_unmatched']:,} did not",) if "lines" in c else ()
-    return (*matched, f"{c['rows']:,} system outputs of {c['systems']:,} systems ({c['systems_added']:,} new): "
-                      f"{c['system_outputs_added']:,} added, {c['system_outputs_changed']:,} changed, "
-                      f"{c['system_outputs_unchanged']:,} unchanged; {c['distinct_outputs']:,} distinct outputs "
-                      f"({c['outputs_added']:,} new, {c['outputs_removed']:,} replaced ones removed)")
+    elsewhere = (f"{c['documents_elsewhere']:,} documents of the file are not the suite's (left alone)",) \
+        if c.get("documents_elsewhere") else ()
+    return (*matched, *elsewhere,
+            f"{c['rows']:,} system outputs of {c['systems']:,} systems ({c['systems_added']:,} new): "
+            f"{c['system_outputs_added']:,} added, {c['system_outputs_changed']:,} changed, "
+            f"{c['system_outputs_unchanged']:,} unchanged; {c['distinct_outputs']:,} distinct outputs "
+            f"({c['outputs_added']:,} new, {c['outputs_removed']:,} replaced ones removed)")
 
 
 @contextmanager
@@ -147,6 +158,19 @@ def _table_rows(path: Path, index: SuiteIndex, problems: Problems) -> list[Outpu
         if item_id is not None:
             rows.append(OutputRow(row.line, item_id, system, row["output"].strip()))
     return rows
+
+
+def _mapped_rows(path: Path, map_path: Path, index: SuiteIndex, system: str | None, problems: Problems,
+                 counts: dict[str, int]) -> list[OutputRow]:
+    """A returned translation of a test-suite submission, brought back to the items through its map."""
+    mapped = read_map(map_path, index, problems)
+    if problems.errors:
+        return []
+    returned = returned_outputs(path, mapped, system, problems)
+    for row in returned.rows:
+        check_length(row.system, System.name, "system name", row.line, problems)
+    counts["documents_elsewhere"] = returned.documents_elsewhere
+    return [OutputRow(row.line, row.item_id, row.system, row.text) for row in returned.rows]
 
 
 def _items_in_order(session: Session, suite_id: int) -> list[tuple[int, str]]:

@@ -21,7 +21,7 @@ from suite.errors import TsqeError
 from suite.importers.lookups import SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
-from suite.qe_scores import merge_scores
+from suite.qe_scores import merge_scores, set_tie_epsilon
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -29,8 +29,10 @@ TOLERANCE = 1e-9
 
 
 def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, lower_is_better: bool = False,
-                     suite_name: str | None = None, task: TaskState | None = None) -> ImportResult:
-    """Create (or add scores to) the imported QE system ``name`` from the scores in ``path``."""
+                     tie_epsilon: float | None = None, suite_name: str | None = None,
+                     task: TaskState | None = None) -> ImportResult:
+    """Create (or add scores to) the imported QE system ``name`` from the scores in ``path``; ``tie_epsilon``
+    (None: keep the system's, 0 for a new one) is its tie margin in pairwise accuracy."""
     path = Path(path)
     task = progress_of(task)
     if not path.is_file():
@@ -39,6 +41,8 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
         raise TsqeError("a QE system needs a name")
     if len(name.strip()) > max_length(QESystem.name):
         raise TsqeError(f"a QE system name has at most {max_length(QESystem.name)} characters")
+    if tie_epsilon is not None and not tie_epsilon >= 0:
+        raise TsqeError(f"a tie margin is 0 or more, not {tie_epsilon}")
     problems = Problems(str(path))
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
@@ -47,6 +51,8 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
         problems.raise_if_any()
         task.progress(1, 2, "writing QE scores")
         counts = _write(session, path, name.strip(), not lower_is_better, scores, problems)
+        if tie_epsilon is not None:
+            set_tie_epsilon(session, counts["qe_system_id"], tie_epsilon)
         task.progress(2, 2, "QE scores imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings, changes=Changes(qe_systems=True),
                         summary=(f"QE system {name.strip()!r}{' (new)' if counts['qe_system_added'] else ''}: scores "

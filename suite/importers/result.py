@@ -41,6 +41,12 @@ class Problems:
     def warn(self, line: int | None, message: str, *, file: str | None = None) -> None:
         self.warnings.append(Problem(file or self.file, line, message))
 
+    def for_file(self, file: str) -> Problems:
+        """A view that files its problems under ``file`` (one of several files of an import) into these lists."""
+        view = Problems(file)
+        view.errors, view.warnings = self.errors, self.warnings
+        return view
+
     def raise_if_any(self) -> None:
         if self.errors:
             raise InputFileError(self.errors)

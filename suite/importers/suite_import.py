@@ -194,7 +194,7 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
     a new version when its own fields change, and a history entry for each change (its rules, known
     translations and references: ``suite.importers.item_parts``). The rows read are locked on PostgreSQL until
     the commit, so an editor's save is either read here or refused after it, never silently undone."""
-    phenomenon_ids = _phenomenon_ids(session, suite_id, items)
+    phenomenon_ids = place_ids(session, suite_id, [(item.category, item.phenomenon) for item in items])
     places: dict[int | None, tuple[str | None, str | None]] = {id_: key for key, id_ in phenomenon_ids.items()}
     existing = {row.external_id: row for row in session.execute(
         select(Item.id, Item.external_id, Item.source, Item.phenomenon_id, Item.comment, Item.position, Item.version)
@@ -255,8 +255,9 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         ref = ItemRef(item_ids[item.external_id], item.external_id, item.external_id not in existing)
         known: list[dict[str, object]] = [{"kind": "good", "text": text} for text in _present(item.good)]
         known += [{"kind": "bad", "text": text} for text in _present(item.bad)]
-        references: list[dict[str, object]] = [{"kind": reference.kind, "text": reference.text}
-                                               for reference in item.references]
+        references: list[dict[str, object]] = [
+            {"kind": reference.kind, "text": reference.text, "set_name": reference.set}
+            for reference in item.references]
         wanted: dict[Part, list[dict[str, object]]] = {
             Rule: rules[item.external_id], KnownTranslation: known, Reference: references}
         for model, rows in wanted.items():
@@ -318,12 +319,12 @@ def _present(texts: Sequence[str]) -> list[str]:
     return [text for text in texts if text.strip()]
 
 
-def _phenomenon_ids(session: Session, suite_id: int, items: list[ItemSpec]) -> dict[tuple[str, str], int]:
-    """Get or create the categories and phenomena of the file (the same phenomenon name may occur in
-    several categories: a phenomenon belongs to its category)."""
+def place_ids(session: Session, suite_id: int, places: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """Get or create the (category, phenomenon) places of a file's items in bulk, -> phenomenon id (the same
+    phenomenon name may occur in several categories: a phenomenon belongs to its category)."""
     categories = dict(session.execute(select(Category.name, Category.id)
                                       .where(Category.suite_id == suite_id)).all())
-    new_categories = list(dict.fromkeys(item.category for item in items if item.category not in categories))
+    new_categories = list(dict.fromkeys(category for category, _ in places if category not in categories))
     if new_categories:
         session.execute(insert(Category), [{"suite_id": suite_id, "name": name} for name in new_categories])
         categories = dict(session.execute(select(Category.name, Category.id)
@@ -331,8 +332,7 @@ def _phenomenon_ids(session: Session, suite_id: int, items: list[ItemSpec]) -> d
     query = (select(Category.name, Phenomenon.name, Phenomenon.id)
              .join(Category, Category.id == Phenomenon.category_id).where(Category.suite_id == suite_id))
     phenomena = {(category, name): id_ for category, name, id_ in session.execute(query)}
-    new_phenomena = list(dict.fromkeys((item.category, item.phenomenon) for item in items
-                                       if (item.category, item.phenomenon) not in phenomena))
+    new_phenomena = list(dict.fromkeys(place for place in places if place not in phenomena))
     if new_phenomena:
         session.execute(insert(Phenomenon), [{"category_id": categories[category], "name": name}
                                              for category, name in new_phenomena])
