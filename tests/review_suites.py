@@ -54,3 +54,15 @@ def output_id(db: Database, text: str, item: str | None = None) -> int:
         if item is not None:
             query = query.where(Item.external_id == item)
         return int(session.scalars(query).one())
+
+
+TEACHING = [("f2", "H", "You shall go."), ("f3", "H", "He shall go."), ("f4", "H", "She shall run.")]
+"""Outputs no rule decides: once a reviewer passes the first two, "will" → "shall" has kept the label twice in the
+phenomenon, and the third gets a suggestion."""
+
+
+def add_teaching_outputs(db: Database, folder: Path) -> None:
+    outputs = folder / "teaching-outputs.tsv"
+    outputs.write_text("item_id\tsystem\toutput\n" + "".join(f"{i}\t{s}\t{t}\n" for i, s, t in TEACHING),
+                       encoding="utf-8")
+    import_outputs(db, outputs, label=True)

@@ -40,6 +40,7 @@ from store.models import (
 from suite.assist.controls import QUEUE_PLACES, add_controls
 from suite.errors import TsqeError
 from suite.history import check_author
+from suite.item_detail import item_detail
 from suite.review import Decided, OutputDecision, ReviewPut, SeenOutput, Verdict, decide_in, put_reviews_in
 from suite.suites import find_suite
 from suite.tables import NO_CATEGORY
@@ -341,3 +342,21 @@ def reopen_adjudication(db: Database, assignment_id: int, *, expected_version: i
         row.adjudicated_label = row.adjudicated_by = None
         row.adjudicated_at = None
         return decided
+
+
+@dataclass(frozen=True)
+class BlindItem:
+    """What a reviewer deciding blind sees of an assignment's item: no rule, known translation, other output or
+    decision, any of which could tell a control or the first decision."""
+
+    external_id: str
+    category: str | None
+    phenomenon: str | None
+    source: str
+    references: tuple[str, ...]
+
+
+def blind_item(db: Database, item_id: int) -> BlindItem:
+    item = item_detail(db, item_id)
+    return BlindItem(item.external_id, item.category, item.phenomenon, item.source,
+                     tuple(reference.text for reference in item.references))
