@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import cli.browse  # noqa: F401
 import cli.challenge  # noqa: F401
+import cli.check  # noqa: F401
 import cli.copy  # noqa: F401
 import cli.demo  # noqa: F401
 import cli.discriminative  # noqa: F401

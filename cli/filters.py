@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TextIO
 
@@ -29,10 +29,11 @@ from cli.table_output import emit_table, format_option, out_option
 from filters.difficulty import SCORE_KEYS, DifficultyResult, da_bertscore
 from filters.scoring import score_outputs
 from filters.systems import HUMAN, choose_systems
+from suite.safe_export import spreadsheet_text, writing_text
 
 
-def _open_out(out: Path | None) -> TextIO | nullcontext[TextIO]:
-    return out.open("w", encoding="utf-8", newline="") if out is not None else nullcontext(sys.stdout)
+def _open_out(out: Path | None) -> AbstractContextManager[TextIO]:
+    return writing_text(out) if out is not None else nullcontext(sys.stdout)
 
 
 def _split_systems(systems: str | None) -> list[str] | None:
@@ -67,7 +68,7 @@ def score_command(
     with _open_out(out) as stream:
         writer = csv.writer(stream, delimiter="\t", lineterminator="\n")
         writer.writerow(["item_id", "system", "score"])
-        writer.writerows((r.item_id, r.system, repr(r.score)) for r in scores.rows)
+        writer.writerows((spreadsheet_text(r.item_id), spreadsheet_text(r.system), repr(r.score)) for r in scores.rows)
     skipped = f"; {scores.unreferenced} outputs without a reference left out" if scores.unreferenced else ""
     typer.echo(f"{len(scores.rows)} scores; signature {scores.signature}{skipped}", err=True)
 

@@ -15,6 +15,7 @@ from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inpu
 from qe.pairs import build_pairs
 from qe.plots import save_accuracy_plot
 from qe.stability import ranking_stability
+from suite.safe_export import spreadsheet_frame, writing_text
 
 plot_app = typer.Typer(help="Draw figures of the evaluation.", no_args_is_help=True)
 app.add_typer(plot_app, name="plot")
@@ -61,9 +62,10 @@ def pairs_command(
     context = app_context(ctx)
     table = build_pairs(context.database, context.suite_name).frame()
     if out is None:
-        table.to_csv(sys.stdout, sep="\t", index=False, lineterminator="\n")
+        spreadsheet_frame(table).to_csv(sys.stdout, sep="\t", index=False, lineterminator="\n")
     else:
-        table.to_csv(out, sep="\t", index=False, lineterminator="\n")
+        with writing_text(out) as file:
+            spreadsheet_frame(table).to_csv(file, sep="\t", index=False, lineterminator="\n")
         typer.echo(f"wrote {len(table)} pairs to {out}", err=True)
 
 

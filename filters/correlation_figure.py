@@ -10,6 +10,7 @@ from __future__ import annotations
 from matplotlib.figure import Figure
 
 from filters.correlation_table import CorrelationTable
+from suite.safe_export import figure_text
 
 LINE_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000", "#F0E442")
 """Okabe–Ito, readable in grey and by the colour-blind; markers tell lines apart beyond eight entries."""
@@ -26,14 +27,14 @@ def kendall_by_k_figure(table: CorrelationTable) -> Figure:
         for j, row in enumerate(rows):
             ks = [k for k, _ in row.by_k]
             marker = MARKERS[(j // len(LINE_COLOURS)) % len(MARKERS)]
-            axes.plot(ks, [tau for _, tau in row.by_k], label=row.refs_label,
+            axes.plot(ks, [tau for _, tau in row.by_k], label=figure_text(row.refs_label),
                       color=LINE_COLOURS[j % len(LINE_COLOURS)], marker=marker, markersize=3.5, linewidth=1.4)
-        axes.set_title(metric, loc="left", fontsize=10)
+        axes.set_title(figure_text(metric), loc="left", fontsize=10)
         axes.set_ylabel("Kendall τ")
         axes.set_xlabel("top k systems by human score")
         axes.axhline(0.0, color="#999999", linewidth=0.8, linestyle=":")
         axes.grid(True, linewidth=0.4, alpha=0.5)
         if len(rows) > 1 or rows[0].refs is not None:
             axes.legend(title="references", fontsize=8, title_fontsize=8, loc="best")
-    figure.suptitle(f"Kendall τ with human scores over the top k systems: {table.suite}", fontsize=11)
+    figure.suptitle(f"Kendall τ with human scores over the top k systems: {figure_text(table.suite)}", fontsize=11)
     return figure

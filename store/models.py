@@ -7,6 +7,7 @@ overwrite a reviewer's decision.
 """
 from __future__ import annotations
 
+import unicodedata
 from datetime import UTC, datetime
 
 from sqlalchemy import (
@@ -68,6 +69,39 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC)
 
 
+def nfc(text: str) -> str:
+    """``text`` in Unicode NFC; ASCII text, which ``isascii`` tells at no cost, is NFC already."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
+class _NFC(TypeDecorator[str]):
+    """A text stored in Unicode NFC, whatever form it is written or looked up in.
+
+    An output typed on a Mac arrives decomposed (NFD), its copy from a web page composed (NFC): the same text to
+    a reader, two outputs with different labels to a program (a pattern written in NFC does not match the NFD
+    form), and an item id that looks identical is "unknown". Normalising every value bound to these columns,
+    in writes and in the comparisons of queries alike, makes them one text; importers normalise what they
+    compare in memory too (``suite.importers.tables``), and migration 0011 normalised what was stored before.
+    """
+
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else nfc(value)
+
+
+class NFCText(_NFC):
+    impl = Text
+    cache_ok = True
+
+
+class NFCString(_NFC):
+    """``NFCText`` of a bounded length, as ``String(N)``."""
+
+    impl = String
+    cache_ok = True
+
+
 def _in(column: str, values: tuple[str, ...]) -> str:
     """A membership check spelled as ORs: SQLite rebuilds an ephemeral table for a constant ``IN`` list on
     every execution of a statement, which doubled the cost of inserting a million labels."""
@@ -81,7 +115,7 @@ class Base(DeclarativeBase):
 class Suite(Base):
     __tablename__ = "suites"
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(NFCString(200), unique=True)
     source_lang: Mapped[str] = mapped_column(String(20))
     target_lang: Mapped[str] = mapped_column(String(20))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -102,7 +136,7 @@ class Category(Base):
     __table_args__ = (UniqueConstraint("suite_id", "name"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(NFCString(200))
 
     suite: Mapped[Suite] = relationship(back_populates="categories")
     phenomena: Mapped[list[Phenomenon]] = relationship(back_populates="category", cascade="all, delete-orphan",
@@ -114,7 +148,7 @@ class Phenomenon(Base):
     __table_args__ = (UniqueConstraint("category_id", "name"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     category_id: Mapped[int] = mapped_column(ForeignKey("categories.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(NFCString(200))
 
     category: Mapped[Category] = relationship(back_populates="phenomena")
 
@@ -129,11 +163,11 @@ class Item(Base):
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
-    external_id: Mapped[str] = mapped_column(String(100))
+    external_id: Mapped[str] = mapped_column(NFCString(100))
     position: Mapped[int] = mapped_column(Integer)
     phenomenon_id: Mapped[int | None] = mapped_column(ForeignKey("phenomena.id", ondelete="SET NULL"), index=True)
-    source: Mapped[str] = mapped_column(Text)
-    comment: Mapped[str | None] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(NFCText)
+    comment: Mapped[str | None] = mapped_column(NFCText)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     source_lang: Mapped[str | None] = mapped_column(String(20))
     target_lang: Mapped[str | None] = mapped_column(String(20))
@@ -164,9 +198,9 @@ class Reference(Base):
     __tablename__ = "references"
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    text: Mapped[str] = mapped_column(Text)
-    kind: Mapped[str] = mapped_column(String(40), default=STANDARD_REFERENCE)
-    set_name: Mapped[str] = mapped_column(String(100), default=_set_named_after_kind,
+    text: Mapped[str] = mapped_column(NFCText)
+    kind: Mapped[str] = mapped_column(NFCString(40), default=STANDARD_REFERENCE)
+    set_name: Mapped[str] = mapped_column(NFCString(100), default=_set_named_after_kind,
                                           server_default=STANDARD_REFERENCE)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
@@ -181,7 +215,7 @@ class Rule(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
     polarity: Mapped[str] = mapped_column(String(10))
-    pattern: Mapped[str] = mapped_column(Text)
+    pattern: Mapped[str] = mapped_column(NFCText)
     ignore_case: Mapped[bool] = mapped_column(Boolean, default=False)
     valid: Mapped[bool] = mapped_column(Boolean, default=True)
     error: Mapped[str | None] = mapped_column(Text)
@@ -197,7 +231,7 @@ class KnownTranslation(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(10))
-    text: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(NFCText)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
     item: Mapped[Item] = relationship(back_populates="known_translations")
@@ -210,7 +244,7 @@ class System(Base):
     __table_args__ = (UniqueConstraint("suite_id", "name"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(NFCString(200))
 
     suite: Mapped[Suite] = relationship(back_populates="systems")
 
@@ -232,7 +266,7 @@ class Output(Base):
     __table_args__ = (UniqueConstraint("item_id", "text"), Index("ix_outputs_item_group", "item_id", "group_key"))
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
-    text: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(NFCText)
     group_key: Mapped[str | None] = mapped_column(String(KEY_LENGTH), default=_group_key_of_text)
 
     item: Mapped[Item] = relationship(back_populates="outputs")
@@ -361,7 +395,7 @@ class HistoryEntry(Base):
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
-    item_external_id: Mapped[str | None] = mapped_column(String(100))
+    item_external_id: Mapped[str | None] = mapped_column(NFCString(100))
     entity: Mapped[str] = mapped_column(String(20))
     entity_id: Mapped[int | None] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(String(20))
@@ -430,6 +464,18 @@ class HumanScore(Base):
     score: Mapped[float] = mapped_column(Float)
 
 
+class IntegrityCheck(Base):
+    """A check of the database file's pages (SQLite's ``integrity_check`` or ``quick_check``), so that ``status``
+    can say when the last one is old. ``problems`` is what the check reported, one per line (empty when ok)."""
+
+    __tablename__ = "integrity_checks"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    checked_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    kind: Mapped[str] = mapped_column(String(20))
+    ok: Mapped[bool] = mapped_column(Boolean)
+    problems: Mapped[str] = mapped_column(Text, default="")
+
+
 ASSIGNMENT_KINDS = ("double", "control")
 
 
@@ -472,7 +518,7 @@ class ReviewAssignment(Base):
     kind: Mapped[str] = mapped_column(String(10))
     output_id: Mapped[int | None] = mapped_column(ForeignKey("outputs.id", ondelete="SET NULL"))
     known_id: Mapped[int | None] = mapped_column(ForeignKey("known_translations.id", ondelete="SET NULL"))
-    text: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(NFCText)
     category: Mapped[str | None] = mapped_column(String(200))
     """The item's category when the assignment was made: agreement is reported by it even after the item went."""
     expected: Mapped[str] = mapped_column(String(10))

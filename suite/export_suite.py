@@ -32,6 +32,7 @@ from store import Database
 from store.models import STANDARD_REFERENCE, Category, Item, KnownTranslation, Phenomenon, Reference, Rule
 from suite.errors import TsqeError
 from suite.importers.suite_table import COLUMNS, IGNORE_CASE_FLAG, SEPARATOR
+from suite.safe_export import neutralise_workbook, spreadsheet_text, writing, writing_text
 from suite.suites import find_suite
 
 SUFFIXES = (".tsv", ".csv", ".xlsx", ".json")
@@ -55,7 +56,9 @@ class _Item:
 def export_suite(db: Database, path: str | os.PathLike[str], suite_name: str | None = None) -> int:
     """Write the suite to ``path`` (its suffix chooses the layout) and return the number of items written.
 
-    Everything is checked before the file is opened, so a refused export leaves no half-written file.
+    Everything is checked before the file is opened, and the file is replaced whole or not at all, so a refused
+    or failed export leaves the previous file as it was. Texts a spreadsheet would run as formulas are written so
+    that it does not (``suite.safe_export``) and import back as they were.
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -82,10 +85,10 @@ def export_suite(db: Database, path: str | os.PathLike[str], suite_name: str | N
         if suffix == ".xlsx":
             _write_xlsx(path, rows)
         else:
-            with path.open("w", encoding="utf-8", newline="") as file:
+            with writing_text(path) as file:
                 writer = csv.writer(file, dialect="excel" if suffix == ".csv" else "excel-tab", lineterminator="\n")
                 writer.writerow(COLUMNS)
-                writer.writerows(rows)
+                writer.writerows([spreadsheet_text(cell) for cell in row] for row in rows)
     return len(items)
 
 
@@ -162,11 +165,9 @@ def _write_xlsx(path: Path, rows: list[list[str]]) -> None:
     except IllegalCharacterError as error:
         raise TsqeError(f"a text of the suite holds a control character that XLSX cannot store ({error}); "
                         f"export as TSV or CSV") from error
-    for cells in sheet.iter_rows():
-        for cell in cells:
-            if cell.data_type == "f":  # a text that starts with "=" is text, not a formula to evaluate
-                cell.data_type = "s"
-    workbook.save(path)
+    neutralise_workbook(workbook)  # a text that starts with "=" is text, not a formula to evaluate
+    with writing(path) as temporary:
+        workbook.save(temporary)
 
 
 def _write_json(path: Path, items: list[_Item], langpair: str) -> None:
@@ -188,4 +189,5 @@ def _write_json(path: Path, items: list[_Item], langpair: str) -> None:
         if item.comment is not None:
             document["comment"] = item.comment
         documents.append(document)
-    path.write_text(json.dumps({"items": documents}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    with writing(path) as temporary:
+        temporary.write_text(json.dumps({"items": documents}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -23,6 +23,7 @@ import html
 import io
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -30,6 +31,7 @@ from typing import Literal
 import pandas as pd
 
 from suite.errors import TsqeError
+from suite.safe_export import neutralise_workbook, spreadsheet_frame, writing
 
 ColumnKind = Literal["text", "count", "number", "fraction", "flag"]
 FORMATS = ("text", "csv", "tsv", "json", "md", "latex", "html", "xlsx")
@@ -107,13 +109,16 @@ def write_table(table: Table, path: str | Path, fmt: str | None = None, *, docum
 
     Text formats are written as UTF-8 with ``\n`` line ends on every platform, exactly what :func:`render`
     returns (with ``document`` as there); xlsx goes through pandas and openpyxl with the notes on a second sheet.
+    The file is replaced whole or not at all (``suite.safe_export.writing``).
     """
     path = Path(path)
     fmt = suffix_format(path) if fmt is None else fmt
-    if fmt == "xlsx":
-        _write_xlsx(table, path)
-    else:
-        path.write_bytes(render(table, fmt, document=document).encode("utf-8"))
+    content = None if fmt == "xlsx" else render(table, fmt, document=document).encode("utf-8")
+    with writing(path) as temporary:
+        if content is None:
+            _write_xlsx(table, temporary)
+        else:
+            temporary.write_bytes(content)
     return path
 
 
@@ -139,16 +144,20 @@ def frame(table: Table) -> pd.DataFrame:
 
 
 def render_delimited(table: Table, delimiter: str) -> str:
+    """CSV or TSV whose text cells no spreadsheet runs as formulas (``suite.safe_export.spreadsheet_text``)."""
     buffer = io.StringIO()
-    frame(table).to_csv(buffer, sep=delimiter, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    spreadsheet_frame(frame(table)).to_csv(buffer, sep=delimiter, index=False, lineterminator="\n",
+                                           quoting=csv.QUOTE_MINIMAL)
     return buffer.getvalue()
 
 
 def _write_xlsx(table: Table, path: Path) -> None:
-    """An Excel workbook with the data view on the first sheet and the notes on a second."""
+    """An Excel workbook with the data view on the first sheet and the notes on a second; text cells are strings,
+    never formulas (``suite.safe_export.neutralise_workbook``)."""
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         frame(table).to_excel(writer, sheet_name=_sheet_name(table.title), index=False)
         pd.DataFrame({"notes": table.notes}).to_excel(writer, sheet_name="notes", index=False)
+        neutralise_workbook(writer.book)
 
 
 def render_json(table: Table) -> str:
@@ -338,17 +347,28 @@ def _data_value(value: object) -> object:
     return None if _missing(value) else value
 
 
+_LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+"""Everything that ends a line somewhere (``str.splitlines``' list): a table row must stay on one."""
+_MD_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "[": "\\[", "]": "\\]",
+               "<": "&lt;", ">": "&gt;"}
+_ENTITY = re.compile(r"&(?=#?\w+;)")
+"""An ampersand that would start an HTML entity; any other stays as it is ("Coordination & ellipsis")."""
+
+
 def _escape_md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    """A cell's text as Markdown shows it: on one line, with no emphasis, code, link, HTML or entity of its own."""
+    return "".join(_MD_SPECIAL.get(ch, ch) for ch in _ENTITY.sub("&amp;", _LINE_BREAKS.sub(" ", text)))
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
                   "†": r"\dag{}", "–": "--"}
 
 
 def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    """A cell's text as LaTeX prints it, on one line (an empty line would end the tabular's paragraph)."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in _LINE_BREAKS.sub(" ", text))
 
 
 def _sheet_name(title: str) -> str:

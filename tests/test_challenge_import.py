@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from import_helpers import snapshot, write
+from import_helpers import demetr_record, snapshot, write
 from sacrebleu.metrics import BLEU, CHRF
 from sqlalchemy import select
 from typer.testing import CliRunner
@@ -215,13 +215,6 @@ def test_dropping_every_tie_of_a_row_flags_it_too_small(db: Database, tmp_path: 
     assert (row.amount, row.counted["toy"], row.too_few) == (40, 0, True)
     assert np.isnan(row.accuracy["toy"]) and dropped.to_dict()["rows"][0]["too_few"] is True
 
-
-def demetr_record(number: int, **fields: Any) -> dict[str, Any]:
-    record = {"id": number, "src_sent": f"Quelle {number}.", "eng_sent": f"The reference {number}.",
-              "mt_sent": f"The translation {number}.", "pert_sent": f"The translations {number}.",
-              "lang_tag": "german", "data_source": "WMT", "pert_check": True, "severity": "minor", "pert_id": 14,
-              "pert_desc": "word swap", "pert_name": "minor_id14_word_swap"}
-    return {**record, **fields}
 
 
 def test_demetr_files_unchecked_and_identical_examples(db: Database, tmp_path: Path) -> None:

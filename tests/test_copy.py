@@ -12,7 +12,17 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from store import Database, open_database
 from store.copy import CopyRefused, copy_database
-from store.models import Base, ConstructedLabel, Embedding, HistoryEntry, MetricScore, Output, Suite, System
+from store.models import (
+    Base,
+    ConstructedLabel,
+    Embedding,
+    HistoryEntry,
+    IntegrityCheck,
+    MetricScore,
+    Output,
+    Suite,
+    System,
+)
 from suite.assist.double_review import plan_review_checks, take_assignments
 from suite.demo import DEMO_SUITE, create_demo
 from suite.importers import import_outputs, import_qe_scores
@@ -45,6 +55,7 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(Embedding).values(model="m", layer=6, precision="float16", tokens_hash="ab" * 32,
                                                  tokens='["a"]', dim=2, vectors=bytes(range(256))))
         session.execute(insert(ConstructedLabel).values(output_id=output_id, label="pass"))
+        session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
     plan_review_checks(database, double_share=0.5, control_share=0.5, seed=1, author="Ann")
     take_assignments(database, "Zed", limit=4)  # double reviews and controls
     return database

@@ -136,7 +136,8 @@ def test_every_table_renders_in_every_format(tables: dict[str, Table], name: str
                     if want.ci is not None:
                         assert got["ci"] == pytest.approx(list(want.ci), nan_ok=True)
     else:
-        escape = {"md": lambda s: s.replace("|", "\\|").replace("*", "\\*"), "html": html.escape,
+        escape = {"md": lambda s: s.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_").replace("<", "&lt;"),
+                  "html": html.escape,
                   "latex": lambda s: s.replace("&", r"\&").replace("_", r"\_").replace("%", r"\%"),
                   "text": lambda s: s}[fmt]
         for column in shown:

@@ -12,7 +12,7 @@ reviewer) and control outputs (known translations mixed unmarked into a reviewer
 answer and adjudication. Self-contained: the tables refer only to tables of revision 0001.
 
 Revision ID: 0010
-Revises: 0008
+Revises: 0011
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from alembic import op
 from store.group_key import KEY_LENGTH, group_key
 
 revision = '0010'
-down_revision = '0008'
+down_revision = '0011'
 branch_labels = None
 depends_on = None
 

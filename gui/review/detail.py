@@ -115,7 +115,7 @@ def detail_html(detail: Detail) -> str:
         parts.append(section.format("Rules"))
         parts += [f'<p><span style="color:{POSITIVE if r.polarity == "positive" else NEGATIVE}">'
                   f"{'+' if r.polarity == 'positive' else '−'}</span> <code>{html.escape(r.pattern)}</code>"
-                  + ("" if r.valid else f" — does not compile: {html.escape(r.error or '')}") + "</p>"
+                  + ("" if r.problem is None else f" — {html.escape(r.problem)}") + "</p>"
                   for r in item.rules]
     return "".join(parts)
 

@@ -53,6 +53,7 @@ from store.models import (
 )
 from suite.errors import TsqeError
 from suite.importers.mtme import SOURCE_OF_SCORES
+from suite.safe_export import write_text_files
 from suite.suites import find_suite, split_language_pair
 
 NO_PLACE = "none"
@@ -98,10 +99,7 @@ def export_mtme(db: Database, folder: str | os.PathLike[str], *, lp: str | None 
             raise TsqeError("mt-metrics-eval's layout holds one language pair: this suite has several (mul)")
         files, export = _files(session, suite.id, lp, human_name)
     export.folder = folder
-    for relative, lines in files.items():
-        path = folder / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    write_text_files({folder / relative: "".join(f"{line}\n" for line in lines) for relative, lines in files.items()})
     return export
 
 

@@ -27,6 +27,7 @@ from sqlalchemy import select
 from store import Database
 from store.models import Item
 from suite.errors import TsqeError
+from suite.safe_export import spreadsheet_text, write_text_files
 from suite.suites import find_suite
 
 MAP_COLUMNS = ("line", "doc_id", "seg_id", "item_id")
@@ -71,16 +72,17 @@ def export_testsuite_submission(db: Database, folder: str | os.PathLike[str], *,
         by_pair[pair].append((external_id, source))
     if not by_pair:
         raise TsqeError(f"suite {suite_name or name!r} has no items to submit")
-    folder.mkdir(parents=True, exist_ok=True)
     written = []
+    texts: dict[Path, str] = {}
     for (source_lang, target_lang), items in by_pair.items():
         stem = folder / f"{name}.{source_lang}-{target_lang}"
         files = SubmissionFiles((source_lang, target_lang), Path(f"{stem}.src.xml"),
                                 Path(f"{stem}.src.{source_lang}"), Path(f"{stem}.map.tsv"), len(items))
-        files.xml.write_text(_xml(name, source_lang, items), encoding="utf-8")
-        files.text.write_text("".join(f"{_one_line(source)}\n" for _, source in items), encoding="utf-8")
-        files.map.write_text(_map(name, items), encoding="utf-8")
+        texts[files.xml] = _xml(name, source_lang, items)
+        texts[files.text] = "".join(f"{_one_line(source)}\n" for _, source in items)
+        texts[files.map] = _map(name, items)
         written.append(files)
+    write_text_files(texts)
     return written
 
 
@@ -99,9 +101,12 @@ def _xml(name: str, source_lang: str, items: list[tuple[str, str]]) -> str:
 
 
 def _map(name: str, items: list[tuple[str, str]]) -> str:
+    """The map as a TSV whose ids no spreadsheet runs as formulas (``suite.safe_export``; the importer takes the
+    apostrophe off again)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter="\t", lineterminator="\n")
     writer.writerow(MAP_COLUMNS)
     for line, (external_id, _) in enumerate(items, start=1):
-        writer.writerow((line, document_id(name, external_id), SEGMENT, external_id))
+        writer.writerow((line, spreadsheet_text(document_id(name, external_id)), SEGMENT,
+                         spreadsheet_text(external_id)))
     return buffer.getvalue()

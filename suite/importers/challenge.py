@@ -46,6 +46,7 @@ from suite.importers.challenge_formats import (
     read_contrastive_table,
     read_demetr,
 )
+from suite.importers.limits import MAX_SUITE_ITEMS, long_field
 from suite.importers.lookups import max_length
 from suite.importers.result import Problems
 from suite.importers.suite_import import place_ids
@@ -111,6 +112,12 @@ def read_challenge_set(path: Path, format: str, *,
 
 
 def _check(challenge: ChallengeSet, problems: Problems) -> None:
+    """Ids once each, names and texts within what is stored (a table's cells are bounded as they are read,
+    DEMETR's JSON strings only here), and no more examples than a suite file may hold."""
+    if len(challenge.items) > MAX_SUITE_ITEMS:
+        problems.error(None, f"the set holds {len(challenge.items):,} examples; a suite may be imported with at "
+                             f"most {MAX_SUITE_ITEMS:,} at once")
+        return
     seen: dict[str, ChallengeItem] = {}
     for item in challenge.items:
         if item.external_id in seen:
@@ -125,6 +132,10 @@ def _check(challenge: ChallengeSet, problems: Problems) -> None:
             if len(value) > max_length(column):
                 problems.error(item.line, f"{what} {value[:30]!r}... has {len(value):,} characters; at most "
                                           f"{max_length(column)} are stored", file=item.file)
+        for text, what in ((item.source, "the source"), (item.reference or "", "the reference"),
+                           (item.good, "the good translation"), (item.bad, "the incorrect translation")):
+            if (problem := long_field(text, what)) is not None:
+                problems.error(item.line, f"example {item.external_id}: {problem}", file=item.file)
 
 
 def import_challenge(db: Database, path: str | os.PathLike[str], format: str, *, name: str | None = None,

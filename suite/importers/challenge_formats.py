@@ -24,9 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from store.models import nfc
 from suite.errors import TsqeError
+from suite.importers.limits import MAX_SUITE_ITEMS
+from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
-from suite.importers.tables import TableRow, read_table, read_text
+from suite.importers.tables import TableRow, iter_table, read_text
 from suite.suites import LANGUAGE_PAIR
 
 MULTIPLE_LANGUAGES = "mul"
@@ -149,6 +152,8 @@ def read_demetr(paths: Sequence[Path], problems: Problems, *, include_unchecked:
                                if not isinstance(record[name], kind)]
                 file_problems.error(None, f"{where}: field(s) {', '.join(bad)} of the wrong type")
                 continue
+            # read_text gave the file's text in NFC, but a JSON escape (\u0301) is decoded after that
+            record = {**record, **{name: nfc(value) for name, value in texts.items()}}
             severity, name = record["severity"], record["pert_name"].strip()
             if severity not in DEMETR_SEVERITIES:
                 file_problems.error(None, f"{where}: unknown severity {severity!r} (DEMETR's are "
@@ -249,15 +254,19 @@ def _read_table_set(layout: _TableLayout, paths: Sequence[Path], problems: Probl
     items: list[ChallengeItem] = []
     for path in paths:
         file_problems = problems.for_file(str(path))
-        for number, row in enumerate(read_table(path, file_problems, layout.required, layout.optional), start=1):
+        stripped = StrippedIds(file_problems)
+        rows = iter_table(path, file_problems, layout.required, layout.optional, max_rows=MAX_SUITE_ITEMS)
+        for number, row in enumerate(rows, start=1):
             place = layout.place(row, file_problems)
             if place is None:
                 continue
-            external_id = row["id"].strip() or (str(number) if len(paths) == 1 else f"{path.stem}:{number}")
+            external_id = stripped.strip(row["id"], row.line) or (str(number) if len(paths) == 1
+                                                                   else f"{path.stem}:{number}")
             item = _item(row.line, file_problems, external_id, *place, row["source"], row["reference"],
                          row[layout.good], row[layout.bad], row[layout.language_pair], path)
             if item is not None:
                 items.append(item)
+        stripped.report()
     return ChallengeSet(layout.format, items, [])
 
 

@@ -35,7 +35,8 @@ from store import Database
 from store.models import HumanScore
 from suite.errors import Problem, TsqeError
 from suite.importers.result import Problems
-from suite.importers.wmt import TestSet, add_test_set, read_lines
+from suite.importers.tables import read_lines
+from suite.importers.wmt import TestSet, add_test_set
 from suite.qe_scores import merge_scores
 from suite.suites import split_language_pair
 from suite.tasks import TaskState, progress_of
@@ -61,7 +62,7 @@ class MtmeFolder:
 
 
 def _lines(path: Path, problems: Problems) -> list[str] | None:
-    lines = read_lines(path, problems)
+    lines = read_lines(path, problems, file=str(path))
     return None if lines is None else [line.rstrip() for line in lines]
 
 

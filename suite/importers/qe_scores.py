@@ -18,7 +18,7 @@ from store import Database
 from store.models import QESystem
 from suite.changes import Changes
 from suite.errors import TsqeError
-from suite.importers.lookups import SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
+from suite.importers.lookups import StrippedIds, SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
 from suite.qe_scores import merge_scores, set_tie_epsilon
@@ -63,24 +63,25 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
 def _scores(session: Session, suite_id: int, path: Path, problems: Problems) -> dict[int, float]:
     """Score per output id, the mean where rows for the same distinct output disagree."""
     rows = read_table(path, problems, ("item_id", "score"), ("system", "output"))
-    if problems.errors:
+    if problems.error_count:
         return {}
     columns = set(rows[0].values) if rows else set()
     if not rows:
         problems.error(None, "the file holds no scores")
     elif ("system" in columns) == ("output" in columns):
         problems.error(1, "the header must name either a system column or an output column (not both)")
-    if problems.errors:
+    if problems.error_count:
         return {}
     by_system = "system" in columns
     index = SuiteIndex.load(session, suite_id)
     outputs = {} if by_system else output_ids(session, suite_id)
     found: dict[int, list[tuple[int, float]]] = defaultdict(list)
     first_line: dict[tuple[str, str], int] = {}
+    stripped = StrippedIds(problems)
     for row in rows:
         score = _score(row, problems)
-        external_id = row["item_id"].strip()
-        key_text = row["system"].strip() if by_system else row["output"].strip()
+        external_id = stripped.strip(row["item_id"], row.line)
+        key_text = stripped.strip(row["system"], row.line) if by_system else row["output"].strip()
         key = (external_id, key_text)
         if key in first_line:
             what = f"system {key_text!r}" if by_system else "this output"
@@ -94,6 +95,7 @@ def _scores(session: Session, suite_id: int, path: Path, problems: Problems) -> 
             output_id = _output_by_text(index, outputs, external_id, key_text, row.line, problems)
         if output_id is not None and score is not None:
             found[output_id].append((row.line, score))
+    stripped.report()
     result = {}
     for output_id, scored in found.items():
         values = [score for _, score in scored]
@@ -121,7 +123,7 @@ def _score(row: TableRow, problems: Problems) -> float | None:
 
 def _output_by_text(index: SuiteIndex, outputs: dict[tuple[int, str], int], external_id: str, text: str,
                     line: int, problems: Problems) -> int | None:
-    item_id = resolve_item(index, external_id, line, problems)
+    item_id = resolve_item(index.item_ids, external_id, line, problems)
     if item_id is None:
         return None
     output_id = outputs.get((item_id, text))

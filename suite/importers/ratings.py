@@ -15,8 +15,9 @@ from sqlalchemy import select
 
 from store import Database
 from store.models import Item
+from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
-from suite.importers.tables import read_table
+from suite.importers.tables import iter_table
 from suite.references import ComposedSet, compose_reference_set
 from suite.suites import find_suite
 
@@ -26,8 +27,9 @@ def read_reference_ratings(path: Path, item_ids: Mapping[str, int], sources: Seq
     """``{item id: {set: rating}}`` from ``path``; ``item_ids`` maps the suite's external ids to item ids."""
     problems = Problems(str(path))
     ratings: dict[int, dict[str, float]] = {}
-    for row in read_table(path, problems, ("item_id", "set", "rating")):
-        external, source, value = row["item_id"].strip(), row["set"].strip(), row["rating"].strip()
+    stripped = StrippedIds(problems)
+    for row in iter_table(path, problems, ("item_id", "set", "rating")):
+        external, source, value = stripped.strip(row["item_id"], row.line), row["set"].strip(), row["rating"].strip()
         item = item_ids.get(external)
         if item is None:
             problems.error(row.line, f"the suite has no item {external!r}")
@@ -46,6 +48,7 @@ def read_reference_ratings(path: Path, item_ids: Mapping[str, int], sources: Seq
             problems.error(row.line, f"item {external!r} is rated twice for set {source!r}")
             continue
         ratings[item][source] = rating
+    stripped.report()
     problems.raise_if_any()
     return ratings
 

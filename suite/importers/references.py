@@ -20,8 +20,9 @@ from sqlalchemy import select
 from store import Database
 from store.models import STANDARD_REFERENCE, Item
 from suite.errors import TsqeError
+from suite.importers.lookups import StrippedIds
 from suite.importers.result import ImportResult, Problems
-from suite.importers.tables import TABLE_SUFFIXES, read_table, read_text, split_lines
+from suite.importers.tables import TABLE_SUFFIXES, iter_table, read_lines
 from suite.references import add_reference_set, check_set_name, reference_sets
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
@@ -59,10 +60,9 @@ def import_references(db: Database, path: Path, *, name: str, kind: str = STANDA
 
 
 def _from_lines(path: Path, item_ids: list[int], problems: Problems) -> dict[int, list[str]]:
-    text = read_text(path, problems)
-    if text is None:
+    lines = read_lines(path, problems)
+    if lines is None:
         return {}
-    lines = split_lines(text)
     if len(lines) != len(item_ids):
         problems.error(min(len(lines), len(item_ids)) + 1,
                        f"has {len(lines)} lines but the suite has {len(item_ids)} items: a plain-text reference "
@@ -81,12 +81,15 @@ def _from_lines(path: Path, item_ids: list[int], problems: Problems) -> dict[int
 
 def _from_table(path: Path, item_ids: dict[str, int], problems: Problems) -> dict[int, list[str]]:
     texts: dict[int, list[str]] = {}
-    for row in read_table(path, problems, ("item_id", "text")):
-        item = item_ids.get(row["item_id"].strip())
+    stripped = StrippedIds(problems)
+    for row in iter_table(path, problems, ("item_id", "text")):
+        external_id = stripped.strip(row["item_id"], row.line)
+        item = item_ids.get(external_id)
         if item is None:
-            problems.error(row.line, f"the suite has no item {row['item_id'].strip()!r}")
+            problems.error(row.line, f"the suite has no item {external_id!r}")
         elif not row["text"].strip():
             problems.error(row.line, "empty reference")
         else:
             texts.setdefault(item, []).append(row["text"].strip())
+    stripped.report()
     return texts

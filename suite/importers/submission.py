@@ -9,12 +9,14 @@ be the translation of the submitted plain-text file itself.
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from suite.importers.lookups import SuiteIndex, resolve_item
+from suite.importers.limits import MAX_SUITE_ITEMS
+from suite.importers.lookups import resolve_item
 from suite.importers.result import Problems
-from suite.importers.tables import read_table, read_text, split_lines
+from suite.importers.tables import iter_table, read_lines
 from suite.importers.wmt_xml import parse_xml
 
 MAP_COLUMNS = ("line", "doc_id", "seg_id", "item_id")
@@ -36,16 +38,18 @@ class SubmissionMap:
     by_segment: dict[tuple[str, int], int] = field(default_factory=dict)
 
 
-def read_map(path: Path, index: SuiteIndex, problems: Problems) -> SubmissionMap:
+def read_map(path: Path, item_ids: Mapping[str, int], problems: Problems) -> SubmissionMap:
+    """The map's lines and segments, read row by row; a map has a line per item of a suite, so it is bounded as a
+    suite file is (``MAX_SUITE_ITEMS``)."""
     problems = problems.for_file(str(path))
     mapped = SubmissionMap()
-    for row in read_table(path, problems, MAP_COLUMNS):
+    for row in iter_table(path, problems, MAP_COLUMNS, max_rows=MAX_SUITE_ITEMS):
         try:
             line, segment = int(row["line"]), int(row["seg_id"])
         except ValueError:
             problems.error(row.line, "line and seg_id are numbers")
             continue
-        item_id = resolve_item(index, row["item_id"].strip(), row.line, problems)
+        item_id = resolve_item(item_ids, row["item_id"].strip(), row.line, problems)
         if item_id is None:
             continue
         if line in mapped.by_line:
@@ -75,10 +79,9 @@ def _from_text(path: Path, mapped: SubmissionMap, system: str | None, problems: 
     if system is None:
         problems.error(None, "a plain-text file of translations needs the name of its system")
         return []
-    text = read_text(path, problems)
-    if text is None:
+    lines = read_lines(path, problems)
+    if lines is None:
         return []
-    lines = split_lines(text)
     if len(lines) != len(mapped.by_line):
         problems.error(min(len(lines), len(mapped.by_line)) + 1,
                        f"the file has {len(lines)} lines but the submitted file had {len(mapped.by_line)}: "

@@ -32,8 +32,10 @@ from pathlib import Path
 
 from store.models import STANDARD_REFERENCE
 from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
+from suite.importers.limits import MAX_SUITE_ITEMS
+from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
-from suite.importers.tables import TableRow, read_table
+from suite.importers.tables import TableRow, iter_table
 from suite.references import SET_NAME
 
 REQUIRED_COLUMNS = ("id", "category", "phenomenon", "source")
@@ -48,8 +50,9 @@ IGNORE_CASE_FLAG = "i"
 
 def parse_suite_table(path: Path, problems: Problems) -> list[ItemSpec]:
     items: list[ItemSpec] = []
-    for row in read_table(path, problems, REQUIRED_COLUMNS, OPTIONAL_COLUMNS):
-        errors_before = len(problems.errors)
+    stripped = StrippedIds(problems)
+    for row in iter_table(path, problems, REQUIRED_COLUMNS, OPTIONAL_COLUMNS, max_rows=MAX_SUITE_ITEMS):
+        errors_before = problems.error_count
         empty = [column for column in ("id", "category", "phenomenon", "source") if not row[column].strip()]
         if empty:
             problems.error(row.line, f"empty {', '.join(empty)}")
@@ -69,12 +72,12 @@ def parse_suite_table(path: Path, problems: Problems) -> list[ItemSpec]:
                                          "and '-'")
         if "" in references:
             problems.error(row.line, "an empty reference between ' ||| ' separators")
-        if len(problems.errors) > errors_before:
+        if problems.error_count > errors_before:
             continue
         ignore_case = [flag == IGNORE_CASE_FLAG for flag in flags] or [False] * (len(positive) + len(negative))
         items.append(ItemSpec(
             line=row.line,
-            external_id=row["id"].strip(),
+            external_id=stripped.strip(row["id"], row.line),
             category=row["category"].strip(),
             phenomenon=row["phenomenon"].strip(),
             source=row["source"],
@@ -87,6 +90,7 @@ def parse_suite_table(path: Path, problems: Problems) -> list[ItemSpec]:
             bad=_split(row["bad_translations"]),
             comment=row["comment"].strip() or None,
         ))
+    stripped.report()
     return items
 
 

@@ -22,6 +22,7 @@ from store.models import STANDARD_REFERENCE, Item, Output, Suite, System, System
 from suite.errors import Problem, TsqeError
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_import import place_ids
+from suite.importers.tables import read_lines
 from suite.importers.wmt_xml import read_wmt_xml
 from suite.label_counts import add_unlabelled
 from suite.references import add_reference_set, check_set_name, is_set_name
@@ -35,38 +36,6 @@ class SystemFile:
     path: Path
     name: str
     languages: tuple[str, str]
-
-
-def read_lines(path: Path, problems: Problems) -> list[str] | None:
-    """The lines of a UTF-8 text file, split on newline only.
-
-    WMT texts may contain characters that ``str.splitlines`` treats as line breaks (U+2028, form feed,
-    vertical tab); splitting on those would misalign a system's outputs with the source.
-    """
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        problems.error(None, f"cannot read the file: {error.strerror or error}", file=str(path))
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        problems.error(line, f"not valid UTF-8 (byte {data[error.start]:#04x})", file=str(path))
-        return None
-    text = text.removeprefix("\ufeff")
-    nul = text.find("\x00")
-    if nul >= 0:
-        problems.error(text.count("\n", 0, nul) + 1, "holds a NUL character, as a binary or UTF-16 file does; "
-                                                     "save the file as UTF-8 text", file=str(path))
-        return None
-    if not text.strip():
-        problems.error(None, "the file is empty", file=str(path))
-        return None
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
 
 
 def system_file(path: Path) -> tuple[str, tuple[str, str]] | None:
@@ -161,10 +130,10 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
         raise TsqeError("a WMT test set needs at least one system output file (none was given or found)")
 
     task.progress(0, 2, "reading the WMT test set")
-    sources = read_lines(src, problems)
-    references = [read_lines(path, problems) for path in refs]
+    sources = read_lines(src, problems, file=str(src))
+    references = [read_lines(path, problems, file=str(path)) for path in refs]
     parsed = _system_files(system_paths, problems)
-    outputs = [read_lines(file.path, problems) for file in parsed]
+    outputs = [read_lines(file.path, problems, file=str(file.path)) for file in parsed]
     languages = _languages(parsed, source_lang, target_lang, problems)
 
     if sources is not None:

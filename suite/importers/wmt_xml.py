@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
+from store.models import nfc
+from suite.importers.limits import MAX_FIELD_CHARS, MAX_WHOLE_FILE_BYTES, size_text
 from suite.importers.result import Problems
 from suite.references import is_set_name
 
@@ -44,34 +46,79 @@ class XmlTestSet:
     """Ids of the documents of test suites (or, with a test suite chosen, of everything else) not read."""
 
 
+class _Refused(Exception):
+    """What the parser met cannot be read safely: ``message`` says what, at ``line``."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
 def parse_xml(path: Path, problems: Problems) -> tuple[ET.Element, dict[int, int]] | None:
     """The file's element tree and the line each element starts on (expat's own parser: ElementTree's hides the
-    line numbers), for messages that point into the file."""
+    line numbers), for messages that point into the file; texts and attribute values in Unicode NFC.
+
+    The tree is held whole, so the file is bounded as any file read whole (``MAX_WHOLE_FILE_BYTES``), and each
+    text as a field (``MAX_FIELD_CHARS``). An entity declaration is refused where it stands, as defusedxml
+    does: WMT's files declare none, and a declared entity is how a hostile file expands a few kilobytes to
+    gigabytes ("billion laughs") or has the parser read another file (an external entity).
+    """
+    try:
+        size = path.stat().st_size
+    except OSError as error:
+        problems.error(None, f"cannot read the file: {error.strerror or error}", file=str(path))
+        return None
+    if size > MAX_WHOLE_FILE_BYTES:
+        problems.error(None, f"the file has {size_text(size)}; at most {size_text(MAX_WHOLE_FILE_BYTES)} of XML are "
+                             f"read", file=str(path))
+        return None
     lines: dict[int, int] = {}
     stack: list[ET.Element] = []
+    pieces: list[list[str]] = []
+    """Per open element, the parts of its text (expat hands a long text over in parts) and their length."""
+    lengths: list[int] = []
     roots: list[ET.Element] = []
     parser = expat.ParserCreate()
 
     def start(tag: str, attributes: dict[str, str]) -> None:
-        element = ET.Element(tag, attributes)
+        element = ET.Element(tag, {name: nfc(value) for name, value in attributes.items()})
         lines[id(element)] = parser.CurrentLineNumber
         if stack:
             stack[-1].append(element)
         else:
             roots.append(element)
         stack.append(element)
+        pieces.append([])
+        lengths.append(0)
 
     def end(tag: str) -> None:
-        stack.pop()
+        element, parts = stack.pop(), pieces.pop()
+        lengths.pop()
+        if parts:
+            element.text = nfc("".join(parts))
 
     def text(data: str) -> None:
         if stack and not len(stack[-1]):  # text before any child: a segment's words
-            stack[-1].text = (stack[-1].text or "") + data
+            pieces[-1].append(data)
+            lengths[-1] += len(data)
+            if lengths[-1] > MAX_FIELD_CHARS:
+                raise _Refused(parser.CurrentLineNumber, f"<{stack[-1].tag}> holds a text longer than "
+                                                         f"{MAX_FIELD_CHARS:,} characters; a segment is one sentence")
+
+    def entity(name: str, *_: object) -> None:
+        raise _Refused(parser.CurrentLineNumber, f"the file declares an entity ({name!r}), which WMT's XML never "
+                                                 f"does; refused, since an entity can expand to gigabytes or read "
+                                                 f"another file")
 
     parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, text
+    parser.EntityDeclHandler = entity
     try:
         with path.open("rb") as file:
             parser.ParseFile(file)
+    except _Refused as refused:
+        problems.error(refused.line, refused.message, file=str(path))
+        return None
     except expat.ExpatError as error:
         problems.error(error.lineno, f"not well-formed XML: {expat.errors.messages[error.code]} (column "
                                      f"{error.offset + 1})", file=str(path))

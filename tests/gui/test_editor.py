@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import first_call_held, shown_errors
+from hostile_helpers import bounded_address_space
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QTextCharFormat
 from PySide6.QtTest import QAbstractItemModelTester
@@ -515,3 +516,27 @@ def test_splitters_and_scope_are_remembered(qtbot, state, ops, tmp_path: Path) -
     second.restore_settings(settings)
     assert second.splitter.sizes() == first.splitter.sizes()
     assert second.scope.current_scope() == "suite"
+
+
+@pytest.mark.parametrize("pattern", ["(?:a{65535}){65535}", "(" * 300 + "a" + ")" * 300])
+def test_typing_a_pattern_that_would_exhaust_the_compiler_is_refused_at_once(qtbot, screen, state, ops,  # type: ignore[no-untyped-def]
+                                                                           pattern: str) -> None:
+    """Typed key by key, every prefix was compiled on the main thread: from ``(?:a{65535}){65}`` on, each wanted
+    gigabytes. Run under a bound on this process's address space, so that code without the bound on patterns
+    fails with ``MemoryError`` instead of taking the machine's memory."""
+    item_id = _open(screen, state, ops, "amb-02")
+    editor = _editor(screen, "positive", 0)
+    started = time.monotonic()
+    with bounded_address_space():
+        _type(qtbot, editor, pattern)
+        _preview_settled(qtbot, screen, ops)
+    assert time.monotonic() - started < 30  # every keystroke answered: each prefix is checked in microseconds
+    message = screen.rule_lists["positive"].problem
+    assert message.isVisible() and message.text().startswith("positive rule 1: pattern is too complex: ")
+    assert "1 pattern of the draft is too complex, so every output" in screen.preview.flips.text()
+    assert "not compile" not in screen.preview.flips.text()
+    assert editor.has_problem() and not screen.save_button.isEnabled()
+    screen.save_action.trigger()
+    assert ops.wait_idle()
+    assert [r.pattern for r in item_detail(state.db, item_id).rules if r.polarity == "positive"] == [r"\block\b"]
+    assert shown_errors() == []
