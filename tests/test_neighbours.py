@@ -8,25 +8,19 @@ import pytest
 from review_suites import build_review_suite, output_id
 
 from store import Database
-from suite.assist.neighbours import (
-    DecidedOutput,
-    ItemOutputs,
-    LabelKeeping,
-    changes,
-    difference_words,
-    neighbour,
-    neighbours,
-    suite_context,
-    tokens,
-)
+from suite.assist.evidence import DecidedText, ItemEvidence, UndecidedOutput
+from suite.assist.neighbours import difference_words, differences, neighbour, neighbours, suite_context
+from suite.assist.tokens import words
+from suite.assist.variants import VariantStats
 
 FUTURE = ("Tense", "Future")
 
 
 def item(item_id: int, decided: list[tuple[int, str, str]], undecided: list[tuple[int, str]] = (),  # type: ignore[assignment]
-         group: tuple[str, str] = FUTURE) -> ItemOutputs:
-    return ItemOutputs(item_id, group, tuple(DecidedOutput(i, text, label) for i, text, label in decided),  # type: ignore[arg-type]
-                       tuple(undecided))
+         group: tuple[str, str] = FUTURE) -> ItemEvidence:
+    return ItemEvidence(item_id, f"i{item_id}", "Source.", *group,
+                        tuple(DecidedText(text, label, "review", i) for i, text, label in decided),  # type: ignore[arg-type]
+                        tuple(UndecidedOutput(i, text) for i, text in undecided))
 
 
 TEACHERS = [
@@ -35,26 +29,33 @@ TEACHERS = [
              (7, "You will go home now.", "pass")]),
     item(3, [(8, "He will go.", "pass"), (9, "He went.", "fail")]),
 ]
+""""home" kept the label twice in the phenomenon (items 1 and 2), "now" once (item 2); "will go" → "went" changed it
+three times."""
+
+
+def label_of(scored: ItemEvidence, text: str, teachers: list[ItemEvidence], excluded: frozenset[int] = frozenset()
+             ) -> str | None:
+    found = neighbour(scored, 99, text, VariantStats.of([*teachers, scored]), excluded)
+    assert found is not None
+    return found.label
 
 
 def test_words_and_marks_are_compared_with_their_case() -> None:
-    assert tokens("Don't go?") == ("Don", "'", "t", "go", "?")
-    assert changes(tokens("She will go."), tokens("She will go home.")) == [((), ("home",))]
+    assert words("Don't go?") == ("Don", "'", "t", "go", "?")
+    assert differences("She will go.", "She will go home.") == (((), ("home",)),)
     assert difference_words([((), ("home",)), (("will",), ("shall",))]) == "differs in *home*, *will* → *shall*"
 
 
 def test_a_change_that_kept_the_label_in_the_phenomenon_is_suggested() -> None:
-    keeping = LabelKeeping.of(TEACHERS)
     scored = item(9, [(20, "She will go.", "pass"), (21, "She went.", "fail")])
-    found = neighbour(scored, 22, "She will go home.", keeping)
+    found = neighbour(scored, 22, "She will go home.", VariantStats.of([*TEACHERS, scored]))
     assert found is not None and found.label == "pass" and found.suggestion == scored.decided[0]
     assert found.text() == "like #20, pass: differs in *home*"
 
 
 def test_a_change_that_decided_labels_in_the_phenomenon_is_shown_but_not_suggested() -> None:
-    keeping = LabelKeeping.of(TEACHERS)
     scored = item(9, [(20, "She will go home.", "pass")])
-    found = neighbour(scored, 22, "She went home.", keeping)
+    found = neighbour(scored, 22, "She went home.", VariantStats.of(TEACHERS))
     assert found is not None and found.label is None and found.nearest.output_id == 20
     assert found.text() == ("nearest #20, pass: differs in *will go* → *went* — not suggested: *will go* → *went*: "
                             "it changed the label in 3 pairs of this phenomenon")
@@ -62,40 +63,43 @@ def test_a_change_that_decided_labels_in_the_phenomenon_is_shown_but_not_suggest
 
 def test_a_change_never_seen_keeping_a_label_is_not_suggested() -> None:
     scored = item(9, [(20, "She will go.", "pass")])
-    found = neighbour(scored, 22, "She will go quickly.", LabelKeeping.of(TEACHERS))
+    found = neighbour(scored, 22, "She will go quickly.", VariantStats.of(TEACHERS))
     assert found is not None and found.label is None
     assert found.why_not == "*quickly*: it was never seen keeping a label"
 
 
-def test_an_item_is_never_its_own_evidence_and_left_out_items_teach_nothing() -> None:
-    """As in the benchmark: an item's outputs whose labels are hidden taught "now" twice; only item 2's once is
-    left to count for it, while another item may count all three."""
-    whole = item(5, [(50, "They will go.", "pass"), (51, "They will go now.", "pass"), (52, "They will run.", "pass"),
-                     (53, "They will run now.", "pass")])
-    keeping = LabelKeeping.of([*TEACHERS, whole])
-    shown = item(5, [(50, "They will go.", "pass")])
-    found = neighbour(shown, 51, "They will go now.", keeping)
+def test_the_item_s_own_decided_outputs_teach_and_left_out_items_teach_nothing() -> None:
+    """"now" kept the label once in item 2 and once among the scored item's own decided outputs: twice, enough in
+    the phenomenon; with the item left out (as the benchmark leaves out the items whose labels it hides), once."""
+    scored = item(9, [(20, "She will go.", "pass"), (21, "She will go now.", "pass"), (23, "She will stay.", "fail")])
+    stats = VariantStats.of([*TEACHERS, scored])
+    found = neighbour(scored, 22, "She will stay now.", stats)
+    assert found is not None and found.text() == "like #23, fail: differs in *now*"
+    found = neighbour(scored, 22, "She will stay now.", stats, frozenset({9}))
     assert found is not None and found.label is None
-    assert found.why_not == "*now*: it was seen keeping a label only once"
-    assert neighbour(item(9, [(50, "They will go.", "pass")]), 51, "They will go now.", keeping).label == "pass"  # type: ignore[union-attr]
-    other = item(9, [(20, "She will go.", "pass")])
-    assert neighbour(other, 22, "She will go home.", keeping.without([1])).label is None  # type: ignore[union-attr]
-    assert neighbour(other, 22, "She will go home.", keeping).label == "pass"  # type: ignore[union-attr]
+    assert found.why_not == "*now*: it kept the label only once in the suite"
+    other = item(8, [(30, "We will go.", "pass")])
+    assert label_of(other, "We will go home.", TEACHERS) == "pass"
+    assert label_of(other, "We will go home.", TEACHERS, frozenset({1})) is None
 
 
-def test_in_another_phenomenon_only_what_kept_labels_across_the_suite_counts() -> None:
-    keeping = LabelKeeping.of(TEACHERS)
+def test_in_another_phenomenon_only_what_kept_labels_often_across_the_suite_counts() -> None:
     elsewhere = item(9, [(20, "She will go.", "pass")], group=("Negation", "Simple"))
-    assert neighbour(elsewhere, 22, "She will go home.", keeping).label == "pass"  # type: ignore[union-attr]
-    teachers = [*TEACHERS, item(4, [(10, "We will go home.", "pass"), (11, "We will go.", "fail")],
-                                group=("Negation", "Simple"))]
-    assert neighbour(elsewhere, 22, "She will go home.", LabelKeeping.of(teachers)).label is None  # type: ignore[union-attr]
+    found = neighbour(elsewhere, 22, "She will go home.", VariantStats.of(TEACHERS))
+    assert found is not None and found.why_not == "*home*: it kept the label only 2 times in the suite"
+    wider = [*TEACHERS, *(item(10 + k, [(100 + 2 * k, f"P{k} will go.", "pass"),
+                                        (101 + 2 * k, f"P{k} will go home.", "pass")], group=("Other", f"g{k}"))
+                          for k in range(3))]
+    assert label_of(elsewhere, "She will go home.", wider) == "pass"  # kept 5 times in the suite, never changed
+    changed = [*wider, item(20, [(200, "We will go home.", "pass"), (201, "We will go.", "fail")],
+                            group=("Other", "g9"))]
+    found = neighbour(elsewhere, 22, "She will go home.", VariantStats.of(changed))
+    assert found is not None and found.why_not == "*home*: it changed the label in 1 pair of the suite"
 
 
 def test_no_suggestion_when_label_keeping_outputs_of_both_labels_are_alike() -> None:
-    keeping = LabelKeeping.of(TEACHERS)
     scored = item(9, [(20, "She will go.", "pass"), (21, "She will go home home.", "fail")])
-    found = neighbour(scored, 22, "She will go home.", keeping)
+    found = neighbour(scored, 22, "She will go home.", VariantStats.of(TEACHERS))
     assert found is not None and found.label is None
     assert found.why_not == "outputs of both labels differ from it only in label-keeping ways"
 
