@@ -12,6 +12,8 @@ from suite.assist.evidence import DecidedText, ItemEvidence, UndecidedOutput
 from suite.assist.neighbours import difference_words, differences, neighbour, neighbours, suite_context
 from suite.assist.tokens import words
 from suite.assist.variants import VariantStats
+from suite.importers import import_outputs
+from suite.review import OutputDecision, SeenOutput, decide
 
 FUTURE = ("Tense", "Future")
 
@@ -116,3 +118,16 @@ def test_neighbours_of_a_suite_s_undecided_outputs(suite: Database) -> None:
     found = neighbours(suite, context, [running, wants, output_id(suite, "He will go.")])
     assert set(found) == {running, wants}  # a decided output has no neighbour to take a label from
     assert found[wants].nearest.text == "He will go." and found[wants].label is None
+
+
+def test_a_conflict_gets_a_neighbour_and_a_reviewer_s_unknown_none(suite: Database, tmp_path: Path) -> None:
+    """"She is running." matches neither of f4's rules (unknown) and "He will go, he went." both of f3's
+    (conflict): both are for a reviewer to decide. A reviewer's unknown is a decision: no neighbour then."""
+    outputs = tmp_path / "more.tsv"
+    outputs.write_text("item_id\tsystem\toutput\nf3\tX\tHe will go, he went.\n", encoding="utf-8")
+    import_outputs(suite, outputs, label=True)
+    conflict, running = output_id(suite, "He will go, he went."), output_id(suite, "She is running.")
+    found = neighbours(suite, suite_context(suite), [conflict, running])
+    assert set(found) == {conflict, running} and found[conflict].nearest.text == "He will go."
+    decide(suite, [OutputDecision(SeenOutput(running), "unknown")], "anna")
+    assert set(neighbours(suite, suite_context(suite), [conflict, running])) == {conflict}
