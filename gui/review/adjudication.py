@@ -24,8 +24,9 @@ from suite.browse import OutputRow, output_rows
 from suite.changes import Changes
 from suite.tables import NO_CATEGORY
 
-_COLUMNS = (RowColumn("item"), RowColumn("category"), RowColumn("output"), RowColumn("first decision"),
-            RowColumn("second decision"), RowColumn("adjudicated"))
+_COLUMNS = (RowColumn("item"), RowColumn("first decision"), RowColumn("second decision"), RowColumn("output"),
+            RowColumn("category"), RowColumn("adjudicated"))
+"""The two decisions beside the item: what an adjudicator compares, in view on a 1280-pixel screen."""
 _DISPLAY = int(Qt.ItemDataRole.DisplayRole.value)
 _FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
@@ -36,13 +37,13 @@ class DisagreementsModel(RowListModel[Disagreement]):
         super().__init__(_COLUMNS, parent)
 
     def cell(self, row: Disagreement, number: int, column: int, role: int) -> Any:
-        labels = (None, None, None, row.first_label, row.second_label, row.adjudicated_label)
+        labels = (None, row.first_label, row.second_label, None, None, row.adjudicated_label)
         if role == _FOREGROUND and labels[column]:
             return QColor(LABEL_COLOURS.get(labels[column] or "", "#000000"))
         if role not in (_DISPLAY, _TOOLTIP):
             return None
-        return (row.external_id or "(removed item)", row.category or NO_CATEGORY, row.text,
-                f"{row.first_label} by {row.first_reviewer}", f"{row.second_label} by {row.second_reviewer}",
+        return (row.external_id or "(removed item)", f"{row.first_label} by {row.first_reviewer}",
+                f"{row.second_label} by {row.second_reviewer}", row.text, row.category or NO_CATEGORY,
                 f"{row.adjudicated_label} by {row.adjudicated_by}" if row.adjudicated_by else "")[column]
 
 
@@ -57,7 +58,7 @@ class AdjudicationPage(QWidget):
         self.show_all.toggled.connect(lambda _: self.reload())
         self.table: QTableView = row_view(self.model, self)
         self.table.setAlternatingRowColors(True)
-        for column, width in enumerate((80, 110, 380, 130, 130, 130)):
+        for column, width in enumerate((80, 120, 120, 380, 110, 130)):
             self.table.setColumnWidth(column, width)
         self.detail = DetailPanel(state, ops, self)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)

@@ -137,7 +137,8 @@ def hints_html(hints: RowHints | None, text: str) -> list[str]:
         like = near.suggestion or near.nearest
         title = f"Suggestion: {near.label} (Enter accepts it)" if near.label else "Nearest decided output"
         parts.append(section.format(html.escape(title)))
-        parts.append(f"<p>like #{like.output_id} ({label_html(like.label)}): {diff_html(text, like.text)}</p>")
+        parts.append(f"<p>{'like' if near.label else 'nearest'} #{like.output_id} ({label_html(like.label)}): "
+                     f"{diff_html(text, like.text)}</p>")
         if near.label is None:
             parts.append(f"<p style='color:#777777'>not suggested: {html.escape(near.why_not or '')}</p>")
     if hints.pairs is not None and hints.pairs.text():

@@ -179,6 +179,10 @@ class ReviewScreen(QWidget):
             self.page_buttons.addButton(button, number)
             modes.addWidget(button)
         modes.addStretch(1)
+        # The queue's own switch and counts stand on the pages' line: the filter bar is full on a 1280-pixel screen.
+        self._queue_only = (self.group_box, self.scope_label, self.count_label)
+        for widget in self._queue_only:
+            modes.addWidget(widget)
         self.page_buttons.idClicked.connect(lambda number: self.show_page(PAGES[number][0]))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -239,9 +243,6 @@ class ReviewScreen(QWidget):
             self._bar.addWidget(QLabel(text, self))
             self._bar.addWidget(widget)
         self._bar.addWidget(self.text_box, 1)
-        self._bar.addWidget(self.group_box)
-        self._bar.addWidget(self.scope_label)
-        self._bar.addWidget(self.count_label)
         self._quiet = False  # set while the bar is filled from outside, so one change queries once
 
     def current_filter(self) -> OutputFilter:
@@ -324,6 +325,8 @@ class ReviewScreen(QWidget):
         number = next(i for i, (key, _) in enumerate(PAGES) if key == name)
         self.page_buttons.button(number).setChecked(True)
         self.pages.setCurrentIndex(number)
+        for widget in self._queue_only:
+            widget.setVisible(name == "queue")
         if name == "assignments":
             ask_reviewer(self, self._state)
             self.assignments.activate()
@@ -640,7 +643,7 @@ class ReviewScreen(QWidget):
             action("Mark fail and add as known &bad translation", "Shift+F",
                    lambda: self.decide("fail", as_known=True)),
             self._accept_action(action("&Accept the suggestion", "Return", self.accept_suggestion)),
-            action("Order the queue by &impact", "Ctrl+I", self.order_by_impact),
+            action("Order the queue by &impact", "I", self.order_by_impact),
             action("&Clear manual label", "U", self.clear),
             action("C&omment…", "C", self.comment),
             action("&Edit the item's rules", "E", self.edit_rules),

@@ -128,7 +128,9 @@ def test_the_pairs_column_orders_the_queue_by_impact(qtbot, window: MainWindow, 
     review = window.review
     review.apply_filter(OutputFilter(label="unknown"))
     settle(qtbot, window)
-    review.order_by_impact()
+    make_active(qtbot, window)
+    review.table.setFocus()
+    qtbot.keyClick(review.table, Qt.Key.Key_I)  # Review → Order the queue by impact
     settle(qtbot, window)
     shown = [review.model.output_id(r) for r in range(review.model.rowCount())]
     assert shown == output_ids(suite_db, OutputFilter(label="unknown", grouped=True), sort="impact")
