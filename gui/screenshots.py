@@ -245,7 +245,10 @@ def reviewers(window: MainWindow) -> QPixmap:
     assert db is not None
     _team_at_work(db)
     window.state.operation_executed.emit(Changes(reviews=ANYWHERE, assignments=True))
+    window.tabs.setCurrentWidget(window.review)
     window.review.show_page("disagreements")
+    settle(window, 1.0)
+    window.review.adjudication.row_cursor.set_current(0)  # the detail panel follows the row put current
     settle(window, 1.0)
     window.show_reviewers()
     settle(window, 1.0)

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSplitter, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QTableView, QWidget
 
 from gui.colours import LABEL_COLOURS
 from gui.operations import Operations
 from gui.operations import review as review_ops
+from gui.review.assignments import lay_out_page
 from gui.review.detail import DetailPanel
-from gui.row_table_model import RowColumn, RowListModel, row_view
+from gui.row_table_model import RowColumn, RowCursor, RowListModel, row_view
 from gui.state import AppState
 from suite.assist.double_review import Disagreement, disagreements
 from suite.browse import OutputRow, output_rows
@@ -57,22 +58,9 @@ class AdjudicationPage(QWidget):
         self.show_all = QCheckBox("show adjudicated ones too", self)
         self.show_all.toggled.connect(lambda _: self.reload())
         self.table: QTableView = row_view(self.model, self)
-        self.table.setAlternatingRowColors(True)
-        for column, width in enumerate((80, 120, 120, 380, 110, 130)):
-            self.table.setColumnWidth(column, width)
-        self.detail = DetailPanel(state, ops, self)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
-        bar = QHBoxLayout()
-        bar.addWidget(self.summary, 1)
-        bar.addWidget(self.show_all)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
-        layout.addWidget(splitter, 1)
+        self.row_cursor = RowCursor(self.table, self.model)
+        self.detail = DetailPanel(state, ops, self, key="review-disagreement-detail")
+        lay_out_page(self, (80, 120, 120, 380, 110, 130), self.summary, self.show_all)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self._follow: int | None = None
 
@@ -98,7 +86,7 @@ class AdjudicationPage(QWidget):
         self._follow = None
         numbers = [i for i, row in enumerate(rows) if row.assignment_id == wanted]
         if rows:
-            self.set_current(numbers[0] if numbers else 0)
+            self.row_cursor.set_current(numbers[0] if numbers else 0)
         else:
             self.detail.show_row(None)
 
@@ -107,20 +95,10 @@ class AdjudicationPage(QWidget):
             self.reload()
 
     def current(self) -> Disagreement | None:
-        index = self.table.currentIndex()
-        rows = self.model.rows()
-        return rows[index.row()] if index.isValid() and index.row() < len(rows) else None
-
-    def set_current(self, number: int) -> None:
-        index = self.model.index(number, 0)
-        self.table.selectionModel().setCurrentIndex(
-            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
-        self.table.scrollTo(index)
+        return self.row_cursor.current()
 
     def step(self, step: int) -> None:
-        count = self.model.rowCount()
-        if count:
-            self.set_current(min(max(self.table.currentIndex().row() + step, 0), count - 1))
+        self.row_cursor.step(step)
 
     def adjudicate(self, label: str) -> None:
         chosen = self.current()

@@ -9,9 +9,9 @@ when the reviewer holds none open; "Take more" asks for more.
 from __future__ import annotations
 
 import html
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -27,11 +27,14 @@ from PySide6.QtWidgets import (
 from gui.colours import LABEL_COLOURS
 from gui.operations import Operations
 from gui.operations import review as review_ops
-from gui.row_table_model import RowColumn, RowListModel, row_view
+from gui.row_table_model import RowColumn, RowCursor, RowListModel, row_view
 from gui.state import AppState
 from suite.assist.double_review import Assignment, BlindItem, blind_item, my_assignments
 from suite.changes import Changes
 from suite.tables import NO_CATEGORY
+
+if TYPE_CHECKING:
+    from gui.review.adjudication import AdjudicationPage
 
 TAKE = 20
 """Open assignments a reviewer holds at most: enough for a sitting, few enough that the rest stay for others."""
@@ -81,23 +84,10 @@ class AssignmentsPage(QWidget):
         self.take_button.setToolTip(f"take open assignments up to {TAKE}")
         self.take_button.clicked.connect(lambda: self.take())
         self.table: QTableView = row_view(self.model, self)
-        self.table.setAlternatingRowColors(True)
-        for column, width in enumerate((80, 110, 240, 380, 90)):
-            self.table.setColumnWidth(column, width)
+        self.row_cursor = RowCursor(self.table, self.model)
         self.detail = QTextBrowser(self)
         self.detail.setMinimumWidth(220)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.addWidget(self.table)
-        splitter.addWidget(self.detail)
-        splitter.setStretchFactor(0, 3)
-        splitter.setStretchFactor(1, 1)
-        bar = QHBoxLayout()
-        bar.addWidget(self.summary, 1)
-        bar.addWidget(self.take_button)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
-        layout.addWidget(splitter, 1)
+        lay_out_page(self, (80, 110, 240, 380, 90), self.summary, self.take_button)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self._taken_once = False
         self._follow: int | None = None
@@ -129,7 +119,7 @@ class AssignmentsPage(QWidget):
         self._follow = None
         numbers = [i for i, row in enumerate(rows) if row.id == wanted]
         if numbers or rows:
-            self.set_current(numbers[0] if numbers else next(
+            self.row_cursor.set_current(numbers[0] if numbers else next(
                 (i for i, row in enumerate(rows) if row.label is None), 0))
         else:
             self.detail.setHtml("<p style='color:#777777'>No assignment: nothing planned for a second review is "
@@ -147,20 +137,10 @@ class AssignmentsPage(QWidget):
             self.reload()
 
     def current(self) -> Assignment | None:
-        index = self.table.currentIndex()
-        rows = self.model.rows()
-        return rows[index.row()] if index.isValid() and index.row() < len(rows) else None
-
-    def set_current(self, number: int) -> None:
-        index = self.model.index(number, 0)
-        self.table.selectionModel().setCurrentIndex(
-            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
-        self.table.scrollTo(index)
+        return self.row_cursor.current()
 
     def step(self, step: int) -> None:
-        count = self.model.rowCount()
-        if count:
-            self.set_current(min(max(self.table.currentIndex().row() + step, 0), count - 1))
+        self.row_cursor.step(step)
 
     def selected(self) -> list[Assignment]:
         rows = self.model.rows()
@@ -189,3 +169,24 @@ class AssignmentsPage(QWidget):
         item_id = assignment.item_id
         self._ops.read(lambda task: blind_item(db, item_id), lambda item: self.detail.setHtml(blind_html(
             item, assignment)), key="review-assignment-detail")
+
+
+def lay_out_page(page: AssignmentsPage | AdjudicationPage, widths: tuple[int, ...], summary: QLabel,
+                 control: QWidget) -> None:
+    """A page of the Review tab beside the queue: a line saying what is there with one control at its end, and
+    the page's table (``widths``) with its detail panel."""
+    page.table.setAlternatingRowColors(True)
+    for column, width in enumerate(widths):
+        page.table.setColumnWidth(column, width)
+    splitter = QSplitter(Qt.Orientation.Horizontal, page)
+    splitter.addWidget(page.table)
+    splitter.addWidget(page.detail)
+    splitter.setStretchFactor(0, 3)
+    splitter.setStretchFactor(1, 1)
+    bar = QHBoxLayout()
+    bar.addWidget(summary, 1)
+    bar.addWidget(control)
+    layout = QVBoxLayout(page)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addLayout(bar)
+    layout.addWidget(splitter, 1)

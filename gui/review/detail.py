@@ -147,10 +147,14 @@ def hints_html(hints: RowHints | None, text: str) -> list[str]:
 
 
 class DetailPanel(QWidget):
-    def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
+    def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None, *,
+                 key: str = "review-detail") -> None:
+        """``key``: this panel's background reads, so that a newer read of another panel (the queue's, beside the
+        Disagreements page's) does not make its own moot."""
         super().__init__(parent)
         self._state = state
         self._ops = ops
+        self._key = key
         self.browser = QTextBrowser(self)
         self.browser.setOpenLinks(False)
         self.browser.setMinimumWidth(220)
@@ -171,7 +175,7 @@ class DetailPanel(QWidget):
                                  "known translations and why it got its label.</p>")
             return
         state = self._state
-        self._ops.read(lambda task: load_detail(state, row, hints), self._loaded, key="review-detail")
+        self._ops.read(lambda task: load_detail(state, row, hints), self._loaded, key=self._key)
 
     def reload(self) -> None:
         """Read the row's item again: its rules, references or known translations changed."""

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import make_active, shown_errors
+from conftest import make_active
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
@@ -33,21 +33,9 @@ def suite_db(tmp_path: Path) -> Iterator[Database]:
 
 
 @pytest.fixture
-def window(qtbot, suite_db: Database) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
-    main = MainWindow()
-    qtbot.addWidget(main, before_close_func=lambda window: window.editor.discard_all())
-    main.state.reviewer = "Test Reviewer"
-    main.resize(1400, 860)
-    main.show()
-    main.open_target(str(suite_db.engine.url.database))
-    qtbot.waitUntil(lambda: main.state.tree is not None and main.review.model.rowCount() > 0, timeout=10000)
-    main.tabs.setCurrentWidget(main.review)
-    settle(qtbot, main)
-    make_active(qtbot, main)
-    yield main
-    main.ops.wait_idle()
-    for box in shown_errors():
-        box.close()
+def demo_db(suite_db: Database) -> Database:
+    """The window of ``conftest`` opens this module's suite instead of the demo."""
+    return suite_db
 
 
 def settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
@@ -211,3 +199,16 @@ def test_a_disagreement_is_adjudicated_with_both_decisions_in_the_history(qtbot,
     assert "Test Reviewer · anna" in text and "Accuracy on control outputs" in text
     view.hide()
     assert QApplication.activePopupWidget() is None
+
+
+def test_the_disagreements_detail_is_its_own_beside_the_queue_s(qtbot, window: MainWindow,
+                                                                 suite_db: Database) -> None:
+    """Both detail panels read in the background; the queue's reading a row just after the Disagreements page's
+    panel asked for one made that one's result moot when they shared a key, and the page's panel stayed empty."""
+    walk, went = output_rows(suite_db, [output_id(suite_db, "I shall walk."), output_id(suite_db, "I went.")])
+    page = window.review.adjudication.detail
+    page.show_row(walk)
+    window.review.detail.show_row(went)  # in the same turn of the event loop
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: "I went." in window.review.detail.browser.toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: "I shall walk." in page.browser.toPlainText(), timeout=5000)
