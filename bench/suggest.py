@@ -1,4 +1,4 @@
-"""Rule suggestions on the DFKI de-en suite, scored against labels the suggester does not see (issue 20).
+"""Rule and neighbour suggestions on the DFKI de-en suite, scored against labels they do not see (issue 20).
 
 For every item with at least one passing and one failing output, the suggester sees the item without its rules
 and known translations, and the labels of a random half of its labelled outputs (``len // 2`` of them, seeded);
@@ -9,6 +9,12 @@ outputs it decides (both pooled over the items), ``items:`` how many items were 
 the seeds. What the rest of the suite teaches (``suite.assist.context``) comes from the other items' labelled
 outputs, leaving out items with the same source sentence as the scored one (175 source sentences of de-en
 are items twice), whose outputs would repeat the hidden ones; their rules and known translations are never read.
+
+The neighbour suggestions (``suite.assist.neighbours``, what Review shows beside an undecided output) are scored
+on the same halves: each held-out output gets its neighbour among the shown half, the same items left out of
+what keeps a label. ``neighbour precision:`` is the share of held-out outputs given a suggestion whose label
+agrees with the linguists' label, ``neighbour decided:`` the share of held-out outputs given one, and ``nearest
+precision:`` the plain nearest decided output's agreement over all held-out outputs, for comparison.
 
 Run: ``PYTHONPATH=$PWD python bench/suggest.py [--db dfki.sqlite] [--data DIR] [--seeds 1 2 3]``; without
 ``--db`` the suite and the WMT21 outputs are imported and labelled into a temporary database first.
@@ -28,7 +34,8 @@ from pathlib import Path
 
 from store import Database, open_database
 from suite.assist.context import SuggestionContext
-from suite.assist.evidence import ItemEvidence, UndecidedOutput, suite_evidence
+from suite.assist.evidence import DecidedText, ItemEvidence, UndecidedOutput, suite_evidence
+from suite.assist.neighbours import neighbour
 from suite.assist.rule_suggestions import matcher, suggest_rules
 from suite.importers import import_outputs, import_suite
 from suite.labelling import relabel
@@ -44,7 +51,7 @@ class Split:
 
     item: ItemEvidence
     shown: ItemEvidence
-    held_out: list[tuple[str, str]]  # (text, label)
+    held_out: list[DecidedText]
 
 
 def splits(items: list[ItemEvidence], seed: int) -> Iterator[Split]:
@@ -61,7 +68,7 @@ def splits(items: list[ItemEvidence], seed: int) -> Iterator[Split]:
         undecided = tuple(sorted((*item.undecided, *(UndecidedOutput(d.output_id or 0, d.text) for d in hidden)),
                                  key=lambda output: output.output_id))
         yield Split(item, replace(item, decided=tuple(shown_half), undecided=undecided),
-                    [(d.text, d.label) for d in hidden])
+                    hidden)
 
 
 def build(data: Path, path: Path) -> Database:
@@ -91,32 +98,51 @@ def main() -> None:
             twins[normalise(item.source)].append(item.item_id)
         print(f"read {len(items)} items and built the context in {time.perf_counter() - started:.1f} s")
         precisions, shares, counts = [], [], []
+        neighbour_precisions, neighbour_shares, nearest_shares = [], [], []
         for seed in args.seeds:
             started = time.perf_counter()
-            decided = right = held = scored = offered = 0
+            decided = right = held = scored = offered = suggested = suggested_right = nearest_right = 0
             for split in splits(items, seed):
                 scored += 1
                 held += len(split.held_out)
-                suggestions = suggest_rules(split.shown, context.without(twins[normalise(split.item.source)]))
+                left_out = context.without(twins[normalise(split.item.source)])
+                for hidden in split.held_out:
+                    near = neighbour(split.shown, hidden.output_id or 0, hidden.text, left_out.variants,
+                                     left_out.excluded)
+                    if near is not None:
+                        nearest_right += near.nearest.label == hidden.label
+                        if near.label is not None:
+                            suggested += 1
+                            suggested_right += near.label == hidden.label
+                suggestions = suggest_rules(split.shown, left_out)
                 if not suggestions:
                     continue
                 offered += 1
                 best = suggestions[0]
                 decides = matcher(best.polarity, best.pattern, best.ignore_case)
-                for text, label in split.held_out:
-                    if decides(text):
+                for hidden in split.held_out:
+                    if decides(hidden.text):
                         decided += 1
-                        right += label == best.label
+                        right += hidden.label == best.label
             precision = right / decided if decided else 0.0
             print(f"seed {seed}: precision {precision:.3f} ({right}/{decided}), decided {decided / held:.3f} "
                   f"({decided}/{held}), items {scored}, with a suggestion {offered}, "
                   f"{time.perf_counter() - started:.1f} s")
+            neighbour_precision = suggested_right / suggested if suggested else 0.0
+            print(f"seed {seed}: neighbour precision {neighbour_precision:.3f} ({suggested_right}/{suggested}), "
+                  f"decided {suggested / held:.3f} ({suggested}/{held}), nearest alone {nearest_right / held:.3f}")
             precisions.append(precision)
             shares.append(decided / held)
             counts.append(scored)
+            neighbour_precisions.append(neighbour_precision)
+            neighbour_shares.append(suggested / held)
+            nearest_shares.append(nearest_right / held)
         print(f"precision: {statistics.mean(precisions):.3f}")
         print(f"decided: {statistics.mean(shares):.3f}")
         print(f"items: {statistics.mean(counts):.0f}")
+        print(f"neighbour precision: {statistics.mean(neighbour_precisions):.3f}")
+        print(f"neighbour decided: {statistics.mean(neighbour_shares):.3f}")
+        print(f"nearest precision: {statistics.mean(nearest_shares):.3f}")
     print(f"load after: {os.getloadavg()[0]:.2f}")
 
 

@@ -14,7 +14,9 @@ from rich.table import Table
 
 from cli.context import app_context
 from cli.main import app
-from suite.browse import ROW_FIELDS, OutputFilter, browse_outputs, plain, write_rows_tsv
+from suite.assist.groups import OutputGroup, output_groups
+from suite.assist.impact import PairsAdded, pairs_added
+from suite.browse import ROW_FIELDS, OutputFilter, OutputRow, browse_outputs, plain, write_rows_tsv
 from suite.label_counts import LabelCounts
 from suite.tree import suite_tree
 
@@ -33,6 +35,7 @@ class Sort(StrEnum):
     category = "category"
     systems = "systems"
     text = "text"
+    impact = "impact"
 
 
 class Format(StrEnum):
@@ -58,7 +61,13 @@ def outputs_command(
     item: str = typer.Option(None, "--item", help="Item id (as in the suite file)."),
     system: str = typer.Option(None, "--system", help="Only outputs this MT system produced."),
     contains: str = typer.Option(None, "--contains", help="Substring of the output, case-insensitive."),
-    sort: Sort = typer.Option(Sort.item, "--sort", help="Order of the rows (ties in suite order)."),
+    grouped: bool = typer.Option(False, "--grouped", help="Show outputs of an item that differ only in case, "
+                                                          "punctuation, quotes, spaces or Unicode form, and have "
+                                                          "one automatic label, once (the first stands for them)."),
+    sort: Sort = typer.Option(Sort.item, "--sort", help="Order of the rows (ties in suite order); impact: "
+                                                        "undecided outputs whose decision adds the most pass/fail "
+                                                        "pairs first, those of items with one label only before "
+                                                        "all."),
     desc: bool = typer.Option(False, "--desc", help="Reverse the order."),
     limit: int = typer.Option(100, "--limit", min=0, help="Rows to print."),
     offset: int = typer.Option(0, "--offset", min=0, help="Rows to skip first."),
@@ -70,22 +79,49 @@ def outputs_command(
         context.database,
         OutputFilter(label=label and label.value, auto_label=auto_label and auto_label.value, reviewed=reviewed,
                      disagree=disagree, category=category, phenomenon=phenomenon, item=item, system=system,
-                     contains=contains),
+                     contains=contains, grouped=grouped),
         suite_name=context.suite_name, sort=sort.value, descending=desc, limit=limit, offset=offset)
+    groups = output_groups(context.database, [row.output_id for row in page.rows]) if grouped else {}
+    pairs = pairs_added(context.database, [(row.output_id, row.item_id, row.effective_label) for row in page.rows]) \
+        if sort is Sort.impact else {}
     if fmt is Format.json:
-        rows = [{name: plain(getattr(row, name)) for name in ROW_FIELDS} for row in page.rows]
+        rows = [{**{name: plain(getattr(row, name)) for name in ROW_FIELDS}, **_extras(row, groups, pairs)}
+                for row in page.rows]
         typer.echo(json.dumps({"total": page.total, "rows": rows}, ensure_ascii=False, indent=2))
     elif fmt is Format.tsv:
         write_rows_tsv(page.rows, sys.stdout)
     else:
         table = Table(title=f"outputs {offset + 1 if page.rows else offset}–{offset + len(page.rows)} "
                             f"of {page.total}")
-        for column in ("id", "item", "output", "systems", "auto", "manual", "effective"):
+        extra = (("alike",) if grouped else ()) + (("pairs",) if pairs or sort is Sort.impact else ())
+        for column in ("id", "item", "output", "systems", "auto", "manual", "effective", *extra):
             table.add_column(column)
         for row in page.rows:
-            table.add_row(str(row.output_id), row.external_id, row.text, ", ".join(row.systems),
-                          row.auto_label or "", row.manual_label or "", row.effective_label or "")
+            group = groups.get(row.output_id)
+            systems = group.systems if group is not None else row.systems
+            cells = ([str(group.size - 1) if group is not None and group.size > 1 else ""] if grouped else []) + \
+                ([_pairs_text(row.output_id, group, pairs)] if "pairs" in extra else [])
+            table.add_row(str(row.output_id), row.external_id, row.text, ", ".join(systems),
+                          row.auto_label or "", row.manual_label or "", row.effective_label or "", *cells)
         _console().print(table)
+
+
+def _pairs_text(output_id: int, group: OutputGroup | None, pairs: dict[int, PairsAdded]) -> str:
+    added = pairs.get(output_id)
+    return "" if added is None else added.times(group.size if group is not None else 1).text()
+
+
+def _extras(row: OutputRow, groups: dict[int, OutputGroup], pairs: dict[int, PairsAdded]) -> dict[str, Any]:
+    """A grouped row's alike outputs and all its systems; an impact-ordered row's pairs its decision adds."""
+    extras: dict[str, Any] = {}
+    group = groups.get(row.output_id)
+    if group is not None:
+        extras.update(alike=[m.output_id for m in group.others], group_systems=list(group.systems))
+    added = pairs.get(row.output_id)
+    if added is not None:
+        added = added.times(group.size if group is not None else 1)
+        extras["pairs_added"] = {"if_pass": added.if_pass, "if_fail": added.if_fail}
+    return extras
 
 
 def _counts_json(counts: LabelCounts) -> dict[str, Any]:

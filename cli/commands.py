@@ -18,6 +18,7 @@ import cli.qe_evaluation  # noqa: F401
 import cli.qe_systems  # noqa: F401
 import cli.references  # noqa: F401
 import cli.report  # noqa: F401
+import cli.reviewers  # noqa: F401
 import cli.rule_group  # noqa: F401
 import cli.rule_suggest  # noqa: F401
 import cli.rule_test  # noqa: F401

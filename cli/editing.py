@@ -12,6 +12,8 @@ import typer
 from cli.context import app_context
 from cli.main import app
 from cli.rule_group import rule_app
+from store import Database
+from suite.assist.groups import group_decisions, output_groups
 from suite.editing import (
     EditResult,
     ItemDetail,
@@ -31,6 +33,7 @@ from suite.editing import (
     restore_removed_item,
     suite_history,
 )
+from suite.errors import TsqeError
 from suite.history import change_text
 from suite.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
 
@@ -299,6 +302,9 @@ def review_command(
     as_known: bool = typer.Option(False, "--as-known", help="Also add the output as a known good (pass) or bad "
                                                             "(fail) translation of its item, which relabels "
                                                             "equal outputs; both or neither are stored."),
+    group: bool = typer.Option(False, "--group", help="Decide every output alike to it (same item and automatic "
+                                                      "label; differing only in case, punctuation, quotes, spaces "
+                                                      "or Unicode form) at once: all or none."),
 ) -> None:
     """Set a reviewer's label for one distinct output (it wins over the automatic label), or clear it."""
     label = label.strip().lower()
@@ -307,6 +313,9 @@ def review_command(
     if as_known and label not in ("pass", "fail"):
         raise typer.BadParameter("--as-known goes with pass (a known good translation) or fail (a known bad one)")
     database, who = app_context(ctx).database, _author(reviewer)
+    if group:
+        _review_group(database, output_id, label, who, comment, seen_version, as_known)
+        return
     if as_known:
         decided = decide(database, [OutputDecision(SeenOutput(output_id, seen_version, comment), label)], who,
                          as_known=True)
@@ -322,6 +331,19 @@ def review_command(
         return
     info = set_manual_label(database, output_id, label, who, comment, expected_version=seen_version)
     typer.echo(f"output {output_id} reviewed as {info.label} by {info.reviewer} (version {info.version})")
+
+
+def _review_group(database: Database, output_id: int, label: str, who: str, comment: str | None,
+                  seen_version: int | None, as_known: bool) -> None:
+    found = output_groups(database, [output_id])
+    if output_id not in found:
+        raise TsqeError(f"no output with id {output_id}")
+    members = found[output_id]
+    decided = decide(database, group_decisions(members, None if label == "clear" else label, comment=comment,
+                                               seen_version=seen_version), who, as_known=as_known)
+    ids = ", ".join(str(change.output_id) for change in decided.reviews)
+    done = "cleared the manual labels of" if label == "clear" else f"reviewed as {label} by {who}:"
+    typer.echo(f"{done} {members.size} output{'s' if members.size > 1 else ''} alike ({ids})")
 
 
 @app.command("history")

@@ -44,7 +44,8 @@ from gui.operations.undo import Step
 from gui.reports.discriminative import DiscriminativeTab
 from gui.reports.qe import QETab
 from gui.reports.systems import SystemsTab
-from gui.review.screen import ReviewScreen
+from gui.review.reviewers_view import ReviewersView
+from gui.review.screen import PAGES, ReviewScreen
 from gui.state import AppState, Selection
 from gui.suite_edits import SuiteEdits
 from gui.tree import SuiteTreePane
@@ -119,6 +120,8 @@ class MainWindow(QMainWindow):
 
         self.counts_label = QLabel(self)
         self.review_label = QLabel(self)
+        self.review_label.linkActivated.connect(lambda _: self.show_reviewers())
+        self.reviewers_view = ReviewersView(self.state, self.ops, self._show_review_page, self)
         self.job_label = QLabel(self)
         self.job_bar = QProgressBar(self)
         self.job_bar.setMaximumWidth(140)
@@ -216,6 +219,10 @@ class MainWindow(QMainWindow):
 
         review = bar.addMenu("&Review")
         review.addActions(self.review.actions())
+        review.addSeparator()
+        for name, title in PAGES:
+            self._action(review, f"Show {title.lower()}", lambda _=False, page=name: self._show_review_page(page))
+        self._action(review, "Reviewers' agreement and controls…", self.show_reviewers)
         qe = bar.addMenu("&QE")
         for screen in (self.systems, self.qe, self.discriminative):
             actions = getattr(screen, "actions", None)
@@ -275,7 +282,8 @@ class MainWindow(QMainWindow):
         """The question before an undo outside the screen in front (opened, not run in a loop of its own: the
         background writes go on; the history is checked again when it is answered)."""
         changes = command.changes
-        where = "a reviewer's decision, in Review" if changes.reviews else \
+        where = "a reviewer's answer or adjudication, in Review" if changes.assignments else \
+            "a reviewer's decision, in Review" if changes.reviews else \
             "an item's rules or fields, in Item & rules" if changes.items or changes.references else \
             "the suite's categories and items, in the suite tree"
         box = QMessageBox(QMessageBox.Icon.Question, f"tsqe — {direction}",
@@ -291,7 +299,7 @@ class MainWindow(QMainWindow):
         box.open()
 
     def _show_change(self, changes: Changes) -> None:
-        if changes.reviews:
+        if changes.reviews or changes.assignments:
             self.tabs.setCurrentWidget(self.review)
             self.review.show_outputs(changes)
         elif changes.items or changes.references:
@@ -572,9 +580,19 @@ class MainWindow(QMainWindow):
         counts = tree.counts
         self.counts_label.setText(counts_html(counts))
         undecided = counts.unknown + counts.conflict + counts.error
-        self.review_label.setText(f" │ reviewed {counts.reviewed:,} · {undecided:,} undecided ")
+        self.review_label.setText(f" │ <a href='reviewers'>reviewed {counts.reviewed:,} · {undecided:,} undecided</a> ")
         self.review_label.setToolTip("reviewed: outputs with a manual label; undecided: outputs whose label is "
-                                     "still unknown, conflict or error — what needs a reviewer")
+                                     "still unknown, conflict or error — what needs a reviewer. Click: how far "
+                                     "reviewers agree, their accuracy on controls, double review")
+
+    def show_reviewers(self) -> None:
+        """The status bar's review view, above the review counts."""
+        label = self.review_label
+        self.reviewers_view.open_at(label.mapToGlobal(label.rect().topRight()))
+
+    def _show_review_page(self, page: str) -> None:
+        self.tabs.setCurrentWidget(self.review)
+        self.review.show_page(page)
 
     def _job_progress(self, title: str, fraction: float) -> None:
         self.job_label.setText(f" │ {html.escape(title)}…")

@@ -11,7 +11,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from PySide6.QtCore import QAbstractItemModel, QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QAbstractTableModel,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QWidget
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -100,6 +108,30 @@ class RowListModel(RowTableModel[R]):
         self.beginResetModel()
         self._rows = list(rows)
         self.endResetModel()
+
+
+class RowCursor(Generic[R]):
+    """The current row of a view over a ``RowListModel``, for pages worked with the keyboard: which row it is,
+    putting it on a row (selected alone, scrolled to) and moving it by a step."""
+
+    def __init__(self, view: QTableView, model: RowListModel[R]) -> None:
+        self._view, self._model = view, model
+
+    def current(self) -> R | None:
+        index = self._view.currentIndex()
+        rows = self._model.rows()
+        return rows[index.row()] if index.isValid() and index.row() < len(rows) else None
+
+    def set_current(self, number: int) -> None:
+        index = self._model.index(number, 0)
+        self._view.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self._view.scrollTo(index)
+
+    def step(self, step: int) -> None:
+        count = self._model.rowCount()
+        if count:
+            self.set_current(min(max(self._view.currentIndex().row() + step, 0), count - 1))
 
 
 def row_view(model: QAbstractItemModel, parent: QWidget, *, wrap: bool = False,

@@ -20,9 +20,11 @@ from PySide6.QtWidgets import QApplication, QProgressDialog
 from gui.app import application
 from gui.main_window import MainWindow
 from gui.operations import Write, changes_nothing
+from gui.review.model import COLUMN
 from gui.state import Selection
-from store import open_database
+from store import Database, open_database
 from suite.browse import OutputFilter
+from suite.changes import ANYWHERE, Changes
 from suite.demo import create_demo
 from suite.editing import find_item
 from suite.tasks import TaskState
@@ -201,6 +203,101 @@ def rule_health(window: MainWindow) -> QPixmap:
     return window.grab()
 
 
+
+@shot("review-assist")
+def review_assist(window: MainWindow) -> QPixmap:
+    """The Obligation paradigm in Review by impact: vt-11's two alike outputs as one row (a fifth system's, added
+    for the picture, and Rheinfall-LLM's) with the neighbour's suggestion Enter accepts, and the pass/fail pairs
+    each decision would add."""
+    from suite.importers import import_outputs
+
+    db = window.state.db
+    assert db is not None
+    with tempfile.TemporaryDirectory() as folder:
+        more = Path(folder) / "outputs.tsv"
+        more.write_text("item_id\tsystem\toutput\nvt-11\tTannenzapf-MT\tshe must send the letter today\n",
+                        encoding="utf-8")
+        imported = import_outputs(db, more, label=True)
+    window.state.operation_executed.emit(imported.changes)  # as the window's own import says what changed
+    window.tabs.setCurrentWidget(window.review)
+    review = window.review
+    window.state.select(Selection("Verb tense/aspect/mood", "Obligation"))
+    settle(window)
+    review.order_by_impact()
+    review.table.setColumnHidden(COLUMN["source"], True)
+    window.tree_dock.hide()  # room for the suggestion and pairs columns
+    review.splitter.setSizes([1100, 380])
+    settle(window, 2.5)  # the suggestions are learned in the background
+    review.set_current_row(0)
+    settle(window, 1.0)
+    picture = window.grab()
+    review.table.setColumnHidden(COLUMN["source"], False)
+    window.tree_dock.show()
+    return picture
+
+
+@shot("reviewers")
+def reviewers(window: MainWindow) -> QPixmap:
+    """A team at work: two reviewers' decisions, a double review planned with controls, two second reviewers'
+    blind answers; the Disagreements page and, over the status bar, the review view (agreement per reviewer pair
+    and category, accuracy on controls)."""
+    db = window.state.db
+    assert db is not None
+    _team_at_work(db)
+    window.state.operation_executed.emit(Changes(reviews=ANYWHERE, assignments=True))
+    window.tabs.setCurrentWidget(window.review)
+    window.review.show_page("disagreements")
+    settle(window, 1.0)
+    window.review.adjudication.row_cursor.set_current(0)  # the detail panel follows the row put current
+    settle(window, 1.0)
+    window.show_reviewers()
+    settle(window, 1.0)
+    picture = window.grab()
+    view = window.reviewers_view
+    painter = QPainter(picture)
+    painter.drawPixmap(window.mapFromGlobal(view.mapToGlobal(QPoint(0, 0))), view.grab())
+    painter.end()
+    view.hide()
+    window.review.show_page("queue")
+    return picture
+
+
+def _team_at_work(db: Database) -> None:
+    """anna and jonas decide 90 outputs as the rules did; 40 % of them are planned for double review with a fifth
+    of controls; ben and cara answer blind, now and then differently (seeded)."""
+    import random
+
+    from sqlalchemy import select
+
+    from store.models import ReviewAssignment
+    from suite.assist.double_review import Answer, answer_assignments, plan_review_checks, take_assignments
+    from suite.browse import output_ids, output_rows
+    from suite.review import OutputDecision, SeenOutput, decide
+
+    rng = random.Random(4)
+    rows = [row for row in output_rows(db, output_ids(db, OutputFilter(reviewed=False)))
+            if row.effective_label in ("pass", "fail")]
+    rng.shuffle(rows)
+    for reviewer, part in (("anna", rows[:60]), ("jonas", rows[60:90])):
+        for label in ("pass", "fail"):
+            decide(db, [OutputDecision(SeenOutput(row.output_id), label) for row in part
+                        if row.effective_label == label], reviewer)
+    plan_review_checks(db, double_share=0.4, control_share=0.2, seed=1, author="lead")
+    for reviewer, count, differently in (("ben", 24, 0.12), ("cara", 14, 0.2)):
+        given = take_assignments(db, reviewer, limit=count)
+        with db.session() as session:
+            expected = dict(session.execute(select(ReviewAssignment.id, ReviewAssignment.expected)).tuples().all())
+        answers = [Answer(a.id, expected[a.id] if rng.random() > differently else
+                          "fail" if expected[a.id] == "pass" else "pass") for a in given[:count - 4]]
+        answer_assignments(db, answers, reviewer)
+
+
+def _wait_for_review(window: MainWindow) -> None:
+    while window.state.tree is None or not window.review.model.all_cached(0, 20):
+        QApplication.processEvents()
+        time.sleep(0.01)
+
+
 def take(out: Path, names: list[str] | None = None) -> list[Path]:
     app = application()
     out.mkdir(parents=True, exist_ok=True)
@@ -212,9 +309,7 @@ def take(out: Path, names: list[str] | None = None) -> list[Path]:
         window.resize(1500, 900)
         window.show()
         window.open_target(str(Path(folder) / "demo.sqlite"))
-        while window.state.tree is None or not window.review.model.all_cached(0, 20):
-            app.processEvents()
-            time.sleep(0.01)
+        _wait_for_review(window)
         written = []
         for name, function in SHOTS.items():
             if names and name not in names:

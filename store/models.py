@@ -29,6 +29,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from store.group_key import KEY_LENGTH, group_key
+
 AUTO_LABELS = ("pass", "fail", "conflict", "unknown", "error")
 """What the rule engine decides for an output."""
 STORED_AUTO_LABELS = ("pass", "fail", "conflict", "error")
@@ -248,14 +250,25 @@ class System(Base):
     suite: Mapped[Suite] = relationship(back_populates="systems")
 
 
+def _group_key_of_text(context: DefaultExecutionContext) -> str:
+    return group_key(str(context.get_current_parameters()["text"]))  # type: ignore[no-untyped-call]
+
+
 class Output(Base):
-    """One distinct (whitespace-stripped) translation of an item, shared by all systems that produced it."""
+    """One distinct (whitespace-stripped) translation of an item, shared by all systems that produced it.
+
+    ``group_key`` is the key of its text with case, punctuation, quotes, white space and Unicode form normalised
+    away (``store.group_key``): outputs of an item that share it are alike, and a reviewer decides them as one
+    group. It is the column's default, so every writer of outputs fills it (an output's text is never updated);
+    it is nullable only because migration 0010 added it to tables that hold rows.
+    """
 
     __tablename__ = "outputs"
-    __table_args__ = (UniqueConstraint("item_id", "text"),)
+    __table_args__ = (UniqueConstraint("item_id", "text"), Index("ix_outputs_item_group", "item_id", "group_key"))
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
     text: Mapped[str] = mapped_column(NFCText)
+    group_key: Mapped[str | None] = mapped_column(String(KEY_LENGTH), default=_group_key_of_text)
 
     item: Mapped[Item] = relationship(back_populates="outputs")
     auto_label: Mapped[AutoLabel | None] = relationship(cascade="all, delete-orphan", passive_deletes=True)
@@ -540,3 +553,62 @@ class IntegrityCheck(Base):
     kind: Mapped[str] = mapped_column(String(20))
     ok: Mapped[bool] = mapped_column(Boolean)
     problems: Mapped[str] = mapped_column(Text, default="")
+
+
+ASSIGNMENT_KINDS = ("double", "control")
+
+
+class ReviewPlan(Base):
+    """A suite's plan for checking its reviewers: the share of reviewed outputs given to a second reviewer, the
+    share of control outputs mixed into each reviewer's assignments, and the seed that makes both choices
+    repeatable (``suite.assist.double_review``)."""
+
+    __tablename__ = "review_plans"
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
+    double_share: Mapped[float] = mapped_column(Float)
+    control_share: Mapped[float] = mapped_column(Float)
+    seed: Mapped[int] = mapped_column(Integer)
+    author: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ReviewAssignment(Base):
+    """One output given to a reviewer to decide blind: a second review of an output another reviewer decided
+    (``double``; ``expected`` is that first decision as it was when the output was chosen) or a known good or bad
+    translation mixed in unmarked (``control``; ``expected`` is pass or fail).
+
+    ``reviewer`` is empty until the assignment is given to someone (a double review goes to the first reviewer
+    who asks and is not its first reviewer; a control is made for one reviewer). ``label`` is that reviewer's
+    answer, kept here and not as the output's manual label, which stays the first reviewer's until a disagreement
+    is adjudicated. The item, output and known translation are referred to with ``SET NULL``: an answer outlives a
+    removed item, and ``text`` keeps what the reviewer saw.
+    """
+
+    __tablename__ = "review_assignments"
+    __table_args__ = (
+        CheckConstraint(_in("kind", ASSIGNMENT_KINDS), name="ck_review_assignments_kind"),
+        UniqueConstraint("kind", "output_id", name="uq_review_assignments_output"),
+        UniqueConstraint("kind", "known_id", "reviewer", name="uq_review_assignments_control"),
+        Index("ix_review_assignments_queue", "suite_id", "kind", "reviewer"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
+    item_id: Mapped[int | None] = mapped_column(ForeignKey("items.id", ondelete="SET NULL"))
+    kind: Mapped[str] = mapped_column(String(10))
+    output_id: Mapped[int | None] = mapped_column(ForeignKey("outputs.id", ondelete="SET NULL"))
+    known_id: Mapped[int | None] = mapped_column(ForeignKey("known_translations.id", ondelete="SET NULL"))
+    text: Mapped[str] = mapped_column(NFCText)
+    category: Mapped[str | None] = mapped_column(String(200))
+    """The item's category when the assignment was made: agreement is reported by it even after the item went."""
+    expected: Mapped[str] = mapped_column(String(10))
+    first_reviewer: Mapped[str | None] = mapped_column(String(200))
+    position: Mapped[int] = mapped_column(Integer)
+    """The place in a reviewer's queue, drawn at random, so that controls do not stand out by where they are."""
+    reviewer: Mapped[str | None] = mapped_column(String(200))
+    given_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    label: Mapped[str | None] = mapped_column(String(10))
+    comment: Mapped[str | None] = mapped_column(Text)
+    answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    adjudicated_label: Mapped[str | None] = mapped_column(String(10))
+    adjudicated_by: Mapped[str | None] = mapped_column(String(200))
+    adjudicated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

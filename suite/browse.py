@@ -12,17 +12,19 @@ from __future__ import annotations
 import csv
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import datetime
 from itertools import groupby
 from operator import itemgetter
-from typing import Any, TextIO
+from typing import Any, TextIO, TypeVar
 
 from sqlalchemy import (
     ColumnElement,
     Select,
     SQLColumnExpression,
+    String,
     case,
+    cast,
     func,
     literal,
     select,
@@ -43,8 +45,9 @@ from store.models import (
     System,
     SystemOutput,
 )
+from suite.assist.impact import impact_order
 from suite.errors import TsqeError
-from suite.label_counts import LabelCounts, ReviewCount, automatic_counts, review_counts
+from suite.label_counts import LabelCounts, ReviewCount, automatic_counts, effective_counts, review_counts
 from suite.labels import (
     EFFECTIVE_LABELS,
     automatic_label,
@@ -56,9 +59,13 @@ from suite.labels import (
 from suite.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec, Span, describe
 from suite.suites import find_suite
 
-SORTS = ("item", "label", "category", "systems", "text")
+SORTS = ("item", "label", "category", "systems", "text", "impact")
 """``systems`` orders by how many systems produced an output (a translation many systems share first when
-descending), ``category`` by category then phenomenon name (outputs of items without one last)."""
+descending), ``category`` by category then phenomenon name (outputs of items without one last), ``impact`` by the
+pass/fail pairs a decision would add (``suite.assist.impact``: undecided outputs of items with outputs of one
+label only first)."""
+
+_Query = TypeVar("_Query", bound="Select[*tuple[Any, ...]]")
 
 _ID_CHUNK = 500
 """Ids per ``IN (...)`` list: below SQLite's older limit of 999 bound parameters."""
@@ -84,6 +91,9 @@ class OutputFilter:
     system: str | None = None
     contains: str | None = None
     """A substring of the output text, case-insensitive (on SQLite for ASCII letters only: its ``lower``)."""
+    grouped: bool = False
+    """Outputs of an item that are alike (``alike``) and have the same automatic label show once: the first of
+    them that the other conditions let through stands for the group (``suite.assist.groups``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +160,7 @@ def _check(filter: OutputFilter, sort: str) -> None:
 
 
 def _needs_labels(filter: OutputFilter, sort: str | None) -> bool:
-    return (sort == "label" or filter.label is not None or filter.auto_label is not None
+    return (sort in ("label", "impact") or filter.label is not None or filter.auto_label is not None
             or filter.reviewed is not None or filter.disagree)
 
 
@@ -176,8 +186,24 @@ def _items(suite_id: int, filter: OutputFilter) -> Select[int]:
     return query
 
 
-def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str | None,
-              items: Sequence[int] | None = None) -> Select[Any]:
+def alike() -> ColumnElement[str]:
+    """What outputs of one item share when they are alike: their ``group_key`` (an output without one, written
+    past its column default, is alike only to itself)."""
+    return func.coalesce(Output.group_key, cast(Output.id, String))
+
+
+def _representatives(suite_id: int, filter: OutputFilter, items: Sequence[int] | None) -> Select[Any]:
+    """The first output of each group of alike outputs with one automatic label among those ``filter`` lets
+    through. Not correlated with the query it filters, which reads the same tables."""
+    inner = _filtered(select(func.min(Output.id)).select_from(Output), suite_id, replace(filter, grouped=False),
+                      None, items)
+    if not _needs_labels(filter, None):
+        inner = join_labels(inner, Output.id, Output.item_id)
+    return inner.group_by(Output.item_id, alike(), automatic_label(Output.id)).correlate(None)
+
+
+def _filtered(query: _Query, suite_id: int, filter: OutputFilter, sort: str | None,
+              items: Sequence[int] | None = None) -> _Query:
     """``query`` (selecting from ``Output``) with the filter applied, joined to what the filter and the sort
     need (``sort`` None: no order, for counting).
 
@@ -216,6 +242,8 @@ def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str
                                         .where(System.suite_id == suite_id, System.name == filter.system)))
     if filter.contains is not None:
         conditions.append(Output.text.icontains(filter.contains, autoescape=True))
+    if filter.grouped:
+        conditions.append(Output.id.in_(_representatives(suite_id, filter, items)))
     return query.where(*conditions)
 
 
@@ -244,6 +272,8 @@ def output_ids(db: Database, filter: OutputFilter = OutputFilter(), *, suite_nam
     """Every matching output id in display order: the list a lazy table model holds."""
     _check(filter, sort)
     with db.session() as session:
+        if sort == "impact":
+            return _impact_ids(session, _suite_id(session, suite_name), filter, descending)
         query = _filtered(select(Output.id).select_from(Output), _suite_id(session, suite_name), filter, sort)
         return list(session.scalars(query.order_by(*_ordering(sort, descending))))
 
@@ -256,8 +286,11 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
         raise TsqeError("a page needs a limit and an offset of at least 0")
     with db.session() as session:
         suite_id = _suite_id(session, suite_name)
+        if sort == "impact":
+            ids = _impact_ids(session, suite_id, filter, descending)
+            return OutputPage(len(ids), _rows(session, ids[offset:offset + limit]))
         items: list[int] | None = None
-        if filter.system is not None or filter.contains is not None:
+        if filter.system is not None or filter.contains is not None or filter.grouped:
             # The total ignores the sort: a count needs none of the joins that only ordering asks for.
             total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, None)) or 0
         else:
@@ -268,6 +301,16 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
         query = _filtered(select(Output.id).select_from(Output), suite_id, filter, sort, items)
         ids = list(session.scalars(query.order_by(*_ordering(sort, descending)).limit(limit).offset(offset)))
         return OutputPage(total, _rows(session, ids))
+
+
+def _impact_ids(session: Session, suite_id: int, filter: OutputFilter, descending: bool) -> list[int]:
+    """The matching ids in impact order, ranked in Python from the items' effective label counts: the rank of an
+    output depends on its whole item, which a sort key of SQL would count again for every output."""
+    query = _filtered(select(Output.id, Output.item_id, effective_label(Output.id)).select_from(Output), suite_id,
+                      filter, "impact")
+    rows = [(output_id, item_id, label) for output_id, item_id, label in
+            session.execute(query.order_by(*_ordering("item", False)))]
+    return impact_order(rows, effective_counts(session.connection(), suite_id), descending)
 
 
 def _matches_per_item(connection: Connection, suite_id: int, filter: OutputFilter) -> list[tuple[int, int, int]]:

@@ -66,6 +66,8 @@ class Changes:
     """QE systems added, trained, scored or removed."""
     scores: bool = False
     """Cached metric scores or human scores."""
+    assignments: bool = False
+    """Reviewers' double-review and control assignments: planned, given, answered or adjudicated."""
 
     def __or__(self, other: Changes) -> Changes:
         return Changes(**{f.name: getattr(self, f.name) | getattr(other, f.name) for f in fields(self)})
@@ -104,3 +106,6 @@ QE_SYSTEMS = Changes(qe_systems=True)
 
 METRIC_SCORES = Changes(scores=True)
 """What scoring with a metric changes: its cached scores."""
+
+ASSIGNMENTS = Changes(assignments=True)
+"""What planning, taking or answering reviewers' assignments changes (an adjudication also changes a review)."""

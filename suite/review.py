@@ -7,7 +7,7 @@ outputs at once (a reviewer's selection) is one transaction: a stale version of 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -230,6 +230,12 @@ def decide(db: Database, decisions: Sequence[OutputDecision], reviewer: str, *, 
     transactions once left a decision without its known translation when the second failed). A text the item
     already knows of that kind is not added twice. Refused like ``set_manual_labels``.
     """
+    _check_decisions(decisions, reviewer, as_known)
+    with db.transaction() as session:
+        return decide_in(session, decisions, reviewer, as_known=as_known, task=task)
+
+
+def _check_decisions(decisions: Sequence[OutputDecision], reviewer: str, as_known: bool) -> None:
     for decision in decisions:
         label = decision.label
         if label is not None and label not in MANUAL_LABELS:
@@ -238,26 +244,33 @@ def decide(db: Database, decisions: Sequence[OutputDecision], reviewer: str, *, 
             raise TsqeError(f"only a pass or a fail makes an output a known translation, not {label or 'no label'}")
     if not reviewer.strip():
         raise TsqeError("a manual label needs the reviewer's name")
+
+
+def decide_in(session: Session, decisions: Sequence[OutputDecision], reviewer: str, *, as_known: bool = False,
+              task: TaskState | None = None, noted: Mapping[int, Mapping[str, str]] | None = None) -> Decided:
+    """``decide`` in the caller's transaction, for a write that decides outputs as part of something larger (an
+    adjudication marks its assignment in the same transaction). ``noted`` adds fields to the history entry of
+    an output's new label (by output id): what the history keeps about how the decision came about."""
+    _check_decisions(decisions, reviewer, as_known)
     task = progress_of(task)
     reviewer, reviewed_at = reviewer.strip(), utcnow()
-    with db.transaction() as session:
-        checked = _checked_outputs(session, [decision.seen for decision in decisions])
-        changes = []
-        for done, ((seen, output), decision) in enumerate(zip(checked, decisions, strict=True)):
-            task.progress(done, len(checked), f"reviewing output {done + 1:,} of {len(checked):,}")
-            before = Verdict.of(session.get(ManualLabel, output.id, populate_existing=True))
-            if decision.label is None:
-                _clear(session, output, seen, reviewer)
-                changes.append(ReviewChange(output.id, output.item_id, before, None, 0))
-            else:
-                info = _set(session, output, seen, decision.label, reviewer, reviewed_at)
-                changes.append(ReviewChange(output.id, output.item_id, before,
-                                            Verdict(info.label, reviewer, info.comment, reviewed_at), info.version))
-        _count(session, changes)
-        known = tuple(added for (_, output), decision in zip(checked, decisions, strict=True)
-                      if as_known and (added := _add_known(session, output, decision.label, reviewer)) is not None)
-        task.progress(len(checked), len(checked), f"reviewed {len(checked):,} outputs")  # before the commit
-        return Decided(tuple(changes), known)
+    checked = _checked_outputs(session, [decision.seen for decision in decisions])
+    changes = []
+    for done, ((seen, output), decision) in enumerate(zip(checked, decisions, strict=True)):
+        task.progress(done, len(checked), f"reviewing output {done + 1:,} of {len(checked):,}")
+        before = Verdict.of(session.get(ManualLabel, output.id, populate_existing=True))
+        if decision.label is None:
+            _clear(session, output, seen, reviewer)
+            changes.append(ReviewChange(output.id, output.item_id, before, None, 0))
+        else:
+            info = _set(session, output, seen, decision.label, reviewer, reviewed_at, (noted or {}).get(output.id))
+            changes.append(ReviewChange(output.id, output.item_id, before,
+                                        Verdict(info.label, reviewer, info.comment, reviewed_at), info.version))
+    _count(session, changes)
+    known = tuple(added for (_, output), decision in zip(checked, decisions, strict=True)
+                  if as_known and (added := _add_known(session, output, decision.label, reviewer)) is not None)
+    task.progress(len(checked), len(checked), f"reviewed {len(checked):,} outputs")  # before the commit
+    return Decided(tuple(changes), known)
 
 
 def _count(session: Session, changes: Sequence[ReviewChange]) -> None:
@@ -304,32 +317,39 @@ def put_reviews(db: Database, puts: Sequence[ReviewPut], *, author: str, add_kno
     and doing it again, writes. Each review must be at its expected version: an undo never overwrites what a
     colleague decided since. The history names ``author`` as who put each review back."""
     author = check_author(author)
-    task = progress_of(task)
     with db.transaction() as session:
-        checked = _checked_outputs(session, [SeenOutput(put.output_id, put.expected_version) for put in puts])
-        changes = []
-        for done, ((_, output), put) in enumerate(zip(checked, puts, strict=True)):
-            task.progress(done, len(checked), f"putting back output {done + 1:,} of {len(checked):,}")
-            existing = session.get(ManualLabel, output.id, populate_existing=True)
-            if (0 if existing is None else existing.version) != put.expected_version:
-                raise _conflict(session, output)
-            changes.append(ReviewChange(output.id, output.item_id, Verdict.of(existing), put.verdict,
-                                        _put(session, output, existing, put.verdict, author)))
-        _count(session, changes)
-        removed = []
-        for known_id, expected in remove_known:
-            row = session.get(KnownTranslation, known_id)
-            kind, text = (row.kind, row.text) if row is not None else ("", "")  # a removed one: refused below
-            gone = remove_known_in(session, known_id, author=author, expected_version=expected)
-            removed.append(KnownChange(known_id, gone.item_id, kind, text, None))
-        added = []
-        for known in add_known:
-            result = add_known_in(session, known.item_id, known.kind, known.text, author=author)
-            if result is not None:
-                assert result.entity_id is not None and result.version is not None
-                added.append(KnownChange(result.entity_id, known.item_id, known.kind, known.text, result.version))
-        task.progress(len(checked), len(checked), f"put back {len(checked):,} reviews")  # before the commit
-        return Decided(tuple(changes), tuple(added), tuple(removed))
+        return put_reviews_in(session, puts, author=author, add_known=add_known, remove_known=remove_known, task=task)
+
+
+def put_reviews_in(session: Session, puts: Sequence[ReviewPut], *, author: str, add_known: Sequence[KnownPut] = (),
+                   remove_known: Sequence[tuple[int, int | None]] = (), task: TaskState | None = None) -> Decided:
+    """``put_reviews`` in the caller's transaction (reopening an adjudication also marks its assignment)."""
+    author = check_author(author)
+    task = progress_of(task)
+    checked = _checked_outputs(session, [SeenOutput(put.output_id, put.expected_version) for put in puts])
+    changes = []
+    for done, ((_, output), put) in enumerate(zip(checked, puts, strict=True)):
+        task.progress(done, len(checked), f"putting back output {done + 1:,} of {len(checked):,}")
+        existing = session.get(ManualLabel, output.id, populate_existing=True)
+        if (0 if existing is None else existing.version) != put.expected_version:
+            raise _conflict(session, output)
+        changes.append(ReviewChange(output.id, output.item_id, Verdict.of(existing), put.verdict,
+                                    _put(session, output, existing, put.verdict, author)))
+    _count(session, changes)
+    removed = []
+    for known_id, expected in remove_known:
+        row = session.get(KnownTranslation, known_id)
+        kind, text = (row.kind, row.text) if row is not None else ("", "")  # a removed one: refused below
+        gone = remove_known_in(session, known_id, author=author, expected_version=expected)
+        removed.append(KnownChange(known_id, gone.item_id, kind, text, None))
+    added = []
+    for known in add_known:
+        result = add_known_in(session, known.item_id, known.kind, known.text, author=author)
+        if result is not None:
+            assert result.entity_id is not None and result.version is not None
+            added.append(KnownChange(result.entity_id, known.item_id, known.kind, known.text, result.version))
+    task.progress(len(checked), len(checked), f"put back {len(checked):,} reviews")  # before the commit
+    return Decided(tuple(changes), tuple(added), tuple(removed))
 
 
 def _put(session: Session, output: Output, existing: ManualLabel | None, verdict: Verdict | None,
@@ -364,7 +384,7 @@ def _put(session: Session, output: Output, existing: ManualLabel | None, verdict
 
 
 def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewer: str,
-         reviewed_at: datetime) -> ManualLabelInfo:
+         reviewed_at: datetime, noted: Mapping[str, str] | None = None) -> ManualLabelInfo:
     existing = session.get(ManualLabel, output.id, populate_existing=True)
     version_read = 0 if existing is None else existing.version
     if seen.version is not None and seen.version != version_read:
@@ -389,7 +409,7 @@ def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewe
                             .values(version=version, **values))
     if done != 1:
         raise _conflict(session, output)
-    _history(session, output, "change" if before else "add", reviewer, before, after, version)
+    _history(session, output, "change" if before else "add", reviewer, before, {**after, **(noted or {})}, version)
     return ManualLabelInfo(output.id, label, reviewer, reviewed_at, comment, version)
 
 

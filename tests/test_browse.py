@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from store import Database, open_database
+from store.group_key import group_key
 from store.models import (
     AutoLabel,
     Category,
@@ -109,8 +110,22 @@ def brute_force(raws: list[Raw], f: OutputFilter, sort: str, descending: bool) -
                 and (f.contains is None  # SQLite's LIKE folds ASCII letters only
                      or f.contains.translate(_ASCII_LOWER) in r.text.translate(_ASCII_LOWER)))
 
+    kept = [r for r in raws if keep(r)]
+    if f.grouped:  # the first output of each item's alike outputs with one automatic label
+        first: dict[tuple[int, str, str | None], int] = {}
+        for r in kept:
+            alike = (r.item_id, group_key(r.text), r.auto)
+            first[alike] = min(first.get(alike, r.output_id), r.output_id)
+        kept = [r for r in kept if first[r.item_id, group_key(r.text), r.auto] == r.output_id]
+    decided = Counter((r.item_id, r.effective) for r in raws)
+
     def key(r: Raw) -> tuple[object, ...]:
         ties = (r.position, r.output_id)
+        if sort == "impact":  # items with one label only first, then the most pairs a decision adds
+            passed, failed = decided[r.item_id, "pass"], decided[r.item_id, "fail"]
+            if r.effective in ("pass", "fail"):
+                return (3, 0, *ties)
+            return ((passed == 0) == (failed == 0) and (2 if not passed else 1), -max(passed, failed), *ties)
         if sort == "label":
             return (LABEL_ORDER.index(r.effective) if r.effective else len(LABEL_ORDER), *ties)
         if sort == "category":
@@ -121,7 +136,7 @@ def brute_force(raws: list[Raw], f: OutputFilter, sort: str, descending: bool) -
             return (r.text, *ties)
         return ties
 
-    return [r.output_id for r in sorted(filter(keep, raws), key=key, reverse=descending)]
+    return [r.output_id for r in sorted(kept, key=key, reverse=descending)]
 
 
 @pytest.fixture(scope="module")
@@ -167,6 +182,9 @@ def _single_filters(raws: list[Raw]) -> list[OutputFilter]:
     found += [OutputFilter(system="nobody"), OutputFilter(contains="the "), OutputFilter(contains="THE BANK"),
               OutputFilter(contains="100%"), OutputFilter(contains="_"), OutputFilter(contains="%"),
               OutputFilter(contains="Ärger")]
+    found += [OutputFilter(grouped=True), OutputFilter(label="unknown", grouped=True),
+              OutputFilter(contains="the ", grouped=True), OutputFilter(reviewed=False, grouped=True),
+              OutputFilter(auto_label="pass", category=reviewed.category, grouped=True)]
     return found
 
 

@@ -26,6 +26,7 @@ from store.models import (
     Suite,
     System,
 )
+from suite.assist.double_review import plan_review_checks, take_assignments
 from suite.demo import DEMO_SUITE, create_demo
 from suite.importers import import_outputs, import_qe_scores
 from suite.labelling import label_counts, relabel
@@ -67,6 +68,8 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(HumanSignificance).values(system_id=first, other_id=second, difference=0.125,
                                                          p_below=0.01, source="ad-DA-diff-wilcoxon-rs-deen.csv"))
         session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
+    plan_review_checks(database, double_share=0.5, control_share=0.5, seed=1, author="Ann")
+    take_assignments(database, "Zed", limit=4)  # double reviews and controls
     return database
 
 

@@ -17,6 +17,7 @@ from gui.colours import LABEL_COLOURS, NEGATIVE, POSITIVE
 from gui.operations import Operations
 from gui.review.model import initials
 from gui.state import AppState
+from suite.assist.hints import RowHints
 from suite.browse import OutputRow
 from suite.item_detail import ItemDetail, item_detail, nearest_translation
 from suite.review import Explanation, explain
@@ -31,11 +32,12 @@ class Detail:
     row: OutputRow
     item: ItemDetail
     explanation: Explanation
+    hints: RowHints | None = None
 
 
-def load_detail(state: AppState, row: OutputRow) -> Detail:
+def load_detail(state: AppState, row: OutputRow, hints: RowHints | None = None) -> Detail:
     assert state.db is not None
-    return Detail(row, item_detail(state.db, row.item_id), explain(state.db, row.output_id))
+    return Detail(row, item_detail(state.db, row.item_id), explain(state.db, row.output_id), hints)
 
 
 def diff_html(output: str, other: str) -> str:
@@ -95,6 +97,7 @@ def detail_html(detail: Detail) -> str:
         parts.append(f"<p>manual: {label_html(row.manual_label)} by {html.escape(row.reviewer or '')} "
                      f"({html.escape(initials(row.reviewer))})"
                      + (f" — “{html.escape(row.comment)}”" if row.comment else "") + "</p>")
+    parts += hints_html(detail.hints, why.text)
     nearest = nearest_translation(item, why.text)
     if nearest is not None and nearest.identical:
         parts.append(f"<p>identical to a {html.escape(nearest.what)}</p>")
@@ -117,11 +120,41 @@ def detail_html(detail: Detail) -> str:
     return "".join(parts)
 
 
+def hints_html(hints: RowHints | None, text: str) -> list[str]:
+    """The outputs decided with this one (its group), and its neighbour: the suggestion, or why there is none."""
+    if hints is None:
+        return []
+    section = '<h4 style="margin:8px 0 2px 0">{}</h4>'
+    parts = []
+    if hints.group is not None and hints.group.size > 1:
+        parts.append(section.format(f"Decided with it: {hints.group.size - 1} alike"))
+        parts += [f"<p>{diff_html(member.text, text)} <span style='color:#777777'>· "
+                  f"{html.escape(', '.join(member.systems))}"
+                  + (f" · {html.escape(member.manual_label)} by {html.escape(member.reviewer or '')}"
+                     if member.manual_label else "") + "</span></p>" for member in hints.group.others]
+    near = hints.neighbour
+    if near is not None:
+        like = near.suggestion or near.nearest
+        title = f"Suggestion: {near.label} (Enter accepts it)" if near.label else "Nearest decided output"
+        parts.append(section.format(html.escape(title)))
+        parts.append(f"<p>{'like' if near.label else 'nearest'} #{like.output_id} ({label_html(like.label)}): "
+                     f"{diff_html(text, like.text)}</p>")
+        if near.label is None:
+            parts.append(f"<p style='color:#777777'>not suggested: {html.escape(near.why_not or '')}</p>")
+    if hints.pairs is not None and hints.pairs.text():
+        parts.append(f"<p>a decision adds pass/fail pairs: {html.escape(hints.pairs.text())}</p>")
+    return parts
+
+
 class DetailPanel(QWidget):
-    def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
+    def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None, *,
+                 key: str = "review-detail") -> None:
+        """``key``: this panel's background reads, so that a newer read of another panel (the queue's, beside the
+        Disagreements page's) does not make its own moot."""
         super().__init__(parent)
         self._state = state
         self._ops = ops
+        self._key = key
         self.browser = QTextBrowser(self)
         self.browser.setOpenLinks(False)
         self.browser.setMinimumWidth(220)
@@ -131,21 +164,22 @@ class DetailPanel(QWidget):
         layout.addWidget(self.browser)
         self.current: Detail | None = None
         self.row: OutputRow | None = None  # the row asked for last; ``current`` is that row's once it arrived
+        self.hints: RowHints | None = None
         self.show_row(None)
 
-    def show_row(self, row: OutputRow | None) -> None:
-        self.row = row
+    def show_row(self, row: OutputRow | None, hints: RowHints | None = None) -> None:
+        self.row, self.hints = row, hints
         if row is None or self._state.db is None:
             self.current = None
             self.browser.setHtml("<p style='color:#777777'>Select an output to see its source, references, "
                                  "known translations and why it got its label.</p>")
             return
         state = self._state
-        self._ops.read(lambda task: load_detail(state, row), self._loaded, key="review-detail")
+        self._ops.read(lambda task: load_detail(state, row, hints), self._loaded, key=self._key)
 
     def reload(self) -> None:
         """Read the row's item again: its rules, references or known translations changed."""
-        self.show_row(self.row)
+        self.show_row(self.row, self.hints)
 
     def _loaded(self, detail: Detail) -> None:
         self.current = detail

@@ -9,7 +9,7 @@ sorting a million rows in Python would freeze the window and would disagree with
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from PySide6.QtCore import (
@@ -25,6 +25,8 @@ from gui.colours import LABEL_COLOURS
 from gui.operations import Operations
 from gui.state import AppState
 from store import Database
+from suite.assist.hints import RowHints, neighbour_hints, review_hints
+from suite.assist.neighbours import NeighbourContext
 from suite.browse import OutputFilter, OutputPage, OutputRow, browse_outputs, output_ids, output_rows, output_spans
 from suite.rules import Span
 
@@ -52,14 +54,25 @@ COLUMNS = (
     Column("phenomenon", "phenomenon", "category", 120),
     Column("source", "source", None, 170),
     Column("output", "output", "text", 300),
+    Column("alike", "alike", None, 44),
     Column("systems", "systems", "systems", 110),
     Column("auto", "automatic", "label", 76),
     Column("decided_by", "decided by", None, 160),
     Column("manual", "manual", "label", 84),
+    Column("suggestion", "suggestion", None, 230),
+    Column("pairs", "pairs", "impact", 96),
     Column("reviewer", "reviewer", None, 100),
     Column("reviewed_at", "time", None, 120),
     Column("comment", "comment", None, 140),
 )
+HEADER_TIPS = {
+    "alike": "other outputs of the item that differ only in case, punctuation, quotes or spaces and got the same "
+             "automatic label: a decision decides them too",
+    "suggestion": "the decided output of the item most like this one; a label is suggested (Enter accepts it) when "
+                  "every difference kept labels elsewhere in the suite",
+    "pairs": "pass/fail pairs for the QE evaluation that deciding this output (and those alike) would add; sort by "
+             "it for the queue by impact",
+}
 COLUMN = {column.key: i for i, column in enumerate(COLUMNS)}
 
 
@@ -89,7 +102,18 @@ def manual_text(row: OutputRow) -> str:
     return f"{row.manual_label} ({initials(row.reviewer)})" if row.manual_label else ""
 
 
-def _display(row: OutputRow, key: str) -> str:
+def _display(row: OutputRow, key: str, hints: RowHints | None) -> str:
+    if key in ("alike", "suggestion", "pairs", "systems") and hints is not None:
+        if key == "alike":
+            return f"+{hints.size - 1}" if hints.size > 1 else ""
+        if key == "suggestion":
+            return "" if hints.neighbour is None else hints.neighbour.text()
+        if key == "pairs":
+            return "" if hints.pairs is None else hints.pairs.text()
+        if hints.group is not None:
+            return ", ".join(hints.group.systems)
+    if key in ("alike", "suggestion", "pairs"):
+        return ""
     if key == "item":
         return row.external_id
     if key == "output":
@@ -115,10 +139,15 @@ class Query:
     sort: str
     descending: bool
 
-    def block(self, offset: int) -> tuple[OutputPage, dict[int, list[Span]]]:
+    def block(self, offset: int, context: NeighbourContext | None) -> Block:
         page = browse_outputs(self.db, self.filter, suite_name=self.suite_name, sort=self.sort,
                               descending=self.descending, limit=BLOCK, offset=offset)
-        return page, output_spans(self.db, [r.output_id for r in page.rows])
+        outputs = page.total
+        if self.filter.grouped and offset == 0:  # what the rows stand for, said beside their count
+            outputs = browse_outputs(self.db, replace(self.filter, grouped=False), suite_name=self.suite_name,
+                                     limit=0).total
+        return Block(page, output_spans(self.db, [r.output_id for r in page.rows]),
+                     review_hints(self.db, page.rows, grouped=self.filter.grouped, context=context), outputs)
 
     def ids(self) -> array[int]:
         """Every matching id in order: the snapshot later blocks are read by, once it has arrived. An array of
@@ -127,16 +156,41 @@ class Query:
         return array("q", output_ids(self.db, self.filter, suite_name=self.suite_name, sort=self.sort,
                                      descending=self.descending))
 
-    def rows(self, ids: list[int]) -> tuple[OutputPage, dict[int, list[Span]]]:
-        return OutputPage(len(ids), output_rows(self.db, ids)), output_spans(self.db, ids)
+    def rows(self, ids: list[int], context: NeighbourContext | None) -> Block:
+        return read_rows(self.db, ids, grouped=self.filter.grouped, context=context)
 
 
-def _cells(row: OutputRow, spans: list[Span]) -> tuple[Cell, ...]:
+class Block(NamedTuple):
+    """Rows read together: the rows, where rules match them, and what the queue shows beside them."""
+
+    page: OutputPage
+    spans: dict[int, list[Span]]
+    hints: dict[int, RowHints]
+    outputs: int | None = None
+    """The outputs the query's rows stand for (more than its rows when alike outputs are grouped)."""
+
+
+def read_rows(db: Database, ids: list[int], *, grouped: bool, context: NeighbourContext | None) -> Block:
+    rows = output_rows(db, ids)
+    return Block(OutputPage(len(ids), rows), output_spans(db, ids),
+                 review_hints(db, rows, grouped=grouped, context=context))
+
+
+def _colour(row: OutputRow, key: str, hints: RowHints | None) -> QColor | None:
+    if key == "auto" and row.auto_label:
+        return _LABEL_BRUSHES.get(row.auto_label)
+    if key == "manual" and row.manual_label:
+        return _LABEL_BRUSHES.get(row.manual_label)
+    if key == "suggestion" and hints is not None and hints.neighbour is not None:
+        label = hints.neighbour.label
+        return _LABEL_BRUSHES["unknown"] if label is None else _LABEL_BRUSHES.get(label)
+    return None
+
+
+def _cells(row: OutputRow, spans: list[Span], hints: RowHints | None) -> tuple[Cell, ...]:
     manual = row.manual_label is not None
-    return tuple(Cell(_display(row, c.key),
-                      _LABEL_BRUSHES.get(row.auto_label) if c.key == "auto" and row.auto_label
-                      else _LABEL_BRUSHES.get(row.manual_label) if c.key == "manual" and row.manual_label else None,
-                      c.key == "manual" and manual, spans if c.key == "output" else None) for c in COLUMNS)
+    return tuple(Cell(_display(row, c.key, hints), _colour(row, c.key, hints), c.key == "manual" and manual,
+                      spans if c.key == "output" else None) for c in COLUMNS)
 
 
 class ReviewModel(QAbstractTableModel):
@@ -152,6 +206,12 @@ class ReviewModel(QAbstractTableModel):
         self._row_of: dict[int, int] = {}  # output id -> row, for the cached blocks
         self._rows: dict[int, OutputRow] = {}
         self._spans: dict[int, list[Span]] = {}
+        self._hints: dict[int, RowHints] = {}
+        self._shown_by: dict[int, int] = {}  # an output alike to a row's -> that row's output
+        self.outputs = 0
+        """The outputs the rows stand for: more than the rows when alike outputs are grouped."""
+        self.context: NeighbourContext | None = None
+        """What neighbour suggestions are learned from (``suite.assist.neighbours``), set by the screen once read."""
         self._pending: set[int] = set()  # blocks asked for
         self._snapshot: array[int] | None = None
         """The query's ids as they were when it ran, read in the background after its first block: later blocks
@@ -185,35 +245,39 @@ class ReviewModel(QAbstractTableModel):
         db, suite_name = self._state.db, self._state.suite_name
         if db is None or suite_name is None:
             self._asked = None
-            self._reset(None, OutputPage(0, []), {})
+            self._reset(None, Block(OutputPage(0, []), {}, {}))
             return
         question = Query(db, suite_name, self.filter, self.sort_key, self.descending)
         if question == self._asked and not again:
             return
         self._asked = question
         read = self._next_read()
-        self._ops.read(lambda task: question.block(0), lambda result: self._reset(question, *result, read=read),
+        context = self.context
+        self._ops.read(lambda task: question.block(0, context), lambda result: self._reset(question, result, read=read),
                        key="review-ids")
 
     def _next_read(self) -> int:
         self._reads += 1
         return self._reads
 
-    def _reset(self, question: Query | None, page: OutputPage, spans: dict[int, list[Span]], *,
-               read: int = 0) -> None:
+    def _reset(self, question: Query | None, block: Block, *, read: int = 0) -> None:
+        page = block.page
         self.beginResetModel()
         self._generation += 1
         self._current = question
         self._total = page.total
+        self.outputs = page.total if block.outputs is None else block.outputs
         self._blocks.clear()
         self._row_of.clear()
         self._rows.clear()
         self._shown.clear()
         self._spans.clear()
+        self._hints.clear()
+        self._shown_by.clear()
         self._read_by.clear()
         self._pending = {0}
         self._snapshot = None
-        self._keep(0, page.rows, spans, read)
+        self._keep(0, block, read)
         self.endResetModel()
         self.loaded.emit()
         if question is not None and page.total > len(page.rows):
@@ -240,8 +304,11 @@ class ReviewModel(QAbstractTableModel):
         return ids[offset] if ids is not None and offset < len(ids) and 0 <= row < self._total else None
 
     def row_of(self, output_id: int) -> int | None:
-        """The row of this output among the blocks fetched so far."""
-        return self._row_of.get(output_id)
+        """The row of this output among the blocks fetched so far (in the grouped queue, the row of its group)."""
+        row = self._row_of.get(output_id)
+        if row is None and output_id in self._shown_by:
+            return self._row_of.get(self._shown_by[output_id])
+        return row
 
     def cached(self, row: int) -> OutputRow | None:
         output_id = self.output_id(row)
@@ -249,6 +316,10 @@ class ReviewModel(QAbstractTableModel):
 
     def spans(self, output_id: int) -> list[Span]:
         return self._spans.get(output_id, [])
+
+    def hints(self, output_id: int) -> RowHints | None:
+        """What the queue shows beside this output (its group, pairs, suggestion), once its row has arrived."""
+        return self._hints.get(output_id)
 
     def fetch(self, row: int) -> None:
         """Ask for the block holding ``row`` unless it is cached or on its way."""
@@ -258,14 +329,14 @@ class ReviewModel(QAbstractTableModel):
             return
         self._pending.add(block)
         generation, read = self._generation, self._next_read()
-        snapshot = self._snapshot
+        snapshot, context = self._snapshot, self.context
         if snapshot is not None:
             ids = snapshot[block * BLOCK:(block + 1) * BLOCK].tolist()
-            self._ops.read(lambda task: question.rows(ids),
-                           lambda result: self._arrived(generation, read, block, *result, ids=ids))
+            self._ops.read(lambda task: question.rows(ids, context),
+                           lambda result: self._arrived(generation, read, block, result, ids=ids))
             return
-        self._ops.read(lambda task: question.block(block * BLOCK),
-                       lambda result: self._arrived(generation, read, block, *result))
+        self._ops.read(lambda task: question.block(block * BLOCK, context),
+                       lambda result: self._arrived(generation, read, block, result))
 
     def prefetch(self, first: int, last: int) -> None:
         """Ask for the rows on screen and the next block, so paging down rarely waits for the database."""
@@ -278,42 +349,70 @@ class ReviewModel(QAbstractTableModel):
         if db is None or not ids:
             return
         generation, read = self._generation, self._next_read()
-        self._ops.read(lambda task: (output_rows(db, ids), output_spans(db, ids)),
-                       lambda result: self._refreshed(generation, read, *result))
+        grouped, context = self.filter.grouped, self.context
+        self._ops.read(lambda task: read_rows(db, ids, grouped=grouped, context=context),
+                       lambda result: self._refreshed(generation, read, result))
 
-    def _keep(self, block: int, rows: list[OutputRow], spans: dict[int, list[Span]], read: int,
-              ids: list[int] | None = None) -> None:
+    def learned(self, context: NeighbourContext | None) -> None:
+        """Neighbour suggestions are learned anew (a decision or a rule taught something): read the suggestions of
+        the rows held again, in place."""
+        self.context = context
+        db, held = self._state.db, dict(self._hints)
+        if db is None or context is None or not held:
+            return
+        generation = self._generation
+        self._ops.read(lambda task: neighbour_hints(db, context, held),
+                       lambda hints: self._suggested(generation, hints), key="review-neighbours")
+
+    def _suggested(self, generation: int, hints: dict[int, RowHints]) -> None:
+        if generation != self._generation:
+            return
+        for output_id, hint in hints.items():
+            if output_id in self._hints:  # a newer read of the row brought its own: it stays
+                self._hints[output_id] = RowHints(self._hints[output_id].group, self._hints[output_id].pairs,
+                                                  hint.neighbour)
+                self._shown.pop(output_id, None)
+        if self._total:
+            self.dataChanged.emit(self.index(0, COLUMN["suggestion"]),
+                                  self.index(self._total - 1, COLUMN["suggestion"]))
+        self.rows_arrived.emit()
+
+    def _keep(self, block: int, rows: Block, read: int, ids: list[int] | None = None) -> None:
         """Cache a block; ``ids`` (a snapshot's) keep their places even if some output vanished since."""
-        self._blocks[block] = ids if ids is not None else [r.output_id for r in rows]
+        self._blocks[block] = ids if ids is not None else [r.output_id for r in rows.page.rows]
         self._row_of.update((output_id, block * BLOCK + i) for i, output_id in enumerate(self._blocks[block]))
-        self._store(rows, spans, read)
+        self._store(rows, read)
 
-    def _store(self, rows: list[OutputRow], spans: dict[int, list[Span]], read: int) -> list[OutputRow]:
+    def _store(self, rows: Block, read: int) -> list[OutputRow]:
         """Cache the rows no later read has cached already (their cells are worked out when first painted);
         returns those."""
-        newer = [r for r in rows if self._read_by.get(r.output_id, 0) <= read]
+        newer = [r for r in rows.page.rows if self._read_by.get(r.output_id, 0) <= read]
         for row in newer:
             output_id = row.output_id
             self._read_by[output_id] = read
             self._rows[output_id] = row
-            self._spans[output_id] = spans.get(output_id, [])
+            self._spans[output_id] = rows.spans.get(output_id, [])
+            hints = rows.hints.get(output_id)
+            if hints is not None:
+                self._hints[output_id] = hints
+                if hints.group is not None and output_id in self._row_of:  # not a member read again after a decision
+                    self._shown_by.update((member.output_id, output_id) for member in hints.group.others)
             self._shown.pop(output_id, None)
         return newer
 
-    def _arrived(self, generation: int, read: int, block: int, page: OutputPage, spans: dict[int, list[Span]],
-                 ids: list[int] | None = None) -> None:
+    def _arrived(self, generation: int, read: int, block: int, rows: Block, ids: list[int] | None = None) -> None:
         if generation != self._generation:
             return
-        self._keep(block, page.rows, spans, read, ids)
+        self._keep(block, rows, read, ids)
         last = min(self._total, (block + 1) * BLOCK) - 1
         if last >= block * BLOCK:
             self.dataChanged.emit(self.index(block * BLOCK, 0), self.index(last, len(COLUMNS) - 1))
         self.rows_arrived.emit()
 
-    def _refreshed(self, generation: int, read: int, rows: list[OutputRow], spans: dict[int, list[Span]]) -> None:
+    def _refreshed(self, generation: int, read: int, rows: Block) -> None:
         if generation != self._generation:
             return
-        stored = self._store(rows, spans, read)
+        stored = self._store(rows, read)
         changed = [i for i in (self.row_of(r.output_id) for r in stored) if i is not None]
         if changed:
             self.dataChanged.emit(self.index(min(changed), 0), self.index(max(changed), len(COLUMNS) - 1))
@@ -333,7 +432,8 @@ class ReviewModel(QAbstractTableModel):
             found = self._rows.get(output_id)
             if found is None:  # an output that vanished since the snapshot: its row stays blank
                 return None
-            cells = self._shown[output_id] = _cells(found, self._spans.get(output_id, []))
+            cells = self._shown[output_id] = _cells(found, self._spans.get(output_id, []),
+                                                    self._hints.get(output_id))
         return cells
 
     def all_cached(self, first: int, last: int) -> bool:
@@ -352,6 +452,8 @@ class ReviewModel(QAbstractTableModel):
                    ) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section].title
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole:
+            return HEADER_TIPS.get(COLUMNS[section].key)
         if orientation == Qt.Orientation.Vertical and role == Qt.ItemDataRole.DisplayRole:
             return section + 1
         return None
@@ -382,6 +484,6 @@ class ReviewModel(QAbstractTableModel):
             return cell.spans
         row = self._rows[output_id]
         key = COLUMNS[index.column()].key
-        if key in ("source", "output", "comment", "systems", "decided_by"):
+        if key in ("source", "output", "comment", "systems", "decided_by", "suggestion"):
             return cell.text or None
         return f"{row.manual_label} by {row.reviewer}" if key == "manual" and row.manual_label else None

@@ -2,7 +2,13 @@
 
 P / F / U decide (or clear) the selected rows at once, each decision is saved in the background at once, and
 the cursor moves to the next row that has no manual label yet. The filter bar narrows the queue; the tree's
-selection and report cells (``state.review_requested``) set it from outside.
+selection and report cells (``state.review_requested``) set it from outside. With "group alike" a row stands for
+the outputs of its item that differ only in case, punctuation, quotes or spaces (and got its automatic label), and
+a decision decides them all, as one step. Beside each row: its neighbour's suggestion (Enter accepts it) and the
+pass/fail pairs a decision would add (sorting by them orders the queue by impact).
+
+Two more pages share the tab and its keys: "My assignments" (blind second reviews and controls, answered with P / F)
+and "Disagreements" (double reviews whose decisions differ, adjudicated with P / F).
 """
 from __future__ import annotations
 
@@ -21,6 +27,8 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QButtonGroup,
+    QCheckBox,
     QComboBox,
     QHBoxLayout,
     QInputDialog,
@@ -29,18 +37,23 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QSplitter,
+    QStackedWidget,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from gui.operations import Operations
 from gui.operations import review as review_ops
+from gui.review.adjudication import AdjudicationPage
+from gui.review.assignments import AssignmentsPage
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
 from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
+from suite.assist.neighbours import NeighbourContext, suite_context
 from suite.browse import OutputFilter, OutputRow, output_rows, write_rows_tsv
 from suite.changes import Changes
 from suite.editing import EditConflict, default_author
@@ -60,7 +73,11 @@ LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
 )
 ANY = "(any)"
 TEXT_DEBOUNCE_MS = 300
+LEARN_DELAY_MS = 2000
+"""After decisions or rule edits, suggestions are learned anew once the reviewer pauses this long."""
 SETTINGS_REVIEWER = "review/reviewer"
+SETTINGS_GROUPED = "review/grouped"
+PAGES = (("queue", "Queue"), ("assignments", "My assignments"), ("disagreements", "Disagreements"))
 
 
 def ask_reviewer(parent: QWidget, state: AppState) -> str | None:
@@ -141,10 +158,41 @@ class ReviewScreen(QWidget):
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([1000, 300])
+        queue = QWidget(self)
+        queue_layout = QVBoxLayout(queue)
+        queue_layout.setContentsMargins(0, 0, 0, 0)
+        queue_layout.addLayout(self._bar)
+        queue_layout.addWidget(self.splitter, 1)
+        self.assignments = AssignmentsPage(state, ops, self)
+        self.adjudication = AdjudicationPage(state, ops, self)
+        self.pages = QStackedWidget(self)
+        for page in (queue, self.assignments, self.adjudication):
+            self.pages.addWidget(page)
+        self.page_buttons = QButtonGroup(self)
+        modes = QHBoxLayout()
+        for number, (_, title) in enumerate(PAGES):
+            button = QToolButton(self)
+            button.setText(title)
+            button.setCheckable(True)
+            button.setAutoRaise(True)
+            button.setChecked(number == 0)
+            self.page_buttons.addButton(button, number)
+            modes.addWidget(button)
+        modes.addStretch(1)
+        # The queue's own switch and counts stand on the pages' line: the filter bar is full on a 1280-pixel screen.
+        self._queue_only = (self.group_box, self.scope_label, self.count_label)
+        for widget in self._queue_only:
+            modes.addWidget(widget)
+        self.page_buttons.idClicked.connect(lambda number: self.show_page(PAGES[number][0]))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(self._bar)
-        layout.addWidget(self.splitter, 1)
+        layout.setSpacing(2)
+        layout.addLayout(modes)
+        layout.addWidget(self.pages, 1)
+        self._learn_timer = QTimer(self)
+        self._learn_timer.setSingleShot(True)
+        self._learn_timer.setInterval(LEARN_DELAY_MS)
+        self._learn_timer.timeout.connect(self.learn)
         self._actions = self._make_actions()
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self.table.verticalScrollBar().valueChanged.connect(lambda _: self.model.prefetch(*self._visible_rows()))
@@ -172,6 +220,12 @@ class ReviewScreen(QWidget):
         self.text_box.setPlaceholderText("output contains…")
         self.text_box.setClearButtonEnabled(True)
         self.text_box.setMinimumWidth(160)
+        self.group_box = QCheckBox("group alike", self)
+        self.group_box.setToolTip("show the outputs of an item that differ only in case, punctuation, quotes or "
+                                  "spaces, and got the same automatic label, as one row: a decision decides them "
+                                  "all")
+        self.group_box.setChecked(str(QSettings().value(SETTINGS_GROUPED, "true")).lower() != "false")
+        self.group_box.toggled.connect(self._grouping_toggled)
         self.scope_label = QLabel(self)
         self.count_label = QLabel(self)
         self._debounce = QTimer(self)
@@ -189,8 +243,6 @@ class ReviewScreen(QWidget):
             self._bar.addWidget(QLabel(text, self))
             self._bar.addWidget(widget)
         self._bar.addWidget(self.text_box, 1)
-        self._bar.addWidget(self.scope_label)
-        self._bar.addWidget(self.count_label)
         self._quiet = False  # set while the bar is filled from outside, so one change queries once
 
     def current_filter(self) -> OutputFilter:
@@ -200,7 +252,12 @@ class ReviewScreen(QWidget):
         label = LABEL_STATES[max(self.label_box.currentIndex(), 0)][1]
         return replace(self._scope, label=label.label, reviewed=label.reviewed, disagree=label.disagree,
                        category=chosen(self.category_box), phenomenon=chosen(self.phenomenon_box),
-                       system=chosen(self.system_box), contains=self.text_box.text().strip() or None)
+                       system=chosen(self.system_box), contains=self.text_box.text().strip() or None,
+                       grouped=self.group_box.isChecked())
+
+    def _grouping_toggled(self, grouped: bool) -> None:
+        QSettings().setValue(SETTINGS_GROUPED, "true" if grouped else "false")
+        self.requery()
 
     def requery(self, *, again: bool = False) -> None:
         if self._quiet:
@@ -246,6 +303,42 @@ class ReviewScreen(QWidget):
         self.apply_filter(OutputFilter())
         if db is not None and suite_name is not None:
             self._ops.read(lambda task: system_names(db, suite_name), self._fill_systems, key="review-systems")
+        self.model.context = None
+        self.learn()
+        if self.pages.currentIndex():
+            self.show_page("queue")
+
+    # --- suggestions and pages ----------------------------------------------------------------------
+    def learn(self) -> None:
+        """Learn (again) which differences keep labels in the suite, in the background; the rows held get their
+        suggestions when it is done."""
+        db, suite_name = self._state.db, self._state.suite_name
+        if db is None or suite_name is None:
+            return
+        self._ops.read(lambda task: suite_context(db, suite_name), self._learned, key="review-learn")
+
+    def _learned(self, context: NeighbourContext) -> None:
+        self.model.learned(context)
+
+    def show_page(self, name: str) -> None:
+        """Show the queue, one's assignments or the disagreements."""
+        number = next(i for i, (key, _) in enumerate(PAGES) if key == name)
+        self.page_buttons.button(number).setChecked(True)
+        self.pages.setCurrentIndex(number)
+        for widget in self._queue_only:
+            widget.setVisible(name == "queue")
+        if name == "assignments":
+            ask_reviewer(self, self._state)
+            self.assignments.activate()
+            self.assignments.table.setFocus()
+        elif name == "disagreements":
+            self.adjudication.activate()
+            self.adjudication.table.setFocus()
+        else:
+            self.table.setFocus()
+
+    def page(self) -> str:
+        return PAGES[self.pages.currentIndex()][0]
 
     def _fill_systems(self, names: list[str]) -> None:
         self._refill(self.system_box, names)
@@ -296,6 +389,12 @@ class ReviewScreen(QWidget):
         new or moved item); after a change of named outputs or items (a decision, a rule, an undo of either) only
         read those rows again where they are, so the list keeps its rows and order and the row just decided
         stays under the reviewer's eyes. Either way the cursor stays on its output, the reviewer's place."""
+        if changes.label_state or changes.items:
+            self._learn_timer.start()  # what keeps labels may have changed: learned again once things settle
+        if self.page() == "assignments":
+            self.assignments.changed(changes)
+        elif self.page() == "disagreements":
+            self.adjudication.changed(changes)
         if changes.outputs or changes.taxonomy or changes.labels.anywhere or changes.reviews.anywhere:
             if self.table.currentIndex().isValid():
                 self._follow_cursor_to = self.model.output_id(self.current_row())
@@ -311,13 +410,19 @@ class ReviewScreen(QWidget):
     def shows(self, changes: Changes) -> bool:
         """Whether a change is one of this screen's: decisions on rows of the list (with the known translations a
         Shift+P/F adds), not an edit of rules or of the suite's shape."""
+        if changes.assignments and self.page() != "queue":
+            return True
         ids = changes.reviews.ids
         return bool(ids) and not (changes.taxonomy or changes.outputs or changes.references) \
             and all(self.model.row_of(i) is not None for i in ids)
 
     def show_outputs(self, changes: Changes) -> None:
         """Put the cursor on the first of these outputs (an undone decision); one not in the list brings its
-        item's outputs into the list first."""
+        item's outputs into the list first. An undone answer or adjudication shows its page."""
+        if changes.assignments:
+            if self.page() == "queue":
+                self.show_page("disagreements" if changes.reviews else "assignments")
+            return
         present = sorted(row for i in changes.reviews.ids if (row := self.model.row_of(i)) is not None)
         if present:
             self.set_current_row(present[0])
@@ -340,8 +445,9 @@ class ReviewScreen(QWidget):
         return first, count - 1 if last < 0 else last
 
     def _ids_loaded(self) -> None:
-        count = self.model.rowCount()
-        self.count_label.setText(f"{count:,} output{'s' if count != 1 else ''}")
+        count, outputs = self.model.rowCount(), self.model.outputs
+        self.count_label.setText(f"{count:,} rows · {outputs:,} outputs" if outputs != count
+                                 else f"{count:,} output{'s' if count != 1 else ''}")
         header = self.table.horizontalHeader()
         header.blockSignals(True)
         header.setSortIndicator(self.model.sort_column, Qt.SortOrder.DescendingOrder if self.model.descending
@@ -359,7 +465,9 @@ class ReviewScreen(QWidget):
         """The detail follows the current row once it arrives, and once it is read again and has changed (after
         a decision, a reload, an undo)."""
         current = self.table.currentIndex()
-        if current.isValid() and self.detail.row != self.model.cached(current.row()):
+        row = self.model.cached(current.row()) if current.isValid() else None
+        if current.isValid() and (self.detail.row != row or row is not None
+                                  and self.detail.hints != self.model.hints(row.output_id)):
             self._current_changed(current, QModelIndex())
 
     # --- cursor and detail ------------------------------------------------------------------------
@@ -377,7 +485,7 @@ class ReviewScreen(QWidget):
         if current.isValid() and row is None:
             self.model.fetch(current.row())  # the detail follows when the row arrives
             return
-        self.detail.show_row(row)
+        self.detail.show_row(row, None if row is None else self.model.hints(row.output_id))
 
     def selected_rows(self) -> list[OutputRow]:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
@@ -387,6 +495,12 @@ class ReviewScreen(QWidget):
         return [r for r in found if r is not None]
 
     def _move(self, step: int) -> None:
+        if self.page() == "assignments":
+            self.assignments.step(step)
+            return
+        if self.page() == "disagreements":
+            self.adjudication.step(step)
+            return
         count = self.model.rowCount()
         if count:
             self.set_current_row(min(max(self.current_row() + step, 0), count - 1))
@@ -406,9 +520,44 @@ class ReviewScreen(QWidget):
         self.set_current_row(min(start + 1, self.model.rowCount() - 1))
 
     # --- decisions --------------------------------------------------------------------------------
+    def with_alike(self, rows: list[OutputRow]) -> list[OutputRow]:
+        """The rows with every output alike to them (in the grouped queue): what a decision on them decides."""
+        found: dict[int, OutputRow] = {}
+        for row in rows:
+            hints = self.model.hints(row.output_id)
+            for member in hints.group.members if hints is not None and hints.group is not None else (row,):
+                found.setdefault(member.output_id, member)
+        return list(found.values())
+
     def decide(self, label: str, *, as_known: bool = False) -> None:
-        """P / F, and Shift+P / Shift+F (``as_known``): one step of the undo stack either way."""
-        rows = self.selected_rows()
+        """P / F, and Shift+P / Shift+F (``as_known``): one step of the undo stack either way. On the assignments
+        page P / F answer, on the disagreements page they adjudicate."""
+        if self.page() == "assignments":
+            self.assignments.answer(label)
+            return
+        if self.page() == "disagreements":
+            self.adjudication.adjudicate(label)
+            return
+        self._decide_rows(self.selected_rows(), label, as_known=as_known)
+
+    def accept_suggestion(self) -> None:
+        """Enter: the current row (and the selected rows suggested the same label) take their neighbour's label."""
+        if self.page() != "queue" or not self.table.currentIndex().isValid():
+            return
+        current = self.model.cached(self.current_row())
+        hints = None if current is None else self.model.hints(current.output_id)
+        label = None if hints is None or hints.neighbour is None else hints.neighbour.label
+        if current is None or label is None:
+            self._ops.message.emit("no suggestion to accept here: its nearest decided output differs in a way "
+                                   "that decided labels elsewhere (see the suggestion column)")
+            return
+        rows = [row for row in self.selected_rows()
+                if (h := self.model.hints(row.output_id)) is not None and h.neighbour is not None
+                and h.neighbour.label == label] or [current]
+        self._decide_rows(rows, label)
+
+    def _decide_rows(self, chosen: list[OutputRow], label: str, *, as_known: bool = False) -> None:
+        rows = self.with_alike(chosen)
         reviewer = ask_reviewer(self, self._state) if rows else None
         if not rows or reviewer is None or self._state.db is None:
             return
@@ -420,7 +569,12 @@ class ReviewScreen(QWidget):
         self._advance(set(ids))
 
     def clear(self) -> None:
-        rows = [r for r in self.selected_rows() if r.manual_label is not None]
+        if self.page() == "assignments":
+            self.assignments.answer(None)
+            return
+        if self.page() != "queue":
+            return
+        rows = [r for r in self.with_alike(self.selected_rows()) if r.manual_label is not None]
         reviewer = ask_reviewer(self, self._state) if rows else None
         if not rows or reviewer is None or self._state.db is None \
                 or not replaces_others(self, rows, reviewer, None, removing=True):
@@ -430,7 +584,7 @@ class ReviewScreen(QWidget):
 
     def comment(self) -> None:
         """A comment on the selected decisions, each keeping its label, stored whole or not at all."""
-        rows = self.selected_rows()
+        rows = self.with_alike(self.selected_rows()) if self.page() == "queue" else []
         if not rows:
             return
         if any(r.manual_label is None for r in rows):
@@ -488,6 +642,8 @@ class ReviewScreen(QWidget):
                    lambda: self.decide("pass", as_known=True)),
             action("Mark fail and add as known &bad translation", "Shift+F",
                    lambda: self.decide("fail", as_known=True)),
+            self._accept_action(action("&Accept the suggestion", "Return", self.accept_suggestion)),
+            action("Order the queue by &impact", "I", self.order_by_impact),
             action("&Clear manual label", "U", self.clear),
             action("C&omment…", "C", self.comment),
             action("&Edit the item's rules", "E", self.edit_rules),
@@ -495,6 +651,17 @@ class ReviewScreen(QWidget):
             action("&Next output", "J", lambda: self._move(1)),
             action("P&revious output", "K", lambda: self._move(-1)),
         ]
+
+    @staticmethod
+    def _accept_action(accept: QAction) -> QAction:
+        accept.setShortcuts([QKeySequence("Return"), QKeySequence("Enter")])
+        return accept
+
+    def order_by_impact(self) -> None:
+        """Undecided outputs of items with outputs of one label only first, the most pairs first: the pairs column's
+        order."""
+        self.show_page("queue")
+        self.table.horizontalHeader().setSortIndicator(COLUMN["pairs"], Qt.SortOrder.AscendingOrder)
 
     def actions(self) -> list[QAction]:
         return self._actions

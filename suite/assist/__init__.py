@@ -1,4 +1,4 @@
-"""Assistants that work with the linguist and the reviewer (issue 20): what an item's decided outputs say.
+"""Assistants that work with the linguist and the reviewer, and check a team's reviewers (issue 20).
 
 - ``evidence``: an item's decided and undecided outputs and known translations, read once for a whole suite;
 - ``tokens``: words and punctuation with their positions, the unit every assistant compares texts in;
@@ -8,5 +8,11 @@
 - ``rule_suggestions``: positive and negative rules proposed for an item (pure, as ``bench/suggest.py`` needs);
 - ``item_suggestions``: the same for an item of a database, checked with the labelling engine, with their flips;
 - ``pattern_slips`` and ``rule_health``: which stored rules decide well, never fire, always conflict or look
-  mistyped.
+  mistyped;
+- ``groups``: outputs of an item that read alike, decided as one group;
+- ``neighbours``: for an undecided output, the decided output of its item most like it, offered as a suggestion
+  when every difference between the two is one that kept labels elsewhere in the suite (``variants``);
+- ``impact``: how many pass/fail pairs a decision would add, the order of a queue that makes pairs soonest;
+- ``double_review``, ``controls``, ``agreement``: a share of decisions made again blind by a second reviewer,
+  known translations mixed unmarked into reviewers' assignments, and how far reviewers agree (Cohen's kappa).
 """

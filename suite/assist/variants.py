@@ -92,6 +92,20 @@ class VariantStats:
             return in_suite
         return None
 
+    def unsafe_because(self, group: Group, key: ChangeKey, excluded: frozenset[int] = frozenset()) -> str:
+        """Why the change ``key`` is not safe in items of ``group``, in words a reviewer reads beside an output
+        (for a change ``kept`` returns None for)."""
+        left_out = [self.by_item[item_id] for item_id in excluded if item_id in self.by_item]
+        for counts, where, group_or_suite in ((self.by_group.get(group, Counter()), "this phenomenon", group),
+                                              (self.overall, "the suite", None)):
+            changed = self._count(counts, key, False, left_out, group_or_suite)
+            if changed:
+                return f"it changed the label in {changed} pair{'s' if changed > 1 else ''} of {where}"
+        kept = self._count(self.overall, key, True, left_out, None)
+        if not kept:
+            return "it was never seen keeping a label"
+        return f"it kept the label only {'once' if kept == 1 else f'{kept} times'} in the suite"
+
     def variant_changes(self, group: Group, text: str, of: str, excluded: frozenset[int] = frozenset()
                         ) -> list[tuple[ChangeKey, int]] | None:
         """The changes that make ``of`` into ``text``, each with how often it kept the label, when every one

@@ -204,7 +204,8 @@ def test_a_report_cell_opens_review_with_its_filter(qtbot, window: MainWindow) -
     window.state.show_review(OutputFilter(label="fail", system="Online-X", category="Negation"))
     _settle(qtbot, window)
     assert window.tabs.currentWidget() is window.review
-    assert window.review.current_filter() == OutputFilter(label="fail", system="Online-X", category="Negation")
+    assert window.review.current_filter() == OutputFilter(label="fail", system="Online-X", category="Negation",
+                                                          grouped=True)
     rows = [window.review.model.cached(r) for r in range(window.review.model.rowCount())]
     assert rows and all(r is not None and r.effective_label == "fail" and "Online-X" in r.systems
                         and r.category == "Negation" for r in rows)

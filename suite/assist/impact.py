@@ -1,0 +1,86 @@
+"""How much a decision adds to the QE evaluation: the pass/fail pairs it makes (Avramidis et al.'s unit).
+
+A pair is a passing and a failing distinct output of one item (``qe.pairs``), so deciding an undecided output
+``pass`` adds one pair per failing output of its item, and ``fail`` one per passing output. The queue ordered by
+impact puts first the undecided outputs of items that have outputs of only one label, where any decision of the
+other label makes pairs and none exist yet; then those of items with both labels; then those of items with
+neither, where one decision alone makes none; decided outputs last. Within each, the most pairs first.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+
+from store import Database
+from store.models import Item
+from suite.label_counts import LabelCounts, effective_counts
+
+DECIDING = ("pass", "fail")
+
+
+@dataclass(frozen=True)
+class PairsAdded:
+    """The pairs one output's decision would add: ``if_pass`` (its item's failing outputs), ``if_fail`` (its
+    passing ones)."""
+
+    if_pass: int
+    if_fail: int
+
+    @staticmethod
+    def of(counts: LabelCounts) -> PairsAdded:
+        return PairsAdded(counts.failed, counts.passed)
+
+    @property
+    def one_sided(self) -> bool:
+        """The item has outputs of one label only: a decision of the other label makes its first pairs."""
+        return (self.if_pass == 0) != (self.if_fail == 0)
+
+    @property
+    def most(self) -> int:
+        return max(self.if_pass, self.if_fail)
+
+    def times(self, outputs: int) -> PairsAdded:
+        """What a decision on a group of ``outputs`` alike outputs adds."""
+        return PairsAdded(self.if_pass * outputs, self.if_fail * outputs)
+
+    def text(self) -> str:
+        """"+4 if fail", "+2 if pass · +3 if fail", or empty when a decision adds none."""
+        parts = [f"+{n:,} if {label}" for label, n in (("pass", self.if_pass), ("fail", self.if_fail)) if n]
+        return " · ".join(parts)
+
+
+def impact_rank(counts: LabelCounts, effective: str | None) -> tuple[int, int]:
+    """Where an output stands in the impact order (smaller first): its tier, then the most pairs it could add."""
+    if effective in DECIDING:
+        return 3, 0
+    added = PairsAdded.of(counts)
+    tier = 0 if added.one_sided else 1 if added.most else 2
+    return tier, -added.most
+
+
+def impact_order(rows: Sequence[tuple[int, int, str | None]], counts: dict[int, LabelCounts],
+                 descending: bool = False) -> list[int]:
+    """The ids of ``rows`` ((output id, item id, effective label), in suite order) in impact order; ties keep
+    suite order, and ``descending`` reverses the whole order as every other sort does."""
+    empty = LabelCounts()
+    ranked = sorted(range(len(rows)), key=lambda i: impact_rank(counts.get(rows[i][1], empty), rows[i][2]))
+    ids = [rows[i][0] for i in ranked]
+    return ids[::-1] if descending else ids
+
+
+def pairs_added(db: Database, outputs: Sequence[tuple[int, int, str | None]]) -> dict[int, PairsAdded]:
+    """What deciding each undecided output of ``outputs`` ((output id, item id, effective label)) would add,
+    under the current effective labels; decided outputs are left out."""
+    undecided = [(output_id, item_id) for output_id, item_id, label in outputs if label not in DECIDING]
+    if not undecided:
+        return {}
+    items = {item_id for _, item_id in undecided}
+    with db.session() as session:
+        suite_ids = set(session.scalars(select(Item.suite_id).where(Item.id.in_(sorted(items)))))
+        counts: dict[int, LabelCounts] = {}
+        for suite_id in suite_ids:
+            counts.update(effective_counts(session.connection(), suite_id, items))
+    empty = LabelCounts()
+    return {output_id: PairsAdded.of(counts.get(item_id, empty)) for output_id, item_id in undecided}

@@ -1,0 +1,76 @@
+"""The queue by impact (issue 20): undecided outputs of items with outputs of one label only first, each with
+the pass/fail pairs its decision would add."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from review_suites import build_review_suite, output_id
+from typer.testing import CliRunner
+
+from cli.main import _register_commands, app
+from store import Database, open_database
+from suite.assist.impact import PairsAdded, impact_order, pairs_added
+from suite.browse import OutputFilter, browse_outputs, output_ids, output_rows
+from suite.label_counts import LabelCounts
+from suite.review import set_manual_label
+
+_register_commands()
+
+
+@pytest.fixture
+def suite(any_db: Database, tmp_path: Path) -> Database:
+    build_review_suite(any_db, tmp_path)
+    return any_db
+
+
+def test_pairs_a_decision_adds_are_the_other_label_s_outputs() -> None:
+    added = PairsAdded.of(LabelCounts(passed=3, failed=0, unknown=1))
+    assert (added.if_pass, added.if_fail, added.one_sided) == (0, 3, True)
+    assert added.text() == "+3 if fail" and added.times(2).text() == "+6 if fail"
+    assert PairsAdded.of(LabelCounts(passed=2, failed=1)).text() == "+1 if pass · +2 if fail"
+    assert PairsAdded.of(LabelCounts(unknown=2)).text() == ""
+
+
+def test_impact_order_puts_items_with_one_label_first_then_most_pairs() -> None:
+    counts = {1: LabelCounts(passed=1, failed=1), 2: LabelCounts(passed=4), 3: LabelCounts(unknown=2),
+              4: LabelCounts(passed=5, failed=2), 5: LabelCounts(failed=1)}
+    rows = [(10, 1, "unknown"), (11, 1, "pass"), (20, 2, "unknown"), (30, 3, "unknown"), (40, 4, "conflict"),
+            (50, 5, None)]
+    assert impact_order(rows, counts) == [20, 50, 40, 10, 30, 11]
+    assert impact_order(rows, counts, descending=True) == [11, 30, 10, 40, 50, 20]
+
+
+def test_the_queue_by_impact(suite: Database) -> None:
+    running = output_id(suite, "She is running.")
+    walk = [output_id(suite, text) for text in ("I shall walk.", "i shall walk", "I Shall Walk.")]
+    wants = output_id(suite, "He wants to go.")
+    unknown = OutputFilter(label="unknown")
+    assert output_ids(suite, unknown, sort="impact") == [running, *walk, wants]
+    assert [r.output_id for r in browse_outputs(suite, unknown, sort="impact", limit=2, offset=1).rows] == walk[:2]
+    assert output_ids(suite, OutputFilter(label="unknown", grouped=True), sort="impact") == [running, walk[0], wants]
+    everything = output_ids(suite, OutputFilter(), sort="impact")
+    assert everything[:5] == [running, *walk, wants] and len(everything) == 25
+    rows = output_rows(suite, [running, walk[0], output_id(suite, "I went.")])
+    added = pairs_added(suite, [(r.output_id, r.item_id, r.effective_label) for r in rows])
+    assert added == {running: PairsAdded(0, 3), walk[0]: PairsAdded(1, 3)}
+    set_manual_label(suite, running, "fail", "ada")
+    assert output_ids(suite, unknown, sort="impact") == [*walk, wants]
+
+
+def test_tsqe_outputs_by_impact_says_the_pairs(tmp_path: Path) -> None:
+    path = tmp_path / "cli.sqlite"
+    db = open_database(path)
+    build_review_suite(db, tmp_path)
+    db.close()
+    result = CliRunner().invoke(app, ["--db", str(path), "outputs", "--label", "unknown", "--sort", "impact",
+                                      "--grouped", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["rows"]
+    assert [(r["text"], r["pairs_added"], len(r["alike"])) for r in rows] == [
+        ("She is running.", {"if_pass": 0, "if_fail": 3}, 0),
+        ("I shall walk.", {"if_pass": 3, "if_fail": 9}, 2),
+        ("He wants to go.", {"if_pass": 1, "if_fail": 3}, 0)]
+    text = CliRunner().invoke(app, ["--db", str(path), "outputs", "--label", "unknown", "--sort", "impact"])
+    assert "+3 if fail" in text.stdout
