@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 from sqlalchemy import select
 
 from store import Database
@@ -90,6 +89,8 @@ def correlations(human: Sequence[float], metric: Sequence[float]) -> tuple[float
     x, y = np.asarray(human, dtype=float), np.asarray(metric, dtype=float)
     if np.ptp(x) == 0 or np.ptp(y) == 0:
         return math.nan, math.nan
+    from scipy import stats  # half a second to import: only a correlation needs it, not every command that starts
+
     return float(stats.pearsonr(x, y)[0]), float(stats.kendalltau(x, y)[0])
 
 

@@ -15,16 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib import colormaps
-from matplotlib.colors import to_hex
-from matplotlib.figure import Figure
 
 from qe.accuracy import AccuracyResult
 from suite.errors import TsqeError
 from suite.report import SystemsReport
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 WIDTH_INCHES = 7.5
@@ -42,9 +44,24 @@ SUMMARY_GAP = 0.7
 """Space (in rows) between the rows and the summary rows after them (Total, weighed)."""
 # Okabe–Ito without the label colours' meaning: bars are systems here, not labels.
 SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-MANY_SERIES_COLOURS = tuple(to_hex(colour) for colour in colormaps["tab20"]([*range(0, 20, 2), *range(1, 20, 2)]))
-"""For more systems than Okabe–Ito has colours (19 on WMT21 de-en), so no two of up to 20 share one: tab20's ten
-hues first, then their light shades."""
+
+
+@cache
+def many_series_colours() -> tuple[str, ...]:
+    """For more systems than Okabe–Ito has colours (19 on WMT21 de-en), so no two of up to 20 share one: tab20's
+    ten hues first, then their light shades."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    return tuple(to_hex(colour) for colour in colormaps["tab20"]([*range(0, 20, 2), *range(1, 20, 2)]))
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A figure of its own (no pyplot), with matplotlib imported only now: every command and the window import
+    this module, and matplotlib costs them half a second at start (issue 16)."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
 
 
 @dataclass(frozen=True)
@@ -69,7 +86,7 @@ def row_bars(labels: Sequence[str], series: Sequence[Bars], *, title: str, summa
     extent = (y[-1] + 1.0) if count else 1.0
     bar_inches = min(BAR_INCHES, max(BARS_INCHES / per_row, THINNEST_BAR_INCHES))
     row_inches = max(per_row * bar_inches + ROW_GAP_INCHES, LABEL_INCHES)
-    figure = Figure(figsize=(WIDTH_INCHES, FRAME_INCHES + extent * row_inches), layout="constrained")
+    figure = new_figure(WIDTH_INCHES, FRAME_INCHES + extent * row_inches)
     axes = figure.add_subplot()
     thickness = 0.8 / per_row
     for j, bars in enumerate(series):
@@ -127,7 +144,7 @@ def systems_figure(report: SystemsReport) -> Figure:
     rows = [*report.rows, report.overall, report.macro]
     labels = [("overall (micro)" if row.kind == "overall" else "macro average" if row.kind == "macro" else
                row.phenomenon if report.by == "phenomenon" else row.category) or "" for row in rows]
-    colours = SERIES_COLOURS if len(report.systems) <= len(SERIES_COLOURS) else MANY_SERIES_COLOURS
+    colours = SERIES_COLOURS if len(report.systems) <= len(SERIES_COLOURS) else many_series_colours()
     series = [Bars(name, [np.nan if (rate := row.cells[name].rate) is None else 100 * rate for row in rows],
                    colour=colours[j % len(colours)]) for j, name in enumerate(report.systems)]
     return row_bars(labels, series, title=f"Pass rate (%) per system and {report.by}: {report.suite}", summary=2)

@@ -7,27 +7,33 @@ the number of references of its item.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-from sacrebleu.metrics import BLEU, CHRF, TER
-from sacrebleu.metrics.base import Metric as SacreMetric
 
 from filters.metrics.base import Metric, MetricFactory
 from store import Database
 from suite.errors import TsqeError
 
-SACREBLEU_METRICS: dict[str, tuple[type[SacreMetric], dict[str, object], bool]] = {
-    "bleu": (BLEU, {"effective_order": True}, True),
-    "chrf": (CHRF, {}, True),
-    "ter": (TER, {}, False),
+if TYPE_CHECKING:
+    from sacrebleu.metrics.base import Metric as SacreMetric
+
+SACREBLEU_METRICS: dict[str, tuple[str, dict[str, object], bool]] = {
+    "bleu": ("BLEU", {"effective_order": True}, True),
+    "chrf": ("CHRF", {}, True),
+    "ter": ("TER", {}, False),
 }
+"""name -> (sacrebleu's class, its options, higher is better); the class is looked up when a metric is made, so
+that listing metrics does not import sacrebleu (start-up time, issue 16)."""
 
 
 class SacreBleuMetric(Metric):
     def __init__(self, name: str) -> None:
-        cls, kwargs, self.higher_is_better = SACREBLEU_METRICS[name]
+        import sacrebleu.metrics
+
+        class_name, kwargs, self.higher_is_better = SACREBLEU_METRICS[name]
         self.name = name
-        self._metric = cls(**kwargs)
+        self._metric: SacreMetric = getattr(sacrebleu.metrics, class_name)(**kwargs)
         self._metric.num_refs = -1  # sacrebleu's marker for a variable number of references
         self._signature = f"{name}|{self._metric.get_signature()}"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from matplotlib.figure import Figure
 from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
 
@@ -18,6 +18,9 @@ from gui.dialogs import show_error
 from qe.plots import save_figure
 from suite.errors import TsqeError
 from suite.tables import Table, render, write_table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TABLE_FILTERS: dict[str, str] = {
     "csv": "CSV (*.csv)", "tsv": "TSV (*.tsv)", "xlsx": "Excel workbook (*.xlsx)", "md": "Markdown (*.md)",

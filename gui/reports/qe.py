@@ -9,9 +9,8 @@ writes with progress and Cancel.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from matplotlib.figure import Figure
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -61,6 +60,9 @@ from suite.importers import import_qe_scores
 from suite.qe_scores import QEScores, QESystemInfo, list_qe_systems, remove_qe_system
 from suite.tables import Table
 from suite.tasks import TaskState
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _Index = QModelIndex | QPersistentModelIndex
 RECOMPUTE_DELAY_MS = 250

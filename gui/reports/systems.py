@@ -7,9 +7,8 @@ on exactly the outputs behind it.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from matplotlib.figure import Figure
 from PySide6.QtCore import (
     QAbstractTableModel,
     QModelIndex,
@@ -39,6 +38,9 @@ from suite.browse import OutputFilter
 from suite.report import ReportBy, ReportRow, SystemsReport, systems_report
 from suite.tables import Table
 from suite.tasks import TaskState
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _Index = QModelIndex | QPersistentModelIndex
 FIXED_COLUMNS = 2  # the row's name and its number of items
