@@ -17,8 +17,10 @@ from rich.table import Table
 from cli.context import app_context
 from cli.main import app
 from suite.browse import OutputFilter, OutputRow, browse_outputs
+from suite.errors import TsqeError
 from suite.label_counts import LabelCounts
-from suite.tree import suite_tree
+from suite.reading.search import search_tree, suite_search
+from suite.tree import TREE_ORDERS, arranged_tree, suite_tree
 
 
 class Label(StrEnum):
@@ -106,7 +108,7 @@ def outputs_command(
 
 
 def _counts_json(counts: LabelCounts) -> dict[str, Any]:
-    return {**dataclasses.asdict(counts), "pass_rate": counts.pass_rate}
+    return {**dataclasses.asdict(counts), "undecided": counts.undecided, "pass_rate": counts.pass_rate}
 
 
 def _rate(counts: LabelCounts) -> str:
@@ -117,10 +119,21 @@ def _rate(counts: LabelCounts) -> str:
 def tree_command(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print the tree as JSON."),
+    order: str = typer.Option("suite", "--order", help="suite: suite order; undecided: at every level the nodes "
+                              "with the most unknown, conflict or error outputs first."),
+    undecided_only: bool = typer.Option(False, "--undecided-only",
+                                        help="Only nodes with an output still unknown, conflict or error."),
+    search: str = typer.Option("", "--search", help="Only items whose id, source or a rule pattern contains this "
+                               "(any case), and categories and phenomena whose name does."),
 ) -> None:
     """The suite as category → phenomenon → item, with effective label counts over distinct outputs."""
     context = app_context(ctx)
+    if order not in TREE_ORDERS:
+        raise TsqeError(f"the tree is ordered by {' or '.join(TREE_ORDERS)}, not {order!r}")
     tree = suite_tree(context.database, context.suite_name)
+    if search.strip():
+        tree = search_tree(tree, suite_search(context.database, tree, context.suite_name), search)
+    tree = arranged_tree(tree, order, undecided_only)
     if as_json:
         typer.echo(json.dumps({
             "suite": tree.suite, "counts": _counts_json(tree.counts),
@@ -135,12 +148,14 @@ def tree_command(
         }, ensure_ascii=False, indent=2))
         return
     table = Table(title=f"suite {tree.suite}")
-    for column in ("node", "outputs", "pass", "fail", "conflict", "unknown", "error", "reviewed", "pass rate"):
+    for column in ("node", "outputs", "pass", "fail", "conflict", "unknown", "error", "undecided", "reviewed",
+                   "pass rate"):
         table.add_column(column, justify="left" if column == "node" else "right")
 
     def add(name: str, counts: LabelCounts) -> None:
         table.add_row(name, *(str(n) for n in (counts.outputs, counts.passed, counts.failed, counts.conflict,
-                                               counts.unknown, counts.error, counts.reviewed)), _rate(counts))
+                                               counts.unknown, counts.error, counts.undecided, counts.reviewed)),
+                      _rate(counts))
 
     for category in tree.categories:
         add(category.name, category.counts)

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 
 from gui.colours import LABEL_COLOURS
 from gui.editor.screen import ItemEditorScreen
+from gui.elided_label import ElidedLabel
 from gui.operations import OpChanges, Operations
 from gui.reports.discriminative import DiscriminativeTab
 from gui.reports.qe import QETab
@@ -62,6 +63,10 @@ from suite.tasks import TaskState
 
 TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"), ("QE accuracy", "qe"),
         ("Discriminative", "discriminative"))
+DEFAULT_SIZE = (1400, 860)
+MAX_MIN_WIDTH = 1200
+"""The widest the window may insist on being: laptops have 1,280 or 1,366 px (tests/gui/test_window_size.py)."""
+TREE_WIDTH = 340
 RECENT = "files/recent"
 LAST = "files/last"
 MAX_RECENT = 8
@@ -103,7 +108,7 @@ class MainWindow(QMainWindow):
         self.state = state or AppState(self)
         self.ops = Operations(self.state, self)
         self.setAcceptDrops(True)
-        self.resize(1400, 860)
+        self.fit_to_screen()
         self._db_target: str | None = None
 
         self.tree = SuiteTreePane(self.state, self.ops, self)
@@ -113,6 +118,7 @@ class MainWindow(QMainWindow):
         self.tree_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                                    | QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.tree_dock)
+        self.resizeDocks([self.tree_dock], [TREE_WIDTH], Qt.Orientation.Horizontal)
 
         self.editor = ItemEditorScreen(self.state, self.ops, self)
         self.review = ReviewScreen(self.state, self.ops, self)
@@ -137,7 +143,8 @@ class MainWindow(QMainWindow):
 
         self.counts_label = QLabel(self)
         self.review_label = QLabel(self)
-        self.job_label = QLabel(self)
+        self.job_label = ElidedLabel("", self)
+        self.job_label.setMaximumWidth(360)
         self.job_bar = QProgressBar(self)
         self.job_bar.setMaximumWidth(140)
         self.job_bar.setRange(0, 1000)
@@ -162,6 +169,13 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(lambda i: QSettings().setValue("window/tab", i))
         self.tabs.currentChanged.connect(lambda _: self.focus_screen())
         self._update_title()
+
+    def fit_to_screen(self) -> None:
+        """The default size, or the screen's available area where that is smaller: a window asked for on a
+        1,280×720 screen stayed 1,459 px wide (issue 16). The minimum width stays at most ``MAX_MIN_WIDTH`` whatever is
+        loaded: choosers show few characters and long messages elide or wrap (``gui.elided_label``)."""
+        available = self.screen().availableGeometry()
+        self.resize(min(DEFAULT_SIZE[0], available.width()), min(DEFAULT_SIZE[1], available.height()))
 
     # --- menus ------------------------------------------------------------------------------------
     def _action(self, menu: QMenu, text: str, slot: Any, key: str | QKeySequence.StandardKey | None = None
@@ -478,13 +492,12 @@ class MainWindow(QMainWindow):
             return
         counts = tree.counts
         self.counts_label.setText(counts_html(counts))
-        undecided = counts.unknown + counts.conflict + counts.error
-        self.review_label.setText(f" │ reviewed {counts.reviewed:,} · {undecided:,} undecided ")
+        self.review_label.setText(f" │ reviewed {counts.reviewed:,} · {counts.undecided:,} undecided ")
         self.review_label.setToolTip("reviewed: outputs with a manual label; undecided: outputs whose label is "
                                      "still unknown, conflict or error — what needs a reviewer")
 
     def _job_progress(self, title: str, fraction: float) -> None:
-        self.job_label.setText(f" │ {html.escape(title)}…")
+        self.job_label.setText(f" │ {title}…")  # plain text: a quote in a name is a quote, not &#x27;
         self.job_bar.setVisible(fraction >= 0)
         if fraction >= 0:
             self.job_bar.setValue(round(fraction * 1000))

@@ -51,8 +51,8 @@ def settle(window: MainWindow, seconds: float = 0.3) -> None:
 @shot("main-window")
 def main_window(window: MainWindow) -> QPixmap:
     window.tabs.setCurrentWidget(window.review)
-    window.tree.view.expand(window.tree.proxy.index(2, 0))
-    window.tree.view.expand(window.tree.proxy.index(0, 0, window.tree.proxy.index(2, 0)))
+    window.tree.view.expand(window.tree.model.index(2, 0))
+    window.tree.view.expand(window.tree.model.index(0, 0, window.tree.model.index(2, 0)))
     settle(window)
     return window.grab()
 

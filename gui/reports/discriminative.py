@@ -39,6 +39,7 @@ from filters.correlation_table import CorrelationSummary, correlate_metrics
 from filters.difficulty import DifficultyResult, da_bertscore
 from filters.scoring import QE_PREFIX, SegmentScores, score_outputs
 from filters.variance import SEGMENT_METRICS, VarianceResult, export_selection, variance_filter
+from gui.elided_label import ElidedLabel
 from gui.operations import OpChanges, Operations
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
@@ -128,9 +129,9 @@ class DiscriminativeTab(ReportTab):
         self.drop.setSingleStep(5)
         self.drop.setPageStep(10)
         self.drop.setValue(60)
-        self.drop.setMinimumWidth(160)
+        self.drop.setMinimumWidth(100)
         self.drop.setToolTip("Fraction of items dropped: those whose deviation is at or below this percentile")
-        self.kept = QLabel()
+        self.kept = ElidedLabel()
         self.vat_button = QPushButton("Save kept items (VAT)…")
         self.vat_button.setToolTip("The kept items' sources and references, line-aligned, and their positions as JSON")
         self.difficulty_button = QPushButton("Token difficulty")
@@ -169,7 +170,7 @@ class DiscriminativeTab(ReportTab):
         self.top.setPrefix("top ")
         self.top.setToolTip("Also correlate over the K systems with the best human scores (0: only all systems)")
         self.correlate_button = QPushButton("Correlate")
-        self.correlation_status = QLabel()
+        self.correlation_status = ElidedLabel()
         self.correlation_status.setStyleSheet("color: #555")
         self.correlation_export = ExportButton("correlation table", self.correlation_table, None, self)
         self.correlation_model = TableModel(self)
@@ -191,6 +192,7 @@ class DiscriminativeTab(ReportTab):
         self.outer.setSizes([500, 320])
         self.status = QLabel()
         self.status.setStyleSheet("color: #555")
+        self.status.setWordWrap(True)  # a long message takes another line, never a wider window
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.status)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.elided_label import ElidedLabel
 from gui.operations import OpChanges, Operations
 from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
@@ -212,7 +213,7 @@ class QETab(ReportTab):
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setPrefix("seed ")
-        self.status = QLabel()
+        self.status = ElidedLabel()
         self.status.setStyleSheet("color: #555")
         self.export = ExportButton("QE accuracy table", self.table, self.figure, self, document=self.document)
         options = QHBoxLayout()
@@ -246,7 +247,7 @@ class QETab(ReportTab):
         self.splits.setRange(1, 10_000)
         self.splits.setValue(200)
         self.splits.setPrefix("splits ")
-        self.stability_status = QLabel()
+        self.stability_status = ElidedLabel()
         self.stability_status.setStyleSheet("color: #555")
         self.stability_model = TableModel(self)
         self.stability_view = report_view(self.stability_model)
@@ -256,10 +257,10 @@ class QETab(ReportTab):
         self.stability_export = ExportButton("QE ranking stability table", self.stability_table, None, self,
                                              document=self.stability_document)
         stability_controls = QHBoxLayout()
-        stability_controls.addWidget(QLabel("Does the ranking of the QE systems hold between random halves of the "
-                                            "items?"))
+        question = QLabel("Does the ranking of the QE systems hold between random halves of the items?")
+        question.setWordWrap(True)
+        stability_controls.addWidget(question, 1)
         stability_controls.addWidget(self.splits)
-        stability_controls.addStretch(1)
         stability_controls.addWidget(self.stability_status)
         stability_controls.addWidget(self.stability_export)
         stability_page = QWidget()

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.elided_label import ElidedLabel
 from gui.operations import OpChanges, Operations
 from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
@@ -161,7 +162,7 @@ class SystemsTab(ReportTab):
         self.alpha.setSingleStep(0.01)
         self.alpha.setValue(0.05)
         self.alpha.setToolTip("Significance level of the best-cluster test (one-sided two-proportion z-test)")
-        self.status = QLabel()
+        self.status = ElidedLabel()
         self.status.setStyleSheet("color: #555")
         self.export = ExportButton("systems report", self.table, self.figure, self, document=self.document)
 

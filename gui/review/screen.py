@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.elided_label import ElidedLabel
 from gui.operations import OpChanges, Operations
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
@@ -69,7 +70,9 @@ LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
     ("not reviewed", OutputFilter(reviewed=False)),
     ("manual differs from automatic", OutputFilter(disagree=True)),
 )
-ANY = "(any)"
+ANY = {"category": "any category", "phenomenon": "any phenomenon", "system": "any system"}
+"""Each chooser's first entry, no filter: it names what the chooser filters, so the bar needs no labels beside
+them (with them it was 1,135 px wide at least, wider than the window's share of a laptop screen)."""
 TEXT_DEBOUNCE_MS = 300
 SETTINGS_REVIEWER = "review/reviewer"
 
@@ -172,18 +175,22 @@ class ReviewScreen(QWidget):
         self.label_box = QComboBox(self)
         for name, _ in LABEL_STATES:
             self.label_box.addItem(name)
+        self.label_box.setToolTip("which outputs to show, by label state")
         self.category_box = QComboBox(self)
         self.phenomenon_box = QComboBox(self)
         self.system_box = QComboBox(self)
-        for box in (self.category_box, self.phenomenon_box, self.system_box):
-            box.addItem(ANY)
+        for key, box in (("category", self.category_box), ("phenomenon", self.phenomenon_box),
+                         ("system", self.system_box)):
+            box.addItem(ANY[key])
+            box.setToolTip(f"only the outputs of one {key}")
+        for box in (self.label_box, self.category_box, self.phenomenon_box, self.system_box):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(10)
+            box.setMinimumContentsLength(9)  # the list that opens shows whole names
         self.text_box = QLineEdit(self)
         self.text_box.setPlaceholderText("output contains…")
         self.text_box.setClearButtonEnabled(True)
-        self.text_box.setMinimumWidth(160)
-        self.scope_label = QLabel(self)
+        self.text_box.setMinimumWidth(110)
+        self.scope_label = ElidedLabel("", self)
         self.count_label = QLabel(self)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -195,11 +202,9 @@ class ReviewScreen(QWidget):
         self.phenomenon_box.currentIndexChanged.connect(lambda _: self.requery())
         self.system_box.currentIndexChanged.connect(lambda _: self.requery())
         self._bar = QHBoxLayout()
-        for text, widget in (("show", self.label_box), ("category", self.category_box),
-                             ("phenomenon", self.phenomenon_box), ("system", self.system_box)):
-            self._bar.addWidget(QLabel(text, self))
-            self._bar.addWidget(widget)
-        self._bar.addWidget(self.text_box, 1)
+        for widget in (self.label_box, self.category_box, self.phenomenon_box, self.system_box):
+            self._bar.addWidget(widget, 1)
+        self._bar.addWidget(self.text_box, 2)
         self._bar.addWidget(self.scope_label)
         self._bar.addWidget(self.count_label)
         self._quiet = False  # set while the bar is filled from outside, so one change queries once
@@ -274,13 +279,14 @@ class ReviewScreen(QWidget):
 
     def _refill(self, box: QComboBox, names: list[str]) -> None:
         """New choices, keeping the current one (even if it has gone: the table still shows it)."""
-        current = box.currentText()
+        current = box.currentText() if box.currentIndex() > 0 else None
         quiet, self._quiet = self._quiet, True
         try:
+            anything = box.itemText(0)
             box.clear()
-            box.addItem(ANY)
+            box.addItem(anything)
             box.addItems(names)
-            self._choose(box, None if current in ("", ANY) else current)
+            self._choose(box, current)
         finally:
             self._quiet = quiet
 
