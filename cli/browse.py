@@ -73,6 +73,8 @@ def outputs_command(
     item: str = typer.Option(None, "--item", help="Item id (as in the suite file)."),
     system: str = typer.Option(None, "--system", help="Only outputs this MT system produced."),
     contains: str = typer.Option(None, "--contains", help="Substring of the output, case-insensitive."),
+    degenerate: bool = typer.Option(False, "--degenerate", help="Only outputs that are empty, a placeholder or "
+                                    "identical to their source (see `tsqe suite edit --empty-output`)."),
     sort: Sort = typer.Option(Sort.item, "--sort", help="Order of the rows (ties in suite order)."),
     desc: bool = typer.Option(False, "--desc", help="Reverse the order."),
     limit: int = typer.Option(100, "--limit", min=0, help="Rows to print."),
@@ -85,7 +87,7 @@ def outputs_command(
         context.database,
         OutputFilter(label=label and label.value, auto_label=auto_label and auto_label.value, reviewed=reviewed,
                      disagree=disagree, category=category, phenomenon=phenomenon, item=item, system=system,
-                     contains=contains),
+                     contains=contains, degenerate=degenerate),
         suite_name=context.suite_name, sort=sort.value, descending=desc, limit=limit, offset=offset)
     if fmt is Format.json:
         rows = [{name: _plain(getattr(row, name)) for name in _FIELDS} for row in page.rows]

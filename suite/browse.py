@@ -42,6 +42,7 @@ from store.models import (
     System,
     SystemOutput,
 )
+from suite.engine.output_policy import degenerate_output
 from suite.errors import TsqeError
 from suite.label_counts import LabelCounts, Review, automatic_counts, reviews
 from suite.labels import (
@@ -51,6 +52,7 @@ from suite.labels import (
     effective_label,
     effective_label_candidates,
     join_labels,
+    rule_number,
 )
 from suite.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec, Span, describe
 from suite.suites import find_suite
@@ -83,6 +85,9 @@ class OutputFilter:
     system: str | None = None
     contains: str | None = None
     """A substring of the output text, case-insensitive (on SQLite for ASCII letters only: its ``lower``)."""
+    degenerate: bool = False
+    """Only outputs that are empty, one of the suite's placeholders or identical to their source, whatever the
+    suite's policy decides about them (``suite.engine.output_policy``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +198,8 @@ def _filtered(query: Select[Any], suite_id: int, filter: OutputFilter, sort: str
                                         .where(System.suite_id == suite_id, System.name == filter.system)))
     if filter.contains is not None:
         conditions.append(Output.text.icontains(filter.contains, autoescape=True))
+    if filter.degenerate:
+        conditions.append(degenerate_output(suite_id))
     return query.where(*conditions)
 
 
@@ -234,7 +241,7 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
     with db.session() as session:
         suite_id = _suite_id(session, suite_name)
         items: list[int] | None = None
-        if filter.system is not None or filter.contains is not None:
+        if filter.system is not None or filter.contains is not None or filter.degenerate:
             # The total ignores the sort: a count needs none of the joins that only ordering asks for.
             total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, None)) or 0
         else:
@@ -311,7 +318,8 @@ def _rows(session: Session, ids: Sequence[int]) -> list[OutputRow]:
     found: dict[int, tuple[Any, ...]] = {}
     systems: defaultdict[int, list[str]] = defaultdict(list)
     columns = (Output.id, Output.item_id, Item.external_id, Category.name, Phenomenon.name, Item.source, Output.text,
-               automatic_label(Output.id), AutoLabel.rule_id, Rule.polarity, Rule.pattern, AutoLabel.reason,
+               automatic_label(Output.id), AutoLabel.rule_id, rule_number(), Rule.polarity, Rule.pattern,
+               AutoLabel.reason,
                ManualLabel.label, ManualLabel.reviewer, ManualLabel.reviewed_at, ManualLabel.comment,
                effective_label(Output.id), func.coalesce(ManualLabel.version, literal(0)))
     for chunk in _chunks(ids):
@@ -329,10 +337,10 @@ def _rows(session: Session, ids: Sequence[int]) -> list[OutputRow]:
 
 
 def _row(values: tuple[Any, ...], systems: list[str]) -> OutputRow:
-    (output_id, item_id, external_id, category, phenomenon, source, text, auto, rule_id, polarity, pattern, reason,
-     manual, reviewer, reviewed_at, comment, effective, version) = values
+    (output_id, item_id, external_id, category, phenomenon, source, text, auto, rule_id, number, polarity, pattern,
+     reason, manual, reviewer, reviewed_at, comment, effective, version) = values
     return OutputRow(output_id, item_id, external_id, category, phenomenon, source, text, tuple(systems), auto,
-                     None if auto is None else describe(auto, rule_id, polarity, pattern, reason), rule_id, manual,
+                     None if auto is None else describe(auto, number, polarity, pattern, reason), rule_id, manual,
                      reviewer, reviewed_at, comment, effective, version)
 
 

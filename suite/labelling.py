@@ -39,6 +39,7 @@ from store.bulk import insert_tuples, select_tuples_each
 from store.engine import make_engine
 from store.locks import lock_outputs_of_suite
 from store.models import AutoLabel, Item, KnownTranslation, LabelFingerprint, ManualLabel, Output, Rule
+from suite.engine.output_policy import OutputPolicy, read_policy
 from suite.label_counts import refresh_counts, store_counts
 from suite.labels import EFFECTIVE_LABELS, effective_label, join_labels
 from suite.rules import DEFAULT_TIMEOUT, UNKNOWN, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
@@ -92,18 +93,23 @@ class _Plan:
     rules: dict[int, list[RuleSpec]]
     known: dict[int, list[KnownSpec]]
     timeout: float
+    policy: OutputPolicy = OutputPolicy()
+    sources: dict[int, str] = field(default_factory=dict)
+    """The items' sources, when the policy decides outputs identical to them (else empty)."""
     stale: frozenset[int] = frozenset()
     """Items whose every output is relabelled: their fingerprint changed or was never stored."""
     matchers: dict[int, ItemMatcher] = field(default_factory=dict)
 
     def fingerprint(self, item_id: int) -> str:
-        return item_fingerprint(self.rules.get(item_id, ()), self.known.get(item_id, ()))
+        return item_fingerprint(self.rules.get(item_id, ()), self.known.get(item_id, ()),
+                                self.policy.fingerprint(self.sources.get(item_id, "")))
 
     def matcher(self, item_id: int) -> ItemMatcher:
         matcher = self.matchers.get(item_id)
         if matcher is None:
             matcher = self.matchers[item_id] = ItemMatcher(self.rules.get(item_id, ()), self.known.get(item_id, ()),
-                                                           self.timeout)
+                                                           self.timeout,
+                                                           self.policy.decisions(self.sources.get(item_id, "")))
         return matcher
 
 
@@ -219,7 +225,12 @@ def _plan(session: Session, suite_id: int, timeout: float, only: Collection[int]
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
             .where(KnownTranslation.item_id.in_(in_suite))):
         known[item_id].append(KnownSpec(kind, text))
-    plan = _Plan(rules, known, timeout)
+    policy = read_policy(session, suite_id)
+    sources: dict[int, str] = {}
+    if policy.untranslated_output != "unknown":
+        sources = {item_id: source for item_id, source in connection.execute(
+            select(Item.id, Item.source).where(Item.id.in_(in_suite)))}
+    plan = _Plan(rules, known, timeout, policy, sources)
     item_ids = connection.scalars(in_suite_query.order_by(Item.id)).all()
     stored = {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
         select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)

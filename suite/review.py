@@ -28,10 +28,11 @@ from store.models import (
 from store.upsert import conflict_insert
 from suite.browse import OutputRow
 from suite.editing import add_known
+from suite.engine.output_policy import read_policy
 from suite.errors import EditConflict, TsqeError
 from suite.history import Change, conflict, next_versions, record, rows_matched, short
 from suite.item_edit import EditResult
-from suite.labels import automatic_label, join_labels
+from suite.labels import automatic_label, join_labels, rule_number
 from suite.rules import (
     DEFAULT_TIMEOUT,
     Decision,
@@ -270,15 +271,18 @@ def explain(db: Database, output_id: int, timeout: float = DEFAULT_TIMEOUT) -> E
     """Run the output's item rules on it afresh; computed on demand, nothing is written."""
     with db.session() as session:
         output = _output(session, output_id)
+        item = session.get(Item, output.item_id)
+        assert item is not None  # an output's item is deleted with it
+        decided = read_policy(session, item.suite_id).decisions(item.source)
         rules = [RuleSpec(r.id, r.polarity, r.pattern, r.ignore_case, r.valid, r.error)
                  for r in session.scalars(select(Rule).where(Rule.item_id == output.item_id)
                                           .order_by(Rule.position, Rule.id))]
         known = [KnownSpec(k.kind, k.text) for k in session.scalars(
             select(KnownTranslation).where(KnownTranslation.item_id == output.item_id))]
-        stored = join_labels(select(automatic_label(Output.id), AutoLabel.rule_id, Rule.polarity, Rule.pattern,
+        stored = join_labels(select(automatic_label(Output.id), rule_number(), Rule.polarity, Rule.pattern,
                                     AutoLabel.reason).select_from(Output), Output.id, Output.item_id)
-        label, rule_id, polarity, pattern, reason = session.execute(
+        label, number, polarity, pattern, reason = session.execute(
             stored.outerjoin(Rule, Rule.id == AutoLabel.rule_id).where(Output.id == output_id)).one()
-    matcher = ItemMatcher(rules, known, timeout)
+    matcher = ItemMatcher(rules, known, timeout, decided)
     return Explanation(output.text, matcher.decide(output.text), matcher.spans(output.text),
-                       label, None if label is None else describe(label, rule_id, polarity, pattern, reason))
+                       label, None if label is None else describe(label, number, polarity, pattern, reason))

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -146,7 +147,9 @@ class ReviewScreen(QWidget):
         header.customContextMenuRequested.connect(self._header_menu)
         for i, column in enumerate(COLUMNS):
             header.resizeSection(i, column.width)
-        for key in ("category", "phenomenon", "decided_by", "reviewer", "reviewed_at"):
+        # The output takes what the other columns leave: on a 1,280 px screen the labels were scrolled off the right.
+        header.setSectionResizeMode(COLUMN["output"], QHeaderView.ResizeMode.Stretch)
+        for key in ("category", "phenomenon", "decided_by", "reviewer", "reviewed_at", "comment"):
             header.hideSection(COLUMN[key])  # the manual column has the initials, the detail panel the rest
         self.detail = DetailPanel(state, ops, self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
