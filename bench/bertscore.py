@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from filters.bertscore import resolve_model  # noqa: E402
 from filters.difficulty import da_bertscore  # noqa: E402
+from filters.metrics import MetricOptions  # noqa: E402
 from store import Database, open_database  # noqa: E402
 from store.models import Item, Output, Reference, Suite, System, SystemOutput  # noqa: E402
 
@@ -94,11 +95,11 @@ def main() -> None:
         db = open_database(Path(tmp) / "bench.sqlite")
         load_suite(db, sources, refs, outputs)
         start = time.perf_counter()
-        cold = da_bertscore(db, model=args.model, layers=args.layers)
+        cold = da_bertscore(db, options=MetricOptions(model=args.model, layers=args.layers))
         t_cold = time.perf_counter() - start
         print(f"tsqe da_bertscore, cold cache: {t_cold:.2f} s")
         start = time.perf_counter()
-        warm = da_bertscore(db, model=args.model, layers=args.layers)
+        warm = da_bertscore(db, options=MetricOptions(model=args.model, layers=args.layers))
         t_warm = time.perf_counter() - start
         print(f"tsqe da_bertscore, warm cache: {t_warm:.2f} s")
         size = os.path.getsize(Path(tmp) / "bench.sqlite") + os.path.getsize(Path(tmp) / "bench.sqlite-wal") \

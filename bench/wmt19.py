@@ -18,6 +18,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from filters.correlation import correlate
+from filters.metrics import MetricOptions, metric_spec
 from filters.scoring import score_outputs
 from filters.variance import variance_filter
 from store import open_database
@@ -55,17 +56,18 @@ def main() -> int:
                    systems=[wmt19 / "system-outputs" / "de-en"], name=SUITE)
     import_human_scores(db, wmt19 / "DA-syslevel.csv", lp="de-en", suite_name=SUITE)
 
-    config = {"model": args.model, "layers": args.layers}
+    options = MetricOptions(model=args.model, layers=args.layers)
     for metric in ("bleu", "chrf", "ter", "bertscore-f", "da-bertscore-f"):
         for top in (None, *args.top):
             started = time.perf_counter()
-            result = correlate(db, metric, suite_name=SUITE, top=top, **config)
+            result = correlate(db, metric, suite_name=SUITE, top=top,
+                               options=options if metric_spec(metric).needs_model else None)
             label = "all" if top is None else f"top{top}"
             print(f"{metric} {label} ({len(result.systems)} systems): pearson {_f(result.pearson)} "
                   f"kendall {_f(result.kendall)}  [{time.perf_counter() - started:.1f}s]")
     print(f"signature: {result.signature}")
 
-    scores = score_outputs(db, "bertscore-r", suite_name=SUITE, **config)
+    scores = score_outputs(db, "bertscore-r", suite_name=SUITE, options=options)
     selection = variance_filter(scores, drop=0.6)
     ours = {int(item) - 1 for item in selection.kept}  # item ids are 1-based line numbers
     theirs = set(json.loads(vat.read_text())["de-en"])

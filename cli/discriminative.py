@@ -13,10 +13,20 @@ import typer
 
 from cli.context import app_context
 from cli.main import app
+from cli.metric_options import (
+    combine_option,
+    layers_option,
+    metric_help,
+    metric_options,
+    model_option,
+    ref_choice,
+    refs_option,
+    tokenize_option,
+)
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
 from filters.correlation import correlate
-from filters.variance import SEGMENT_METRICS, export_selection, variance_filter
+from filters.variance import export_selection, variance_filter
 
 
 def _systems(option: str | None) -> list[str] | None:
@@ -26,7 +36,9 @@ def _systems(option: str | None) -> list[str] | None:
 @app.command("variance")
 def variance_command(
     ctx: typer.Context,
-    metric: str = typer.Option(..., "--metric", help=f"Segment metric: {', '.join(SEGMENT_METRICS)} or qe:NAME."),
+    metric: str = typer.Option(..., "--metric", help=metric_help(level="segment")),
+    refs: str = refs_option(),
+    combine: str = combine_option(),
     drop: float = typer.Option(0.6, "--drop", min=0.0, max=0.99,
                                help="Fraction of items to drop: those with the lowest deviation over systems."),
     systems: str = typer.Option(None, "--systems", help="Comma-separated systems to use (default: all)."),
@@ -36,8 +48,9 @@ def variance_command(
     vat_dir: Path = typer.Option(None, "--vat-dir", file_okay=False,
                                  help="Write the kept items as VAT-style source/reference files and a JSON of "
                                       "positions into this directory."),
-    model: str = typer.Option(None, "--model", help="BERTScore model: a local Hugging Face model directory."),
-    layers: int = typer.Option(None, "--layers", help="BERTScore layer of --model."),
+    model: str = model_option(),
+    layers: int = layers_option(),
+    tokenize: str = tokenize_option(),
     top: int = typer.Option(10, "--show", help="How many of the most and least discriminative items to print."),
 ) -> None:
     """Rank items by the standard deviation of a metric over systems and keep the most discriminative.
@@ -48,12 +61,13 @@ def variance_command(
     from filters.scoring import score_outputs
 
     context = app_context(ctx)
+    choice = ref_choice(refs, combine)
     with progress_bar(f"scoring with {metric}") as task:
         scores = score_outputs(context.database, metric, suite_name=context.suite_name, systems=_systems(systems),
-                               model=model, layers=layers, task=task)
+                               refs=choice, options=metric_options(model, layers, tokenize=tokenize), task=task)
     result = variance_filter(scores, drop=drop)
-    written = export_selection(context.database, result, vat_dir, metric=metric, suite_name=context.suite_name) \
-        if vat_dir is not None else []
+    written = export_selection(context.database, result, vat_dir, metric=metric, suite_name=context.suite_name,
+                               refs=choice) if vat_dir is not None else []
     if as_json:
         typer.echo(json.dumps(result.to_json(metric), ensure_ascii=False))
         return
@@ -79,15 +93,17 @@ def variance_command(
 @app.command("correlate")
 def correlate_command(
     ctx: typer.Context,
-    metric: str = typer.Option(..., "--metric",
-                               help="bleu, chrf, ter (corpus scores), bertscore-p/r/f (mean segment score), "
-                                    "da-bertscore-p/r/f, label or qe:NAME."),
+    metric: str = typer.Option(..., "--metric", help=metric_help() + " BLEU, chrF and TER correlate their corpus "
+                               "scores, DA-BERTScore its system score, the others the mean of their segment scores."),
+    refs: str = refs_option(),
+    combine: str = combine_option(),
     top: int = typer.Option(None, "--top", help="Only the K best systems by human score (default: all)."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     fmt: str = format_option(),
     out: Path = out_option(),
-    model: str = typer.Option(None, "--model", help="BERTScore model: a local Hugging Face model directory."),
-    layers: int = typer.Option(None, "--layers", help="BERTScore layer of --model."),
+    model: str = model_option(),
+    layers: int = layers_option(),
+    tokenize: str = tokenize_option(),
 ) -> None:
     """Pearson r and Kendall tau of a system-level metric with the imported human scores.
 
@@ -95,8 +111,9 @@ def correlate_command(
     """
     context = app_context(ctx)
     with progress_bar(f"correlating {metric}") as task:
-        result = correlate(context.database, metric, suite_name=context.suite_name, top=top, model=model,
-                           layers=layers, task=task)
+        result = correlate(context.database, metric, suite_name=context.suite_name, top=top,
+                           refs=ref_choice(refs, combine), options=metric_options(model, layers, tokenize=tokenize),
+                           task=task)
     if as_json:
         typer.echo(json.dumps(result.to_json(), ensure_ascii=False))
         return

@@ -12,16 +12,22 @@ import typer
 
 from cli.context import app_context
 from cli.main import app
+from cli.metric_options import (
+    combine_option,
+    device_option,
+    layers_option,
+    metric_help,
+    metric_options,
+    model_option,
+    ref_choice,
+    refs_option,
+    tokenize_option,
+)
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
 from filters.difficulty import SCORE_KEYS, DifficultyResult, da_bertscore
-from filters.metrics import METRICS
 from filters.scoring import score_outputs
 from filters.systems import HUMAN, choose_systems
-
-MODEL_HELP = "Local Hugging Face model directory for BERTScore (default: the bundled all-MiniLM-L6-v2)."
-LAYERS_HELP = "Model layer whose output is used (default: 6 for the bundled model)."
-DEVICE_HELP = "Torch device, e.g. cpu or cuda (default: cuda when available)."
 
 
 def _open_out(out: Path | None) -> TextIO | nullcontext[TextIO]:
@@ -35,28 +41,33 @@ def _split_systems(systems: str | None) -> list[str] | None:
 @app.command("score")
 def score_command(
     ctx: typer.Context,
-    metric: str = typer.Option(..., "--metric", help=f"One of {', '.join(METRICS)}, label, or qe:NAME."),
-    model: str = typer.Option(None, "--model", help=MODEL_HELP),
-    layers: int = typer.Option(None, "--layers", help=LAYERS_HELP),
-    device: str = typer.Option(None, "--device", help=DEVICE_HELP),
+    metric: str = typer.Option(..., "--metric", help=metric_help(level="segment")),
+    refs: str = refs_option(),
+    combine: str = combine_option(),
+    model: str = model_option(),
+    layers: int = layers_option(),
+    device: str = device_option(),
+    tokenize: str = tokenize_option(),
     systems: str = typer.Option(None, "--systems", help="Comma-separated systems (default: all)."),
     out: Path = typer.Option(None, "--out", help="Write the TSV here instead of stdout."),
 ) -> None:
     """Score every system output against its item's reference(s): TSV item_id, system, score.
 
-    Scores are cached per distinct output under the metric's signature (printed on stderr), so only new
-    outputs are scored; BERTScore also caches token embeddings, so only new sentences are embedded.
+    Scores are cached per distinct output under the metric's signature (printed on stderr, with refs: and
+    combine: for a reference set other than the default), so only new outputs are scored; BERTScore also
+    caches token embeddings, so only new sentences are embedded.
     """
     context = app_context(ctx)
     with progress_bar(f"scoring with {metric}") as task:
         scores = score_outputs(context.database, metric, suite_name=context.suite_name,
-                               systems=_split_systems(systems), model=model, layers=layers, device=device,
-                               task=task)
+                               systems=_split_systems(systems), refs=ref_choice(refs, combine),
+                               options=metric_options(model, layers, device, tokenize), task=task)
     with _open_out(out) as stream:
         writer = csv.writer(stream, delimiter="\t", lineterminator="\n")
         writer.writerow(["item_id", "system", "score"])
         writer.writerows((r.item_id, r.system, repr(r.score)) for r in scores.rows)
-    typer.echo(f"{len(scores.rows)} scores; signature {scores.signature}", err=True)
+    skipped = f"; {scores.unreferenced} outputs without a reference left out" if scores.unreferenced else ""
+    typer.echo(f"{len(scores.rows)} scores; signature {scores.signature}{skipped}", err=True)
 
 
 @app.command("difficulty")
@@ -68,24 +79,27 @@ def difficulty_command(
     rank_by: str = typer.Option(HUMAN, "--rank-by",
                                 help="Ranking for top:K: 'human' (imported human scores), a file of "
                                      "'LP HUMAN SYSTEM' lines, or a metric name such as bertscore-f."),
-    model: str = typer.Option(None, "--model", help=MODEL_HELP),
-    layers: int = typer.Option(None, "--layers", help=LAYERS_HELP),
-    device: str = typer.Option(None, "--device", help=DEVICE_HELP),
+    refs: str = refs_option(),
+    model: str = model_option(),
+    layers: int = layers_option(),
+    device: str = device_option(),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document, with the token difficulties."),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:
     """Difficulty-aware BERTScore (Zhan et al. 2021): per system BERTScore P/R/F and DA-P/R/F, and per
-    item the reference tokens with their difficulty (1 - mean best similarity over the systems).
+    item the reference tokens with their difficulty (1 - mean best similarity over the systems), against the
+    first reference of each item in the chosen reference set.
 
     Without --format or --out it prints both; with either it writes the per-system table (suite.tables).
     """
     context = app_context(ctx)
+    choice, options = ref_choice(refs, "multi"), metric_options(model, layers, device)
     with progress_bar("difficulty-aware BERTScore") as task:
         chosen = choose_systems(context.database, systems, suite_name=context.suite_name, rank_by=rank_by,
-                                model=model, layers=layers, device=device, task=task)
-        result = da_bertscore(context.database, suite_name=context.suite_name, systems=chosen, model=model,
-                              layers=layers, device=device, task=task)
+                                refs=choice, options=options, task=task)
+        result = da_bertscore(context.database, suite_name=context.suite_name, systems=chosen, refs=choice,
+                              options=options, task=task)
     if as_json:
         document = json.dumps(difficulty_json(result), ensure_ascii=False, indent=1) + "\n"
         emit_table(result.to_table(), "json", out, document=document)
@@ -96,7 +110,8 @@ def difficulty_command(
 
 
 def difficulty_json(result: DifficultyResult) -> dict[str, object]:
-    return {"signature": result.signature, "systems": result.systems, "scores": result.system_scores,
+    return {"signature": str(result.signature), "refs": result.refs.label, "systems": result.systems,
+            "scores": result.system_scores,
             "items": {item: [[token, round(d, 6)] for token, d in tokens]
                       for item, tokens in result.token_difficulty.items()}}
 

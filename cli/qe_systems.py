@@ -13,6 +13,17 @@ from rich.table import Table
 
 from cli.context import app_context
 from cli.main import app
+from cli.metric_options import (
+    combine_option,
+    device_option,
+    layers_option,
+    metric_help,
+    metric_options,
+    model_option,
+    ref_choice,
+    refs_option,
+    tokenize_option,
+)
 from cli.progress import progress_bar
 from qe.datasets import TARGETS
 from qe.training import TRAINABLE_KINDS, evaluate_qe_system, predict_qe_system, train_qe_system
@@ -157,18 +168,25 @@ def remove(ctx: typer.Context, name: str = typer.Argument(..., help="The QE syst
 @qe_app.command("metric")
 def metric(
     ctx: typer.Context,
-    metric_name: str = typer.Option(..., "--metric", help="bleu (sentence BLEU, effective order), chrf or ter "
-                                    "(lower is better)."),
+    metric_name: str = typer.Option(..., "--metric", help=metric_help(level="segment", needs_references=True)),
     name: str = typer.Option(None, "--name", help="Name of the QE system (default: the metric's name)."),
+    refs: str = refs_option(),
+    combine: str = combine_option(),
+    model: str = model_option(),
+    layers: int = layers_option(),
+    device: str = device_option(),
+    tokenize: str = tokenize_option(),
     replace: bool = typer.Option(False, "--replace", help="Replace an existing QE system of that name."),
 ) -> None:
-    """Score every output against its item's references with a sacrebleu metric and store it as a QE proxy.
+    """Score every output against its item's references with a metric and store it as a QE proxy.
 
     Outputs of items without a reference get no score. The metric's signature is kept in the system's meta.
     """
-    from filters.qe_proxy import store_metric_as_qe  # sacrebleu loads only for this command
+    from filters.qe_proxy import store_metric_as_qe  # the metric libraries load only for this command
 
     context = app_context(ctx)
+    choice, options = ref_choice(refs, combine), metric_options(model, layers, device, tokenize)
     info = _with_progress(f"scoring with {metric_name}", lambda task: store_metric_as_qe(
-        context.database, metric_name, name=name, suite_name=context.suite_name, replace=replace, task=task))
+        context.database, metric_name, name=name, suite_name=context.suite_name, refs=choice, options=options,
+        replace=replace, task=task))
     typer.echo(f"{info.name}: stored {info.scores} {metric_name} scores ({info.meta['signature']})")

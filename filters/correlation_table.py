@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from filters.correlation import CorrelationResult, correlate
 from store import Database
+from suite.references import RefChoice
 from suite.tables import Cell, Column, Table
 from suite.tasks import TaskState, progress_of
 
@@ -48,14 +49,15 @@ class CorrelationSummary:
 
 
 def correlate_metrics(db: Database, metrics: Sequence[str], *, top: int | None = None,
-                      suite_name: str | None = None, task: TaskState | None = None) -> CorrelationSummary:
+                      suite_name: str | None = None, refs: RefChoice | None = None,
+                      task: TaskState | None = None) -> CorrelationSummary:
     """``correlate`` for each metric over all systems with human scores, and over the ``top`` best if given."""
     progress = progress_of(task)
     rows = []
     for done, metric in enumerate(metrics):
         progress.progress(done, len(metrics), f"correlating {metric}")
-        overall = correlate(db, metric, suite_name=suite_name, task=task)
-        best = None if top is None else correlate(db, metric, suite_name=suite_name, top=top, task=task)
+        overall = correlate(db, metric, suite_name=suite_name, refs=refs, task=task)
+        best = None if top is None else correlate(db, metric, suite_name=suite_name, top=top, refs=refs, task=task)
         rows.append(MetricCorrelation(metric, overall, best))
     progress.progress(len(metrics), len(metrics), "done")
     return CorrelationSummary(top, rows)

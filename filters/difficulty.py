@@ -36,8 +36,9 @@ including where it says more than, or differs from, the paper:
 7. Empty hypotheses. The code sets an empty hypothesis's reference-token similarities to 0 (they count
    in the difficulty mean) and its DA-P to 0; tsqe does the same.
 8. Several references. The code's DA path only works with one reference (it keys difficulty on
-   ``ref[0]``); tsqe uses each item's first reference for difficulty and DA scores, while vanilla P/R/F
-   take bert_score's maximum over all references.
+   ``ref[0]``); tsqe uses each item's first reference under the reference choice (``suite.references``:
+   by default the first of kind standard, or the first of the chosen set) for difficulty and DA scores,
+   while vanilla P/R/F take bert_score's maximum over all the chosen references.
 9. Missing outputs. The code requires every system to translate every segment; in a test suite a system
    may lack an item, so difficulty is averaged over the systems that have an output for the item and a
    system's averages run over the items it translated.
@@ -61,10 +62,12 @@ from filters.bertscore import (
     resolve_model,
     single_threaded_blas,
 )
+from filters.metrics import MetricOptions, Signature
 from filters.scoring import suite_systems
 from store import Database
-from store.models import Item, Output, Reference, System, SystemOutput
+from store.models import Item, Output, System, SystemOutput
 from suite.errors import TsqeError
+from suite.references import RefChoice, references_of
 from suite.suites import find_suite
 from suite.tables import Cell, Column, Table
 from suite.tasks import Cancelled, TaskState, progress_of
@@ -118,8 +121,9 @@ class DifficultyResult:
     systems: list[str]
     system_scores: dict[str, dict[str, float]]
     token_difficulty: dict[str, list[tuple[str, float]]]
-    signature: str
+    signature: Signature
     items_scored: dict[str, int] = field(default_factory=dict)
+    refs: RefChoice = field(default_factory=RefChoice.default)
 
     def ranked(self) -> list[str]:
         """Systems by DA-F, best first (ties in the order they were given)."""
@@ -145,8 +149,8 @@ class _ItemData:
     outputs: dict[str, str]  # system -> text
 
 
-def _load_items(db: Database, suite_name: str | None,
-                systems: Sequence[str] | None) -> tuple[list[str], list[_ItemData]]:
+def _load_items(db: Database, suite_name: str | None, systems: Sequence[str] | None,
+                refs: RefChoice) -> tuple[list[str], list[_ItemData]]:
     with db.session() as session:
         suite_id = find_suite(session, suite_name).id
         chosen = suite_systems(session, suite_id, systems)
@@ -155,9 +159,13 @@ def _load_items(db: Database, suite_name: str | None,
         items: dict[int, _ItemData] = {
             item_id: _ItemData(external_id, [], {}) for item_id, external_id in session.execute(
                 select(Item.id, Item.external_id).where(Item.suite_id == suite_id).order_by(Item.position))}
-        for item_id, text in session.execute(select(Reference.item_id, Reference.text).join(Item)
-                                             .where(Item.suite_id == suite_id).order_by(Reference.id)):
-            items[item_id].references.append(text)
+        try:
+            references = references_of(session, suite_id, refs)
+        except TsqeError as error:
+            raise TsqeError(f"difficulty-aware BERTScore compares contextual embeddings with references, and "
+                            f"{error}") from error
+        for item_id, texts in references.items():
+            items[item_id].references.extend(texts)
         for item_id, system, text in session.execute(
                 select(SystemOutput.item_id, System.name, Output.text)
                 .join(System, System.id == SystemOutput.system_id)
@@ -166,17 +174,20 @@ def _load_items(db: Database, suite_name: str | None,
             items[item_id].outputs[system] = text
     usable = [item for item in items.values() if item.references and item.outputs]
     if not usable:
-        raise TsqeError("no item has both a reference and an output of the chosen systems")
+        raise TsqeError(f"no item has both a reference ({refs.describe()}) and an output of the chosen systems")
     return chosen, usable
 
 
 def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequence[str] | None = None,
-                 model: str | None = None, layers: int | None = None, device: str | None = None,
+                 refs: RefChoice | None = None, options: MetricOptions | None = None,
                  task: TaskState | None = None) -> DifficultyResult:
-    """Vanilla and difficulty-aware BERTScore per system, difficulty computed over ``systems`` (all)."""
+    """Vanilla and difficulty-aware BERTScore per system, difficulty computed over ``systems`` (all) against
+    the first reference of each item under ``refs`` (the default references when None)."""
     task = progress_of(task)
-    chosen, items = _load_items(db, suite_name, systems)
-    cache = EmbeddingCache(resolve_model(model, layers, device), db)
+    refs = refs or RefChoice.default()
+    options = options or MetricOptions()
+    chosen, items = _load_items(db, suite_name, systems, refs)
+    cache = EmbeddingCache(resolve_model(options.model, options.layers, options.device), db)
     sums = {s: np.zeros(len(SCORE_KEYS) - 1) for s in chosen}  # P, R, F, DA-P, DA-R summed over items
     counts = dict.fromkeys(chosen, 0)
     token_difficulty: dict[str, list[tuple[str, float]]] = {}
@@ -197,8 +208,9 @@ def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequen
         p, r, f, da_p, da_r = sums[name] / counts[name] if counts[name] else np.full(5, np.nan)
         da_f = 2 * da_p * da_r / (da_p + da_r) if da_p + da_r != 0 else 0.0
         system_scores[name] = dict(zip(SCORE_KEYS, map(float, (p, r, f, da_p, da_r, da_f))))
+    signature = Signature.parse(f"da-bertscore|{cache.spec.signature}").with_fields(*refs.signature_fields())
     return DifficultyResult(systems=chosen, system_scores=system_scores, token_difficulty=token_difficulty,
-                            signature=f"da-bertscore|{cache.spec.signature}", items_scored=counts)
+                            signature=signature, items_scored=counts, refs=refs)
 
 
 def _score_chunk(chunk: list[_ItemData], embeddings: dict[str, SentenceEmbedding], sums: dict[str, np.ndarray],

@@ -9,25 +9,34 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
+from filters.metrics import MetricOptions, metric_names, metric_spec
 from filters.scoring import SegmentScores, score_outputs
 from store import Database
 from suite.errors import TsqeError
 from suite.qe_scores import QESystemInfo, add_qe_system, list_qe_systems, replaceable_qe_system
+from suite.references import RefChoice
 from suite.tasks import TaskState
 
-PROXY_METRICS = ("chrf", "bleu", "ter")  # the first is the forms' default
+
+def proxy_metrics() -> list[str]:
+    """The metrics a QE proxy can be made of: every metric with a score per output that compares outputs with
+    references (chrF first, the forms' default). The label and QE systems are not proxies of anything."""
+    return metric_names(level="segment", needs_references=True)
 
 
 def store_metric_as_qe(db: Database, metric: str, *, name: str | None = None, suite_name: str | None = None,
-                       replace: bool = False, task: TaskState | None = None) -> QESystemInfo:
-    """Score every output of the suite with ``metric`` and store the scores as the QE system ``name``.
+                       refs: RefChoice | None = None, options: MetricOptions | None = None, replace: bool = False,
+                       task: TaskState | None = None) -> QESystemInfo:
+    """Score every output of the suite with ``metric`` against ``refs`` and store the scores as the QE system
+    ``name``.
 
     Outputs of items without a reference get no score. ``name`` defaults to the metric's; an existing system
     of that name is an error unless ``replace`` is true (then it is replaced). The metric's cache and the
-    system are written in one transaction: all of them or, cancelled, failed or killed, none.
+    system are written in one transaction: all of them or, cancelled, failed or killed, none. The system's
+    meta keeps the signature and the metric's tie epsilon (the float noise below which two scores tie).
     """
-    if metric not in PROXY_METRICS:
-        raise TsqeError(f"metric {metric!r} cannot be stored as a QE system (metrics: {', '.join(PROXY_METRICS)})")
+    if metric not in proxy_metrics():
+        raise TsqeError(f"metric {metric!r} cannot be stored as a QE system (metrics: {', '.join(proxy_metrics())})")
     system_name = name or metric
     with db.session() as session:  # refused before scoring, and again where the system is written
         replaceable_qe_system(session, system_name, replace=replace)
@@ -35,7 +44,8 @@ def store_metric_as_qe(db: Database, metric: str, *, name: str | None = None, su
     def store(session: Session, result: SegmentScores) -> None:
         add_qe_system(session, name=system_name, kind="metric", higher_is_better=result.higher_is_better,
                       scores={row.output_id: row.score for row in result.rows},
-                      meta={"metric": metric, "signature": result.signature}, replace=replace)
+                      meta={"metric": metric, "signature": str(result.signature), "refs": result.refs.label,
+                            "tie_epsilon": metric_spec(metric).tie_epsilon}, replace=replace)
 
-    score_outputs(db, metric, suite_name=suite_name, task=task, store_with=store)
+    score_outputs(db, metric, suite_name=suite_name, refs=refs, options=options, task=task, store_with=store)
     return next(info for info in list_qe_systems(db) if info.name == system_name)

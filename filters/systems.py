@@ -13,11 +13,13 @@ from pathlib import Path
 import numpy as np
 from sqlalchemy import select
 
+from filters.metrics import MetricOptions, metric_spec
 from filters.scoring import score_outputs, suite_systems
 from store import Database
 from store.models import HumanScore, Suite, System
 from suite.errors import TsqeError
 from suite.importers.human_scores import read_human_scores
+from suite.references import RefChoice
 from suite.suites import UNKNOWN_LANGUAGE, find_suite, language_pair
 from suite.tasks import TaskState
 
@@ -25,10 +27,10 @@ HUMAN = "human"
 
 
 def rank_systems(db: Database, *, suite_name: str | None = None, rank_by: str = HUMAN,
-                 model: str | None = None, layers: int | None = None, device: str | None = None,
+                 refs: RefChoice | None = None, options: MetricOptions | None = None,
                  task: TaskState | None = None) -> list[tuple[str, float]]:
     """The suite's systems best first with the score that ranked them; ``rank_by`` is ``human``, a path
-    to an ``LP HUMAN SYSTEM`` file (rows of the suite's language pair) or a metric name."""
+    to an ``LP HUMAN SYSTEM`` file (rows of the suite's language pair) or a metric name (against ``refs``)."""
     with db.session() as session:
         suite = find_suite(session, suite_name)
         known = set(suite_systems(session, suite.id, None))
@@ -45,8 +47,9 @@ def rank_systems(db: Database, *, suite_name: str | None = None, rank_by: str = 
         else:
             scores = None
     if scores is None:
-        segment = score_outputs(db, rank_by, suite_name=suite_name, model=model, layers=layers, device=device,
-                                task=task)
+        spec = metric_spec(rank_by)  # it ranks with the scoring's references and model where it takes them
+        segment = score_outputs(db, rank_by, suite_name=suite_name, refs=refs if spec.needs_references else None,
+                                options=options if spec.needs_model else None, task=task)
         _, names, values = segment.matrix()
         means = np.nanmean(values, axis=0)
         scores = {n: float(m) if segment.higher_is_better else -float(m) for n, m in zip(names, means)}
@@ -64,7 +67,7 @@ def _stored_human_scores(session, suite: Suite) -> dict[str, float]:  # type: ig
 
 
 def choose_systems(db: Database, spec: str = "all", *, suite_name: str | None = None, rank_by: str = HUMAN,
-                   model: str | None = None, layers: int | None = None, device: str | None = None,
+                   refs: RefChoice | None = None, options: MetricOptions | None = None,
                    task: TaskState | None = None) -> list[str]:
     """``all``, ``top:K`` (K best under ``rank_by``) or a comma-separated list of system names."""
     if spec == "all":
@@ -77,8 +80,7 @@ def choose_systems(db: Database, spec: str = "all", *, suite_name: str | None = 
             k = 0
         if k < 1:
             raise TsqeError(f"systems {spec!r}: K must be a positive whole number")
-        ranking = rank_systems(db, suite_name=suite_name, rank_by=rank_by, model=model, layers=layers,
-                               device=device, task=task)
+        ranking = rank_systems(db, suite_name=suite_name, rank_by=rank_by, refs=refs, options=options, task=task)
         if k > len(ranking):
             raise TsqeError(f"systems {spec!r}: only {len(ranking)} systems are ranked")
         return [name for name, _ in ranking[:k]]

@@ -21,22 +21,19 @@ from typing import Protocol
 import numpy as np
 from sqlalchemy import select
 
+from filters.metrics import Signature
 from store import Database
-from store.models import Item, Reference
+from store.models import Item
 from suite.errors import TsqeError
+from suite.references import RefChoice, read_references
 from suite.suites import find_suite
 from suite.tables import Cell, Column, Table
-
-SEGMENT_METRICS = ("chrf", "bleu", "ter", "bertscore-f", "bertscore-p", "bertscore-r", "label")
-"""The metrics ``filters.scoring.score_outputs`` ranks items by, besides ``qe:NAME``; chrF first, as the default
-(cheap, and steadier than sentence BLEU on short segments). Named here, not taken from the metric registry,
-so that listing them does not load the metric libraries."""
 
 
 class ScoreMatrix(Protocol):
     """What the filter needs of ``filters.scoring.SegmentScores``."""
 
-    signature: str
+    signature: Signature
 
     def matrix(self) -> tuple[list[str], list[str], np.ndarray]: ...
 
@@ -51,7 +48,8 @@ class RankedItem:
 
 @dataclass(frozen=True)
 class VarianceResult:
-    signature: str
+    signature: Signature | None
+    """Of the scores ranked; None for a matrix given without one."""
     drop: float
     threshold: float
     ranking: list[RankedItem]
@@ -71,15 +69,16 @@ class VarianceResult:
                    Column("systems", "count"), Column("kept", "flag")]
         body = [[Cell(r.item), Cell(r.std, bold=r.item in kept), Cell(r.mean), Cell(r.systems),
                  Cell(r.item in kept)] for r in self.ranking]
-        notes = [f"Metric: {self.signature}.",
-                 f"{len(self.ranking)} items ranked, {len(self.kept)} kept, {self.dropped} dropped (std <= "
+        notes = [f"Metric: {self.signature}."] if self.signature is not None else []
+        notes += [f"{len(self.ranking)} items ranked, {len(self.kept)} kept, {self.dropped} dropped (std <= "
                  f"{self.threshold:.6g}, the {100 * self.drop:g}th percentile)"
                  + (f"; {len(self.unscored)} items without scores." if self.unscored else ".")]
         return Table(title="Items by standard deviation of the metric over systems", columns=columns, body=body,
                      notes=notes, bold_means="kept", bold_note="kept (deviation above the threshold).")
 
     def to_json(self, metric: str) -> dict[str, object]:
-        return {"metric": metric, "signature": self.signature, "kept": self.kept, "dropped": self.dropped,
+        return {"metric": metric, "signature": None if self.signature is None else str(self.signature),
+                "kept": self.kept, "dropped": self.dropped,
                 "ranking": [{"item": r.item, "std": r.std, "mean": r.mean} for r in self.ranking]}
 
 
@@ -95,7 +94,7 @@ def deviations(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def filter_matrix(item_ids: Sequence[str], values: np.ndarray, *, drop: float = 0.6,
-                  signature: str = "") -> VarianceResult:
+                  signature: Signature | None = None) -> VarianceResult:
     if not 0.0 <= drop < 1.0:
         raise TsqeError(f"the share of items to drop must be at least 0 and below 1, not {drop}")
     std, mean, counts = deviations(np.asarray(values, dtype=float))
@@ -116,7 +115,7 @@ def variance_filter(scores: ScoreMatrix, drop: float = 0.6) -> VarianceResult:
 
 
 def export_selection(db: Database, result: VarianceResult, out_dir: Path, *, metric: str,
-                     suite_name: str | None = None) -> list[Path]:
+                     suite_name: str | None = None, refs: RefChoice | None = None) -> list[Path]:
     """Write the kept items in the layout of the released VAT data.
 
     ``vat_<suite>-<sl><tl>-src.<sl>`` and ``-ref.<tl>`` (``-ref2.<tl>``... for further references) hold the
@@ -130,10 +129,7 @@ def export_selection(db: Database, result: VarianceResult, out_dir: Path, *, met
         suite = find_suite(session, suite_name)
         items = session.execute(select(Item.id, Item.external_id, Item.source).where(Item.suite_id == suite.id)
                                 .order_by(Item.position, Item.id)).all()
-        references: dict[int, list[str]] = {}
-        for item_id, text in session.execute(select(Reference.item_id, Reference.text).join(Item)
-                                             .where(Item.suite_id == suite.id).order_by(Reference.id)):
-            references.setdefault(item_id, []).append(text)
+        references = read_references(session, suite.id, refs or RefChoice.default())
         sl, tl = suite.source_lang, suite.target_lang
         name = suite.name
     selected = [(position, item_id, source) for position, (item_id, external_id, source) in enumerate(items)

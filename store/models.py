@@ -24,6 +24,7 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 from sqlalchemy.engine import Dialect
+from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 AUTO_LABELS = ("pass", "fail", "conflict", "unknown", "error")
@@ -37,6 +38,8 @@ POLICY_LABELS = ("unknown", "fail")
 matches an empty output), ``fail`` decides them before any rule (``suite.engine.output_policy``)."""
 POLARITIES = ("positive", "negative")
 TRANSLATION_KINDS = ("good", "bad")
+STANDARD_REFERENCE = "standard"
+"""The kind of a reference whose source says none, and the kind whose sets metrics use by default."""
 
 
 def utcnow() -> datetime:
@@ -162,12 +165,22 @@ class Item(Base):
                                                  passive_deletes=True)
 
 
+def _set_named_after_kind(context: DefaultExecutionContext) -> str:
+    return str(context.get_current_parameters().get("kind") or STANDARD_REFERENCE)  # type: ignore[no-untyped-call]
+
+
 class Reference(Base):
+    """One reference translation of an item, in a named set (``wmt``, ``ar``, ``A``...) and of a kind
+    (``standard``, ``paraphrase``...). A reference written without a set name is in the set named after its
+    kind, which is also what migration 0006 gave the references stored before sets existed."""
+
     __tablename__ = "references"
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
     text: Mapped[str] = mapped_column(Text)
-    kind: Mapped[str] = mapped_column(String(40), default="standard")
+    kind: Mapped[str] = mapped_column(String(40), default=STANDARD_REFERENCE)
+    set_name: Mapped[str] = mapped_column(String(100), default=_set_named_after_kind,
+                                          server_default=STANDARD_REFERENCE)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
     item: Mapped[Item] = relationship(back_populates="references")

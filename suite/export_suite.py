@@ -29,9 +29,8 @@ from typing import Any
 from sqlalchemy import select
 
 from store import Database
-from store.models import Category, Item, KnownTranslation, Phenomenon, Reference, Rule
+from store.models import STANDARD_REFERENCE, Category, Item, KnownTranslation, Phenomenon, Reference, Rule
 from suite.errors import TsqeError
-from suite.importers.item_spec import STANDARD_REFERENCE
 from suite.importers.suite_table import COLUMNS, IGNORE_CASE_FLAG, SEPARATOR
 from suite.suites import find_suite
 

@@ -47,7 +47,7 @@ def test_score_writes_tsv(db_path: Path, tmp_path: Path) -> None:
     item, system, score = lines[1].split("\t")
     assert (item, system) == ("1", "fair")
     assert float(score) == pytest.approx(get_metric("chrf").score([OUTPUTS["fair"][0]], [REFS[0]])[0])
-    assert get_metric("chrf").signature in result.output  # on stderr
+    assert str(get_metric("chrf").signature) in result.output  # on stderr
 
 
 def test_difficulty_top_k_by_human_scores_json(db_path: Path) -> None:
@@ -94,3 +94,57 @@ def test_ranking_by_a_file_needs_the_suites_languages(db_path: Path, tmp_path: P
         f"{ranking}" in " ".join(result.output.split())
     assert run(db_path, "suite", "edit", "--source-lang", "de").exit_code == 0
     assert run(db_path, "difficulty", "--systems", "top:2", "--rank-by", str(ranking)).exit_code == 0
+
+
+def _add_set(db_path: Path, name: str, kind: str, texts: list[str]) -> None:
+    from store.models import Item
+    from suite.references import add_reference_set
+
+    database = open_database(db_path)
+    with database.transaction() as session:
+        ids = dict(session.execute(select(Item.position, Item.id)).all())
+        add_reference_set(session, session.scalar(select(Suite.id)), name, kind,
+                          {ids[i]: [t] for i, t in enumerate(texts)})
+    database.close()
+
+
+PARAPHRASE = ["The budget was approved by the committee.", "For ten years she has been living in Berlin."]
+
+
+def test_every_metric_command_takes_a_reference_set(db_path: Path, tmp_path: Path) -> None:
+    _add_set(db_path, "para", "paraphrase", PARAPHRASE)
+    out = tmp_path / "para.tsv"
+    result = run(db_path, "score", "--metric", "chrf", "--refs", "para", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"{get_metric('chrf').signature}|refs:para|combine:multi" in result.output
+    scores = {tuple(line.split("\t")[:2]): float(line.split("\t")[2]) for line in out.read_text().splitlines()[1:]}
+    assert scores[("1", "fair")] == pytest.approx(get_metric("chrf").score([OUTPUTS["fair"][0]], [[PARAPHRASE[0]]])[0])
+
+    joined = run(db_path, "correlate", "--metric", "bleu", "--refs", "standard+para", "--combine", "mean", "--json")
+    assert joined.exit_code == 0, joined.output
+    document = json.loads(joined.stdout)
+    assert document["refs"] == "standard+para" and document["signature"].endswith("|refs:standard+para|combine:mean")
+    bleu = {name: get_metric("bleu").corpus_score(texts, [[r[0]] for r in REFS]) for name, texts in OUTPUTS.items()}
+    para = {name: get_metric("bleu").corpus_score(texts, [[p] for p in PARAPHRASE]) for name, texts in OUTPUTS.items()}
+    assert document["scores"] == pytest.approx({name: (bleu[name] + para[name]) / 2 for name in OUTPUTS})
+
+    variance = run(db_path, "variance", "--metric", "chrf", "--refs", "para", "--json")
+    assert variance.exit_code == 0, variance.output
+    assert json.loads(variance.stdout)["signature"].endswith("|refs:para|combine:multi")
+    difficulty = run(db_path, "difficulty", "--refs", "para", "--json")
+    assert difficulty.exit_code == 0, difficulty.output
+    document = json.loads(difficulty.stdout)
+    assert document["refs"] == "para" and [t for t, _ in document["items"]["1"]][:3] == ["the", "budget", "was"]
+    qe = run(db_path, "qe", "metric", "--metric", "ter", "--refs", "para", "--name", "ter-para")
+    assert qe.exit_code == 0, qe.output
+    assert "|refs:para|combine:multi)" in qe.output
+
+
+def test_a_reference_set_the_suite_lacks_is_an_error_naming_its_sets(db_path: Path) -> None:
+    result = run(db_path, "score", "--metric", "chrf", "--refs", "wmt.p")
+    assert result.exit_code == 2
+    assert "no reference set 'wmt.p' (its sets: standard)" in result.output
+    result = run(db_path, "score", "--metric", "chrf", "--refs", "a,b")
+    assert result.exit_code == 2 and "join sets with +" in result.output
+    result = run(db_path, "score", "--metric", "bleu", "--layers", "3")
+    assert result.exit_code == 2 and "bleu compares words with references: it takes no embedding model" in result.output

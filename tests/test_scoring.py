@@ -7,7 +7,8 @@ from sqlalchemy import func, insert, select
 from suite_builder import add_system, build_suite
 
 from filters.metrics import get_metric
-from filters.scoring import LABEL_SIGNATURE, score_outputs
+from filters.metrics.stored import LABEL_SIGNATURE
+from filters.scoring import score_outputs
 from store.models import Embedding, ManualLabel, MetricScore, Output, QEScore, QESystem
 from suite.errors import TsqeError
 
@@ -85,7 +86,7 @@ def test_label_and_qe_scores(db) -> None:  # type: ignore[no-untyped-def]
     assert labels.signature == LABEL_SIGNATURE
     assert [(r.item_id, r.system, r.score) for r in labels.rows] == [("1", "sysA", 1.0), ("1", "sysB", 0.0)]
     qe_scores = score_outputs(db, "qe:cometkiwi", systems=["sysB"])
-    assert qe_scores.signature == "qe:cometkiwi|kind:imported" and qe_scores.higher_is_better is False
+    assert str(qe_scores.signature) == "qe:cometkiwi|kind:imported" and qe_scores.higher_is_better is False
     assert [r.score for r in qe_scores.rows] == [float(ids["A cat was sitting on the mat."]),
                                                  float(ids["He went home early."])]
     with pytest.raises(TsqeError, match="no QE system named 'nope'"):
@@ -96,5 +97,6 @@ def test_label_and_qe_scores(db) -> None:  # type: ignore[no-untyped-def]
 
 def test_suite_without_references_is_refused(db) -> None:  # type: ignore[no-untyped-def]
     build_suite(db, "t", [[], []], {"sysA": ["a", "b"]})
-    with pytest.raises(TsqeError, match="has none"):
+    with pytest.raises(TsqeError, match="bleu compares words with references, and this suite has no references: "
+                                        "import references for it"):
         score_outputs(db, "bleu")

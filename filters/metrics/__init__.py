@@ -1,30 +1,43 @@
-"""Segment-level metrics behind one registry, after sacrebleu's ``METRICS`` dict.
+"""Every metric behind one registry, after sacrebleu's ``METRICS`` dict and ``Metric`` classes.
 
-Every metric carries a signature string naming everything that changes its scores (library versions,
-tokenisation, model and layer), so cached scores are only ever reused under the exact same configuration.
+``filters.metrics.specs`` says what each metric is (cheap to import: listing names loads no metric
+library); :func:`get_metric` and :func:`suite_metric` make one, importing its library then. Every metric
+carries a :class:`Signature` naming everything that changes its scores (library versions, tokenisation,
+model and layer, the reference set), so cached scores are only ever reused under the exact same
+configuration.
 """
 from __future__ import annotations
 
-from filters.metrics.base import Metric, MetricFactory
-from filters.metrics.bertscore import BERTSCORE_COMPONENTS, BertScoreMetric
-from filters.metrics.sacrebleu import SACREBLEU_METRICS, SacreBleuMetric
-from store import Database
+from typing import TYPE_CHECKING
+
+from filters.metrics.signature import Signature
+from filters.metrics.specs import LABEL, QE_PREFIX, MetricOptions, MetricSpec, metric_names, metric_spec
 from suite.errors import TsqeError
 
-METRICS: dict[str, MetricFactory] = {
-    **{name: SacreBleuMetric.factory(name) for name in SACREBLEU_METRICS},
-    **{f"bertscore-{c.lower()}": BertScoreMetric.factory(c) for c in BERTSCORE_COMPONENTS},
-}
+if TYPE_CHECKING:
+    from filters.metrics.base import Metric, TextMetric
+    from store import Database
 
 
-def get_metric(name: str, *, model: str | None = None, layers: int | None = None, device: str | None = None,
-               db: Database | None = None) -> Metric:
-    """The metric called ``name``; ``model``/``layers``/``device`` configure BERTScore, ``db`` holds its
-    token-embedding cache (without one, embeddings are kept in memory for the metric's lifetime)."""
-    factory = METRICS.get(name.lower())
-    if factory is None:
-        raise TsqeError(f"unknown metric {name!r} (known: {', '.join(METRICS)})")
-    return factory(model=model, layers=layers, device=device, db=db)
+def suite_metric(name: str, options: MetricOptions | None = None, db: Database | None = None) -> Metric:
+    """The metric called ``name`` (``label`` and ``qe:NAME`` included), configured by ``options``; ``db``
+    holds BERTScore's token-embedding cache."""
+    spec = metric_spec(name)
+    options = options or MetricOptions()
+    options.check(spec)
+    return spec.factory(options, db)
 
 
-__all__ = ["METRICS", "Metric", "get_metric"]
+def get_metric(name: str, options: MetricOptions | None = None, db: Database | None = None) -> TextMetric:
+    """The metric ``name`` that compares texts with references (BLEU, chrF, TER, BERTScore), for scoring
+    texts directly."""
+    from filters.metrics.base import TextMetric
+
+    metric = suite_metric(name, options, db)
+    if not isinstance(metric, TextMetric):
+        raise TsqeError(f"{metric.name} {metric.spec.compares}: it does not score texts on their own")
+    return metric
+
+
+__all__ = ["LABEL", "QE_PREFIX", "MetricOptions", "MetricSpec", "Signature", "get_metric", "metric_names",
+           "metric_spec", "suite_metric"]

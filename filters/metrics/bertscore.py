@@ -6,40 +6,41 @@ from collections.abc import Sequence
 import numpy as np
 
 from filters.bertscore import EmbeddingCache, bertscore, resolve_model
-from filters.metrics.base import Metric, MetricFactory
+from filters.metrics.base import TextMetric
+from filters.metrics.signature import Signature
+from filters.metrics.specs import MetricOptions, metric_spec
 from store import Database
 
 BERTSCORE_COMPONENTS = ("P", "R", "F")
 
 
-class BertScoreMetric(Metric):
+class BertScoreMetric(TextMetric):
     def __init__(self, component: str, cache: EmbeddingCache) -> None:
         self.component = component
-        self.name = f"bertscore-{component.lower()}"
+        self.spec = metric_spec(f"bertscore-{component.lower()}")
         self.cache = cache
 
     @classmethod
-    def factory(cls, component: str) -> MetricFactory:
-        def make(*, model: str | None = None, layers: int | None = None, device: str | None = None,
-                 db: Database | None = None) -> BertScoreMetric:
-            return cls(component, EmbeddingCache(resolve_model(model, layers, device), db))
-        return make
+    def make(cls, component: str, options: MetricOptions, db: Database | None) -> BertScoreMetric:
+        """``db`` holds the token-embedding cache (without one, embeddings are kept in memory for the
+        metric's lifetime)."""
+        return cls(component, EmbeddingCache(resolve_model(options.model, options.layers, options.device), db))
 
     def forget_stored(self) -> None:
         self.cache.forget_added()
 
-    def _signature_of(self, component: str) -> str:
-        return f"bertscore-{component.lower()}|{self.cache.spec.signature}"
+    def _signature_of(self, component: str) -> Signature:
+        return Signature.parse(f"bertscore-{component.lower()}|{self.cache.spec.signature}")
 
     @property
-    def signature(self) -> str:
+    def signature(self) -> Signature:
         return self._signature_of(self.component)
 
     def score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
         return self.score_many(hypotheses, references)[self.signature]
 
     def score_many(self, hypotheses: Sequence[str],
-                   references: Sequence[Sequence[str]]) -> dict[str, np.ndarray]:
+                   references: Sequence[Sequence[str]]) -> dict[Signature, np.ndarray]:
         self._check(hypotheses, references)
         scores = bertscore(self.cache, hypotheses, references)
         if self.cache.db is not None:

@@ -1,60 +1,72 @@
-"""sacrebleu's sentence-level BLEU, chrF and TER through its own metric classes.
+"""sacrebleu's BLEU, chrF and TER through its own metric classes, at sentence and corpus level.
 
 sacrebleu only knows the number of references after a corpus call; the signature is fixed to
 ``nrefs:var`` (its own spelling for "varies per segment") because scores are cached per output whatever
-the number of references of its item.
+the number of references of its item. BLEU takes sacrebleu's ``tokenize`` choice (``13a`` by default,
+``intl`` as Freitag et al. 2020 use), which its signature states as ``tok:``.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
+from sacrebleu.metrics import BLEU, CHRF, TER
+from sacrebleu.metrics.base import Metric as SacreMetric
 
-from filters.metrics.base import Metric, MetricFactory
+from filters.metrics.base import SystemScores, TextMetric
+from filters.metrics.corpus import corpus_inputs
+from filters.metrics.signature import Signature
+from filters.metrics.specs import MetricOptions, MetricSpec
 from store import Database
 from suite.errors import TsqeError
+from suite.references import RefChoice
+from suite.tasks import TaskState
 
-if TYPE_CHECKING:
-    from sacrebleu.metrics.base import Metric as SacreMetric
-
-SACREBLEU_METRICS: dict[str, tuple[str, dict[str, object], bool]] = {
-    "bleu": ("BLEU", {"effective_order": True}, True),
-    "chrf": ("CHRF", {}, True),
-    "ter": ("TER", {}, False),
+SACREBLEU_CLASSES: dict[str, tuple[type[SacreMetric], dict[str, object]]] = {
+    "bleu": (BLEU, {"effective_order": True}),
+    "chrf": (CHRF, {}),
+    "ter": (TER, {}),
 }
-"""name -> (sacrebleu's class, its options, higher is better); the class is looked up when a metric is made, so
-that listing metrics does not import sacrebleu (start-up time, issue 16)."""
 
 
-class SacreBleuMetric(Metric):
-    def __init__(self, name: str) -> None:
-        import sacrebleu.metrics
-
-        class_name, kwargs, self.higher_is_better = SACREBLEU_METRICS[name]
-        self.name = name
-        self._metric: SacreMetric = getattr(sacrebleu.metrics, class_name)(**kwargs)
+class SacreBleuMetric(TextMetric):
+    def __init__(self, spec: MetricSpec, options: MetricOptions) -> None:
+        options.check(spec)
+        self.spec = spec
+        cls, kwargs = SACREBLEU_CLASSES[spec.name]
+        if options.tokenize is not None:
+            if options.tokenize not in BLEU.TOKENIZERS:
+                raise TsqeError(f"unknown BLEU tokenizer {options.tokenize!r} (sacrebleu's: "
+                                f"{', '.join(BLEU.TOKENIZERS)})")
+            kwargs = {**kwargs, "tokenize": options.tokenize}
+        self._metric = cls(**kwargs)
         self._metric.num_refs = -1  # sacrebleu's marker for a variable number of references
-        self._signature = f"{name}|{self._metric.get_signature()}"
-
-    @classmethod
-    def factory(cls, name: str) -> MetricFactory:
-        def make(*, model: str | None = None, layers: int | None = None, device: str | None = None,
-                 db: Database | None = None) -> SacreBleuMetric:
-            """``db`` is accepted for a uniform registry; text metrics need no cache of their own."""
-            if model is not None or layers is not None:
-                raise TsqeError(f"{name} compares words or characters: it takes no embedding model or layers")
-            return cls(name)
-        return make
+        self._signature = Signature.parse(f"{spec.name}|{self._metric.get_signature()}")
 
     @property
-    def signature(self) -> str:
+    def signature(self) -> Signature:
         return self._signature
 
     def score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> np.ndarray:
         self._check(hypotheses, references)
         return np.array([self._metric.sentence_score(hyp, list(refs)).score
                          for hyp, refs in zip(hypotheses, references)], dtype=float)
+
+    def system_scores(self, db: Database, systems: Sequence[str], refs: RefChoice, *, suite_name: str | None,
+                      task: TaskState) -> SystemScores:
+        """Corpus scores over the segments every system translated. Joined sets: sacrebleu's multi-reference
+        corpus score (``multi``), or the best or mean of the single-set corpus scores (``max``, ``mean``)."""
+        if refs.combine == "multi":
+            hypotheses, references = corpus_inputs(db, systems, refs, suite_name)
+            return SystemScores(self.signature_for(refs), self.higher_is_better,
+                                {system: self.corpus_score(hypotheses[system], references) for system in systems},
+                                len(references))
+        parts = [self.system_scores(db, systems, single, suite_name=suite_name, task=task) for single in refs.singles()]
+        best = max if self.higher_is_better else min
+        return SystemScores(self.signature_for(refs), self.higher_is_better, {
+            system: float(best(p.scores[system] for p in parts)) if refs.combine == "max"
+            else float(np.mean([p.scores[system] for p in parts])) for system in systems},
+            max(p.segments for p in parts))
 
     def corpus_score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> float:
         """sacrebleu's corpus-level score, the system-level figure WMT reports (not a mean of sentences).

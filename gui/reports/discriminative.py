@@ -34,11 +34,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from filters.correlation import CORRELATION_METRICS
 from filters.correlation_table import CorrelationSummary, correlate_metrics
 from filters.difficulty import DifficultyResult, da_bertscore
-from filters.scoring import QE_PREFIX, SegmentScores, score_outputs
-from filters.variance import SEGMENT_METRICS, VarianceResult, export_selection, variance_filter
+from filters.metrics import LABEL, metric_names, metric_spec
+from filters.scoring import SegmentScores, score_outputs
+from filters.variance import VarianceResult, export_selection, variance_filter
 from gui.elided_label import ElidedLabel
 from gui.operations import OpChanges, Operations
 from gui.reports.export import ExportButton
@@ -50,8 +50,6 @@ from suite.qe_scores import list_qe_systems
 from suite.tables import Table
 from suite.tasks import TaskState
 
-SLOW_METRICS = ("bertscore", "da-bertscore")
-"""BERTScore loads a model on first use (seconds on two cores); those are left unchecked for correlation."""
 DIFFICULTY_TINT = (0x00, 0x72, 0xB2)  # Okabe–Ito blue: difficulty is no label, so none of the label colours
 
 
@@ -305,21 +303,22 @@ class DiscriminativeTab(ReportTab):
     def _fill_metrics(self, qe_names: list[str]) -> None:
         current = self.metric_choice.currentData()
         self.metric_choice.clear()
-        for metric in (*SEGMENT_METRICS, *(QE_PREFIX + name for name in qe_names)):
+        for metric in metric_names(level="segment", qe_systems=qe_names):
             self.metric_choice.addItem(metric, metric)
+            self.metric_choice.setItemData(self.metric_choice.count() - 1, metric_spec(metric).summary,
+                                           Qt.ItemDataRole.ToolTipRole)
         self.metric_choice.setCurrentIndex(max(self.metric_choice.findData(current), 0) if current else 0)
         checked = {self.correlation_metrics.item(i).data(Qt.ItemDataRole.UserRole)
                    for i in range(self.correlation_metrics.count())
                    if self.correlation_metrics.item(i).checkState() == Qt.CheckState.Checked}
         self.correlation_metrics.clear()
-        for metric in (*CORRELATION_METRICS, *(QE_PREFIX + name for name in qe_names)):
+        for metric in metric_names(qe_systems=qe_names):
             item = QListWidgetItem(metric)
             item.setData(Qt.ItemDataRole.UserRole, metric)
-            slow = metric.startswith(SLOW_METRICS)
+            slow = metric_spec(metric).needs_model  # loads a model on first use (seconds on two cores): unchecked
             on = metric in checked if checked else not slow
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-            if slow:
-                item.setToolTip("BERTScore: loads a model the first time (seconds)")
+            item.setToolTip(metric_spec(metric).summary + ("; loads a model the first time (seconds)" if slow else ""))
             self.correlation_metrics.addItem(item)
         if self._first_look:  # every screen shows real content: a ranking and correlations, not empty tables
             self._first_look = False
@@ -427,6 +426,6 @@ class DiscriminativeTab(ReportTab):
         """New QE systems are new metrics; a ranking by labels is ranked again; the rest makes it all stale."""
         if changes.qe:
             self.refresh()
-        if changes.labels and self.scores is not None and self.scores.metric == "label":
+        if changes.labels and self.scores is not None and self.scores.metric == LABEL:
             self.rank()
         super()._changed(changes)

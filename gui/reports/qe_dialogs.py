@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from filters.qe_proxy import PROXY_METRICS
+from filters.qe_proxy import proxy_metrics
 from qe.datasets import TARGETS
 
 
@@ -158,7 +158,7 @@ class MetricDialog(_Form):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("a metric as QE proxy", parent)
         self.metric_name = QComboBox()
-        self.metric_name.addItems(PROXY_METRICS)
+        self.metric_name.addItems(proxy_metrics())
         self.name = QLineEdit()
         self.name.setPlaceholderText("default: the metric's name")
         self.form.addRow("Metric (against the items' references)", self.metric_name)

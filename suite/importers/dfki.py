@@ -19,7 +19,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from suite.importers.item_spec import STANDARD_REFERENCE, ItemSpec, ReferenceText, RulePattern
+from store.models import STANDARD_REFERENCE
+from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
 from suite.importers.result import Problems
 from suite.importers.tables import read_text
 

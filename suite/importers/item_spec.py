@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-STANDARD_REFERENCE = "standard"
-"""The kind of a reference whose file says none (``Reference.kind``'s default)."""
+from store.models import STANDARD_REFERENCE
 
 
 @dataclass(frozen=True)

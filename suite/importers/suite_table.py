@@ -27,7 +27,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from suite.importers.item_spec import STANDARD_REFERENCE, ItemSpec, ReferenceText, RulePattern
+from store.models import STANDARD_REFERENCE
+from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
 from suite.importers.result import Problems
 from suite.importers.tables import TableRow, read_table
 
