@@ -39,6 +39,7 @@ from gui.colours import LABEL_COLOURS
 from gui.editor.screen import ItemEditorScreen
 from gui.elided_label import ElidedLabel
 from gui.operations import OpChanges, Operations
+from gui.output_policy import edit_output_policy
 from gui.reports.discriminative import DiscriminativeTab
 from gui.reports.qe import QETab
 from gui.reports.systems import SystemsTab
@@ -234,6 +235,7 @@ class MainWindow(QMainWindow):
         self._action(suite, "&Label all", self.label_all, "F5")
         self.suite_menu = suite.addMenu("&Choose suite")
         self.suite_menu.aboutToShow.connect(self._fill_suite_menu)
+        self._action(suite, "Degenerate &outputs…", lambda: edit_output_policy(self.state, self.ops, self))
         suite.addSeparator()
         suite.addActions(self.edits.actions)
 

@@ -70,6 +70,7 @@ LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
     ("reviewed", OutputFilter(reviewed=True)),
     ("not reviewed", OutputFilter(reviewed=False)),
     ("manual differs from automatic", OutputFilter(disagree=True)),
+    ("empty, placeholder or untranslated", OutputFilter(degenerate=True)),
 )
 ANY = {"category": "any category", "phenomenon": "any phenomenon", "system": "any system"}
 """Each chooser's first entry, no filter: it names what the chooser filters, so the bar needs no labels beside
@@ -218,6 +219,7 @@ class ReviewScreen(QWidget):
 
         label = LABEL_STATES[max(self.label_box.currentIndex(), 0)][1]
         return replace(self._scope, label=label.label, reviewed=label.reviewed, disagree=label.disagree,
+                       degenerate=label.degenerate,
                        category=chosen(self.category_box), phenomenon=chosen(self.phenomenon_box),
                        system=chosen(self.system_box), contains=self.text_box.text().strip() or None)
 
@@ -232,8 +234,9 @@ class ReviewScreen(QWidget):
         """Show exactly this filter (from a report cell or the tree), in the bar where the bar can show it."""
         self._quiet = True
         try:
-            state = next((i for i, (_, f) in enumerate(LABEL_STATES) if (f.label, f.reviewed, f.disagree) ==
-                          (filter.label, filter.reviewed, filter.disagree)), 0)
+            state = next((i for i, (_, f) in enumerate(LABEL_STATES)
+                          if (f.label, f.reviewed, f.disagree, f.degenerate) ==
+                          (filter.label, filter.reviewed, filter.disagree, filter.degenerate)), 0)
             self.label_box.setCurrentIndex(state)
             self._choose(self.category_box, filter.category)
             self._fill_phenomena()

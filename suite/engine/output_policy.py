@@ -19,10 +19,11 @@ existed keep every label.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, case, delete, func, insert, literal, or_, select
+from sqlalchemy import ColumnElement, case, delete, false, func, insert, literal, or_, select
 from sqlalchemy.orm import Session, aliased
 
 from store import Database
@@ -160,8 +161,11 @@ def degenerate_output(suite_id: int) -> ColumnElement[bool]:
                Output.text == select(func.trim(item.source)).where(item.id == Output.item_id).scalar_subquery())
 
 
-def _count_degenerate(session: Session, suite_id: int) -> DegenerateCounts:
-    placeholder = Output.text.in_(select(OutputPlaceholder.text).where(OutputPlaceholder.suite_id == suite_id))
+def _count_degenerate(session: Session, suite_id: int, placeholders: Sequence[str] | None = None
+                      ) -> DegenerateCounts:
+    placeholder: ColumnElement[bool] = (
+        Output.text.in_(select(OutputPlaceholder.text).where(OutputPlaceholder.suite_id == suite_id))
+        if placeholders is None else Output.text.in_(list(placeholders)) if placeholders else false())
     empty = Output.text == ""
     untranslated = Output.text == func.trim(Item.source)
 
@@ -174,10 +178,12 @@ def _count_degenerate(session: Session, suite_id: int) -> DegenerateCounts:
     return DegenerateCounts(int(row[0]), int(row[1]), int(row[2]))
 
 
-def degenerate_counts(db: Database, suite_name: str | None = None) -> DegenerateCounts:
-    """How many distinct outputs of the suite are empty, placeholders or identical to their source."""
+def degenerate_counts(db: Database, suite_name: str | None = None, placeholders: Sequence[str] | None = None
+                      ) -> DegenerateCounts:
+    """How many distinct outputs of the suite are empty, placeholders (the suite's, or ``placeholders``: what a
+    list being edited would find) or identical to their source."""
     with db.session() as session:
-        return _count_degenerate(session, find_suite(session, suite_name).id)
+        return _count_degenerate(session, find_suite(session, suite_name).id, placeholders)
 
 
 def set_output_policy(db: Database, policy: OutputPolicy, *, suite_name: str | None = None, author: str,

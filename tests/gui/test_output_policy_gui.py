@@ -1,0 +1,77 @@
+"""Suite → Degenerate outputs… and Review's filter of degenerate outputs (issue 16), in the window on the demo."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QDialog
+
+from gui.main_window import MainWindow
+from gui.output_policy import OutputPolicyDialog
+from suite.browse import OutputFilter, output_ids, output_rows
+from suite.engine.output_policy import OutputPolicy, output_policy
+from suite.importers import import_outputs
+from suite.labelling import relabel
+
+
+def _with_placeholders(window: MainWindow, tmp_path: Path) -> None:
+    db = window.state.db
+    assert db is not None
+    extra = tmp_path / "late.tsv"
+    extra.write_text("item_id\tsystem\toutput\namb-01\tLate-MT\t####\namb-02\tLate-MT\t####\n", encoding="utf-8")
+    import_outputs(db, extra, suite_name=window.state.suite_name)
+    relabel(db, window.state.suite_name)
+
+
+def _labels_of(window: MainWindow, text: str) -> set[str | None]:
+    db = window.state.db
+    assert db is not None
+    return {row.auto_label for row in output_rows(db, output_ids(db, OutputFilter(contains=text)))}
+
+
+def test_the_policy_is_set_from_the_suite_menu_undone_and_counted(qtbot, window: MainWindow, tmp_path: Path,
+                                                                  monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    _with_placeholders(window, tmp_path)
+    assert _labels_of(window, "####") == {"unknown"}
+    shown: list[OutputPolicyDialog] = []
+
+    def choose(dialog: OutputPolicyDialog) -> int:
+        shown.append(dialog)
+        assert window.ops.wait_idle()  # its count of the stored list (none): no placeholder yet
+        assert "0 placeholders" in dialog.counts.text()
+        dialog.placeholders.setPlainText("####")
+        dialog.empty.setCurrentIndex(dialog.empty.findData("fail"))
+        dialog.count()
+        assert window.ops.wait_idle()
+        assert "2 placeholders" in dialog.counts.text()
+        return QDialog.DialogCode.Accepted
+
+    monkeypatch.setattr(OutputPolicyDialog, "exec", choose)
+    messages: list[str] = []
+    window.ops.message.connect(messages.append)
+    action = next(a for a in window.menuBar().findChildren(type(window.tree_dock.toggleViewAction()))
+                  if a.text() == "Degenerate &outputs…")
+    action.trigger()
+    assert window.ops.wait_idle()
+    assert shown and _labels_of(window, "####") == {"fail"}
+    assert any(m.startswith("2 empty or placeholder outputs fail") for m in messages)
+    assert window.state.undo_stack.undoText() == "set the policy for degenerate outputs"
+    window.state.undo_stack.undo()
+    assert window.ops.wait_idle()
+    assert _labels_of(window, "####") == {"unknown"} and output_policy(window.state.db) == OutputPolicy()
+
+
+def test_review_shows_the_degenerate_outputs(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _with_placeholders(window, tmp_path)
+    review = window.review
+    review.label_box.setCurrentText("empty, placeholder or untranslated")
+    assert window.ops.wait_idle()
+    assert review.model.rowCount() == 0  # no placeholder is listed yet, and no demo output is empty or German
+    from suite.engine.output_policy import set_output_policy
+
+    set_output_policy(window.state.db, OutputPolicy(placeholders=("####",)), author="t")
+    review.requery(again=True)
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: review.model.all_cached(0, review.model.rowCount() - 1))
+    assert review.model.rowCount() == 2
+    assert {review.model.cached(r).text for r in range(2)} == {"####"}
+    assert review.current_filter().degenerate
