@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 from functools import partial
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QDockWidget,
     QFileDialog,
     QInputDialog,
@@ -31,7 +34,9 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QTabWidget,
+    QTextBrowser,
     QToolBar,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -111,6 +116,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.fit_to_screen()
         self._db_target: str | None = None
+        self.keys_dialog: QDialog | None = None
 
         self.tree = SuiteTreePane(self.state, self.ops, self)
         self.tree_dock = QDockWidget("Suite", self)
@@ -552,18 +558,69 @@ class MainWindow(QMainWindow):
         event.accept()
 
     # --- help -------------------------------------------------------------------------------------
-    def _show_keys(self) -> None:
-        rows = []
-        for menu in self.menuBar().findChildren(QMenu):
+    def key_rows(self) -> list[tuple[str, str, str]]:
+        """(where, keys, what) for every action of the window that has a key: the menus' in menu order, then those
+        only a screen has (moving a rule with Alt+Up). Built from the actions themselves, so the Keys dialog cannot
+        drift from them: written by hand it missed Ctrl+S and Alt+Up and showed "Item rules" (issue 16)."""
+        rows: list[tuple[str, str, str]] = []
+        seen: set[int] = set()
+
+        def add(where: str, action: QAction) -> None:
+            keys = ", ".join(key.toString(QKeySequence.SequenceFormat.NativeText) for key in action.shortcuts()
+                             if not key.isEmpty())
+            if keys and id(action) not in seen:
+                seen.add(id(action))
+                rows.append((where, keys, plain_text(action.text())))
+
+        def walk(menu: object, where: str) -> None:
+            if not isinstance(menu, QMenu):
+                return
             for action in menu.actions():
-                if not action.shortcut().isEmpty():
-                    rows.append(f"<tr><td><b>{action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}"
-                                f"</b></td><td>{html.escape(action.text().replace('&', ''))}</td></tr>")
-        box = QMessageBox(QMessageBox.Icon.NoIcon, "tsqe — keys", f"<table>{''.join(dict.fromkeys(rows))}</table>",
-                          QMessageBox.StandardButton.Close, self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+                if action.menu() is not None:
+                    walk(action.menu(), where)
+                else:
+                    add(where, action)
+
+        for entry in self.menuBar().actions():
+            walk(entry.menu(), plain_text(entry.text()))
+        for action in self.findChildren(QAction):
+            owner = action.parent()
+            while owner is not None and owner not in self.screens:
+                owner = owner.parent()
+            add(plain_text(TABS[self.screens.index(owner)][0]) if owner is not None else "window", action)
+        return rows
+
+    def _show_keys(self) -> None:
+        body = "".join(f"<tr><td style='color:#666'>{html.escape(where)}</td><td><b>{html.escape(keys)}</b></td>"
+                       f"<td>{html.escape(what)}</td></tr>" for where, keys, what in self.key_rows())
+        dialog = QDialog(self)
+        dialog.setWindowTitle("tsqe — keys")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        browser = QTextBrowser(dialog)
+        browser.setHtml(f"<table cellspacing='0' cellpadding='3'>{body}</table>")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+        buttons.rejected.connect(dialog.reject)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(browser)
+        layout.addWidget(buttons)
+        available = self.screen().availableGeometry()
+        dialog.resize(min(560, available.width()), min(640, available.height() - 60))
+        self.keys_dialog = dialog
+        dialog.open()
 
     def _about(self) -> None:
-        QMessageBox.about(self, "About tsqe", "<b>tsqe</b> — linguistically-motivated MT test suites and the "
-                          "fine-grained evaluation of Quality Estimation.")
+        QMessageBox.about(self, "About tsqe", f"<b>tsqe {html.escape(tsqe_version())}</b> — linguistically-motivated "
+                          "MT test suites and the fine-grained evaluation of Quality Estimation.")
+
+
+def plain_text(text: str) -> str:
+    """A menu text without its mnemonic marks: "Item && rules" is "Item & rules", "&Save item" is "Save item"."""
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
+
+
+def tsqe_version() -> str:
+    """The installed package's version (what ``pip`` installed from pyproject.toml)."""
+    try:
+        return version("tsqe")
+    except PackageNotFoundError:
+        return "(not installed)"

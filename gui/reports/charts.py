@@ -82,6 +82,7 @@ class ChartView(QWidget):
     def set_chart(self, draw: Callable[[], Figure] | None) -> None:
         self._draw = draw
         if draw is None:
+            self._ops.supersede(self._key)  # a rendering on its way is of what was shown before
             self.image = None
             self._label.setPixmap(QPixmap())
             self._label.setMinimumHeight(0)

@@ -513,6 +513,16 @@ class QETab(ReportTab):
         self._inputs = None
         self.stability = None
 
+    def _clear_shown(self) -> None:
+        self.model.set_table(None)
+        self.chart.set_chart(None)
+        self.notes.setText("")
+        self.status.setText("")
+        self.pairs.show_hint()
+        self.stability_model.set_table(None)
+        self.stability_notes.setText("")
+        self.stability_status.setText("")
+
     def _selected_system(self) -> QESystemInfo | None:
         rows = self.systems_view.selectionModel().selectedRows()
         return self.systems_model.systems[rows[0].row()] if rows else None

@@ -250,6 +250,12 @@ class SystemsTab(ReportTab):
     def concerns(self, changes: OpChanges) -> bool:
         return changes.labels or changes.outputs or changes.suite or changes.rules
 
+    def _clear_shown(self) -> None:
+        self.model.set_report(None)
+        self.chart.set_chart(None)
+        self.legend.setText("")
+        self.status.setText("")
+
     def _follow_selection(self) -> None:
         selection = self._state.selection
         if selection.category is None:
