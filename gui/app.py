@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 from gui.check_platform import window_system_problem
 from gui.main_window import LAST, MainWindow
 from gui.review.screen import SETTINGS_REVIEWER
+from gui.stall_watch import watch_stalls
 
 SMOKE_TIMEOUT_S = 60
 
@@ -112,6 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         print(problem, file=sys.stderr)
         return 1
     app = application()
+    watch_stalls(app)
     window = MainWindow()
     settings = QSettings()
     window.state.reviewer = str(settings.value(SETTINGS_REVIEWER, "") or "") or None

@@ -24,7 +24,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QAction, QColor, QKeyEvent, QPainter
+from PySide6.QtGui import QAction, QColor, QFont, QKeyEvent, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -244,7 +244,14 @@ def _text_colour(background: QColor) -> QColor:
 class LabelBarDelegate(QStyledItemDelegate):
     """A node's outputs as one bar stacked by label state in the label colours, each count written on its
     segment where it fits: a node with 7 of its 11 outputs unknown shows mostly grey, with the 7 on it. The pass
-    rate alone (pass / judged) showed such an item as a full green 100 %."""
+    rate alone (pass / judged) showed such an item as a full green 100 %.
+
+    A bar is drawn once into a pixmap and reused while its counts and size stay: a search repaints a screenful
+    of them at every keystroke, and laying out their numbers each time was most of a repaint."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._bars: dict[tuple[LabelCounts, int, int, float], QPixmap] = {}
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
               ) -> None:
@@ -257,22 +264,42 @@ class LabelBarDelegate(QStyledItemDelegate):
         if not isinstance(counts, LabelCounts):
             return
         rect: QRect = opt.rect.adjusted(3, 2, -3, -2)
-        painter.save()
-        font = painter.font()
-        font.setPointSizeF(max(font.pointSizeF() - 1, 6))
-        painter.setFont(font)
-        metrics = painter.fontMetrics()
-        x = rect.left()
-        for word, count, width in bar_segments(counts, rect.width()):
-            colour = QColor(LABEL_COLOURS.get(word, _UNLABELLED_COLOUR))
-            segment = QRect(x, rect.top(), width, rect.height())
-            painter.fillRect(segment, colour)
-            text = f"{count:,}"
-            if metrics.horizontalAdvance(text) + 2 <= width:
-                painter.setPen(_text_colour(colour))
-                painter.drawText(segment, int(Qt.AlignmentFlag.AlignCenter), text)
-            x += width
-        painter.restore()
+        if rect.width() <= 0 or rect.height() <= 0:
+            return
+        ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
+        key = (counts, rect.width(), rect.height(), ratio)
+        bar = self._bars.get(key)
+        if bar is None:
+            if len(self._bars) >= _BARS_KEPT:
+                self._bars.clear()
+            bar = self._bars[key] = _bar(counts, rect.width(), rect.height(), ratio, painter.font())
+        painter.drawPixmap(rect.topLeft(), bar)
+
+
+_BARS_KEPT = 10_000
+
+
+def _bar(counts: LabelCounts, width: int, height: int, ratio: float, font: QFont) -> QPixmap:
+    pixmap = QPixmap(round(width * ratio), round(height * ratio))
+    pixmap.setDevicePixelRatio(ratio)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    small = QFont(font)
+    small.setPointSizeF(max(font.pointSizeF() - 1, 6))
+    painter.setFont(small)
+    metrics = painter.fontMetrics()
+    x = 0
+    for word, count, segment_width in bar_segments(counts, width):
+        colour = QColor(LABEL_COLOURS.get(word, _UNLABELLED_COLOUR))
+        segment = QRect(x, 0, segment_width, height)
+        painter.fillRect(segment, colour)
+        text = f"{count:,}"
+        if metrics.horizontalAdvance(text) + 2 <= segment_width:
+            painter.setPen(_text_colour(colour))
+            painter.drawText(segment, int(Qt.AlignmentFlag.AlignCenter), text)
+        x += segment_width
+    painter.end()
+    return pixmap
 
 
 class SuiteTreePane(QWidget):
@@ -284,7 +311,8 @@ class SuiteTreePane(QWidget):
         self._ops = ops
         self._data: TreeData | None = None
         self._searching = False
-        self._shown_view = TreeView()
+        self.shown_view = TreeView()
+        self._shown_tree: SuiteTree | None = None
         self._expanded_before_search: set[Selection] = set()
         self.model = SuiteTreeModel(self)
         self.search = QLineEdit(self)
@@ -342,7 +370,7 @@ class SuiteTreePane(QWidget):
     def reload(self) -> None:
         db, suite_name = self._state.db, self._state.suite_name
         if db is None or suite_name is None:
-            self._data = None
+            self._data = self._shown_tree = None
             self.model.clear()
             self._state.set_tree(None)
             return
@@ -368,7 +396,11 @@ class SuiteTreePane(QWidget):
         self.show_view()
 
     def _show(self, tree: SuiteTree, view: TreeView) -> None:
-        self._shown_view = view
+        if tree == self._shown_tree and bool(view.query) == self._searching:
+            self.shown_view = view  # the same nodes ("0" then "00"): no reset, no layout, no repaint
+            return
+        self.shown_view = view
+        self._shown_tree = tree
         searching = bool(view.query)
         if searching and not self._searching:
             self._expanded_before_search = self._expanded()
@@ -376,7 +408,7 @@ class SuiteTreePane(QWidget):
         self._searching = searching
         self.model.set_tree(tree)
         if searching:
-            self.view.expandAll()
+            self.view.expandToDepth(1)  # categories and phenomena: items have no children to expand
         elif expanded:
             self._expand(expanded)
         else:
@@ -417,7 +449,7 @@ class SuiteTreePane(QWidget):
         """The keyboard to the tree, on the first result of what the search box holds now: a search still on its
         way is superseded and done here at once (a few milliseconds), so Enter never lands on an older result."""
         data, view = self._data, self.tree_view()
-        if data is not None and (self._search_soon.isActive() or view != self._shown_view):
+        if data is not None and (self._search_soon.isActive() or view != self.shown_view):
             self._search_soon.stop()
             self._ops.supersede("tree-view")
             self._show(view.shown(data), view)
