@@ -2,7 +2,8 @@
 
 Each picture is one function registered with ``@shot(name)``; it gets the main window, open on a fresh copy
 of the demo suite with the tree and the review table filled, and returns what to save. Screens added later
-add their picture by adding one function here.
+add their picture by adding one function here. Then every tab is taken once more in a window of 1,280×720, the
+screen of many laptops (``tab-N-NAME-1280x720.png``), where everything has to work too (issue 16).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QProgressDialog
 
 from gui.app import application
-from gui.main_window import MainWindow
+from gui.main_window import TABS, MainWindow
 from gui.operations import OpChanges
 from gui.state import Selection
 from store import open_database
@@ -163,6 +164,29 @@ def item_editor(window: MainWindow) -> QPixmap:
     return window.grab()
 
 
+SMALL_SCREEN = (1280, 720)
+
+
+def small_screen_tabs(window: MainWindow, out: Path) -> list[Path]:
+    """Each tab at 1,280×720, with what it is used for on screen: an item in the editor, the queue, the reports."""
+    window.resize(*SMALL_SCREEN)
+    db = window.state.db
+    assert db is not None
+    written = []
+    for index, (_, name) in enumerate(TABS):
+        window.tabs.setCurrentIndex(index)
+        if name == "editor":
+            window.state.select(Selection(item_id=find_item(db, "amb-01", window.state.suite_name)))
+        elif name == "review":
+            window.state.select(Selection())
+        window.ops.wait_idle(600_000)
+        settle(window, 0.6)
+        path = out / f"tab-{index + 1}-{name}-{SMALL_SCREEN[0]}x{SMALL_SCREEN[1]}.png"
+        window.grab().save(str(path))
+        written.append(path)
+    return written
+
+
 def take(out: Path, names: list[str] | None = None) -> list[Path]:
     app = application()
     out.mkdir(parents=True, exist_ok=True)
@@ -184,6 +208,8 @@ def take(out: Path, names: list[str] | None = None) -> list[Path]:
             path = out / f"{name}.png"
             function(window).save(str(path))
             written.append(path)
+        if not names:
+            written += small_screen_tabs(window, out)
         window.close()
         window.deleteLater()
         app.processEvents()  # destroy the Qt objects now, not while the interpreter shuts down

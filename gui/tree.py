@@ -56,8 +56,11 @@ COUNTS_ROLE = Qt.ItemDataRole.UserRole + 2
 SELECTION_ROLE = Qt.ItemDataRole.UserRole + 3
 
 RELOAD_DELAY_MS = 700
-SEARCH_DELAY_MS = 40
+SEARCH_DELAY_MS = 15
 """Keys typed faster than this are searched together; slower typing gets each keystroke's result at once."""
+SHOWN_ITEMS = 300
+"""A search that finds more items than this opens its categories but not its phenomena: laying out thousands of
+item rows cost most of a keystroke, and a search of one or two letters is read by its categories anyway."""
 COLUMNS = ("suite", "labels", "undecided")
 NAME, LABELS, UNDECIDED = range(len(COLUMNS))
 
@@ -408,7 +411,8 @@ class SuiteTreePane(QWidget):
         self._searching = searching
         self.model.set_tree(tree)
         if searching:
-            self.view.expandToDepth(1)  # categories and phenomena: items have no children to expand
+            found = sum(len(phenomenon.items) for category in tree.categories for phenomenon in category.phenomena)
+            self.view.expandToDepth(1 if found <= SHOWN_ITEMS else 0)
         elif expanded:
             self._expand(expanded)
         else:
@@ -456,6 +460,8 @@ class SuiteTreePane(QWidget):
         first = self.model.first_item()
         self.view.setFocus()
         if first.isValid():
+            self.view.expand(first.parent().parent())
+            self.view.expand(first.parent())
             self.view.setCurrentIndex(first)
             self.view.scrollTo(first)
 
