@@ -8,7 +8,7 @@ import json
 import sys
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -16,11 +16,10 @@ from rich.table import Table
 
 from cli.context import app_context
 from cli.main import app
-from suite.browse import OutputFilter, OutputRow, browse_outputs
 from suite.errors import TsqeError
-from suite.label_counts import LabelCounts
-from suite.reading.search import search_tree, suite_search
-from suite.tree import TREE_ORDERS, arranged_tree, suite_tree
+
+if TYPE_CHECKING:
+    from suite.label_counts import LabelCounts
 
 
 class Label(StrEnum):
@@ -45,7 +44,6 @@ class Format(StrEnum):
     json = "json"
 
 
-_FIELDS = [field.name for field in dataclasses.fields(OutputRow)]
 
 
 def _plain(value: Any) -> Any:
@@ -82,6 +80,10 @@ def outputs_command(
     fmt: Format = typer.Option(Format.text, "--format", help="text (a table), tsv or json."),
 ) -> None:
     """Distinct outputs of the suite filtered by label state, item or system, one page at a time."""
+    from suite.browse import OutputFilter, OutputRow, browse_outputs
+
+    fields = [field.name for field in dataclasses.fields(OutputRow)]
+
     context = app_context(ctx)
     page = browse_outputs(
         context.database,
@@ -90,13 +92,13 @@ def outputs_command(
                      contains=contains, degenerate=degenerate),
         suite_name=context.suite_name, sort=sort.value, descending=desc, limit=limit, offset=offset)
     if fmt is Format.json:
-        rows = [{name: _plain(getattr(row, name)) for name in _FIELDS} for row in page.rows]
+        rows = [{name: _plain(getattr(row, name)) for name in fields} for row in page.rows]
         typer.echo(json.dumps({"total": page.total, "rows": rows}, ensure_ascii=False, indent=2))
     elif fmt is Format.tsv:
         writer = csv.writer(sys.stdout, delimiter="\t", lineterminator="\n")
-        writer.writerow(_FIELDS)
+        writer.writerow(fields)
         for row in page.rows:
-            values = [_plain(getattr(row, name)) for name in _FIELDS]
+            values = [_plain(getattr(row, name)) for name in fields]
             writer.writerow([", ".join(v) if isinstance(v, list) else "" if v is None else v for v in values])
     else:
         table = Table(title=f"outputs {offset + 1 if page.rows else offset}–{offset + len(page.rows)} "
@@ -129,6 +131,9 @@ def tree_command(
                                "(any case), and categories and phenomena whose name does."),
 ) -> None:
     """The suite as category → phenomenon → item, with effective label counts over distinct outputs."""
+    from suite.reading.search import search_tree, suite_search
+    from suite.tree import TREE_ORDERS, arranged_tree, suite_tree
+
     context = app_context(ctx)
     if order not in TREE_ORDERS:
         raise TsqeError(f"the tree is ordered by {' or '.join(TREE_ORDERS)}, not {order!r}")

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import typer
 
-from store import Database, open_database
+if TYPE_CHECKING:
+    from store import Database
 
 
 @dataclass
@@ -17,6 +19,8 @@ class AppContext:
     @property
     def database(self) -> Database:
         if self._database is None:
+            from store import open_database  # here: tsqe --help opens no database and needs no SQLAlchemy
+
             self._database = open_database(self.db)
         return self._database
 

@@ -25,8 +25,6 @@ from cli.metric_options import (
 )
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
-from filters.correlation import correlate
-from filters.variance import export_selection, variance_filter
 
 
 def _systems(option: str | None) -> list[str] | None:
@@ -59,6 +57,7 @@ def variance_command(
     the released Variance-Aware Test-set code.
     """
     from filters.scoring import score_outputs
+    from filters.variance import export_selection, variance_filter
 
     context = app_context(ctx)
     choice = ref_choice(refs, combine)
@@ -109,6 +108,8 @@ def correlate_command(
 
     Correlations are of the raw metric values: for lower-is-better metrics (TER) agreement is negative.
     """
+    from filters.correlation import correlate
+
     context = app_context(ctx)
     with progress_bar(f"correlating {metric}") as task:
         result = correlate(context.database, metric, suite_name=context.suite_name, top=top,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -9,10 +10,9 @@ from cli.context import app_context
 from cli.editing import AUTHOR_HELP
 from cli.main import app
 from cli.progress import progress_bar
-from suite.engine.output_policy import output_policy, set_output_policy
-from suite.item_edit import default_author
-from suite.suite_edit import rename_suite, set_languages
-from suite.suites import SuiteInfo, suite_info
+
+if TYPE_CHECKING:
+    from suite.suites import SuiteInfo
 
 suite_app = typer.Typer(help="Change a suite itself (its name, its languages, its policy for empty outputs).",
                         no_args_is_help=True)
@@ -42,6 +42,11 @@ def edit_suite_command(
     degenerate outputs (empty, placeholder, untranslated), which relabels the suite and says how many outputs it
     decides; every change is in the suite's history (`tsqe history` without an item), and running the command
     again with the values before undoes it."""
+    from suite.engine.output_policy import output_policy, set_output_policy
+    from suite.item_edit import default_author
+    from suite.suite_edit import rename_suite, set_languages
+    from suite.suites import suite_info
+
     context = app_context(ctx)
     info = suite_info(context.database, context.suite_name)
     who = author if author is not None else default_author()

@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from cli.context import app_context
 from cli.importing import _print_warnings
 from cli.main import import_app
-from suite.importers import ImportResult, import_human_scores, import_wmt
+
+if TYPE_CHECKING:
+    from suite.importers import ImportResult
 
 
 def _report(result: ImportResult) -> None:
@@ -30,6 +33,8 @@ def import_wmt_command(
     target_lang: str = typer.Option(None, "--target-lang", help="Target language (default: from the file names)."),
 ) -> None:
     """Import a WMT test set as a suite: items 1..N (line numbers) with references, one system per file."""
+    from suite.importers import import_wmt
+
     result = import_wmt(app_context(ctx).database, src=src, refs=ref, systems=systems, name=name,
                         source_lang=source_lang, target_lang=target_lang)
     _report(result)
@@ -43,5 +48,7 @@ def import_human_scores_command(
     lp: str = typer.Option(..., "--lp", help="Language pair whose lines to import, e.g. de-en."),
 ) -> None:
     """Import official system-level human scores for the suite's systems (replacing earlier ones)."""
+    from suite.importers import import_human_scores
+
     context = app_context(ctx)
     _report(import_human_scores(context.database, file, lp=lp, suite_name=context.suite_name))

@@ -35,6 +35,50 @@ def test_the_command_line_loads_no_heavy_library() -> None:
     assert imported_heavy("import cli.main, cli.commands") == []
 
 
+def test_the_command_line_starts_without_the_database_layer() -> None:
+    """Nor SQLAlchemy and NumPy, most of what was left of a second: a command module imports the core inside its
+    command functions (the values its options show at definition come from cli/choices.py)."""
+    code = ("import json, sys\nimport cli.main, cli.commands\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'sqlalchemy', 'numpy'})))")
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == []
+
+
+def test_the_command_lines_copies_of_core_values_are_the_cores() -> None:
+    from cli import choices
+    from filters.systems import HUMAN
+    from qe.accuracy import BY
+    from suite.preview import PREVIEW_TIMEOUT, SCOPES
+    from suite.references import COMBINATIONS, KNOWN_GOOD
+
+    assert (choices.PREVIEW_TIMEOUT, choices.PREVIEW_SCOPES, choices.HUMAN, choices.REFERENCE_COMBINATIONS,
+            choices.KNOWN_GOOD, choices.ACCURACY_ROWS) == (PREVIEW_TIMEOUT, SCOPES, HUMAN, COMBINATIONS, KNOWN_GOOD, BY)
+
+
+def test_every_command_builds_its_help() -> None:
+    """Options are built from what the command modules import at the top: every command's --help still works."""
+    import typer.main
+    from typer.testing import CliRunner
+
+    from cli.main import _register_commands, app
+
+    _register_commands()
+    group = typer.main.get_group(app)
+    runner = CliRunner()
+
+    def paths(command: object, prefix: list[str]) -> list[list[str]]:
+        sub = getattr(command, "commands", None)
+        if not sub:
+            return [prefix]
+        return [path for name, child in sub.items() for path in paths(child, [*prefix, name])]
+
+    every = paths(group, [])
+    assert len(every) > 30
+    for path in every:
+        result = runner.invoke(app, [*path, "--help"])
+        assert result.exit_code == 0, (path, result.output)
+
+
 def test_opening_a_database_loads_no_heavy_library(tmp_path: Path) -> None:
     """``tsqe status`` opens (and so migrates) a database: alembic only when its schema is behind."""
     database = tmp_path / "tsqe.sqlite"
