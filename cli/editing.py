@@ -300,14 +300,27 @@ def review_command(
                                                                   "(`tsqe item show`): refused if it changed "
                                                                   "since; needed to replace or clear another "
                                                                   "reviewer's decision."),
+    as_known: bool = typer.Option(False, "--as-known", help="Also add the output as a known good (pass) or bad "
+                                                            "(fail) translation of its item, which relabels "
+                                                            "equal outputs; both or neither are stored."),
 ) -> None:
     """Set a reviewer's label for one distinct output (it wins over the automatic label), or clear it."""
-    from suite.review import clear_manual_label, set_manual_label
+    from suite.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
 
     label = label.strip().lower()
     if label not in REVIEW_CHOICES:
         raise typer.BadParameter(f"the label is one of {', '.join(REVIEW_CHOICES)}, not {label!r}")
+    if as_known and label not in ("pass", "fail"):
+        raise typer.BadParameter("--as-known goes with pass (a known good translation) or fail (a known bad one)")
     database, who = app_context(ctx).database, _author(reviewer)
+    if as_known:
+        decided = decide(database, [OutputDecision(SeenOutput(output_id, seen_version, comment), label)], who,
+                         as_known=True)
+        kind = "good" if label == "pass" else "bad"
+        typer.echo(f"output {output_id} reviewed as {label} by {who} (version {decided.reviews[0].version}); "
+                   + (f"added as known {kind} translation {decided.known_added[0].known_id}" if decided.known_added
+                      else f"it was a known {kind} translation already"))
+        return
     if label == "clear":
         cleared = clear_manual_label(database, output_id, reviewer=who, expected_version=seen_version)
         typer.echo(f"cleared the manual label of output {output_id}" if cleared

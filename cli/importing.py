@@ -16,9 +16,11 @@ if TYPE_CHECKING:
 FILE = typer.Argument(..., help="The file to import.", show_default=False)
 
 
-def _print_warnings(result: ImportResult) -> None:
+def _print_result(result: ImportResult) -> None:
     for problem in result.warnings:
         typer.echo(f"{problem.location}: warning: {problem.message}", err=True)
+    for line in result.summary:
+        typer.echo(line)
 
 
 @import_app.command("suite")
@@ -45,22 +47,14 @@ def import_suite_command(
     are separated by ' ||| '; flags has one entry per rule (positive, then negative): 'i' ignores case.
     A table without --source-lang/--target-lang leaves the languages unknown (set them with tsqe suite edit).
     """
-    from suite.importers import default_suite_name, import_suite
+    from suite.importers import import_suite
 
     context = app_context(ctx)
     with progress_bar("importing suite") as task:
         result = import_suite(context.database, file, name=name, source_lang=source_lang, target_lang=target_lang,
                               update=update, remove_missing=remove_missing, strict=strict,
                               task=task)
-    _print_warnings(result)
-    c = result.counts
-    typer.echo(f"suite {name or default_suite_name(file)!r}: {c['items']} items in the file ({c['items_added']} added, "
-               f"{c['items_updated']} updated, {c['items_unchanged']} unchanged"
-               + (f", {c['items_removed']} removed with {c['outputs_removed']} outputs and "
-                  f"{c['manual_labels_removed']} manual labels" if c["items_removed"] else "") + ")")
-    typer.echo(f"{c['categories']} categories, {c['phenomena']} phenomena, {c['rules']} rules "
-               f"({c['invalid_rules']} invalid), {c['known_translations']} known translations, "
-               f"{c['references']} references")
+    _print_result(result)
 
 
 @import_app.command("outputs")
@@ -71,6 +65,8 @@ def import_outputs_command(
                                                       "one per line in item order (or aligned by --source)."),
     source: Path = typer.Option(None, "--source", help="The source file FILE was translated from, line by "
                                                        "line; lines whose source is an item's are imported."),
+    label: bool = typer.Option(False, "--label", help="Also label the new outputs, in the same transaction: "
+                                                      "imported and labelled, or (on an error or Ctrl+C) neither."),
 ) -> None:
     """Import MT outputs from a TSV or one system's plain-text file.
 
@@ -82,16 +78,8 @@ def import_outputs_command(
     context = app_context(ctx)
     with progress_bar("importing outputs") as task:
         result = import_outputs(context.database, file, suite_name=context.suite_name, system=system,
-                                source=source, task=task)
-    _print_warnings(result)
-    c = result.counts
-    if "lines" in c:
-        typer.echo(f"{c['lines_matched']} of {c['lines']} lines matched an item's source; "
-                   f"{c['items_matched']} items got an output, {c['items_unmatched']} did not")
-    typer.echo(f"{c['rows']} system outputs of {c['systems']} systems ({c['systems_added']} new): "
-               f"{c['system_outputs_added']} added, {c['system_outputs_changed']} changed, "
-               f"{c['system_outputs_unchanged']} unchanged; {c['distinct_outputs']} distinct outputs "
-               f"({c['outputs_added']} new, {c['outputs_removed']} replaced ones removed)")
+                                source=source, label=label, task=task)
+    _print_result(result)
 
 
 @import_app.command("qe")
@@ -113,11 +101,7 @@ def import_qe_command(
     with progress_bar("importing QE scores") as task:
         result = import_qe_scores(context.database, file, name=name, lower_is_better=lower_is_better,
                                   suite_name=context.suite_name, task=task)
-    _print_warnings(result)
-    c = result.counts
-    typer.echo(f"QE system {name!r}{' (new)' if c['qe_system_added'] else ''}: scores for {c['scores']} "
-               f"distinct outputs ({c['scores_added']} added, {c['scores_changed']} changed, "
-               f"{c['scores_unchanged']} unchanged)")
+    _print_result(result)
 
 
 @import_app.command("labels")
@@ -132,7 +116,4 @@ def import_labels_command(ctx: typer.Context, file: Path = FILE) -> None:
     context = app_context(ctx)
     with progress_bar("importing labels") as task:
         result = import_reviews(context.database, file, suite_name=context.suite_name, task=task)
-    _print_warnings(result)
-    c = result.counts
-    typer.echo(f"manual labels of {c['labels']} distinct outputs: {c['labels_added']} added, "
-               f"{c['labels_changed']} changed, {c['labels_unchanged']} unchanged")
+    _print_result(result)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from cli.context import app_context
-from cli.importing import _print_warnings
+from cli.importing import _print_result
 from cli.main import import_app
 
 if TYPE_CHECKING:
@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def _report(result: ImportResult) -> None:
-    _print_warnings(result)
+    _print_result(result)
     typer.echo(", ".join(f"{count} {what.replace('_', ' ')}" for what, count in result.counts.items()))
 
 

@@ -40,32 +40,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui import drafts
 from gui.colours import LABEL_COLOURS
 from gui.editor.screen import ItemEditorScreen
 from gui.elided_label import ElidedLabel
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
+from gui.operations import suite as suite_ops
+from gui.operations.undo import Step
 from gui.output_policy import edit_output_policy
 from gui.reports.discriminative import DiscriminativeTab
 from gui.reports.qe import QETab
 from gui.reports.systems import SystemsTab
 from gui.review.screen import ReviewScreen
-from gui.state import AppState
+from gui.state import AppState, Selection
 from gui.suite_edits import SuiteEdits
 from gui.tree import SuiteTreePane
-from store import Database, open_database
-from suite.demo import DEMO_SUITE, create_demo
+from store import Database
+from suite.changes import Changes
 from suite.errors import TsqeError
-from suite.export import export_labels
-from suite.export_suite import export_suite
 from suite.importers.kinds import IMPORT_KINDS, ImportKind, import_kind
-from suite.importers.outputs import import_outputs
-from suite.importers.reviews import import_reviews
-from suite.importers.suite_import import default_suite_name, import_suite
+from suite.importers.suite_import import default_suite_name
 from suite.label_counts import LabelCounts
-from suite.labelling import relabel
 from suite.names import suite_names
 from suite.suites import split_language_pair
-from suite.tasks import TaskState
 
 TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"), ("QE accuracy", "qe"),
         ("Discriminative", "discriminative"))
@@ -82,21 +79,6 @@ TABLE_FILES = "tables (*.tsv *.csv *.xlsx)"
 
 def demo_path() -> Path:
     return Path(platformdirs.user_data_dir("tsqe", appauthor=False)) / "demo.sqlite"
-
-
-def open_with_suites(target: str) -> tuple[Database, list[str]]:
-    db = open_database(target)
-    return db, suite_names(db)
-
-
-def build_demo(path: Path, task: TaskState) -> tuple[Database, list[str]]:
-    """The demo database in the user's data folder, built once and reused."""
-    db = open_database(path)
-    names = suite_names(db)
-    if DEMO_SUITE not in names:
-        create_demo(db, task=task)
-        names = suite_names(db)
-    return db, names
 
 
 def counts_html(counts: LabelCounts) -> str:
@@ -140,7 +122,7 @@ class MainWindow(QMainWindow):
 
         self.suite_box = QComboBox(self)
         self.suite_box.setMinimumContentsLength(16)
-        self.suite_box.activated.connect(lambda _: self.state.choose_suite(self.suite_box.currentText()))
+        self.suite_box.activated.connect(lambda _: self.switch_suite(self.suite_box.currentText()))
         toolbar = QToolBar("Suite", self)
         toolbar.setObjectName("suite-toolbar")
         toolbar.addWidget(QLabel(" suite ", self))
@@ -164,6 +146,8 @@ class MainWindow(QMainWindow):
 
         self.edits = SuiteEdits(self.state, self.ops, self.tree.current_selection, self.tree, self)
         self.tree.context_actions = self.edits.actions
+        self.drafts = drafts.DraftKeeper(self.state, self.editor.unsaved, self.editor.recover, self)
+        self.editor.drafts_changed.connect(lambda: self.setWindowModified(bool(self.editor.unsaved())))
         self._make_menus()
 
         self.ops.message.connect(lambda text: status.showMessage(text, 8000))
@@ -212,11 +196,13 @@ class MainWindow(QMainWindow):
         self._action(file, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
         edit = bar.addMenu("&Edit")
-        undo = self.state.undo_stack.createUndoAction(self, "&Undo")
-        undo.setShortcut(QKeySequence.StandardKey.Undo)
-        redo = self.state.undo_stack.createRedoAction(self, "&Redo")
-        redo.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        edit.addActions([undo, redo])
+        self.undo_action = self._action(edit, "&Undo", lambda: self.step("undo"), QKeySequence.StandardKey.Undo)
+        self.redo_action = self._action(edit, "&Redo", lambda: self.step("redo"), "Ctrl+Shift+Z")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        stack = self.state.undo_stack
+        stack.indexChanged.connect(self._name_steps)
+        stack.cleanChanged.connect(self._name_steps)
+        self._name_steps()
         edit.addSeparator()
         self._action(edit, "&Find in this screen", self.focus_search, QKeySequence.StandardKey.Find)
         self._action(edit, "Find in the suite &tree", self._focus_tree_search, "Ctrl+Shift+F")
@@ -262,6 +248,66 @@ class MainWindow(QMainWindow):
         self._action(help_menu, "&Keys", self._show_keys, "F1")
         self._action(help_menu, "&About tsqe", self._about)
 
+    # --- undo -------------------------------------------------------------------------------------
+    def _name_steps(self) -> None:
+        """The Edit menu names the step: "Undo: pass on 00544005 · UEdin"."""
+        stack = self.state.undo_stack
+        for action, word, text, can in ((self.undo_action, "&Undo", stack.undoText(), stack.canUndo()),
+                                        (self.redo_action, "&Redo", stack.redoText(), stack.canRedo())):
+            action.setText(f"{word}: {text.replace('&', '&&')}" if can else word)
+            action.setEnabled(can)
+
+    def step(self, direction: str) -> None:
+        """Undo or redo the next step. One that would change something the screen in front does not show (a rule
+        of another item from Review, a decision from Item & rules) is asked about first, and then shown."""
+        stack = self.state.undo_stack
+        at = stack.index() - 1 if direction == "undo" else stack.index()
+        if not 0 <= at < stack.count():
+            return
+        command = stack.command(at)
+        assert isinstance(command, Step)
+        changes = command.changes
+        here = self.shows(changes)
+        if not here and not self._undo_elsewhere(direction, command.text(), changes):
+            return
+        stack.undo() if direction == "undo" else stack.redo()
+        self._show_change(changes)
+
+    def shows(self, changes: Changes) -> bool:
+        """Whether the screen in front (or the suite tree beside it, for the suite's shape) shows what changes."""
+        screen = self.tabs.currentWidget()
+        shows = getattr(screen, "shows", None)
+        if shows is not None and shows(changes):
+            return True
+        return changes.taxonomy and not changes.reviews and self.tree_dock.isVisible()
+
+    def _undo_elsewhere(self, direction: str, text: str, changes: Changes) -> bool:
+        where = "a reviewer's decision, in Review" if changes.reviews else \
+            "an item's rules or fields, in Item & rules" if changes.items or changes.references else \
+            "the suite's categories and items, in the suite tree"
+        box = QMessageBox(QMessageBox.Icon.Question, f"tsqe — {direction}",
+                          f"{direction.capitalize()}: {text}?", QMessageBox.StandardButton.NoButton, self)
+        box.setInformativeText(f"It is not on this screen: it changes {where}. {direction.capitalize()} it, and "
+                               f"show it there?")
+        go = box.addButton(f"{direction.capitalize()} and show", QMessageBox.ButtonRole.AcceptRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(go)
+        box.setEscapeButton(cancel)
+        box.exec()
+        return box.clickedButton() is go
+
+    def _show_change(self, changes: Changes) -> None:
+        if changes.reviews:
+            self.tabs.setCurrentWidget(self.review)
+            self.review.show_outputs(changes)
+        elif changes.items or changes.references:
+            items = (changes.items | changes.references).ids
+            if self.editor.item_id not in items:
+                self.state.edit_item(Selection(item_id=min(items)))
+            self.tabs.setCurrentWidget(self.editor)
+        elif changes.taxonomy:
+            self.tree_dock.show()
+
     def _menu_of(self, title: str, actions: list[QAction]) -> QMenu:
         menu = QMenu(title, self)
         menu.addActions(actions)
@@ -306,16 +352,42 @@ class MainWindow(QMainWindow):
         self.tree.search.selectAll()
 
     # --- databases and suites ---------------------------------------------------------------------
+    def leave_drafts(self, doing: str) -> bool:
+        """Before quitting, opening another database or switching suite: ask about unsaved drafts (Save all /
+        Discard / Cancel, naming the items); True when none is left in the way. Saving waits for the saves: one
+        refused (a colleague changed the item) keeps its draft, shown with the refusal, and the window stays."""
+        unsaved = self.editor.unsaved()
+        if not unsaved:
+            return True
+        answer = drafts.ask(self, unsaved, doing)
+        if answer is drafts.Answer.CANCEL:
+            return False
+        if answer is drafts.Answer.DISCARD:
+            self.editor.discard_all()
+            return True
+        blocked = self.editor.save_all()
+        if blocked:
+            QMessageBox.warning(self, "tsqe — cannot save", f"The changes of {drafts.names(blocked)} cannot be saved "
+                                f"as they are: see the message in red in Item & rules. Nothing was discarded.")
+            return False
+        self.ops.wait_idle()
+        return not self.editor.unsaved()
+
     def open_target(self, target: str) -> None:
         """Open (creating and migrating if needed) a database file or URL, in the background."""
-        self.ops.write(f"opening {Path(target).name if '://' not in target else target}",
-                       lambda task: open_with_suites(target), OpChanges(),
-                       on_success=lambda result: self._opened(target, *result))
+        if self.leave_drafts("opening another database"):
+            suite_ops.open_target(target).success(lambda result: self._opened(target, *result)).run(self.ops)
 
     def open_demo(self) -> None:
-        path = demo_path()
-        self.ops.write("building the demo suite", lambda task: build_demo(path, task), OpChanges(),
-                       on_success=lambda result: self._opened(str(path), *result))
+        if self.leave_drafts("opening the demo"):
+            path = demo_path()
+            suite_ops.open_demo(path).success(lambda result: self._opened(str(path), *result)).run(self.ops)
+
+    def switch_suite(self, name: str) -> None:
+        """Show another suite of the database, once unsaved drafts are settled."""
+        if name != self.state.suite_name and self.leave_drafts(f"switching to the suite {name}"):
+            self.state.choose_suite(name)
+        self.suite_box.setCurrentText(self.state.suite_name or "")
 
     def _opened(self, target: str, db: Database, names: list[str]) -> None:
         old = self.state.db
@@ -367,7 +439,7 @@ class MainWindow(QMainWindow):
         for i in range(self.suite_box.count()):
             name = self.suite_box.itemText(i)
             action = self.suite_menu.addAction(name)
-            action.triggered.connect(partial(self.state.choose_suite, name))
+            action.triggered.connect(partial(self.switch_suite, name))
             action.setCheckable(True)
             action.setChecked(name == self.state.suite_name)
 
@@ -384,44 +456,34 @@ class MainWindow(QMainWindow):
             self.setWindowTitle("tsqe")
             return
         suite = self.state.suite_name or "no suite"
-        self.setWindowTitle(f"tsqe — {suite} · {db.display_name}")
+        self.setWindowTitle(f"tsqe — {suite} · {db.display_name}[*]")  # [*]: unsaved drafts (setWindowModified)
 
     # --- long work --------------------------------------------------------------------------------
     def label_all(self) -> None:
         db, suite = self.state.db, self.state.suite_name
-        if db is None or suite is None:
-            return
-        self.ops.write("labelling", lambda task: relabel(db, suite, task=task), OpChanges(labels=True))
+        if db is not None and suite is not None:
+            suite_ops.label_all(db, suite).run(self.ops)
 
     def import_file(self, kind: ImportKind, path: str) -> None:
         db, suite = self.state.db, self.state.suite_name
         if db is None:
             self.ops.message.emit("open or create a database first (File → New database)")
             return
-        name = Path(path).name
         if kind == "suite":
+            name = Path(path).name
             new_suite = default_suite_name(Path(path))
             languages = None if Path(path).suffix.lower() == ".json" else self._ask_languages(name)
             if languages == ():
                 return
-            source, target = languages or (None, None)
-
-            def work(task: TaskState) -> list[str]:
-                import_suite(db, path, name=new_suite, source_lang=source, target_lang=target, task=task)
-                return suite_names(db)
-
-            self.ops.write(f"importing the suite {name}", work, OpChanges(suite=True, rules=True),
-                           on_success=lambda names: self._suite_imported(names, new_suite))
+            suite_ops.import_suite_file(db, path, new_suite, languages or None).success(
+                lambda _: self._ops_read_suites(db, new_suite)).run(self.ops)
         elif kind == "outputs":
-            def outputs(task: TaskState) -> None:
-                import_outputs(db, path, suite_name=suite, task=task.child(0.0, 0.5))
-                relabel(db, suite, task=task.child(0.5, 1.0))  # outputs are of no use to a reviewer unlabelled
-
-            self.ops.write(f"importing outputs from {name}", outputs, OpChanges(outputs=True, labels=True))
+            suite_ops.import_outputs_file(db, suite, path).run(self.ops)
         else:
-            self.ops.write(f"importing labels from {name}", lambda task: import_reviews(db, path, suite_name=suite,
-                                                                                        task=task),
-                           OpChanges(labels=True))
+            suite_ops.import_reviews_file(db, suite, path).run(self.ops)
+
+    def _ops_read_suites(self, db: Database, new_suite: str) -> None:
+        self.ops.read(lambda task: suite_names(db), lambda names: self._suite_imported(names, new_suite))
 
     def _ask_languages(self, name: str) -> tuple[str, str] | tuple[()]:
         """A suite table does not say its languages (a DFKI file does); () when the user cancelled."""
@@ -438,7 +500,7 @@ class MainWindow(QMainWindow):
 
     def _suite_imported(self, names: list[str], suite: str) -> None:
         self._fill_suite_box(names)
-        self.state.choose_suite(suite)
+        self.switch_suite(suite)
 
     def _import_dialog(self, kind: ImportKind) -> None:
         files = SUITE_FILES if kind == "suite" else TABLE_FILES
@@ -454,8 +516,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getSaveFileName(self, "tsqe — export the suite", f"{suite}.xlsx",
                                               "suites (*.xlsx *.tsv *.csv *.json)")
         if path:
-            self.ops.write("exporting the suite", lambda task: export_suite(db, path, suite_name=suite), OpChanges(),
-                           on_success=lambda items: self.ops.message.emit(f"wrote {items:,} items to {path}"))
+            suite_ops.export_suite_file(db, suite, path).run(self.ops)
 
     def _export_labels(self) -> None:
         db, suite = self.state.db, self.state.suite_name
@@ -463,8 +524,7 @@ class MainWindow(QMainWindow):
             return
         path, _ = QFileDialog.getSaveFileName(self, "tsqe — export labels", f"{suite}-labels.tsv", "TSV (*.tsv)")
         if path:
-            self.ops.write("exporting labels", lambda task: export_labels(db, path, suite_name=suite), OpChanges(),
-                           on_success=lambda rows: self.ops.message.emit(f"wrote {rows:,} rows to {path}"))
+            suite_ops.export_labels_file(db, suite, path).run(self.ops)
 
     # --- drag and drop ----------------------------------------------------------------------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:
@@ -546,6 +606,9 @@ class MainWindow(QMainWindow):
                 save(settings)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.leave_drafts("quitting"):
+            event.ignore()
+            return
         if self.ops.busy():
             answer = QMessageBox.question(self, "tsqe — quit", "A job is still running. Cancel it and quit? "
                                           "Nothing of it will be saved.")
@@ -555,6 +618,7 @@ class MainWindow(QMainWindow):
             self.ops.cancel()
             self.ops.wait_idle()
         self.save_settings()
+        self.drafts.write()  # none left: this session's autosave goes
         event.accept()
 
     # --- help -------------------------------------------------------------------------------------

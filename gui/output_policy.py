@@ -2,11 +2,10 @@
 
 The dialog only gathers the choice and shows how many outputs it concerns (counted by the core in the background
 as the placeholders are typed); setting it is one undoable background write of ``set_output_policy``, which
-relabels the suite and says what it decided. Undo sets the policy before back.
+relabels the suite and says what it decided: an edit value (``SetOutputPolicy``) on the window's one undo stack, which
+sets the policy before back.
 """
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
@@ -19,24 +18,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
+from gui.operations.undo import undoable
 from gui.state import AppState
 from store import Database
 from suite.engine.output_policy import (
     DegenerateCounts,
     OutputPolicy,
     PolicyChange,
+    SetOutputPolicy,
     degenerate_counts,
     output_policy,
-    set_output_policy,
 )
 from suite.errors import TsqeError
-from suite.item_edit import default_author
-from suite.tasks import TaskState
 
 CHOICES = (("left to the rules (unknown unless a rule matches)", "unknown"), ("fail, before any rule", "fail"))
 COUNT_DELAY_MS = 300
-POLICY_CHANGED = OpChanges(labels=True, rules=True)
 
 
 def counts_text(counts: DegenerateCounts) -> str:
@@ -55,6 +52,7 @@ class OutputPolicyDialog(QDialog):
                        "####), or the source sentence itself, decided once for the whole suite.", self)
         intro.setWordWrap(True)
         self.counts = QLabel("counting…", self)
+        self.counted: DegenerateCounts | None = None
         self.counts.setWordWrap(True)
         self.empty = QComboBox(self)
         self.untranslated = QComboBox(self)
@@ -107,8 +105,11 @@ class OutputPolicyDialog(QDialog):
         if policy is None:
             return
         db, suite, placeholders = self._db, self._suite, policy.placeholders
-        self._ops.read(lambda task: degenerate_counts(db, suite, placeholders),
-                       lambda counts: self.counts.setText(counts_text(counts)), key="policy-counts")
+        self._ops.read(lambda task: degenerate_counts(db, suite, placeholders), self._counted, key="policy-counts")
+
+    def _counted(self, counts: DegenerateCounts) -> None:
+        self.counted = counts
+        self.counts.setText(counts_text(counts))
 
 
 def edit_output_policy(state: AppState, ops: Operations, parent: QWidget) -> None:
@@ -127,10 +128,9 @@ def _ask(state: AppState, ops: Operations, parent: QWidget, db: Database, suite:
     after = dialog.policy()
     if after is None or after == before:
         return
-    author = state.reviewer or default_author()
-
-    def set_to(policy: OutputPolicy) -> Callable[[TaskState], PolicyChange]:
-        return lambda task: set_output_policy(db, policy, suite_name=suite, author=author, task=task)
-
-    ops.write_undoable("set the policy for degenerate outputs", set_to(after), set_to(before), POLICY_CHANGED,
-                       on_success=lambda change: ops.message.emit(change.summary()))
+    edit = SetOutputPolicy(suite, after, before)
+    write = undoable(state, ops, [edit], edit.summary())
+    counted = dialog.counted
+    if counted is not None:  # what it decided, with the counts, where the status bar said only what was done
+        write.success(lambda _: ops.message.emit(PolicyChange(before, after, counted).summary()))
+    write.run(ops)

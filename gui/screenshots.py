@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QApplication, QProgressDialog
 
 from gui.app import application
 from gui.main_window import TABS, MainWindow
-from gui.operations import OpChanges
+from gui.operations import Write, changes_nothing
 from gui.state import Selection
 from store import open_database
 from suite.browse import OutputFilter
@@ -77,7 +77,7 @@ def progress_dialog(window: MainWindow) -> QPixmap:
         task.progress(1204, 2767, "labelling items")
         release.wait(10)
 
-    window.ops.write("labelling", work, OpChanges(), progress=True)
+    Write("labelling", work, said=lambda _: "shown", changes=changes_nothing).run(window.ops)
     deadline = time.monotonic() + 5
     dialogs: list[QProgressDialog] = []
     while not dialogs and time.monotonic() < deadline:

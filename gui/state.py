@@ -11,6 +11,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
+from suite.item_edit import default_author
+from suite.undoable_edits import Ledger
+
 if TYPE_CHECKING:
     from store import Database
     from suite.browse import OutputFilter
@@ -28,7 +31,7 @@ class AppState(QObject):
     database_changed = Signal()  # a database was opened: self.db
     suite_changed = Signal()  # self.suite_name changed (or was first set)
     selection_changed = Signal()  # self.selection changed
-    operation_executed = Signal(object)  # an OpChanges after any write operation finished
+    operation_executed = Signal(object)  # a suite.changes.Changes after any write finished (or an undo failed)
     review_requested = Signal(object)  # a suite.browse.OutputFilter: show the Review tab with it
     edit_requested = Signal(object)  # a Selection of an item: show it in Item & rules, self.selection unchanged
     tree_loaded = Signal()  # self.tree was (re)read: categories, phenomena, items and their counts
@@ -42,8 +45,16 @@ class AppState(QObject):
         # The suite tree as last read (by the tree dock): choosers and the status bar use it instead of
         # each asking the database for the same aggregate.
         self.tree: SuiteTree | None = None
-        # One undo history for the whole window, so Edit → Undo undoes the last edit whichever screen made it.
+        # One undo history for the whole window, of the core's edit values (gui.operations.undo): Edit → Undo
+        # undoes the last edit whichever screen made it, asking first when it is not on the screen in front.
         self.undo_stack = QUndoStack(self)
+        # Where rows that an undo re-created live now, and the versions our own edits left: shared by every
+        # screen's edits, since an undo in one may have to find a row another screen's edit wrote.
+        self.ledger = Ledger()
+
+    def author(self) -> str:
+        """Who the history names for the window's edits and decisions."""
+        return self.reviewer or default_author()
 
     def open(self, db: Database, suite_name: str | None) -> None:
         """Switch to another database; what was selected or undoable there means nothing here."""
@@ -52,6 +63,7 @@ class AppState(QObject):
         self.tree = None
         self.selection = Selection()
         self.undo_stack.clear()
+        self.ledger = Ledger()
         self.database_changed.emit()
         self.suite_changed.emit()
         self.selection_changed.emit()

@@ -1,7 +1,6 @@
 """Editing the suite's shape from the tree: new item, rename, move, delete — each undoable from Edit → Undo.
 
-Every change is one ``suite.editing`` call run as an undoable background write; its undo is the inverse
-call (a deleted item comes back whole from the snapshot ``remove_item`` returned).
+The dialogs that ask where an item goes and what it is called; the writes are ``gui.operations.editing``'s.
 """
 from __future__ import annotations
 
@@ -20,22 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
+from gui.operations import editing as editing_ops
 from gui.state import AppState, Selection
-from suite.editing import (
-    EditResult,
-    ItemSnapshot,
-    add_item,
-    default_author,
-    move_item,
-    remove_item,
-    rename_category,
-    rename_phenomenon,
-    restore_item,
-)
-from suite.tasks import TaskState
-
-SUITE_CHANGED = OpChanges(suite=True, labels=True)
+from suite.undoable_edits import RemoveItem
 
 
 class ItemPlaceDialog(QDialog):
@@ -103,10 +90,6 @@ class SuiteEdits:
         action.triggered.connect(slot)
         return action
 
-    @property
-    def _author(self) -> str:
-        return self._state.reviewer or default_author()
-
     def _new_item(self) -> None:
         db, suite_name = self._state.db, self._state.suite_name
         if db is None or suite_name is None:
@@ -116,26 +99,14 @@ class SuiteEdits:
             return
         external_id, source = dialog.external_id.text().strip(), dialog.source.text().strip()
         category, phenomenon = dialog.category.currentText().strip(), dialog.phenomenon.currentText().strip()
-        author = self._author
-        made: list[int] = []
-        snapshot: list[ItemSnapshot] = []
-
-        def do(task: TaskState) -> EditResult:
-            result = (restore_item(db, snapshot[0], author=author) if snapshot else
-                      add_item(db, external_id=external_id, source=source, category=category,
-                               phenomenon=phenomenon, suite_name=suite_name, author=author))
-            made[:] = [result.item_id]
-            return result
-
-        def undo(task: TaskState) -> None:
-            snapshot[:] = [remove_item(db, made[0], author=author)]
-
-        self._ops.write_undoable(f"add item {external_id}", do, undo, SUITE_CHANGED, on_success=lambda r: (
-            self._state.select(Selection(category, phenomenon, r.item_id))))
+        write = editing_ops.add_item(self._state, self._ops, suite_name, external_id, source, category, phenomenon)
+        write.success(lambda applied: self._state.select(Selection(category, phenomenon, applied.inverse[0].item_id))
+                      if isinstance(applied.inverse[0], RemoveItem) else None)
+        write.run(self._ops)
 
     def _rename(self) -> None:
         db, suite_name, node = self._state.db, self._state.suite_name, self._current()
-        if db is None or node.category is None or node.item_id is not None:
+        if db is None or suite_name is None or node.category is None or node.item_id is not None:
             self._ops.message.emit("choose a category or a phenomenon in the tree to rename it")
             return
         old = node.phenomenon if node.phenomenon is not None else node.category
@@ -145,16 +116,7 @@ class SuiteEdits:
         new = new.strip()
         if not ok or not new or new == old:
             return
-        author, category = self._author, node.category
-
-        def rename(before: str, after: str) -> None:
-            if what == "category":
-                rename_category(db, before, after, suite_name=suite_name, author=author)
-            else:
-                rename_phenomenon(db, category, before, after, suite_name=suite_name, author=author)
-
-        self._ops.write_undoable(f"rename {what} {old} to {new}", lambda task: rename(old, new),
-                                 lambda task: rename(new, old), OpChanges(suite=True))
+        editing_ops.rename(self._state, self._ops, suite_name, node, new).run(self._ops)
 
     def _move(self) -> None:
         db, node = self._state.db, self._current()
@@ -165,12 +127,7 @@ class SuiteEdits:
         if dialog.exec() != QDialog.DialogCode.Accepted:
             return
         category, phenomenon = dialog.category.currentText().strip(), dialog.phenomenon.currentText().strip()
-        item_id, author = node.item_id, self._author
-        before = (node.category or "", node.phenomenon or "")
-        self._ops.write_undoable(
-            "move item", lambda task: move_item(db, item_id, category=category, phenomenon=phenomenon, author=author),
-            lambda task: move_item(db, item_id, category=before[0], phenomenon=before[1], author=author),
-            OpChanges(suite=True, item_ids=frozenset({item_id})))
+        editing_ops.move_item(self._state, self._ops, node, category, phenomenon).run(self._ops)
 
     def _delete(self) -> None:
         db, node = self._state.db, self._current()
@@ -185,16 +142,8 @@ class SuiteEdits:
         self.delete_item(node.item_id)
 
     def delete_item(self, item_id: int) -> None:
-        db, author = self._state.db, self._author
-        assert db is not None
-        current = [item_id]
-        snapshot: list[ItemSnapshot] = []
-
-        def do(task: TaskState) -> None:
-            snapshot[:] = [remove_item(db, current[0], author=author)]
-
-        def undo(task: TaskState) -> None:
-            current[:] = [restore_item(db, snapshot[0], author=author).item_id]
-
-        self._ops.write_undoable("delete item", do, undo, SUITE_CHANGED)
-
+        tree = self._state.tree
+        external_id = next((item.external_id for category in (tree.categories if tree else [])
+                            for phenomenon in category.phenomena for item in phenomenon.items
+                            if item.item_id == item_id), str(item_id))
+        editing_ops.delete_item(self._state, self._ops, item_id, external_id).run(self._ops)

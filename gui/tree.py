@@ -390,7 +390,7 @@ class SuiteTreePane(QWidget):
             self._ops.read(lambda task: view.shown(data), lambda tree: self._show(tree, view), key="tree-view")
 
     def _changed(self, changes: Any) -> None:
-        if changes.suite or changes.rules or changes.labels or changes.outputs:
+        if changes.label_state or changes.items:  # counts, the suite's shape, what the search finds
             self._reload_soon.start()
 
     def _loaded(self, data: TreeData) -> None:

@@ -39,7 +39,7 @@ from suite.item_detail import (
     RuleInfo,
     item_detail,
 )
-from suite.item_edit import EditResult, ItemEdit, default_author, editing
+from suite.item_edit import EditResult, ItemEdit, default_author, edit_in, editing
 from suite.items import (
     ItemSnapshot,
     add_item,
@@ -182,6 +182,10 @@ def _checked_text(model: TextModel, kind: str, text: str) -> None:
         raise TsqeError(f"{what} cannot be empty")
 
 
+class DuplicateKnown(TsqeError):
+    """A known translation the item already has (normalised the same, of the same kind)."""
+
+
 def _duplicate(edit: ItemEdit, model: TextModel, kind: str, text: str, row_id: int | None = None) -> None:
     """Refuse a second copy of the same known translation: it would say nothing and its removal would not undo
     what the linguist meant."""
@@ -190,7 +194,7 @@ def _duplicate(edit: ItemEdit, model: TextModel, kind: str, text: str, row_id: i
     for other in edit.session.scalars(select(KnownTranslation).where(KnownTranslation.item_id == edit.item.id,
                                                                     KnownTranslation.kind == kind)):
         if other.id != row_id and normalise(other.text) == normalise(text):
-            raise TsqeError(f"item {edit.item.external_id!r} already has the known {kind} translation "
+            raise DuplicateKnown(f"item {edit.item.external_id!r} already has the known {kind} translation "
                             f"{other.text!r} (id {other.id})")
 
 
@@ -200,13 +204,17 @@ def _entity(model: TextModel) -> str:
 
 def _add_text(db: Database, model: TextModel, item_id: int, kind: str, text: str, author: str) -> EditResult:
     _checked_text(model, kind, text)
-    with editing(db, Item, item_id, author) as (edit, item):
-        _duplicate(edit, model, kind, text)
-        row = model(item_id=item.id, kind=kind, text=text)
-        edit.session.add(row)
-        version = first_version(edit.session, model, row)
-        edit.record(_entity(model), row.id, "add", None, {"kind": kind, "text": text}, version)
-        return edit.finish(row.id, version)
+    with editing(db, Item, item_id, author) as (edit, _):
+        return _insert_text(edit, model, kind, text)
+
+
+def _insert_text(edit: ItemEdit, model: TextModel, kind: str, text: str) -> EditResult:
+    _duplicate(edit, model, kind, text)
+    row = model(item_id=edit.item.id, kind=kind, text=text)
+    edit.session.add(row)
+    version = first_version(edit.session, model, row)
+    edit.record(_entity(model), row.id, "add", None, {"kind": kind, "text": text}, version)
+    return edit.finish(row.id, version)
 
 
 def _change_text(db: Database, model: TextModel, row_id: int, text: str | None, kind: str | None, author: str,
@@ -228,10 +236,32 @@ def _change_text(db: Database, model: TextModel, row_id: int, text: str | None, 
 def _remove_text(db: Database, model: TextModel, row_id: int, author: str,
                  expected_version: int | None) -> EditResult:
     with editing(db, model, row_id, author, expected_version) as (edit, row):
-        before = {"kind": row.kind, "text": row.text}
-        checked_delete(edit.session, model, row)
-        edit.record(_entity(model), row_id, "remove", before, None, None)
-        return edit.finish(row_id, None)
+        return _delete_text(edit, model, row)
+
+
+def _delete_text(edit: ItemEdit, model: TextModel, row: KnownTranslation | Reference) -> EditResult:
+    row_id, before = row.id, {"kind": row.kind, "text": row.text}
+    checked_delete(edit.session, model, row)
+    edit.record(_entity(model), row_id, "remove", before, None, None)
+    return edit.finish(row_id, None)
+
+
+def add_known_in(session: Session, item_id: int, kind: str, text: str, *, author: str) -> EditResult | None:
+    """``add_known`` inside the caller's transaction; None (nothing added) when the item already has this known
+    translation: a reviewer who settles an output as known wants it known, which it is."""
+    _checked_text(KnownTranslation, kind, text)
+    edit, _ = edit_in(session, Item, item_id, author)
+    try:
+        return _insert_text(edit, KnownTranslation, kind, text)
+    except DuplicateKnown:
+        return None
+
+
+def remove_known_in(session: Session, known_id: int, *, author: str,
+                    expected_version: int | None = None) -> EditResult:
+    """``remove_known`` inside the caller's transaction."""
+    edit, row = edit_in(session, KnownTranslation, known_id, author, expected_version)
+    return _delete_text(edit, KnownTranslation, row)
 
 
 def add_known(db: Database, item_id: int, kind: str, text: str, *, author: str) -> EditResult:

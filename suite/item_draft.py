@@ -10,13 +10,13 @@ bench drive it without Qt. A draft starts from ``suite.editing.item_detail`` and
 """
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
 
 from store import models
-from suite.editing import ItemDetail
+from suite.editing import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo
 from suite.preview import Draft, DraftKnown, DraftRule, ItemPreview
 from suite.rules import PatternProblem, normalise, pattern_problem
 from suite.undoable_edits import (
@@ -36,9 +36,21 @@ from suite.undoable_edits import (
 POLARITIES = models.POLARITIES
 KNOWN_KINDS = models.TRANSLATION_KINDS
 
-_new_keys = itertools.count(-1, -1)
-"""Stand-in ids of rows not saved yet: negative, as stored ids never are, and unique for the whole session
-because the ledger remembers them for ever."""
+_lowest_key = 0
+"""Stand-in ids of rows not saved yet count down from -1: negative, as stored ids never are, and unique for the
+whole session because the ledger remembers them for ever (drafts recovered from an autosave keep theirs, so the
+count goes on below them)."""
+
+
+def _new_key() -> int:
+    global _lowest_key
+    _lowest_key -= 1
+    return _lowest_key
+
+
+def _keep_below(keys: Iterable[int]) -> None:
+    global _lowest_key
+    _lowest_key = min(_lowest_key, *keys, 0)
 
 
 @dataclass(frozen=True)
@@ -94,11 +106,11 @@ class DraftProblem:
 
 
 def new_rule(polarity: str) -> RuleRow:
-    return RuleRow(next(_new_keys), polarity)
+    return RuleRow(_new_key(), polarity)
 
 
 def new_entry(kind: str) -> EntryRow:
-    return EntryRow(next(_new_keys), kind)
+    return EntryRow(_new_key(), kind)
 
 
 @dataclass
@@ -166,6 +178,31 @@ class EditorDraft:
     @property
     def item_id(self) -> int:
         return self.detail.id
+
+    def to_json(self) -> dict[str, Any]:
+        """The draft as JSON values, for the autosave (``suite.draft_autosave``): the item as it was read (without
+        its outputs, which a recovered draft reads afresh) and everything the linguist changed on top of it."""
+        detail = {**asdict(self.detail), "outputs": []}
+        return {"detail": detail, "source": self.source, "comment": self.comment, "category": self.category,
+                "phenomenon": self.phenomenon,
+                "rules": {polarity: [asdict(row) for row in rows] for polarity, rows in self.rules.items()},
+                "known": [asdict(row) for row in self.known], "references": [asdict(row) for row in self.references],
+                "versions": [[entity, row_id, version] for (entity, row_id), version in self.versions.items()]}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EditorDraft:
+        """A draft written by ``to_json``: rebase it on the item as it is now before showing it (``rebased``)."""
+        detail = data["detail"]
+        draft = cls(ItemDetail(**{**detail, "rules": [RuleInfo(**rule) for rule in detail["rules"]],
+                                  "known": [KnownInfo(**known) for known in detail["known"]],
+                                  "references": [ReferenceInfo(**ref) for ref in detail["references"]],
+                                  "outputs": []}),
+                    data["source"], data["comment"], data["category"], data["phenomenon"],
+                    {polarity: [RuleRow(**row) for row in rows] for polarity, rows in data["rules"].items()},
+                    [EntryRow(**row) for row in data["known"]], [EntryRow(**row) for row in data["references"]],
+                    {(entity, row_id): version for entity, row_id, version in data["versions"]})
+        _keep_below([*(row.key for row in draft.all_rules()), *(row.key for row in draft.known + draft.references)])
+        return draft
 
     def all_rules(self) -> list[RuleRow]:
         """Positive rules, then negative ones, in the lists' order: the order they are saved and previewed in."""
@@ -239,7 +276,7 @@ class EditorDraft:
         stored = detail.rules
         edits.extend(RemoveRule(item_id, r.id, r.polarity, r.pattern, r.ignore_case, r.position)
                      for r in stored if r.id not in kept)
-        edits.extend(ChangeRule(row.key, row.pattern, row.ignore_case, row.stored_pattern or "",
+        edits.extend(ChangeRule(item_id, row.key, row.pattern, row.ignore_case, row.stored_pattern or "",
                                 row.stored_ignore_case) for row in rows if row.modified)
         added = [row for row in rows if row.is_new]
         edits.extend(AddRule(item_id, row.polarity, row.pattern, row.ignore_case, row.key) for row in added)
@@ -276,7 +313,7 @@ def _entry_edits(entity: Literal["known", "reference"], item_id: int, rows: list
     kept = {row.key for row in rows}
     edits: list[Edit] = [RemoveEntry(entity, item_id, entry_id, kind, text)
                          for entry_id, kind, text in stored if entry_id not in kept]
-    edits.extend(ChangeEntry(entity, row.key, row.kind, row.text, row.stored_kind or "", row.stored_text or "")
+    edits.extend(ChangeEntry(entity, item_id, row.key, row.kind, row.text, row.stored_kind or "", row.stored_text or "")
                  for row in rows if not row.is_new and (row.kind, row.text) != (row.stored_kind, row.stored_text))
     edits.extend(AddEntry(entity, item_id, row.kind, row.text, row.key) for row in rows if row.is_new)
     return edits

@@ -92,8 +92,15 @@ def editing(db: Database, model: Versioned, row_id: int, author: str,
     """An edit by ``author`` of the row ``row_id`` of ``model`` (an item, or a rule, known translation or
     reference of one): one transaction, committed when the block ends. Refused (``EditConflict``) when the row
     is gone or ``expected_version`` is given and is not the row's version."""
-    author = check_author(author)
     with db.transaction() as session:
-        row = checked_row(session, model, row_id, expected_version)
-        item = row if model is Item else session.get_one(Item, row.item_id)
-        yield ItemEdit(session, item, author, automatic_labels(session, item.id)), row
+        yield edit_in(session, model, row_id, author, expected_version)
+
+
+def edit_in(session: Session, model: Versioned, row_id: int, author: str,
+            expected_version: int | None = None) -> tuple[ItemEdit, Any]:
+    """``editing`` inside a transaction the caller holds: for a write that edits items as one part of a larger
+    whole (a reviewer's decision that also adds the output as a known translation)."""
+    author = check_author(author)
+    row = checked_row(session, model, row_id, expected_version)
+    item = row if model is Item else session.get_one(Item, row.item_id)
+    return ItemEdit(session, item, author, automatic_labels(session, item.id)), row

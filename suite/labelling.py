@@ -39,8 +39,9 @@ from store.bulk import insert_tuples, select_tuples_each
 from store.engine import make_engine
 from store.locks import lock_outputs_of_suite
 from store.models import AutoLabel, Item, KnownTranslation, LabelFingerprint, ManualLabel, Output, Rule
+from suite.engine.label_run import LabelRun
 from suite.engine.output_policy import OutputPolicy, read_policy
-from suite.label_counts import refresh_counts, store_counts
+from suite.label_counts import automatic_counts, refresh_counts, store_counts
 from suite.labels import EFFECTIVE_LABELS, effective_label, join_labels
 from suite.rules import DEFAULT_TIMEOUT, UNKNOWN, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
 from suite.suites import find_suite
@@ -299,6 +300,12 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
     ``workers`` is how many worker processes match a large run (default: one per CPU; 0 matches in this
     process). Safe to call from any thread.
     """
+    return label_suite(db, suite_name, task, timeout, workers).counts
+
+
+def label_suite(db: Database, suite_name: str | None = None, task: TaskState | None = None,
+                timeout: float = DEFAULT_TIMEOUT, workers: int | None = None) -> LabelRun:
+    """``relabel``, saying what the run changed (``LabelRun``): what the window tells when labelling ends."""
     task = progress_of(task)
     workers = os.cpu_count() or 1 if workers is None else workers
     if workers > 0 and db.shareable:
@@ -308,21 +315,23 @@ def relabel(db: Database, suite_name: str | None = None, task: TaskState | None 
         lock_outputs_of_suite(session, suite.id, labelling=True)
         plan, through, chunks = _plan(session, suite.id, timeout)
         connection = session.connection()
+        before = automatic_counts(connection, select(Item.id).where(Item.suite_id == suite.id))
         with closing(_labelled_chunks(db, connection, plan, chunks, task, workers)) as results:
             stale_counts = _store(connection, plan, through, results, task)
-        return _counts_after(connection, suite.id, plan.stale, stale_counts)
+        return LabelRun(_counts_after(connection, suite.id, plan.stale, stale_counts), before,
+                        automatic_counts(connection, select(Item.id).where(Item.suite_id == suite.id)))
 
 
 def relabel_items(session: Session, suite_id: int, item_ids: Collection[int],
-                  timeout: float = DEFAULT_TIMEOUT) -> None:
+                  timeout: float = DEFAULT_TIMEOUT, task: TaskState | None = None) -> None:
     """Label what needs it among the outputs of ``item_ids``, in this process and inside the caller's
-    transaction: an edit and the labels it implies are committed together or not at all."""
+    transaction: an edit (or an import) and the labels it implies are committed together or not at all."""
     lock_outputs_of_suite(session, suite_id, labelling=True)
     session.flush()
     plan, through, chunks = _plan(session, suite_id, timeout, item_ids)
     connection = session.connection()
     _store(connection, plan, through, ((chunk, _label_chunk(connection, plan, chunk, True)) for chunk in chunks),
-           progress_of(None))
+           progress_of(task))
 
 
 def _store(connection: Connection, plan: _Plan, through: dict[int, int],

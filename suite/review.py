@@ -27,11 +27,11 @@ from store.models import (
 )
 from store.upsert import conflict_insert
 from suite.browse import OutputRow
-from suite.editing import add_known
+from suite.changes import Changes, Where
+from suite.editing import add_known_in, remove_known_in
 from suite.engine.output_policy import read_policy
 from suite.errors import EditConflict, TsqeError
-from suite.history import Change, conflict, next_versions, record, rows_matched, short
-from suite.item_edit import EditResult
+from suite.history import Change, check_author, conflict, next_versions, record, rows_matched, short
 from suite.labels import automatic_label, join_labels, rule_number
 from suite.rules import (
     DEFAULT_TIMEOUT,
@@ -153,20 +153,200 @@ def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: str, r
     When any output was reviewed or removed by someone else since its version was read, the whole decision is
     refused with ``EditConflict`` naming that output, and no label of it is stored.
     """
-    if label not in MANUAL_LABELS:
-        raise TsqeError(f"manual label must be one of {', '.join(MANUAL_LABELS)}, not {label!r}")
+    decided = decide(db, [OutputDecision(seen, label) for seen in outputs], reviewer, task=task)
+    return [ManualLabelInfo(change.output_id, after.label, after.reviewer, after.reviewed_at, after.comment,
+                            change.version) for change in decided.reviews if (after := change.after) is not None]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A reviewer's decision on one output as stored: what undoing a later decision puts back as it was."""
+
+    label: str
+    reviewer: str
+    comment: str | None
+    reviewed_at: datetime
+
+    @staticmethod
+    def of(row: ManualLabel | None) -> Verdict | None:
+        return None if row is None else Verdict(row.label, row.reviewer, row.comment, row.reviewed_at)
+
+
+@dataclass(frozen=True)
+class OutputDecision:
+    """One output's part of a decision: the output as the reviewer saw it, and the label it gets (None: none).
+    A comment (C) is a decision that gives each output the label it has, with the comment in ``seen``."""
+
+    seen: SeenOutput
+    label: str | None
+
+
+@dataclass(frozen=True)
+class ReviewChange:
+    """One output's review before and after a write, and its version after it (0: not reviewed)."""
+
+    output_id: int
+    item_id: int
+    before: Verdict | None
+    after: Verdict | None
+    version: int
+
+
+@dataclass(frozen=True)
+class KnownChange:
+    """A known translation a decision added (with its version) or removed (version None)."""
+
+    known_id: int
+    item_id: int
+    kind: str
+    text: str
+    version: int | None
+
+
+@dataclass(frozen=True)
+class Decided:
+    """What a decision (or taking one back) wrote: each output's review before and after, and the known
+    translations added or removed with it."""
+
+    reviews: tuple[ReviewChange, ...]
+    known_added: tuple[KnownChange, ...] = ()
+    known_removed: tuple[KnownChange, ...] = ()
+
+    @property
+    def changes(self) -> Changes:
+        items = Where.of(known.item_id for known in self.known_added + self.known_removed)
+        return Changes(reviews=Where.of(review.output_id for review in self.reviews), items=items, labels=items)
+
+
+def decide(db: Database, decisions: Sequence[OutputDecision], reviewer: str, *, as_known: bool = False,
+           task: TaskState | None = None) -> Decided:
+    """One reviewer's decision on several outputs: a label each (None clears it), in one transaction, all or none.
+
+    ``as_known`` also adds each output's text to its item's known ``good`` (pass) or ``bad`` (fail) translations,
+    which relabels every output equal to it that no rule decides (TQ-AutoTest's way of settling an output), in
+    the same transaction: the decision and the known translation are stored together or not at all (two
+    transactions once left a decision without its known translation when the second failed). A text the item
+    already knows of that kind is not added twice. Refused like ``set_manual_labels``.
+    """
+    for decision in decisions:
+        label = decision.label
+        if label is not None and label not in MANUAL_LABELS:
+            raise TsqeError(f"manual label must be one of {', '.join(MANUAL_LABELS)}, not {label!r}")
+        if as_known and label not in ("pass", "fail"):
+            raise TsqeError(f"only a pass or a fail makes an output a known translation, not {label or 'no label'}")
     if not reviewer.strip():
         raise TsqeError("a manual label needs the reviewer's name")
     task = progress_of(task)
     reviewer, reviewed_at = reviewer.strip(), utcnow()
     with db.transaction() as session:
-        checked = _checked_outputs(session, outputs)
-        decided = []
-        for done, (seen, output) in enumerate(checked):
+        checked = _checked_outputs(session, [decision.seen for decision in decisions])
+        changes = []
+        for done, ((seen, output), decision) in enumerate(zip(checked, decisions, strict=True)):
             task.progress(done, len(checked), f"reviewing output {done + 1:,} of {len(checked):,}")
-            decided.append(_set(session, output, seen, label, reviewer, reviewed_at))
+            before = Verdict.of(session.get(ManualLabel, output.id, populate_existing=True))
+            if decision.label is None:
+                _clear(session, output, seen, reviewer)
+                changes.append(ReviewChange(output.id, output.item_id, before, None, 0))
+            else:
+                info = _set(session, output, seen, decision.label, reviewer, reviewed_at)
+                changes.append(ReviewChange(output.id, output.item_id, before,
+                                            Verdict(info.label, reviewer, info.comment, reviewed_at), info.version))
+        known = tuple(added for (_, output), decision in zip(checked, decisions, strict=True)
+                      if as_known and (added := _add_known(session, output, decision.label, reviewer)) is not None)
         task.progress(len(checked), len(checked), f"reviewed {len(checked):,} outputs")  # before the commit
-        return decided
+        return Decided(tuple(changes), known)
+
+
+def _add_known(session: Session, output: Output, label: str | None, author: str) -> KnownChange | None:
+    kind = "good" if label == "pass" else "bad"
+    result = add_known_in(session, output.item_id, kind, output.text, author=author)
+    if result is None:
+        return None
+    assert result.entity_id is not None and result.version is not None, "an added known translation has an id"
+    return KnownChange(result.entity_id, output.item_id, kind, output.text, result.version)
+
+
+@dataclass(frozen=True)
+class ReviewPut:
+    """One output's review to be exactly ``verdict`` (None: no manual label), found at ``expected_version``."""
+
+    output_id: int
+    expected_version: int
+    verdict: Verdict | None
+
+
+@dataclass(frozen=True)
+class KnownPut:
+    """A known translation to add back (it was removed under another id)."""
+
+    item_id: int
+    kind: str
+    text: str
+
+
+def put_reviews(db: Database, puts: Sequence[ReviewPut], *, author: str, add_known: Sequence[KnownPut] = (),
+                remove_known: Sequence[tuple[int, int | None]] = (), task: TaskState | None = None) -> Decided:
+    """Put outputs' reviews back as they were (the reviewer, comment and time of each verdict, not the author's),
+    and add or remove (id, expected version) known translations, in one transaction: what taking a decision back,
+    and doing it again, writes. Each review must be at its expected version: an undo never overwrites what a
+    colleague decided since. The history names ``author`` as who put each review back."""
+    author = check_author(author)
+    task = progress_of(task)
+    with db.transaction() as session:
+        checked = _checked_outputs(session, [SeenOutput(put.output_id, put.expected_version) for put in puts])
+        changes = []
+        for done, ((_, output), put) in enumerate(zip(checked, puts, strict=True)):
+            task.progress(done, len(checked), f"putting back output {done + 1:,} of {len(checked):,}")
+            existing = session.get(ManualLabel, output.id, populate_existing=True)
+            if (0 if existing is None else existing.version) != put.expected_version:
+                raise _conflict(session, output)
+            changes.append(ReviewChange(output.id, output.item_id, Verdict.of(existing), put.verdict,
+                                        _put(session, output, existing, put.verdict, author)))
+        removed = []
+        for known_id, expected in remove_known:
+            row = session.get(KnownTranslation, known_id)
+            kind, text = (row.kind, row.text) if row is not None else ("", "")  # a removed one: refused below
+            gone = remove_known_in(session, known_id, author=author, expected_version=expected)
+            removed.append(KnownChange(known_id, gone.item_id, kind, text, None))
+        added = []
+        for known in add_known:
+            result = add_known_in(session, known.item_id, known.kind, known.text, author=author)
+            if result is not None:
+                assert result.entity_id is not None and result.version is not None
+                added.append(KnownChange(result.entity_id, known.item_id, known.kind, known.text, result.version))
+        task.progress(len(checked), len(checked), f"put back {len(checked):,} reviews")  # before the commit
+        return Decided(tuple(changes), tuple(added), tuple(removed))
+
+
+def _put(session: Session, output: Output, existing: ManualLabel | None, verdict: Verdict | None,
+         author: str) -> int:
+    """Write ``verdict`` over ``existing`` (both None: nothing to do); the review's version after it."""
+    if verdict is None:
+        if existing is None:
+            return 0
+        removed = _fields(existing)
+        if rows_matched(session, delete(ManualLabel).where(ManualLabel.output_id == output.id,
+                                                           ManualLabel.version == existing.version)) != 1:
+            raise _conflict(session, output)
+        session.expunge(existing)
+        _history(session, output, "remove", author, removed, None, None)
+        return 0
+    before: dict[str, str | None] | None = None
+    after: dict[str, str | None] = {"label": verdict.label, "reviewer": verdict.reviewer, "comment": verdict.comment}
+    values = {**after, "reviewed_at": verdict.reviewed_at}
+    if existing is None:
+        version = next_versions(session, [output.id])[output.id]
+        done = len(session.execute(_insert_new(session).values(output_id=output.id, version=version, **values)
+                                   .returning(ManualLabel.output_id)).all())
+    else:
+        before, version = _fields(existing), existing.version + 1
+        done = rows_matched(session, update(ManualLabel)
+                            .where(ManualLabel.output_id == output.id, ManualLabel.version == existing.version)
+                            .values(version=version, **values))
+    if done != 1:
+        raise _conflict(session, output)
+    _history(session, output, "change" if before else "add", author, before, after, version)
+    return version
 
 
 def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewer: str,
@@ -216,16 +396,8 @@ def clear_manual_labels(db: Database, outputs: Sequence[SeenOutput], *, reviewer
     like ``set_manual_labels``); the ids of the outputs that had one."""
     if not reviewer.strip():
         raise TsqeError("clearing a manual label needs the reviewer's name")
-    task = progress_of(task)
-    with db.transaction() as session:
-        checked = _checked_outputs(session, outputs)
-        cleared = []
-        for done, (seen, output) in enumerate(checked):
-            task.progress(done, len(checked), f"clearing output {done + 1:,} of {len(checked):,}")
-            if _clear(session, output, seen, reviewer.strip()):
-                cleared.append(output.id)
-        task.progress(len(checked), len(checked), f"cleared {len(cleared):,} manual labels")  # before the commit
-        return cleared
+    decided = decide(db, [OutputDecision(seen, None) for seen in outputs], reviewer, task=task)
+    return [change.output_id for change in decided.reviews if change.before is not None]
 
 
 def _clear(session: Session, output: Output, seen: SeenOutput, reviewer: str) -> bool:
@@ -243,15 +415,6 @@ def _clear(session: Session, output: Output, seen: SeenOutput, reviewer: str) ->
     session.expunge(existing)
     _history(session, output, "remove", reviewer, before, None, None)
     return True
-
-
-def resolve_as_known(db: Database, output_id: int, kind: str, *, author: str) -> EditResult:
-    """Settle an output by adding its text to its item's known ``good`` or ``bad`` translations, which
-    relabels every output equal to it that no rule decides; undone by ``remove_known`` of the result's
-    ``entity_id``."""
-    with db.session() as session:
-        output = _output(session, output_id)
-    return add_known(db, output.item_id, kind, output.text, author=author)
 
 
 @dataclass(frozen=True)

@@ -175,3 +175,15 @@ def test_item_add_edit_remove(demo_db: Path) -> None:
         "error: the history of suite 'tsqe-demo-de-en' holds no removal of an item 'nope'\n"
     assert [h["action"] for h in json.loads(tsqe(demo_db, "history", "new-01", "--json").stdout)] == [
         "remove", "move", "change", "add", "add"]
+
+
+def test_review_as_known_stores_the_decision_and_the_known_translation_together(demo_db: Path) -> None:
+    output = next(o for o in show(demo_db)["outputs"] if not o["manual_label"])
+    oid = str(output["output_id"])
+    said = tsqe(demo_db, "review", oid, "pass", "--as-known", "--reviewer", "ada").stdout
+    assert f"output {oid} reviewed as pass by ada (version 1); added as known good translation" in said
+    detail = show(demo_db)
+    assert output["text"] in [k["text"] for k in detail["known"] if k["kind"] == "good"]
+    reviewed = next(o for o in detail["outputs"] if o["output_id"] == output["output_id"])
+    assert reviewed["manual_label"] == "pass"  # (a rule still decides its automatic label: rules come first)
+    assert run(demo_db, "review", oid, "clear", "--as-known").exit_code == 2

@@ -55,7 +55,7 @@ from suite.errors import TsqeError
 from suite.history import checked_update
 from suite.importers import import_outputs, import_suite
 from suite.labelling import relabel
-from suite.review import clear_manual_label, resolve_as_known, set_manual_label
+from suite.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
 
 BANK = "amb-01"  # positive \bbench\b, negative \bbank\b; 4 outputs, output "... river bank ..." reviewed as pass
 
@@ -198,10 +198,9 @@ def test_resolve_as_known_labels_equal_outputs(tmp_path: Path) -> None:
                 unknown_item, output = item_id, outputs[0]
                 break
     assert unknown_item is not None, "the demo has unknown outputs"
-    result = resolve_as_known(db, output.output_id, "good", author="ada")
-    assert result.flipped == 1
+    [known] = decide(db, [OutputDecision(SeenOutput(output.output_id, 0), "pass")], "ada", as_known=True).known_added
     assert outputs_by_text(db, unknown_item)[output.text].auto_label == "pass"
-    remove_known(db, result.entity_id, author="ada")  # the undo
+    remove_known(db, known.known_id, author="ada")
     assert outputs_by_text(db, unknown_item)[output.text].auto_label == "unknown"
     db.close()
 

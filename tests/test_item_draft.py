@@ -3,8 +3,9 @@ and a draft rebased on a colleague's save."""
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
-from store import Database
+from store import Database, open_database
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo, find_item, item_detail
 from suite.item_draft import EditorDraft, new_entry, new_rule
@@ -157,3 +158,34 @@ def test_each_rule_counts_the_demo_outputs_it_matches(db: Database) -> None:
     assert matches["positive"][len(draft.rules["positive"]) - 1] == 4  # every output of amb-01 says "painted"
     assert matches["negative"][len(draft.rules["negative"]) - 1] == 0
     assert set(matches["positive"]) == set(range(len(draft.rules["positive"])))
+
+
+def test_a_draft_kept_on_disk_comes_back_whole_and_only_from_a_session_that_ended(tmp_path: Path) -> None:
+    """Issue 16: drafts of a session killed before saving are recoverable at the next start; a running window's
+    own autosave is not offered to another window on the same database."""
+    import subprocess
+    import sys
+
+    from suite.draft_autosave import autosave_path, left_behind, read_drafts, write_drafts
+    from suite.item_draft import new_rule
+
+    db = open_database(tmp_path / "t.sqlite")
+    create_demo(db)
+    draft = EditorDraft.of(item_detail(db, find_item(db, "amb-01")))
+    draft.rules["negative"].append(replace(new_rule("negative"), pattern=r"\bbanks?\b"))
+    draft.comment = "check the river sense"
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True)
+    path = autosave_path(tmp_path, db.url, int(dead.stdout))
+    write_drafts(path, db.url, [draft])
+    write_drafts(autosave_path(tmp_path, db.url), db.url, [draft])  # this process's own: still running
+    write_drafts(autosave_path(tmp_path, "sqlite:///other.sqlite", int(dead.stdout)), "x", [draft])
+    assert left_behind(tmp_path, db.url) == [path]
+    found = read_drafts(path)
+    assert found is not None
+    [back] = found.drafts
+    assert back.edits() == draft.edits() and back.comment == "check the river sense"
+    assert new_rule("positive").key < min(row.key for row in back.all_rules())  # no stand-in id reused
+    write_drafts(path, db.url, [])
+    assert not path.exists()
+    db.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -31,15 +31,16 @@ from gui.editor.history import HistoryPane
 from gui.editor.preview import PreviewPane
 from gui.editor.rules import RuleList
 from gui.editor.scope import ScopePane
-from gui.editor.undo import SavedEdit
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
+from gui.operations.undo import undoable
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
+from store import Database
 from suite.browse import OutputFilter
+from suite.changes import Changes
 from suite.editing import (
     EditConflict,
     ItemDetail,
-    default_author,
     item_detail,
     item_history,
 )
@@ -52,7 +53,7 @@ from suite.preview import (
     ScopePreview,
     preview_scope,
 )
-from suite.undoable_edits import Edit, Ledger, MoveItem, apply_all, summary
+from suite.undoable_edits import Edit, summary
 
 PREVIEW_DELAY_MS = 150
 """Typing pauses shorter than this do not start a preview: a computation per keystroke would only be dropped."""
@@ -61,13 +62,14 @@ SCOPE_DELAY_MS = 600
 
 
 class ItemEditorScreen(QWidget):
+    drafts_changed = Signal()  # a draft became unsaved or saved, or was discarded: ``unsaved()`` may differ
+
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.state = state
         self.ops = ops
         self._draft: EditorDraft | None = None
         self._drafts: dict[int, EditorDraft] = {}
-        self._ledger = Ledger()
         self.previews: PreviewSession | None = None
         self._saving = False
         self._loading: tuple[int, Callable[[], None]] | None = None  # the item being read, and how to read it again
@@ -225,12 +227,9 @@ class ItemEditorScreen(QWidget):
         """The item shown, or being read to be shown; None while the screen asks for one."""
         return self._wanted
 
-    def _author(self) -> str:
-        return self.state.reviewer or default_author()
-
     def _database_changed(self) -> None:
+        """Another database: the window asked about unsaved drafts before opening it (``MainWindow``)."""
         self._drafts.clear()
-        self._ledger = Ledger()
         self.previews = None if self.state.db is None else PreviewSession(self.state.db)
         self._show(None)
         self._selection_changed()
@@ -342,6 +341,7 @@ class ItemEditorScreen(QWidget):
         self.state_label.setText("saving…" if self._saving else
                                  "cannot save: see the message in red" if dirty and problems else
                                  "unsaved changes" if dirty else "")
+        self.drafts_changed.emit()
 
     # --- previews ---------------------------------------------------------------------------------
     def start_preview(self) -> None:
@@ -423,43 +423,101 @@ class ItemEditorScreen(QWidget):
         edits = draft.edits()
         if not edits:
             return
-        draft.seed(self._ledger)
-        ledger, author, item_id = self._ledger, self._author(), draft.item_id
-        undo: list[Edit] = []
-        text = f"{draft.detail.external_id}: {summary(edits)}"
-
-        def saved(_: object) -> None:
-            self._saved(text, item_id, undo)
-
-        def failed(error: Exception) -> bool:
-            self._saved(text, item_id, undo, refused=True)
-            return self._refused(error, item_id)
-
         self._saving = True
         self._update_buttons()
         self.editor_scroll.setEnabled(False)
-        self.ops.write(f"saving {draft.detail.external_id}",
-                       lambda task: apply_all(db, edits, author, ledger, undo),
-                       self._changes(item_id, edits), on_success=saved, on_failure=failed, progress=False)
+        self._write(draft, edits)
 
-    def _changes(self, item_id: int, edits: list[Edit]) -> OpChanges:
-        return OpChanges(suite=any(isinstance(edit, MoveItem) for edit in edits), rules=True, labels=True,
-                         item_ids=frozenset({item_id}))
+    def _write(self, draft: EditorDraft, edits: list[Edit]) -> None:
+        """Save a draft's edits as one step of the undo stack (what was saved before a refusal too); after a
+        refusal the linguist's changes are kept on top of the item as it is now."""
+        draft.seed(self.state.ledger)
+        item_id = draft.item_id
+        write = undoable(self.state, self.ops, edits, f"{summary(edits)} in {draft.detail.external_id}")
+        write.title = "saving"
+        def refused(error: Exception) -> bool:
+            self._saved(item_id, refused=True)
+            return self._refused(error, item_id)
 
-    def _saved(self, text: str, item_id: int, undo: list[Edit], *, refused: bool = False) -> None:
-        """After a save: undoable, then shown as stored. After a refusal, what went through before it is
-        undoable too, and the linguist's changes are kept on top of the item as it is now."""
-        self._saving = False
-        self.editor_scroll.setEnabled(True)
-        if undo:
-            self.state.undo_stack.push(SavedEdit(text, item_id, list(undo), self._run_saved))
-        self._drafts.pop(item_id, None)
+        write.success(lambda _: self._saved(item_id))
+        write.failure(refused)
+        write.run(self.ops)
+
+    def _saved(self, item_id: int, *, refused: bool = False) -> None:
+        """After a save, the item is shown as stored; after a refusal, as it is now with the changes on top."""
         if self._draft is not None and self._draft.item_id == item_id:
+            self._saving = False
+            self.editor_scroll.setEnabled(True)
             if refused:
                 self._rebase(self._draft)
             else:
+                self._drafts.pop(item_id, None)
                 self._load(item_id)
+        elif refused and item_id in self._drafts:
+            self._rebase_kept(self._drafts[item_id])
+        else:
+            self._drafts.pop(item_id, None)
         self._update_buttons()
+
+    # --- unsaved drafts (the window asks about them, keeps them on disk, offers them back) ---------
+    def unsaved(self) -> list[EditorDraft]:
+        """Every draft with changes not saved yet: the item shown and those kept while others were looked at."""
+        drafts = [draft for draft in self._drafts.values() if draft.dirty]
+        if self._draft is not None and self._draft.dirty and self._draft.item_id not in self._drafts:
+            drafts.insert(0, self._draft)
+        return drafts
+
+    def save_all(self) -> list[EditorDraft]:
+        """Save every unsaved draft (each one step of the undo stack); the drafts that cannot be saved as they are
+        (a pattern that does not compile, an empty source), which stay unsaved."""
+        blocked = []
+        for draft in self.unsaved():
+            if draft.problems():
+                blocked.append(draft)
+            elif draft is self._draft:
+                self.save()
+            else:
+                self._write(draft, draft.edits())
+        return blocked
+
+    def discard_all(self) -> None:
+        self._drafts.clear()
+        if self._draft is not None and self._draft.dirty:
+            self.revert()
+        self.drafts_changed.emit()
+
+    def recover(self, drafts: list[EditorDraft]) -> None:
+        """Drafts a session left unsaved, put back as unsaved changes on top of their items as they are now
+        (items removed since are dropped, and said)."""
+        db = self.state.db
+        if db is None:
+            return
+        for draft in drafts:
+            self._recover(db, draft)
+
+    def _recover(self, db: Database, draft: EditorDraft) -> None:
+        self.ops.read(lambda task: item_detail(db, draft.item_id),
+                      lambda detail: self._recovered(draft.rebased(detail)),
+                      on_failure=lambda error: self._not_recovered(draft, error))
+
+    def _recovered(self, draft: EditorDraft) -> None:
+        if self._draft is not None and self._draft.item_id == draft.item_id:
+            self._show(draft)
+        else:
+            self._drafts[draft.item_id] = draft
+        self.drafts_changed.emit()
+
+    def _not_recovered(self, draft: EditorDraft, error: Exception) -> bool:
+        if not isinstance(error, TsqeError):
+            return False
+        self.ops.message.emit(f"the unsaved changes of {draft.detail.external_id} were not restored: {error}")
+        return True
+
+    def _rebase_kept(self, draft: EditorDraft) -> None:
+        db = self.state.db
+        assert db is not None
+        self.ops.read(lambda task: item_detail(db, draft.item_id),
+                      lambda detail: self._drafts.__setitem__(draft.item_id, draft.rebased(detail)))
 
     def _rebase(self, draft: EditorDraft) -> None:
         db = self.state.db
@@ -496,28 +554,6 @@ class ItemEditorScreen(QWidget):
         else:
             self._drafts.pop(item_id, None)
 
-    def _run_saved(self, command: SavedEdit, title: str) -> None:
-        db = self.state.db
-        if db is None:
-            return
-        ledger, author, item_id = self._ledger, self._author(), command.item_id
-        undo: list[Edit] = []
-
-        def failed(error: Exception) -> bool:
-            # Part of the step may be saved: the stack no longer tells the truth about it, so start afresh.
-            self.state.undo_stack.clear()
-            self._reload(item_id)
-            return self._refused(error, item_id)
-
-        self.ops.write(title, lambda task: apply_all(db, command.take(), author, ledger, undo),
-                        OpChanges(suite=True, rules=True, labels=True, item_ids=frozenset({item_id})),
-                        on_success=lambda _: command.put(list(undo)), on_failure=failed, progress=False)
-
-    def _reload(self, item_id: int) -> None:
-        self._drafts.pop(item_id, None)
-        if self._draft is not None and self._draft.item_id == item_id:
-            self._rebase(self._draft)
-
     def revert(self) -> None:
         draft = self._draft
         if draft is not None:
@@ -525,15 +561,17 @@ class ItemEditorScreen(QWidget):
             self._show(EditorDraft.of(draft.detail))
             self._load(draft.item_id)
 
-    def _operation_executed(self, changes: OpChanges) -> None:
+    def _operation_executed(self, changes: Changes) -> None:
         """Another write (a review, an import, an undo) may have changed what this item shows, and what a read of
         an item still under way has read: that read starts again (the newer read supersedes it)."""
-        if not (changes.rules or changes.labels or changes.outputs or changes.suite):
+        reach = changes.item_content
+        if not (reach or changes.reviews or changes.taxonomy):
             return
         draft, loading = self._draft, self._loading
-        if loading is not None and (not changes.item_ids or loading[0] in changes.item_ids):
+        if loading is not None and (reach.reaches([loading[0]]) or changes.reviews or changes.taxonomy):
             loading[1]()
-        if draft is None or (changes.item_ids and draft.item_id not in changes.item_ids):
+        if draft is None or not (reach.reaches([draft.item_id]) or changes.taxonomy or changes.reviews.reaches(
+                output.output_id for output in draft.detail.outputs)):
             return
         if self.previews is not None:
             self.previews.invalidate(draft.item_id)
@@ -542,3 +580,8 @@ class ItemEditorScreen(QWidget):
             self._load_history()
         else:
             self._load(draft.item_id)
+
+    def shows(self, changes: Changes) -> bool:
+        """Whether a change is one of this screen's: an edit of the item it shows, not a reviewer's decision."""
+        items = (changes.items | changes.references).ids
+        return self.item_id is not None and not changes.reviews and bool(items) and items <= {self.item_id}

@@ -34,18 +34,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from filters.correlation_table import CorrelationSummary, correlate_metrics
-from filters.difficulty import DifficultyResult, da_bertscore
+from filters.correlation_table import CorrelationSummary
+from filters.difficulty import DifficultyResult
 from filters.metrics import LABEL, metric_names, metric_spec
-from filters.scoring import SegmentScores, score_outputs
+from filters.scoring import SegmentScores
 from filters.variance import VarianceResult, export_selection, variance_filter
 from gui.elided_label import ElidedLabel
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
+from gui.operations import scores as scores_ops
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
 from gui.reports.table_model import RAW_ROLE, TableModel, report_view
 from gui.state import AppState
 from suite.browse import OutputFilter, OutputRow, output_ids, output_rows
+from suite.changes import Changes
 from suite.qe_scores import list_qe_systems
 from suite.tables import Table
 from suite.tasks import TaskState
@@ -236,10 +238,8 @@ class DiscriminativeTab(ReportTab):
             return
         metric = self.metric_choice.currentData()
         self.status.setText(f"scoring with {metric}…")
-        self._ops.write(f"scoring with {metric}",
-                        lambda task: score_outputs(db, metric, suite_name=suite, task=task),
-                        OpChanges(scores=True), on_success=self._scored,
-                        on_failure=self._failed if asked else self._told)
+        scores_ops.score(db, suite, metric).success(self._scored).failure(
+            self._failed if asked else self._told).run(self._ops)
 
     def set_drop(self, fraction: float) -> None:
         self.drop.setValue(round(100 * fraction))
@@ -262,8 +262,7 @@ class DiscriminativeTab(ReportTab):
         db, suite = self._state.db, self._state.suite_name
         if db is None:
             return
-        self._ops.write("difficulty-aware BERTScore", lambda task: da_bertscore(db, suite_name=suite, task=task),
-                        OpChanges(scores=True), on_success=self._difficulty_done)
+        scores_ops.difficulty(db, suite).success(self._difficulty_done).run(self._ops)
 
     def correlate(self, *, asked: bool = True) -> None:
         db, suite = self._state.db, self._state.suite_name
@@ -277,9 +276,8 @@ class DiscriminativeTab(ReportTab):
             return
         top = self.top.value() or None
         self.correlation_status.setText("correlating…")
-        self._ops.write("correlating metrics with human scores", lambda task: correlate_metrics(
-            db, metrics, top=top, suite_name=suite, task=task), OpChanges(scores=True),
-            on_success=self._correlated, on_failure=self._correlation_failed if asked else self._correlation_told)
+        scores_ops.correlate(db, suite, metrics, top).success(self._correlated).failure(
+            self._correlation_failed if asked else self._correlation_told).run(self._ops)
 
     def set_correlation_metrics(self, metrics: list[str]) -> None:
         for i in range(self.correlation_metrics.count()):
@@ -412,8 +410,9 @@ class DiscriminativeTab(ReportTab):
         if directory:
             self.export_vat(Path(directory))
 
-    def concerns(self, changes: OpChanges) -> bool:
-        return changes.outputs or changes.suite or changes.rules
+    def concerns(self, changes: Changes) -> bool:
+        """Scores compare outputs with references: new outputs, references or items make the ranking stale."""
+        return bool(changes.outputs or changes.taxonomy or changes.references)
 
     def _forget(self) -> None:
         self.scores = self.variance = self.difficulty = self.correlation = None
@@ -422,10 +421,10 @@ class DiscriminativeTab(ReportTab):
         self.model.set_table(None)
         self.correlation_model.set_table(None)
 
-    def _changed(self, changes: OpChanges) -> None:
+    def _changed(self, changes: Changes) -> None:
         """New QE systems are new metrics; a ranking by labels is ranked again; the rest makes it all stale."""
-        if changes.qe:
+        if changes.qe_systems:
             self.refresh()
-        if changes.labels and self.scores is not None and self.scores.metric == LABEL:
+        if changes.label_state and self.scores is not None and self.scores.metric == LABEL:
             self.rank()
         super()._changed(changes)

@@ -35,7 +35,8 @@ from PySide6.QtWidgets import (
 )
 
 from gui.elided_label import ElidedLabel
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
+from gui.operations import qe as qe_ops
 from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
 from gui.reports.pairs_view import PairsView
@@ -55,10 +56,9 @@ from qe.pair_verdicts import PairVerdict, pair_verdicts
 from qe.pairs import PairTable
 from qe.plots import accuracy_figure
 from qe.stability import StabilityResult, ranking_stability
-from qe.training import predict_qe_system, train_qe_system
+from suite.changes import Changes
 from suite.errors import TsqeError
-from suite.importers import import_qe_scores
-from suite.qe_scores import QEScores, QESystemInfo, list_qe_systems, remove_qe_system
+from suite.qe_scores import QEScores, QESystemInfo, list_qe_systems
 from suite.tables import Table
 from suite.tasks import TaskState
 
@@ -505,8 +505,8 @@ class QETab(ReportTab):
     def _cell_clicked(self, index: QModelIndex) -> None:
         self.show_pairs(index.row(), index.column())
 
-    def concerns(self, changes: OpChanges) -> bool:
-        return changes.qe or changes.labels or changes.outputs or changes.suite or changes.rules
+    def concerns(self, changes: Changes) -> bool:
+        return changes.qe_systems or changes.label_state
 
     def _forget(self) -> None:
         self.view_data = None
@@ -536,8 +536,7 @@ class QETab(ReportTab):
     def import_scores(self, path: str, name: str, lower_is_better: bool) -> None:
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        self._ops.write(f"importing QE scores {name!r}", lambda task: import_qe_scores(
-            db, path, name=name, lower_is_better=lower_is_better, suite_name=suite, task=task), OpChanges(qe=True))
+        qe_ops.import_scores(db, suite, path, name, lower_is_better).run(self._ops)
 
     def _train(self) -> None:
         dialog = TrainDialog(self)
@@ -548,9 +547,8 @@ class QETab(ReportTab):
         """Train in the background; Cancel stops it and nothing is stored (the model is saved last)."""
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        self._ops.write(f"training {request.name!r} ({request.kind})", lambda task: train_qe_system(
-            db, name=request.name, kind=request.kind, data=list(request.data), target=request.target,
-            folds=request.folds, seed=request.seed, suite_name=suite, task=task), OpChanges(qe=True))
+        qe_ops.train(db, suite, request.name, request.kind, list(request.data), request.target, request.folds,
+                     request.seed).run(self._ops)
 
     def _predict(self) -> None:
         system = self._selected_system()
@@ -562,8 +560,7 @@ class QETab(ReportTab):
     def predict(self, name: str) -> None:
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        self._ops.write(f"scoring the suite with {name!r}", lambda task: predict_qe_system(db, name, suite),
-                        OpChanges(qe=True))
+        qe_ops.predict(db, suite, name).run(self._ops)
 
     def _metric(self) -> None:
         dialog = MetricDialog(self)
@@ -573,15 +570,7 @@ class QETab(ReportTab):
     def metric_as_qe(self, request: MetricRequest) -> None:
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-
-        def work(task: TaskState) -> object:
-            from filters.qe_proxy import (
-                store_metric_as_qe,  # the metric libraries load only when asked for
-            )
-
-            return store_metric_as_qe(db, request.metric, name=request.name, suite_name=suite, task=task)
-
-        self._ops.write(f"scoring with {request.metric} as QE", work, OpChanges(qe=True, scores=True))
+        qe_ops.metric_as_qe(db, suite, request.metric, request.name).run(self._ops)
 
     def _remove(self) -> None:
         system = self._selected_system()
@@ -597,4 +586,4 @@ class QETab(ReportTab):
     def remove(self, name: str) -> None:
         db = self._state.db
         assert db is not None
-        self._ops.write(f"removing {name!r}", lambda task: remove_qe_system(db, name), OpChanges(qe=True))
+        qe_ops.remove(db, name).run(self._ops)

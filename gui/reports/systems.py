@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.elided_label import ElidedLabel
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
 from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab, note_label, with_notes
@@ -36,6 +36,7 @@ from gui.reports.table_model import RAW_ROLE, ramp, report_view
 from gui.state import AppState
 from qe.plots import systems_figure
 from suite.browse import OutputFilter
+from suite.changes import Changes
 from suite.report import ReportBy, ReportRow, SystemsReport, systems_report
 from suite.tables import Table
 from suite.tasks import TaskState
@@ -247,8 +248,8 @@ class SystemsTab(ReportTab):
         self.chart.set_chart(None)
         return True
 
-    def concerns(self, changes: OpChanges) -> bool:
-        return changes.labels or changes.outputs or changes.suite or changes.rules
+    def concerns(self, changes: Changes) -> bool:
+        return changes.label_state
 
     def _clear_shown(self) -> None:
         self.model.set_report(None)

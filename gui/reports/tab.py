@@ -12,8 +12,9 @@ from collections.abc import Callable
 from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QVBoxLayout, QWidget
 
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
 from gui.state import AppState
+from suite.changes import Changes
 
 
 class ReportTab(QWidget):
@@ -34,7 +35,7 @@ class ReportTab(QWidget):
         """Read and compute the report anew (the tab is shown)."""
         raise NotImplementedError
 
-    def concerns(self, changes: OpChanges) -> bool:
+    def concerns(self, changes: Changes) -> bool:
         """Whether a finished write changed something the tab shows."""
         raise NotImplementedError
 
@@ -67,7 +68,7 @@ class ReportTab(QWidget):
         if self.isVisible():
             self.refresh()
 
-    def _changed(self, changes: OpChanges) -> None:
+    def _changed(self, changes: Changes) -> None:
         if self.concerns(changes):
             self._invalidate()
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 from functools import partial
-from typing import Any
 
 from PySide6.QtCore import (
     QItemSelectionModel,
@@ -35,30 +34,19 @@ from PySide6.QtWidgets import (
 )
 
 from gui.elided_label import ElidedLabel
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations
+from gui.operations import review as review_ops
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
 from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
-from suite.browse import OutputFilter, OutputRow
-from suite.editing import (
-    EditConflict,
-    EditResult,
-    add_known,
-    default_author,
-    remove_known,
-)
+from suite.browse import OutputFilter, OutputRow, output_rows
+from suite.changes import Changes
+from suite.editing import EditConflict, default_author
 from suite.names import system_names
-from suite.review import (
-    SeenOutput,
-    clear_manual_labels,
-    decided_by_others,
-    resolve_as_known,
-    set_manual_labels,
-)
-from suite.tasks import TaskState
+from suite.review import decided_by_others
 
 LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
     ("any label", OutputFilter()),
@@ -314,20 +302,45 @@ class ReviewScreen(QWidget):
         self.apply_filter(replace(current, category=selection.category, phenomenon=selection.phenomenon,
                                   item=None, item_ids=None if selection.item_id is None else (selection.item_id,)))
 
-    def _changed(self, changes: Any) -> None:
-        """Re-run the query after a change to the whole suite; after an edit of chosen items (a decision, a
-        rule) only repaint the rows on screen, so the row just decided stays under the reviewer's eyes. Either
-        way the cursor stays on its output, the reviewer's place in the queue."""
-        if changes.outputs or changes.suite or ((changes.labels or changes.rules) and not changes.item_ids):
+    def _changed(self, changes: Changes) -> None:
+        """Re-run the query after a change that may add, remove or relabel rows anywhere (an import, Label all, a
+        new or moved item); after a change of named outputs or items (a decision, a rule, an undo of either) only
+        read those rows again where they are, so the list keeps its rows and order and the row just decided
+        stays under the reviewer's eyes. Either way the cursor stays on its output, the reviewer's place."""
+        if changes.outputs or changes.taxonomy or changes.labels.anywhere or changes.reviews.anywhere:
             if self.table.currentIndex().isValid():
                 self._follow_cursor_to = self.model.output_id(self.current_row())
             self.requery(again=True)
-        elif changes.labels or changes.rules:
+        elif changes.reviews or changes.labels or changes.items:
             first, last = self._visible_rows()
-            shown = (self.model.output_id(r) for r in range(first, last + 1))
-            self.model.refresh([i for i in shown if i is not None])
-            if changes.rules and self.detail.row is not None and self.detail.row.item_id in changes.item_ids:
+            shown = {i for r in range(first, last + 1) if (i := self.model.output_id(r)) is not None}
+            decided = {i for i in changes.reviews.ids if self.model.row_of(i) is not None}
+            self.model.refresh(sorted(shown | decided))
+            if self.detail.row is not None and changes.items.reaches([self.detail.row.item_id]):
                 self.detail.reload()  # its rules and known translations, which no row shows
+
+    def shows(self, changes: Changes) -> bool:
+        """Whether a change is one of this screen's: decisions on rows of the list (with the known translations a
+        Shift+P/F adds), not an edit of rules or of the suite's shape."""
+        ids = changes.reviews.ids
+        return bool(ids) and not (changes.taxonomy or changes.outputs or changes.references) \
+            and all(self.model.row_of(i) is not None for i in ids)
+
+    def show_outputs(self, changes: Changes) -> None:
+        """Put the cursor on the first of these outputs (an undone decision); one not in the list brings its
+        item's outputs into the list first."""
+        present = sorted(row for i in changes.reviews.ids if (row := self.model.row_of(i)) is not None)
+        if present:
+            self.set_current_row(present[0])
+            return
+        db, ids = self._state.db, sorted(changes.reviews.ids)
+        if db is not None and ids:
+            self._ops.read(lambda task: output_rows(db, ids), self._show_rows)
+
+    def _show_rows(self, rows: list[OutputRow]) -> None:
+        if rows:
+            self._follow_cursor_to = rows[0].output_id
+            self.apply_filter(OutputFilter(item_ids=tuple(dict.fromkeys(row.item_id for row in rows))))
 
     def _visible_rows(self) -> tuple[int, int]:
         count = self.model.rowCount()
@@ -405,27 +418,16 @@ class ReviewScreen(QWidget):
 
     # --- decisions --------------------------------------------------------------------------------
     def decide(self, label: str, *, as_known: bool = False) -> None:
+        """P / F, and Shift+P / Shift+F (``as_known``): one step of the undo stack either way."""
         rows = self.selected_rows()
         reviewer = ask_reviewer(self, self._state) if rows else None
         if not rows or reviewer is None or self._state.db is None:
             return
         if not replaces_others(self, rows, reviewer, label):
             return
-        db = self._state.db
         ids = [r.output_id for r in rows]
-        items = frozenset(r.item_id for r in rows)
-        seen = [SeenOutput(r.output_id, r.manual_version, r.comment) for r in rows]
-
-        def decided(_: object) -> None:
-            self.model.refresh(ids)
-            if as_known:  # only once decided: a refused decision settles nothing
-                for row in rows:
-                    self._resolve(row, "good" if label == "pass" else "bad", reviewer)
-
-        self._ops.write(f"marking {len(rows)} output{'s' if len(rows) > 1 else ''} {label}",
-                        lambda task: set_manual_labels(db, seen, label, reviewer, task=task),
-                        OpChanges(labels=True, item_ids=items), on_success=decided,
-                        on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
+        review_ops.decide(self._state, self._ops, rows, label, as_known=as_known).failure(
+            lambda error: self._conflict(error, ids)).run(self._ops)
         self._advance(set(ids))
 
     def clear(self) -> None:
@@ -434,18 +436,11 @@ class ReviewScreen(QWidget):
         if not rows or reviewer is None or self._state.db is None \
                 or not replaces_others(self, rows, reviewer, None, removing=True):
             return
-        db = self._state.db
         ids = [r.output_id for r in rows]
-        seen = [SeenOutput(r.output_id, r.manual_version) for r in rows]
-        self._ops.write("clearing manual labels",
-                        lambda task: clear_manual_labels(db, seen, reviewer=reviewer, task=task),
-                        OpChanges(labels=True, item_ids=frozenset(r.item_id for r in rows)),
-                        on_success=lambda _: self.model.refresh(ids),
-                        on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
+        review_ops.clear(self._state, self._ops, rows).failure(lambda error: self._conflict(error, ids)).run(self._ops)
 
     def comment(self) -> None:
-        """A comment on the selected decisions, each keeping its label, stored whole or not at all for the rows
-        of each label (``set_manual_labels`` gives one label to all it stores)."""
+        """A comment on the selected decisions, each keeping its label, stored whole or not at all."""
         rows = self.selected_rows()
         if not rows:
             return
@@ -459,20 +454,9 @@ class ReviewScreen(QWidget):
                                         QLineEdit.EchoMode.Normal, rows[0].comment or "")
         if not ok:
             return
-        db = self._state.db
         ids = [r.output_id for r in rows]
-        by_label: dict[str, list[SeenOutput]] = {}
-        for row in rows:
-            by_label.setdefault(row.manual_label or "", []).append(
-                SeenOutput(row.output_id, row.manual_version, text.strip() or None))
-
-        def work(task: TaskState) -> None:
-            for label, seen in by_label.items():
-                set_manual_labels(db, seen, label, reviewer, task=task)
-
-        self._ops.write("commenting", work, OpChanges(labels=True, item_ids=frozenset(r.item_id for r in rows)),
-                        on_success=lambda _: self.model.refresh(ids),
-                        on_failure=lambda error: self._conflict(error, ids), progress=len(rows) > 50)
+        review_ops.comment(self._state, self._ops, rows, text).failure(
+            lambda error: self._conflict(error, ids)).run(self._ops)
 
     def _conflict(self, error: Exception, ids: list[int]) -> bool:
         """Someone else changed the label meanwhile: show theirs rather than overwrite it."""
@@ -486,23 +470,6 @@ class ReviewScreen(QWidget):
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
         return True
-
-    def _resolve(self, row: OutputRow, kind: str, author: str) -> None:
-        """Turn a reviewed output into a known translation (TQ-AutoTest's way), undoably."""
-        db = self._state.db
-        assert db is not None
-        known: list[int] = []  # the known translation's id, which a redo after an undo renews
-
-        def do(task: TaskState) -> EditResult:
-            result = resolve_as_known(db, row.output_id, kind, author=author) if not known else add_known(
-                db, row.item_id, kind, row.text, author=author)
-            assert result.entity_id is not None  # an added known translation has an id
-            known[:] = [result.entity_id]
-            return result
-
-        self._ops.write_undoable(f"add known {kind} translation to {row.external_id}", do,
-                                 lambda task: remove_known(db, known[0], author=author),
-                                 OpChanges(rules=True, labels=True, item_ids=frozenset({row.item_id})))
 
     def edit_rules(self) -> None:
         """Open the current output's item in Item & rules, for a reviewer who sees a wrong automatic label; the

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, case, delete, false, func, insert, literal, or_, select
 from sqlalchemy.orm import Session, aliased
@@ -29,11 +29,15 @@ from sqlalchemy.orm import Session, aliased
 from store import Database
 from store.models import POLICY_LABELS, Item, Output, OutputPlaceholder
 from store.models import OutputPolicy as StoredPolicy
+from suite.changes import ANYWHERE, Changes
 from suite.errors import TsqeError
 from suite.history import Change, check_author, record
 from suite.rules import Decision
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
+
+if TYPE_CHECKING:
+    from suite.undoable_edits import Ledger
 
 EMPTY = Decision("fail", None, "empty output", "empty output")
 PLACEHOLDER = Decision("fail", None, "placeholder output", "placeholder output")
@@ -116,6 +120,10 @@ class DegenerateCounts:
         return self.empty + self.placeholder + self.untranslated
 
 
+POLICY_CHANGES = Changes(labels=ANYWHERE)
+"""What setting a policy changes: any item's labels may move (it is in every affected item's fingerprint)."""
+
+
 @dataclass(frozen=True)
 class PolicyChange:
     """A policy set: the one before, the one now, the degenerate outputs it concerns and the labels after."""
@@ -124,6 +132,10 @@ class PolicyChange:
     after: OutputPolicy
     counts: DegenerateCounts
     labels: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def changes(self) -> Changes:
+        return POLICY_CHANGES if self.after != self.before else Changes()
 
     def summary(self) -> str:
         """What changed, in one line with the counts ("2,748 empty or placeholder outputs are now fail; …")."""
@@ -219,3 +231,23 @@ def _store(session: Session, suite_id: int, policy: OutputPolicy) -> None:
     if policy.placeholders:
         session.execute(insert(OutputPlaceholder), [{"suite_id": suite_id, "text": text}
                                                     for text in dict.fromkeys(policy.placeholders)])
+
+
+@dataclass(frozen=True)
+class SetOutputPolicy:
+    """Setting a suite's policy as an undoable edit value (``suite.undoable_edits.Edit``): undone by setting the
+    policy before back, which relabels the suite again."""
+
+    suite: str
+    policy: OutputPolicy
+    before: OutputPolicy
+
+    def apply(self, db: Database, author: str, ledger: Ledger) -> SetOutputPolicy:
+        set_output_policy(db, self.policy, suite_name=self.suite, author=author)
+        return SetOutputPolicy(self.suite, self.before, self.policy)
+
+    def summary(self) -> str:
+        return "set the policy for degenerate outputs"
+
+    def changes(self) -> Changes:
+        return POLICY_CHANGES

@@ -26,13 +26,16 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.locks import lock_outputs_of_suite
 from store.models import Item, LabelFingerprint, ManualLabel, Output, System, SystemOutput
+from suite.changes import Changes, Where
+from suite.engine.label_run import LabelRun
 from suite.errors import TsqeError
 from suite.history import Change, check_author, record
 from suite.importers.lookups import SuiteIndex, check_length, max_length, output_ids, resolve_item
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import read_table, read_text, split_lines
 from suite.item_edit import default_author
-from suite.label_counts import add_unlabelled, refresh_counts
+from suite.label_counts import add_unlabelled, automatic_counts, refresh_counts
+from suite.labelling import relabel_items
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -51,9 +54,14 @@ class OutputRow:
 
 def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: str | None = None,
                    system: str | None = None, source: str | os.PathLike[str] | None = None,
-                   author: str | None = None, task: TaskState | None = None) -> ImportResult:
+                   author: str | None = None, label: bool = False, task: TaskState | None = None) -> ImportResult:
     """Import MT outputs; ``system`` makes ``path`` a plain-text file of that system's outputs. A replaced
-    output is in the history under ``author`` (default: ``suite.item_edit.default_author``)."""
+    output is in the history under ``author`` (default: ``suite.item_edit.default_author``).
+
+    ``label`` also labels the new outputs, in the same transaction: outputs are of no use to a reviewer
+    unlabelled, and an import whose labelling failed or was cancelled must not stay half done (imported, not
+    labelled). The labelling runs in this process (``suite.labelling.relabel_items``): worker processes read
+    through their own connections and could not see outputs that are not committed yet."""
     path = Path(path)
     author = check_author(author if author is not None else default_author())
     task = progress_of(task)
@@ -77,11 +85,33 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
         else:
             rows = _rows_by_source(session, suite.id, path, Path(source), system, problems, counts)
         problems.raise_if_any()
-        task.progress(1, 2, "writing MT outputs")
-        lock_outputs_of_suite(session, suite.id, labelling=False)  # before the new outputs take their ids
+        steps = 3 if label else 2
+        task.progress(1, steps, "writing MT outputs")
+        lock_outputs_of_suite(session, suite.id, labelling=label)  # before the new outputs take their ids
         counts.update(_write(session, suite.id, index, rows, author))
-        task.progress(2, 2, "MT outputs imported")  # before the commit: a cancel here still changes nothing
-    return ImportResult(counts=counts, warnings=problems.warnings)
+        touched = Where.of(row.item_id for row in rows)
+        labelled = _label(session, suite.id, touched.ids, task.child(2 / steps, 1.0)) if label else None
+        task.progress(steps, steps, "MT outputs imported")  # before the commit: a cancel here still changes nothing
+    summary = _summary(counts) + ((f"labelling: {labelled.summary()}",) if labelled is not None else ())
+    return ImportResult(counts=counts, warnings=problems.warnings, changes=Changes(outputs=touched, labels=touched),
+                        summary=summary, labelled=labelled)
+
+
+def _label(session: Session, suite_id: int, item_ids: frozenset[int], task: TaskState) -> LabelRun:
+    """Label what the import added, inside its transaction, and say what that changed."""
+    items = select(Item.id).where(Item.id.in_(sorted(item_ids)))
+    before = automatic_counts(session.connection(), items)
+    relabel_items(session, suite_id, item_ids, task=task)
+    return LabelRun({}, before, automatic_counts(session.connection(), items))
+
+
+def _summary(c: dict[str, int]) -> tuple[str, ...]:
+    matched = (f"{c['lines_matched']:,} of {c['lines']:,} lines matched an item's source; {c['items_matched']:,} "
+               f"items got an output, {c['items_unmatched']:,} did not",) if "lines" in c else ()
+    return (*matched, f"{c['rows']:,} system outputs of {c['systems']:,} systems ({c['systems_added']:,} new): "
+                      f"{c['system_outputs_added']:,} added, {c['system_outputs_changed']:,} changed, "
+                      f"{c['system_outputs_unchanged']:,} unchanged; {c['distinct_outputs']:,} distinct outputs "
+                      f"({c['outputs_added']:,} new, {c['outputs_removed']:,} replaced ones removed)")
 
 
 @contextmanager

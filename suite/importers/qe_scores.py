@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import QESystem
+from suite.changes import Changes
 from suite.errors import TsqeError
 from suite.importers.lookups import SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
 from suite.importers.result import ImportResult, Problems
@@ -47,7 +48,10 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
         task.progress(1, 2, "writing QE scores")
         counts = _write(session, path, name.strip(), not lower_is_better, scores, problems)
         task.progress(2, 2, "QE scores imported")  # before the commit: a cancel here still changes nothing
-    return ImportResult(counts=counts, warnings=problems.warnings)
+    return ImportResult(counts=counts, warnings=problems.warnings, changes=Changes(qe_systems=True),
+                        summary=(f"QE system {name.strip()!r}{' (new)' if counts['qe_system_added'] else ''}: scores "
+                                 f"for {counts['scores']:,} distinct outputs ({counts['scores_added']:,} added, "
+                                 f"{counts['scores_changed']:,} changed, {counts['scores_unchanged']:,} unchanged)",))
 
 
 def _scores(session: Session, suite_id: int, path: Path, problems: Problems) -> dict[int, float]:

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from suite.changes import NOTHING, Changes
+from suite.engine.label_run import LabelRun
 from suite.errors import InputFileError, Problem
 
 
@@ -12,6 +14,13 @@ class ImportResult:
 
     counts: dict[str, int] = field(default_factory=dict)
     warnings: list[Problem] = field(default_factory=list)
+    changes: Changes = NOTHING
+    """What the import changed, for the window's screens to refresh from."""
+    summary: tuple[str, ...] = ()
+    """What it did, a line per fact, in the words both front-ends show (the CLI prints the lines, the window's
+    status bar joins them)."""
+    labelled: LabelRun | None = None
+    """What labelling the new outputs in the import's own transaction changed, when it was asked for."""
 
 
 class Problems:

@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import MANUAL_LABELS, Item, ManualLabel, Output, utcnow
+from suite.changes import Changes, Where
 from suite.errors import TsqeError
 from suite.history import Change, next_versions, record
 from suite.importers.lookups import SuiteIndex, check_length, resolve_system_output
@@ -38,7 +39,10 @@ def import_reviews(db: Database, path: str | os.PathLike[str], *, suite_name: st
         task.progress(1, 2, "writing reviews")
         counts = _write(session, suite.id, reviews)
         task.progress(2, 2, "reviews imported")  # before the commit: a cancel here still changes nothing
-    return ImportResult(counts=counts, warnings=problems.warnings)
+    return ImportResult(counts=counts, warnings=problems.warnings, changes=Changes(reviews=Where.of(reviews)),
+                        summary=(f"manual labels of {counts['labels']:,} distinct outputs: {counts['labels_added']:,} "
+                                 f"added, {counts['labels_changed']:,} changed, {counts['labels_unchanged']:,} "
+                                 f"unchanged",))
 
 
 def _reviews(session: Session, suite_id: int, path: Path, problems: Problems) -> dict[int, TableRow]:

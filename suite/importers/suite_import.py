@@ -29,6 +29,7 @@ from store.models import (
     Suite,
     SystemOutput,
 )
+from suite.changes import ANYWHERE, Changes
 from suite.errors import TsqeError
 from suite.history import Change, check_author, first_versions, record
 from suite.importers.dfki import parse_dfki
@@ -119,7 +120,20 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
             change_languages(session, suite, *languages, author)  # fills in languages that were unknown
         counts = _write(session, suite.id, items, rules, problems, remove_missing, author)
         task.progress(3, 3, "suite imported")  # before the commit, so that a cancel here still changes nothing
-    return ImportResult(counts={"suite_id": suite.id, **counts}, warnings=problems.warnings)
+    return ImportResult(counts={"suite_id": suite.id, **counts}, warnings=problems.warnings,
+                        changes=Changes(items=ANYWHERE, references=ANYWHERE, labels=ANYWHERE, outputs=ANYWHERE,
+                                        taxonomy=True),
+                        summary=_summary(name, counts))
+
+
+def _summary(name: str, c: dict[str, int]) -> tuple[str, ...]:
+    removed = (f", {c['items_removed']:,} removed with {c['outputs_removed']:,} outputs and "
+               f"{c['manual_labels_removed']:,} manual labels" if c["items_removed"] else "")
+    return (f"suite {name!r}: {c['items']:,} items in the file ({c['items_added']:,} added, {c['items_updated']:,} "
+            f"updated, {c['items_unchanged']:,} unchanged{removed})",
+            f"{c['categories']:,} categories, {c['phenomena']:,} phenomena, {c['rules']:,} rules "
+            f"({c['invalid_rules']:,} invalid), {c['known_translations']:,} known translations, "
+            f"{c['references']:,} references")
 
 
 def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:

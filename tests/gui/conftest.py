@@ -46,10 +46,11 @@ def colleague(demo_db: Database) -> Iterator[Database]:
 
 
 @pytest.fixture(autouse=True)
-def private_settings(tmp_path: Path) -> Iterator[None]:
-    """Keep the tests' remembered windows, reviewers and databases out of the user's own settings."""
+def private_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Keep the tests' remembered windows, reviewers, databases and autosaved drafts out of the user's own."""
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     yield
 
 
@@ -115,7 +116,7 @@ def window(qtbot, demo_db: Database):  # type: ignore[no-untyped-def]
     from gui.main_window import MainWindow
 
     main = MainWindow()
-    qtbot.addWidget(main)
+    qtbot.addWidget(main, before_close_func=lambda window: window.editor.discard_all())  # else closing would ask
     main.state.reviewer = "Test Reviewer"
     main.resize(1400, 860)
     main.show()

@@ -19,7 +19,8 @@ from suite.importers.kinds import import_kind
 def test_the_window_opens_on_the_demo_with_every_tab(qtbot, window: MainWindow) -> None:
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
         "Item && rules", "Review", "Systems", "QE accuracy", "Discriminative"]
-    assert window.windowTitle() == "tsqe — tsqe-demo-de-en · demo.sqlite"
+    assert window.windowTitle() == "tsqe — tsqe-demo-de-en · demo.sqlite[*]"  # [*]: shown while drafts are unsaved
+    assert not window.isWindowModified()
     assert "pass" in window.counts_label.text() and "161" in window.counts_label.text()
     assert window.review.count_label.text() == "250 outputs"
     menus = [a.text() for a in window.menuBar().actions()]
@@ -59,7 +60,7 @@ def test_a_cancelled_import_leaves_the_database_unchanged(qtbot, window: MainWin
     release.set()
     assert window.ops.wait_idle()
     assert _outputs(window) == before
-    assert "cancelled, nothing was changed" in window.statusBar().currentMessage()
+    assert window.statusBar().currentMessage() == "importing outputs from more.tsv: cancelled: nothing was stored"
     assert shown_errors() == []
 
 
@@ -134,7 +135,7 @@ def test_a_second_suite_brings_the_suite_chooser(qtbot, window: MainWindow, tmp_
     assert window.ops.wait_idle()
     assert asked == ["Languages of the suite in mini.tsv (source-target):"]
     assert window.state.suite_name == "mini"
-    assert window.windowTitle() == "tsqe — mini · demo.sqlite"
+    assert window.windowTitle() == "tsqe — mini · demo.sqlite[*]"
     assert not window.suite_toolbar.isHidden()
     assert [window.suite_box.itemText(i) for i in range(window.suite_box.count())] == ["mini", "tsqe-demo-de-en"]
     qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.suite == "mini")

@@ -4,19 +4,30 @@ from __future__ import annotations
 import itertools
 import threading
 import time
+from collections.abc import Callable
 
 from conftest import shown_errors
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QProgressDialog, QPushButton
 from sqlalchemy import func, select
 
-from gui.operations import OpChanges, Operations
+from gui.operations import Operations, Write, changes_nothing
 from gui.state import AppState
 from store import open_database
 from store.models import Suite
+from suite.changes import ANYWHERE, Changes
 from suite.demo import create_demo
 from suite.errors import TsqeError
 from suite.tasks import Progress, TaskState
+
+
+def _write(ops: Operations, title: str, work: Callable[[TaskState], object],
+           on_failure: Callable[[Exception], bool] | None = None) -> None:
+    """Queue a write that changes nothing the screens show."""
+    write: Write[object] = Write(title, work, said=lambda _: "did it", changes=changes_nothing)
+    if on_failure is not None:
+        write.failure(on_failure)
+    write.run(ops)
 
 
 def _dialogs(ops: Operations) -> list[QProgressDialog]:
@@ -31,12 +42,16 @@ def test_a_write_runs_off_the_main_thread_then_reports_on_it(qtbot, ops: Operati
         threads.append(threading.get_ident())
         return 42
 
+    messages: list[str] = []
+    ops.message.connect(messages.append)
     with qtbot.waitSignal(state.operation_executed) as executed:
-        ops.write("answering", work, OpChanges(labels=True), on_success=lambda r: (
-            results.append(r), threads.append(threading.get_ident())))
+        Write("answering", work, said=lambda answer: f"the answer is {answer}",
+              changes=lambda _: Changes(labels=ANYWHERE)).success(lambda r: (
+                  results.append(r), threads.append(threading.get_ident()))).run(ops)
     assert results == [42]
     assert threads[0] != threading.get_ident() and threads[1] == threading.get_ident()
-    assert executed.args == [OpChanges(labels=True)]
+    assert executed.args == [Changes(labels=ANYWHERE)]
+    assert messages == ["answering: the answer is 42"]  # what it did, not "done"
     assert not ops.busy()
 
 
@@ -47,7 +62,7 @@ def test_progress_dialog_appears_only_after_half_a_second(qtbot, ops: Operations
         task.progress(1, 4, "steps")
         release.wait(5)
 
-    ops.write("slow work", work, OpChanges())
+    _write(ops, "slow work", work)
     qtbot.wait(300)
     assert _dialogs(ops) == []
     qtbot.waitUntil(lambda: len(_dialogs(ops)) == 1, timeout=1000)
@@ -57,7 +72,7 @@ def test_progress_dialog_appears_only_after_half_a_second(qtbot, ops: Operations
 
 
 def test_a_quick_write_never_shows_a_dialog(qtbot, ops: Operations) -> None:
-    ops.write("quick", lambda task: None, OpChanges())
+    _write(ops, "quick", lambda task: None)
     assert ops.wait_idle()
     qtbot.wait(600)
     assert _dialogs(ops) == []
@@ -80,13 +95,16 @@ def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: 
 
     messages: list[str] = []
     ops.message.connect(messages.append)
-    ops.write("building the demo", work, OpChanges(suite=True))
+    said: list[str] = []
+    ops.progressed.connect(lambda title, _: said.append(title) if title not in said else None)
+    _write(ops, "building the demo", work)
     qtbot.waitUntil(lambda: len(_dialogs(ops)) == 1, timeout=3000)
     assert first_step.is_set()
     qtbot.mouseClick(_dialogs(ops)[0].findChild(QPushButton), Qt.MouseButton.LeftButton)
     go_on.set()
     assert ops.wait_idle()
-    assert messages == ["building the demo: cancelled, nothing was changed"]
+    assert messages == ["building the demo: cancelled: nothing was stored"]
+    assert said == ["building the demo", "building the demo: cancelling"]  # until it stopped, then the message
     assert shown_errors() == []
     with db.session() as session:
         assert session.scalar(select(func.count(Suite.id))) == 0
@@ -104,7 +122,7 @@ def test_one_writer_at_a_time_in_the_order_asked(qtbot, ops: Operations) -> None
         return run
 
     for name in "abc":
-        ops.write(name, work(name), OpChanges())
+        _write(ops, name, work(name))
     assert ops.busy()
     assert ops.wait_idle()
     assert [s[0] for s in spans] == ["a", "b", "c"]
@@ -119,7 +137,7 @@ def test_a_core_error_reaches_a_dialog_in_its_own_words(qtbot, ops: Operations, 
     def work(task: TaskState) -> None:
         raise TsqeError("no item 'x' in suite 'de-en'")
 
-    ops.write("moving an item", work, OpChanges(suite=True))
+    _write(ops, "moving an item", work)
     assert ops.wait_idle()
     [box] = shown_errors()
     assert box.text() == "no item 'x' in suite 'de-en'"
@@ -129,7 +147,7 @@ def test_a_core_error_reaches_a_dialog_in_its_own_words(qtbot, ops: Operations, 
 
 
 def test_a_bug_reaches_a_dialog_with_its_traceback(qtbot, ops: Operations) -> None:
-    ops.write("exporting", lambda task: 1 / 0, OpChanges())
+    _write(ops, "exporting", lambda task: 1 / 0)
     assert ops.wait_idle()
     [box] = shown_errors()
     assert "exporting failed: division by zero" in box.text()
@@ -143,7 +161,7 @@ def test_on_failure_can_handle_the_error_itself(qtbot, ops: Operations) -> None:
     def work(task: TaskState) -> None:
         raise TsqeError("edited meanwhile")
 
-    ops.write("saving", work, OpChanges(), on_failure=lambda e: handled.append(e) is None)
+    _write(ops, "saving", work, lambda e: handled.append(e) is None)
     assert ops.wait_idle()
     assert [str(e) for e in handled] == ["edited meanwhile"]
     assert shown_errors() == []
@@ -169,7 +187,7 @@ def test_a_superseded_keyed_read_drops_its_result(qtbot, ops: Operations) -> Non
 def test_reads_run_while_a_write_holds_the_writer(qtbot, ops: Operations) -> None:
     release = threading.Event()
     delivered: list[str] = []
-    ops.write("long", lambda task: release.wait(5), OpChanges(), progress=False)
+    Write("long", lambda task: release.wait(5), said=str, changes=changes_nothing, progress=False).run(ops)
     ops.read(lambda task: "read", delivered.append)
     qtbot.waitUntil(lambda: delivered == ["read"], timeout=2000)
     assert ops.busy()

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 import gui.review.model as model_module
 from gui.main_window import MainWindow
-from gui.operations import OpChanges
+from gui.operations import Write, changes_nothing
 from gui.review.model import COLUMN, ReviewModel
 from store import Database
 from store.models import KnownTranslation, ManualLabel
@@ -84,7 +84,7 @@ def test_keys_still_decide_after_a_progress_dialog_came_and_went(qtbot, window: 
     opening the database took long enough for its dialog to show. Keys now go to the table of the active window,
     as a reviewer's do."""
     release = threading.Event()
-    window.ops.write("a long write", lambda task: release.wait(), OpChanges())
+    Write("a long write", lambda task: release.wait(), said=str, changes=changes_nothing).run(window.ops)
     try:
         qtbot.waitUntil(lambda: any(isinstance(w, QProgressDialog) and w.isVisible()
                                     for w in QApplication.topLevelWidgets()))
@@ -135,7 +135,9 @@ def test_one_decision_for_several_rows(qtbot, window: MainWindow) -> None:
     assert [_manual(window, i) for i in ids] == [None] * 3
 
 
-def test_resolve_as_known_relabels_the_item_and_undo_removes_it(qtbot, window: MainWindow) -> None:
+def test_pass_as_known_relabels_the_item_and_one_undo_takes_both_back(qtbot, window: MainWindow) -> None:
+    """Shift+P is one step (issue 16): the decision and the known translation it adds (one transaction, issue 21)
+    are undone together; the undo used to take back the known translation and leave the decision."""
     review = window.review
     review.apply_filter(OutputFilter(label="unknown"))
     _settle(qtbot, window)
@@ -159,15 +161,15 @@ def test_resolve_as_known_relabels_the_item_and_undo_removes_it(qtbot, window: M
     review.set_current_row(0)
     qtbot.waitUntil(lambda: review.detail.current is not None and review.detail.current.row == review.model.cached(0))
     assert review.detail.current is not None and row.text in [k.text for k in review.detail.current.item.known]
-    assert window.state.undo_stack.canUndo()
+    assert window.state.undo_stack.undoText() == f"pass on {row.external_id} · {row.systems[0]}" + (
+        f" +{len(row.systems) - 1}" if len(row.systems) > 1 else "") + ", added as known good translation"
     window.state.undo_stack.undo()
     _settle(qtbot, window)
     assert row.text not in known()
     assert review.detail.current is not None and review.detail.current.row.output_id == row.output_id
     assert row.text not in [k.text for k in review.detail.current.item.known]  # the detail follows the undo
     [undone] = output_rows(db, [row.output_id])
-    assert undone.auto_label == "unknown"
-    assert undone.manual_label == "pass"  # undo takes back the known translation, not the decision
+    assert (undone.auto_label, undone.manual_label) == ("unknown", None)
 
 
 def test_a_refused_decision_adds_no_known_translation(qtbot, window: MainWindow, colleague: Database) -> None:

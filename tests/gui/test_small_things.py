@@ -9,7 +9,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QProgressDialog
 
 from gui.main_window import MainWindow
-from gui.operations import OpChanges
+from gui.operations import Write, changes_nothing
 from gui.reports.export import table_target
 from suite.importers.suite_import import import_suite
 from suite.tasks import TaskState
@@ -98,7 +98,7 @@ def test_the_progress_dialog_keeps_its_width(qtbot, window: MainWindow) -> None:
         task.progress(2, 3, "importing outputs from a file whose name is very long indeed, as real names are .tsv")
         release.wait(5)
 
-    window.ops.write("importing", work, OpChanges(), progress=True)
+    Write("importing", work, said=lambda _: "done", changes=changes_nothing).run(window.ops)
     qtbot.waitUntil(lambda: any(d.isVisible() for d in window.findChildren(QProgressDialog)), timeout=5000)
     dialog = next(d for d in window.findChildren(QProgressDialog) if d.isVisible())
     qtbot.wait(100)

@@ -85,7 +85,7 @@ def test_a_deleted_item_comes_back_with_undo(qtbot, window: MainWindow) -> None:
     window.edits.delete_item(item.item_id)
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 250 - outputs)
-    assert window.state.undo_stack.undoText() == "delete item"
+    assert window.state.undo_stack.undoText() == f"delete item {item.external_id}"
     window.state.undo_stack.undo()
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 250)

@@ -4,13 +4,19 @@ Widgets never touch the database on the main thread: a write or a read is a func
 on a worker thread, and its result comes back to the main thread through a queued signal. Writes run one at
 a time, in the order they were asked for, so two edits never race for SQLite's write lock and a reviewer's
 quick P-P-P lands in order. Reads run beside them and see the last committed state.
+
+A write is a ``Write`` value, built by the factory of its domain (``gui.operations.review``, ``.editing``,
+``.suite``, ``.qe``, ``.scores``, as Anki's ``operations/note.py``): the core call, what its result says it
+changed (``suite.changes.Changes``: every screen refreshes from that alone, through
+``AppState.operation_executed``) and what it did in words for the status bar ("labelling: 1,204 new outputs
+labelled · …"): a finished job says what it did, a cancelled one that nothing was stored.
 """
 from __future__ import annotations
 
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import (
@@ -22,11 +28,11 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QUndoCommand
 from PySide6.QtWidgets import QLabel, QProgressDialog, QWidget
 
 from gui.dialogs import show_error
 from gui.state import AppState
+from suite.changes import NOTHING, Changes
 from suite.tasks import Cancelled, Progress, TaskState
 
 T = TypeVar("T")
@@ -35,18 +41,54 @@ PROGRESS_DELAY_MS = 500
 """A dialog that flashes up for a quick save is worse than none; only work that lasts gets one."""
 PROGRESS_WIDTH = 440
 
+CANCELLED = "cancelled: nothing was stored"
+"""Every write is one transaction (or, for a save of several edits, stops before the next one): a cancelled
+write stored nothing, and the status bar says so once it has stopped."""
 
-@dataclass(frozen=True)
-class OpChanges:
-    """What a write changed, so each screen refreshes only when it shows something that changed."""
 
-    suite: bool = False  # items/categories/phenomena added, moved, removed
-    rules: bool = False  # rules, known translations, references
-    labels: bool = False  # automatic or manual labels
-    outputs: bool = False  # outputs imported/removed
-    qe: bool = False  # QE systems or their scores
-    scores: bool = False  # metric scores
-    item_ids: frozenset[int] = frozenset()
+def said_by_core(result: Any) -> Changes:
+    """What the core's result says it changed: a ``Changes``, or a result carrying one as ``changes``."""
+    if isinstance(result, Changes):
+        return result
+    changes = result.changes
+    assert isinstance(changes, Changes), f"{type(result).__name__}.changes is not a Changes"
+    return changes
+
+
+def changes_nothing(_: object) -> Changes:
+    """For writes that store nothing the screens show (an export, opening a database: that has its own signal)."""
+    return NOTHING
+
+
+@dataclass(eq=False)
+class Write(Generic[T]):
+    """One write to run in the background: the core call, what it changed and what it did, in words.
+
+    ``success`` and ``failure`` add callbacks (a factory's, then a screen's), as Anki's ``CollectionOp`` does;
+    a failure callback returns True when it has told the user itself, else the error goes to a dialog.
+    """
+
+    title: str
+    """What is being done, for the progress dialog and the status bar ("importing outputs from x.tsv")."""
+    work: Callable[[TaskState], T]
+    said: Callable[[T], str]
+    """What it did, from its result ("13,985 outputs added · …"): the status bar shows "title: said"."""
+    changes: Callable[[T], Changes] = said_by_core
+    progress: bool = True
+    """Whether a progress dialog (with Cancel) may open once the write lasts; quick edits go without."""
+    on_success: list[Callable[[T], None]] = field(default_factory=list)
+    on_failure: list[Callable[[Exception], bool]] = field(default_factory=list)
+
+    def success(self, callback: Callable[[T], None]) -> Write[T]:
+        self.on_success.append(callback)
+        return self
+
+    def failure(self, callback: Callable[[Exception], bool]) -> Write[T]:
+        self.on_failure.append(callback)
+        return self
+
+    def run(self, ops: Operations) -> None:
+        ops.run(self)
 
 
 class _Relay(QObject):
@@ -78,7 +120,7 @@ class _Runnable(QRunnable):
 class _Job(Generic[T]):
     title: str
     work: Callable[[TaskState], T]
-    changes: OpChanges | None  # None for a read
+    write: Write[T] | None  # None for a read
     on_success: Callable[[T], None] | None
     on_failure: Callable[[Exception], bool] | None
     progress: bool
@@ -93,8 +135,8 @@ class _Job(Generic[T]):
 class Operations(QObject):
     """Runs the core's calls off the main thread and reports their outcome where the user looks."""
 
-    message = Signal(str)  # a short outcome for the status bar ("cancelled, nothing was changed")
-    progressed = Signal(str, float)  # the running write's title and fraction done (-1 when unknown)
+    message = Signal(str)  # what a finished write did, for the status bar ("labelling: cancelled: nothing was …")
+    progressed = Signal(str, float)  # the running write's title ("… cancelling") and fraction done (-1: unknown)
     busy_changed = Signal(bool)  # a write started (True) or the last queued one ended (False)
 
     def __init__(self, state: AppState, parent_widget: QWidget) -> None:
@@ -116,36 +158,40 @@ class Operations(QObject):
         self._tick.timeout.connect(self._refresh_dialog)
 
     # --- writes -----------------------------------------------------------------------------------
-    def write(self, title: str, work: Callable[[TaskState], T], changes: OpChanges, *,
-              on_success: Callable[[T], None] | None = None,
-              on_failure: Callable[[Exception], bool] | None = None, progress: bool = True) -> None:
+    def run(self, write: Write[T]) -> None:
         """Queue a write; it starts when every earlier write has finished."""
-        self._writes.append(_Job(title, work, changes, on_success, on_failure, progress))
+        self._writes.append(_Job(write.title, write.work, write, self._succeeded(write), self._failed(write),
+                                 write.progress))
         if self._writing is None:
             self.busy_changed.emit(True)
             self._start_next_write()
 
-    def write_undoable(self, title: str, do: Callable[[TaskState], T], undo: Callable[[TaskState], object],
-                       changes: OpChanges, *, on_success: Callable[[T], None] | None = None) -> None:
-        """``write``, and once it succeeded an entry on the window's one undo stack (``state.undo_stack``).
+    @staticmethod
+    def _succeeded(write: Write[T]) -> Callable[[T], None]:
+        def succeeded(result: T) -> None:
+            for callback in write.on_success:
+                callback(result)
+        return succeeded
 
-        Edit → Undo runs ``undo`` and Redo runs ``do`` again, each as a write of its own; they may keep what
-        they need in a closure (a removed item's snapshot, the id a restore gave back).
-        """
-        def done(result: T) -> None:
-            self._state.undo_stack.push(_WriteCommand(self, title, do, undo, changes))
-            if on_success is not None:
-                on_success(result)
-
-        self.write(title, do, changes, on_success=done)
+    @staticmethod
+    def _failed(write: Write[T]) -> Callable[[Exception], bool]:
+        def failed(error: Exception) -> bool:
+            told = False
+            for callback in write.on_failure:
+                told = callback(error) or told
+            return told
+        return failed
 
     def busy(self) -> bool:
         return self._writing is not None or bool(self._writes)
 
     def cancel(self) -> None:
-        """Ask the running write to stop at its next step (the core rolls it back)."""
-        if self._writing is not None and self._writing.task is not None:
-            self._writing.task.cancel()
+        """Ask the running write to stop at its next step (the core rolls it back); until it has stopped, the
+        status bar says "cancelling…" (a training between two steps may take a while to notice)."""
+        job = self._writing
+        if job is not None and job.task is not None and not job.task.cancelled:
+            job.task.cancel()
+            self.progressed.emit(f"{job.title}: cancelling", -1.0)
 
     def _start_next_write(self) -> None:
         if not self._writes:
@@ -194,7 +240,7 @@ class Operations(QObject):
 
     def _write_progressed(self, progress: Progress) -> None:
         job = self._writing
-        if job is None:
+        if job is None or (job.task is not None and job.task.cancelled):
             return
         job.last = progress
         self.progressed.emit(job.title, progress.fraction)
@@ -220,16 +266,27 @@ class Operations(QObject):
             job.relay.deleteLater()
         try:
             if error is None:
-                self.message.emit(f"{job.title}: done")  # first, so that on_success can say more
-                self._succeed(job, result)
-                assert job.changes is not None
-                self._state.operation_executed.emit(job.changes)
+                self._done(job, result)
             elif isinstance(error, Cancelled):
-                self.message.emit(f"{job.title}: cancelled, nothing was changed")
+                self.message.emit(f"{job.title}: {CANCELLED}")
             else:
                 self._fail(job, error)
         finally:
             self._start_next_write()
+
+    def _done(self, job: _Job[Any], result: Any) -> None:
+        """Say what the write did (first, so that a screen's callback can say more), let the screens refresh from
+        what it changed, then run its callbacks; a bug in any of them reaches a dialog."""
+        write = job.write
+        assert write is not None
+        try:
+            said, changes = write.said(result), write.changes(result)
+        except Exception as error:  # noqa: BLE001 - a bug in a factory must reach the user, not the console
+            self._fail(job, error)
+            return
+        self.message.emit(f"{job.title}: {said}")
+        self._succeed(job, result)
+        self._state.operation_executed.emit(changes)
 
     # --- reads ------------------------------------------------------------------------------------
     def read(self, work: Callable[[TaskState], T], on_success: Callable[[T], None], *,
@@ -305,26 +362,6 @@ class Operations(QObject):
             QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.WaitForMoreEvents)
         QCoreApplication.processEvents()
         return True
-
-
-class _WriteCommand(QUndoCommand):
-    def __init__(self, ops: Operations, title: str, do: Callable[[TaskState], object],
-                 undo: Callable[[TaskState], object], changes: OpChanges) -> None:
-        super().__init__(title)
-        self._ops = ops
-        self._do = do
-        self._undo = undo
-        self._changes = changes
-        self._done = True  # pushed after the write succeeded: QUndoStack.push's redo has nothing to do
-
-    def redo(self) -> None:
-        if self._done:
-            self._done = False
-            return
-        self._ops.write(f"redo {self.text()}", self._do, self._changes)
-
-    def undo(self) -> None:
-        self._ops.write(f"undo {self.text()}", self._undo, self._changes)
 
 
 def _progress_text(title: str, progress: Progress, elapsed: float) -> str:
