@@ -210,6 +210,7 @@ def take(out: Path, names: list[str] | None = None) -> list[Path]:
             written.append(path)
         if not names:
             written += small_screen_tabs(window, out)
+        window.editor.discard_all()  # the item editor's picture leaves a draft, which closing would ask about
         window.close()
         window.deleteLater()
         app.processEvents()  # destroy the Qt objects now, not while the interpreter shuts down

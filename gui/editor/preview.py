@@ -24,7 +24,7 @@ from gui.row_table_model import RowColumn, RowListModel, row_view
 from suite.preview import UNLABELLED, ItemPreview, PreviewOutput
 
 OUTPUT, SYSTEMS, NOW, AFTER, REVIEW = range(5)
-_COLUMNS = (RowColumn("Output (positive / negative matches)"),
+_COLUMNS = (RowColumn("Output", "matches of positive rules in the pass colour, of negative ones in the fail colour"),
             RowColumn("Systems", "the systems that produced this output"),
             RowColumn("Now", "the stored automatic label"),
             RowColumn("After", "the automatic label the draft would give"),
