@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_DATA
 from import_helpers import small_suite, write
 from migration_helpers import at_revision
 from sqlalchemy import select, text
@@ -31,6 +30,7 @@ from suite.labelling import relabel
 from suite.preview import draft_of, preview_item
 from suite.review import explain
 from suite.rules import KnownSpec, RuleSpec, item_fingerprint
+from tests.conftest import SHARED_DATA
 
 EXTRA = ("item_id\tsystem\toutput\n"
          "1\tD\t####\n"
