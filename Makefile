@@ -23,7 +23,9 @@ run: install
 	test -f $(DEMO_DB) || $(VENV)/bin/tsqe --db $(DEMO_DB) demo
 	$(VENV)/bin/tsqe-gui --db $(DEMO_DB)
 
+# The real-window tests need Xvfb, xdotool and ImageMagick: installed first when make runs as root, else they skip.
 test: install
+	-$(PY) -m gui.check_platform --walkthrough
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 bash tests/postgres_cluster.sh $(PY) -m pytest -q
 	$(MAKE) lint
 	$(MAKE) --no-print-directory smoke SMOKE_OPTIONAL=1

@@ -1,6 +1,6 @@
 """``python -m cli``: the same as the installed ``tsqe`` script (handy in a checkout or worktree)."""
 from __future__ import annotations
 
-from cli.main import main
+from cli.entry import main
 
 main()

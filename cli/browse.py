@@ -2,11 +2,9 @@
 ``suite.tree``)."""
 from __future__ import annotations
 
-import csv
 import dataclasses
 import json
 import sys
-from datetime import datetime
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
@@ -44,16 +42,6 @@ class Format(StrEnum):
     json = "json"
 
 
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, tuple):
-        return list(value)
-    return value
-
-
 def _console() -> Console:
     # A pipe gets the full table rather than rich's 80-column fallback.
     return Console() if sys.stdout.isatty() else Console(width=160)
@@ -80,9 +68,7 @@ def outputs_command(
     fmt: Format = typer.Option(Format.text, "--format", help="text (a table), tsv or json."),
 ) -> None:
     """Distinct outputs of the suite filtered by label state, item or system, one page at a time."""
-    from suite.browse import OutputFilter, OutputRow, browse_outputs
-
-    fields = [field.name for field in dataclasses.fields(OutputRow)]
+    from suite.browse import ROW_FIELDS, OutputFilter, browse_outputs, plain, write_rows_tsv
 
     context = app_context(ctx)
     page = browse_outputs(
@@ -92,14 +78,10 @@ def outputs_command(
                      contains=contains, degenerate=degenerate),
         suite_name=context.suite_name, sort=sort.value, descending=desc, limit=limit, offset=offset)
     if fmt is Format.json:
-        rows = [{name: _plain(getattr(row, name)) for name in fields} for row in page.rows]
+        rows = [{name: plain(getattr(row, name)) for name in ROW_FIELDS} for row in page.rows]
         typer.echo(json.dumps({"total": page.total, "rows": rows}, ensure_ascii=False, indent=2))
     elif fmt is Format.tsv:
-        writer = csv.writer(sys.stdout, delimiter="\t", lineterminator="\n")
-        writer.writerow(fields)
-        for row in page.rows:
-            values = [_plain(getattr(row, name)) for name in fields]
-            writer.writerow([", ".join(v) if isinstance(v, list) else "" if v is None else v for v in values])
+        write_rows_tsv(page.rows, sys.stdout)
     else:
         table = Table(title=f"outputs {offset + 1 if page.rows else offset}–{offset + len(page.rows)} "
                             f"of {page.total}")

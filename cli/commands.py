@@ -9,6 +9,8 @@ inside its command functions, not at its top: at the top they brought SQLAlchemy
 from __future__ import annotations
 
 import cli.browse  # noqa: F401
+import cli.challenge  # noqa: F401
+import cli.check  # noqa: F401
 import cli.copy  # noqa: F401
 import cli.demo  # noqa: F401
 import cli.discriminative  # noqa: F401
@@ -17,8 +19,10 @@ import cli.export  # noqa: F401
 import cli.filters  # noqa: F401
 import cli.importing  # noqa: F401
 import cli.labelling  # noqa: F401
+import cli.mtme  # noqa: F401
 import cli.qe_evaluation  # noqa: F401
 import cli.qe_systems  # noqa: F401
+import cli.references  # noqa: F401
 import cli.report  # noqa: F401
 import cli.rule_group  # noqa: F401
 import cli.rule_test  # noqa: F401

@@ -24,6 +24,18 @@ class AppContext:
             self._database = open_database(self.db)
         return self._database
 
+    def name_in_messages(self) -> str | None:
+        """The database as error messages name it (a file's path, a URL without its password)."""
+        if self._database is not None:
+            return self._database.name_in_messages
+        from store import resolve_url
+        from store.faults import display_url
+
+        try:
+            return display_url(resolve_url(self.db))
+        except Exception:  # noqa: BLE001 - the name only decorates a message about another failure
+            return None
+
 
 def app_context(ctx: typer.Context) -> AppContext:
     obj = ctx.find_root().obj

@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import json
 import sys
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -16,6 +16,7 @@ from cli.main import app
 from cli.metric_options import (
     combine_option,
     device_option,
+    embeddings_option,
     layers_option,
     metric_help,
     metric_options,
@@ -31,8 +32,10 @@ if TYPE_CHECKING:
     from filters.difficulty import DifficultyResult
 
 
-def _open_out(out: Path | None) -> TextIO | nullcontext[TextIO]:
-    return out.open("w", encoding="utf-8", newline="") if out is not None else nullcontext(sys.stdout)
+def _open_out(out: Path | None) -> AbstractContextManager[TextIO]:
+    from suite.safe_export import writing_text
+
+    return writing_text(out) if out is not None else nullcontext(sys.stdout)
 
 
 def _split_systems(systems: str | None) -> list[str] | None:
@@ -49,6 +52,7 @@ def score_command(
     layers: int = layers_option(),
     device: str = device_option(),
     tokenize: str = tokenize_option(),
+    embeddings: str = embeddings_option(),
     systems: str = typer.Option(None, "--systems", help="Comma-separated systems (default: all)."),
     out: Path = typer.Option(None, "--out", help="Write the TSV here instead of stdout."),
 ) -> None:
@@ -59,16 +63,17 @@ def score_command(
     caches token embeddings, so only new sentences are embedded.
     """
     from filters.scoring import score_outputs
+    from suite.safe_export import spreadsheet_text
 
     context = app_context(ctx)
     with progress_bar(f"scoring with {metric}") as task:
         scores = score_outputs(context.database, metric, suite_name=context.suite_name,
                                systems=_split_systems(systems), refs=ref_choice(refs, combine),
-                               options=metric_options(model, layers, device, tokenize), task=task)
+                               options=metric_options(model, layers, device, tokenize, embeddings), task=task)
     with _open_out(out) as stream:
         writer = csv.writer(stream, delimiter="\t", lineterminator="\n")
         writer.writerow(["item_id", "system", "score"])
-        writer.writerows((r.item_id, r.system, repr(r.score)) for r in scores.rows)
+        writer.writerows((spreadsheet_text(r.item_id), spreadsheet_text(r.system), repr(r.score)) for r in scores.rows)
     skipped = f"; {scores.unreferenced} outputs without a reference left out" if scores.unreferenced else ""
     typer.echo(f"{len(scores.rows)} scores; signature {scores.signature}{skipped}", err=True)
 
@@ -86,6 +91,7 @@ def difficulty_command(
     model: str = model_option(),
     layers: int = layers_option(),
     device: str = device_option(),
+    embeddings: str = embeddings_option(),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document, with the token difficulties."),
     fmt: str = format_option(),
     out: Path = out_option(),
@@ -100,7 +106,7 @@ def difficulty_command(
     from filters.systems import choose_systems
 
     context = app_context(ctx)
-    choice, options = ref_choice(refs, "multi"), metric_options(model, layers, device)
+    choice, options = ref_choice(refs, "multi"), metric_options(model, layers, device, embeddings=embeddings)
     with progress_bar("difficulty-aware BERTScore") as task:
         chosen = choose_systems(context.database, systems, suite_name=context.suite_name, rank_by=rank_by,
                                 refs=choice, options=options, task=task)

@@ -42,7 +42,7 @@ def import_suite_command(
 ) -> None:
     """Import a test suite from DFKI JSON or a TSV/CSV/XLSX table.
 
-    A table has the columns id, category, phenomenon, source, positive_regex and optionally negative_regex,
+    A table has the columns id, category, phenomenon, source and optionally positive_regex, negative_regex,
     flags, reference, reference_kinds, good_translations, bad_translations, comment. Several entries in a cell
     are separated by ' ||| '; flags has one entry per rule (positive, then negative): 'i' ignores case.
     A table without --source-lang/--target-lang leaves the languages unknown (set them with tsqe suite edit).
@@ -65,10 +65,13 @@ def import_outputs_command(
                                                       "one per line in item order (or aligned by --source)."),
     source: Path = typer.Option(None, "--source", help="The source file FILE was translated from, line by "
                                                        "line; lines whose source is an item's are imported."),
+    submission_map: Path = typer.Option(None, "--map", help="The map of a test-suite submission (tsqe export "
+                                                             "testsuite-submission): FILE is a system's returned "
+                                                             "translation, WMT XML or plain text (with --system)."),
     label: bool = typer.Option(False, "--label", help="Also label the new outputs, in the same transaction: "
                                                       "imported and labelled, or (on an error or Ctrl+C) neither."),
 ) -> None:
-    """Import MT outputs from a TSV or one system's plain-text file.
+    """Import MT outputs from a TSV, one system's plain-text file, or translations returned for a submission.
 
     The TSV has the columns item_id, system, output (csv-quoted where needed). Identical outputs of several
     systems are stored once; a changed output of a system replaces its old one.
@@ -78,7 +81,7 @@ def import_outputs_command(
     context = app_context(ctx)
     with progress_bar("importing outputs") as task:
         result = import_outputs(context.database, file, suite_name=context.suite_name, system=system,
-                                source=source, label=label, task=task)
+                                source=source, submission_map=submission_map, label=label, task=task)
     _print_result(result)
 
 
@@ -89,6 +92,9 @@ def import_qe_command(
     name: str = typer.Option(..., "--name", help="Name of the QE system the scores come from."),
     lower_is_better: bool = typer.Option(False, "--lower-is-better",
                                          help="Lower scores mean better translations (e.g. predicted HTER)."),
+    tie_epsilon: float = typer.Option(None, "--tie-epsilon", min=0.0,
+                                      help="Scores at most this far apart are a tie in pairwise accuracy (default "
+                                           "0; 1e-6 suits BERTScore, whose float noise is below it)."),
 ) -> None:
     """Import segment scores of a QE system from a TSV.
 
@@ -100,7 +106,7 @@ def import_qe_command(
     context = app_context(ctx)
     with progress_bar("importing QE scores") as task:
         result = import_qe_scores(context.database, file, name=name, lower_is_better=lower_is_better,
-                                  suite_name=context.suite_name, task=task)
+                                  tie_epsilon=tie_epsilon, suite_name=context.suite_name, task=task)
     _print_result(result)
 
 

@@ -5,33 +5,64 @@ options and turns user errors into ``error: ...`` on stderr with exit status 2.
 """
 from __future__ import annotations
 
-from typing import Any
+import os
+import sys
+from typing import Any, NoReturn
 
+import click
 import typer
 from typer.core import TyperGroup
+from typer.exceptions import TyperException
 
 from cli.context import AppContext
-from suite.errors import SuiteChoiceError, TsqeError
+from suite.errors import SuiteChoiceError, TsqeError, as_user_error
 
-HINTS: dict[type[TsqeError], str] = {
-    SuiteChoiceError: "name one with --suite NAME; add one with `tsqe import suite FILE` or `tsqe demo`",
-}
-"""What to do about a kind of core error in terms of this command line; the core's messages speak of data."""
+
+def hint(error: TsqeError) -> str | None:
+    """What to do about a kind of core error in terms of this command line; the core's messages speak of data."""
+    from store.faults import DatabaseDamagedError  # here: SQLAlchemy is not loaded merely to start (issue 16)
+
+    hints: dict[type[TsqeError], str] = {
+        SuiteChoiceError: "name one with --suite NAME; add one with `tsqe import suite FILE` or `tsqe demo`",
+        DatabaseDamagedError: "`tsqe check` lists what is damaged",
+    }
+    return next((text for kind, text in hints.items() if isinstance(error, kind)), None)
+
+
+DEBUG_ENV = "TSQE_DEBUG"
+"""Set, an unexpected failure (a bug) shows its traceback instead of one line."""
+INTERRUPTED_STATUS = 130
+"""The exit status of a command stopped by Ctrl+C, as shells report one killed by SIGINT (128 + 2)."""
 
 
 class _UserErrors(TyperGroup):
-    """Reports a ``TsqeError`` as ``error: ...`` with exit status 2 from inside the command tree, so the
-    installed script and ``typer.testing.CliRunner`` behave the same."""
+    """Reports every failure as one line ``error: ...`` with exit status 2 from inside the command tree, so the
+    installed script and ``typer.testing.CliRunner`` behave the same: a ``TsqeError``, and whatever
+    ``suite.errors.as_user_error`` turns into one (a full disk, a read-only or damaged database, an unreachable
+    server, a file the system refused, exhausted memory); a bug says it is one. Ctrl+C rolls back what was under
+    way and says so."""
 
     def invoke(self, ctx: Any) -> Any:  # typer declares it with the click Context it vendors privately
         try:
             return super().invoke(ctx)
-        except TsqeError as error:
-            hint = next((text for kind, text in HINTS.items() if isinstance(error, kind)), None)
-            typer.echo(f"error: {error}" + (f" ({hint})" if hint else ""), err=True)
-            raise typer.Exit(2) from error
-        except OSError as error:  # a file given on the command line cannot be read or written
-            typer.echo(f"error: {error.filename or ''}: {error.strerror or error}", err=True)
+        except (typer.Exit, typer.Abort, TyperException, click.exceptions.Exit, click.exceptions.Abort,
+                click.ClickException):
+            raise  # the command line's own ways to end
+        except KeyboardInterrupt as error:
+            typer.echo("interrupted: nothing was changed", err=True)
+            raise typer.Exit(INTERRUPTED_STATUS) from error
+        except Exception as error:  # noqa: BLE001 - every failure ends in one sentence, never a traceback
+            root = ctx.find_root().obj
+            user_error = as_user_error(error, root.name_in_messages() if isinstance(root, AppContext) else None)
+            if user_error is None:
+                if os.environ.get(DEBUG_ENV):
+                    raise
+                first_line = (str(error).strip().splitlines() or [""])[0][:200]
+                typer.echo(f"error: tsqe failed unexpectedly ({type(error).__name__}: {first_line}); this is a "
+                           f"bug: run the command again with {DEBUG_ENV}=1 to see where, and report it", err=True)
+                raise typer.Exit(2) from error
+            advice = hint(user_error)
+            typer.echo(f"error: {user_error}" + (f" ({advice})" if advice else ""), err=True)
             raise typer.Exit(2) from error
 
 
@@ -57,5 +88,21 @@ def _register_commands() -> None:
 
 
 def main() -> None:
-    _register_commands()
-    app()
+    try:
+        _register_commands()
+        app()
+    except KeyboardInterrupt:  # before a command started (loading its modules), or after click let it go
+        print("interrupted: nothing was changed", file=sys.stderr)
+        _exit_interrupted()
+    except SystemExit as end:
+        if end.code == INTERRUPTED_STATUS:
+            _exit_interrupted()
+        raise
+
+
+def _exit_interrupted() -> NoReturn:
+    """End with the interrupted status as it is. An interrupt that passed through an ``exec`` (SQLAlchemy compiles
+    some of its code lazily so) leaves CPython set to end the process by SIGINT at exit, whatever the status."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(INTERRUPTED_STATUS)

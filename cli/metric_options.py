@@ -18,6 +18,9 @@ if TYPE_CHECKING:
 MODEL_HELP = "Local Hugging Face model directory for BERTScore (default: the bundled all-MiniLM-L6-v2)."
 LAYERS_HELP = "Model layer whose output is used (default: 6 for the bundled model)."
 DEVICE_HELP = "Torch device, e.g. cpu or cuda (default: cuda when available)."
+EMBEDDINGS_HELP = ("How BERTScore keeps token embeddings: float16 in the database (the default: about 22 KB a "
+                   "sentence, scores within 1e-5 of float32), float32 (bert_score's own vectors, twice the size), "
+                   "or none (not stored: a later run embeds again).")
 TOKENIZE_HELP = "BLEU's sacrebleu tokenizer, e.g. 13a (the default) or intl (Freitag et al. 2020)."
 REFS_HELP = (f"Reference set: one set (wmt.p), sets joined by + (ar+wmt), or {KNOWN_GOOD} (the items' known good "
              "translations). Default: every reference of kind standard, pooled.")
@@ -45,6 +48,10 @@ def device_option() -> Any:
     return typer.Option(None, "--device", help=DEVICE_HELP)
 
 
+def embeddings_option() -> Any:
+    return typer.Option(None, "--embeddings", help=EMBEDDINGS_HELP)
+
+
 def tokenize_option() -> Any:
     return typer.Option(None, "--tokenize", help=TOKENIZE_HELP)
 
@@ -58,8 +65,8 @@ def combine_option() -> Any:
 
 
 def metric_options(model: str | None, layers: int | None, device: str | None = None,
-                   tokenize: str | None = None) -> MetricOptions:
-    return MetricOptions(model=model, layers=layers, device=device, tokenize=tokenize)
+                   tokenize: str | None = None, embeddings: str | None = None) -> MetricOptions:
+    return MetricOptions(model=model, layers=layers, device=device, tokenize=tokenize, embeddings=embeddings)
 
 
 def ref_choice(refs: str | None, combine: str) -> RefChoice:

@@ -1,7 +1,10 @@
-"""A rich progress bar on stderr driven by a ``TaskState``, for commands that run long work."""
+"""Progress of long work on stderr, driven by a ``TaskState``: a rich bar on a terminal, plain lines elsewhere."""
 from __future__ import annotations
 
-from collections.abc import Iterator
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.console import Console
@@ -10,18 +13,52 @@ from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, T
 from suite.tasks import Progress as TaskProgress
 from suite.tasks import TaskState
 
+PLAIN_INTERVAL = 5.0
+"""Seconds between two plain progress lines: a log of a long run (a batch job, ``nohup``, a pipe) shows that it
+moves and how far it is, without a line per step."""
+
 
 @contextmanager
 def progress_bar(description: str) -> Iterator[TaskState]:
-    """A ``TaskState`` whose progress reports move a bar; the bar disappears when the work ends and is
-    not drawn at all when stderr is not a terminal (logs and pipes get only the messages)."""
+    """A ``TaskState`` whose progress reports move a bar that disappears when the work ends; when stderr is not a
+    terminal, a plain line ``description: message (NN%, M:SS)`` every ``PLAIN_INTERVAL`` seconds instead."""
     console = Console(stderr=True)
+    if not console.is_terminal:
+        with _plain_lines(description) as show:
+            yield TaskState(show)
+        return
     with Progress(TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeElapsedColumn(),
-                  console=console, transient=True, disable=not console.is_terminal) as progress:
+                  console=console, transient=True) as progress:
         bar = progress.add_task(description, total=1.0)
 
-        def show(report: TaskProgress) -> None:
+        def show_bar(report: TaskProgress) -> None:
             progress.update(bar, completed=report.fraction,
                             description=f"{description}: {report.message}" if report.message else description)
 
-        yield TaskState(show)
+        yield TaskState(show_bar)
+
+
+@contextmanager
+def _plain_lines(description: str) -> Iterator[Callable[[TaskProgress], None]]:
+    """The latest report, printed every ``PLAIN_INTERVAL`` seconds by a thread of its own: a step of the work may
+    run for minutes between two reports (a chunk of BERTScore), and the log should still show it is alive.
+    Work that ends within the interval prints nothing."""
+    latest: list[TaskProgress] = []
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def printer() -> None:
+        while not stop.wait(PLAIN_INTERVAL):
+            if latest:
+                report, elapsed = latest[-1], int(time.monotonic() - started)
+                message = f": {report.message}" if report.message else ""
+                print(f"{description}{message} ({report.fraction:.0%}, {elapsed // 60}:{elapsed % 60:02d})",
+                      file=sys.stderr, flush=True)
+
+    thread = threading.Thread(target=printer, name="progress lines", daemon=True)
+    thread.start()
+    try:
+        yield latest.append
+    finally:
+        stop.set()
+        thread.join()

@@ -33,7 +33,15 @@ def _qe_option() -> Any:
 
 
 def _ties_option() -> Any:
-    return typer.Option("half", "--ties", help="Ties count 0.5 (half), 0 (wrong) or leave the pair out (drop).")
+    return typer.Option(None, "--ties", help="Ties count 0.5 (half), 0 (wrong: the published convention of "
+                                             "challenge sets) or leave the pair out (drop). Default: half, "
+                                             "wrong for a suite imported with tsqe import challenge.")
+
+
+def _tie_epsilon_option() -> Any:
+    return typer.Option(None, "--tie-epsilon", min=0.0,
+                        help="Scores at most this far apart are a tie, for every QE system (default: each "
+                             "system's own: 0, or its metric's, e.g. 1e-6 for BERTScore).")
 
 
 def _seed_option() -> Any:
@@ -51,13 +59,15 @@ def pairs_command(
 ) -> None:
     """Export every (passing, failing) output pair of each item under the effective labels, as TSV."""
     from qe.pairs import build_pairs
+    from suite.safe_export import spreadsheet_frame, writing_text
 
     context = app_context(ctx)
     table = build_pairs(context.database, context.suite_name).frame()
     if out is None:
-        table.to_csv(sys.stdout, sep="\t", index=False, lineterminator="\n")
+        spreadsheet_frame(table).to_csv(sys.stdout, sep="\t", index=False, lineterminator="\n")
     else:
-        table.to_csv(out, sep="\t", index=False, lineterminator="\n")
+        with writing_text(out) as file:
+            spreadsheet_frame(table).to_csv(file, sep="\t", index=False, lineterminator="\n")
         typer.echo(f"wrote {len(table)} pairs to {out}", err=True)
 
 
@@ -68,16 +78,19 @@ def accuracy_command(
     category: str = _category_option(),
     qe: str = _qe_option(),
     ties: str = _ties_option(),
+    tie_epsilon: float = _tie_epsilon_option(),
     bootstrap: int = _bootstrap_option(),
     seed: int = _seed_option(),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:
-    """Pairwise accuracy of QE systems per category or phenomenon, with Total, weighed and 95% intervals.
+    """Pairwise accuracy of QE systems per category or phenomenon, with Total, weighed, 95% intervals and each
+    system's tie rate per row (and ACES's score for a suite imported from ACES).
 
     --format json gives the result's own document (provenance, counted pairs per system, too-few flags).
     """
-    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, bootstrap=bootstrap, seed=seed)
+    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
+                       bootstrap=bootstrap, seed=seed)
     emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
 
 
@@ -90,6 +103,7 @@ def stability_command(
     category: str = _category_option(),
     qe: str = _qe_option(),
     ties: str = _ties_option(),
+    tie_epsilon: float = _tie_epsilon_option(),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:
@@ -101,8 +115,8 @@ def stability_command(
 
     names = _names(qe)
     inputs = _inputs(ctx, names)
-    result = ranking_stability(inputs.pairs, inputs.chosen(names), by=by, category=category, ties=ties,
-                               splits=splits, seed=seed)
+    result = ranking_stability(inputs.pairs, inputs.chosen(names), by=by, category=category,
+                               ties=inputs.ties(ties), tie_epsilon=tie_epsilon, splits=splits, seed=seed)
     emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
 
 
@@ -114,24 +128,26 @@ def plot_accuracy_command(
     category: str = _category_option(),
     qe: str = _qe_option(),
     ties: str = _ties_option(),
+    tie_epsilon: float = _tie_epsilon_option(),
     bootstrap: int = _bootstrap_option(),
     seed: int = _seed_option(),
 ) -> None:
     """Grouped bar chart of pairwise accuracy per row and QE system, with bootstrap CI whiskers."""
     from qe.plots import save_accuracy_plot
 
-    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, bootstrap=bootstrap, seed=seed)
+    result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
+                       bootstrap=bootstrap, seed=seed)
     save_accuracy_plot(result, out)
     typer.echo(f"wrote {out}", err=True)
 
 
-def _accuracy(ctx: typer.Context, *, by: str, category: str | None, qe: str | None, ties: str,
-              bootstrap: int, seed: int) -> AccuracyResult:
+def _accuracy(ctx: typer.Context, *, by: str, category: str | None, qe: str | None, ties: str | None,
+              tie_epsilon: float | None, bootstrap: int, seed: int) -> AccuracyResult:
     from qe.evaluation import AccuracyOptions, accuracy
 
     names = _names(qe)
     return accuracy(_inputs(ctx, names), AccuracyOptions(by=by, category=category, qe=names, ties=ties,
-                                                         bootstrap=bootstrap, seed=seed))
+                                                         tie_epsilon=tie_epsilon, bootstrap=bootstrap, seed=seed))
 
 
 def _names(qe: str | None) -> tuple[str, ...] | None:

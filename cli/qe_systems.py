@@ -16,6 +16,7 @@ from cli.main import app
 from cli.metric_options import (
     combine_option,
     device_option,
+    embeddings_option,
     layers_option,
     metric_help,
     metric_options,
@@ -177,7 +178,7 @@ def remove(ctx: typer.Context, name: str = typer.Argument(..., help="The QE syst
 @qe_app.command("metric")
 def metric(
     ctx: typer.Context,
-    metric_name: str = typer.Option(..., "--metric", help=metric_help(level="segment", needs_references=True)),
+    metric_name: str = typer.Option(..., "--metric", help=metric_help(needs_references=True)),
     name: str = typer.Option(None, "--name", help="Name of the QE system (default: the metric's name)."),
     refs: str = refs_option(),
     combine: str = combine_option(),
@@ -185,6 +186,7 @@ def metric(
     layers: int = layers_option(),
     device: str = device_option(),
     tokenize: str = tokenize_option(),
+    embeddings: str = embeddings_option(),
     replace: bool = typer.Option(False, "--replace", help="Replace an existing QE system of that name."),
 ) -> None:
     """Score every output against its item's references with a metric and store it as a QE proxy.
@@ -194,7 +196,7 @@ def metric(
     from filters.qe_proxy import store_metric_as_qe  # the metric libraries load only for this command
 
     context = app_context(ctx)
-    choice, options = ref_choice(refs, combine), metric_options(model, layers, device, tokenize)
+    choice, options = ref_choice(refs, combine), metric_options(model, layers, device, tokenize, embeddings)
     info = _with_progress(f"scoring with {metric_name}", lambda task: store_metric_as_qe(
         context.database, metric_name, name=name, suite_name=context.suite_name, refs=choice, options=options,
         replace=replace, task=task))

@@ -14,8 +14,18 @@ no idf and no baseline rescaling; an empty candidate or reference scores P = R =
 references each of P, R and F is the maximum over them. Matching groups all hypotheses of one reference
 into a single matrix product (no padding), which is where the warm path gets its speed.
 
-Vectors are stored as float32 bytes: float16 halves the table but moves cosines by ~1e-4, which breaks
-the 1e-5 agreement with ``bert_score.score``.
+Embeddings are keyed by the hash of the model's token ids, not of the text: sentences that tokenise alike
+(under an uncased model, a case perturbation; a tokenisation perturbation, often) share one embedding, so their
+scores are exactly equal rather than equal up to the float noise of being embedded in different batches.
+
+Storage (``ModelSpec.precision``, chosen per run; ``EMBEDDING_STORAGE``): ``float16`` (the default) stores half
+the bytes of ``float32``, about 22 KB instead of 43 KB per sentence of 28 tokens under MiniLM (BENCHMARKS.md),
+and moves P, R and F by at most about 1e-5 (9e-6 on 600 DEMETR sentences; a tenth of that on average), far
+below what any table prints; ``float32`` keeps ``bert_score.score``'s own vectors (scores equal to 1e-5,
+tested); ``none`` stores nothing (vectors in memory for the run, float32). Vectors are rounded to the
+precision as soon as they are computed, so a score never depends on whether its embeddings came from the cache
+or the model; the precision is part of the signature (a field only for float16, so float32 scores keep the
+signature they had).
 """
 from __future__ import annotations
 
@@ -28,16 +38,19 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-from sqlalchemy import and_, delete, insert, select
+from sqlalchemy import ColumnElement, delete, insert, select
 from threadpoolctl import threadpool_limits
 
 from store import Database
-from store.models import Embedding
+from store.models import EMBEDDING_PRECISIONS, Embedding
 from suite.errors import TsqeError
 
 DEFAULT_LAYER = 6
 ENCODE_BATCH = 64
 LOOKUP_CHUNK = 5000
+EMBEDDING_STORAGE = ("float16", "float32", "none")
+"""How a run keeps token embeddings: stored in the database at half or full precision, or not at all."""
+DEFAULT_STORAGE = "float16"
 
 
 def default_model_dir() -> Path:
@@ -70,10 +83,13 @@ class ModelSpec:
     layer: int
     key: str
     device: str
+    precision: str = "float32"
+    """``float16`` or ``float32``: what every vector is rounded to (see the module docstring)."""
 
     @property
     def signature(self) -> str:
-        return (f"model:{self.key}|layer:{self.layer}|idf:no|rescale:no"
+        vectors = "" if self.precision == "float32" else f"|vectors:{self.precision}"
+        return (f"model:{self.key}|layer:{self.layer}|idf:no|rescale:no{vectors}"
                 f"|bert_score:{_distribution_version('bert-score')}|tsqe:{_distribution_version('tsqe')}")
 
 
@@ -85,14 +101,24 @@ def _model_key(path: Path) -> str:
     return f"{name}@{digest.hexdigest()[:12]}"
 
 
+def embedding_storage(choice: str) -> tuple[str, bool]:
+    """(precision, stored in the database) of a choice of ``EMBEDDING_STORAGE``."""
+    if choice not in EMBEDDING_STORAGE:
+        raise TsqeError(f"unknown embedding storage {choice!r} (choose one of: {', '.join(EMBEDDING_STORAGE)})")
+    return ("float32", False) if choice == "none" else (choice, True)
+
+
 def resolve_model(model: str | os.PathLike[str] | None = None, layers: int | None = None,
-                  device: str | None = None) -> ModelSpec:
+                  device: str | None = None, precision: str = "float32") -> ModelSpec:
     """Check the model directory and layer up front, so a typo fails before any work starts.
 
     Without ``layers``: 6 for the default MiniLM, bert_score's tuned layer when the directory or the
     config's ``_name_or_path`` is in ``model2layers``, else the model's last layer.
     """
     from bert_score.utils import model2layers
+
+    if precision not in EMBEDDING_PRECISIONS:
+        raise TsqeError(f"unknown embedding precision {precision!r} (choose one of: {', '.join(EMBEDDING_PRECISIONS)})")
 
     path = Path(model).expanduser().resolve() if model is not None else default_model_dir()
     if not (path / "config.json").is_file():
@@ -110,7 +136,7 @@ def resolve_model(model: str | os.PathLike[str] | None = None, layers: int | Non
         import torch
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
-    return ModelSpec(path=path, layer=int(layers), key=_model_key(path), device=device)
+    return ModelSpec(path=path, layer=int(layers), key=_model_key(path), device=device, precision=precision)
 
 
 @dataclass
@@ -130,8 +156,9 @@ class SentenceEmbedding:
         return not self.scored.any()
 
 
-def sentence_hash(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+def tokens_hash(ids: Sequence[int]) -> str:
+    """The cache key of a token id sequence (ids as 32-bit integers, so the key is the same on every platform)."""
+    return hashlib.sha256(np.asarray(ids, dtype="<i4").tobytes()).hexdigest()
 
 
 class Encoder:
@@ -159,7 +186,7 @@ class Encoder:
         logging.disable_progress_bar()  # the per-tensor loading bar would break the CLI's own progress bar
         return get_model(str(self.spec.path), self.spec.layer).to(self.spec.device)
 
-    def _token_ids(self, sentence: str) -> list[int]:
+    def token_ids(self, sentence: str) -> list[int]:
         """bert_score's ``sent_encode``, except for blank sentences: its special case calls
         ``build_inputs_with_special_tokens``, which transformers 5 tokenizers no longer have, so they are
         encoded here as what that call meant, [CLS] [SEP]."""
@@ -169,43 +196,55 @@ class Encoder:
             return self.tokenizer.encode("", add_special_tokens=True)
         return sent_encode(self.tokenizer, sentence)
 
-    def encode(self, sentences: Sequence[str]) -> list[SentenceEmbedding]:
+    def encode(self, ids: Sequence[Sequence[int]]) -> list[SentenceEmbedding]:
+        """The embeddings of token id sequences, each rounded to the model's precision."""
         import torch
         from bert_score.utils import bert_encode, padding
 
         tokenizer = self.tokenizer
         unscored_ids = {tokenizer.cls_token_id, tokenizer.sep_token_id}  # bert_score's idf-0 tokens
-        ids = [self._token_ids(s) for s in sentences]
         order = sorted(range(len(ids)), key=lambda i: len(ids[i]), reverse=True)
         result: list[SentenceEmbedding | None] = [None] * len(ids)
         for start in range(0, len(order), ENCODE_BATCH):
             batch = order[start:start + ENCODE_BATCH]
-            padded, lens, mask = padding([ids[i] for i in batch], tokenizer.pad_token_id, dtype=torch.long)
+            padded, lens, mask = padding([list(ids[i]) for i in batch], tokenizer.pad_token_id, dtype=torch.long)
             vectors = bert_encode(self.model, padded.to(self.spec.device),
                                   attention_mask=mask.to(self.spec.device)).float().cpu().numpy()
             for row, i in enumerate(batch):
                 n = int(lens[row])
                 result[i] = SentenceEmbedding(
-                    tokens=tokenizer.convert_ids_to_tokens(ids[i]),
+                    tokens=tokenizer.convert_ids_to_tokens(list(ids[i])),
                     scored=np.array([t not in unscored_ids for t in ids[i]], dtype=bool),
-                    vectors=np.ascontiguousarray(vectors[row, :n], dtype=np.float32))
-        self.sentences_encoded += len(sentences)
+                    vectors=_rounded(vectors[row, :n], self.spec.precision))
+        self.sentences_encoded += len(ids)
         return result  # type: ignore[return-value]
+
+
+def _rounded(vectors: np.ndarray, precision: str) -> np.ndarray:
+    """float32 vectors holding exactly the values ``precision`` stores."""
+    if precision == "float16":
+        vectors = vectors.astype(np.float16)
+    return np.ascontiguousarray(vectors, dtype=np.float32)
 
 
 @dataclass
 class EmbeddingCache:
     """Token embeddings by sentence: memory first, then the ``embeddings`` table, then the model.
 
-    Without a database the cache lives only in memory (``get_metric`` without ``db``).
+    Without a database the cache lives only in memory (``get_metric`` without ``db``, or storage ``none``).
+    Sentences are tokenised first and looked up by their token ids, so sentences that tokenise alike share one
+    embedding, in memory and in the table.
     """
 
     spec: ModelSpec
     db: Database | None = None
     encoder: Encoder = field(init=False)
     _memory: dict[str, SentenceEmbedding] = field(default_factory=dict, init=False, repr=False)
+    """By sentence text."""
+    _by_tokens: dict[str, SentenceEmbedding] = field(default_factory=dict, init=False, repr=False)
+    """By ``tokens_hash``."""
     _added: list[str] = field(default_factory=list, init=False, repr=False)
-    """Hashes of the embeddings this cache stored, which a cancelled run takes back out."""
+    """Token hashes of the embeddings this cache stored, which a cancelled run takes back out."""
 
     def __post_init__(self) -> None:
         self.encoder = Encoder(self.spec)
@@ -213,18 +252,25 @@ class EmbeddingCache:
     def lookup(self, sentences: Iterable[str]) -> dict[str, SentenceEmbedding]:
         wanted = set(sentences)
         missing = [s for s in wanted if s not in self._memory]
-        if missing and self.db is not None:
-            missing = self._load(missing)
         if missing:
-            encoded = dict(zip(missing, self.encoder.encode(missing)))
-            self._memory.update(encoded)
-            if self.db is not None:
-                self._store(encoded)
+            ids = {sentence: self.encoder.token_ids(sentence) for sentence in missing}
+            keys = {sentence: tokens_hash(sentence_ids) for sentence, sentence_ids in ids.items()}
+            unknown = list(dict.fromkeys(key for key in keys.values() if key not in self._by_tokens))
+            if unknown and self.db is not None:
+                unknown = self._load(unknown)
+            if unknown:
+                ids_of = {keys[sentence]: sentence_ids for sentence, sentence_ids in ids.items()}
+                encoded = dict(zip(unknown, self.encoder.encode([ids_of[key] for key in unknown])))
+                self._by_tokens.update(encoded)
+                if self.db is not None:
+                    self._store(encoded)
+            self._memory.update({sentence: self._by_tokens[key] for sentence, key in keys.items()})
         return {s: self._memory[s] for s in wanted}
 
     def clear(self) -> None:
         """Drop the in-memory copies (the table keeps them), so long runs hold one chunk at a time."""
         self._memory.clear()
+        self._by_tokens.clear()
 
     def forget_added(self) -> None:
         """Delete the embeddings this cache stored, so that a cancelled run leaves the database as it was
@@ -234,42 +280,53 @@ class EmbeddingCache:
         with self.db.transaction() as session:
             for start in range(0, len(self._added), LOOKUP_CHUNK):
                 session.execute(delete(Embedding).where(
-                    Embedding.model == self.spec.key, Embedding.layer == self.spec.layer,
-                    Embedding.sentence_hash.in_(self._added[start:start + LOOKUP_CHUNK])))
+                    *self._this_model(), Embedding.tokens_hash.in_(self._added[start:start + LOOKUP_CHUNK])))
         self._added.clear()
 
-    def _load(self, sentences: list[str]) -> list[str]:
-        """Fill memory from the table (one query per chunk of hashes); return what is still missing."""
-        by_hash = {sentence_hash(s): s for s in sentences}
-        hashes = list(by_hash)
+    def _this_model(self) -> tuple[ColumnElement[bool], ...]:
+        return (Embedding.model == self.spec.key, Embedding.layer == self.spec.layer,
+                Embedding.precision == self.spec.precision)
+
+    def _load(self, keys: list[str]) -> list[str]:
+        """Fill memory from the table (one query per chunk of keys); return the keys still missing."""
         assert self.db is not None
+        dtype = np.float16 if self.spec.precision == "float16" else np.float32
         with self.db.session() as session:
-            for start in range(0, len(hashes), LOOKUP_CHUNK):
+            for start in range(0, len(keys), LOOKUP_CHUNK):
                 rows = session.execute(
-                    select(Embedding.sentence_hash, Embedding.tokens, Embedding.dim, Embedding.vectors)
-                    .where(and_(Embedding.model == self.spec.key, Embedding.layer == self.spec.layer,
-                                Embedding.sentence_hash.in_(hashes[start:start + LOOKUP_CHUNK]))))
-                for digest, tokens, dim, blob in rows:
+                    select(Embedding.tokens_hash, Embedding.tokens, Embedding.dim, Embedding.vectors)
+                    .where(*self._this_model(), Embedding.tokens_hash.in_(keys[start:start + LOOKUP_CHUNK])))
+                for key, tokens, dim, blob in rows:
                     stored = json.loads(tokens)
                     scored = np.ones(len(stored["tokens"]), dtype=bool)
                     scored[stored["unscored"]] = False
-                    self._memory[by_hash[digest]] = SentenceEmbedding(
+                    self._by_tokens[key] = SentenceEmbedding(
                         tokens=stored["tokens"], scored=scored,
-                        vectors=np.frombuffer(blob, dtype=np.float32).reshape(-1, dim))
-        return [s for s in sentences if s not in self._memory]
+                        vectors=np.frombuffer(blob, dtype=dtype).reshape(-1, dim).astype(np.float32))
+        return [key for key in keys if key not in self._by_tokens]
 
     def _store(self, encoded: dict[str, SentenceEmbedding]) -> None:
-        rows = [{"model": self.spec.key, "layer": self.spec.layer, "sentence_hash": sentence_hash(text),
+        dtype = np.float16 if self.spec.precision == "float16" else np.float32
+        rows = [{"model": self.spec.key, "layer": self.spec.layer, "precision": self.spec.precision,
+                 "tokens_hash": key,
                  "tokens": json.dumps({"tokens": emb.tokens,
                                        "unscored": np.flatnonzero(~emb.scored).tolist()}, ensure_ascii=False),
-                 "dim": int(emb.vectors.shape[1]), "vectors": emb.vectors.astype(np.float32).tobytes()}
-                for text, emb in encoded.items()]
+                 "dim": int(emb.vectors.shape[1]), "vectors": emb.vectors.astype(dtype).tobytes()}
+                for key, emb in encoded.items()]
         assert self.db is not None
         with self.db.transaction() as session:
-            self._added.extend(map(sentence_hash, encoded))
+            self._added.extend(encoded)
             for start in range(0, len(rows), 1000):
                 session.execute(insert(Embedding).prefix_with("OR IGNORE", dialect="sqlite"),
                                 rows[start:start + 1000])
+
+
+def embedding_cache(model: str | os.PathLike[str] | None, layers: int | None, device: str | None,
+                    storage: str | None, db: Database | None) -> EmbeddingCache:
+    """The embedding cache of a run: the model checked, its vectors at the precision ``storage`` (one of
+    ``EMBEDDING_STORAGE``, default ``DEFAULT_STORAGE``) asks for, kept in ``db`` unless it asks for ``none``."""
+    precision, stored = embedding_storage(storage or DEFAULT_STORAGE)
+    return EmbeddingCache(resolve_model(model, layers, device, precision), db if stored else None)
 
 
 def single_threaded_blas() -> threadpool_limits:
@@ -306,23 +363,34 @@ def prf(hyp_max: np.ndarray, hyp_scored: np.ndarray, ref_max: np.ndarray,
 
 def bertscore(cache: EmbeddingCache, hypotheses: Sequence[str],
               references: Sequence[Sequence[str]]) -> np.ndarray:
-    """(n, 3) array of P, R, F; with several references each column is the maximum over them."""
+    """(n, 3) array of P, R, F; with several references each column is the maximum over them.
+
+    Sentences that share an embedding (they tokenise alike) are matched once per reference: a matrix product
+    rounds a row differently depending on where it sits, so two copies of one hypothesis in one product could
+    differ by 1e-8, a "decision" between two outputs the model cannot tell apart.
+    """
     embeddings = cache.lookup([*hypotheses, *(r for refs in references for r in refs)])
-    by_reference: dict[str, list[int]] = {}
+    by_reference: dict[int, tuple[SentenceEmbedding, list[int]]] = {}
     for i, refs in enumerate(references):
         for ref in refs:
-            by_reference.setdefault(ref, []).append(i)
+            reference = embeddings[ref]
+            by_reference.setdefault(id(reference), (reference, []))[1].append(i)
     scores = np.full((len(hypotheses), 3), -np.inf)
     with single_threaded_blas():
-        for ref, indices in by_reference.items():
-            _score_reference(embeddings, ref, indices, hypotheses, scores)
+        for reference, indices in by_reference.values():
+            _score_reference(reference, indices, [embeddings[hypotheses[i]] for i in indices], scores)
     return scores
 
 
-def _score_reference(embeddings: dict[str, SentenceEmbedding], ref: str, indices: list[int],
-                     hypotheses: Sequence[str], scores: np.ndarray) -> None:
-    reference = embeddings[ref]
-    hyps = [embeddings[hypotheses[i]] for i in indices]
-    hyp_max, ref_max = greedy_match(reference.unit, [h.unit for h in hyps])
-    for row, (i, hyp) in enumerate(zip(indices, hyps)):
+def _score_reference(reference: SentenceEmbedding, indices: list[int], hyps: list[SentenceEmbedding],
+                     scores: np.ndarray) -> None:
+    rows: dict[int, int] = {}
+    distinct: list[SentenceEmbedding] = []
+    for hyp in hyps:
+        if id(hyp) not in rows:
+            rows[id(hyp)] = len(distinct)
+            distinct.append(hyp)
+    hyp_max, ref_max = greedy_match(reference.unit, [h.unit for h in distinct])
+    for i, hyp in zip(indices, hyps):
+        row = rows[id(hyp)]
         scores[i] = np.maximum(scores[i], prf(hyp_max[row], hyp.scored, ref_max[row], reference.scored))

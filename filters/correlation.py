@@ -17,12 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 from sqlalchemy import select
 
-from filters.metrics import MetricOptions, Signature, suite_metric
+from filters.metrics import MetricOptions, Signature, references_note, suite_metric
 from filters.metrics.base import SystemScores
+from filters.metrics.statistics import mean_statistics
 from filters.scoring import score_outputs
 from store import Database
 from store.models import HumanScore, System
@@ -43,16 +45,20 @@ class CorrelationResult:
     human: dict[str, float]
     scores: dict[str, float]
     pearson: float
+    spearman: float
     kendall: float
     refs: RefChoice = field(default_factory=RefChoice.default)
 
     def to_table(self) -> Table:
-        """Systems best human score first with both scores; Pearson r and Kendall tau as summary rows."""
+        """Systems best human score first with both scores; Pearson r, Spearman rho and Kendall tau as summary
+        rows."""
         columns = [Column("system", "text"), Column("human", "number", 4), Column(self.metric, "number", 6)]
         body = [[Cell(s), Cell(self.human[s]), Cell(self.scores[s])] for s in self.systems]
         footer = [[Cell("Pearson r"), Cell(None), Cell(self.pearson)],
+                  [Cell("Spearman rho"), Cell(None), Cell(self.spearman)],
                   [Cell("Kendall tau"), Cell(None), Cell(self.kendall)]]
-        notes = [f"Metric: {self.signature}.",
+        note = references_note(self.signature)
+        notes = [f"Metric: {self.signature}.", *([note] if note else []),
                  "Correlations of the raw metric values with the human scores (missing: constant scores)"
                  + ("." if self.higher_is_better else "; lower is better, so negative means agreement.")]
         return Table(title=f"System-level correlation of {self.metric} with human scores", columns=columns,
@@ -61,7 +67,8 @@ class CorrelationResult:
     def to_json(self) -> dict[str, object]:
         return {"metric": self.metric, "signature": str(self.signature), "refs": self.refs.label,
                 "higher_is_better": self.higher_is_better, "systems": self.systems,
-                "pearson": _finite(self.pearson), "kendall": _finite(self.kendall), "scores": self.scores,
+                "pearson": finite(self.pearson), "spearman": finite(self.spearman), "kendall": finite(self.kendall),
+                "scores": self.scores,
                 "human": self.human}
 
 
@@ -86,14 +93,22 @@ def choose_systems(human: dict[str, float], top: int | None = None) -> list[str]
     return ranked
 
 
-def correlations(human: Sequence[float], metric: Sequence[float]) -> tuple[float, float]:
-    """Pearson r and Kendall tau (scipy's tau-b, which handles ties) of two paired score lists."""
+class Correlations(NamedTuple):
+    pearson: float
+    spearman: float
+    kendall: float
+
+
+def correlations(human: Sequence[float] | np.ndarray, metric: Sequence[float] | np.ndarray) -> Correlations:
+    """Pearson r, Spearman rho and Kendall tau (scipy's tau-b, which handles ties) of two paired score lists;
+    NaN when either side is constant (or has a missing score)."""
     x, y = np.asarray(human, dtype=float), np.asarray(metric, dtype=float)
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
-        return math.nan, math.nan
+    if not (np.isfinite(x).all() and np.isfinite(y).all()) or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return Correlations(math.nan, math.nan, math.nan)
     from scipy import stats  # half a second to import: only a correlation needs it, not every command that starts
 
-    return float(stats.pearsonr(x, y)[0]), float(stats.kendalltau(x, y)[0])
+    return Correlations(float(stats.pearsonr(x, y)[0]), float(stats.spearmanr(x, y)[0]),
+                        float(stats.kendalltau(x, y)[0]))
 
 
 def system_level_scores(db: Database, metric: str, systems: Sequence[str], *, suite_name: str | None = None,
@@ -113,8 +128,11 @@ def system_level_scores(db: Database, metric: str, systems: Sequence[str], *, su
     missing = [system for system in systems if system not in column]
     if missing:
         raise TsqeError(f"metric {metric!r} has no scores for system(s) {', '.join(missing)}")
+    positions = sorted({row.position for row in scores.rows})
+    statistics = mean_statistics(positions, {system: values[:, column[system]] for system in systems})
     return SystemScores(scores.signature, scores.higher_is_better,
-                        {system: float(np.nanmean(values[:, column[system]])) for system in systems}, len(item_ids))
+                        {system: float(np.nanmean(values[:, column[system]])) for system in systems}, len(item_ids),
+                        statistics)
 
 
 def correlate(db: Database, metric: str, *, suite_name: str | None = None, top: int | None = None,
@@ -124,11 +142,12 @@ def correlate(db: Database, metric: str, *, suite_name: str | None = None, top: 
     systems = choose_systems(human, top)
     refs = refs or RefChoice.default()
     level = system_level_scores(db, metric, systems, suite_name=suite_name, refs=refs, options=options, task=task)
-    pearson, kendall = correlations([human[s] for s in systems], [level.scores[s] for s in systems])
+    found = correlations([human[s] for s in systems], [level.scores[s] for s in systems])
     return CorrelationResult(metric=metric, signature=level.signature, higher_is_better=level.higher_is_better,
                              systems=systems, human={s: human[s] for s in systems}, scores=level.scores,
-                             pearson=pearson, kendall=kendall, refs=refs)
+                             pearson=found.pearson, kendall=found.kendall, spearman=found.spearman, refs=refs)
 
 
-def _finite(value: float) -> float | None:
+def finite(value: float) -> float | None:
+    """A figure for JSON: NaN (a correlation of constant scores) as null."""
     return value if math.isfinite(value) else None

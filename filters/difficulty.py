@@ -55,11 +55,10 @@ import numpy as np
 from sqlalchemy import select
 
 from filters.bertscore import (
-    EmbeddingCache,
     SentenceEmbedding,
+    embedding_cache,
     greedy_match,
     prf,
-    resolve_model,
     single_threaded_blas,
 )
 from filters.metrics import MetricOptions, Signature
@@ -124,6 +123,8 @@ class DifficultyResult:
     signature: Signature
     items_scored: dict[str, int] = field(default_factory=dict)
     refs: RefChoice = field(default_factory=RefChoice.default)
+    segments: dict[str, dict[int, np.ndarray]] = field(default_factory=dict)
+    """Per system, per item position: [P, R, F, DA-P, DA-R] of its output (the system averages' terms)."""
 
     def ranked(self) -> list[str]:
         """Systems by DA-F, best first (ties in the order they were given)."""
@@ -139,12 +140,14 @@ class DifficultyResult:
                  Cell(self.items_scored.get(name, 0))] for name in self.ranked()]
         return Table(title="Difficulty-aware BERTScore per system", columns=columns, body=body,
                      notes=[f"Model: {self.signature}.",
+                            f"References: {self.refs.describe()} (the first of each item).",
                             "DA-F: harmonic mean of the segment-averaged DA-P and DA-R, as in the authors' code."])
 
 
 @dataclass
 class _ItemData:
     external_id: str
+    position: int
     references: list[str]
     outputs: dict[str, str]  # system -> text
 
@@ -157,8 +160,9 @@ def _load_items(db: Database, suite_name: str | None, systems: Sequence[str] | N
         if not chosen:
             raise TsqeError("no systems to compare: import system outputs first")
         items: dict[int, _ItemData] = {
-            item_id: _ItemData(external_id, [], {}) for item_id, external_id in session.execute(
-                select(Item.id, Item.external_id).where(Item.suite_id == suite_id).order_by(Item.position))}
+            item_id: _ItemData(external_id, position, [], {}) for item_id, external_id, position in session.execute(
+                select(Item.id, Item.external_id, Item.position).where(Item.suite_id == suite_id)
+                .order_by(Item.position))}
         try:
             references = references_of(session, suite_id, refs)
         except TsqeError as error:
@@ -185,11 +189,14 @@ def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequen
     the first reference of each item under ``refs`` (the default references when None)."""
     task = progress_of(task)
     refs = refs or RefChoice.default()
+    if len(refs.sets) > 1:
+        raise TsqeError(f"token difficulty is computed against one reference set at a time, not {refs.label}: "
+                        "choose one set")
     options = options or MetricOptions()
     chosen, items = _load_items(db, suite_name, systems, refs)
-    cache = EmbeddingCache(resolve_model(options.model, options.layers, options.device), db)
-    sums = {s: np.zeros(len(SCORE_KEYS) - 1) for s in chosen}  # P, R, F, DA-P, DA-R summed over items
+    cache = embedding_cache(options.model, options.layers, options.device, options.embeddings, db)
     counts = dict.fromkeys(chosen, 0)
+    segments: dict[str, dict[int, np.ndarray]] = {name: {} for name in chosen}
     token_difficulty: dict[str, list[tuple[str, float]]] = {}
     try:
         for start in range(0, len(items), ITEM_CHUNK):
@@ -197,7 +204,7 @@ def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequen
             chunk = items[start:start + ITEM_CHUNK]
             embeddings = cache.lookup({t for item in chunk for t in (*item.references, *item.outputs.values())})
             with single_threaded_blas():
-                _score_chunk(chunk, embeddings, sums, counts, token_difficulty)
+                _score_chunk(chunk, embeddings, segments, token_difficulty)
             cache.clear()
         task.progress(len(items), len(items), f"difficulty-aware BERTScore of {len(items):,} items")
     except Cancelled:  # the embeddings it stored go too: a cancelled run leaves the database as it was
@@ -205,22 +212,26 @@ def da_bertscore(db: Database, *, suite_name: str | None = None, systems: Sequen
         raise
     system_scores = {}
     for name in chosen:
-        p, r, f, da_p, da_r = sums[name] / counts[name] if counts[name] else np.full(5, np.nan)
+        counts[name] = len(segments[name])
+        total = np.zeros(len(SCORE_KEYS) - 1)
+        for row in segments[name].values():  # in item order, as the averages always summed
+            total += row
+        p, r, f, da_p, da_r = total / counts[name] if counts[name] else np.full(5, np.nan)
         da_f = 2 * da_p * da_r / (da_p + da_r) if da_p + da_r != 0 else 0.0
         system_scores[name] = dict(zip(SCORE_KEYS, map(float, (p, r, f, da_p, da_r, da_f))))
     signature = Signature.parse(f"da-bertscore|{cache.spec.signature}").with_fields(*refs.signature_fields())
     return DifficultyResult(systems=chosen, system_scores=system_scores, token_difficulty=token_difficulty,
-                            signature=signature, items_scored=counts, refs=refs)
+                            signature=signature, items_scored=counts, refs=refs, segments=segments)
 
 
-def _score_chunk(chunk: list[_ItemData], embeddings: dict[str, SentenceEmbedding], sums: dict[str, np.ndarray],
-                 counts: dict[str, int], token_difficulty: dict[str, list[tuple[str, float]]]) -> None:
+def _score_chunk(chunk: list[_ItemData], embeddings: dict[str, SentenceEmbedding],
+                 segments: dict[str, dict[int, np.ndarray]], token_difficulty: dict[str, list[tuple[str, float]]]
+                 ) -> None:
     for item in chunk:
         names = list(item.outputs)
         scores, token_difficulty[item.external_id] = _score_item(item, names, embeddings)
         for name, row in zip(names, scores):
-            sums[name] += row
-            counts[name] += 1
+            segments[name][item.position] = row
 
 
 def _score_item(item: _ItemData, names: list[str],

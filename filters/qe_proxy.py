@@ -13,15 +13,16 @@ from filters.metrics import MetricOptions, metric_names, metric_spec
 from filters.scoring import SegmentScores, score_outputs
 from store import Database
 from suite.errors import TsqeError
-from suite.qe_scores import QESystemInfo, add_qe_system, list_qe_systems, replaceable_qe_system
+from suite.qe_scores import TIE_EPSILON_KEY, QESystemInfo, add_qe_system, list_qe_systems, replaceable_qe_system
 from suite.references import RefChoice
 from suite.tasks import TaskState
 
 
 def proxy_metrics() -> list[str]:
-    """The metrics a QE proxy can be made of: every metric with a score per output that compares outputs with
-    references (chrF first, the forms' default). The label and QE systems are not proxies of anything."""
-    return metric_names(level="segment", needs_references=True)
+    """The metrics a QE proxy can be made of: every metric that compares outputs with references (chrF first,
+    the forms' default), difficulty-aware BERTScore included with its segment-level score (its token
+    difficulty over all the suite's systems). The label and QE systems are not proxies of anything."""
+    return metric_names(needs_references=True)
 
 
 def store_metric_as_qe(db: Database, metric: str, *, name: str | None = None, suite_name: str | None = None,
@@ -45,7 +46,7 @@ def store_metric_as_qe(db: Database, metric: str, *, name: str | None = None, su
         add_qe_system(session, name=system_name, kind="metric", higher_is_better=result.higher_is_better,
                       scores={row.output_id: row.score for row in result.rows},
                       meta={"metric": metric, "signature": str(result.signature), "refs": result.refs.label,
-                            "tie_epsilon": metric_spec(metric).tie_epsilon}, replace=replace)
+                            TIE_EPSILON_KEY: metric_spec(metric).tie_epsilon}, replace=replace)
 
     score_outputs(db, metric, suite_name=suite_name, refs=refs, options=options, task=task, store_with=store)
     return next(info for info in list_qe_systems(db) if info.name == system_name)

@@ -21,11 +21,12 @@ from typing import Protocol
 import numpy as np
 from sqlalchemy import select
 
-from filters.metrics import Signature
+from filters.metrics import Signature, references_note
 from store import Database
 from store.models import Item
 from suite.errors import TsqeError
 from suite.references import RefChoice, read_references
+from suite.safe_export import writing
 from suite.suites import find_suite
 from suite.tables import Cell, Column, Table
 
@@ -70,6 +71,8 @@ class VarianceResult:
         body = [[Cell(r.item), Cell(r.std, bold=r.item in kept), Cell(r.mean), Cell(r.systems),
                  Cell(r.item in kept)] for r in self.ranking]
         notes = [f"Metric: {self.signature}."] if self.signature is not None else []
+        note = None if self.signature is None else references_note(self.signature)
+        notes += [note] if note else []
         notes += [f"{len(self.ranking)} items ranked, {len(self.kept)} kept, {self.dropped} dropped (std <= "
                  f"{self.threshold:.6g}, the {100 * self.drop:g}th percentile)"
                  + (f"; {len(self.unscored)} items without scores." if self.unscored else ".")]
@@ -144,7 +147,9 @@ def export_selection(db: Database, result: VarianceResult, out_dir: Path, *, met
             _one_line(references[item_id][k]) if len(references.get(item_id, [])) > k else ""
             for _, item_id, _ in selected]))
     meta = out_dir / f"{metric}_filter-std{round(result.drop * 100)}.json"
-    meta.write_text(json.dumps({f"{sl}-{tl}": [position for position, _, _ in selected]}) + "\n", encoding="utf-8")
+    with writing(meta) as temporary:
+        temporary.write_text(json.dumps({f"{sl}-{tl}": [position for position, _, _ in selected]}) + "\n",
+                             encoding="utf-8")
     written.append(meta)
     return written
 
@@ -155,5 +160,6 @@ def _one_line(text: str) -> str:
 
 
 def _write_lines(path: Path, lines: list[str]) -> Path:
-    path.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    with writing(path) as temporary:
+        temporary.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
     return path

@@ -3,7 +3,9 @@
 PySide6's wheel brings Qt but not the X11 libraries its xcb platform plugin loads; a fresh Debian or Ubuntu
 desktop lacks some of them (libxcb-cursor0 above all), and Qt then aborts with a message about plugins. This
 script asks ``ldd`` which of the plugin's libraries are missing, installs their packages when it runs as root
-with apt-get, and otherwise prints the one command that would. ``--xvfb`` also wants Xvfb (for ``make smoke``).
+with apt-get, and otherwise prints the one command that would. ``--xvfb`` also wants Xvfb (for ``make smoke``);
+``--walkthrough`` also xdotool and ImageMagick, which the real-window tests (``tests/gui/test_real_window.py``)
+drive the window and grab the screen with (``make test`` runs it first).
 """
 from __future__ import annotations
 
@@ -57,13 +59,19 @@ def missing_libraries(plugin: Path) -> list[str]:
     return sorted({line.split("=>")[0].strip() for line in result.stdout.splitlines() if "not found" in line})
 
 
-def needed_packages(xvfb: bool) -> tuple[list[str], list[str]]:
+WALKTHROUGH_TOOLS = {"xdotool": "xdotool", "import": "imagemagick"}
+"""Programs the real-window tests run, and their Debian packages."""
+
+
+def needed_packages(xvfb: bool, walkthrough: bool = False) -> tuple[list[str], list[str]]:
     """Debian packages to install, and libraries no known package provides."""
     missing = missing_libraries(xcb_plugin()) if shutil.which("ldd") else []
     packages = sorted({PACKAGES[lib] for lib in missing if lib in PACKAGES})
     unknown = [lib for lib in missing if lib not in PACKAGES]
-    if xvfb and shutil.which("xvfb-run") is None:
+    if (xvfb or walkthrough) and shutil.which("xvfb-run") is None:
         packages += ["xvfb", "xauth"]
+    if walkthrough:
+        packages += [package for tool, package in WALKTHROUGH_TOOLS.items() if shutil.which(tool) is None]
     return packages, unknown
 
 
@@ -103,10 +111,12 @@ def window_system_problem() -> str | None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--xvfb", action="store_true", help="also need xvfb-run (for the smoke test)")
+    parser.add_argument("--walkthrough", action="store_true",
+                        help="also need Xvfb, xdotool and ImageMagick (for the real-window tests)")
     args = parser.parse_args(argv)
     if not sys.platform.startswith("linux"):
         return 0
-    packages, unknown = needed_packages(args.xvfb)
+    packages, unknown = needed_packages(args.xvfb, args.walkthrough)
     if unknown:
         print(f"check_platform: Qt's xcb plugin also misses {', '.join(unknown)}; install what provides them")
     if not packages:
@@ -119,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
             if subprocess.run(command, check=False).returncode != 0:
                 print(f"check_platform: could not install; try: {' '.join(command)}")
                 return 1
-        return 0 if not needed_packages(args.xvfb)[0] else 1
+        return 0 if not needed_packages(args.xvfb, args.walkthrough)[0] else 1
     print(fix_message(packages))
     return 1
 

@@ -10,16 +10,19 @@ import traceback
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QWidget
 
-from suite.errors import TsqeError
+from suite.errors import as_user_error
 
 
 def show_error(parent: QWidget | None, title: str, error: BaseException) -> QMessageBox:
-    """Tell the user what went wrong in the core's words; a bug also gets its traceback under "details"."""
+    """Tell the user what went wrong in the core's words (``suite.errors.as_user_error``: the same one sentence the
+    command line prints for a full disk, a read-only or damaged database, a file the system refused); a bug also
+    gets its traceback under "details"."""
     box = QMessageBox(parent)
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle(f"tsqe — {title}")
-    if isinstance(error, TsqeError):
-        box.setText(str(error))
+    user_error = as_user_error(error)
+    if user_error is not None:
+        box.setText(str(user_error))
     else:
         box.setText(f"{title} failed: {error or type(error).__name__}")
         box.setDetailedText("".join(traceback.format_exception(error)))

@@ -131,6 +131,7 @@ class DraftKeeper(QObject):
                 self._state_message(f"discarded the unsaved changes of {names(drafts)}")
             else:
                 self._recover(drafts)
+                self._state_message(f"restored the unsaved changes of {names(drafts)}: save them to keep them")
             for path, _ in found:
                 path.unlink(missing_ok=True)
             self.write()  # restored drafts are this session's to keep now

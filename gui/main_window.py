@@ -150,7 +150,7 @@ class MainWindow(QMainWindow):
         self.editor.drafts_changed.connect(lambda: self.setWindowModified(bool(self.editor.unsaved())))
         self._make_menus()
 
-        self.ops.message.connect(lambda text: status.showMessage(text, 8000))
+        self.ops.message.connect(status.showMessage)  # stays until the next one: what the last job did
         self.ops.progressed.connect(self._job_progress)
         self.ops.busy_changed.connect(self._job_busy)
         self.state.tree_loaded.connect(self._show_counts)
@@ -201,7 +201,6 @@ class MainWindow(QMainWindow):
         self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
         stack = self.state.undo_stack
         stack.indexChanged.connect(self._name_steps)
-        stack.cleanChanged.connect(self._name_steps)
         self._name_steps()
         edit.addSeparator()
         self._action(edit, "&Find in this screen", self.focus_search, QKeySequence.StandardKey.Find)
@@ -221,7 +220,7 @@ class MainWindow(QMainWindow):
         columns.aboutToShow.connect(lambda: self.review.fill_columns_menu(columns))
         view.addSeparator()
         for i, (title, _) in enumerate(TABS):
-            self._action(view, title, lambda _=False, i=i: self.tabs.setCurrentIndex(i), f"Ctrl+{i + 1}")
+            self._action(view, title, lambda _=False, i=i: self.show_tab(i), f"Ctrl+{i + 1}")
 
         suite = bar.addMenu("&Suite")
         self._action(suite, "&Label all", self.label_all, "F5")
@@ -266,12 +265,19 @@ class MainWindow(QMainWindow):
             return
         command = stack.command(at)
         assert isinstance(command, Step)
-        changes = command.changes
-        here = self.shows(changes)
-        if not here and not self._undo_elsewhere(direction, command.text(), changes):
+        if self.shows(command.changes):
+            self._run_step(direction, command)
+        else:
+            self._ask_step(direction, command)
+
+    def _run_step(self, direction: str, command: Step) -> None:
+        stack = self.state.undo_stack
+        at = stack.index() - 1 if direction == "undo" else stack.index()
+        if not 0 <= at < stack.count() or stack.command(at) is not command:
+            self.ops.message.emit(f"{direction}: the undo history changed meanwhile, so nothing was done")
             return
         stack.undo() if direction == "undo" else stack.redo()
-        self._show_change(changes)
+        self._show_change(command.changes)
 
     def shows(self, changes: Changes) -> bool:
         """Whether the screen in front (or the suite tree beside it, for the suite's shape) shows what changes."""
@@ -281,20 +287,24 @@ class MainWindow(QMainWindow):
             return True
         return changes.taxonomy and not changes.reviews and self.tree_dock.isVisible()
 
-    def _undo_elsewhere(self, direction: str, text: str, changes: Changes) -> bool:
+    def _ask_step(self, direction: str, command: Step) -> None:
+        """The question before an undo outside the screen in front (opened, not run in a loop of its own: the
+        background writes go on; the history is checked again when it is answered)."""
+        changes = command.changes
         where = "a reviewer's decision, in Review" if changes.reviews else \
             "an item's rules or fields, in Item & rules" if changes.items or changes.references else \
             "the suite's categories and items, in the suite tree"
         box = QMessageBox(QMessageBox.Icon.Question, f"tsqe — {direction}",
-                          f"{direction.capitalize()}: {text}?", QMessageBox.StandardButton.NoButton, self)
+                          f"{direction.capitalize()}: {command.text()}?", QMessageBox.StandardButton.NoButton, self)
         box.setInformativeText(f"It is not on this screen: it changes {where}. {direction.capitalize()} it, and "
                                f"show it there?")
         go = box.addButton(f"{direction.capitalize()} and show", QMessageBox.ButtonRole.AcceptRole)
         cancel = box.addButton(QMessageBox.StandardButton.Cancel)
         box.setDefaultButton(go)
         box.setEscapeButton(cancel)
-        box.exec()
-        return box.clickedButton() is go
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.finished.connect(lambda _: self._run_step(direction, command) if box.clickedButton() is go else None)
+        box.open()
 
     def _show_change(self, changes: Changes) -> None:
         if changes.reviews:
@@ -312,6 +322,12 @@ class MainWindow(QMainWindow):
         menu = QMenu(title, self)
         menu.addActions(actions)
         return menu
+
+    def show_tab(self, index: int) -> None:
+        """Ctrl+1…5: that screen, with the keys (also when it is already shown: Ctrl+2 from Review's filter bar
+        gives the keys back to the table)."""
+        self.tabs.setCurrentIndex(index)
+        self.focus_screen()
 
     def focus_screen(self) -> None:
         """Give the keyboard to what the current screen is worked with, after Ctrl+1…5 and on opening.
@@ -417,11 +433,15 @@ class MainWindow(QMainWindow):
             self.recent_menu.addAction("(none yet)").setEnabled(False)
 
     def _new_database(self) -> None:
+        if not self.leave_drafts("creating another database"):  # before choosing a file for nothing
+            return
         path, _ = QFileDialog.getSaveFileName(self, "tsqe — new database", "tsqe.sqlite", "SQLite (*.sqlite *.db)")
         if path:
             self.open_target(path)
 
     def _open_dialog(self) -> None:
+        if not self.leave_drafts("opening another database"):
+            return
         path, _ = QFileDialog.getOpenFileName(self, "tsqe — open database", "", "SQLite (*.sqlite *.db);;all (*)")
         if path:
             self.open_target(path)

@@ -2,7 +2,8 @@
 
 Accuracy is a rate over pairs; a researcher who doubts a cell wants to read those pairs: the source, the
 passing and the failing output, what the QE system gave each and whether it preferred the right one. The
-verdict does not depend on the ties policy (a tie is a tie); the policy only decides what a tie earns.
+verdict does not depend on the ties policy (a tie is a tie); the policy only decides what a tie earns. What is a
+tie does depend on the table's tie margin (scores at most that far apart), as the table counted it.
 """
 from __future__ import annotations
 
@@ -59,6 +60,7 @@ def pair_verdicts(db: Database, pairs: PairTable, qe: QEScores, result: Accuracy
         raise IndexError(f"the table has {len(result.table_rows)} rows, not {row + 1}")
     chosen = pairs.subset(mask)
     scores = aligned_scores(pairs, qe)
+    epsilon = result.tie_epsilon.get(qe.name, qe.tie_epsilon)
     with db.session() as session:
         suite = find_suite(session, suite_name)
         sources = dict(session.execute(select(Item.external_id, Item.source).where(Item.suite_id == suite.id)).all())
@@ -70,7 +72,7 @@ def pair_verdicts(db: Database, pairs: PairTable, qe: QEScores, result: Accuracy
             source=sources.get(out.item_ids[item], ""), pass_output=str(out.output_texts[p]),
             fail_output=str(out.output_texts[f]), pass_systems=str(out.output_systems[p]),
             fail_systems=str(out.output_systems[f]), pass_score=_score(pass_score), fail_score=_score(fail_score),
-            verdict=_verdict(pass_score, fail_score, qe.higher_is_better)))
+            verdict=_verdict(pass_score, fail_score, qe.higher_is_better, epsilon)))
     return verdicts
 
 
@@ -79,11 +81,11 @@ def _equal(values: np.ndarray, wanted: str | None) -> np.ndarray:
     return np.array([value == wanted for value in values], dtype=bool)
 
 
-def _verdict(pass_score: float, fail_score: float, higher_is_better: bool) -> Verdict:
+def _verdict(pass_score: float, fail_score: float, higher_is_better: bool, tie_epsilon: float) -> Verdict:
     if math.isnan(pass_score) or math.isnan(fail_score):
         return "unscored"
     better = pass_score - fail_score if higher_is_better else fail_score - pass_score
-    return "correct" if better > 0 else "wrong" if better < 0 else "tie"
+    return "tie" if abs(better) <= tie_epsilon else "correct" if better > 0 else "wrong"
 
 
 def _score(value: float) -> float | None:

@@ -24,6 +24,7 @@ import numpy as np
 from qe.accuracy import AccuracyResult
 from suite.errors import TsqeError
 from suite.report import SystemsReport
+from suite.safe_export import figure_text, writing
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -84,8 +85,8 @@ def row_bars(labels: Sequence[str], series: Sequence[Bars], *, title: str, summa
             low, high = np.asarray(bars.low, dtype=float), np.asarray(bars.high, dtype=float)
             error = np.nan_to_num(np.vstack([values - low, high - values]), nan=0.0).clip(min=0)
         axes.barh(y - 0.4 + thickness * (j + 0.5), np.nan_to_num(values), thickness, xerr=error, capsize=1.5,
-                  label=bars.name, color=bars.colour, error_kw={"elinewidth": 0.7, "capthick": 0.7})
-    axes.set_yticks(y, labels, fontsize=8)
+                  label=figure_text(bars.name), color=bars.colour, error_kw={"elinewidth": 0.7, "capthick": 0.7})
+    axes.set_yticks(y, [figure_text(label) for label in labels], fontsize=8)
     axes.set_ylim(extent - 0.4, -0.6)  # the first row at the top
     if 0 < summary < count:
         axes.axhline(y[count - summary] - (1 + SUMMARY_GAP) / 2, color="grey", linewidth=0.6)
@@ -101,8 +102,8 @@ def row_bars(labels: Sequence[str], series: Sequence[Bars], *, title: str, summa
         axes.axvline(reference, color="grey", linewidth=0.8, linestyle="--")
     # The caption as the legend's title: one block centred on the figure, which the layout keeps clear of the
     # axes (a suptitle and a legend above the axes were drawn over each other).
-    figure.legend(loc="outside upper center", ncols=min(per_row, 4), fontsize=8, frameon=False, title=title,
-                  title_fontsize=9)
+    figure.legend(loc="outside upper center", ncols=min(per_row, 4), fontsize=8, frameon=False,
+                  title=figure_text(title), title_fontsize=9)
     return figure
 
 
@@ -185,7 +186,8 @@ def save_figure(figure: Figure, path: str | Path) -> Path:
     path = Path(path)
     if path.suffix.lower() not in PLOT_SUFFIXES:
         raise TsqeError(f"{path}: the plot file must end in one of {', '.join(PLOT_SUFFIXES)}")
-    figure.savefig(path, dpi=150)
+    with writing(path) as temporary:
+        figure.savefig(temporary, dpi=150)
     return path
 
 

@@ -106,15 +106,16 @@ class StabilityResult:
 
 
 def ranking_stability(pairs: PairTable, systems: Sequence[QEScores], *, by: str = "category",
-                      category: str | None = None, ties: str = "half", splits: int = 200,
-                      seed: int | None = None, task: TaskState | None = None) -> StabilityResult:
-    """Split-half agreement of the QE systems' ranking, overall and per row; reads and writes no database."""
+                      category: str | None = None, ties: str = "half", tie_epsilon: float | None = None,
+                      splits: int = 200, seed: int | None = None, task: TaskState | None = None) -> StabilityResult:
+    """Split-half agreement of the QE systems' ranking, overall and per row; reads and writes no database.
+    ``tie_epsilon`` is every system's tie margin (default: each system's own)."""
     task = progress_of(task)
     if len(systems) < 2:
         raise TsqeError("stability compares the ranking of QE systems: give at least two")
     if splits < 1:
         raise TsqeError(f"the number of random splits must be 1 or more, not {splits}")
-    sums = item_sums(pairs, systems, ties)
+    sums = item_sums(pairs, systems, ties, tie_epsilon)
     keys, groups = row_groups(pairs, by, category)
     by = "phenomenon" if category is not None else by
     rng = np.random.default_rng(seed)

@@ -4,14 +4,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from store.engine import make_engine, resolve_url
+from store.engine import make_engine, resolve_url, sqlite_path
 from store.errors import DatabaseBusyError
+from store.faults import checked_url, database_fault, display_url
 from store.migrations import upgrade_to_head
 
 
@@ -47,6 +47,19 @@ def _stopped_as_user_error() -> Iterator[None]:
                                 f"this change ({reason}); nothing was changed: try again") from error
 
 
+@contextmanager
+def faults_as_user_errors(database: str) -> Iterator[None]:
+    """A full disk, a read-only or damaged file, an unreachable server: the user's error that names the database
+    and what to do (``store.faults``), in place of SQLAlchemy's traceback."""
+    try:
+        yield
+    except (SQLAlchemyError, ModuleNotFoundError) as error:
+        fault = database_fault(error, database)
+        if fault is None:
+            raise
+        raise fault from error
+
+
 class Database:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
@@ -57,12 +70,15 @@ class Database:
         return self.engine.url.render_as_string(hide_password=True)
 
     @property
+    def name_in_messages(self) -> str:
+        """A SQLite file's path, else the URL without its password."""
+        return display_url(self.engine.url)
+
+    @property
     def display_name(self) -> str:
         """What a window title calls the database: a SQLite file's name, else the URL without its password."""
-        url = self.engine.url
-        if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-            return Path(str(url.database)).name
-        return self.url
+        path = sqlite_path(self.engine.url)
+        return path.name if path is not None else self.url
 
     def session(self) -> Session:
         return self._sessions()
@@ -77,10 +93,11 @@ class Database:
         and SQLite does not wait in that case), and a reviewer's label would be lost.
         """
         if self.engine.dialect.name != "sqlite":
-            with _stopped_as_user_error(), self._sessions() as session, session.begin():
+            with faults_as_user_errors(self.name_in_messages), _stopped_as_user_error(), self._sessions() as session, \
+                    session.begin():
                 yield session
             return
-        with self.engine.connect() as connection, _busy_as_user_error():
+        with faults_as_user_errors(self.name_in_messages), self.engine.connect() as connection, _busy_as_user_error():
             yield from self._immediate(connection)
 
     @contextmanager
@@ -95,7 +112,7 @@ class Database:
             with self.transaction() as session:
                 yield session
             return
-        with self.engine.connect() as connection, _busy_as_user_error():
+        with faults_as_user_errors(self.name_in_messages), self.engine.connect() as connection, _busy_as_user_error():
             connection.exec_driver_sql("PRAGMA foreign_keys=OFF")  # only outside a transaction
             try:
                 yield from self._immediate(connection)
@@ -129,7 +146,16 @@ class Database:
 
 
 def open_database(db: str | os.PathLike[str] | None = None) -> Database:
-    """Open (creating if needed) and migrate the database named by a path, URL, ``$TSQE_DB`` or the default."""
-    engine = make_engine(resolve_url(db))
-    upgrade_to_head(engine)
+    """Open (creating if needed) and migrate the database named by a path, URL, ``$TSQE_DB`` or the default.
+
+    A server that refuses or does not answer, a missing driver, a malformed URL, a damaged file: each is a
+    ``TsqeError`` naming the database without its password (``store.faults``)."""
+    url = resolve_url(db)
+    with faults_as_user_errors(display_url(url)):
+        engine = make_engine(checked_url(url))
+        try:
+            upgrade_to_head(engine)
+        except BaseException:
+            engine.dispose()
+            raise
     return Database(engine)

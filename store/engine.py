@@ -6,11 +6,13 @@ and a team's PostgreSQL server.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 import platformdirs
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 
 DB_ENV = "TSQE_DB"
 
@@ -25,7 +27,8 @@ def resolve_url(db: str | os.PathLike[str] | None = None) -> str:
     if "://" in value:
         return value
     path = Path(value).expanduser().resolve()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.parent.is_dir():
+        path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
 
 
@@ -40,18 +43,70 @@ whole run (about 2 s for the DFKI de-en suite, 5 s for a million outputs); a rev
 must wait for it and then be stored, not fail after sqlite3's default of 5 s."""
 
 
-def _configure_sqlite(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]  # DB-API objects are untyped
+CONNECT_TIMEOUT_ENV = "TSQE_CONNECT_TIMEOUT"
+DEFAULT_CONNECT_TIMEOUT = 10
+"""Seconds to wait for a database server to answer a connection: a server that accepts it and never answers
+(a firewall that drops packets, a hung server) would otherwise hold tsqe forever. ``$TSQE_CONNECT_TIMEOUT`` or
+the URL's own ``connect_timeout`` parameter changes it."""
+
+
+def _configure_sqlite(dbapi_connection, _record, read_only: bool = False) -> None:  # type: ignore[no-untyped-def]  # DB-API objects are untyped
+    """A read-only file keeps the journal mode it has: switching to WAL is a write."""
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    if not read_only:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
     cursor.close()
 
 
+def read_only_sqlite(path: Path) -> tuple[bool, bool]:
+    """Whether an existing SQLite file must be opened read-only (it, or its folder, cannot be written), and
+    whether it must also be opened as immutable: in a folder that cannot be written, SQLite cannot create the
+    shared-memory file its write-ahead log needs even to read, so it must be told that nobody writes the file.
+
+    ``os.access`` answers for the real user and sees a read-only file system, where root may write anything else.
+    """
+    if not path.is_file():
+        return False, False
+    folder_writable = os.access(path.parent, os.W_OK)
+    return not (folder_writable and os.access(path, os.W_OK)), not folder_writable
+
+
+def connect_timeout() -> int:
+    value = os.environ.get(CONNECT_TIMEOUT_ENV, "")
+    return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_CONNECT_TIMEOUT
+
+
+def sqlite_path(url: URL) -> Path | None:
+    """The file of a SQLite URL (also of a read-only ``file:`` URI), None for another backend or in memory."""
+    database = url.database
+    if url.get_backend_name() != "sqlite" or database in (None, "", ":memory:") or url.query.get("mode") == "memory":
+        return None
+    assert database is not None
+    return Path(unquote(database.removeprefix("file:"))) if database.startswith("file:") else Path(database)
+
+
+def is_read_only(engine: Engine) -> bool:
+    """Whether ``make_engine`` opened this SQLite file read-only."""
+    return engine.url.query.get("mode") == "ro"
+
+
 def make_engine(url: str) -> Engine:
-    if make_url(url).get_backend_name() != "sqlite":
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite":
+        if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+            return create_engine(url, connect_args={"connect_timeout": connect_timeout()})
         return create_engine(url)
+    path = Path(parsed.database) if parsed.database not in (None, "", ":memory:") else None
+    read_only, immutable = read_only_sqlite(path) if path is not None else (False, False)
+    if read_only and path is not None:
+        query = "mode=ro&immutable=1&uri=true" if immutable else "mode=ro&uri=true"
+        engine = create_engine(f"sqlite:///file:{quote(str(path))}?{query}",
+                               connect_args={"timeout": SQLITE_BUSY_TIMEOUT})
+        event.listen(engine, "connect", partial(_configure_sqlite, read_only=True))
+        return engine
     engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT})
     event.listen(engine, "connect", _configure_sqlite)
     return engine

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, Engine, inspect, text
 
+from store.engine import is_read_only, sqlite_path
 from store.errors import TsqeError
+from store.faults import DatabaseReadOnlyError, database_fault, display_url
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -29,6 +31,10 @@ class MigrationFailed(TsqeError):
     def __init__(self, message: str, backup: Path | None) -> None:
         self.backup = backup
         super().__init__(message)
+
+
+class NewerDatabaseError(TsqeError):
+    """The database's schema is of a revision this tsqe does not know: a newer tsqe wrote it."""
 
 
 def script_location() -> Path:
@@ -52,14 +58,6 @@ def backup_path(database: Path, revision: str | None) -> Path:
     return database.with_name(f"{database.name}.bak-{revision or 'base'}")
 
 
-def _sqlite_file(engine: Engine) -> Path | None:
-    url = engine.url
-    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:") \
-            or url.query.get("mode") == "memory":
-        return None
-    return Path(url.database)
-
-
 def _back_up(source: Path, target: Path) -> None:
     """Copy through SQLite's backup API: a plain file copy would miss what still sits in the WAL file and
     could catch a page half-written by another process."""
@@ -81,11 +79,21 @@ def upgrade_to_head(engine: Engine) -> Path | None:
     from alembic.script import ScriptDirectory
 
     config = alembic_config()
-    head = ScriptDirectory.from_config(config).get_current_head()
+    script = ScriptDirectory.from_config(config)
+    head = script.get_current_head()
     revision = next(iter(stored)) if len(stored) == 1 else None
     if revision == head:
         return None
-    path = _sqlite_file(engine)
+    path = sqlite_path(engine.url)
+    where = str(path) if path is not None else display_url(engine.url)
+    if revision is not None and revision not in {known.revision for known in script.walk_revisions()}:
+        # before any backup: a copy on every failed try would only fill the disk
+        raise NewerDatabaseError(f"{where} was written by a newer tsqe (schema revision {revision}; this tsqe knows "
+                                 f"up to {head}): upgrade tsqe to open it")
+    if is_read_only(engine):
+        raise DatabaseReadOnlyError(f"{where} is read-only and was written by an older tsqe (schema revision "
+                                    f"{revision or 'none'}): it must be migrated to {head} before use, which needs "
+                                    f"write access; copy it somewhere writable")
     backup: Path | None = None
     if path is not None and path.is_file() and has_tables:
         backup = backup_path(path, revision)
@@ -93,9 +101,15 @@ def upgrade_to_head(engine: Engine) -> Path | None:
     try:
         _upgrade(engine, config)
     except Exception as error:
+        fault = database_fault(error, where)
+        if fault is not None:  # a damaged file, a full disk: the copy is of no use, and a retry would make another
+            if backup is not None:
+                backup.unlink(missing_ok=True)
+            raise fault from error
         if backup is None:
             raise
-        raise MigrationFailed(f"migrating {path} from revision {revision or 'base'} to {head} failed ({error}); "
+        reason = (str(getattr(error, "orig", None) or error).strip().splitlines() or [type(error).__name__])[0]
+        raise MigrationFailed(f"migrating {path} from revision {revision or 'base'} to {head} failed ({reason}); "
                               f"the database was left as it was and a copy of it is kept in {backup}",
                               backup) from error
     return backup

@@ -27,6 +27,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from store.text import nfc as nfc  # where the importers have always found it
+
 AUTO_LABELS = ("pass", "fail", "conflict", "unknown", "error")
 """What the rule engine decides for an output."""
 STORED_AUTO_LABELS = ("pass", "fail", "conflict", "error")
@@ -36,6 +38,11 @@ MANUAL_LABELS = ("pass", "fail", "unknown")
 POLICY_LABELS = ("unknown", "fail")
 """What a suite's output policy gives degenerate outputs: ``unknown`` leaves them to the rules as any output (none
 matches an empty output), ``fail`` decides them before any rule (``suite.engine.output_policy``)."""
+CONSTRUCTED_LABELS = ("pass", "fail")
+"""What a challenge set's construction says of an output: its good translation passes, its bad one fails."""
+CHALLENGE_FORMATS = ("demetr", "aces", "contrastive-tsv")
+"""The layouts of contrastive challenge sets a suite can be imported from (``suite.importers.challenge``)."""
+EMBEDDING_PRECISIONS = ("float16", "float32")
 POLARITIES = ("positive", "negative")
 TRANSLATION_KINDS = ("good", "bad")
 STANDARD_REFERENCE = "standard"
@@ -64,6 +71,34 @@ class UTCDateTime(TypeDecorator[datetime]):
         return value.replace(tzinfo=UTC)
 
 
+class _NFC(TypeDecorator[str]):
+    """A text stored in Unicode NFC, whatever form it is written or looked up in.
+
+    An output typed on a Mac arrives decomposed (NFD), its copy from a web page composed (NFC): the same text to
+    a reader, two outputs with different labels to a program (a pattern written in NFC does not match the NFD
+    form), and an item id that looks identical is "unknown". Normalising every value bound to these columns,
+    in writes and in the comparisons of queries alike, makes them one text; importers normalise what they
+    compare in memory too (``suite.importers.tables``), and migration 0011 normalised what was stored before.
+    """
+
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        return None if value is None else nfc(value)
+
+
+class NFCText(_NFC):
+    impl = Text
+    cache_ok = True
+
+
+class NFCString(_NFC):
+    """``NFCText`` of a bounded length, as ``String(N)``."""
+
+    impl = String
+    cache_ok = True
+
+
 def _in(column: str, values: tuple[str, ...]) -> str:
     """A membership check spelled as ORs: SQLite rebuilds an ephemeral table for a constant ``IN`` list on
     every execution of a statement, which doubled the cost of inserting a million labels."""
@@ -77,10 +112,13 @@ class Base(DeclarativeBase):
 class Suite(Base):
     __tablename__ = "suites"
     id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200), unique=True)
+    name: Mapped[str] = mapped_column(NFCString(200), unique=True)
     source_lang: Mapped[str] = mapped_column(String(20))
     target_lang: Mapped[str] = mapped_column(String(20))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    challenge: Mapped[str | None] = mapped_column(String(40))
+    """The challenge-set layout the suite was imported from (one of ``CHALLENGE_FORMATS``), None for any other
+    suite: its outputs carry labels by construction, and its accuracy tables count a tie as wrong by default."""
 
     categories: Mapped[list[Category]] = relationship(back_populates="suite", cascade="all, delete-orphan",
                                                       passive_deletes=True)
@@ -111,7 +149,7 @@ class OutputPlaceholder(Base):
 
     __tablename__ = "output_placeholders"
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
-    text: Mapped[str] = mapped_column(String(200), primary_key=True)
+    text: Mapped[str] = mapped_column(NFCString(200), primary_key=True)
 
 
 class Category(Base):
@@ -119,7 +157,7 @@ class Category(Base):
     __table_args__ = (UniqueConstraint("suite_id", "name"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(NFCString(200))
 
     suite: Mapped[Suite] = relationship(back_populates="categories")
     phenomena: Mapped[list[Phenomenon]] = relationship(back_populates="category", cascade="all, delete-orphan",
@@ -131,7 +169,7 @@ class Phenomenon(Base):
     __table_args__ = (UniqueConstraint("category_id", "name"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     category_id: Mapped[int] = mapped_column(ForeignKey("categories.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(NFCString(200))
 
     category: Mapped[Category] = relationship(back_populates="phenomena")
 
@@ -146,12 +184,16 @@ class Item(Base):
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
-    external_id: Mapped[str] = mapped_column(String(100))
+    external_id: Mapped[str] = mapped_column(NFCString(100))
     position: Mapped[int] = mapped_column(Integer)
     phenomenon_id: Mapped[int | None] = mapped_column(ForeignKey("phenomena.id", ondelete="SET NULL"), index=True)
-    source: Mapped[str] = mapped_column(Text)
-    comment: Mapped[str | None] = mapped_column(Text)
+    source: Mapped[str] = mapped_column(NFCText)
+    comment: Mapped[str | None] = mapped_column(NFCText)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    source_lang: Mapped[str | None] = mapped_column(String(20))
+    target_lang: Mapped[str | None] = mapped_column(String(20))
+    """The item's own languages in a suite of several (``mul``), as DEMETR's ten source languages; None: the
+    suite's."""
 
     suite: Mapped[Suite] = relationship(back_populates="items")
     phenomenon: Mapped[Phenomenon | None] = relationship()
@@ -177,9 +219,9 @@ class Reference(Base):
     __tablename__ = "references"
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    text: Mapped[str] = mapped_column(Text)
-    kind: Mapped[str] = mapped_column(String(40), default=STANDARD_REFERENCE)
-    set_name: Mapped[str] = mapped_column(String(100), default=_set_named_after_kind,
+    text: Mapped[str] = mapped_column(NFCText)
+    kind: Mapped[str] = mapped_column(NFCString(40), default=STANDARD_REFERENCE)
+    set_name: Mapped[str] = mapped_column(NFCString(100), default=_set_named_after_kind,
                                           server_default=STANDARD_REFERENCE)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
@@ -194,7 +236,7 @@ class Rule(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
     polarity: Mapped[str] = mapped_column(String(10))
-    pattern: Mapped[str] = mapped_column(Text)
+    pattern: Mapped[str] = mapped_column(NFCText)
     ignore_case: Mapped[bool] = mapped_column(Boolean, default=False)
     valid: Mapped[bool] = mapped_column(Boolean, default=True)
     error: Mapped[str | None] = mapped_column(Text)
@@ -210,7 +252,7 @@ class KnownTranslation(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(10))
-    text: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(NFCText)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
     item: Mapped[Item] = relationship(back_populates="known_translations")
@@ -223,7 +265,7 @@ class System(Base):
     __table_args__ = (UniqueConstraint("suite_id", "name"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
-    name: Mapped[str] = mapped_column(String(200))
+    name: Mapped[str] = mapped_column(NFCString(200))
 
     suite: Mapped[Suite] = relationship(back_populates="systems")
 
@@ -235,11 +277,27 @@ class Output(Base):
     __table_args__ = (UniqueConstraint("item_id", "text"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
-    text: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(NFCText)
 
     item: Mapped[Item] = relationship(back_populates="outputs")
     auto_label: Mapped[AutoLabel | None] = relationship(cascade="all, delete-orphan", passive_deletes=True)
     manual_label: Mapped[ManualLabel | None] = relationship(cascade="all, delete-orphan", passive_deletes=True)
+
+
+class ConstructedLabel(Base):
+    """What a contrastive challenge set says of an output by construction: its good translation passes, its
+    perturbed one fails.
+
+    A fact of the data, not a reviewer's decision: it is not a manual label and a reviewer still overrides
+    it. The rule engine reads it as it reads an item's known translations (``suite.labelling``), so every
+    count, report and pair sees the automatic label it gives, with "by construction" as its reason. Kept in a
+    table of its own so that labelling a suite without one costs nothing more.
+    """
+
+    __tablename__ = "constructed_labels"
+    __table_args__ = (CheckConstraint(_in("label", CONSTRUCTED_LABELS), name="ck_constructed_labels_label"),)
+    output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
+    label: Mapped[str] = mapped_column(String(10))
 
 
 class SystemOutput(Base):
@@ -347,7 +405,7 @@ class HistoryEntry(Base):
     )
     id: Mapped[int] = mapped_column(primary_key=True)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"))
-    item_external_id: Mapped[str | None] = mapped_column(String(100))
+    item_external_id: Mapped[str | None] = mapped_column(NFCString(100))
     entity: Mapped[str] = mapped_column(String(20))
     entity_id: Mapped[int | None] = mapped_column(Integer)
     action: Mapped[str] = mapped_column(String(20))
@@ -390,12 +448,18 @@ class MetricScore(Base):
 
 
 class Embedding(Base):
-    """Cached contextual token embeddings of one sentence under one model and layer."""
+    """Cached contextual token embeddings of one token sequence under one model and layer, at one precision.
+
+    Keyed by the hash of the model's token ids, not of the text: sentences that tokenise alike (under an
+    uncased model, ones that differ only in case) share one row and so score exactly alike.
+    """
 
     __tablename__ = "embeddings"
+    __table_args__ = (CheckConstraint(_in("precision", EMBEDDING_PRECISIONS), name="ck_embeddings_precision"),)
     model: Mapped[str] = mapped_column(String(400), primary_key=True)
     layer: Mapped[int] = mapped_column(Integer, primary_key=True)
-    sentence_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    precision: Mapped[str] = mapped_column(String(10), primary_key=True)
+    tokens_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     tokens: Mapped[str] = mapped_column(Text)
     dim: Mapped[int] = mapped_column(Integer)
     vectors: Mapped[bytes] = mapped_column(LargeBinary)
@@ -408,3 +472,15 @@ class HumanScore(Base):
     system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
     lp: Mapped[str] = mapped_column(String(20))
     score: Mapped[float] = mapped_column(Float)
+
+
+class IntegrityCheck(Base):
+    """A check of the database file's pages (SQLite's ``integrity_check`` or ``quick_check``), so that ``status``
+    can say when the last one is old. ``problems`` is what the check reported, one per line (empty when ok)."""
+
+    __tablename__ = "integrity_checks"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    checked_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    kind: Mapped[str] = mapped_column(String(20))
+    ok: Mapped[bool] = mapped_column(Boolean)
+    problems: Mapped[str] = mapped_column(Text, default="")

@@ -9,13 +9,14 @@ sort needs them, because those joins are most of the cost of counting a million 
 """
 from __future__ import annotations
 
+import csv
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, fields
 from datetime import datetime
 from itertools import groupby
 from operator import itemgetter
-from typing import Any
+from typing import Any, TextIO
 
 from sqlalchemy import (
     ColumnElement,
@@ -113,6 +114,28 @@ class OutputRow:
     effective_label: str | None
     manual_version: int
     """The manual label's version, 0 when not reviewed: what an edit passes back as ``expected_version``."""
+
+
+ROW_FIELDS = tuple(field.name for field in fields(OutputRow))
+
+
+def plain(value: Any) -> Any:
+    """A row's value as JSON and TSV hold it: times in ISO form, systems as a list."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def write_rows_tsv(rows: Iterable[OutputRow], out: TextIO) -> None:
+    """Rows as tab-separated values under a header of their fields: ``tsqe outputs --format tsv`` and the review
+    table's Copy (Ctrl+C) write the same text, to paste into a spreadsheet or a report."""
+    writer = csv.writer(out, delimiter="\t", lineterminator="\n")
+    writer.writerow(ROW_FIELDS)
+    for row in rows:
+        values = [plain(getattr(row, name)) for name in ROW_FIELDS]
+        writer.writerow([", ".join(v) if isinstance(v, list) else "" if v is None else v for v in values])
 
 
 @dataclass(frozen=True)

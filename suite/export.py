@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import csv
 import os
-from pathlib import Path
 
 from sqlalchemy import select
 
@@ -11,6 +10,7 @@ from store import Database
 from store.models import AutoLabel, Item, ManualLabel, Output, Rule, System, SystemOutput
 from suite.labels import automatic_label, effective_label, join_labels, rule_number
 from suite.rules import describe
+from suite.safe_export import spreadsheet_text, writing_text
 from suite.suites import find_suite
 
 LABEL_COLUMNS = ("item_id", "system", "output", "auto_label", "decided_by", "manual_label", "reviewer",
@@ -23,7 +23,9 @@ def export_labels(db: Database, path: str | os.PathLike[str], suite_name: str | 
     """Write the labels TSV (ordered by item position, then system name) and return its number of rows.
 
     Missing values are empty cells; ``reviewed_at`` is ISO 8601. Written with csv quoting, like the
-    outputs TSV the importers read, so that outputs with tabs or quotes survive the round trip.
+    outputs TSV the importers read, so that outputs with tabs or quotes survive the round trip; texts a
+    spreadsheet would run as formulas get an apostrophe that the importers take off (``suite.safe_export``).
+    The file is replaced whole or not at all.
     """
     with db.session() as session:
         suite = find_suite(session, suite_name)
@@ -43,13 +45,13 @@ def export_labels(db: Database, path: str | os.PathLike[str], suite_name: str | 
             .order_by(Item.position, Item.id, System.name)
         )
         rows = 0
-        with Path(path).open("w", encoding="utf-8", newline="") as file:
+        with writing_text(path) as file:
             writer = csv.writer(file, dialect="excel-tab", lineterminator="\n")
             writer.writerow(LABEL_COLUMNS)
             for item, system, text, auto, rule_id, number, polarity, pattern, reason, *review in session.execute(query):
                 decided_by = None if auto is None else describe(auto, number, polarity, pattern, reason)
                 writer.writerow(["" if value is None else
-                                 value.isoformat() if hasattr(value, "isoformat") else value
+                                 value.isoformat() if hasattr(value, "isoformat") else spreadsheet_text(str(value))
                                  for value in (item, system, text, auto, decided_by, *review, rule_id)])
                 rows += 1
     return rows

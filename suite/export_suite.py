@@ -5,7 +5,7 @@ By suffix: ``.tsv``, ``.csv`` and ``.xlsx`` write the table layout of ``suite.im
 them (several rules of one polarity, ignore case, references).
 
 Importing the written file gives the same items, in the same order, with the same rules (patterns, flags,
-order within each polarity), references (texts, kinds, order), known translations and comments. What a
+order within each polarity), references (texts, kinds, sets, order), known translations and comments. What a
 layout cannot carry is refused rather than written wrongly:
 
 - an item without a phenomenon (a WMT test set imported as a suite): both layouts need one;
@@ -32,6 +32,7 @@ from store import Database
 from store.models import STANDARD_REFERENCE, Category, Item, KnownTranslation, Phenomenon, Reference, Rule
 from suite.errors import TsqeError
 from suite.importers.suite_table import COLUMNS, IGNORE_CASE_FLAG, SEPARATOR
+from suite.safe_export import neutralise_workbook, spreadsheet_text, writing, writing_text
 from suite.suites import find_suite
 
 SUFFIXES = (".tsv", ".csv", ".xlsx", ".json")
@@ -46,7 +47,8 @@ class _Item:
     comment: str | None
     positive: list[tuple[str, bool]] = field(default_factory=list)
     negative: list[tuple[str, bool]] = field(default_factory=list)
-    references: list[tuple[str, str]] = field(default_factory=list)
+    references: list[tuple[str, str, str]] = field(default_factory=list)
+    """(text, kind, set name)."""
     good: list[str] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)
 
@@ -54,7 +56,9 @@ class _Item:
 def export_suite(db: Database, path: str | os.PathLike[str], suite_name: str | None = None) -> int:
     """Write the suite to ``path`` (its suffix chooses the layout) and return the number of items written.
 
-    Everything is checked before the file is opened, so a refused export leaves no half-written file.
+    Everything is checked before the file is opened, and the file is replaced whole or not at all, so a refused
+    or failed export leaves the previous file as it was. Texts a spreadsheet would run as formulas are written so
+    that it does not (``suite.safe_export``) and import back as they were.
     """
     path = Path(path)
     suffix = path.suffix.lower()
@@ -81,10 +85,10 @@ def export_suite(db: Database, path: str | os.PathLike[str], suite_name: str | N
         if suffix == ".xlsx":
             _write_xlsx(path, rows)
         else:
-            with path.open("w", encoding="utf-8", newline="") as file:
+            with writing_text(path) as file:
                 writer = csv.writer(file, dialect="excel" if suffix == ".csv" else "excel-tab", lineterminator="\n")
                 writer.writerow(COLUMNS)
-                writer.writerows(rows)
+                writer.writerows([spreadsheet_text(cell) for cell in row] for row in rows)
     return len(items)
 
 
@@ -100,10 +104,11 @@ def _items(session: Any, suite_id: int) -> list[_Item]:
              .where(Item.suite_id == suite_id).order_by(Rule.item_id, Rule.position, Rule.id))
     for item_id, polarity, pattern, ignore_case in session.execute(rules):
         getattr(items[item_id], polarity).append((pattern, bool(ignore_case)))
-    references = (select(Reference.item_id, Reference.text, Reference.kind).join(Item, Item.id == Reference.item_id)
+    references = (select(Reference.item_id, Reference.text, Reference.kind, Reference.set_name)
+                  .join(Item, Item.id == Reference.item_id)
                   .where(Item.suite_id == suite_id).order_by(Reference.item_id, Reference.id))
-    for item_id, text, kind in session.execute(references):
-        items[item_id].references.append((text, kind or STANDARD_REFERENCE))
+    for item_id, text, kind, set_name in session.execute(references):
+        items[item_id].references.append((text, kind or STANDARD_REFERENCE, set_name or kind or STANDARD_REFERENCE))
     known = (select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
              .join(Item, Item.id == KnownTranslation.item_id)
              .where(Item.suite_id == suite_id).order_by(KnownTranslation.item_id, KnownTranslation.id))
@@ -118,14 +123,16 @@ def _items(session: Any, suite_id: int) -> list[_Item]:
 def _row(item: _Item) -> list[str]:
     rules = item.positive + item.negative
     flags = [IGNORE_CASE_FLAG if ignore_case else "" for _, ignore_case in rules]
-    kinds = [kind for _, kind in item.references]
+    kinds = [kind for _, kind, _ in item.references]
+    sets = [set_name for _, _, set_name in item.references]
     return [
         item.external_id, item.category or "", item.phenomenon or "", item.source,
         _cell(item, "positive pattern", [pattern for pattern, _ in item.positive], stripped=False),
         _cell(item, "negative pattern", [pattern for pattern, _ in item.negative], stripped=False),
         SEPARATOR.join(flags) if any(flags) else "",
-        _cell(item, "reference", [text for text, _ in item.references], stripped=True),
+        _cell(item, "reference", [text for text, _, _ in item.references], stripped=True),
         SEPARATOR.join(kinds) if any(kind != STANDARD_REFERENCE for kind in kinds) else "",
+        SEPARATOR.join(sets) if any(set_name != kind for set_name, kind in zip(sets, kinds)) else "",
         _cell(item, "good translation", item.good, stripped=True),
         _cell(item, "bad translation", item.bad, stripped=True),
         item.comment or "",
@@ -158,11 +165,9 @@ def _write_xlsx(path: Path, rows: list[list[str]]) -> None:
     except IllegalCharacterError as error:
         raise TsqeError(f"a text of the suite holds a control character that XLSX cannot store ({error}); "
                         f"export as TSV or CSV") from error
-    for cells in sheet.iter_rows():
-        for cell in cells:
-            if cell.data_type == "f":  # a text that starts with "=" is text, not a formula to evaluate
-                cell.data_type = "s"
-    workbook.save(path)
+    neutralise_workbook(workbook)  # a text that starts with "=" is text, not a formula to evaluate
+    with writing(path) as temporary:
+        workbook.save(temporary)
 
 
 def _write_json(path: Path, items: list[_Item], langpair: str) -> None:
@@ -178,9 +183,11 @@ def _write_json(path: Path, items: list[_Item], langpair: str) -> None:
                 document[f"{polarity}_ignore_case"] = [ignore_case for _, ignore_case in rules]
         document["positive_tokens"], document["negative_tokens"] = item.good, item.bad
         if item.references:
-            _cell(item, "reference", [text for text, _ in item.references], stripped=True)
-            document["references"] = [{"text": text, "kind": kind} for text, kind in item.references]
+            _cell(item, "reference", [text for text, _, _ in item.references], stripped=True)
+            document["references"] = [{"text": text, "kind": kind, **({"set": set_name} if set_name != kind else {})}
+                                      for text, kind, set_name in item.references]
         if item.comment is not None:
             document["comment"] = item.comment
         documents.append(document)
-    path.write_text(json.dumps({"items": documents}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    with writing(path) as temporary:
+        temporary.write_text(json.dumps({"items": documents}, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

@@ -21,7 +21,7 @@ from store.models import (
 )
 from suite.errors import TsqeError
 from suite.labels import automatic_label, effective_label, join_labels, rule_number
-from suite.rules import describe
+from suite.rules import describe, pattern_problem
 from suite.taxonomy import place
 from suite.word_diff import closest
 
@@ -37,6 +37,14 @@ class RuleInfo:
     position: int
     """Its place among the item's rules of its polarity, from 0, as ``add_rule`` takes it."""
     version: int
+
+    @property
+    def problem(self) -> str | None:
+        """What is wrong with an invalid rule in the editor's words ("pattern is too complex: …", "pattern does not
+        compile: …"); None for a valid one."""
+        if self.valid:
+            return None
+        return str(pattern_problem(self.pattern, self.ignore_case) or f"pattern does not compile: {self.error}")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import (
     Category,
+    ConstructedLabel,
     HistoryEntry,
     Item,
     KnownTranslation,
@@ -63,11 +64,13 @@ class RuleSnapshot:
 
 @dataclass(frozen=True)
 class TextSnapshot:
-    """A known translation or a reference."""
+    """A known translation or a reference (with its set; None in snapshots taken before sets existed, which
+    restore it to the set named after its kind)."""
 
     kind: str
     text: str
     version: int
+    set_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,8 @@ class OutputSnapshot:
     """(QE system name, score)."""
     metric_scores: tuple[tuple[str, float], ...]
     """(metric signature, score)."""
+    constructed: str | None = None
+    """Its label by a challenge set's construction (``ConstructedLabel``), if it has one."""
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,9 @@ class ItemSnapshot:
     known: tuple[TextSnapshot, ...]
     references: tuple[TextSnapshot, ...]
     outputs: tuple[OutputSnapshot, ...]
+    source_lang: str | None = None
+    target_lang: str | None = None
+    """The item's own languages (in a suite of several)."""
 
     def to_dict(self) -> dict[str, Any]:
         """The snapshot as JSON-ready values, as the history stores it."""
@@ -126,12 +134,14 @@ class ItemSnapshot:
                 None if manual is None else ManualLabelSnapshot(**{
                     **manual, "reviewed_at": datetime.fromisoformat(manual["reviewed_at"])}),
                 tuple((name, score) for name, score in output["qe_scores"]),
-                tuple((signature, score) for signature, score in output["metric_scores"])))
+                tuple((signature, score) for signature, score in output["metric_scores"]),
+                output.get("constructed")))
         return cls(data["suite"], data["external_id"], data["position"], data["category"], data["phenomenon"],
                    data["source"], data["comment"], data["version"],
                    tuple(RuleSnapshot(**rule) for rule in data["rules"]),
                    tuple(TextSnapshot(**known) for known in data["known"]),
-                   tuple(TextSnapshot(**reference) for reference in data["references"]), tuple(outputs))
+                   tuple(TextSnapshot(**reference) for reference in data["references"]), tuple(outputs),
+                   data.get("source_lang"), data.get("target_lang"))
 
 
 def find_item(db: Database, external_id: str, suite_name: str | None = None) -> int:
@@ -239,11 +249,14 @@ def _snapshots(session: Session, items: Sequence[Item]) -> list[ItemSnapshot]:
                    Rule.version).where(Rule.item_id.in_(ids)).order_by(Rule.position, Rule.id)):
         rules[item_id].append(RuleSnapshot(polarity, pattern, ignore_case, valid, error, position, version))
     texts: dict[tuple[type, int], list[TextSnapshot]] = defaultdict(list)
-    for model in (KnownTranslation, Reference):
-        for item_id, kind, text, version in session.execute(
-                select(model.item_id, model.kind, model.text, model.version).where(model.item_id.in_(ids))
-                .order_by(model.id)):
-            texts[(model, item_id)].append(TextSnapshot(kind, text, version))
+    for item_id, kind, text, version in session.execute(
+            select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text, KnownTranslation.version)
+            .where(KnownTranslation.item_id.in_(ids)).order_by(KnownTranslation.id)):
+        texts[(KnownTranslation, item_id)].append(TextSnapshot(kind, text, version))
+    for item_id, kind, text, version, set_name in session.execute(
+            select(Reference.item_id, Reference.kind, Reference.text, Reference.version, Reference.set_name)
+            .where(Reference.item_id.in_(ids)).order_by(Reference.id)):
+        texts[(Reference, item_id)].append(TextSnapshot(kind, text, version, set_name))
     systems: dict[int, list[str]] = defaultdict(list)
     for output_id, name in session.execute(select(SystemOutput.output_id, System.name)
                                            .join(System, System.id == SystemOutput.system_id)
@@ -262,19 +275,21 @@ def _snapshots(session: Session, items: Sequence[Item]) -> list[ItemSnapshot]:
             .order_by(MetricScore.signature)):
         metrics[output_id].append((signature, score))
     outputs: dict[int, list[OutputSnapshot]] = defaultdict(list)
-    for item_id, output_id, text, label, reviewer, reviewed_at, comment, version in session.execute(
+    for item_id, output_id, text, label, reviewer, reviewed_at, comment, version, constructed in session.execute(
             select(Output.item_id, Output.id, Output.text, ManualLabel.label, ManualLabel.reviewer,
-                   ManualLabel.reviewed_at, ManualLabel.comment, ManualLabel.version)
+                   ManualLabel.reviewed_at, ManualLabel.comment, ManualLabel.version, ConstructedLabel.label)
             .outerjoin(ManualLabel, ManualLabel.output_id == Output.id)
+            .outerjoin(ConstructedLabel, ConstructedLabel.output_id == Output.id)
             .where(Output.item_id.in_(ids)).order_by(Output.id)):
         outputs[item_id].append(OutputSnapshot(
             text, tuple(systems[output_id]),
             None if label is None else ManualLabelSnapshot(label, reviewer, reviewed_at, comment, version),
-            tuple(qe[output_id]), tuple(metrics[output_id])))
+            tuple(qe[output_id]), tuple(metrics[output_id]), constructed))
     return [ItemSnapshot(suites[item.suite_id], item.external_id, item.position,
                          *places.get(item.phenomenon_id, (None, None)), item.source, item.comment, item.version,
                          tuple(rules[item.id]), tuple(texts[(KnownTranslation, item.id)]),
-                         tuple(texts[(Reference, item.id)]), tuple(outputs[item.id]))
+                         tuple(texts[(Reference, item.id)]), tuple(outputs[item.id]), item.source_lang,
+                         item.target_lang)
             for item in items]
 
 
@@ -303,7 +318,8 @@ def restore_item(db: Database, snapshot: ItemSnapshot, *, author: str) -> EditRe
         place_id = None if snapshot.category is None or snapshot.phenomenon is None else \
             phenomenon_id(session, suite.id, snapshot.category, snapshot.phenomenon)
         item = Item(suite_id=suite.id, external_id=snapshot.external_id, position=snapshot.position,
-                    phenomenon_id=place_id, source=snapshot.source, comment=snapshot.comment)
+                    phenomenon_id=place_id, source=snapshot.source, comment=snapshot.comment,
+                    source_lang=snapshot.source_lang, target_lang=snapshot.target_lang)
         session.add(item)
         first_version(session, Item, item, snapshot.version + 1)
         _restore_children(session, suite.id, item.id, snapshot)
@@ -334,7 +350,8 @@ def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: I
         (Rule, snapshot.rules), (KnownTranslation, snapshot.known), (Reference, snapshot.references)]
     for model, rows in parts:
         for part in rows:
-            row = model(item_id=item_id, **asdict(part))
+            row = model(item_id=item_id, **{key: value for key, value in asdict(part).items()
+                                            if value is not None or key != "set_name"})
             session.add(row)
             first_version(session, model, row, part.version)
     system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite_id)).all())
@@ -362,4 +379,6 @@ def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: I
                         for name, score in output_snapshot.qe_scores if name in qe_ids)
         session.add_all(MetricScore(signature=signature, output_id=output.id, score=score)
                         for signature, score in output_snapshot.metric_scores)
+        if output_snapshot.constructed is not None:
+            session.add(ConstructedLabel(output_id=output.id, label=output_snapshot.constructed))
     session.flush()

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from itertools import compress
 from operator import itemgetter
 
-from sqlalchemy import BindParameter, bindparam, delete, func, null, or_, select
+from sqlalchemy import BindParameter, ScalarSelect, bindparam, delete, func, null, or_, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -38,12 +38,31 @@ from store import Database
 from store.bulk import insert_tuples, select_tuples_each
 from store.engine import make_engine
 from store.locks import lock_outputs_of_suite
-from store.models import AutoLabel, Item, KnownTranslation, LabelFingerprint, ManualLabel, Output, Rule
+from store.models import (
+    AutoLabel,
+    ConstructedLabel,
+    Item,
+    KnownTranslation,
+    LabelFingerprint,
+    ManualLabel,
+    Output,
+    Rule,
+    Suite,
+)
 from suite.engine.label_run import LabelRun
 from suite.engine.output_policy import OutputPolicy, read_policy
 from suite.label_counts import automatic_counts, refresh_counts, store_counts
 from suite.labels import EFFECTIVE_LABELS, effective_label, join_labels
-from suite.rules import DEFAULT_TIMEOUT, UNKNOWN, Decision, ItemMatcher, KnownSpec, RuleSpec, item_fingerprint
+from suite.rules import (
+    CONSTRUCTED,
+    DEFAULT_TIMEOUT,
+    UNKNOWN,
+    Decision,
+    ItemMatcher,
+    KnownSpec,
+    RuleSpec,
+    item_fingerprint,
+)
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 from suite.watched_pool import run_watched, start_early
@@ -99,6 +118,9 @@ class _Plan:
     """The items' sources, when the policy decides outputs identical to them (else empty)."""
     stale: frozenset[int] = frozenset()
     """Items whose every output is relabelled: their fingerprint changed or was never stored."""
+    constructed: dict[int, Decision] = field(default_factory=dict)
+    """Output -> its label by a challenge set's construction, which decides it whatever the rules say (written
+    with the output itself, so an output that has one is always new to labelling when it gets it)."""
     matchers: dict[int, ItemMatcher] = field(default_factory=dict)
 
     def fingerprint(self, item_id: int) -> str:
@@ -183,6 +205,9 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
             relabelled.extend(filter(None, map(_THIRD, rows)))
         matcher = plan.matcher(item_id)
         decisions = list(map(matcher.decide, texts)) if timed else matcher.decide_all(texts)
+        if plan.constructed:
+            decisions = [plan.constructed.get(output_id, decision)
+                         for output_id, decision in zip(map(_FIRST, rows), decisions)]
         if chunk.stale:
             counts.append(_item_counts(item_id, decisions))
         decided.extend(compress(zip(map(_FIRST, rows), decisions), map(UNKNOWN.__ne__, decisions)))
@@ -231,7 +256,8 @@ def _plan(session: Session, suite_id: int, timeout: float, only: Collection[int]
     if policy.untranslated_output != "unknown":
         sources = {item_id: source for item_id, source in connection.execute(
             select(Item.id, Item.source).where(Item.id.in_(in_suite)))}
-    plan = _Plan(rules, known, timeout, policy, sources)
+    plan = _Plan(rules, known, timeout, policy, sources,
+                 constructed=_constructed(connection, suite_id, in_suite))
     item_ids = connection.scalars(in_suite_query.order_by(Item.id)).all()
     stored = {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
         select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)
@@ -254,6 +280,16 @@ def _plan(session: Session, suite_id: int, timeout: float, only: Collection[int]
     chunks += [_Chunk(tuple(items), False) for items in _chunks(kept, CHUNK)]
     plan.stale = frozenset(unlabelled + changed)
     return plan, {**dict.fromkeys(plan.stale, 0), **{item_id: stored[item_id][1] for item_id in kept}}, chunks
+
+
+def _constructed(connection: Connection, suite_id: int, in_suite: ScalarSelect[int]) -> dict[int, Decision]:
+    """The labels by construction of the suite's outputs; only a challenge suite has any, and only its are read
+    (the join would visit every output of another suite to find none)."""
+    if connection.scalar(select(Suite.challenge).where(Suite.id == suite_id)) is None:
+        return {}
+    return {output_id: CONSTRUCTED[label] for output_id, label in connection.execute(
+        select(ConstructedLabel.output_id, ConstructedLabel.label)
+        .join(Output, Output.id == ConstructedLabel.output_id).where(Output.item_id.in_(in_suite)))}
 
 
 @dataclass

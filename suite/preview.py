@@ -20,6 +20,7 @@ from store import Database
 from store.models import (
     AutoLabel,
     Category,
+    ConstructedLabel,
     Item,
     KnownTranslation,
     LabelFingerprint,
@@ -36,6 +37,7 @@ from suite.engine.output_policy import read_policy
 from suite.errors import TsqeError
 from suite.labels import automatic_label, join_labels, rule_number
 from suite.rules import (
+    CONSTRUCTED,
     Decision,
     ItemMatcher,
     KnownSpec,
@@ -185,6 +187,8 @@ class _StoredOutput:
     decided_by_now: str | None
     manual: str | None
     reviewer: str | None
+    constructed: str | None
+    """Its label by a challenge set's construction, which labelling gives it whatever the rules say."""
 
 
 _SpanCache = dict[tuple[str, bool, float], tuple[tuple[tuple[int, int], ...], ...]]
@@ -236,9 +240,12 @@ class _DraftMatcher:
                          if rule_id is not None and (problem := pattern_problem(rule.pattern, rule.ignore_case))]
         self.matcher = ItemMatcher(specs, [KnownSpec(k.kind, k.text) for k in known], timeout, decided)
 
-    def decide(self, text: str) -> tuple[Decision, bool]:
-        """The draft's decision on ``text`` and whether it is an ``error`` because a search timed out (an
-        engine whose rules all compile has no other way to reach ``error``)."""
+    def decide(self, text: str, constructed: str | None = None) -> tuple[Decision, bool]:
+        """The draft's decision on ``text`` (an output labelled by construction keeps that label, as labelling
+        gives it) and whether it is an ``error`` because a search timed out (an engine whose rules all compile has
+        no other way to reach ``error``)."""
+        if constructed is not None:
+            return CONSTRUCTED[constructed], False
         decision = self.matcher.decide(text)
         return decision, decision.label == "error" and not self.problems
 
@@ -303,7 +310,7 @@ class PreviewSession:
         previews: list[PreviewOutput] = []
         flips: Counter[str] = Counter()
         for stored, output_spans in zip(cached.outputs, spans):
-            decision, timed_out = matcher.decide(stored.text)
+            decision, timed_out = matcher.decide(stored.text, stored.constructed)
             previews.append(PreviewOutput(
                 stored.output_id, stored.text, stored.systems, stored.label_now, stored.decided_by_now,
                 stored.manual, stored.reviewer, decision.label, decision.decided_by, output_spans, timed_out))
@@ -373,14 +380,16 @@ def _stored_outputs(session: Session, item_id: int) -> tuple[_StoredOutput, ...]
         systems[output_id].append(name)
     rows = session.execute(
         join_labels(select(Output.id, Output.text, automatic_label(Output.id), rule_number(), Rule.polarity,
-                           Rule.pattern, AutoLabel.reason, ManualLabel.label, ManualLabel.reviewer),
+                           Rule.pattern, AutoLabel.reason, ManualLabel.label, ManualLabel.reviewer,
+                           ConstructedLabel.label),
                     Output.id, Output.item_id)
         .outerjoin(Rule, Rule.id == AutoLabel.rule_id)
+        .outerjoin(ConstructedLabel, ConstructedLabel.output_id == Output.id)
         .where(Output.item_id == item_id).order_by(Output.id))
     return tuple(_StoredOutput(output_id, text, tuple(systems[output_id]), label,
                                None if label is None else describe(label, number, polarity, pattern, reason),
-                               manual, reviewer)
-                 for output_id, text, label, number, polarity, pattern, reason, manual, reviewer in rows)
+                               manual, reviewer, constructed)
+                 for output_id, text, label, number, polarity, pattern, reason, manual, reviewer, constructed in rows)
 
 
 def preview_item(db: Database, item_id: int, draft: Draft, *, timeout: float = PREVIEW_TIMEOUT) -> ItemPreview:
@@ -413,8 +422,8 @@ def preview_scope(db: Database, item_id: int, added: Sequence[DraftRule], scope:
                                         policy.decisions(sources.get(chunk_item_id, "")))
                 item_flips: Counter[str] = Counter()
                 output_ids: list[int] = []
-                for output_id, text, label_now in outputs[chunk_item_id]:
-                    if (flip := _flip(label_now, matcher.decide(text)[0].label)) is not None:
+                for output_id, text, label_now, constructed in outputs[chunk_item_id]:
+                    if (flip := _flip(label_now, matcher.decide(text, constructed)[0].label)) is not None:
                         item_flips[flip] += 1
                         output_ids.append(output_id)
                 examined += len(outputs[chunk_item_id])
@@ -446,10 +455,14 @@ def _items_in_scope(session: Session, item: Item, scope: str) -> list[tuple[int,
             for item_id, external_id, category, phenomenon in session.execute(query)]
 
 
+_StoredLabels = tuple[int, str, str | None, str | None]
+"""An output's id, text, stored automatic label and label by construction."""
+
+
 def _stored_rules_and_outputs(session: Session, item_ids: list[int]) -> tuple[
-        dict[int, list[DraftRule]], dict[int, list[DraftKnown]], dict[int, list[tuple[int, str, str | None]]]]:
+        dict[int, list[DraftRule]], dict[int, list[DraftKnown]], dict[int, list[_StoredLabels]]]:
     """The items' stored rules (in labelling's order), known translations, and outputs with their stored
-    automatic labels."""
+    automatic labels and labels by construction."""
     rules: dict[int, list[DraftRule]] = defaultdict(list)
     for item_id, rule_id, polarity, pattern, ignore_case in session.execute(
             select(Rule.item_id, Rule.id, Rule.polarity, Rule.pattern, Rule.ignore_case)
@@ -460,10 +473,11 @@ def _stored_rules_and_outputs(session: Session, item_ids: list[int]) -> tuple[
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
             .where(KnownTranslation.item_id.in_(item_ids))):
         known[item_id].append(DraftKnown(kind, text))
-    outputs: dict[int, list[tuple[int, str, str | None]]] = defaultdict(list)
-    for item_id, output_id, text, label in session.execute(
-            join_labels(select(Output.item_id, Output.id, Output.text, automatic_label(Output.id)),
-                        Output.id, Output.item_id)
+    outputs: dict[int, list[_StoredLabels]] = defaultdict(list)
+    for item_id, output_id, text, label, constructed in session.execute(
+            join_labels(select(Output.item_id, Output.id, Output.text, automatic_label(Output.id),
+                               ConstructedLabel.label), Output.id, Output.item_id)
+            .outerjoin(ConstructedLabel, ConstructedLabel.output_id == Output.id)
             .where(Output.item_id.in_(item_ids)).order_by(Output.id)):
-        outputs[item_id].append((output_id, text, label))
+        outputs[item_id].append((output_id, text, label, constructed))
     return rules, known, outputs

@@ -25,6 +25,8 @@ from suite.errors import TsqeError
 from suite.suites import find_suite
 
 QE_KINDS = ("imported", "features-svr", "pairwise-gb", "metric")
+TIE_EPSILON_KEY = "tie_epsilon"
+"""The key of a QE system's meta that holds its tie margin (``QEScores.tie_epsilon``)."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +175,14 @@ def merge_scores(session: Session, *, name: str, kind: str, higher_is_better: bo
                         added=len(added), changed=len(changed), unchanged=len(scores) - len(added) - len(changed))
 
 
+def set_tie_epsilon(session: Session, system_id: int, tie_epsilon: float) -> None:
+    """Give a QE system its tie margin (``QEScores.tie_epsilon``), kept in its meta."""
+    system = session.get(QESystem, system_id)
+    assert system is not None
+    system.meta = json.dumps({**json.loads(system.meta or "{}"), TIE_EPSILON_KEY: tie_epsilon},
+                             ensure_ascii=False, sort_keys=True)
+
+
 def list_qe_systems(db: Database) -> list[QESystemInfo]:
     counts = (select(QEScore.qe_system_id, func.count().label("n")).group_by(QEScore.qe_system_id).subquery())
     query = (
@@ -218,6 +228,9 @@ class QEScores:
     scores: np.ndarray  # float64
     kind: str = "imported"
     """One of :data:`QE_KINDS`; scores built in memory (benchmarks, simulations) count as imported."""
+    tie_epsilon: float = 0.0
+    """Two scores at most this far apart are a tie in pairwise accuracy: the ``tie_epsilon`` of the system's
+    meta, which a metric stored as a QE system takes from the metric registry and an import may give."""
 
     def by_output(self) -> dict[int, float]:
         return dict(zip(self.output_ids.tolist(), self.scores.tolist()))
@@ -232,8 +245,8 @@ def read_qe_scores(db: Database, suite_name: str | None = None,
 
 def suite_qe_scores(session: Session, suite_id: int, names: Sequence[str] | None = None) -> list[QEScores]:
     """:func:`read_qe_scores` inside the caller's session, for code that reads more in the same snapshot."""
-    known = list(session.execute(select(QESystem.id, QESystem.name, QESystem.kind, QESystem.higher_is_better)
-                                 .order_by(QESystem.id)).all())
+    known = list(session.execute(select(QESystem.id, QESystem.name, QESystem.kind, QESystem.higher_is_better,
+                                        QESystem.meta).order_by(QESystem.id)).all())
     if not known:
         raise TsqeError("the database holds no QE system yet: import scores or train a QE system first")
     by_name = {row.name: row for row in known}
@@ -252,6 +265,7 @@ def suite_qe_scores(session: Session, suite_id: int, names: Sequence[str] | None
         ).all()
         result.append(QEScores(
             name=system.name, higher_is_better=bool(system.higher_is_better), kind=system.kind,
+            tie_epsilon=float(json.loads(system.meta or "{}").get(TIE_EPSILON_KEY, 0.0)),
             output_ids=np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows)),
             scores=np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows)),
         ))

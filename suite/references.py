@@ -30,21 +30,34 @@ from typing import Any, Literal
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
+from store import Database
 from store.models import STANDARD_REFERENCE, Item, KnownTranslation, Reference
 from suite.errors import TsqeError
+from suite.suites import find_suite
 
 Combine = Literal["multi", "max", "mean"]
 COMBINATIONS: tuple[Combine, ...] = ("multi", "max", "mean")
 KNOWN_GOOD = "known-good"
 """The choice of the items' known good translations as references; no set may take this name."""
+DEFAULT = "default"
+"""The default choice as an entry is written (``--refs default``, a table's refs column); no set takes it."""
 JOIN = "+"
-_SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+SET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+
+
+def is_set_name(name: str) -> bool:
+    """Whether ``name`` can name a reference set: letters, digits, ``.``, ``_``, ``-`` (``+`` joins sets and
+    ``,`` lists entries on the command line, ``|`` and ``:`` separate a signature's fields), and not a name that
+    means a choice (``known-good``, ``default``)."""
+    return SET_NAME.match(name) is not None and name not in (KNOWN_GOOD, DEFAULT)
 
 
 def check_set_name(name: str) -> str:
-    """``name`` if it can name a reference set: letters, digits, ``.``, ``_``, ``-`` (``+`` joins sets and
-    ``,`` lists entries on the command line, ``|`` and ``:`` separate a signature's fields)."""
-    if not _SET_NAME.match(name):
+    """``name`` if it can name a reference set (:func:`is_set_name`), else an error saying what can."""
+    if name in (KNOWN_GOOD, DEFAULT):
+        meaning = "the items' known good translations" if name == KNOWN_GOOD else "the default reference choice"
+        raise TsqeError(f"{name!r} names {meaning}; choose another set name")
+    if not is_set_name(name):
         raise TsqeError(f"{name!r} cannot name a reference set: use letters, digits, '.', '_' and '-' "
                         "(at most 100, starting with a letter or digit)")
     return name
@@ -71,10 +84,10 @@ class RefChoice:
 
     @classmethod
     def parse(cls, entry: str | None, combine: str = "multi") -> RefChoice:
-        """``None`` or blank: the default; ``wmt.p``; ``ar+wmt`` (``combine`` says how)."""
+        """``None``, blank or ``default``: the default; ``wmt.p``; ``ar+wmt`` (``combine`` says how)."""
         if combine not in COMBINATIONS:
             raise TsqeError(f"references are combined by {', '.join(COMBINATIONS)}, not {combine!r}")
-        if entry is None or not entry.strip():
+        if entry is None or not entry.strip() or entry.strip() == DEFAULT:
             return cls()
         names = [name.strip() for name in entry.split(JOIN)]
         for name in names:
@@ -91,8 +104,8 @@ class RefChoice:
 
     @property
     def label(self) -> str:
-        """The entry as a user writes it (``ar+wmt``); ``standard`` for the default."""
-        return JOIN.join(self.sets) if self.sets else STANDARD_REFERENCE
+        """The entry as a user writes it (``ar+wmt``); ``default`` for the default."""
+        return JOIN.join(self.sets) if self.sets else DEFAULT
 
     def describe(self) -> str:
         """Words for a table's note."""
@@ -155,6 +168,34 @@ def reference_sets(session: Session, suite_id: int) -> list[ReferenceSet]:
     return [ReferenceSet(name, tuple(sorted(kinds[name])), counts[name], covered[name]) for name in sorted(kinds)]
 
 
+@dataclass(frozen=True)
+class ReferenceChoices:
+    """What a front-end offers as reference choices for a suite: its sets, and the known good translations."""
+
+    sets: list[ReferenceSet]
+    standard_items: int
+    """Items with a reference of kind standard: what the default choice covers."""
+    known_good_items: int
+
+    def entries(self) -> list[RefChoice]:
+        """The default (when it covers anything), each set alone, then ``known-good`` (when any item has one)."""
+        entries = [RefChoice.default()] if self.standard_items else []
+        entries += [RefChoice((s.name,)) for s in self.sets]
+        return entries + ([RefChoice((KNOWN_GOOD,))] if self.known_good_items else [])
+
+
+def reference_choices(db: Database, suite_name: str | None = None) -> ReferenceChoices:
+    with db.session() as session:
+        suite_id = find_suite(session, suite_name).id
+        standard = session.scalar(select(func.count(func.distinct(Reference.item_id)))
+                                  .join(Item, Item.id == Reference.item_id)
+                                  .where(Item.suite_id == suite_id, Reference.kind == STANDARD_REFERENCE))
+        good = session.scalar(select(func.count(func.distinct(KnownTranslation.item_id)))
+                              .join(Item, Item.id == KnownTranslation.item_id)
+                              .where(Item.suite_id == suite_id, KnownTranslation.kind == "good"))
+        return ReferenceChoices(reference_sets(session, suite_id), int(standard or 0), int(good or 0))
+
+
 def references_of(session: Session, suite_id: int, choice: RefChoice) -> dict[int, list[str]]:
     """Each item's references under ``choice``, for a metric: :func:`read_references`, refusing a choice that
     gives no item a reference with the next step (the known good translations, or importing references)."""
@@ -187,8 +228,6 @@ def add_reference_set(session: Session, suite_id: int, name: str, kind: str,
     """Add the reference set ``name`` of ``kind`` (references by item id, in order) to the suite; returns how
     many references were written. A name the suite's sets already use is refused: a set is added whole."""
     check_set_name(name)
-    if name == KNOWN_GOOD:
-        raise TsqeError(f"{KNOWN_GOOD!r} names the items' known good translations; choose another set name")
     if not kind.strip() or len(kind) > 40:
         raise TsqeError("the kind of a reference set must be 1 to 40 characters long")
     existing = session.scalar(select(func.count()).select_from(Reference).join(Item, Item.id == Reference.item_id)
@@ -201,6 +240,71 @@ def add_reference_set(session: Session, suite_id: int, name: str, kind: str,
     if rows:
         session.execute(insert(Reference), rows)
     return len(rows)
+
+
+@dataclass(frozen=True)
+class ComposedSet:
+    """A set composed per item from others (Freitag et al.'s HQ()): which source won how many items."""
+
+    name: str
+    kind: str
+    sources: tuple[str, ...]
+    picked: dict[str, int]
+    ties: int
+    """Items whose best rating several sources shared; the first named of them won."""
+
+    @property
+    def items(self) -> int:
+        return sum(self.picked.values())
+
+
+def compose_reference_set(session: Session, suite_id: int, name: str, sources: Sequence[str],
+                          ratings: Mapping[int, Mapping[str, float]], *, kind: str | None = None,
+                          higher_is_better: bool = True, rated_by: str = "the ratings") -> ComposedSet:
+    """Add the set ``name`` taking, per item, the references of the best-rated of ``sources`` that has one
+    (ties to the first named; an item only one source covers takes that one unrated).
+
+    ``ratings[item id][set]`` rates each source's reference of the item; every item two or more sources
+    cover needs a rating for each of them, else nothing is written and the error names the first items
+    missing one. The kind is ``kind``, or the sources' kind when they share one, else ``standard``.
+    """
+    if len(sources) < 2 or len(set(sources)) != len(sources):
+        raise TsqeError("composing a reference set needs two or more different sets to choose from")
+    _check_sets_exist(session, suite_id, sources)
+    texts = {source: _set_texts(session, suite_id, source) for source in sources}
+    sign = 1.0 if higher_is_better else -1.0
+    chosen: dict[int, list[str]] = {}
+    picked = dict.fromkeys(sources, 0)
+    ties = 0
+    missing: list[str] = []
+    items = session.execute(select(Item.id, Item.external_id).where(Item.suite_id == suite_id)
+                            .order_by(Item.position, Item.id)).all()
+    external = dict(items)
+    covered = {item for by_item in texts.values() for item in by_item}
+    for item_id in (item for item, _ in items if item in covered):
+        candidates = [source for source in sources if item_id in texts[source]]
+        rated = ratings.get(item_id, {})
+        if len(candidates) > 1 and any(source not in rated for source in candidates):
+            unrated = [source for source in candidates if source not in rated]
+            missing.append(f"item {external[item_id]} ({', '.join(unrated)})")
+            continue
+        winner = candidates[0]
+        for source in candidates[1:]:
+            if sign * rated[source] > sign * rated[winner]:
+                winner = source
+        if len(candidates) > 1 and sum(rated[source] == rated[winner] for source in candidates) > 1:
+            ties += 1
+        chosen[item_id] = texts[winner][item_id]
+        picked[winner] += 1
+    if missing:
+        more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise TsqeError(f"{rated_by} miss a rating of a reference for {'; '.join(missing[:5])}{more}: every "
+                        "reference of an item that several sets cover needs one")
+    if kind is None:
+        kinds = {k for info in reference_sets(session, suite_id) if info.name in sources for k in info.kinds}
+        kind = kinds.pop() if len(kinds) == 1 else STANDARD_REFERENCE
+    add_reference_set(session, suite_id, name, kind, chosen)
+    return ComposedSet(name, kind, tuple(sources), picked, ties)
 
 
 def _grouped(rows: Iterable[Any]) -> dict[int, list[str]]:

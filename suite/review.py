@@ -18,6 +18,7 @@ from store import Database
 from store.models import (
     MANUAL_LABELS,
     AutoLabel,
+    ConstructedLabel,
     Item,
     KnownTranslation,
     ManualLabel,
@@ -34,6 +35,7 @@ from suite.errors import EditConflict, TsqeError
 from suite.history import Change, check_author, conflict, next_versions, record, rows_matched, short
 from suite.labels import automatic_label, join_labels, rule_number
 from suite.rules import (
+    CONSTRUCTED,
     DEFAULT_TIMEOUT,
     Decision,
     ItemMatcher,
@@ -446,6 +448,8 @@ def explain(db: Database, output_id: int, timeout: float = DEFAULT_TIMEOUT) -> E
                                     AutoLabel.reason).select_from(Output), Output.id, Output.item_id)
         label, number, polarity, pattern, reason = session.execute(
             stored.outerjoin(Rule, Rule.id == AutoLabel.rule_id).where(Output.id == output_id)).one()
+        constructed = session.get(ConstructedLabel, output_id)
     matcher = ItemMatcher(rules, known, timeout, decided)
-    return Explanation(output.text, matcher.decide(output.text), matcher.spans(output.text),
+    decision = CONSTRUCTED[constructed.label] if constructed is not None else matcher.decide(output.text)
+    return Explanation(output.text, decision, matcher.spans(output.text),
                        label, None if label is None else describe(label, number, polarity, pattern, reason))

@@ -1,8 +1,11 @@
 """The rule engine: an item's regular expressions and known translations decide an output's automatic label.
 
-Rules are compiled once per item (``ItemMatcher``) with the ``regex`` package and searched unanchored, each
-search bounded by a timeout so that one catastrophic pattern cannot hang labelling (or, in labelling's worker
-processes, untimed under a watchdog, because the regex package's timeout costs two system calls a search).
+Rules are compiled once per item (``ItemMatcher``) with the ``regex`` package, in Unicode NFC as every stored
+text is, after ``suite.pattern_bounds`` has checked that compiling cannot exhaust the machine (everywhere a
+pattern is compiled: imports, edits, the editor's keystrokes, previews, labelling workers), and searched
+unanchored, each search bounded by a timeout so that one catastrophic pattern cannot hang labelling (or, in
+labelling's worker processes, untimed under a watchdog, because the regex package's timeout costs two system
+calls a search).
 Decisions are shared, precomputed tuples so that labelling a million outputs allocates almost nothing per
 output. Only (label, rule id, reason) is stored; ``describe`` turns it back into the readable text.
 
@@ -22,6 +25,9 @@ from itertools import repeat
 from typing import NamedTuple
 
 import regex
+
+from store.text import nfc
+from suite.pattern_bounds import too_complex
 
 DEFAULT_TIMEOUT = 1.0
 """Seconds one search may take before the output is labelled ``error`` (the regex package's CPU-time limit)."""
@@ -83,17 +89,22 @@ def _flags(ignore_case: bool) -> int:
 
 @functools.lru_cache(maxsize=65_536)
 def _compile(pattern: str, ignore_case: bool) -> regex.Pattern[str] | str:
-    """The compiled pattern or why it does not compile.
+    """The compiled pattern or why it does not compile (or is too complex to try).
 
     Cached here because the regex package's parser is slow and its own cache is small, while a suite
     repeats the same patterns across the items of a paradigm.
     """
     if not pattern.strip():
         return "empty pattern"
+    bound = too_complex(pattern)
+    if bound is not None:
+        return f"too complex: {bound.reason}"
     try:
-        return regex.compile(pattern, _flags(ignore_case))
+        return regex.compile(nfc(pattern), _flags(ignore_case))
     except (regex.error, OverflowError, ValueError) as error:
         return str(error)
+    except (RecursionError, MemoryError) as error:  # beyond what the bounds foresee: still no crash
+        return f"too complex: the regex compiler gave up ({type(error).__name__})"
 
 
 def compile_error(pattern: str, ignore_case: bool = False) -> str | None:
@@ -108,8 +119,11 @@ class PatternProblem:
 
     position: int | None
     reason: str
+    too_complex: bool = False
 
     def __str__(self) -> str:
+        if self.too_complex:
+            return f"pattern is too complex: {self.reason}"
         if self.position is None:
             return f"pattern does not compile: {self.reason}"
         return f"pattern does not compile at position {self.position}: {self.reason}"
@@ -122,13 +136,18 @@ def pattern_problem(pattern: str, ignore_case: bool = False) -> PatternProblem |
         return PatternProblem(None, "empty pattern")
     if compile_error(pattern, ignore_case) is None:
         return None
+    bound = too_complex(pattern)
+    if bound is not None:
+        return PatternProblem(bound.position, bound.reason, too_complex=True)
     try:
-        regex.compile(pattern, _flags(ignore_case))
+        regex.compile(nfc(pattern), _flags(ignore_case))
     except regex.error as error:
         reason = str(getattr(error, "msg", None) or error)
         return PatternProblem(error.pos, reason)  # type: ignore[attr-defined]  # regex's stubs lack error.pos
     except (OverflowError, ValueError) as error:
         return PatternProblem(None, str(error))
+    except (RecursionError, MemoryError) as error:
+        return PatternProblem(None, f"the regex compiler gave up ({type(error).__name__})", too_complex=True)
     return None  # pragma: no cover - compile_error and regex.compile disagree only if the cache lies
 
 
@@ -184,6 +203,10 @@ UNKNOWN = _decision("unknown")
 KNOWN_GOOD = _decision("pass")
 KNOWN_BAD = _decision("fail")
 KNOWN_BOTH = _decision("conflict")
+CONSTRUCTED = {"pass": _decision("pass", reason="good translation by construction (challenge set)"),
+               "fail": _decision("fail", reason="bad translation by construction (challenge set)")}
+"""The decisions of an output's label by construction (``store.models.ConstructedLabel``), which labelling
+gives such an output whatever the rules say: it is what the challenge set is made of."""
 
 
 _Rule = tuple[Callable[..., object], Decision, Decision]

@@ -23,11 +23,13 @@ import html
 import io
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from suite.errors import TsqeError
+from suite.safe_export import neutralise_workbook, spreadsheet_frame, writing
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -47,6 +49,8 @@ class Column:
     kind: ColumnKind
     decimals: int = 2
     """Decimals of a ``number`` shown in display formats (data formats keep the full value)."""
+    shaded: bool = True
+    """Whether a screen shades a ``fraction`` by its value, as for rates where higher is better (not a tie rate)."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,9 @@ class Cell:
     ci: tuple[float, float] | None = None
     bold: bool = False
     mark: str = ""
+    kind: ColumnKind | None = None
+    """Shown as this kind rather than its column's: a summary row of another unit (ACES's score under
+    accuracy columns)."""
 
 
 @dataclass(frozen=True)
@@ -103,13 +110,16 @@ def write_table(table: Table, path: str | Path, fmt: str | None = None, *, docum
 
     Text formats are written as UTF-8 with ``\n`` line ends on every platform, exactly what :func:`render`
     returns (with ``document`` as there); xlsx goes through pandas and openpyxl with the notes on a second sheet.
+    The file is replaced whole or not at all (``suite.safe_export.writing``).
     """
     path = Path(path)
     fmt = suffix_format(path) if fmt is None else fmt
-    if fmt == "xlsx":
-        _write_xlsx(table, path)
-    else:
-        path.write_bytes(render(table, fmt, document=document).encode("utf-8"))
+    content = None if fmt == "xlsx" else render(table, fmt, document=document).encode("utf-8")
+    with writing(path) as temporary:
+        if content is None:
+            _write_xlsx(table, temporary)
+        else:
+            temporary.write_bytes(content)
     return path
 
 
@@ -123,10 +133,10 @@ def frame(table: Table) -> pd.DataFrame:
     for j, column in enumerate(table.columns):
         cells = [row[j] for row in rows]
         data[column.name] = [_data_value(c.value) for c in cells]
+        if column.kind in ("fraction", "number") and any(c.ci is not None for c in cells):
+            data[f"{column.name} ci_low"] = [None if c.ci is None else _data_value(c.ci[0]) for c in cells]
+            data[f"{column.name} ci_high"] = [None if c.ci is None else _data_value(c.ci[1]) for c in cells]
         if column.kind == "fraction":
-            if any(c.ci is not None for c in cells):
-                data[f"{column.name} ci_low"] = [None if c.ci is None else _data_value(c.ci[0]) for c in cells]
-                data[f"{column.name} ci_high"] = [None if c.ci is None else _data_value(c.ci[1]) for c in cells]
             if any_bold:
                 data[f"{column.name} {table.bold_means}"] = [c.bold for c in cells]
     result = pd.DataFrame(data)
@@ -137,18 +147,22 @@ def frame(table: Table) -> pd.DataFrame:
 
 
 def render_delimited(table: Table, delimiter: str) -> str:
+    """CSV or TSV whose text cells no spreadsheet runs as formulas (``suite.safe_export.spreadsheet_text``)."""
     buffer = io.StringIO()
-    frame(table).to_csv(buffer, sep=delimiter, index=False, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    spreadsheet_frame(frame(table)).to_csv(buffer, sep=delimiter, index=False, lineterminator="\n",
+                                           quoting=csv.QUOTE_MINIMAL)
     return buffer.getvalue()
 
 
 def _write_xlsx(table: Table, path: Path) -> None:
-    """An Excel workbook with the data view on the first sheet and the notes on a second."""
+    """An Excel workbook with the data view on the first sheet and the notes on a second; text cells are strings,
+    never formulas (``suite.safe_export.neutralise_workbook``)."""
     import pandas as pd
 
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         frame(table).to_excel(writer, sheet_name=_sheet_name(table.title), index=False)
         pd.DataFrame({"notes": table.notes}).to_excel(writer, sheet_name="notes", index=False)
+        neutralise_workbook(writer.book)
 
 
 def render_json(table: Table) -> str:
@@ -161,6 +175,8 @@ def render_json(table: Table) -> str:
             document["bold"] = True
         if c.mark:
             document["mark"] = c.mark
+        if c.kind is not None:
+            document["kind"] = c.kind
         return document
 
     document = {"title": table.title, "columns": [{"name": c.name, "kind": c.kind} for c in table.columns],
@@ -205,8 +221,8 @@ def render_markdown(table: Table) -> str:
             text = _escape_md(_display(cell, column, with_ci=False, with_mark=False))
             if cell.bold and text:
                 text = f"**{text}**"
-            if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
-                text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
+            if _interval(cell, column):
+                text += f" {_interval(cell, column)}"
             cells.append(text + _escape_md(cell.mark))
         lines.append("| " + " | ".join(cells) + " |")
     lines.append("")
@@ -226,8 +242,8 @@ def render_latex(table: Table) -> str:
             text = _latex_escape(_display(cell, column, with_ci=False, with_mark=False))
             if cell.bold and text:
                 text = rf"\textbf{{{text}}}"
-            if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
-                text += r" {\scriptsize[" + f"{_percent(cell.ci[0])}, {_percent(cell.ci[1])}" + "]}"
+            if _interval(cell, column):
+                text += r" {\scriptsize" + _interval(cell, column) + "}"
             if cell.mark:
                 text += rf"\textsuperscript{{{_latex_escape(cell.mark)}}}"
             cells.append(text)
@@ -265,8 +281,8 @@ def render_html(table: Table) -> str:
         text = html.escape(_display(cell, column, with_ci=False, with_mark=False))
         if cell.bold and text:
             text = f"<strong>{text}</strong>"
-        if column.kind == "fraction" and cell.ci is not None and not _missing(cell.value):
-            text += f' <span class="ci">[{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]</span>'
+        if _interval(cell, column):
+            text += f' <span class="ci">{_interval(cell, column)}</span>'
         if cell.mark:
             text += f"<sup>{html.escape(cell.mark)}</sup>"
         css = "" if column.kind == "text" else ' class="num"'
@@ -301,38 +317,63 @@ def _percent(value: float) -> str:
 def _display(cell: Cell, column: Column, *, with_ci: bool = True, with_mark: bool = True,
              bold_marker: str = "") -> str:
     value = cell.value
-    if column.kind == "fraction":
+    kind = cell.kind or column.kind
+    if kind == "fraction":
         text = _percent(value)  # type: ignore[arg-type]
         if bold_marker and cell.bold and not _missing(value):
             text += bold_marker
-        if with_ci and cell.ci is not None and not _missing(value):
-            text += f" [{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
-    elif column.kind == "number":
+        if with_ci and _interval(cell, column):
+            text += f" {_interval(cell, column)}"
+    elif kind == "number":
         text = MISSING if _missing(value) else f"{value:.{column.decimals}f}"
         if bold_marker and cell.bold and not _missing(value):
             text += bold_marker
-    elif column.kind == "count":
+        if with_ci and _interval(cell, column):
+            text += f" {_interval(cell, column)}"
+    elif kind == "count":
         text = "" if _missing(value) else str(int(value))  # type: ignore[arg-type]
     else:
         text = "" if value is None else str(value)
     return text + (cell.mark if with_mark else "")
 
 
+def _interval(cell: Cell, column: Column) -> str:
+    """A cell's interval as display formats show it (``[low, high]``, fractions in percent), or nothing."""
+    kind = cell.kind or column.kind
+    if cell.ci is None or _missing(cell.value) or kind not in ("fraction", "number"):
+        return ""
+    if kind == "fraction":
+        return f"[{_percent(cell.ci[0])}, {_percent(cell.ci[1])}]"
+    low, high = (MISSING if _missing(v) else f"{v:.{column.decimals}f}" for v in cell.ci)
+    return f"[{low}, {high}]"
+
+
 def _data_value(value: object) -> object:
     return None if _missing(value) else value
 
 
+_LINE_BREAKS = re.compile(r"\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+"""Everything that ends a line somewhere (``str.splitlines``' list): a table row must stay on one."""
+_MD_SPECIAL = {"\\": "\\\\", "|": "\\|", "*": "\\*", "_": "\\_", "`": "\\`", "[": "\\[", "]": "\\]",
+               "<": "&lt;", ">": "&gt;"}
+_ENTITY = re.compile(r"&(?=#?\w+;)")
+"""An ampersand that would start an HTML entity; any other stays as it is ("Coordination & ellipsis")."""
+
+
 def _escape_md(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("*", "\\*")
+    """A cell's text as Markdown shows it: on one line, with no emphasis, code, link, HTML or entity of its own."""
+    return "".join(_MD_SPECIAL.get(ch, ch) for ch in _ENTITY.sub("&amp;", _LINE_BREAKS.sub(" ", text)))
 
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}",
                   "†": r"\dag{}", "–": "--"}
 
 
 def _latex_escape(text: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
+    """A cell's text as LaTeX prints it, on one line (an empty line would end the tabular's paragraph)."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in _LINE_BREAKS.sub(" ", text))
 
 
 def _sheet_name(title: str) -> str:

@@ -91,15 +91,23 @@ def shared_data() -> Path:
 
 @pytest.fixture
 def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every sentence the BERTScore model is asked to embed, in order (to show what a cache saved)."""
+    """Every sentence the BERTScore model is asked to embed, in order (to show what a cache saved); the model
+    embeds token ids, each recorded as the sentence they were made from."""
     from filters import bertscore
 
     seen: list[str] = []
-    original = bertscore.Encoder.encode
+    sentences: dict[tuple[int, ...], str] = {}
+    tokenise, encode = bertscore.Encoder.token_ids, bertscore.Encoder.encode
 
-    def counting(self, sentences):  # type: ignore[no-untyped-def]
-        seen.extend(sentences)
-        return original(self, sentences)
+    def remembered(self, sentence):  # type: ignore[no-untyped-def]
+        ids = tokenise(self, sentence)
+        sentences.setdefault(tuple(ids), sentence)
+        return ids
 
+    def counting(self, ids):  # type: ignore[no-untyped-def]
+        seen.extend(sentences[tuple(each)] for each in ids)
+        return encode(self, ids)
+
+    monkeypatch.setattr(bertscore.Encoder, "token_ids", remembered)
     monkeypatch.setattr(bertscore.Encoder, "encode", counting)
     return seen

@@ -50,3 +50,11 @@ def snapshot(db: Database) -> dict[str, list[tuple[Any, ...]]]:
     with db.session() as session:
         return {table.name: sorted((tuple(row) for row in session.execute(select(table))), key=repr)
                 for table in Base.metadata.sorted_tables}
+
+def demetr_record(number: int, **fields: Any) -> dict[str, Any]:
+    """An example of a DEMETR perturbation file (``dataset/*.json``), with ``fields`` changed."""
+    record = {"id": number, "src_sent": f"Quelle {number}.", "eng_sent": f"The reference {number}.",
+              "mt_sent": f"The translation {number}.", "pert_sent": f"The translations {number}.",
+              "lang_tag": "german", "data_source": "WMT", "pert_check": True, "severity": "minor", "pert_id": 14,
+              "pert_desc": "word swap", "pert_name": "minor_id14_word_swap"}
+    return {**record, **fields}

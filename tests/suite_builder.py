@@ -46,3 +46,13 @@ def add_system(db: Database, suite_name: str, system_name: str, texts: Sequence[
         suite_id = session.scalar(select(Suite.id).where(Suite.name == suite_name))
         item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite_id)).all())
         add_systems(session, suite_id, item_ids, {system_name: texts})
+
+
+def add_reference_set(db: Database, name: str, kind: str, texts: Sequence[str | None]) -> None:
+    """The reference set ``name`` on the database's one suite: ``texts[i]`` for item i+1 (None: no reference)."""
+    from suite.references import add_reference_set as add
+
+    with db.transaction() as session:
+        suite_id = session.scalar(select(Suite.id))
+        ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite_id)).all())
+        add(session, suite_id, name, kind, {ids[i]: [text] for i, text in enumerate(texts) if text is not None})

@@ -33,6 +33,7 @@ GENERATED: dict[str, Callable[[], str]] = {
     "outputs_10mb_line.tsv":
         lambda: f"item_id\tsystem\toutput\namb-01\tOnline-X\tThe bench.\namb-02\tOnline-X\t{TEN_MB}\n",
     "suite_10mb_line.tsv": lambda: f"id\tcategory\tphenomenon\tsource\tpositive_regex\nx\tA\tB\t{TEN_MB}\tbench\n",
+    "outputs_wide_row.tsv": lambda: "item_id\tsystem\toutput\namb-01\tX\t" + "\t" * 100_000 + "\n",
 }
 
 

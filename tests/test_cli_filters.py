@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import insert, select, update
-from suite_builder import build_suite
+from suite_builder import add_reference_set, build_suite
 from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
@@ -97,14 +97,8 @@ def test_ranking_by_a_file_needs_the_suites_languages(db_path: Path, tmp_path: P
 
 
 def _add_set(db_path: Path, name: str, kind: str, texts: list[str]) -> None:
-    from store.models import Item
-    from suite.references import add_reference_set
-
     database = open_database(db_path)
-    with database.transaction() as session:
-        ids = dict(session.execute(select(Item.position, Item.id)).all())
-        add_reference_set(session, session.scalar(select(Suite.id)), name, kind,
-                          {ids[i]: [t] for i, t in enumerate(texts)})
+    add_reference_set(database, name, kind, texts)
     database.close()
 
 

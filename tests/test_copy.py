@@ -12,7 +12,17 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from store import Database, open_database
 from store.copy import CopyRefused, copy_database
-from store.models import Base, Embedding, HistoryEntry, MetricScore, Output, Suite, System
+from store.models import (
+    Base,
+    ConstructedLabel,
+    Embedding,
+    HistoryEntry,
+    IntegrityCheck,
+    MetricScore,
+    Output,
+    Suite,
+    System,
+)
 from suite.demo import DEMO_SUITE, create_demo
 from suite.importers import import_outputs, import_qe_scores
 from suite.labelling import label_counts, relabel
@@ -27,7 +37,7 @@ def url_of(database: Database) -> str:
 
 def filled(database: Database, tmp_path: Path) -> Database:
     """The demo suite (labels, reviews, fingerprints, QE systems, human scores), one more imported QE system, and
-    rows the demo may not hold: a history entry, a cached metric score, an embedding."""
+    rows the demo may not hold: a history entry, a cached metric score, an embedding, a label by construction."""
     create_demo(database)
     with database.session() as session:
         system = session.scalars(select(System.name).order_by(System.id).limit(1)).one()
@@ -41,8 +51,10 @@ def filled(database: Database, tmp_path: Path) -> Database:
             author="Ann", at=datetime(2026, 1, 2, 3, 4, 5, 678901, tzinfo=UTC),
             before='{"pattern": "a"}', after='{"pattern": "b"}', version=2))
         session.execute(insert(MetricScore).values(signature="toy|tsqe", output_id=output_id, score=0.1 + 0.2))
-        session.execute(insert(Embedding).values(model="m", layer=6, sentence_hash="ab" * 32, tokens='["a"]',
-                                                 dim=2, vectors=bytes(range(256))))
+        session.execute(insert(Embedding).values(model="m", layer=6, precision="float16", tokens_hash="ab" * 32,
+                                                 tokens='["a"]', dim=2, vectors=bytes(range(256))))
+        session.execute(insert(ConstructedLabel).values(output_id=output_id, label="pass"))
+        session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
     return database
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from suite_builder import build_suite
+from suite_builder import add_reference_set, build_suite
 
 from filters import bertscore
 from filters.bertscore import greedy_match
@@ -93,3 +93,58 @@ def test_da_bertscore_on_a_suite(db, encoded: list[str]) -> None:  # type: ignor
     assert top2.system_scores["good"]["F"] == pytest.approx(result.system_scores["good"]["F"])
     assert top2.system_scores["good"]["DA-R"] != pytest.approx(result.system_scores["good"]["DA-R"])
     assert encoded == []
+
+
+def test_da_bertscore_per_output_is_the_papers_segment_score_and_a_qe_proxy(db) -> None:  # type: ignore[no-untyped-def]
+    """``tsqe qe metric --metric da-bertscore-f``: each output's segment DA-F (harmonic mean of its DA-P and
+    DA-R), the difficulty over every system of the suite; not cached, since it moves when a system is added."""
+    from sqlalchemy import func, select
+
+    from filters.qe_proxy import store_metric_as_qe
+    from store.models import MetricScore
+    from suite.qe_scores import read_qe_scores
+
+    build_suite(db, "t", REFS, OUTPUTS)
+    result = da_bertscore(db)
+    info = store_metric_as_qe(db, "da-bertscore-f", name="da-f")
+    assert info.meta["signature"].startswith("da-bertscore-f|model:") and "|difficulty:all-systems" in \
+        info.meta["signature"] and info.meta["tie_epsilon"] == 1e-6
+    scores = score_outputs(db, "da-bertscore-f")
+    for row in scores.rows:
+        p, r = result.segments[row.system][row.position][[3, 4]]
+        assert row.score == pytest.approx(2 * p * r / (p + r))
+    (stored,) = read_qe_scores(db, names=["da-f"])
+    assert stored.by_output() == {row.output_id: pytest.approx(row.score) for row in scores.rows}
+    with db.session() as session:
+        assert session.scalar(select(func.count()).select_from(MetricScore)
+                              .where(MetricScore.signature.like("da-bertscore%"))) == 0
+
+
+def test_da_system_scores_resample_and_join_reference_sets(db) -> None:  # type: ignore[no-untyped-def]
+    from filters.metrics import suite_metric
+    from suite.references import RefChoice
+    from suite.tasks import TaskState
+
+    build_suite(db, "t", REFS, OUTPUTS)
+    add_reference_set(db, "para", "paraphrase", ["On Tuesday, the budget was approved by the committee.",
+                                                 "For ten years she has been living in Berlin.",
+                                                 "The results exceeded what was expected."])
+    metric = suite_metric("da-bertscore-f")
+    task = TaskState()
+    own = metric.system_scores(db, ["fair", "good", "poor"], RefChoice.default(), suite_name=None, task=task)
+    assert own.statistics is not None
+    again = own.statistics.scores(np.ones((1, len(own.statistics.items))))
+    assert {s: v[0] for s, v in again.items()} == pytest.approx(own.scores)
+    paraphrase = metric.system_scores(db, ["fair", "good", "poor"], RefChoice.parse("para"), suite_name=None,
+                                      task=task)
+    assert paraphrase.signature.get("refs") == "para"
+    joined = metric.system_scores(db, ["fair", "good", "poor"], RefChoice.parse("standard+para", "mean"),
+                                  suite_name=None, task=task)
+    standard = metric.system_scores(db, ["fair", "good", "poor"], RefChoice.parse("standard"), suite_name=None,
+                                    task=task)
+    assert joined.scores == pytest.approx({s: (standard.scores[s] + paraphrase.scores[s]) / 2 for s in OUTPUTS})
+    assert str(joined.signature).endswith("|refs:standard+para|combine:mean")
+    with pytest.raises(Exception, match="one reference set at a time"):
+        da_bertscore(db, refs=RefChoice.parse("standard+para"))
+    tokens = da_bertscore(db, refs=RefChoice.parse("para")).token_difficulty["2"]
+    assert [t for t, _ in tokens][:3] == ["for", "ten", "years"]  # the chosen set's reference, not the first

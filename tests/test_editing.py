@@ -20,6 +20,7 @@ from store.models import (
     Phenomenon,
     QEScore,
     QESystem,
+    Reference,
     Rule,
 )
 from suite.demo import create_demo
@@ -55,6 +56,7 @@ from suite.errors import TsqeError
 from suite.history import checked_update
 from suite.importers import import_outputs, import_suite
 from suite.labelling import relabel
+from suite.references import add_reference_set
 from suite.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
 
 BANK = "amb-01"  # positive \bbench\b, negative \bbank\b; 4 outputs, output "... river bank ..." reviewed as pass
@@ -187,18 +189,22 @@ def test_known_translations_and_references(demo: Database) -> None:
     assert [h.entity for h in item_history(demo, "amb-02")[:6]] == ["reference"] * 3 + ["known"] * 3
 
 
-def test_resolve_as_known_labels_equal_outputs(tmp_path: Path) -> None:
+def test_a_decision_as_known_labels_equal_outputs(tmp_path: Path) -> None:
+    """Shift+P's core call: the output's text becomes a known good translation, which relabels it; removing the
+    known translation takes the automatic label back (the decision, a reviewer's, stays)."""
     db = open_database(tmp_path / "t.sqlite")
     create_demo(db)
     with db.session() as session:
         unknown_item = None
         for item_id in session.scalars(select(Item.id).order_by(Item.id)):
-            outputs = [o for o in item_detail(db, item_id).outputs if o.auto_label == "unknown"]
+            outputs = [o for o in item_detail(db, item_id).outputs
+                       if o.auto_label == "unknown" and o.manual_label is None]  # a colleague's review is not ours
             if outputs:
                 unknown_item, output = item_id, outputs[0]
                 break
     assert unknown_item is not None, "the demo has unknown outputs"
-    [known] = decide(db, [OutputDecision(SeenOutput(output.output_id, 0), "pass")], "ada", as_known=True).known_added
+    seen = SeenOutput(output.output_id, output.manual_version)  # knowingly, if a demo reviewer decided it
+    [known] = decide(db, [OutputDecision(seen, "pass")], "ada", as_known=True).known_added
     assert outputs_by_text(db, unknown_item)[output.text].auto_label == "pass"
     remove_known(db, known.known_id, author="ada")
     assert outputs_by_text(db, unknown_item)[output.text].auto_label == "unknown"
@@ -313,7 +319,11 @@ def test_remove_then_restore_gives_back_everything(demo: Database) -> None:
                         for output_id in session.scalars(select(Output.id).where(Output.item_id == item)))
     add_known(demo, item, "good", "The bench had been painted.", author="ada")
     set_manual_label(demo, item_detail(demo, item).outputs[0].output_id, "fail", "ada", "too literal")
+    with demo.transaction() as session:  # a reference in a named set comes back in it
+        add_reference_set(session, session.scalar(select(Item.suite_id).where(Item.id == item)), "ar", "standard",
+                          {item: ["The bench by the river had been freshly painted."]})
     before = item_detail(demo, item)
+    sets_before = _reference_sets(demo, item)
     position = before_position = _position(demo, item)
 
     snapshot = remove_item(demo, item, author="ada", expected_version=before.version)
@@ -336,6 +346,7 @@ def test_remove_then_restore_gives_back_everything(demo: Database) -> None:
                         o.effective_label, o.manual_version) for o in detail.outputs))
 
     assert same(after) == same(before)
+    assert _reference_sets(demo, restored.item_id) == sets_before == ["standard", "ar"]
     assert after.version == before.version + 1
     with demo.session() as session:
         scores = sorted(session.scalars(select(QEScore.score).join(Output)
@@ -344,6 +355,12 @@ def test_remove_then_restore_gives_back_everything(demo: Database) -> None:
     assert item_history(demo, BANK)[0].action == "add" and item_history(demo, BANK)[0].author == "bob"
     with pytest.raises(TsqeError, match="already has an item"):
         restore_item(demo, snapshot, author="bob")
+
+
+def _reference_sets(db: Database, item_id: int) -> list[str]:
+    with db.session() as session:
+        return list(session.scalars(select(Reference.set_name).where(Reference.item_id == item_id)
+                                    .order_by(Reference.id)))
 
 
 def _position(db: Database, item_id: int) -> int:

@@ -42,7 +42,7 @@ def test_bad_option_combinations_and_unwritable_files_are_user_errors(tmp_path: 
     assert tsqe(path, "demo")[0] == 0
     code, stderr = tsqe(path, "score", "--metric", "bleu", "--model", "X")
     assert (code, stderr.strip()) == (2, "error: bleu compares words with references: it takes no embedding model, "
-                                         "layers or device")
+                                         "layers, device or embedding storage")
     code, stderr = tsqe(path, "export", "labels", str(tmp_path / "missing" / "labels.tsv"))
     assert code == 2 and stderr.startswith("error: ") and "No such file or directory" in stderr
 

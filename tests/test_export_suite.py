@@ -18,7 +18,7 @@ from suite.importers import import_suite
 
 def enrich_demo(db: Database) -> None:
     """The demo plus everything a suite file must carry: ignore-case rules, several rules per polarity,
-    references of several kinds, known translations, comments and awkward texts."""
+    references of several kinds and sets, known translations, comments and awkward texts."""
     with db.transaction() as session:
         items = {external_id: id_ for external_id, id_ in session.execute(select(Item.external_id, Item.id))}
         session.execute(update(Rule).where(Rule.item_id == items["amb-01"], Rule.polarity == "negative")
@@ -37,6 +37,10 @@ def enrich_demo(db: Database) -> None:
             {"item_id": items["amb-01"], "text": "The riverside bench had just been painted.", "kind": "paraphrase"},
             {"item_id": items["amb-01"], "text": "Frisch gestrichen: die Bank.", "kind": "back-translation"},
             {"item_id": items["amb-02"], "text": "The garden gate's lock sticks again.", "kind": "paraphrase"},
+            {"item_id": items["amb-02"], "text": "The lock of the garden gate jams again.", "kind": "standard",
+             "set_name": "ar"},
+            {"item_id": items["amb-03"], "text": "She put the bouquet into a vase.", "kind": "paraphrase",
+             "set_name": "wmt.p"},
         ])
         session.execute(insert(KnownTranslation), [
             {"item_id": items["amb-01"], "kind": "good", "text": "The bench by the river was freshly painted."},
@@ -59,7 +63,7 @@ def contents(db: Database, suite_name: str) -> list[tuple[Any, ...]]:
             item.phenomenon.name if item.phenomenon else None, item.source, item.comment,
             [(r.polarity, r.pattern, r.ignore_case, r.valid, r.error)
              for r in sorted(item.rules, key=lambda r: (r.polarity != "positive", r.position, r.id))],
-            [(r.kind, r.text) for r in sorted(item.references, key=lambda r: r.id)],
+            [(r.kind, r.text, r.set_name) for r in sorted(item.references, key=lambda r: r.id)],
             [(k.kind, k.text) for k in sorted(item.known_translations, key=lambda k: (k.kind != "good", k.id))],
         ) for item in suite.items]
 

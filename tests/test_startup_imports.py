@@ -46,13 +46,18 @@ def test_the_command_line_starts_without_the_database_layer() -> None:
 
 def test_the_command_lines_copies_of_core_values_are_the_cores() -> None:
     from cli import choices
+    from filters.metrics.statistics import RESAMPLES, SEED
     from filters.systems import HUMAN
     from qe.accuracy import BY
+    from store.models import CHALLENGE_FORMATS, STANDARD_REFERENCE
     from suite.preview import PREVIEW_TIMEOUT, SCOPES
     from suite.references import COMBINATIONS, KNOWN_GOOD
 
     assert (choices.PREVIEW_TIMEOUT, choices.PREVIEW_SCOPES, choices.HUMAN, choices.REFERENCE_COMBINATIONS,
-            choices.KNOWN_GOOD, choices.ACCURACY_ROWS) == (PREVIEW_TIMEOUT, SCOPES, HUMAN, COMBINATIONS, KNOWN_GOOD, BY)
+            choices.KNOWN_GOOD, choices.ACCURACY_ROWS, choices.BOOTSTRAP_RESAMPLES, choices.BOOTSTRAP_SEED,
+            choices.STANDARD_REFERENCE, choices.CHALLENGE_FORMATS) == (
+        PREVIEW_TIMEOUT, SCOPES, HUMAN, COMBINATIONS, KNOWN_GOOD, BY, RESAMPLES, SEED, STANDARD_REFERENCE,
+        CHALLENGE_FORMATS)
 
 
 def test_every_command_builds_its_help() -> None:

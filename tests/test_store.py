@@ -224,3 +224,24 @@ def test_history_of_suites_and_outputs_keeps_every_entry(empty_url: str) -> None
     assert {index["name"] for index in inspect(db.engine).get_indexes("history")} == {
         "ix_history_suite_item", "ix_history_entity"}
     db.close()
+
+
+def test_challenge_sets_migration_keeps_items_and_empties_the_embedding_cache(empty_url: str) -> None:
+    """Migration 0008: suites and items get their challenge layout and own languages (None for what is there),
+    outputs can carry a label by construction, and the embeddings cache, keyed by text before, starts empty."""
+    with at_revision(empty_url, "0005") as conn:
+        conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source, version) "
+                          "VALUES (1, 1, 'a1', 0, 'Die Bank.', 1)"))
+        conn.execute(text("INSERT INTO outputs (id, item_id, text) VALUES (1, 1, 'The bank.')"))
+        conn.execute(text("INSERT INTO embeddings (model, layer, sentence_hash, tokens, dim, vectors) "
+                          "VALUES ('m', 6, 'ab', '[]', 2, :blob)"), {"blob": b"\x00" * 8})
+    db = open_database(empty_url)
+    with db.engine.begin() as conn:
+        assert conn.execute(text("SELECT challenge FROM suites")).all() == [(None,)]
+        assert conn.execute(text("SELECT external_id, source_lang, target_lang FROM items")).all() == [
+            ("a1", None, None)]
+        assert conn.execute(text("SELECT COUNT(*) FROM embeddings")).scalar_one() == 0
+        conn.execute(text("INSERT INTO constructed_labels (output_id, label) VALUES (1, 'pass')"))
+    with pytest.raises(IntegrityError), db.engine.begin() as conn:
+        conn.execute(text("UPDATE constructed_labels SET label = 'unknown'"))
+    db.close()

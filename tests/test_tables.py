@@ -21,6 +21,7 @@ from filters.qe_proxy import store_metric_as_qe
 from filters.scoring import score_outputs
 from filters.variance import variance_filter
 from qe.accuracy import pairwise_accuracy
+from qe.evaluation import AccuracyOptions, accuracy, read_inputs
 from qe.pairs import build_pairs
 from qe.stability import ranking_stability
 from store import Database, open_database
@@ -57,7 +58,7 @@ def _builders(db: Database) -> dict[str, Callable[[], Table]]:
     """Each table built as the CLI builds it with the options of :data:`CLI_OPTIONS`."""
     return {
         "systems": lambda: systems_report(db).to_table(),
-        "accuracy": lambda: pairwise_accuracy(build_pairs(db), read_qe_scores(db), bootstrap=100, seed=1).to_table(),
+        "accuracy": lambda: accuracy(read_inputs(db, None), AccuracyOptions(bootstrap=100, seed=1)).to_table(),
         "stability": lambda: ranking_stability(build_pairs(db), read_qe_scores(db), splits=20, seed=1).to_table(),
         "variance": lambda: variance_filter(score_outputs(db, "chrf"), drop=0.5).to_table(),
         "correlation": lambda: correlate(db, "chrf").to_table(),
@@ -135,7 +136,8 @@ def test_every_table_renders_in_every_format(tables: dict[str, Table], name: str
                     if want.ci is not None:
                         assert got["ci"] == pytest.approx(list(want.ci), nan_ok=True)
     else:
-        escape = {"md": lambda s: s.replace("|", "\\|").replace("*", "\\*"), "html": html.escape,
+        escape = {"md": lambda s: s.replace("|", "\\|").replace("*", "\\*").replace("_", "\\_").replace("<", "&lt;"),
+                  "html": html.escape,
                   "latex": lambda s: s.replace("&", r"\&").replace("_", r"\_").replace("%", r"\%"),
                   "text": lambda s: s}[fmt]
         for column in shown:

@@ -82,8 +82,9 @@ def test_selection_is_written_in_the_vat_layout(db, tmp_path: Path) -> None:
 
 def test_system_correlations_match_hand_computed_values() -> None:
     # dx = dy up to one swap: sum dx*dy = 4, sum dx^2 = 5 -> r = 0.8; 5 concordant, 1 discordant -> tau = 4/6
-    pearson, kendall = correlations([1, 2, 3, 4], [1, 3, 2, 4])
+    pearson, spearman, kendall = correlations([1, 2, 3, 4], [1, 3, 2, 4])
     assert pearson == pytest.approx(0.8)
+    assert spearman == pytest.approx(0.8)  # ranks are the values here
     assert kendall == pytest.approx(2 / 3)
     assert all(math.isnan(v) for v in correlations([1, 2, 3], [5, 5, 5]))
 

@@ -49,7 +49,7 @@ def test_system_names_come_from_wmt_file_names() -> None:
 
 def test_import_wmt_builds_items_references_systems_and_distinct_outputs(db, wmt) -> None:
     result = import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt")
-    assert result.counts == {"items": 4, "references": 4, "systems": 3, "system_outputs": 12,
+    assert result.counts == {"items": 4, "references": 4, "reference_sets": 1, "systems": 3, "system_outputs": 12,
                              "distinct_outputs": 9}
     with db.session() as session:
         suite = session.scalar(select(Suite))

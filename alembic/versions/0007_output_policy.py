@@ -5,7 +5,7 @@ identical to the source can be decided once for the whole suite (``suite.engine.
 a policy row keeps the behaviour before this revision (the rules decide them), so no label changes on upgrade.
 
 Revision ID: 0007
-Revises: 0006
+Revises: 0011
 Create Date: 2026-11-25
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = '0007'
-down_revision = '0006'
+down_revision = '0011'
 branch_labels = None
 depends_on = None
 

@@ -28,6 +28,20 @@ def suite_metric(name: str, options: MetricOptions | None = None, db: Database |
     return spec.factory(options, db)
 
 
+def references_note(signature: Signature) -> str | None:
+    """"References: ..." for a table's notes, read back from a score's signature: which references a metric
+    that takes them compared with (the default adds no field to the signature, and is named too)."""
+    try:
+        spec = metric_spec(signature.name)
+    except TsqeError:
+        return None
+    if not spec.needs_references:
+        return None
+    from suite.references import RefChoice  # here: the registry is read by `tsqe --help`, without SQLAlchemy
+
+    return f"References: {RefChoice.parse(signature.get('refs'), signature.get('combine') or 'multi').describe()}."
+
+
 def get_metric(name: str, options: MetricOptions | None = None, db: Database | None = None) -> TextMetric:
     """The metric ``name`` that compares texts with references (BLEU, chrF, TER, BERTScore), for scoring
     texts directly."""
@@ -40,4 +54,4 @@ def get_metric(name: str, options: MetricOptions | None = None, db: Database | N
 
 
 __all__ = ["LABEL", "QE_PREFIX", "MetricOptions", "MetricSpec", "Signature", "get_metric", "metric_names",
-           "metric_spec", "suite_metric"]
+           "metric_spec", "references_note", "suite_metric"]

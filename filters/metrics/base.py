@@ -17,6 +17,7 @@ from sqlalchemy import select
 from filters.metrics.cache import cached_scores
 from filters.metrics.signature import Signature
 from filters.metrics.specs import MetricSpec
+from filters.metrics.statistics import Resamplable
 from store import Database
 from store.models import Output
 from suite.errors import TsqeError
@@ -47,6 +48,8 @@ class SystemScores:
     higher_is_better: bool
     scores: dict[str, float]
     segments: int
+    statistics: Resamplable | None = None
+    """What the scores are computed from per segment, for a bootstrap over segments."""
 
 
 class Metric(ABC):

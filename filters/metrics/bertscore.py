@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from filters.bertscore import EmbeddingCache, bertscore, resolve_model
+from filters.bertscore import EmbeddingCache, bertscore, embedding_cache
 from filters.metrics.base import TextMetric
 from filters.metrics.signature import Signature
 from filters.metrics.specs import MetricOptions, metric_spec
@@ -22,9 +22,9 @@ class BertScoreMetric(TextMetric):
 
     @classmethod
     def make(cls, component: str, options: MetricOptions, db: Database | None) -> BertScoreMetric:
-        """``db`` holds the token-embedding cache (without one, embeddings are kept in memory for the
-        metric's lifetime)."""
-        return cls(component, EmbeddingCache(resolve_model(options.model, options.layers, options.device), db))
+        """``db`` holds the token-embedding cache (without one, or with ``options.embeddings`` ``none``,
+        embeddings are kept in memory for the metric's lifetime)."""
+        return cls(component, embedding_cache(options.model, options.layers, options.device, options.embeddings, db))
 
     def forget_stored(self) -> None:
         self.cache.forget_added()

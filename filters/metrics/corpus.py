@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from sqlalchemy import select
 
@@ -12,8 +13,16 @@ from suite.references import RefChoice, references_of
 from suite.suites import find_suite
 
 
+@dataclass(frozen=True)
+class CorpusInputs:
+    items: list[int]
+    hypotheses: dict[str, list[str]]
+    """Each system's outputs of ``items``, in order."""
+    references: list[list[str]]
+
+
 def corpus_inputs(db: Database, systems: Sequence[str], refs: RefChoice, suite_name: str | None = None
-                  ) -> tuple[dict[str, list[str]], list[list[str]]]:
+                  ) -> CorpusInputs:
     """Each system's outputs and each item's references under ``refs``, over the items every system
     translated and ``refs`` gives a reference.
 
@@ -33,5 +42,5 @@ def corpus_inputs(db: Database, systems: Sequence[str], refs: RefChoice, suite_n
     items = [item for item, outputs in by_item.items() if len(outputs) == len(systems) and item in references]
     if not items:
         raise TsqeError(f"no item has a reference ({refs.describe()}) and an output of every chosen system")
-    return ({system: [by_item[item][system] for item in items] for system in systems},
-            [references[item] for item in items])
+    return CorpusInputs(items, {system: [by_item[item][system] for item in items] for system in systems},
+                        [references[item] for item in items])

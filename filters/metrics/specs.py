@@ -12,7 +12,7 @@ their libraries when a metric is made.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Literal
 
 from suite.errors import TsqeError
@@ -48,13 +48,33 @@ class MetricOptions:
     layers: int | None = None
     device: str | None = None
     tokenize: str | None = None
+    embeddings: str | None = None
+    """How the BERTScore family keeps token embeddings (``filters.bertscore.EMBEDDING_STORAGE``; None: the
+    default, float16 in the database)."""
 
     def check(self, spec: MetricSpec) -> None:
-        if not spec.needs_model and (self.model is not None or self.layers is not None or self.device is not None):
-            raise TsqeError(f"{spec.name} {spec.compares}: it takes no embedding model, layers or device")
+        if not spec.needs_model and (self.model is not None or self.layers is not None or self.device is not None
+                                     or self.embeddings is not None):
+            raise TsqeError(f"{spec.name} {spec.compares}: it takes no embedding model, layers, device or "
+                            "embedding storage")
         if self.tokenize is not None and TOKENIZE not in spec.capabilities:
             raise TsqeError(f"{spec.name} takes no tokenizer choice (only "
                             f"{', '.join(metric_names(capability=TOKENIZE))} do)")
+
+    def applicable(self, spec: MetricSpec) -> MetricOptions:
+        """What of these options ``spec`` takes, for metrics compared side by side (a tokenizer for BLEU, a
+        model for BERTScore)."""
+        model = spec.needs_model
+        return MetricOptions(self.model if model else None, self.layers if model else None,
+                             self.device if model else None, self.tokenize if spec.has(TOKENIZE) else None)
+
+    def check_any(self, specs: Sequence[MetricSpec]) -> None:
+        """Refuse an option that none of ``specs`` takes (each may take a part)."""
+        taken = [self.applicable(spec) for spec in specs]
+        for option in fields(self):
+            value = getattr(self, option.name)
+            if value is not None and all(getattr(t, option.name) is None for t in taken):
+                MetricOptions(**{option.name: value}).check(specs[0])
 
 
 MetricFactory = Callable[[MetricOptions, "Database | None"], "Metric"]
@@ -64,8 +84,8 @@ MetricFactory = Callable[[MetricOptions, "Database | None"], "Metric"]
 class MetricSpec:
     name: str
     level: Level
-    """``segment``: a score per output; ``system``: only per system (difficulty-aware BERTScore, whose
-    token weights depend on every compared system)."""
+    """``segment``: a score per output of its own; ``system``: a score per system, and per output only
+    relative to the systems compared (difficulty-aware BERTScore, whose token weights depend on them)."""
     corpus_form: bool
     """A system's score is a corpus-level score of its own (sacrebleu), not the mean of its segments."""
     higher_is_better: bool | None

@@ -21,7 +21,7 @@ from gui.editor.pane import pane_layout
 from gui.review.delegate import SpanDelegate
 from gui.review.model import DISPLAY, FONT, FOREGROUND, SPANS_ROLE, TOOLTIP, initials
 from gui.row_table_model import RowColumn, RowListModel, row_view
-from suite.preview import UNLABELLED, ItemPreview, PreviewOutput
+from suite.preview import UNLABELLED, ItemPreview, PreviewOutput, RuleProblem
 
 OUTPUT, SYSTEMS, NOW, AFTER, REVIEW = range(5)
 _COLUMNS = (RowColumn("Output", "matches of positive rules in the pass colour, of negative ones in the fail colour"),
@@ -148,12 +148,26 @@ class PreviewPane(QWidget):
         self.model.set_preview(preview.outputs)
         timed_out = sum(1 for output in preview.outputs if output.timed_out)
         if preview.problems:
-            text = (f"Flips: none to show — {len(preview.problems)} pattern{'s' if len(preview.problems) > 1 else ''} "
-                    f"of the draft do{'es' if len(preview.problems) == 1 else ''} not compile, so every output "
-                    f"would be an <span style='color:{LABEL_COLOURS['error']}'>error</span>")
+            text = (f"Flips: none to show — {_unusable(preview.problems)}, so every output would be an "
+                    f"<span style='color:{LABEL_COLOURS['error']}'>error</span>")
         else:
             text = f"Flips: {flips_html(preview.flips)}"
         if timed_out:
             text += (f" — <b style='color:{LABEL_COLOURS['error']}'>{timed_out} output"
                      f"{'s' if timed_out != 1 else ''} timed out</b> (a pattern that backtracks too much)")
         self.flips.setText(text)
+
+
+def _unusable(problems: list[RuleProblem]) -> str:
+    """"1 pattern of the draft is too complex", "2 patterns of the draft do not compile", or both counted: a
+    pattern refused by the bounds on patterns (``suite.pattern_bounds``) has no error to look for, it would only
+    cost too much to compile."""
+    too_complex = sum(1 for problem in problems if problem.problem.too_complex)
+    broken = len(problems) - too_complex
+    patterns = f"{len(problems)} pattern{'s' if len(problems) > 1 else ''} of the draft"
+    if not too_complex:
+        return f"{patterns} {'does' if broken == 1 else 'do'} not compile"
+    if not broken:
+        return f"{patterns} {'is' if too_complex == 1 else 'are'} too complex"
+    return (f"{patterns}: {broken} {'does' if broken == 1 else 'do'} not compile, {too_complex} "
+            f"{'is' if too_complex == 1 else 'are'} too complex")

@@ -434,7 +434,6 @@ class ItemEditorScreen(QWidget):
         draft.seed(self.state.ledger)
         item_id = draft.item_id
         write = undoable(self.state, self.ops, edits, f"{summary(edits)} in {draft.detail.external_id}")
-        write.title = "saving"
         def refused(error: Exception) -> bool:
             self._saved(item_id, refused=True)
             return self._refused(error, item_id)
@@ -501,10 +500,13 @@ class ItemEditorScreen(QWidget):
                       on_failure=lambda error: self._not_recovered(draft, error))
 
     def _recovered(self, draft: EditorDraft) -> None:
+        """A restored draft is shown at once when the screen shows no item, else kept for when its item is."""
         if self._draft is not None and self._draft.item_id == draft.item_id:
             self._show(draft)
         else:
             self._drafts[draft.item_id] = draft
+            if self._wanted is None:
+                self.state.edit_item(Selection(item_id=draft.item_id))
         self.drafts_changed.emit()
 
     def _not_recovered(self, draft: EditorDraft, error: Exception) -> bool:

@@ -32,11 +32,14 @@ def predict(db: Database, suite: str | None, name: str) -> Write[int]:
                  said=lambda count: f"{count:,} outputs scored", changes=lambda _: QE_SYSTEMS)
 
 
-def metric_as_qe(db: Database, suite: str | None, metric: str, name: str | None) -> Write[QESystemInfo]:
+def metric_as_qe(db: Database, suite: str | None, metric: str, name: str | None,
+                 refs: str = "") -> Write[QESystemInfo]:
+    """``refs``: a reference entry as typed (blank: the default references)."""
     def work(task: TaskState) -> QESystemInfo:
         from filters.qe_proxy import store_metric_as_qe  # the metric libraries load only when asked for
+        from suite.references import RefChoice
 
-        return store_metric_as_qe(db, metric, name=name, suite_name=suite, task=task)
+        return store_metric_as_qe(db, metric, name=name, suite_name=suite, refs=RefChoice.parse(refs), task=task)
 
     return Write(f"scoring with {metric} as QE", work,
                  said=lambda info: f"QE system {info.name!r} stored with {info.scores:,} scores",

@@ -1,8 +1,8 @@
 """The window's one undo stack, of the core's edit values (``suite.undoable_edits``), not of closures.
 
 Every undoable write of every screen (an item's save in Item & rules, the tree's new, moved, renamed and deleted
-items, a reviewer's P, F, U, C, Shift+P/F) goes through ``apply_edits``: its edits are saved in the background,
-then a ``Step`` holding the edits that take them back goes on ``AppState.undo_stack``. Undo and redo save the
+items, a reviewer's P, F, U, C, Shift+P/F) goes through ``undoable``: its edits are saved in the background, then
+a ``Step`` holding the edits that take them back goes on ``AppState.undo_stack``. Undo and redo save the
 pending edits as new edits (through the core's checks, into the history) and keep what takes those back, so the
 step can go back and forth. A step says beforehand what it changes (``Step.changes``), which is how the window
 tells whether an undo reaches outside the screen in front of the user.
@@ -13,7 +13,7 @@ cleared, and said.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from PySide6.QtGui import QUndoCommand
@@ -27,8 +27,7 @@ from suite.undoable_edits import Edit, apply_all, changes_of
 
 @dataclass(frozen=True)
 class Applied:
-    """What a write of edits saved: the edits that take it back, newest first (all of them, or, when one was
-    refused, those of the edits saved before it)."""
+    """What a write of edits saved: the edits that take it back, newest first."""
 
     inverse: list[Edit]
 
@@ -42,11 +41,9 @@ class Step(QUndoCommand):
         self._ops = ops
         self._state = state
         self._skip = True  # pushed after the save succeeded: QUndoStack.push's redo has nothing to do
-
-    @property
-    def changes(self) -> Changes:
-        """What its next direction changes."""
-        return changes_of(self._pending)
+        self.changes: Changes = changes_of(inverse)
+        """What it changes, either way (an undo and its redo touch the same rows): known while a direction is
+        still running, for the window to ask about the next one."""
 
     def redo(self) -> None:
         if self._skip:
@@ -61,11 +58,16 @@ class Step(QUndoCommand):
         self._run("undo")
 
     def _run(self, direction: str) -> None:
-        edits, self._pending = self._pending, []
-        write = apply_edits(self._state, edits, self.text(), title=direction)
+        write = apply_edits(self._state, self._take, self.text(), title=direction)
         write.success(lambda applied: self._put(applied.inverse))
         write.failure(lambda error: self._refused(direction, write))
         write.run(self._ops)
+
+    def _take(self) -> list[Edit]:
+        """The edits to save now, taken when the write's turn has come (on the worker thread): an undo and a redo
+        pressed quickly run one after the other, and the redo must find what the undo left."""
+        edits, self._pending = self._pending, []
+        return edits
 
     def _put(self, inverse: list[Edit]) -> None:
         self._pending = inverse
@@ -95,19 +97,23 @@ class EditsWrite(Write[Applied]):
     saved: list[Edit] = field(default_factory=list)
 
 
-def apply_edits(state: AppState, edits: Sequence[Edit], name: str, *, title: str | None = None) -> EditsWrite:
-    """A write that saves ``edits`` in order (each its own transaction in the core), named ``name`` (what the
-    status bar says it did), changing what the edits say they change."""
+def apply_edits(state: AppState, edits: Sequence[Edit] | Callable[[], Sequence[Edit]], name: str, *,
+                title: str | None = None) -> EditsWrite:
+    """A write that saves ``edits`` in order (each its own transaction in the core; a callable gives them when the
+    write's turn comes), changing what the edits say they change; the status bar says "saving: ``name``" (or
+    "undo: …") once it is done."""
     db, ledger, author = state.db, state.ledger, state.author()
     assert db is not None, "edits are saved to an open database"
     saved: list[Edit] = []
-    todo = list(edits)
+    todo: list[Edit] = [] if callable(edits) else list(edits)
 
     def work(task: TaskState) -> Applied:
+        if callable(edits):
+            todo[:] = edits()
         apply_all(db, todo, author, ledger, saved)
         return Applied(list(saved))
 
-    return EditsWrite(title or name, work, said=lambda _: name, changes=lambda _: changes_of(todo), progress=False,
+    return EditsWrite(title or "saving", work, said=lambda _: name, changes=lambda _: changes_of(todo), progress=False,
                       edits=todo, saved=saved)
 
 

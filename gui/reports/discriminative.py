@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QPushButton,
@@ -34,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from filters.correlation_table import CorrelationSummary
+from filters.correlation_table import CorrelationTable
 from filters.difficulty import DifficultyResult
 from filters.metrics import LABEL, metric_names, metric_spec
 from filters.scoring import SegmentScores
@@ -48,7 +49,9 @@ from gui.reports.table_model import RAW_ROLE, TableModel, report_view
 from gui.state import AppState
 from suite.browse import OutputFilter, OutputRow, output_ids, output_rows
 from suite.changes import Changes
+from suite.errors import TsqeError
 from suite.qe_scores import list_qe_systems
+from suite.references import KNOWN_GOOD, RefChoice, ReferenceChoices, parse_ref_entries, reference_choices
 from suite.tables import Table
 from suite.tasks import TaskState
 
@@ -116,13 +119,22 @@ class DiscriminativeTab(ReportTab):
         self.scores: SegmentScores | None = None
         self.variance: VarianceResult | None = None
         self.difficulty: DifficultyResult | None = None
-        self.correlation: CorrelationSummary | None = None
+        self.correlation: CorrelationTable | None = None
+        self.choices: ReferenceChoices | None = None
         self.item: ItemView | None = None
         self._first_look = True  # nothing ranked or correlated for this suite yet: do both once it is shown
 
         self.metric_choice = QComboBox()
         self.metric_choice.setMinimumContentsLength(14)
         self.metric_choice.setToolTip("Segment metric whose deviation over systems ranks the items")
+        self.refs_choice = QComboBox()
+        self.refs_choice.setMinimumContentsLength(12)
+        self.refs_choice.setToolTip("References the metric compares outputs with: every reference of kind standard "
+                                    "(the default), one reference set, or the items' known good translations")
+        self.known_good_button = QPushButton("Use known good translations as references")
+        self.known_good_button.setToolTip("This suite has no references: compare outputs with the items' known good "
+                                          "translations instead")
+        self.known_good_button.hide()
         self.score_button = QPushButton("Rank items")
         self.drop = QSlider(Qt.Orientation.Horizontal)
         self.drop.setRange(0, 95)
@@ -169,14 +181,29 @@ class DiscriminativeTab(ReportTab):
         self.top.setSpecialValueText("top K: none")
         self.top.setPrefix("top ")
         self.top.setToolTip("Also correlate over the K systems with the best human scores (0: only all systems)")
+        self.correlation_refs = QListWidget()
+        self.correlation_refs.setFlow(QListWidget.Flow.LeftToRight)
+        self.correlation_refs.setWrapping(True)
+        self.correlation_refs.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.correlation_refs.setMaximumHeight(60)
+        self.correlation_refs.setToolTip("Reference entries compared side by side: a row per metric and entry")
+        self.joined_refs = QLineEdit()
+        self.joined_refs.setPlaceholderText("joined: ar+wmt, …")
+        self.joined_refs.setToolTip("More entries, comma-separated; sets joined by + use the metric's own "
+                                    "multi-reference form")
+        self.joined_refs.setMaximumWidth(180)
         self.correlate_button = QPushButton("Correlate")
         self.correlation_status = ElidedLabel()
         self.correlation_status.setStyleSheet("color: #555")
+        self.correlation_status.setWordWrap(True)  # "12 rows: 6 metrics × 4 reference entries" wraps, never widens
+        self.correlation_status.setMaximumWidth(200)
         self.correlation_export = ExportButton("correlation table", self.correlation_table, None, self)
         self.correlation_model = TableModel(self)
         self.correlation_view = report_view(self.correlation_model, whole_rows=True)
         correlation_controls = QHBoxLayout()
-        correlation_controls.addWidget(self.correlation_metrics, 3)
+        correlation_controls.addWidget(self.correlation_metrics, 2)
+        correlation_controls.addWidget(self.correlation_refs, 1)
+        correlation_controls.addWidget(self.joined_refs)
         correlation_controls.addWidget(self.top)
         correlation_controls.addWidget(self.correlate_button)
         correlation_controls.addWidget(self.correlation_status, 1)
@@ -195,10 +222,17 @@ class DiscriminativeTab(ReportTab):
         self.status.setWordWrap(True)  # a long message takes another line, never a wider window
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
-        layout.addWidget(self.status)
+        status_row = QHBoxLayout()  # the reference choice sits here: the controls row is as wide as a laptop
+        status_row.addWidget(QLabel("References"))
+        status_row.addWidget(self.refs_choice)
+        status_row.addSpacing(12)
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.known_good_button)
+        layout.addLayout(status_row)
         layout.addWidget(self.outer)
 
         self.score_button.clicked.connect(lambda: self.rank())
+        self.known_good_button.clicked.connect(self.use_known_good)
         self.drop.valueChanged.connect(self._refilter)
         self.view.selectionModel().currentRowChanged.connect(self._row_changed)
         self.vat_button.clicked.connect(self._choose_vat_dir)
@@ -226,8 +260,9 @@ class DiscriminativeTab(ReportTab):
         if db is None:
             return
         self._stale = False
-        self._ops.read(lambda task: [s.name for s in list_qe_systems(db)], self._fill_metrics,
-                       key=METRICS_READ)
+        suite = self._state.suite_name
+        self._ops.read(lambda task: ([s.name for s in list_qe_systems(db)], reference_choices(db, suite)),
+                       lambda found: self._fill_metrics(*found), key=METRICS_READ)
 
     def rank(self, *, asked: bool = True) -> None:
         """Score the suite with the chosen metric (a background write: it fills the caches), then rank.
@@ -237,8 +272,10 @@ class DiscriminativeTab(ReportTab):
         if db is None:
             return
         metric = self.metric_choice.currentData()
+        refs = self._ranking_refs(metric)
+        self.known_good_button.hide()
         self.status.setText(f"scoring with {metric}…")
-        scores_ops.score(db, suite, metric).success(self._scored).failure(
+        scores_ops.score(db, suite, metric, refs).success(self._scored).failure(
             self._failed if asked else self._told).run(self._ops)
 
     def set_drop(self, fraction: float) -> None:
@@ -255,14 +292,16 @@ class DiscriminativeTab(ReportTab):
         if db is None or result is None or scores is None:
             self.status.setText("rank the items first")
             return
-        self._ops.read(lambda task: export_selection(db, result, directory, metric=scores.metric, suite_name=suite),
+        self._ops.read(lambda task: export_selection(db, result, directory, metric=scores.metric, suite_name=suite,
+                                                     refs=scores.refs),
                        lambda paths: self.status.setText(f"wrote {len(paths)} files to {directory}"))
 
     def compute_difficulty(self) -> None:
         db, suite = self._state.db, self._state.suite_name
         if db is None:
             return
-        scores_ops.difficulty(db, suite).success(self._difficulty_done).run(self._ops)
+        refs = self._ranking_refs("da-bertscore-f")
+        scores_ops.difficulty(db, suite, refs).success(self._difficulty_done).failure(self._failed).run(self._ops)
 
     def correlate(self, *, asked: bool = True) -> None:
         db, suite = self._state.db, self._state.suite_name
@@ -274,10 +313,37 @@ class DiscriminativeTab(ReportTab):
         if not metrics:
             self.correlation_status.setText("check at least one metric")
             return
+        try:
+            entries = self.correlation_entries()
+        except TsqeError as error:
+            self.correlation_status.setText(str(error))
+            return
         top = self.top.value() or None
         self.correlation_status.setText("correlating…")
-        scores_ops.correlate(db, suite, metrics, top).success(self._correlated).failure(
+        scores_ops.correlate(db, suite, metrics, entries, top).success(self._correlated).failure(
             self._correlation_failed if asked else self._correlation_told).run(self._ops)
+
+    def correlation_entries(self) -> list[RefChoice]:
+        """The checked reference entries and the joined ones typed beside them (the default when none)."""
+        checked = [self.correlation_refs.item(i).data(Qt.ItemDataRole.UserRole)
+                   for i in range(self.correlation_refs.count())
+                   if self.correlation_refs.item(i).checkState() == Qt.CheckState.Checked]
+        typed = parse_ref_entries(self.joined_refs.text()) if self.joined_refs.text().strip() else []
+        return list(dict.fromkeys([*checked, *typed])) or [RefChoice.default()]
+
+    def set_correlation_refs(self, entries: list[str]) -> None:
+        wanted = [RefChoice.parse(entry) for entry in entries]
+        for i in range(self.correlation_refs.count()):
+            item = self.correlation_refs.item(i)
+            item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) in wanted
+                               else Qt.CheckState.Unchecked)
+
+    def use_known_good(self) -> None:
+        """The next step on a suite without references: rank against the items' known good translations."""
+        index = self.refs_choice.findData(RefChoice((KNOWN_GOOD,)))
+        if index >= 0:
+            self.refs_choice.setCurrentIndex(index)
+            self.rank()
 
     def set_correlation_metrics(self, metrics: list[str]) -> None:
         for i in range(self.correlation_metrics.count()):
@@ -298,14 +364,26 @@ class DiscriminativeTab(ReportTab):
         self.drop.setValue(int(str(settings.value("reports/discriminative/drop", 60))))
 
     # --- internals ------------------------------------------------------------------------------------
-    def _fill_metrics(self, qe_names: list[str]) -> None:
+    def _fill_metrics(self, qe_names: list[str], choices: ReferenceChoices) -> None:
+        """The metric and reference choices; by default a metric this suite can compute (chrF against its
+        references, else the pass/fail label)."""
+        self.choices = choices
+        current_refs = self.refs_choice.currentData()
+        self.refs_choice.clear()
+        for entry in choices.entries():
+            self.refs_choice.addItem(entry.label, entry)
+            self.refs_choice.setItemData(self.refs_choice.count() - 1, entry.describe(), Qt.ItemDataRole.ToolTipRole)
+        if current_refs is not None and self.refs_choice.findData(current_refs) >= 0:
+            self.refs_choice.setCurrentIndex(self.refs_choice.findData(current_refs))
+        has_references = bool(choices.standard_items or choices.sets)
         current = self.metric_choice.currentData()
         self.metric_choice.clear()
         for metric in metric_names(level="segment", qe_systems=qe_names):
             self.metric_choice.addItem(metric, metric)
             self.metric_choice.setItemData(self.metric_choice.count() - 1, metric_spec(metric).summary,
                                            Qt.ItemDataRole.ToolTipRole)
-        self.metric_choice.setCurrentIndex(max(self.metric_choice.findData(current), 0) if current else 0)
+        default = metric_names()[0] if has_references else LABEL
+        self.metric_choice.setCurrentIndex(max(self.metric_choice.findData(current or default), 0))
         checked = {self.correlation_metrics.item(i).data(Qt.ItemDataRole.UserRole)
                    for i in range(self.correlation_metrics.count())
                    if self.correlation_metrics.item(i).checkState() == Qt.CheckState.Checked}
@@ -313,15 +391,29 @@ class DiscriminativeTab(ReportTab):
         for metric in metric_names(qe_systems=qe_names):
             item = QListWidgetItem(metric)
             item.setData(Qt.ItemDataRole.UserRole, metric)
-            slow = metric_spec(metric).needs_model  # loads a model on first use (seconds on two cores): unchecked
-            on = metric in checked if checked else not slow
+            spec = metric_spec(metric)
+            slow = spec.needs_model  # loads a model on first use (seconds on two cores): unchecked
+            on = metric in checked if checked else not slow and (has_references or not spec.needs_references)
             item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
-            item.setToolTip(metric_spec(metric).summary + ("; loads a model the first time (seconds)" if slow else ""))
+            item.setToolTip(spec.summary + ("; loads a model the first time (seconds)" if slow else ""))
             self.correlation_metrics.addItem(item)
+        checked_refs = set(self.correlation_entries()) if self.correlation_refs.count() else {RefChoice.default()}
+        self.correlation_refs.clear()
+        for entry in choices.entries():
+            item = QListWidgetItem(entry.label)
+            item.setData(Qt.ItemDataRole.UserRole, entry)
+            item.setToolTip(entry.describe())
+            item.setCheckState(Qt.CheckState.Checked if entry in checked_refs else Qt.CheckState.Unchecked)
+            self.correlation_refs.addItem(item)
         if self._first_look:  # every screen shows real content: a ranking and correlations, not empty tables
             self._first_look = False
             self.rank(asked=False)
             self.correlate(asked=False)
+
+    def _ranking_refs(self, metric: str) -> RefChoice | None:
+        """The chosen references, for a metric that takes them."""
+        entry = self.refs_choice.currentData()
+        return entry if isinstance(entry, RefChoice) and metric_spec(metric).needs_references else None
 
     def _scored(self, scores: SegmentScores) -> None:
         self.scores = scores
@@ -329,12 +421,20 @@ class DiscriminativeTab(ReportTab):
         self._refilter()
 
     def _failed(self, error: Exception) -> bool:
-        self.status.setText(str(error))
+        self._tell(error)
         return False  # the dialog too: a failed scoring job is worth a dialog
 
     def _told(self, error: Exception) -> bool:
-        self.status.setText(str(error))
+        self._tell(error)
         return True
+
+    def _tell(self, error: Exception) -> None:
+        """The error in the status line, with the next step's button when it is the core's "no references"
+        and the items have known good translations."""
+        self.status.setText(str(error))
+        offer = (self.choices is not None and self.choices.known_good_items > 0
+                 and KNOWN_GOOD in str(error) and self.refs_choice.findData(RefChoice((KNOWN_GOOD,))) >= 0)
+        self.known_good_button.setVisible(offer)
 
     def _refilter(self) -> None:
         if self.scores is None:
@@ -391,11 +491,14 @@ class DiscriminativeTab(ReportTab):
             self._show_item(ItemView(self.item.item, self.item.std, self.item.mean, self.item.scores,
                                      self.item.outputs, tokens))
 
-    def _correlated(self, summary: CorrelationSummary) -> None:
-        self.correlation = summary
-        self.correlation_model.set_table(summary.to_table())
+    def _correlated(self, table: CorrelationTable) -> None:
+        self.correlation = table
+        self.correlation_model.set_table(table.to_table())
         self.correlation_view.resizeColumnsToContents()
-        self.correlation_status.setText(f"{len(summary.rows)} metrics")
+        metrics = len({row.metric for row in table.rows})
+        entries = len({row.refs for row in table.rows if row.refs is not None})
+        self.correlation_status.setText(f"{metrics} metrics"
+                                        + (f" × {entries} reference entries" if entries > 1 else ""))
 
     def _correlation_failed(self, error: Exception) -> bool:
         self.correlation_status.setText(str(error))

@@ -73,7 +73,7 @@ class ExportButton(QToolButton):
         """A menu action has no caller to raise to: say what went wrong where the user clicked."""
         try:
             action()
-        except (TsqeError, OSError) as error:
+        except (TsqeError, OSError, MemoryError) as error:
             show_error(self, f"export of the {self._name}", error)
 
     def _current_table(self) -> Table:

@@ -50,7 +50,7 @@ from gui.reports.qe_dialogs import (
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
 from gui.state import AppState
-from qe.accuracy import TIES, AccuracyResult
+from qe.accuracy import TIES, TIES_COLUMN, AccuracyResult
 from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inputs
 from qe.pair_verdicts import PairVerdict, pair_verdicts
 from qe.pairs import PairTable
@@ -202,9 +202,12 @@ class QETab(ReportTab):
         self.rows.setToolTip("Rows: categories, phenomena, or one category's phenomena (Tables 3-4)")
         self._fill_rows([])
         self.ties = QComboBox()
+        self.ties.addItem("ties: default", None)
         for policy in TIES:
             self.ties.addItem(f"ties: {policy}", policy)
-        self.ties.setToolTip("half: a tie counts 0.5 · wrong: 0 · drop: tied pairs leave that system's count")
+        self.ties.setToolTip("default: half, or wrong for a suite imported as a challenge set · half: a tie "
+                             "counts 0.5 · wrong: 0, the published convention of challenge sets · drop: tied "
+                             "pairs leave that system's count")
         self.bootstrap = QSpinBox()
         self.bootstrap.setRange(0, 100_000)
         self.bootstrap.setSingleStep(500)
@@ -388,26 +391,33 @@ class QETab(ReportTab):
         def work(task: TaskState) -> StabilityResult:
             inputs = known if known is not None else read_inputs(db, suite)
             return ranking_stability(inputs.pairs, inputs.chosen(options.qe), by=options.by,
-                                     category=options.category, ties=options.ties, splits=splits, seed=options.seed)
+                                     category=options.category, ties=inputs.ties(options.ties), splits=splits,
+                                     seed=options.seed)
 
         self._ops.read(work, self._show_stability, key=STABILITY_READ, on_failure=self._stability_failed)
 
     def show_pairs(self, row: int, column: int) -> None:
-        """List the pairs of a table cell (a row and a QE system column) in the lower pane."""
+        """List the pairs of a table cell (a row and a QE system column) in the lower pane; a cell of a system's
+        tie-rate column lists that system's tied pairs of the row."""
         data = self.view_data
         if data is None or self.model.table is None:
             return
         name = self.model.headerData(column, Qt.Orientation.Horizontal)
         system = next((s for s in data.systems if s.name == name), None)
+        ties_only = system is None
+        if system is None:
+            system = next((s for s in data.systems if f"{s.name} {TIES_COLUMN}" == name), None)
         if system is None:
             return
         result = data.result
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        title = f"{system.name} on {result.table_rows[row].name if row < len(result.rows) else 'all rows'}"
+        title = (f"{'ties of ' if ties_only else ''}{system.name} on "
+                 f"{result.table_rows[row].name if row < len(result.rows) else 'all rows'}")
 
         def work(task: TaskState) -> list[PairVerdict]:
-            return pair_verdicts(db, data.pairs, system, result, row, suite_name=suite)
+            pairs = pair_verdicts(db, data.pairs, system, result, row, suite_name=suite)
+            return [pair for pair in pairs if pair.verdict == "tie"] if ties_only else pairs
 
         self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key=PAIRS_READ)
 
@@ -570,7 +580,7 @@ class QETab(ReportTab):
     def metric_as_qe(self, request: MetricRequest) -> None:
         db, suite = self._state.db, self._state.suite_name
         assert db is not None
-        qe_ops.metric_as_qe(db, suite, request.metric, request.name).run(self._ops)
+        qe_ops.metric_as_qe(db, suite, request.metric, request.name, request.refs).run(self._ops)
 
     def _remove(self) -> None:
         system = self._selected_system()

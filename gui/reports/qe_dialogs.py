@@ -49,6 +49,8 @@ class TrainRequest:
 class MetricRequest:
     metric: str
     name: str
+    refs: str = ""
+    """The reference entry as typed: blank for the default, a set (``wmt.p``), sets joined by ``+``."""
 
 
 class _Form(QDialog):
@@ -161,8 +163,14 @@ class MetricDialog(_Form):
         self.metric_name.addItems(proxy_metrics())
         self.name = QLineEdit()
         self.name.setPlaceholderText("default: the metric's name")
+        self.refs = QLineEdit()
+        self.refs.setPlaceholderText("default: every standard reference")
+        self.refs.setToolTip("A reference set (wmt.p), sets joined by + (ar+wmt), or known-good (the items' known "
+                             "good translations)")
         self.form.addRow("Metric (against the items' references)", self.metric_name)
+        self.form.addRow("References", self.refs)
         self.form.addRow("QE system name", self.name)
 
     def request(self) -> MetricRequest:
-        return MetricRequest(self.metric_name.currentText(), self.name.text().strip() or self.metric_name.currentText())
+        return MetricRequest(self.metric_name.currentText(), self.name.text().strip() or self.metric_name.currentText(),
+                             self.refs.text().strip())

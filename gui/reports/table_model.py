@@ -35,16 +35,17 @@ def ramp(fraction: float | None) -> QColor | None:
 
 def cell_text(cell: Cell, column: Column) -> str:
     value = cell.value
-    if column.kind == "fraction":
+    kind = cell.kind or column.kind
+    if kind == "fraction":
         if _missing(value):
             text = "–"
         else:
             text = f"{100 * float(value):.1f}"  # type: ignore[arg-type]
             if cell.ci is not None and not any(map(_missing, cell.ci)):
                 text += f" [{100 * cell.ci[0]:.1f}, {100 * cell.ci[1]:.1f}]"
-    elif column.kind == "number":
+    elif kind == "number":
         text = "–" if _missing(value) else f"{float(value):.{column.decimals}f}"  # type: ignore[arg-type]
-    elif column.kind == "count":
+    elif kind == "count":
         text = "" if _missing(value) else f"{int(value):,}"  # type: ignore[arg-type]
     else:
         text = "" if value is None else str(value)
@@ -99,7 +100,8 @@ class TableModel(QAbstractTableModel):
                 font.setItalic(self.is_footer(index.row()) and column.kind == "text")
                 return font
             return None
-        if role == Qt.ItemDataRole.BackgroundRole and column.kind == "fraction" and not _missing(cell.value):
+        if role == Qt.ItemDataRole.BackgroundRole and (cell.kind or column.kind) == "fraction" and column.shaded \
+                and not _missing(cell.value):
             return ramp(float(cell.value))  # type: ignore[arg-type]
         if role == Qt.ItemDataRole.ForegroundRole and column.kind == "fraction":
             return QColor("#1a1a1a")

@@ -113,7 +113,7 @@ def detail_html(detail: Detail) -> str:
         parts += [f'<p><span style="color:{POSITIVE if r.polarity == "positive" else NEGATIVE}">'
                   f"{'+' if r.polarity == 'positive' else '−'}{r.position + 1}</span> "  # numbered as in the editor
                   f"<code>{html.escape(r.pattern)}</code>"
-                  + ("" if r.valid else f" — does not compile: {html.escape(r.error or '')}") + "</p>"
+                  + ("" if r.problem is None else f" — {html.escape(r.problem)}") + "</p>"
                   for r in item.rules]
     return "".join(parts)
 

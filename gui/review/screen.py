@@ -6,6 +6,7 @@ selection and report cells (``state.review_requested``) set it from outside.
 """
 from __future__ import annotations
 
+import io
 from dataclasses import replace
 from functools import partial
 
@@ -17,7 +18,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -42,7 +43,7 @@ from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
-from suite.browse import OutputFilter, OutputRow, output_rows
+from suite.browse import OutputFilter, OutputRow, output_rows, write_rows_tsv
 from suite.changes import Changes
 from suite.editing import EditConflict, default_author
 from suite.names import system_names
@@ -471,6 +472,17 @@ class ReviewScreen(QWidget):
         box.open()
         return True
 
+    def copy_rows(self) -> None:
+        """The selected rows to the clipboard as tab-separated values, as ``tsqe outputs --format tsv`` prints them:
+        examples to paste into a report or a spreadsheet."""
+        rows = self.selected_rows()
+        if not rows:
+            return
+        text = io.StringIO()
+        write_rows_tsv(rows, text)
+        QGuiApplication.clipboard().setText(text.getvalue())
+        self._ops.message.emit(f"copied {len(rows):,} row{'s' if len(rows) != 1 else ''}")
+
     def edit_rules(self) -> None:
         """Open the current output's item in Item & rules, for a reviewer who sees a wrong automatic label; the
         queue stays as it is (its filter, its row) for when the reviewer comes back."""
@@ -491,6 +503,7 @@ class ReviewScreen(QWidget):
             action("&Clear manual label", "U", self.clear),
             action("C&omment…", "C", self.comment),
             action("&Edit the item's rules", "E", self.edit_rules),
+            action("Cop&y rows", QKeySequence.StandardKey.Copy, self.copy_rows),
             action("&Next output", "J", lambda: self._move(1)),
             action("P&revious output", "K", lambda: self._move(-1)),
         ]

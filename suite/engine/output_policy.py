@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, aliased
 from store import Database
 from store.models import POLICY_LABELS, Item, Output, OutputPlaceholder
 from store.models import OutputPolicy as StoredPolicy
+from store.text import nfc
 from suite.changes import ANYWHERE, Changes
 from suite.errors import TsqeError
 from suite.history import Change, check_author, record
@@ -56,6 +57,8 @@ class OutputPolicy:
     placeholders: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        # outputs and sources are stored NFC: a placeholder typed in another normal form must still find them
+        object.__setattr__(self, "placeholders", tuple(dict.fromkeys(nfc(text) for text in self.placeholders)))
         for name, label in (("empty and placeholder outputs", self.empty_output),
                             ("outputs identical to the source", self.untranslated_output)):
             if label not in POLICY_LABELS:
@@ -177,7 +180,7 @@ def _count_degenerate(session: Session, suite_id: int, placeholders: Sequence[st
                       ) -> DegenerateCounts:
     placeholder: ColumnElement[bool] = (
         Output.text.in_(select(OutputPlaceholder.text).where(OutputPlaceholder.suite_id == suite_id))
-        if placeholders is None else Output.text.in_(list(placeholders)) if placeholders else false())
+        if placeholders is None else Output.text.in_([nfc(text) for text in placeholders]) if placeholders else false())
     empty = Output.text == ""
     untranslated = Output.text == func.trim(Item.source)
 

@@ -7,7 +7,8 @@ kept as JSON:
 
 - ``positive_regex`` / ``negative_regex`` may be a list of patterns (several rules, in order);
 - ``positive_ignore_case`` / ``negative_ignore_case``: a list of booleans, one per pattern of that polarity;
-- ``references``: a list of ``{"text": ..., "kind": ...}`` objects (``kind`` optional, default standard);
+- ``references``: a list of ``{"text": ..., "kind": ..., "set": ...}`` objects (``kind`` optional, default
+  standard; ``set`` optional, default the set named after the kind);
 - ``comment``: a string.
 
 DFKI's own tools do not know the extensions: an item that uses them is readable by tsqe only.
@@ -19,10 +20,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from store.models import STANDARD_REFERENCE
+from store.models import STANDARD_REFERENCE, nfc
 from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
+from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.result import Problems
 from suite.importers.tables import read_text
+from suite.references import SET_NAME
 
 REQUIRED_KEYS = ("id", "langpair", "category", "phenomenon", "source_sentence")
 OPTIONAL_KEYS = ("positive_regex", "negative_regex", "positive_tokens", "negative_tokens", "comment",
@@ -48,6 +51,10 @@ def parse_dfki(path: Path, problems: Problems) -> tuple[list[ItemSpec], tuple[st
     if not isinstance(document, dict) or not isinstance(document.get("items"), list):
         problems.error(None, 'expected a JSON object with an "items" list (the DFKI test-suite format)')
         return [], None
+    if len(document["items"]) > MAX_SUITE_ITEMS:
+        problems.error(None, f"the file holds {len(document['items']):,} items; a suite file may hold at most "
+                             f"{MAX_SUITE_ITEMS:,}")
+        return [], None
     lines = _item_lines(text)
     items: list[ItemSpec] = []
     languages: tuple[str, str] | None = None
@@ -72,7 +79,7 @@ def _item(raw: Any, line: int, problems: Problems) -> tuple[ItemSpec, tuple[str,
         return None
     # The upstream README spells the keys with spaces ("positive regex"); accept both spellings.
     fields = {"_".join(key.split()): value for key, value in raw.items()}
-    errors_before = len(problems.errors)
+    errors_before = problems.error_count
     unknown = [key for key in fields if key not in REQUIRED_KEYS + OPTIONAL_KEYS]
     if unknown:
         problems.error(line, f"unknown key(s) {', '.join(map(repr, unknown))}")
@@ -90,7 +97,7 @@ def _item(raw: Any, line: int, problems: Problems) -> tuple[ItemSpec, tuple[str,
     positive_tokens = _string_list(fields, "positive_tokens", line, problems)
     negative_tokens = _string_list(fields, "negative_tokens", line, problems)
     pair = _language_pair(strings["langpair"], line, problems)
-    if len(problems.errors) > errors_before or pair is None:
+    if problems.error_count > errors_before or pair is None:
         return None
     spec = ItemSpec(
         line=line,
@@ -117,7 +124,7 @@ def _string(fields: dict[str, Any], key: str, line: int, problems: Problems, *, 
         return ""
     if required and not value.strip():
         problems.error(line, f"{key} is empty")
-    return value.strip() if key == "id" else value
+    return nfc(value.strip() if key == "id" else value)
 
 
 def _rules(fields: dict[str, Any], polarity: str, line: int, problems: Problems) -> list[RulePattern]:
@@ -132,6 +139,7 @@ def _rules(fields: dict[str, Any], polarity: str, line: int, problems: Problems)
         problems.error(line, f"{key} must be a string or a list of non-empty strings")
         return []
     flags = fields.get(flags_key)
+    patterns = [nfc(pattern) for pattern in patterns]  # a JSON escape such as \u0301 is not NFC'd with the text
     if flags is None:
         return [RulePattern(pattern) for pattern in patterns]
     if not isinstance(flags, list) or not all(isinstance(flag, bool) for flag in flags) \
@@ -147,13 +155,14 @@ def _references(value: Any, line: int, problems: Problems) -> list[ReferenceText
     references: list[ReferenceText] = []
     for entry in value if isinstance(value, list) else [None]:
         fields = entry if isinstance(entry, dict) else {}
-        text, kind = fields.get("text"), fields.get("kind", STANDARD_REFERENCE)
+        text, kind, set_name = fields.get("text"), fields.get("kind", STANDARD_REFERENCE), fields.get("set")
         if not isinstance(text, str) or not text.strip() or not isinstance(kind, str) or not kind.strip() \
-                or set(fields) - {"text", "kind"}:
-            problems.error(line, 'references must be a list of {"text": ..., "kind": ...} objects with '
-                                 'non-empty strings')
+                or not (set_name is None or isinstance(set_name, str) and SET_NAME.match(set_name)) \
+                or set(fields) - {"text", "kind", "set"}:
+            problems.error(line, 'references must be a list of {"text": ..., "kind": ..., "set": ...} objects with '
+                                 'non-empty strings (a set name of letters, digits, ".", "_" and "-")')
             return []
-        references.append(ReferenceText(text.strip(), kind.strip()))
+        references.append(ReferenceText(nfc(text.strip()), kind.strip(), set_name))
     return references
 
 
@@ -166,7 +175,7 @@ def _string_list(fields: dict[str, Any], key: str, line: int, problems: Problems
         return []
     # Known translations are compared normalised, so surrounding whitespace (a "\n" here and there in the
     # DFKI data) means nothing; stripping it keeps them identical to what a table layout can hold.
-    return [entry.strip() for entry in value]
+    return [nfc(entry.strip()) for entry in value]
 
 
 def _language_pair(langpair: str, line: int, problems: Problems) -> tuple[str, str] | None:

@@ -15,7 +15,7 @@ from store import Database
 from store.models import HumanScore, System
 from suite.errors import TsqeError
 from suite.importers.result import ImportResult, Problems
-from suite.importers.wmt import read_lines
+from suite.importers.tables import read_lines
 from suite.suites import find_suite, language_pair
 from suite.tasks import TaskState, progress_of
 
@@ -25,7 +25,7 @@ HEADER = ("LP", "HUMAN", "SYSTEM")
 def read_human_scores(path: Path, lp: str, problems: Problems | None = None) -> dict[str, tuple[float, int]]:
     """System -> (score, line) for ``lp``; the whole file is checked and any problem raises ``InputFileError``."""
     problems = problems if problems is not None else Problems(str(path))
-    lines = read_lines(path, problems) or []
+    lines = read_lines(path, problems, file=str(path)) or []
     scores: dict[str, tuple[float, int]] = {}
     header_seen = False
     for number, line in enumerate(lines, start=1):

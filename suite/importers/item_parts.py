@@ -28,7 +28,7 @@ CHUNK = 500
 _COLUMNS: dict[Part, tuple[str, ...]] = {
     Rule: ("polarity", "pattern", "ignore_case", "valid", "error", "position"),
     KnownTranslation: ("kind", "text"),
-    Reference: ("kind", "text"),
+    Reference: ("kind", "text", "set_name"),
 }
 
 
@@ -61,7 +61,7 @@ def fingerprint(model: Part, rows: Sequence[dict[str, Any]]) -> list[tuple[objec
     if model is Rule:
         return [(r["polarity"], r["pattern"], bool(r["ignore_case"]), r["position"]) for r in rows]
     if model is Reference:  # their order is the order a suite file lists them in
-        return [(str(r["kind"]), str(r["text"])) for r in rows]
+        return [(str(r["kind"]), str(r["text"]), str(r["set_name"])) for r in rows]
     return sorted((str(r["kind"]), str(r["text"])) for r in rows)
 
 
@@ -161,12 +161,17 @@ def _match(model: Part, stored: list[dict[str, Any]], wanted: list[dict[str, Any
 def _key(model: Part, values: dict[str, Any]) -> Hashable:
     if model is Rule:
         return values["polarity"], values["pattern"], bool(values["ignore_case"])
+    if model is Reference:
+        return str(values["kind"]), str(values["text"]), str(values["set_name"])
     return str(values["kind"]), str(values["text"])
 
 
 def _shown(model: Part, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each row's fields as an edit's history entry holds them (a rule's position counts within its polarity,
     as ``suite.editing`` numbers it)."""
+    if model is Reference:  # the set only where it is not the one named after the kind
+        return [{"kind": row["kind"], "text": row["text"],
+                 **({"set": row["set_name"]} if row["set_name"] != row["kind"] else {})} for row in rows]
     if model is not Rule:
         return [{"kind": row["kind"], "text": row["text"]} for row in rows]
     shown: list[dict[str, Any]] = [{} for _ in rows]

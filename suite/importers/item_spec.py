@@ -18,6 +18,12 @@ class RulePattern:
 class ReferenceText:
     text: str
     kind: str = STANDARD_REFERENCE
+    set_name: str | None = None
+    """The reference set; None: the set named after the kind (``Reference.set_name``'s default)."""
+
+    @property
+    def set(self) -> str:
+        return self.set_name or self.kind
 
 
 @dataclass

@@ -14,7 +14,7 @@ ImportKind = Literal["suite", "outputs", "labels"]
 IMPORT_KINDS: tuple[ImportKind, ...] = ("suite", "outputs", "labels")
 
 _HEADERS: tuple[tuple[ImportKind, frozenset[str]], ...] = (
-    ("suite", frozenset({"id", "category", "phenomenon", "source", "positive_regex"})),
+    ("suite", frozenset({"id", "category", "phenomenon", "source"})),
     ("labels", frozenset({"item_id", "system", "label", "reviewer"})),
     ("outputs", frozenset({"item_id", "system", "output"})),
 )

@@ -1,6 +1,7 @@
 """What the output, QE and review importers look up in a suite: items, systems and their outputs."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,8 +54,8 @@ def output_ids(session: Session, suite_id: int) -> dict[tuple[int, str], int]:
     return {(item_id, text): output_id for item_id, text, output_id in rows}
 
 
-def resolve_item(index: SuiteIndex, external_id: str, line: int, problems: Problems) -> int | None:
-    item_id = index.item_ids.get(external_id)
+def resolve_item(item_ids: Mapping[str, int], external_id: str, line: int, problems: Problems) -> int | None:
+    item_id = item_ids.get(external_id)
     if item_id is None:
         problems.error(line, f"unknown item id {external_id!r}" if external_id else "empty item_id")
     return item_id
@@ -63,7 +64,7 @@ def resolve_item(index: SuiteIndex, external_id: str, line: int, problems: Probl
 def resolve_system_output(index: SuiteIndex, external_id: str, system: str, line: int,
                           problems: Problems) -> int | None:
     """The output id of ``system`` on an item, or None after reporting why there is none."""
-    item_id = resolve_item(index, external_id, line, problems)
+    item_id = resolve_item(index.item_ids, external_id, line, problems)
     system_id = index.system_ids.get(system)
     if system_id is None:
         known = ", ".join(sorted(index.system_ids)) or "none imported yet"
@@ -76,3 +77,28 @@ def resolve_system_output(index: SuiteIndex, external_id: str, system: str, line
     if output_id is None:
         problems.error(line, f"system {system!r} has no output for item {external_id!r}")
     return output_id
+
+
+class StrippedIds:
+    """Strips the ids and names an importer reads and says, once for the file, that it did: a leading or
+    trailing space is invisible in a spreadsheet, and a stripped id that then matched a stored one (or did
+    not) should not be a surprise."""
+
+    def __init__(self, problems: Problems) -> None:
+        self._problems = problems
+        self.count = 0
+        self._first: tuple[int, str] | None = None
+
+    def strip(self, value: str, line: int) -> str:
+        stripped = value.strip()
+        if len(stripped) != len(value):
+            self.count += 1
+            if self._first is None:
+                self._first = (line, value)
+        return stripped
+
+    def report(self) -> None:
+        if self._first is not None:
+            line, value = self._first
+            self._problems.warn(line, f"{self.count:,} id(s) or name(s) had spaces around them, which were dropped "
+                                      f"(the first: {value!r})")

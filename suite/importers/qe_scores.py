@@ -18,10 +18,10 @@ from store import Database
 from store.models import QESystem
 from suite.changes import Changes
 from suite.errors import TsqeError
-from suite.importers.lookups import SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
+from suite.importers.lookups import StrippedIds, SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
-from suite.qe_scores import merge_scores
+from suite.qe_scores import merge_scores, set_tie_epsilon
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -29,8 +29,10 @@ TOLERANCE = 1e-9
 
 
 def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, lower_is_better: bool = False,
-                     suite_name: str | None = None, task: TaskState | None = None) -> ImportResult:
-    """Create (or add scores to) the imported QE system ``name`` from the scores in ``path``."""
+                     tie_epsilon: float | None = None, suite_name: str | None = None,
+                     task: TaskState | None = None) -> ImportResult:
+    """Create (or add scores to) the imported QE system ``name`` from the scores in ``path``; ``tie_epsilon``
+    (None: keep the system's, 0 for a new one) is its tie margin in pairwise accuracy."""
     path = Path(path)
     task = progress_of(task)
     if not path.is_file():
@@ -39,6 +41,8 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
         raise TsqeError("a QE system needs a name")
     if len(name.strip()) > max_length(QESystem.name):
         raise TsqeError(f"a QE system name has at most {max_length(QESystem.name)} characters")
+    if tie_epsilon is not None and not tie_epsilon >= 0:
+        raise TsqeError(f"a tie margin is 0 or more, not {tie_epsilon}")
     problems = Problems(str(path))
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
@@ -47,6 +51,8 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
         problems.raise_if_any()
         task.progress(1, 2, "writing QE scores")
         counts = _write(session, path, name.strip(), not lower_is_better, scores, problems)
+        if tie_epsilon is not None:
+            set_tie_epsilon(session, counts["qe_system_id"], tie_epsilon)
         task.progress(2, 2, "QE scores imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings, changes=Changes(qe_systems=True),
                         summary=(f"QE system {name.strip()!r}{' (new)' if counts['qe_system_added'] else ''}: scores "
@@ -57,24 +63,25 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
 def _scores(session: Session, suite_id: int, path: Path, problems: Problems) -> dict[int, float]:
     """Score per output id, the mean where rows for the same distinct output disagree."""
     rows = read_table(path, problems, ("item_id", "score"), ("system", "output"))
-    if problems.errors:
+    if problems.error_count:
         return {}
     columns = set(rows[0].values) if rows else set()
     if not rows:
         problems.error(None, "the file holds no scores")
     elif ("system" in columns) == ("output" in columns):
         problems.error(1, "the header must name either a system column or an output column (not both)")
-    if problems.errors:
+    if problems.error_count:
         return {}
     by_system = "system" in columns
     index = SuiteIndex.load(session, suite_id)
     outputs = {} if by_system else output_ids(session, suite_id)
     found: dict[int, list[tuple[int, float]]] = defaultdict(list)
     first_line: dict[tuple[str, str], int] = {}
+    stripped = StrippedIds(problems)
     for row in rows:
         score = _score(row, problems)
-        external_id = row["item_id"].strip()
-        key_text = row["system"].strip() if by_system else row["output"].strip()
+        external_id = stripped.strip(row["item_id"], row.line)
+        key_text = stripped.strip(row["system"], row.line) if by_system else row["output"].strip()
         key = (external_id, key_text)
         if key in first_line:
             what = f"system {key_text!r}" if by_system else "this output"
@@ -88,6 +95,7 @@ def _scores(session: Session, suite_id: int, path: Path, problems: Problems) -> 
             output_id = _output_by_text(index, outputs, external_id, key_text, row.line, problems)
         if output_id is not None and score is not None:
             found[output_id].append((row.line, score))
+    stripped.report()
     result = {}
     for output_id, scored in found.items():
         values = [score for _, score in scored]
@@ -115,7 +123,7 @@ def _score(row: TableRow, problems: Problems) -> float | None:
 
 def _output_by_text(index: SuiteIndex, outputs: dict[tuple[int, str], int], external_id: str, text: str,
                     line: int, problems: Problems) -> int | None:
-    item_id = resolve_item(index, external_id, line, problems)
+    item_id = resolve_item(index.item_ids, external_id, line, problems)
     if item_id is None:
         return None
     output_id = outputs.get((item_id, text))

@@ -17,7 +17,7 @@ from store.models import MANUAL_LABELS, Item, ManualLabel, Output, utcnow
 from suite.changes import Changes, Where
 from suite.errors import TsqeError
 from suite.history import Change, next_versions, record
-from suite.importers.lookups import SuiteIndex, check_length, resolve_system_output
+from suite.importers.lookups import StrippedIds, SuiteIndex, check_length, resolve_system_output
 from suite.importers.result import ImportResult, Problems
 from suite.importers.tables import TableRow, read_table
 from suite.suites import find_suite
@@ -51,8 +51,9 @@ def _reviews(session: Session, suite_id: int, path: Path, problems: Problems) ->
     index = SuiteIndex.load(session, suite_id)
     reviews: dict[int, TableRow] = {}
     first_line: dict[tuple[str, str], int] = {}
+    stripped = StrippedIds(problems)
     for row in rows:
-        external_id, system = row["item_id"].strip(), row["system"].strip()
+        external_id, system = stripped.strip(row["item_id"], row.line), stripped.strip(row["system"], row.line)
         label = row["label"].strip().lower()
         if label not in MANUAL_LABELS:
             problems.error(row.line, f"label {row['label'].strip()!r} is not one of {', '.join(MANUAL_LABELS)}")
@@ -75,6 +76,7 @@ def _reviews(session: Session, suite_id: int, path: Path, problems: Problems) ->
             problems.error(row.line, f"system {system!r} produced the same output for item {external_id!r} as "
                                      f"system {earlier['system'].strip()!r} at line {earlier.line}, which is "
                                      f"labelled {earlier['label'].strip().lower()!r}, not {label!r}")
+    stripped.report()
     return reviews
 
 

@@ -35,6 +35,7 @@ from suite.history import Change, check_author, first_versions, record
 from suite.importers.dfki import parse_dfki
 from suite.importers.item_parts import PARTS, ItemRef, Part, PartChanges, fingerprint, stored_parts
 from suite.importers.item_spec import ItemSpec
+from suite.importers.limits import long_field
 from suite.importers.lookups import check_length
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
@@ -89,7 +90,7 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
     else:
         raise TsqeError(f"{path}: unknown suite format {suffix!r}; expected .json (DFKI) or .tsv/.csv/.xlsx")
     _check_unique_ids(items, problems)
-    if not items and not problems.errors:
+    if not items and not problems.error_count:
         problems.error(None, "the file holds no items")
     problems.raise_if_any()
     task.progress(1, 3, "checking rules")
@@ -137,6 +138,8 @@ def _summary(name: str, c: dict[str, int]) -> tuple[str, ...]:
 
 
 def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
+    """Ids once each, and every name and text within what is stored (a table's cells are bounded as they are read;
+    a JSON suite's strings are not until here)."""
     first_line: dict[str, int] = {}
     for item in items:
         check_length(item.external_id, Item.external_id, "item id", item.line, problems)
@@ -144,6 +147,12 @@ def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
         check_length(item.phenomenon, Phenomenon.name, "phenomenon", item.line, problems)
         for reference in item.references:
             check_length(reference.kind, Reference.kind, "reference kind", item.line, problems)
+        texts = [("the source", item.source), ("the comment", item.comment or ""),
+                 *(("a reference", reference.text) for reference in item.references),
+                 *(("a known translation", text) for text in (*item.good, *item.bad))]
+        for what, text in texts:
+            if (problem := long_field(text, what)) is not None:
+                problems.error(item.line, problem)
         if item.external_id in first_line:
             problems.error(item.line, f"duplicate item id {item.external_id!r} (first at line "
                                       f"{first_line[item.external_id]})")
@@ -167,15 +176,20 @@ def _rules(items: list[ItemSpec], problems: Problems, strict: bool) -> dict[str,
             if error is not None:
                 if strict:
                     problem = pattern_problem(rule.pattern, rule.ignore_case)
-                    problems.error(item.line, f"{polarity} regex {rule.pattern!r} of item {item.external_id!r}: "
+                    problems.error(item.line, f"{polarity} regex {_quoted(rule.pattern)} of item {item.external_id!r}: "
                                               f"{problem or error}")
                 else:
-                    problems.warn(item.line, f"{polarity} regex {rule.pattern!r} of item {item.external_id!r} "
+                    problems.warn(item.line, f"{polarity} regex {_quoted(rule.pattern)} of item {item.external_id!r} "
                                              f"does not compile ({error}); imported as an invalid rule")
             rows.append({"polarity": polarity, "pattern": rule.pattern, "ignore_case": rule.ignore_case,
                          "valid": error is None, "error": error, "position": position})
         rules[item.external_id] = rows
     return rules
+
+
+def _quoted(pattern: str) -> str:
+    """A pattern as a message quotes it: whole up to 80 characters, else its start and its length."""
+    return repr(pattern) if len(pattern) <= 80 else f"{pattern[:40]!r}… ({len(pattern):,} characters)"
 
 
 def _languages(path: Path, from_file: tuple[str, str] | None, source_lang: str | None,
@@ -194,7 +208,7 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
     a new version when its own fields change, and a history entry for each change (its rules, known
     translations and references: ``suite.importers.item_parts``). The rows read are locked on PostgreSQL until
     the commit, so an editor's save is either read here or refused after it, never silently undone."""
-    phenomenon_ids = _phenomenon_ids(session, suite_id, items)
+    phenomenon_ids = place_ids(session, suite_id, [(item.category, item.phenomenon) for item in items])
     places: dict[int | None, tuple[str | None, str | None]] = {id_: key for key, id_ in phenomenon_ids.items()}
     existing = {row.external_id: row for row in session.execute(
         select(Item.id, Item.external_id, Item.source, Item.phenomenon_id, Item.comment, Item.position, Item.version)
@@ -255,8 +269,9 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         ref = ItemRef(item_ids[item.external_id], item.external_id, item.external_id not in existing)
         known: list[dict[str, object]] = [{"kind": "good", "text": text} for text in _present(item.good)]
         known += [{"kind": "bad", "text": text} for text in _present(item.bad)]
-        references: list[dict[str, object]] = [{"kind": reference.kind, "text": reference.text}
-                                               for reference in item.references]
+        references: list[dict[str, object]] = [
+            {"kind": reference.kind, "text": reference.text, "set_name": reference.set}
+            for reference in item.references]
         wanted: dict[Part, list[dict[str, object]]] = {
             Rule: rules[item.external_id], KnownTranslation: known, Reference: references}
         for model, rows in wanted.items():
@@ -318,12 +333,12 @@ def _present(texts: Sequence[str]) -> list[str]:
     return [text for text in texts if text.strip()]
 
 
-def _phenomenon_ids(session: Session, suite_id: int, items: list[ItemSpec]) -> dict[tuple[str, str], int]:
-    """Get or create the categories and phenomena of the file (the same phenomenon name may occur in
-    several categories: a phenomenon belongs to its category)."""
+def place_ids(session: Session, suite_id: int, places: Sequence[tuple[str, str]]) -> dict[tuple[str, str], int]:
+    """Get or create the (category, phenomenon) places of a file's items in bulk, -> phenomenon id (the same
+    phenomenon name may occur in several categories: a phenomenon belongs to its category)."""
     categories = dict(session.execute(select(Category.name, Category.id)
                                       .where(Category.suite_id == suite_id)).all())
-    new_categories = list(dict.fromkeys(item.category for item in items if item.category not in categories))
+    new_categories = list(dict.fromkeys(category for category, _ in places if category not in categories))
     if new_categories:
         session.execute(insert(Category), [{"suite_id": suite_id, "name": name} for name in new_categories])
         categories = dict(session.execute(select(Category.name, Category.id)
@@ -331,8 +346,7 @@ def _phenomenon_ids(session: Session, suite_id: int, items: list[ItemSpec]) -> d
     query = (select(Category.name, Phenomenon.name, Phenomenon.id)
              .join(Category, Category.id == Phenomenon.category_id).where(Category.suite_id == suite_id))
     phenomena = {(category, name): id_ for category, name, id_ in session.execute(query)}
-    new_phenomena = list(dict.fromkeys((item.category, item.phenomenon) for item in items
-                                       if (item.category, item.phenomenon) not in phenomena))
+    new_phenomena = list(dict.fromkeys(place for place in places if place not in phenomena))
     if new_phenomena:
         session.execute(insert(Phenomenon), [{"category_id": categories[category], "name": name}
                                              for category, name in new_phenomena])

@@ -2,9 +2,10 @@
 
 The first row names the columns (in any order; ``Positive Regex`` = ``positive_regex``):
 
-- required: ``id``, ``category``, ``phenomenon``, ``source``, ``positive_regex``;
-- optional: ``negative_regex``, ``flags``, ``reference``, ``reference_kinds``, ``good_translations``,
-  ``bad_translations``, ``comment``.
+- required: ``id``, ``category``, ``phenomenon``, ``source``;
+- optional: ``positive_regex``, ``negative_regex``, ``flags``, ``reference``, ``reference_kinds``,
+  ``good_translations``, ``bad_translations``, ``comment``. A suite without rules (a challenge set kept as a
+  plain table, items with known translations only) needs no empty rule columns.
 
 Several entries in one cell are separated by `` ||| `` (space, three bars, space; the Moses/WMT
 convention), in every list column: rules, references, known translations and their flags and kinds.
@@ -17,6 +18,8 @@ convention), in every list column: rules, references, known translations and the
   all. With the rules ``a ||| b`` and ``c``, the cell ``i |||  ||| i`` makes ``a`` and ``c`` ignore case.
 - ``reference_kinds`` holds one kind per reference in the same way (e.g. ``standard ||| paraphrase``); an
   empty entry or a blank cell means ``standard``.
+- ``reference_sets`` names each reference's set in the same way (e.g. ``wmt ||| ar``); an empty entry or a
+  blank cell means the set named after the reference's kind.
 - references, known translations, ids, categories, phenomena and comments are stripped of surrounding
   whitespace; the source is kept as written.
 
@@ -29,12 +32,15 @@ from pathlib import Path
 
 from store.models import STANDARD_REFERENCE
 from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
+from suite.importers.limits import MAX_SUITE_ITEMS
+from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
-from suite.importers.tables import TableRow, read_table
+from suite.importers.tables import TableRow, iter_table
+from suite.references import SET_NAME
 
-REQUIRED_COLUMNS = ("id", "category", "phenomenon", "source", "positive_regex")
-OPTIONAL_COLUMNS = ("negative_regex", "flags", "reference", "reference_kinds", "good_translations",
-                    "bad_translations", "comment")
+REQUIRED_COLUMNS = ("id", "category", "phenomenon", "source")
+OPTIONAL_COLUMNS = ("positive_regex", "negative_regex", "flags", "reference", "reference_kinds", "reference_sets",
+                    "good_translations", "bad_translations", "comment")
 COLUMNS = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
 """Every column, in the order an export writes them."""
 SEPARATOR = " ||| "
@@ -44,8 +50,9 @@ IGNORE_CASE_FLAG = "i"
 
 def parse_suite_table(path: Path, problems: Problems) -> list[ItemSpec]:
     items: list[ItemSpec] = []
-    for row in read_table(path, problems, REQUIRED_COLUMNS, OPTIONAL_COLUMNS):
-        errors_before = len(problems.errors)
+    stripped = StrippedIds(problems)
+    for row in iter_table(path, problems, REQUIRED_COLUMNS, OPTIONAL_COLUMNS, max_rows=MAX_SUITE_ITEMS):
+        errors_before = problems.error_count
         empty = [column for column in ("id", "category", "phenomenon", "source") if not row[column].strip()]
         if empty:
             problems.error(row.line, f"empty {', '.join(empty)}")
@@ -58,25 +65,32 @@ def parse_suite_table(path: Path, problems: Problems) -> list[ItemSpec]:
                                      f"{IGNORE_CASE_FLAG!r} (ignore case) or empty")
         references = [part.strip() for part in row["reference"].split(SEPARATOR)] if row["reference"].strip() else []
         kinds = _aligned(row, "reference_kinds", len(references), "references", problems)
+        sets = _aligned(row, "reference_sets", len(references), "references", problems)
+        for name in sets:
+            if name and not SET_NAME.match(name):
+                problems.error(row.line, f"{name!r} cannot name a reference set: use letters, digits, '.', '_' "
+                                         "and '-'")
         if "" in references:
             problems.error(row.line, "an empty reference between ' ||| ' separators")
-        if len(problems.errors) > errors_before:
+        if problems.error_count > errors_before:
             continue
         ignore_case = [flag == IGNORE_CASE_FLAG for flag in flags] or [False] * (len(positive) + len(negative))
         items.append(ItemSpec(
             line=row.line,
-            external_id=row["id"].strip(),
+            external_id=stripped.strip(row["id"], row.line),
             category=row["category"].strip(),
             phenomenon=row["phenomenon"].strip(),
             source=row["source"],
             positive=[RulePattern(p, i) for p, i in zip(positive, ignore_case[:len(positive)], strict=True)],
             negative=[RulePattern(p, i) for p, i in zip(negative, ignore_case[len(positive):], strict=True)],
-            references=[ReferenceText(text, kind or STANDARD_REFERENCE)
-                        for text, kind in zip(references, kinds or [""] * len(references), strict=True)],
+            references=[ReferenceText(text, kind or STANDARD_REFERENCE, set_name or None)
+                        for text, kind, set_name in zip(references, kinds or [""] * len(references),
+                                                        sets or [""] * len(references), strict=True)],
             good=_split(row["good_translations"]),
             bad=_split(row["bad_translations"]),
             comment=row["comment"].strip() or None,
         ))
+    stripped.report()
     return items
 
 

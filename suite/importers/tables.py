@@ -2,25 +2,50 @@
 from __future__ import annotations
 
 import csv
-import io
 import zipfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
+from typing import Any, BinaryIO, NoReturn
+from xml.etree import ElementTree
 
+from store.models import nfc
+from suite.importers.limits import (
+    MAX_COLUMNS,
+    MAX_FIELD_CHARS,
+    MAX_LINE_BYTES,
+    MAX_SHARED_STRINGS_BYTES,
+    MAX_TABLE_FILE_BYTES,
+    MAX_TABLE_ROWS,
+    MAX_WHOLE_FILE_BYTES,
+    MAX_WORKBOOK_BYTES,
+    size_text,
+)
 from suite.importers.result import Problems
+from suite.safe_export import from_spreadsheet
 
 TABLE_SUFFIXES = (".tsv", ".csv", ".xlsx")
 
 
-@dataclass(frozen=True)
 class TableRow:
-    line: int
-    values: dict[str, str]
+    """One row of a table: its line and its fields, read by column name (a column the row leaves out, as a
+    spreadsheet leaves out trailing empty cells, reads as ""). The header's column positions are shared by
+    every row, so that a row of a two-million-row file costs no dictionary of its own."""
+
+    __slots__ = ("_columns", "_fields", "line")
+
+    def __init__(self, line: int, fields: list[str], columns: dict[str, int]) -> None:
+        self.line = line
+        self._fields = fields
+        self._columns = columns
 
     def __getitem__(self, column: str) -> str:
-        return self.values.get(column, "")
+        index = self._columns.get(column)
+        return self._fields[index] if index is not None and index < len(self._fields) else ""
+
+    @property
+    def values(self) -> dict[str, str]:
+        return {column: self[column] for column in self._columns}
 
 
 def normalise_column(name: str) -> str:
@@ -28,29 +53,54 @@ def normalise_column(name: str) -> str:
     return "_".join(name.strip().lower().split())
 
 
-def read_text(path: Path, problems: Problems) -> str | None:
-    """The file as text (UTF-8, an optional BOM dropped), or None after reporting where decoding failed.
+def read_text(path: Path, problems: Problems, file: str | None = None) -> str | None:
+    """The file as text (UTF-8, an optional BOM dropped, in Unicode NFC as everything is stored), or None after
+    reporting, as ``file`` (default: the problems' file), why it cannot be read.
 
     NUL characters are refused as well: valid UTF-8 may hold them (a UTF-16 file of ASCII text decodes
-    without error), but no sentence does, and PostgreSQL cannot store them.
+    without error), but no sentence does, and PostgreSQL cannot store them. The file is read whole, so it is
+    bounded by ``MAX_WHOLE_FILE_BYTES``.
     """
     try:
+        size = path.stat().st_size
+        if size > MAX_WHOLE_FILE_BYTES:
+            problems.error(None, f"the file has {size_text(size)}; at most {size_text(MAX_WHOLE_FILE_BYTES)} are read "
+                                 f"as one text", file=file)
+            return None
         data = path.read_bytes()
     except OSError as error:
-        problems.error(None, f"cannot read the file: {error.strerror or error}")
+        problems.error(None, f"cannot read the file: {error.strerror or error}", file=file)
         return None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         problems.error(data.count(b"\n", 0, error.start) + 1,
-                       f"not valid UTF-8 (byte {data[error.start]:#04x}); save the file as UTF-8")
+                       f"not valid UTF-8 (byte {data[error.start]:#04x}); save the file as UTF-8", file=file)
         return None
     nul = text.find("\x00")
     if nul >= 0:
         problems.error(text.count("\n", 0, nul) + 1, "holds a NUL character, as a binary or UTF-16 file does; "
-                                                     "save the file as UTF-8 text")
+                                                     "save the file as UTF-8 text", file=file)
         return None
-    return text
+    return nfc(text)
+
+
+def read_lines(path: Path, problems: Problems, file: str | None = None) -> list[str] | None:
+    """The lines of a plain-text file (``read_text``, split by ``split_lines``), or None after reporting, as
+    ``file``, why it cannot be read (an empty file included). A line is one sentence, so it is held to the
+    limit of a table's field: a line over it is reported (and the import refused), as a cell would be."""
+    text = read_text(path, problems, file=file)
+    if text is None:
+        return None
+    if not text.strip():
+        problems.error(None, "the file is empty", file=file)
+        return None
+    lines = split_lines(text)
+    for number, line in enumerate(lines, start=1):
+        if len(line) > MAX_FIELD_CHARS:
+            problems.error(number, f"the line is longer than {MAX_FIELD_CHARS:,} characters; a line holds one "
+                                   f"sentence", file=file)
+    return lines
 
 
 def split_lines(text: str) -> list[str]:
@@ -62,18 +112,30 @@ def split_lines(text: str) -> list[str]:
     return [line.removesuffix("\r") for line in lines]
 
 
-def read_table(path: Path, problems: Problems, required: Sequence[str],
-               optional: Sequence[str] = ()) -> list[TableRow]:
-    """Rows of a table whose first row is a header naming ``required`` and maybe ``optional`` columns.
+def read_table(path: Path, problems: Problems, required: Sequence[str], optional: Sequence[str] = (), *,
+               max_rows: int | None = None) -> list[TableRow]:
+    """Every row of ``iter_table``, as a list."""
+    return list(iter_table(path, problems, required, optional, max_rows=max_rows))
+
+
+def iter_table(path: Path, problems: Problems, required: Sequence[str], optional: Sequence[str] = (), *,
+               max_rows: int | None = None) -> Iterator[TableRow]:
+    """Rows of a table whose first row is a header naming ``required`` and maybe ``optional`` columns, read one
+    at a time (a TSV or CSV line by line, a workbook in openpyxl's read-only mode), so that a file of millions of
+    rows takes the memory of a few.
 
     Header problems are reported at line 1 and give no rows (the rows cannot be read without it); rows
-    with the wrong number of fields are reported and left out. Blank rows are skipped.
+    with the wrong number of fields are reported and left out. Blank rows are skipped. Every limit of
+    ``suite.importers.limits`` is checked as the rows come: a field over ``MAX_FIELD_CHARS``, a row over
+    ``MAX_COLUMNS`` fields, a table over ``max_rows`` rows (default ``MAX_TABLE_ROWS``; reading stops there).
     """
+    max_rows = MAX_TABLE_ROWS if max_rows is None else max_rows
     is_xlsx = path.suffix.lower() == ".xlsx"
-    errors_before = len(problems.errors)
+    errors_before = problems.error_count
     records = _xlsx_records(path, problems) if is_xlsx else _delimited_records(path, problems)
     header: list[str] | None = None
-    rows: list[TableRow] = []
+    columns: dict[str, int] = {}
+    rows = 0
     for line, fields in records:
         if not any(field.strip() for field in fields):
             continue
@@ -82,17 +144,21 @@ def read_table(path: Path, problems: Problems, required: Sequence[str],
             while header and not header[-1]:
                 header.pop()
             if not _header_ok(header, problems, line, required, optional):
-                return []
+                return
+            columns = {name: index for index, name in enumerate(header)}
             continue
+        rows += 1
+        if rows > max_rows:
+            problems.error(line, f"the table goes on past {max_rows:,} rows, the most one file may hold; split it")
+            return
         # Spreadsheets leave trailing empty cells out; in a text table a missing field means a broken row.
         too_many = any(field.strip() for field in fields[len(header):])
         if too_many or (len(fields) < len(header) and not is_xlsx):
             problems.error(line, f"expected {len(header)} fields ({', '.join(header)}), found {len(fields)}")
             continue
-        rows.append(TableRow(line, dict(zip(header, fields, strict=False))))
-    if header is None and len(problems.errors) == errors_before:
+        yield TableRow(line, fields, columns)
+    if header is None and problems.error_count == errors_before:
         problems.error(None, f"empty file: expected a header row with the columns {', '.join(required)}")
-    return rows
 
 
 def _header_ok(header: list[str], problems: Problems, line: int, required: Sequence[str],
@@ -117,53 +183,210 @@ def _header_ok(header: list[str], problems: Problems, line: int, required: Seque
 
 
 def _delimited_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[str]]]:
-    """CSV-quoted records (``strict``, so a stray quote is reported instead of silently eaten)."""
-    text = read_text(path, problems)
-    if text is None:
-        return
+    """CSV-quoted records (``strict``, so a stray quote is reported instead of silently eaten), read line by line."""
     dialect = "excel" if path.suffix.lower() == ".csv" else "excel-tab"
-    # A file saved with Windows line ends has them inside quoted multi-line cells too: read it as if saved
-    # with newlines, so the same table gives the same texts wherever it was saved.
-    text = text.replace("\r\n", "\n")
-    reader = csv.reader(io.StringIO(text, newline=""), dialect=dialect, strict=True)
+    try:
+        size = path.stat().st_size
+        if size > MAX_TABLE_FILE_BYTES:
+            problems.error(None, f"the file has {size_text(size)}; a table may have at most "
+                                 f"{size_text(MAX_TABLE_FILE_BYTES)}")
+            return
+        file = path.open("rb")
+    except OSError as error:
+        problems.error(None, f"cannot read the file: {error.strerror or error}")
+        return
+    lines = _Lines(file, problems)
+    reader = csv.reader(lines, dialect=dialect, strict=True)
     start = 1
-    while True:
-        try:
-            fields = next(reader)
-        except StopIteration:
-            return
-        except csv.Error as error:
-            if "field larger than field limit" in str(error):
-                problems.error(start, f"a field is longer than {csv.field_size_limit():,} characters; this is not "
-                                      f"a table of sentences")
+    try:
+        while True:
+            try:
+                fields = next(reader)
+            except StopIteration:
                 return
-            unclosed = " (it is never closed)" if "end of data" in str(error) else ""
-            problems.error(start, f"malformed quoting{unclosed}: a field that starts with a double quote must "
-                                  f"end with one, and quotes inside it must be doubled")
-            return
-        yield start, fields
-        start = reader.line_num + 1
+            except _Refused:
+                return
+            except csv.Error as error:
+                if "field larger than field limit" in str(error):
+                    problems.error(start, f"a field is longer than {MAX_FIELD_CHARS:,} characters; this is not a "
+                                          f"table of sentences")
+                    return
+                unclosed = " (it is never closed)" if "end of data" in str(error) else ""
+                problems.error(start, f"malformed quoting{unclosed}: a field that starts with a double quote must "
+                                      f"end with one, and quotes inside it must be doubled")
+                return
+            if len(fields) > MAX_COLUMNS:
+                problems.error(start, f"the row has {len(fields):,} fields; a table has at most {MAX_COLUMNS}")
+            else:
+                yield start, [from_spreadsheet(field) for field in fields]
+            start = reader.line_num + 1
+    finally:
+        file.close()
+
+
+class _Refused(Exception):
+    """A line that cannot be read was reported; reading the table stops."""
+
+
+class _Lines:
+    """The lines of a UTF-8 file for ``csv.reader``: decoded one at a time, each checked (UTF-8, no NUL, at most
+    ``MAX_LINE_BYTES``), the byte-order mark dropped, Windows line ends read as newlines (also inside quoted
+    cells, so that the same table gives the same texts wherever it was saved), in Unicode NFC."""
+
+    def __init__(self, file: BinaryIO, problems: Problems) -> None:
+        self._file = file
+        self._problems = problems
+        self._number = 0
+
+    def __iter__(self) -> _Lines:
+        return self
+
+    def __next__(self) -> str:
+        raw = self._file.readline(MAX_LINE_BYTES + 1)
+        if not raw:
+            raise StopIteration
+        self._number += 1
+        if len(raw) > MAX_LINE_BYTES:
+            self._refuse(f"the line is longer than {size_text(MAX_LINE_BYTES)}; this is not a table of sentences")
+        if self._number == 1:
+            raw = raw.removeprefix(b"\xef\xbb\xbf")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            self._refuse(f"not valid UTF-8 (byte {raw[error.start]:#04x}); save the file as UTF-8")
+        if "\x00" in text:
+            self._refuse("holds a NUL character, as a binary or UTF-16 file does; save the file as UTF-8 text")
+        if text.endswith("\r\n"):
+            text = text[:-2] + "\n"
+        return nfc(text)
+
+    def _refuse(self, message: str) -> NoReturn:
+        self._problems.error(self._number, message)
+        raise _Refused
+
+
+_XML_ERRORS: tuple[type[BaseException], ...] = (ElementTree.ParseError, SyntaxError)
+"""What a workbook's damaged or hostile XML raises: the standard library's parser error (also for the entity
+expansion of a "billion laughs" file, which expat refuses since 2.4, and for an external entity, which it does not
+fetch), lxml's (a SyntaxError); defusedxml's (``_defused_errors``) when it is installed."""
 
 
 def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[str]]]:
-    """Rows of the first worksheet; the line of a row is its spreadsheet row number."""
+    """Rows of the first worksheet, streamed (openpyxl's read-only mode and its sheet parser); the line of a
+    row is its spreadsheet row number.
+
+    The sizes its zip directory declares are checked first (a zip bomb unpacks a few kilobytes to gigabytes,
+    and openpyxl holds every shared string in memory). A formula cell is read as the value it had when the
+    workbook was last saved, which is said in a warning; a formula without such a value (a workbook written by
+    a program that does not calculate) is refused: read as empty, it would silently drop a rule.
+    """
     from openpyxl import load_workbook
     from openpyxl.utils.exceptions import InvalidFileException
 
+    if not _xlsx_sizes_ok(path, problems):
+        return
+    damaged: tuple[type[BaseException], ...] = (zipfile.BadZipFile, InvalidFileException, KeyError, OSError,
+                                                ValueError, TypeError, IndexError, *_XML_ERRORS, *_defused_errors())
     try:
         workbook = load_workbook(path, read_only=True, data_only=True)
-    except (zipfile.BadZipFile, InvalidFileException, KeyError, OSError, ValueError) as error:
-        problems.error(None, f"not an XLSX workbook ({error}); save the table as .xlsx, or as .tsv or .csv")
+    except damaged as error:
+        problems.error(None, f"not a valid XLSX workbook ({_first_line(error)}); save the table as .xlsx, or as "
+                             f".tsv or .csv")
         return
     try:
         if not workbook.worksheets:
             problems.error(None, "the workbook has no worksheet")
             return
-        sheet = workbook.worksheets[0]
-        for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
-            yield number, [_cell_text(value) for value in values]
+        yield from _sheet_rows(workbook, workbook.worksheets[0], problems)
+    except damaged as error:
+        problems.error(None, f"not a valid XLSX workbook ({_first_line(error)}); save the table as .xlsx, or as "
+                             f".tsv or .csv")
     finally:
         workbook.close()
+
+
+def _defused_errors() -> tuple[type[BaseException], ...]:
+    try:
+        from defusedxml import DefusedXmlException
+    except ImportError:  # optional: openpyxl parses with it when it is installed, else expat refuses entity bombs
+        return ()
+    return (DefusedXmlException,)
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+
+
+def _xlsx_sizes_ok(path: Path, problems: Problems) -> bool:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError) as error:
+        problems.error(None, f"not an XLSX workbook ({error}); save the table as .xlsx, or as .tsv or .csv")
+        return False
+    total = sum(member.file_size for member in members)
+    if total > MAX_WORKBOOK_BYTES:
+        problems.error(None, f"the workbook unpacks to {size_text(total)}; at most {size_text(MAX_WORKBOOK_BYTES)} "
+                             f"are read")
+        return False
+    strings = sum(member.file_size for member in members if member.filename.lower().endswith("sharedstrings.xml"))
+    if strings > MAX_SHARED_STRINGS_BYTES:
+        problems.error(None, f"the workbook's shared strings unpack to {size_text(strings)}; at most "
+                             f"{size_text(MAX_SHARED_STRINGS_BYTES)} are read (save it as .tsv)")
+        return False
+    return True
+
+
+def _sheet_rows(workbook: Any, sheet: Any, problems: Problems) -> Iterator[tuple[int, list[str]]]:
+    """The sheet's rows from openpyxl's own streaming parser, told to also say which cells hold formulas (its
+    read-only worksheet pads rows to the sheet's declared dimension, which a hostile file sets to 16,384 columns
+    by a million rows, and hides whether a value came from a formula)."""
+    from openpyxl.utils import get_column_letter
+    from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
+
+    class Parser(WorkSheetParser):  # type: ignore[misc]  # openpyxl is untyped
+        def parse_cell(self, element: Any) -> dict[str, Any]:
+            cell: dict[str, Any] = super().parse_cell(element)
+            cell["formula"] = element.find(FORMULA_TAG) is not None
+            return cell
+
+    cached: list[str] = []
+    with sheet._get_source() as source:
+        parser = Parser(source, sheet._shared_strings, data_only=True, epoch=workbook.epoch,
+                        date_formats=workbook._date_formats, timedelta_formats=workbook._timedelta_formats)
+        for number, cells in parser.parse():
+            values: list[str] = []
+            refused = False
+            for cell in cells:
+                column = cell["column"]
+                where = f"{get_column_letter(column)}{number}" if column <= 16384 else f"column {column}"
+                if column > MAX_COLUMNS:
+                    if cell["value"] is not None:
+                        problems.error(number, f"a cell in {where}; a table has at most {MAX_COLUMNS} columns")
+                        refused = True
+                        break
+                    continue
+                if cell["formula"]:
+                    if cell["value"] is None:
+                        problems.error(number, f"{where}: a formula without a value; save the workbook with "
+                                               f"values (a spreadsheet program does when it saves)")
+                        refused = True
+                        continue
+                    cached.append(where)
+                text = _cell_text(cell["value"])
+                if len(text) > MAX_FIELD_CHARS:
+                    problems.error(number, f"{where}: a cell is longer than {MAX_FIELD_CHARS:,} characters; this is "
+                                           f"not a table of sentences")
+                    refused = True
+                    continue
+                values.extend([""] * (column - 1 - len(values)))
+                values.append(text)
+            if not refused:  # a row with a refused cell is reported for that cell only
+                yield number, values
+    if cached:
+        shown = ", ".join(cached[:3]) + (", …" if len(cached) > 3 else "")
+        problems.warn(None, f"{len(cached):,} cell(s) hold a formula ({shown}); the values they had when the workbook "
+                            f"was last saved were read")
 
 
 def _cell_text(value: object) -> str:
@@ -173,4 +396,4 @@ def _cell_text(value: object) -> str:
         return str(int(value))
     if isinstance(value, (datetime, date)):
         return value.isoformat()
-    return str(value)
+    return nfc(str(value))

@@ -1,4 +1,5 @@
-"""A WMT test set (newstest source, reference(s), one output file per system) imported as a suite.
+"""A WMT test set (newstest source, reference(s), one output file per system, or WMT's XML files) imported as a
+suite.
 
 The items of such a suite have references and no rules: they feed the metric-based filters (variance-aware
 filtering, difficulty-aware BERTScore) rather than the rule-based labelling. Item ids are the 1-based line
@@ -10,16 +11,21 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import insert, select
+from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import Item, Output, Reference, Suite, System, SystemOutput
-from suite.errors import TsqeError
+from store.models import STANDARD_REFERENCE, Item, Output, Suite, System, SystemOutput
+from suite.errors import Problem, TsqeError
 from suite.importers.result import ImportResult, Problems
+from suite.importers.suite_import import place_ids
+from suite.importers.tables import read_lines
+from suite.importers.wmt_xml import read_wmt_xml
 from suite.label_counts import add_unlabelled
+from suite.references import add_reference_set, check_set_name, is_set_name
 from suite.tasks import TaskState, progress_of
 
 LANGUAGE_PAIR = re.compile(r"^([A-Za-z]{2,3})-([A-Za-z]{2,3})$")
@@ -32,45 +38,18 @@ class SystemFile:
     languages: tuple[str, str]
 
 
-def read_lines(path: Path, problems: Problems) -> list[str] | None:
-    """The lines of a UTF-8 text file, split on newline only.
-
-    WMT texts may contain characters that ``str.splitlines`` treats as line breaks (U+2028, form feed,
-    vertical tab); splitting on those would misalign a system's outputs with the source.
-    """
-    try:
-        data = path.read_bytes()
-    except OSError as error:
-        problems.error(None, f"cannot read the file: {error.strerror or error}", file=str(path))
-        return None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[:error.start].count(b"\n") + 1
-        problems.error(line, f"not valid UTF-8 (byte {data[error.start]:#04x})", file=str(path))
-        return None
-    text = text.removeprefix("\ufeff")
-    nul = text.find("\x00")
-    if nul >= 0:
-        problems.error(text.count("\n", 0, nul) + 1, "holds a NUL character, as a binary or UTF-16 file does; "
-                                                     "save the file as UTF-8 text", file=str(path))
-        return None
-    if not text.strip():
-        problems.error(None, "the file is empty", file=str(path))
-        return None
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
-
-
 def system_file(path: Path) -> tuple[str, tuple[str, str]] | None:
-    """System name and language pair of ``<testset>.<SYSTEM>.<src>-<tgt>`` (the SYSTEM part may hold dots).
+    """System name and language pair of a WMT system output file, or None when the name says neither.
 
-    This is the naming of WMT's submitted-data packages, and its SYSTEM part is exactly the name used in
-    WMT's human-score files (``newstest2019.MSRA.MADL.6910.de-en`` -> ``MSRA.MADL.6910``).
+    Two namings: ``<testset>.<SYSTEM>.<src>-<tgt>`` (WMT's submitted-data packages to 2020, whose SYSTEM part is
+    exactly the name in WMT's human-score files: ``newstest2019.MSRA.MADL.6910.de-en`` -> ``MSRA.MADL.6910``) and
+    ``<testset>.<src>-<tgt>.hyp.<SYSTEM>.<tgt>`` (WMT21's plain-text release,
+    ``newstest2021.de-en.hyp.UEdin.en``). The SYSTEM part may hold dots.
     """
     parts = path.name.split(".")
+    if len(parts) >= 5 and parts[2] == "hyp" and (pair := LANGUAGE_PAIR.match(parts[1])) is not None \
+            and parts[-1].lower() == pair.group(2).lower() and parts[0]:
+        return ".".join(parts[3:-1]), (pair.group(1).lower(), pair.group(2).lower())
     if len(parts) < 3:
         return None
     pair = LANGUAGE_PAIR.match(parts[-1])
@@ -78,6 +57,29 @@ def system_file(path: Path) -> tuple[str, tuple[str, str]] | None:
     if pair is None or not parts[0] or not name.strip("."):
         return None
     return name, (pair.group(1).lower(), pair.group(2).lower())
+
+
+def reference_file_set(path: Path) -> str | None:
+    """The reference set a plain-text reference file names: NAME of WMT21's ``<testset>.<src>-<tgt>.ref.NAME.<tgt>``
+    (``newstest2021.de-en.ref.A.en`` -> ``A``, the translator of WMT's XML files); None for other names (its
+    references join the ``standard`` set)."""
+    parts = path.name.split(".")
+    if len(parts) == 5 and parts[2] == "ref" and (pair := LANGUAGE_PAIR.match(parts[1])) is not None \
+            and parts[-1].lower() == pair.group(2).lower() and is_set_name(parts[3]):
+        return parts[3]
+    return None
+
+
+def reference_set_name(path: Path) -> str:
+    """The set name a reference file gives when none is named: NAME of WMT21's file names
+    (:func:`reference_file_set`), else the file name without its last suffix, with characters a set name cannot
+    hold replaced by ``_`` (``wmt19-ende-ar.ref`` -> ``wmt19-ende-ar``)."""
+    named = reference_file_set(path)
+    if named is not None:
+        return named
+    stem = path.stem if path.suffix else path.name
+    cleaned = re.sub(r"[^A-Za-z0-9._-]", "_", stem).lstrip("._-")[:100]
+    return cleaned or "ref"
 
 
 def expand_system_paths(paths: Sequence[Path]) -> list[Path]:
@@ -91,23 +93,47 @@ def expand_system_paths(paths: Sequence[Path]) -> list[Path]:
     return files
 
 
+@dataclass(frozen=True)
+class TestSet:
+    """A test set as the suite gets it, whichever layout it came in: its sources in order, its references (a
+    set name, None for an unnamed one, and text by source index) and each system's outputs by source index."""
+
+    source_lang: str
+    target_lang: str
+    sources: list[str]
+    references: list[tuple[str | None, dict[int, str]]]
+    systems: dict[str, dict[int, str]]
+    places: list[tuple[str, str]] = field(default_factory=list)
+    """(category, phenomenon) per source, or none at all (a test set without documents)."""
+
+
 def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequence[Path], name: str,
-               source_lang: str | None = None, target_lang: str | None = None,
+               ref_names: Sequence[str] = (), source_lang: str | None = None, target_lang: str | None = None,
                task: TaskState | None = None) -> ImportResult:
-    """Create suite ``name`` from a WMT test set; every file is checked before anything is written."""
+    """Create suite ``name`` from a WMT test set; every file is checked before anything is written.
+
+    Each reference file is a reference set (kind standard) named by ``ref_names`` (in the files' order) or
+    by the file (:func:`reference_set_name`)."""
     task = progress_of(task)
     problems = Problems(str(src))
     if not refs:
         raise TsqeError("a WMT test set needs at least one reference file")
+    if ref_names and len(ref_names) != len(refs):
+        raise TsqeError(f"{len(ref_names)} reference set names for {len(refs)} reference files: name each file's "
+                        "set, in the files' order")
+    set_names = [check_set_name(n) for n in ref_names] if ref_names else [reference_set_name(p) for p in refs]
+    repeated = sorted({n for n in set_names if set_names.count(n) > 1})
+    if repeated:
+        raise TsqeError(f"reference set name(s) {', '.join(repeated)} given to several files: name them apart")
     system_paths = expand_system_paths(systems)
     if not system_paths:
         raise TsqeError("a WMT test set needs at least one system output file (none was given or found)")
 
     task.progress(0, 2, "reading the WMT test set")
-    sources = read_lines(src, problems)
-    references = [read_lines(path, problems) for path in refs]
+    sources = read_lines(src, problems, file=str(src))
+    references = [read_lines(path, problems, file=str(path)) for path in refs]
     parsed = _system_files(system_paths, problems)
-    outputs = [read_lines(file.path, problems) for file in parsed]
+    outputs = [read_lines(file.path, problems, file=str(file.path)) for file in parsed]
     languages = _languages(parsed, source_lang, target_lang, problems)
 
     if sources is not None:
@@ -125,44 +151,106 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
                 _check_aligned(file.path, lines, src, len(sources), problems)
     problems.raise_if_any()
     assert sources is not None and languages is not None
-
-    result = ImportResult(warnings=problems.warnings)
+    test_set = TestSet(languages[0], languages[1], [line.strip() for line in sources],
+                       [(set_name, {index: text.strip() for index, text in enumerate(lines or [])})
+                        for set_name, lines in zip(set_names, references)],
+                       {file.name: {index: text.strip() for index, text in enumerate(lines or [])}
+                        for file, lines in zip(parsed, outputs)})
     task.progress(1, 2, "writing the WMT test set")
-    with db.transaction() as session:
-        if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
-            raise TsqeError(f"a suite named {name!r} already exists: import the test set under another name")
-        suite = Suite(name=name, source_lang=languages[0], target_lang=languages[1])
-        session.add(suite)
-        session.flush()
-        session.execute(insert(Item), [
-            {"suite_id": suite.id, "external_id": str(index + 1), "position": index, "phenomenon_id": None,
-             "source": text.strip()}
-            for index, text in enumerate(sources)])
-        item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite.id)).all())
-        session.execute(insert(Reference), [
-            {"item_id": item_ids[index], "text": text.strip(), "kind": "standard"}
-            for lines in references if lines is not None for index, text in enumerate(lines)])
-        session.execute(insert(System), [{"suite_id": suite.id, "name": file.name} for file in parsed])
-        system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
+    return write_test_set(db, name, test_set, problems.warnings, task)
 
-        distinct: dict[tuple[int, str], None] = {}
-        for lines in outputs:
-            assert lines is not None
-            for index, text in enumerate(lines):
-                distinct[(item_ids[index], text.strip())] = None
-        session.execute(insert(Output), [{"item_id": item, "text": text} for item, text in distinct])
-        add_unlabelled(session.connection(), Counter(item for item, _ in distinct))
-        output_ids = {(item, text): output for output, item, text in session.execute(
-            select(Output.id, Output.item_id, Output.text).join(Item).where(Item.suite_id == suite.id))}
-        session.execute(insert(SystemOutput), [
-            {"system_id": system_ids[file.name], "item_id": item_ids[index],
-             "output_id": output_ids[(item_ids[index], text.strip())]}
-            for file, lines in zip(parsed, outputs) if lines is not None for index, text in enumerate(lines)])
-        task.progress(2, 2, "WMT test set imported")  # before the commit: a cancel here still changes nothing
-    result.counts = {"items": len(sources), "references": sum(len(r or []) for r in references),
-                     "systems": len(parsed), "system_outputs": len(parsed) * len(sources),
-                     "distinct_outputs": len(distinct)}
+
+def import_wmt_xml(db: Database, paths: Sequence[Path], *, name: str, testsuite: str | None = None,
+                   source_lang: str | None = None, target_lang: str | None = None,
+                   task: TaskState | None = None) -> ImportResult:
+    """Create suite ``name`` from WMT XML files (``suite.importers.wmt_xml``): the sources, every reference set
+    (named by its translator) and every system; with ``testsuite``, that test suite's documents instead of the
+    test set's own."""
+    task = progress_of(task)
+    if not paths:
+        raise TsqeError("name at least one XML file of the test set")
+    problems = Problems(str(paths[0]))
+    task.progress(0, 2, "reading the WMT XML test set")
+    found = read_wmt_xml(paths, problems, testsuite=testsuite)
+    chosen = (source_lang or found.source_lang, target_lang or found.target_lang)
+    for given, read, side in ((source_lang, found.source_lang, "source"), (target_lang, found.target_lang, "target")):
+        if given is not None and read is not None and given != read:
+            problems.error(None, f"the files' {side} language is {read!r}, not {given!r}")
+    if not problems.errors and (chosen[0] is None or chosen[1] is None):
+        problems.error(None, "the files name no " + ("source" if chosen[0] is None else "target") +
+                       " language: give it")
+    if not problems.errors and not found.systems:
+        problems.error(None, "the files hold no system output (<hyp system=...>)")
+    problems.raise_if_any()
+    assert chosen[0] is not None and chosen[1] is not None
+    test_set = TestSet(chosen[0], chosen[1], found.sources, list(found.references.items()), found.systems)
+    task.progress(1, 2, "writing the WMT XML test set")
+    result = write_test_set(db, name, test_set, problems.warnings, task)
+    result.counts["documents_left_out"] = len(found.left_out)
     return result
+
+
+def write_test_set(db: Database, name: str, test_set: TestSet, warnings: list[Problem],
+                   task: TaskState) -> ImportResult:
+    """Create the suite ``name`` holding ``test_set``: items 1..N (their line numbers), references, systems."""
+    with db.transaction() as session:
+        written = add_test_set(session, name, test_set)
+        task.progress(2, 2, "WMT test set imported")  # before the commit: a cancel here still changes nothing
+    return ImportResult(counts=written.counts, warnings=warnings)
+
+
+@dataclass(frozen=True)
+class WrittenTestSet:
+    """What ``add_test_set`` wrote, for a caller that writes more with it (scores of its outputs)."""
+
+    suite_id: int
+    item_ids: dict[int, int]
+    """Source index -> item id."""
+    system_ids: dict[str, int]
+    output_ids: dict[tuple[int, str], int]
+    """(item id, text) -> output id."""
+    counts: dict[str, int]
+
+
+def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestSet:
+    """:func:`write_test_set` inside the caller's transaction."""
+    sources = test_set.sources
+    if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
+        raise TsqeError(f"a suite named {name!r} already exists: import the test set under another name")
+    suite = Suite(name=name, source_lang=test_set.source_lang, target_lang=test_set.target_lang)
+    session.add(suite)
+    session.flush()
+    places = place_ids(session, suite.id, list(dict.fromkeys(test_set.places))) if test_set.places else {}
+    session.execute(insert(Item), [
+        {"suite_id": suite.id, "external_id": str(index + 1), "position": index, "source": text,
+         "phenomenon_id": places[test_set.places[index]] if test_set.places else None}
+        for index, text in enumerate(sources)])
+    item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite.id)).all())
+    sets: dict[str, dict[int, list[str]]] = {}
+    for set_name, texts in test_set.references:  # unnamed references pool in the set named after their kind
+        pooled = sets.setdefault(set_name or STANDARD_REFERENCE, {})
+        for index, text in sorted(texts.items()):
+            pooled.setdefault(item_ids[index], []).append(text)
+    references = sum(add_reference_set(session, suite.id, set_name, STANDARD_REFERENCE, by_item)
+                     for set_name, by_item in sets.items())
+    session.execute(insert(System), [{"suite_id": suite.id, "name": system} for system in test_set.systems])
+    system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
+    distinct: dict[tuple[int, str], None] = {}
+    for texts in test_set.systems.values():
+        for index, text in texts.items():
+            distinct[(item_ids[index], text)] = None
+    session.execute(insert(Output), [{"item_id": item, "text": text} for item, text in distinct])
+    add_unlabelled(session.connection(), Counter(item for item, _ in distinct))
+    output_ids = {(item, text): output for output, item, text in session.execute(
+        select(Output.id, Output.item_id, Output.text).join(Item).where(Item.suite_id == suite.id))}
+    links = [{"system_id": system_ids[system], "item_id": item_ids[index],
+              "output_id": output_ids[(item_ids[index], text)]}
+             for system, texts in test_set.systems.items() for index, text in texts.items()]
+    session.execute(insert(SystemOutput), links)
+    counts = {"items": len(sources), "references": references, "reference_sets": len(sets),
+              "systems": len(test_set.systems),
+              "system_outputs": len(links), "distinct_outputs": len(distinct)}
+    return WrittenTestSet(suite.id, item_ids, system_ids, output_ids, counts)
 
 
 def _system_files(paths: Sequence[Path], problems: Problems) -> list[SystemFile]:
@@ -172,7 +260,8 @@ def _system_files(paths: Sequence[Path], problems: Problems) -> list[SystemFile]
         parsed = system_file(path)
         if parsed is None:
             problems.error(None, f"cannot take a system name from the file name {path.name!r}: expected "
-                              "<testset>.<SYSTEM>.<src>-<tgt>, e.g. newstest2019.Facebook_FAIR.6750.de-en",
+                              "<testset>.<SYSTEM>.<src>-<tgt>, e.g. newstest2019.Facebook_FAIR.6750.de-en, or "
+                              "<testset>.<src>-<tgt>.hyp.<SYSTEM>.<tgt>, e.g. newstest2021.de-en.hyp.UEdin.en",
                            file=str(path))
             continue
         name, languages = parsed

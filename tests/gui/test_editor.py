@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import first_call_held, shown_errors
+from hostile_helpers import bounded_address_space
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QTextCharFormat
 from PySide6.QtTest import QAbstractItemModelTester
@@ -533,3 +534,27 @@ def test_a_new_empty_rule_does_not_turn_the_outputs_into_errors(qtbot, screen, s
     _type(qtbot, _editor(screen, "positive", 1), "painted")  # once typed, it is a rule like any other
     _preview_settled(qtbot, screen, ops)
     assert {o.label_after for o in screen.last_preview.outputs} >= {"pass"}
+
+
+@pytest.mark.parametrize("pattern", ["(?:a{65535}){65535}", "(" * 300 + "a" + ")" * 300])
+def test_typing_a_pattern_that_would_exhaust_the_compiler_is_refused_at_once(qtbot, screen, state, ops,  # type: ignore[no-untyped-def]
+                                                                           pattern: str) -> None:
+    """Typed key by key, every prefix was compiled on the main thread: from ``(?:a{65535}){65}`` on, each wanted
+    gigabytes. Run under a bound on this process's address space, so that code without the bound on patterns
+    fails with ``MemoryError`` instead of taking the machine's memory."""
+    item_id = _open(screen, state, ops, "amb-02")
+    editor = _editor(screen, "positive", 0)
+    started = time.monotonic()
+    with bounded_address_space():
+        _type(qtbot, editor, pattern)
+        _preview_settled(qtbot, screen, ops)
+    assert time.monotonic() - started < 30  # every keystroke answered: each prefix is checked in microseconds
+    message = screen.rule_lists["positive"].problem
+    assert message.isVisible() and message.text().startswith("positive rule 1: pattern is too complex: ")
+    assert "1 pattern of the draft is too complex, so every output" in screen.preview.flips.text()
+    assert "not compile" not in screen.preview.flips.text()
+    assert editor.has_problem() and not screen.save_button.isEnabled()
+    screen.save_action.trigger()
+    assert ops.wait_idle()
+    assert [r.pattern for r in item_detail(state.db, item_id).rules if r.polarity == "positive"] == [r"\block\b"]
+    assert shown_errors() == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from conftest import shown_errors
+from conftest import make_active, shown_errors
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QProgressDialog, QPushButton
@@ -174,3 +174,14 @@ def test_switching_to_a_screen_gives_it_the_keys(qtbot, window: MainWindow) -> N
     qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
     assert window.editor.draft is None and QApplication.focusWidget() is window.tree.search
     assert window.state.selection.category is None and window.review.current_filter() == filter_before
+
+
+def test_ctrl_2_in_review_gives_the_keys_back_to_the_table(qtbot, window: MainWindow) -> None:
+    """Found walking through the real window: after choosing a filter, Ctrl+2 (Review already shown) left the keys
+    in the filter box, so the next P chose the "pass" filter instead of deciding a row."""
+    from PySide6.QtWidgets import QApplication
+
+    make_active(qtbot, window)
+    window.review.label_box.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert QApplication.focusWidget() is window.review.table

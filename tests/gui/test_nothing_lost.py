@@ -185,8 +185,7 @@ def test_undoing_decisions_keeps_the_rows_and_takes_only_the_decisions_back(qtbo
     assert not shown_errors()
 
 
-def test_an_undo_outside_the_screen_asks_first_then_shows_it(qtbot, window: MainWindow,  # type: ignore[no-untyped-def]
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_undo_outside_the_screen_asks_first_then_shows_it(qtbot, window: MainWindow) -> None:
     db = window.state.db
     assert db is not None
     item_id = _edit_a_rule(qtbot, window, "neg-01")
@@ -194,18 +193,19 @@ def test_an_undo_outside_the_screen_asks_first_then_shows_it(qtbot, window: Main
     assert window.ops.wait_idle()
     rows = _review_rows(qtbot, window, OutputFilter(reviewed=False))
     window.tabs.setCurrentWidget(window.review)
-    questions: list[str] = []
-    answers = [False, True]
 
-    def ask(direction: str, text: str, changes: object) -> bool:
-        questions.append(text)
-        return answers.pop(0)
+    def asked() -> QMessageBox:
+        [box] = [w for w in window.findChildren(QMessageBox) if w.isVisible()]
+        return box
 
-    monkeypatch.setattr(window, "_undo_elsewhere", ask)
     window.step("undo")
-    assert questions == [r"add negative rule \bshore\b in neg-01"] and window.state.undo_stack.canUndo()
+    assert asked().text() == r"Undo: add negative rule \bshore\b in neg-01?"
+    assert "It is not on this screen: it changes an item's rules" in asked().informativeText()
+    asked().button(QMessageBox.StandardButton.Cancel).click()
+    assert window.ops.wait_idle() and window.state.undo_stack.canUndo()
     assert r"\bshore\b" in [rule.pattern for rule in item_detail(db, item_id).rules]  # not undone
     window.step("undo")
+    asked().defaultButton().click()
     assert window.ops.wait_idle()
     assert r"\bshore\b" not in [rule.pattern for rule in item_detail(db, item_id).rules]
     assert window.tabs.currentWidget() is window.editor and window.editor.item_id == item_id  # shown
@@ -248,3 +248,22 @@ def test_a_finished_job_says_what_it_did(qtbot, window: MainWindow, tmp_path: Pa
     assert said.startswith("importing outputs from more.tsv: 1 system outputs of 1 systems (1 new)")
     assert said.endswith("labelling: 1 new output labelled · pass +1 · in 1 item")
 
+
+
+def test_an_undo_and_a_redo_pressed_at_once_run_one_after_the_other(qtbot, window: MainWindow) -> None:
+    review, db = window.review, window.state.db
+    assert db is not None
+    _review_rows(qtbot, window, OutputFilter(reviewed=False))
+    review.set_current_row(0)
+    first = review.model.output_id(0)
+    qtbot.keyClick(review.table, Qt.Key.Key_P)
+    _settle(qtbot, window)
+    for _ in range(3):
+        window.step("undo")
+        window.step("redo")  # before the undo's write has run
+    _settle(qtbot, window)
+    [row] = output_rows(db, [first or 0])
+    assert row.manual_label == "pass" and window.state.undo_stack.canUndo() and not shown_errors()
+    window.step("undo")
+    _settle(qtbot, window)
+    assert output_rows(db, [first or 0])[0].manual_label is None

@@ -159,6 +159,20 @@ def test_a_cell_lists_its_pairs_with_verdicts_that_add_up_to_the_accuracy(qe_tab
     assert "<span" in qe_tab.pairs.toHtml()  # the differing words are marked
 
 
+def test_a_tie_rate_cell_lists_the_systems_tied_pairs(qe_tab: QETab) -> None:
+    assert qe_tab.view_data is not None
+    result = qe_tab.view_data.result
+    assert result.ties == "half" and not result.ties_chosen  # "ties: default" on a suite that is no challenge set
+    headers = [qe_tab.model.headerData(c, Qt.Orientation.Horizontal) for c in range(qe_tab.model.columnCount())]
+    total = len(result.rows)
+    qe_tab.show_pairs(total, headers.index("demo-chrf ties"))
+    assert qe_tab._ops.wait_idle()
+    pairs = qe_tab.pairs.pairs
+    assert {p.verdict for p in pairs} <= {"tie"}
+    assert len(pairs) == round(result.total.tie_rate["demo-chrf"] * result.total.counted["demo-chrf"])
+    assert qe_tab.pairs.toPlainText().startswith("ties of demo-chrf on all rows")
+
+
 def test_total_and_weighed_list_the_pairs_of_their_table_only(qe_tab: QETab) -> None:
     """In the phenomena of one category, Total and weighed are that category's pairs; they once listed the suite's."""
     qe_tab.set_options(AccuracyOptions(category="Verb tense/aspect/mood", bootstrap=0))
@@ -356,17 +370,19 @@ def test_correlations_are_those_of_tsqe_correlate(discriminative_tab, demo_db: D
     assert discriminative_tab._ops.wait_idle(120_000)
     model = discriminative_tab.correlation_model
     headers = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert headers == ["metric", "systems", "Pearson r", "Kendall tau", "Pearson r top 3", "Kendall tau top 3"]
+    assert headers == ["metric", "refs", "systems", "segments", "Pearson r", "Spearman rho", "Kendall tau",
+                       "Pearson r top 3", "Spearman rho top 3", "Kendall tau top 3"]
     rows = {model.data(model.index(r, 0), RAW_ROLE): [model.data(model.index(r, c), RAW_ROLE)
                                                      for c in range(model.columnCount())]
             for r in range(model.rowCount())}
     assert sorted(rows) == sorted(metrics)
     for metric, shown in rows.items():
-        everyone = json.loads(tsqe(demo_db, "correlate", "--metric", metric, "--json"))
-        best = json.loads(tsqe(demo_db, "correlate", "--metric", metric, "--top", "3", "--json"))
-        assert shown[1] == len(everyone["systems"])
-        expected = [everyone["pearson"], everyone["kendall"], best["pearson"], best["kendall"]]
-        assert shown[2:] == pytest.approx([math.nan if e is None else e for e in expected], nan_ok=True)
+        everyone = json.loads(tsqe(demo_db, "correlate", "--metric", metric, "--json", "--bootstrap", "0"))
+        best = json.loads(tsqe(demo_db, "correlate", "--metric", metric, "--top", "3", "--json", "--bootstrap", "0"))
+        assert shown[2] == len(everyone["systems"])
+        expected = [everyone[k] for k in ("pearson", "spearman", "kendall")] + [
+            best[k] for k in ("pearson", "spearman", "kendall")]
+        assert shown[4:] == pytest.approx([math.nan if e is None else e for e in expected], nan_ok=True)
 
 
 def test_reference_tokens_are_shaded_by_their_difficulty(discriminative_tab, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
@@ -396,6 +412,10 @@ def test_qe_systems_are_imported_stored_from_a_metric_and_removed_from_the_tab(q
     assert ops.wait_idle()
     assert "two-scores" not in [s.name for s in qe_tab.systems_model.systems]
     assert qe_tab.view_data is not None and "two-scores" not in qe_tab.view_data.result.qe_systems
+    qe_tab.metric_as_qe(MetricRequest("chrf", "chrf-known", "known-good"))  # the QE tab takes the reference choice
+    assert ops.wait_idle(120_000)
+    stored = {s.name: s for s in qe_tab.systems_model.systems}["chrf-known"]
+    assert stored.meta["refs"] == "known-good" and stored.meta["signature"].endswith("|refs:known-good|combine:multi")
 
 
 def test_a_table_computed_before_a_qe_write_is_neither_shown_nor_reused_after_it(

@@ -1,0 +1,109 @@
+"""Checking a database file's pages, and remembering when that was last done.
+
+A SQLite file damaged by a full disk, a crash of the machine during a copy or a failing drive can go unnoticed
+for months, until the one page that holds a reviewer's decisions is read. ``check_database`` runs SQLite's
+``integrity_check`` (every page, every index against its table) or ``quick_check`` (pages only, faster) on the
+file as it is, without migrating or opening it through the store (which a damaged file may not survive), and
+records a clean result in the database; ``status`` warns when the last check (or the database's creation, when
+it never had one) is older than :data:`CHECK_AGE`. A damaged file is never written to. A PostgreSQL server checks
+its own pages (with checksums and ``amcheck``): there the check confirms that the server answers and the schema
+is one this tsqe reads.
+"""
+from __future__ import annotations
+
+import sqlite3
+from contextlib import closing
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from urllib.parse import quote
+
+from sqlalchemy import func, select, text
+from sqlalchemy.engine import make_url
+
+from store.database import Database, open_database
+from store.engine import resolve_url, sqlite_path
+from store.errors import TsqeError
+from store.faults import display_url
+from store.models import IntegrityCheck, Suite, utcnow
+
+CHECK_AGE = timedelta(days=30)
+"""How old the last check may be before ``status`` suggests another."""
+SHOWN_PROBLEMS = 100
+"""SQLite's own default for how many problems ``integrity_check`` reports."""
+
+
+@dataclass(frozen=True)
+class IntegrityReport:
+    database: str
+    kind: str  # "integrity_check", "quick_check" or "connection" (PostgreSQL)
+    problems: tuple[str, ...] = field(default_factory=tuple)
+    recorded: bool = False
+    """Whether the result was stored in the database (a damaged or read-only file is not written to)."""
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def check_database(db: str | None, *, quick: bool = False) -> IntegrityReport:
+    """Check the pages of the database ``db`` names (a path, a URL, ``$TSQE_DB`` or the default file)."""
+    url = resolve_url(db)
+    path = sqlite_path(make_url(url))
+    if path is None:
+        database = open_database(url)
+        try:
+            with database.transaction() as session:
+                session.execute(text("SELECT 1"))
+                session.add(IntegrityCheck(kind="connection", ok=True, problems=""))
+        finally:
+            database.close()
+        return IntegrityReport(display_url(url), "connection", recorded=True)
+    if not path.is_file():
+        raise TsqeError(f"{path}: no such database file")
+    kind = "quick_check" if quick else "integrity_check"
+    problems = _sqlite_problems(path, kind)
+    if problems:
+        return IntegrityReport(str(path), kind, problems)
+    try:
+        database = open_database(path)
+    except TsqeError:  # read-only, or written by a newer tsqe: the pages are fine, the result cannot be kept
+        return IntegrityReport(str(path), kind)
+    try:
+        with database.transaction() as session:
+            session.add(IntegrityCheck(kind=kind, ok=True, problems=""))
+    except TsqeError:
+        return IntegrityReport(str(path), kind)
+    finally:
+        database.close()
+    return IntegrityReport(str(path), kind, recorded=True)
+
+
+def _sqlite_problems(path: Path, kind: str) -> tuple[str, ...]:
+    """What SQLite's check reports on the file, read-only; a file that is no SQLite database at all is one problem."""
+    try:
+        with closing(sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)) as connection:
+            rows = connection.execute(f"PRAGMA {kind}({SHOWN_PROBLEMS})").fetchall()
+    except sqlite3.DatabaseError as error:
+        return (f"{error} (SQLite cannot read the file's {'header' if 'not a database' in str(error) else 'pages'})",)
+    reported = tuple(line for row in rows for line in str(row[0]).splitlines() if line.strip())
+    return () if reported == ("ok",) else reported
+
+
+@dataclass(frozen=True)
+class CheckAge:
+    """When the database's pages were last checked (None: never) and whether that is too long ago."""
+
+    last: datetime | None
+    overdue: bool
+
+
+def check_age(database: Database) -> CheckAge:
+    """``overdue`` when the last check, or the database's first suite when it never had one, is older than
+    :data:`CHECK_AGE` (a database made today needs no check yet)."""
+    with database.session() as session:
+        last = session.scalar(select(func.max(IntegrityCheck.checked_at)).where(IntegrityCheck.ok.is_(True)))
+        since = last or session.scalar(select(func.min(Suite.created_at)))
+    if isinstance(since, datetime) and since.tzinfo is None:
+        since = since.replace(tzinfo=utcnow().tzinfo)
+    return CheckAge(last, since is not None and utcnow() - since > CHECK_AGE)

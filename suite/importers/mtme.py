@@ -1,0 +1,228 @@
+"""A test set in google-research/mt-metrics-eval's layout (``tsqe import mtme DIR --lp de-en``).
+
+The layout (mt-metrics-eval's README, "File organization and naming convention"), under the test set's folder:
+
+- ``sources/SRC-TGT.txt``: one segment a line -> items ``1..N`` (line numbers), as ``tsqe import wmt`` makes them;
+- ``documents/SRC-TGT.docs``: ``DOMAIN DOCNAME`` per line -> the item's category (domain) and phenomenon
+  (document), which mt-metrics-eval itself says may stand for other groupings;
+- ``references/SRC-TGT.NAME.txt`` -> one reference set per NAME;
+- ``system-outputs/SRC-TGT/NAME.txt`` -> system NAME (references scored as systems included, as the layout has
+  them);
+- ``human-scores/SRC-TGT.NAME.LEVEL.score``: ``SYSNAME SCORE`` lines (``None``: no score) -> the system-level
+  scores of one NAME become the suite's human scores (``tsqe correlate``); tsqe keeps one human score per system,
+  so the others, and the other levels, are reported and left;
+- ``metric-scores/SRC-TGT/NAME-REF.seg.score``: a block of ``SYSNAME SCORE`` lines per system, one per segment ->
+  the QE system ``NAME-REF`` (imported), usable by ``tsqe accuracy`` and ``tsqe correlate --metric qe:NAME-REF``.
+  A QE system scores distinct outputs: systems that produced the same output and got different scores (a
+  document-level metric) give it their mean, which is counted. A QE system of that name already in the database
+  (the same metric on another language pair) gets this suite's scores added. System-, document- and domain-level
+  metric scores are reported and left (tsqe computes a metric's system score from its segment scores).
+
+Lines are read as mt-metrics-eval reads them (trailing whitespace stripped). Every file is checked before
+anything is written; the whole import is one transaction.
+"""
+from __future__ import annotations
+
+import math
+import os
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import insert
+
+from store import Database
+from store.models import HumanScore
+from suite.errors import Problem, TsqeError
+from suite.importers.result import Problems
+from suite.importers.tables import read_lines
+from suite.importers.wmt import TestSet, add_test_set
+from suite.qe_scores import merge_scores
+from suite.suites import split_language_pair
+from suite.tasks import TaskState, progress_of
+
+LEVELS = ("sys", "domain", "doc", "seg")
+HUMAN_PREFERENCE = ("mqm", "wmt-z", "wmt-appraise", "wmt-raw", "psqm", "esa")
+"""The human score imported when a test set has several and none is named: the gold standards of mt-metrics-eval's
+WMT sets, most trusted first."""
+SOURCE_OF_SCORES = "mt-metrics-eval"
+
+
+@dataclass
+class MtmeFolder:
+    """What a test set's folder holds for one language pair, read and checked."""
+
+    test_set: TestSet
+    human: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Human score name -> system -> system-level score (``None`` lines left out)."""
+    metrics: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    """Metric NAME-REF -> system -> its segment scores."""
+    left: list[str] = field(default_factory=list)
+    """Score files not imported (other levels), by name."""
+
+
+def _lines(path: Path, problems: Problems) -> list[str] | None:
+    lines = read_lines(path, problems, file=str(path))
+    return None if lines is None else [line.rstrip() for line in lines]
+
+
+def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
+    """The language pair ``lp`` of the mt-metrics-eval test set in ``root``."""
+    source_lang, target_lang = split_language_pair(lp)
+    sources_path = root / "sources" / f"{lp}.txt"
+    if not sources_path.is_file():
+        raise TsqeError(f"{root}: no sources/{lp}.txt: not an mt-metrics-eval test set folder for {lp} "
+                        f"(it holds sources/, references/, system-outputs/{lp}/ ...)")
+    sources = _lines(sources_path, problems) or []
+    for number, text in enumerate(sources, start=1):
+        if not text.strip():
+            problems.error(number, "empty source line", file=str(sources_path))
+
+    def aligned(path: Path) -> dict[int, str]:
+        lines = _lines(path, problems)
+        if lines is None:
+            return {}
+        if len(lines) != len(sources):
+            problems.error(min(len(lines), len(sources)) + 1, f"has {len(lines)} lines but sources/{lp}.txt has "
+                                                              f"{len(sources)}", file=str(path))
+        return {index: line.strip() for index, line in enumerate(lines)}
+
+    references: list[tuple[str | None, dict[int, str]]] = []
+    for path in sorted((root / "references").glob(f"{lp}.*.txt")):
+        name = path.name[len(lp) + 1:-len(".txt")]
+        if not name or "." in name or "-" in name or name in ("all", "src"):
+            problems.error(None, f"reference name {name!r}: mt-metrics-eval's names have no '.' or '-' and are not "
+                                 f"'all' or 'src'", file=str(path))
+            continue
+        references.append((name, aligned(path)))
+    systems = {path.name[:-len(".txt")]: aligned(path)
+               for path in sorted((root / "system-outputs" / lp).glob("*.txt"))}
+    if not systems:
+        problems.error(None, f"no system output (system-outputs/{lp}/*.txt)", file=str(root))
+    places: list[tuple[str, str]] = []
+    docs_path = root / "documents" / f"{lp}.docs"
+    if docs_path.is_file():
+        for number, line in enumerate(_lines(docs_path, problems) or [], start=1):
+            fields = line.split()
+            if len(fields) != 2:
+                problems.error(number, f"expected DOMAIN DOCNAME, found {len(fields)} fields", file=str(docs_path))
+                continue
+            places.append((fields[0], fields[1]))
+        if len(places) != len(sources) and not problems.errors:
+            problems.error(None, f"has {len(places)} lines but sources/{lp}.txt has {len(sources)}",
+                           file=str(docs_path))
+    found = MtmeFolder(TestSet(source_lang, target_lang, [text.strip() for text in sources], references, systems,
+                               places))
+    for path in sorted((root / "human-scores").glob(f"{lp}.*.score")):
+        parts = path.name.split(".")
+        name, level = ".".join(parts[1:-2]), parts[-2]
+        if level != "sys":
+            found.left.append(f"human {name} ({level})")
+            continue
+        scores = _score_file(path, problems, systems, allow_none=True)
+        found.human[name] = {system: values[0] for system, values in scores.items() if values[0] is not None}
+    for path in sorted((root / "metric-scores" / lp).glob("*.score")):
+        name, level = path.name.rsplit(".", 2)[:2]
+        if level not in LEVELS or "-" not in name:
+            problems.error(None, "not a metric score file: expected NAME-REF.LEVEL.score", file=str(path))
+            continue
+        if level != "seg":
+            found.left.append(f"metric {name} ({level})")
+            continue
+        metric = _score_file(path, problems, systems, allow_none=False)
+        for system, values in metric.items():
+            if len(values) != len(sources):
+                problems.error(None, f"system {system!r} has {len(values)} segment scores but the test set has "
+                                     f"{len(sources)} segments", file=str(path))
+        found.metrics[name] = {system: [float(v) for v in values if v is not None] for system, values in metric.items()}
+    return found
+
+
+def _score_file(path: Path, problems: Problems, systems: dict[str, dict[int, str]],
+                allow_none: bool) -> dict[str, list[float | None]]:
+    """``SYSNAME SCORE`` lines as mt-metrics-eval's ``ReadScoreFile`` reads them: system -> scores in order."""
+    scores: dict[str, list[float | None]] = defaultdict(list)
+    for number, line in enumerate(_lines(path, problems) or [], start=1):
+        fields = line.split()
+        if len(fields) != 2:
+            problems.error(number, f"expected SYSNAME SCORE, found {len(fields)} fields", file=str(path))
+            continue
+        system, text = fields
+        if system not in systems:
+            problems.error(number, f"system {system!r} has no output file (system-outputs/)", file=str(path))
+            continue
+        if text == "None" and allow_none:
+            scores[system].append(None)
+            continue
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            problems.error(number, f"score {text!r} is not a finite number", file=str(path))
+            continue
+        scores[system].append(value)
+    return dict(scores)
+
+
+@dataclass(frozen=True)
+class MtmeImport:
+    """What ``import_mtme`` wrote (``counts``), which human scores it took, and what it left."""
+
+    suite: str
+    counts: dict[str, int]
+    human: str | None
+    left: list[str]
+    warnings: list[Problem]
+
+
+def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: str | None = None,
+                human: str | None = None, lower_is_better: frozenset[str] = frozenset(),
+                task: TaskState | None = None) -> MtmeImport:
+    """Create the suite ``name`` (default ``TESTSET.LP``, e.g. ``wmt22.de-en``) from an mt-metrics-eval folder,
+    with its human scores (``human``: which, default the most trusted present) and its segment-level metric scores
+    as QE systems (those named in ``lower_is_better`` by their base NAME are stored lower-is-better)."""
+    task = progress_of(task)
+    root = Path(root)
+    name = name or f"{root.resolve().name}.{lp}"
+    problems = Problems(str(root))
+    task.progress(0, 2, f"reading {root.name} {lp}")
+    found = read_mtme(root, lp, problems)
+    chosen = _chosen_human(found, human, problems)
+    problems.raise_if_any()
+    task.progress(1, 2, f"writing {root.name} {lp}")
+    with db.transaction() as session:
+        written = add_test_set(session, name, found.test_set)
+        counts = dict(written.counts)
+        if chosen is not None:
+            scores = found.human[chosen]
+            session.execute(insert(HumanScore), [{"system_id": written.system_ids[system], "lp": lp, "score": score}
+                                                 for system, score in scores.items()])
+            counts["human_scores"] = len(scores)
+        disagreeing = 0
+        for metric, by_system in found.metrics.items():
+            by_output: dict[int, list[float]] = defaultdict(list)
+            for system, values in by_system.items():
+                texts = found.test_set.systems[system]
+                for index, value in enumerate(values):
+                    item_id = written.item_ids[index]
+                    by_output[written.output_ids[(item_id, texts[index])]].append(value)
+            disagreeing += sum(len(set(values)) > 1 for values in by_output.values())
+            base, refs = metric.rsplit("-", 1)
+            merge_scores(session, name=metric, kind="imported", higher_is_better=base not in lower_is_better,
+                         scores={output: sum(values) / len(values) for output, values in by_output.items()},
+                         meta={"imported_from": SOURCE_OF_SCORES, "metric": base, "refs": refs})
+        counts["metrics"] = len(found.metrics)
+        counts["outputs_scored_differently"] = disagreeing
+        task.progress(2, 2, "imported")  # before the commit: a cancel here still changes nothing
+    left = found.left + [f"human {other} (sys)" for other in found.human if other != chosen]
+    return MtmeImport(name, counts, chosen, left, problems.warnings)
+
+
+def _chosen_human(found: MtmeFolder, human: str | None, problems: Problems) -> str | None:
+    if human is not None:
+        if human not in found.human:
+            problems.error(None, f"no system-level human scores named {human!r} (there are: "
+                                 f"{', '.join(sorted(found.human)) or 'none'})")
+        return human
+    return next((name for name in (*HUMAN_PREFERENCE, *sorted(found.human)) if name in found.human), None)
