@@ -12,6 +12,7 @@ HUMAN = "human"  # filters.systems.HUMAN: rank systems by their human scores
 REFERENCE_COMBINATIONS = ("multi", "max", "mean")  # suite.references.COMBINATIONS
 STANDARD_REFERENCE = "standard"  # store.models.STANDARD_REFERENCE
 CHALLENGE_FORMATS = ("demetr", "aces", "contrastive-tsv")  # store.models.CHALLENGE_FORMATS
+RULE_HEALTH_SORTS = ("item", "matches", "decisions", "overridden", "precision")  # suite.assist.rule_health.SORTS
 KNOWN_GOOD = "known-good"  # suite.references.KNOWN_GOOD
 ACCURACY_ROWS = ("category", "phenomenon")  # qe.accuracy.BY
 BOOTSTRAP_RESAMPLES = 1000  # filters.metrics.statistics.RESAMPLES

@@ -25,7 +25,9 @@ import cli.qe_systems  # noqa: F401
 import cli.references  # noqa: F401
 import cli.report  # noqa: F401
 import cli.rule_group  # noqa: F401
+import cli.rule_suggest  # noqa: F401
 import cli.rule_test  # noqa: F401
+import cli.rules_health  # noqa: F401
 import cli.status  # noqa: F401
 import cli.suites  # noqa: F401
 import cli.wmt  # noqa: F401

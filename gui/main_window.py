@@ -145,7 +145,11 @@ class MainWindow(QMainWindow):
         status.addPermanentWidget(self.job_bar)
 
         self.edits = SuiteEdits(self.state, self.ops, self.tree.current_selection, self.tree, self)
-        self.tree.context_actions = self.edits.actions
+        self.rule_health_action = QAction("Rule &health", self)
+        self.rule_health_action.setShortcut(QKeySequence("Ctrl+Shift+H"))
+        self.rule_health_action.setToolTip("how the rules of the selected category or phenomenon are doing")
+        self.rule_health_action.triggered.connect(self.show_rule_health)
+        self.tree.context_actions = [*self.edits.actions, self.rule_health_action]
         self.drafts = drafts.DraftKeeper(self.state, self.editor.unsaved, self.editor.recover, self)
         self.editor.drafts_changed.connect(lambda: self.setWindowModified(bool(self.editor.unsaved())))
         self._make_menus()
@@ -229,6 +233,8 @@ class MainWindow(QMainWindow):
         self._action(suite, "Degenerate &outputs…", lambda: edit_output_policy(self.state, self.ops, self))
         suite.addSeparator()
         suite.addActions(self.edits.actions)
+        suite.addSeparator()
+        suite.addAction(self.rule_health_action)
 
         review = bar.addMenu("&Review")
         review.addActions(self.review.actions())
@@ -348,6 +354,13 @@ class MainWindow(QMainWindow):
         view = self.review.table if screen is self.review else getattr(screen, "view", None)
         if isinstance(view, QWidget):
             view.setFocus()
+
+    def show_rule_health(self) -> None:
+        """Item & rules with the rule health of the selected category or phenomenon (an item's phenomenon)."""
+        selection = self.state.selection
+        if selection.item_id is not None:
+            self.state.select(Selection(selection.category, selection.phenomenon))
+        self.tabs.setCurrentWidget(self.editor)
 
     def focus_search(self) -> None:
         screen = self.tabs.currentWidget()

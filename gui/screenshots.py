@@ -187,6 +187,44 @@ def small_screen_tabs(window: MainWindow, out: Path) -> list[Path]:
     return written
 
 
+@shot("rule-suggestions")
+def rule_suggestions(window: MainWindow) -> QPixmap:
+    """vt-11, which the linguist has just added (a known translation, no rule): the rules its paradigm suggests,
+    the first one taken with Enter, and the live preview and scope showing what it decides."""
+    window.tabs.setCurrentWidget(window.editor)
+    db = window.state.db
+    assert db is not None
+    window.state.select(Selection(item_id=find_item(db, "vt-11", window.state.suite_name)))
+    window.editor.splitter.setSizes([640, 860])  # the editor's column wide enough for the suggestions' columns
+    settle(window)
+    window.editor.suggestions.view.setFocus()
+    window.editor.suggestions.add_current()
+    window.editor.scope.scope.setCurrentText("phenomenon")
+    window.editor.start_scope()
+    settle(window)
+    picture = window.grab()
+    window.editor.discard_all()  # the taken suggestion is not saved, and closing must not ask about it
+    settle(window)
+    return picture
+
+
+@shot("rule-health")
+def rule_health(window: MainWindow) -> QPixmap:
+    """Nothing selected in the tree: the health of the suite's rules, only those with a problem, the serious
+    ones (overridden, not compiling, always conflicting, mistyped) first."""
+    from PySide6.QtCore import Qt
+
+    from gui.editor.rule_health import PROBLEMS
+
+    window.tabs.setCurrentWidget(window.editor)
+    window.state.select(Selection())
+    settle(window)
+    window.editor.health.only_problems.setChecked(True)
+    window.editor.health.view.sortByColumn(PROBLEMS, Qt.SortOrder.DescendingOrder)
+    settle(window)
+    return window.grab()
+
+
 def take(out: Path, names: list[str] | None = None) -> list[Path]:
     app = application()
     out.mkdir(parents=True, exist_ok=True)

@@ -57,7 +57,7 @@ def test_outputs_reviews_in_json_carry_iso_times(demo_db: Path) -> None:
     assert 0 < disagreeing["total"] <= 7
     assert all(row["manual_label"] != row["auto_label"] for row in disagreeing["rows"])
     unreviewed = json.loads(tsqe(demo_db, "outputs", "--not-reviewed", "--limit", "0", "--format", "json").stdout)
-    assert unreviewed == {"total": 250 - 7, "rows": []}
+    assert unreviewed == {"total": 278 - 7, "rows": []}
 
 
 def test_outputs_tsv_and_text(demo_db: Path) -> None:
@@ -83,11 +83,11 @@ def test_tree_json_equals_the_core(demo_db: Path) -> None:
     finally:
         database.close()
     assert printed["suite"] == tree.suite
-    assert printed["counts"]["outputs"] == tree.counts.outputs == 250
+    assert printed["counts"]["outputs"] == tree.counts.outputs == 278
     assert printed["counts"]["pass_rate"] == tree.counts.pass_rate
     assert [c["name"] for c in printed["categories"]] == [c.name for c in tree.categories]
     items = [i for c in printed["categories"] for p in c["phenomena"] for i in p["items"]]
-    assert len(items) == 71 and sum(i["counts"]["outputs"] for i in items) == 250
+    assert len(items) == 78 and sum(i["counts"]["outputs"] for i in items) == 278
     text = tsqe(demo_db, "tree").stdout
     assert "Ambiguity" in text and "amb-01" in text and "all" in text
 

@@ -88,7 +88,7 @@ def test_the_terminal_shows_each_output_its_label_change_and_the_flips(demo_db: 
     assert "fail → conflict" in result.stdout
     assert "reviewed: pass by" in result.stdout
     assert "flips on this item: fail->conflict 1" in result.stdout
-    assert "flips over the suite (250 outputs," in result.stdout
+    assert "flips over the suite (278 outputs," in result.stdout
 
 
 def test_an_invalid_pattern_is_an_error_with_its_position(demo_db: Path) -> None:

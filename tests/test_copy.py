@@ -127,7 +127,7 @@ def test_cli_copy_reports_the_rows_and_refuses_a_full_target(tmp_path: Path) -> 
     rows = sum(map(len, snapshot(open_database(tmp_path / "a.sqlite")).values()))
     result = runner.invoke(app, ["copy", "--from", str(tmp_path / "a.sqlite"), "--to", str(tmp_path / "b.sqlite")])
     assert result.exit_code == 0, result.output
-    assert "outputs\t250\n" in result.stdout
+    assert "outputs\t278\n" in result.stdout
     assert result.stdout.splitlines()[-1] == (f"Copied {rows} rows in {len(EVERY_TABLE)} tables from sqlite:///"
                                               f"{tmp_path / 'a.sqlite'} to sqlite:///{tmp_path / 'b.sqlite'}.")
     result = runner.invoke(app, ["copy", "--from", str(tmp_path / "a.sqlite"), "--to", str(tmp_path / "b.sqlite")])

@@ -18,13 +18,13 @@ def db(any_db: Database) -> Database:
 def test_create_demo_summarises_what_it_loaded(db) -> None:  # type: ignore[no-untyped-def]
     summary = create_demo(db)
     assert summary.suite == DEMO_SUITE
-    assert summary.counts == {"items": 71, "categories": 10, "phenomena": 32, "systems": 4, "outputs": 250,
-                              "system_outputs": 284, "reviews": 7}
-    assert summary.labels == {"pass": 161, "fail": 77, "conflict": 4, "unknown": 3, "error": 5}
-    assert sorted(w.line for w in summary.warnings) == [31, 55]  # ne-07 and mwe-05, broken on purpose
+    assert summary.counts == {"items": 78, "categories": 10, "phenomena": 33, "systems": 4, "outputs": 278,
+                              "system_outputs": 312, "reviews": 7}
+    assert summary.labels == {"pass": 177, "fail": 86, "conflict": 4, "unknown": 6, "error": 5}
+    assert sorted(w.line for w in summary.warnings) == [38, 62]  # ne-07 and mwe-05, broken on purpose
     with pytest.raises(TsqeError, match="already holds a suite named"):
         create_demo(db)
-    assert create_demo(db, name="second copy").counts["items"] == 71
+    assert create_demo(db, name="second copy").counts["items"] == 78
 
 
 def test_a_demo_that_fails_part_way_leaves_no_half_built_suite(db, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -45,6 +45,6 @@ def test_demo_brings_two_qe_systems_and_human_scores(db) -> None:  # type: ignor
     from suite.qe_scores import list_qe_systems
 
     create_demo(db)
-    assert {(s.name, s.scores) for s in list_qe_systems(db)} == {("demo-qe", 250), ("demo-chrf", 250)}
+    assert {(s.name, s.scores) for s in list_qe_systems(db)} == {("demo-qe", 278), ("demo-chrf", 278)}
     with db.session() as session:
         assert session.scalar(select(func.count()).select_from(HumanScore)) == 4

@@ -149,7 +149,7 @@ def test_cli_export_suite_and_suite_edit(tmp_path: Path) -> None:
     assert tsqe("demo").exit_code == 0
     path = tmp_path / "demo.xlsx"
     result = tsqe("export", "suite", str(path))
-    assert result.exit_code == 0 and result.stdout == f"wrote 71 items to {path}\n"
+    assert result.exit_code == 0 and result.stdout == f"wrote 78 items to {path}\n"
     result = tsqe("--suite", DEMO_SUITE, "suite", "edit", "--name", "original")
     assert result.exit_code == 0 and result.stdout == "suite 'original': de -> en\n"
     result = tsqe("import", "suite", str(path))

@@ -50,14 +50,15 @@ def test_the_command_lines_copies_of_core_values_are_the_cores() -> None:
     from filters.systems import HUMAN
     from qe.accuracy import BY
     from store.models import CHALLENGE_FORMATS, STANDARD_REFERENCE
+    from suite.assist.rule_health import SORTS as RULE_HEALTH_SORTS
     from suite.preview import PREVIEW_TIMEOUT, SCOPES
     from suite.references import COMBINATIONS, KNOWN_GOOD
 
     assert (choices.PREVIEW_TIMEOUT, choices.PREVIEW_SCOPES, choices.HUMAN, choices.REFERENCE_COMBINATIONS,
             choices.KNOWN_GOOD, choices.ACCURACY_ROWS, choices.BOOTSTRAP_RESAMPLES, choices.BOOTSTRAP_SEED,
-            choices.STANDARD_REFERENCE, choices.CHALLENGE_FORMATS) == (
+            choices.STANDARD_REFERENCE, choices.CHALLENGE_FORMATS, choices.RULE_HEALTH_SORTS) == (
         PREVIEW_TIMEOUT, SCOPES, HUMAN, COMBINATIONS, KNOWN_GOOD, BY, RESAMPLES, SEED, STANDARD_REFERENCE,
-        CHALLENGE_FORMATS)
+        CHALLENGE_FORMATS, RULE_HEALTH_SORTS)
 
 
 def test_every_command_builds_its_help() -> None:

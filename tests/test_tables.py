@@ -244,7 +244,7 @@ def test_only_reference_metrics_become_qe_proxies(demo: Path, tmp_path: Path) ->
         with pytest.raises(TsqeError, match="cannot be stored as a QE system"):
             store_metric_as_qe(db, "label")
         info = store_metric_as_qe(db, "ter", name="TER proxy")
-        assert (info.kind, info.higher_is_better, info.scores) == ("metric", False, 250)
+        assert (info.kind, info.higher_is_better, info.scores) == ("metric", False, 278)
         assert info.meta["signature"].startswith("ter|")
     finally:
         db.close()

@@ -40,6 +40,6 @@ def test_the_demo_reports_forward_only_with_messages(db: Database) -> None:
     fractions = [report.fraction for report in reports]
     assert fractions == sorted(fractions) and fractions[-1] == 1.0
     messages = [report.message for report in reports]
-    assert "labelling item 71 of 71" in messages
+    assert "labelling item 78 of 78" in messages
     assert messages[0] == "reading the suite" and "reviews imported" in messages
     assert messages[-1] == "QE scores imported"  # the demo's QE systems come last

@@ -108,9 +108,9 @@ class RuleModel(DraftRowModel[RuleRow]):
         self.edited.emit()
         return True
 
-    def add(self) -> int:
-        """Append an empty rule; its row."""
-        return self.append(new_rule(self.polarity))
+    def add(self, pattern: str = "", ignore_case: bool = False) -> int:
+        """Append a new rule (empty unless a pattern is given); its row."""
+        return self.append(replace(new_rule(self.polarity), pattern=pattern, ignore_case=ignore_case))
 
     def remove(self, row: int) -> None:
         self.removeRows(row, 1)
@@ -274,6 +274,11 @@ class RuleList(QWidget):
         editor = self.editor(row)
         if editor is not None:
             editor.setFocus()
+
+    def add_pattern(self, pattern: str, ignore_case: bool) -> None:
+        """Append a new rule with this pattern (a suggestion taken), shown selected."""
+        row = self.model.add(pattern, ignore_case)
+        self.view.setCurrentIndex(self.model.index(row, PATTERN))
 
     def remove_rule(self) -> None:
         row = self.current_row()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -29,13 +29,17 @@ from PySide6.QtWidgets import (
 from gui.editor.entries import REFERENCE_KINDS, EntryList
 from gui.editor.history import HistoryPane
 from gui.editor.preview import PreviewPane
+from gui.editor.rule_health import RuleHealthPane
 from gui.editor.rules import RuleList
 from gui.editor.scope import ScopePane
+from gui.editor.suggestions import SuggestionsPane
 from gui.operations import Operations
 from gui.operations.undo import undoable
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
 from store import Database
+from suite.assist.item_suggestions import ItemSuggestions, SuggestionSession
+from suite.assist.rule_suggestions import RuleSuggestion
 from suite.browse import OutputFilter
 from suite.changes import Changes
 from suite.editing import (
@@ -71,6 +75,7 @@ class ItemEditorScreen(QWidget):
         self._draft: EditorDraft | None = None
         self._drafts: dict[int, EditorDraft] = {}
         self.previews: PreviewSession | None = None
+        self.suggesting: SuggestionSession | None = None
         self._saving = False
         self._loading: tuple[int, Callable[[], None]] | None = None  # the item being read, and how to read it again
         self._wanted: int | None = None  # the item to show: the selection's, or one asked for by edit_requested
@@ -141,11 +146,13 @@ class ItemEditorScreen(QWidget):
         self.problems = QLabel(self)
         self.problems.setStyleSheet("color: #B00000")
         self.problems.setWordWrap(True)
+        self.suggestions = SuggestionsPane(self)
+        self.suggestions.add.connect(self._add_suggestion)
 
         editor = QWidget(self)
         column = QVBoxLayout(editor)
         column.addLayout(form)
-        for widget in (*self.rule_lists.values(), self.known, self.references, self.problems):
+        for widget in (*self.rule_lists.values(), self.suggestions, self.known, self.references, self.problems):
             column.addWidget(widget)
         column.addStretch(1)
         self.editor_scroll = QScrollArea(self)
@@ -181,9 +188,11 @@ class ItemEditorScreen(QWidget):
         self.placeholder = QLabel("Select an item in the suite tree to edit its rules.", self)
         self.placeholder.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.placeholder.setStyleSheet("color: #666")
+        self.health = RuleHealthPane(self.state, self.ops, self)
         self.pages = QStackedWidget(self)
         self.pages.addWidget(self.placeholder)
         self.pages.addWidget(body)
+        self.pages.addWidget(self.health)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.pages)
@@ -195,13 +204,16 @@ class ItemEditorScreen(QWidget):
                                                  self.rule_lists["positive"].add_rule)
         self.add_negative_action = screen_action(self, "Add &negative rule", "Ctrl+Shift+N",
                                                  self.rule_lists["negative"].add_rule)
+        self.take_suggestion_action = screen_action(self, "Add the selected su&ggestion", "Ctrl+Shift+A",
+                                                    self.suggestions.add_current)
         self._update_buttons()
 
     def actions(self) -> list[QAction]:
         """For the main window's Item menu. Undo / redo (Ctrl+Z, Ctrl+Shift+Z) are the window's Edit menu's,
         on the shared undo stack, and Ctrl+F calls ``focus_search``: one action per key in the window, or Qt
         would find the key ambiguous and run neither."""
-        return [self.save_action, self.revert_action, self.add_positive_action, self.add_negative_action]
+        return [self.save_action, self.revert_action, self.add_positive_action, self.add_negative_action,
+                self.take_suggestion_action]
 
     def save_settings(self, settings: QSettings) -> None:
         settings.setValue("editor/splitter", self.splitter.saveState())
@@ -231,6 +243,7 @@ class ItemEditorScreen(QWidget):
         """Another database: the window asked about unsaved drafts before opening it (``MainWindow``)."""
         self._drafts.clear()
         self.previews = None if self.state.db is None else PreviewSession(self.state.db)
+        self.suggesting = None if self.state.db is None else SuggestionSession(self.state.db)
         self._show(None)
         self._selection_changed()
 
@@ -273,14 +286,16 @@ class ItemEditorScreen(QWidget):
             rule_list.model.set_draft(draft)
         self.known.model.set_draft(draft)
         self.references.model.set_draft(draft)
-        self.pages.setCurrentIndex(0 if draft is None else 1)
         self.last_preview = self.last_scope = None
         self.preview.show_preview(None)
         self.scope.show_scope(None)
+        self.suggestions.show_suggestions(None)
         if draft is None:
+            self._show_health()
             self.history.show_records([])
             self._update_buttons()
             return
+        self.pages.setCurrentIndex(1)
         detail = draft.detail
         self.title.setText(f"<span style='font-size:14pt'><b>{detail.external_id}</b></span>"
                            f"<span style='color:#666'> · {detail.suite}</span>")
@@ -292,7 +307,18 @@ class ItemEditorScreen(QWidget):
         self.source.blockSignals(False)
         self._draft_edited()
         self.start_preview()
+        self.start_suggestions()
         self._load_history()
+
+    def _show_health(self) -> None:
+        """Without an item to edit: the rule health of what the tree has selected (a category, a phenomenon, or
+        nothing: the suite), or the placeholder while there is no suite or an item is still being read."""
+        selection = self.state.selection
+        if self.state.db is None or self.state.suite_name is None or selection.item_id is not None:
+            self.pages.setCurrentIndex(0)
+            return
+        self.pages.setCurrentIndex(2)
+        self.health.show_for(selection)
 
     def _load_history(self) -> None:
         db, draft = self.state.db, self._draft
@@ -373,6 +399,36 @@ class ItemEditorScreen(QWidget):
         matches = draft.matches(preview)
         for polarity, rule_list in self.rule_lists.items():
             rule_list.model.set_matches(matches[polarity])
+
+    def start_suggestions(self) -> None:
+        """Suggest rules for the item from its stored decided outputs (not the draft: what a linguist types does
+        not change which outputs are decided)."""
+        draft, session = self._draft, self.suggesting
+        if draft is None or session is None:
+            return
+        item_id = draft.item_id
+        self.suggestions.show_suggestions(None, "finding rules the decided outputs suggest…")
+        self.ops.read(lambda task: session.suggestions(item_id, task=task), self._suggestions_ready,
+                      on_failure=self._suggestions_failed, key="editor-suggestions")
+
+    def _suggestions_ready(self, found: ItemSuggestions) -> None:
+        if self._draft is not None and found.item_id == self._draft.item_id:
+            self.suggestions.show_suggestions(found)
+
+    def _suggestions_failed(self, error: Exception) -> bool:
+        if not isinstance(error, TsqeError):
+            return False
+        self.suggestions.show_suggestions(None, f"no suggestions: {error}")
+        return True
+
+    def _add_suggestion(self, suggestion: RuleSuggestion) -> None:
+        """A suggestion taken: a new rule of the draft, previewed at once like a typed one."""
+        rule_list = self.rule_lists[suggestion.polarity]
+        rule_list.add_pattern(suggestion.pattern, suggestion.ignore_case)
+        column = self.editor_scroll.widget()
+        if column is not None:  # down to the new rule, never sideways
+            self.editor_scroll.ensureVisible(0, rule_list.mapTo(column, QPoint(0, rule_list.height())).y(), 0, 20)
+        self.start_preview()
 
     def start_scope(self) -> None:
         self._scope_timer.stop()
@@ -569,6 +625,8 @@ class ItemEditorScreen(QWidget):
         reach = changes.item_content
         if not (reach or changes.reviews or changes.taxonomy):
             return
+        if self.suggesting is not None:
+            self.suggesting.invalidate()  # other items' labels teach the suggestions too
         draft, loading = self._draft, self._loading
         if loading is not None and (reach.reaches([loading[0]]) or changes.reviews or changes.taxonomy):
             loading[1]()
@@ -579,6 +637,7 @@ class ItemEditorScreen(QWidget):
             self.previews.invalidate(draft.item_id)
         if draft.dirty or loading is not None and loading[0] == draft.item_id:
             self.start_preview()
+            self.start_suggestions()
             self._load_history()
         else:
             self._load(draft.item_id)

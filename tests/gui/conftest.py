@@ -129,3 +129,23 @@ def window(qtbot, demo_db: Database):  # type: ignore[no-untyped-def]
     main.ops.wait_idle()
     for box in shown_errors():
         box.close()
+
+
+def model_tested(model: Any) -> Any:
+    """Qt's own checker of a model's answers, failing the test at the first wrong one (keep it while testing)."""
+    from PySide6.QtTest import QAbstractItemModelTester
+
+    return QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
+
+
+@pytest.fixture
+def screen(qtbot, state: AppState, ops: Operations):  # type: ignore[no-untyped-def]
+    """The Item & rules screen on its own, shown (offscreen) at a size where every pane has room."""
+    from gui.editor.screen import ItemEditorScreen
+
+    editor = ItemEditorScreen(state, ops)
+    qtbot.addWidget(editor)
+    editor.resize(1400, 900)
+    editor.show()
+    yield editor
+    ops.wait_idle()

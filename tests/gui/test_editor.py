@@ -5,15 +5,13 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import first_call_held, shown_errors
+from conftest import first_call_held, model_tested, shown_errors
 from hostile_helpers import bounded_address_space
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QSettings, Qt, QTimer
+from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QTextCharFormat
-from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
 from sqlalchemy import func, select
 
@@ -28,20 +26,6 @@ from suite.demo import DEMO_SUITE
 from suite.editing import change_rule, find_item, item_detail, item_history, remove_item
 from suite.importers import import_outputs, import_suite
 from suite.labelling import relabel
-
-
-def _tested(model: QAbstractItemModel) -> QAbstractItemModelTester:
-    return QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
-
-
-@pytest.fixture
-def screen(qtbot, state: AppState, ops: Operations) -> Iterator[ItemEditorScreen]:  # type: ignore[no-untyped-def]
-    editor = ItemEditorScreen(state, ops)
-    qtbot.addWidget(editor)
-    editor.resize(1400, 900)
-    editor.show()
-    yield editor
-    ops.wait_idle()
 
 
 def _open(screen: ItemEditorScreen, state: AppState, ops: Operations, external_id: str) -> int:
@@ -345,7 +329,7 @@ def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot, screen, state,
 
 
 def test_every_model_passes_qt_model_tester(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
-    testers = [_tested(model) for model in (
+    testers = [model_tested(model) for model in (
         screen.rule_lists["positive"].model, screen.rule_lists["negative"].model, screen.known.model,
         screen.references.model, screen.preview.model, screen.scope.model, screen.history.model)]
     _open(screen, state, ops, "amb-04")

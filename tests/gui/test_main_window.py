@@ -21,8 +21,8 @@ def test_the_window_opens_on_the_demo_with_every_tab(qtbot, window: MainWindow) 
         "Item && rules", "Review", "Systems", "QE accuracy", "Discriminative"]
     assert window.windowTitle() == "tsqe — tsqe-demo-de-en · demo.sqlite[*]"  # [*]: shown while drafts are unsaved
     assert not window.isWindowModified()
-    assert "pass" in window.counts_label.text() and "161" in window.counts_label.text()
-    assert window.review.count_label.text() == "250 outputs"
+    assert "pass" in window.counts_label.text() and "177" in window.counts_label.text()
+    assert window.review.count_label.text() == "278 outputs"
     menus = [a.text() for a in window.menuBar().actions()]
     assert menus[:7] == ["&File", "&Edit", "&View", "&Suite", "&Review", "&QE", "&Help"] or "&Item" in menus
     qtbot.keyClick(window, Qt.Key.Key_4, Qt.KeyboardModifier.ControlModifier)
@@ -82,8 +82,8 @@ def test_an_import_adds_outputs_labels_them_and_refreshes(qtbot, window: MainWin
     new.write_text("item_id\tsystem\toutput\namb-01\tNewSys\tThe bench was freshly painted.\n", encoding="utf-8")
     window.import_file("outputs", str(new))
     assert window.ops.wait_idle()
-    assert window.review.count_label.text() == "251 outputs"
-    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 251)
+    assert window.review.count_label.text() == "279 outputs"
+    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 279)
     assert window.state.tree.counts.unlabelled == 0
 
 
@@ -141,7 +141,7 @@ def test_a_second_suite_brings_the_suite_chooser(qtbot, window: MainWindow, tmp_
     qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.suite == "mini")
     window.state.choose_suite("tsqe-demo-de-en")
     assert window.suite_box.currentText() == "tsqe-demo-de-en"
-    qtbot.waitUntil(lambda: window.review.count_label.text() == "250 outputs")
+    qtbot.waitUntil(lambda: window.review.count_label.text() == "278 outputs")
 
 
 def test_the_suite_exports_to_a_file_the_importer_reads(qtbot, window: MainWindow, tmp_path: Path,
@@ -155,8 +155,8 @@ def test_the_suite_exports_to_a_file_the_importer_reads(qtbot, window: MainWindo
     assert window.ops.wait_idle()
     assert shown_errors() == []
     assert import_kind(out) == "suite"
-    assert len(out.read_text(encoding="utf-8").splitlines()) == 1 + 71  # header and the demo's items
-    assert "wrote 71 items" in window.statusBar().currentMessage()
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 1 + 78  # header and the demo's items
+    assert "wrote 78 items" in window.statusBar().currentMessage()
 
 
 def test_switching_to_a_screen_gives_it_the_keys(qtbot, window: MainWindow) -> None:

@@ -406,7 +406,7 @@ def test_qe_systems_are_imported_stored_from_a_metric_and_removed_from_the_tab(q
     assert ops.wait_idle(120_000)
     listed = {s.name: s for s in qe_tab.systems_model.systems}
     assert listed["two-scores"].scores == 2 and not listed["two-scores"].higher_is_better
-    assert listed["ter-proxy"].kind == "metric" and listed["ter-proxy"].scores == 250
+    assert listed["ter-proxy"].kind == "metric" and listed["ter-proxy"].scores == 278
     assert qe_tab.view_data is not None and "ter-proxy" in qe_tab.view_data.result.qe_systems
     qe_tab.remove("two-scores")
     assert ops.wait_idle()

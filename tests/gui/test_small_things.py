@@ -109,3 +109,13 @@ def test_the_progress_dialog_keeps_its_width(qtbot, window: MainWindow) -> None:
     assert dialog.width() == width
     release.set()
     assert window.ops.wait_idle()
+
+
+def test_the_rule_health_title_shows_a_name_as_written(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """A category named with markup was read as markup in the title of Rule health (as the status bar did)."""
+    from gui.state import Selection
+
+    pane = window.editor.health
+    pane.show_for(Selection(category="<i>Agreement</i> & co"))
+    assert window.ops.wait_idle()
+    assert "<b>&lt;i&gt;Agreement&lt;/i&gt; &amp; co</b>" in pane.title.text()

@@ -38,7 +38,7 @@ def test_the_tree_model_passes_qt_model_checks(qtbot, window: MainWindow) -> Non
 
 def test_the_tree_shows_counts_and_undecided(qtbot, window: MainWindow) -> None:
     tree = window.state.tree
-    assert tree is not None and tree.counts.outputs == 250
+    assert tree is not None and tree.counts.outputs == 278
     model = window.tree.model
     first = model.index(0, 0)
     assert model.index(0, 2).data() == str(tree.categories[0].counts.undecided)
@@ -84,11 +84,11 @@ def test_a_deleted_item_comes_back_with_undo(qtbot, window: MainWindow) -> None:
     outputs = item.counts.outputs
     window.edits.delete_item(item.item_id)
     assert window.ops.wait_idle()
-    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 250 - outputs)
+    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 278 - outputs)
     assert window.state.undo_stack.undoText() == f"delete item {item.external_id}"
     window.state.undo_stack.undo()
     assert window.ops.wait_idle()
-    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 250)
+    qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 278)
     restored = window.state.tree.categories[0].phenomena[0].items[0]
     assert (restored.external_id, restored.source, restored.counts) == (item.external_id, item.source, item.counts)
 

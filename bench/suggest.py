@@ -1,0 +1,124 @@
+"""Rule suggestions on the DFKI de-en suite, scored against labels the suggester does not see (issue 20).
+
+For every item with at least one passing and one failing output, the suggester sees the item without its rules
+and known translations, and the labels of a random half of its labelled outputs (``len // 2`` of them, seeded);
+the other half are undecided outputs to it, as are the outputs nobody decided. Its best suggestion (the first
+it offers) labels the held-out half through the labelling engine. ``precision:`` is the share of held-out
+outputs it decides whose label agrees with the linguists' label, ``decided:`` the share of held-out labelled
+outputs it decides (both pooled over the items), ``items:`` how many items were scored; each is the mean over
+the seeds. What the rest of the suite teaches (``suite.assist.context``) comes from the other items' labelled
+outputs, leaving out items with the same source sentence as the scored one (175 source sentences of de-en
+are items twice), whose outputs would repeat the hidden ones; their rules and known translations are never read.
+
+Run: ``PYTHONPATH=$PWD python bench/suggest.py [--db dfki.sqlite] [--data DIR] [--seeds 1 2 3]``; without
+``--db`` the suite and the WMT21 outputs are imported and labelled into a temporary database first.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from store import Database, open_database
+from suite.assist.context import SuggestionContext
+from suite.assist.evidence import ItemEvidence, UndecidedOutput, suite_evidence
+from suite.assist.rule_suggestions import matcher, suggest_rules
+from suite.importers import import_outputs, import_suite
+from suite.labelling import relabel
+from suite.rules import normalise
+from suite.suites import find_suite
+
+SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
+
+
+@dataclass(frozen=True)
+class Split:
+    """One item as the suggester sees it (``shown``) and the labelled outputs it must not see (``held_out``)."""
+
+    item: ItemEvidence
+    shown: ItemEvidence
+    held_out: list[tuple[str, str]]  # (text, label)
+
+
+def splits(items: list[ItemEvidence], seed: int) -> Iterator[Split]:
+    """Per item with a passing and a failing output: half of its labelled outputs shown, in suite order."""
+    rng = random.Random(seed)
+    for item in items:
+        labelled = item.decided_outputs()
+        if len({decided.label for decided in labelled}) < 2:
+            continue
+        order = list(range(len(labelled)))
+        rng.shuffle(order)
+        shown_half = [labelled[i] for i in sorted(order[:len(labelled) // 2])]
+        hidden = [labelled[i] for i in sorted(order[len(labelled) // 2:])]
+        undecided = tuple(sorted((*item.undecided, *(UndecidedOutput(d.output_id or 0, d.text) for d in hidden)),
+                                 key=lambda output: output.output_id))
+        yield Split(item, replace(item, decided=tuple(shown_half), undecided=undecided),
+                    [(d.text, d.label) for d in hidden])
+
+
+def build(data: Path, path: Path) -> Database:
+    db = open_database(path)
+    import_suite(db, data / "mt-testsuite" / "testset" / "de-en" / "items.json")
+    import_outputs(db, data / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv")
+    relabel(db)
+    return db
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", help="a database holding the labelled DFKI de-en suite (default: build one)")
+    parser.add_argument("--data", type=Path, default=SHARED, help="the shared data directory")
+    parser.add_argument("--suite", default=None, help="the suite's name when the database holds several")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    args = parser.parse_args()
+    print(f"load before: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        db = open_database(args.db) if args.db else build(args.data, Path(tmp) / "suggest.sqlite")
+        started = time.perf_counter()
+        with db.session() as session:
+            items = suite_evidence(session, find_suite(session, args.suite).id)
+        context = SuggestionContext.of(items)
+        twins: dict[str, list[int]] = defaultdict(list)
+        for item in items:
+            twins[normalise(item.source)].append(item.item_id)
+        print(f"read {len(items)} items and built the context in {time.perf_counter() - started:.1f} s")
+        precisions, shares, counts = [], [], []
+        for seed in args.seeds:
+            started = time.perf_counter()
+            decided = right = held = scored = offered = 0
+            for split in splits(items, seed):
+                scored += 1
+                held += len(split.held_out)
+                suggestions = suggest_rules(split.shown, context.without(twins[normalise(split.item.source)]))
+                if not suggestions:
+                    continue
+                offered += 1
+                best = suggestions[0]
+                decides = matcher(best.polarity, best.pattern, best.ignore_case)
+                for text, label in split.held_out:
+                    if decides(text):
+                        decided += 1
+                        right += label == best.label
+            precision = right / decided if decided else 0.0
+            print(f"seed {seed}: precision {precision:.3f} ({right}/{decided}), decided {decided / held:.3f} "
+                  f"({decided}/{held}), items {scored}, with a suggestion {offered}, "
+                  f"{time.perf_counter() - started:.1f} s")
+            precisions.append(precision)
+            shares.append(decided / held)
+            counts.append(scored)
+        print(f"precision: {statistics.mean(precisions):.3f}")
+        print(f"decided: {statistics.mean(shares):.3f}")
+        print(f"items: {statistics.mean(counts):.0f}")
+    print(f"load after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

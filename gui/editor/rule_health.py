@@ -1,0 +1,213 @@
+"""Rule health in the Item & rules tab: with a category, a phenomenon or nothing selected in the suite tree (where
+the tab has no item to edit), every rule there with what it matches and decides, how often reviewers overrode
+it and what is wrong with it. Columns sort with a click; a double-click opens the rule's item.
+"""
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QColor, QFontDatabase
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QWidget
+
+from gui.colours import LABEL_COLOURS
+from gui.editor.pane import pane_layout
+from gui.operations import Operations
+from gui.reports.export import ExportButton
+from gui.row_table_model import RowColumn, RowListModel, row_view
+from gui.state import AppState, Selection
+from suite.assist.rule_health import RuleHealth, RuleHealthReport, rule_health
+from suite.changes import Changes
+from suite.errors import TsqeError
+from suite.tables import Table
+
+ITEM, PHENOMENON, RULE, PATTERN, MATCHES, DECISIONS, REVIEWED, OVERRIDDEN, PRECISION, PROBLEMS = range(10)
+_COLUMNS = (RowColumn("Item", "double-click to open the item"), RowColumn("Phenomenon"),
+            RowColumn("Rule", "its polarity and place among the item's rules"), RowColumn("Pattern"),
+            RowColumn("Matches", "outputs of its item it matches (of all its outputs)", numeric=True),
+            RowColumn("Decisions", "automatic pass or fail labels it decided", numeric=True),
+            RowColumn("Reviewed", "of its decisions, outputs a reviewer labelled", numeric=True),
+            RowColumn("Overridden", "of those, outputs whose reviewer chose another label", numeric=True),
+            RowColumn("Precision", "the share of its reviewed decisions reviewers kept", numeric=True),
+            RowColumn("Problems"))
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+PROBLEM_ROLE = Qt.ItemDataRole.UserRole + 2
+_POLARITY = {"positive": QColor(LABEL_COLOURS["pass"]), "negative": QColor(LABEL_COLOURS["fail"])}
+_PROBLEM = QColor("#B00000")
+_NOTE = QColor("#666666")
+
+
+class RuleHealthModel(RowListModel[RuleHealth]):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(_COLUMNS, parent)
+        self.report: RuleHealthReport | None = None
+        self._order: dict[int, int] = {}
+        self._fixed = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+
+    def set_report(self, report: RuleHealthReport | None) -> None:
+        self.report = report
+        self._order = {} if report is None else {rule.rule_id: n for n, rule in enumerate(report.rules)}
+        self.set_rows([] if report is None else report.rules)
+
+    def problems(self, rule: RuleHealth) -> list[str]:
+        return [] if self.report is None else self.report.problems(rule)
+
+    def cell(self, rule: RuleHealth, number: int, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._text(rule, column)
+        if role == SORT_ROLE:
+            return self._sort_key(rule, column)
+        if role == PROBLEM_ROLE:
+            return bool(self.problems(rule))
+        if role == Qt.ItemDataRole.ForegroundRole:
+            if column == RULE:
+                return _POLARITY[rule.polarity]
+            if column == PROBLEMS:
+                return _PROBLEM if rule.serious else _NOTE
+        if role == Qt.ItemDataRole.FontRole and column == PATTERN:
+            return self._fixed
+        if role == Qt.ItemDataRole.ToolTipRole and column in (PATTERN, PROBLEMS):
+            return "\n".join([rule.pattern + ("  (ignore case)" if rule.ignore_case else ""), *self.problems(rule)])
+        return None
+
+    def _text(self, rule: RuleHealth, column: int) -> str:
+        if column == ITEM:
+            return rule.external_id
+        if column == PHENOMENON:
+            return rule.phenomenon or ""
+        if column == RULE:
+            return f"{'+' if rule.polarity == 'positive' else '−'} {rule.number}"
+        if column == PATTERN:
+            return rule.pattern + ("  (Aa)" if rule.ignore_case else "")
+        if column == MATCHES:
+            return f"{rule.matches} / {rule.outputs}"
+        if column in (DECISIONS, REVIEWED, OVERRIDDEN):
+            return str((rule.decisions, rule.reviewed, rule.overridden)[column - DECISIONS])
+        if column == PRECISION:
+            return "–" if rule.precision is None else f"{rule.precision:.0%}"
+        return "; ".join(self.problems(rule))
+
+    def _sort_key(self, rule: RuleHealth, column: int) -> Any:
+        """Numbers sort as numbers; a rule without reviews sorts after every precision."""
+        if column == MATCHES:
+            return rule.matches
+        if column in (DECISIONS, REVIEWED, OVERRIDDEN):
+            return (rule.decisions, rule.reviewed, rule.overridden)[column - DECISIONS]
+        if column == PRECISION:
+            return 2.0 if rule.precision is None else rule.precision
+        if column == PROBLEMS:  # the serious ones above those that only match nothing
+            return 100 * rule.serious + len(self.problems(rule))
+        if column == ITEM:
+            return self._order.get(rule.rule_id, 0)  # suite order
+        return self._text(rule, column)
+
+
+class _ProblemFilter(QSortFilterProxyModel):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.only_problems = False
+        self.setSortRole(SORT_ROLE)
+
+    def filterAcceptsRow(self, source_row: int, source_parent: QModelIndex | QPersistentModelIndex) -> bool:
+        if not self.only_problems:
+            return True
+        return bool(self.sourceModel().index(source_row, PROBLEMS, source_parent).data(PROBLEM_ROLE))
+
+    def set_only_problems(self, only: bool) -> None:
+        self.beginFilterChange()  # Qt 6.9's way to say the rows' filter is about to change
+        self.only_problems = only
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+
+class RuleHealthPane(QWidget):
+    def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.state = state
+        self.ops = ops
+        self.selection: Selection | None = None
+        self.model = RuleHealthModel(self)
+        self.proxy = _ProblemFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = row_view(self.proxy, self)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(ITEM, Qt.SortOrder.AscendingOrder)
+        header = self.view.horizontalHeader()
+        # Fixed widths, the problems taking the rest: sizing columns to their contents measured every one of a
+        # suite's 3,718 rules on the main thread, and the window froze for seconds.
+        header.setStretchLastSection(True)
+        widths = {ITEM: 80, PHENOMENON: 140, RULE: 44, PATTERN: 260, MATCHES: 70, DECISIONS: 70, REVIEWED: 70,
+                  OVERRIDDEN: 80, PRECISION: 70}
+        for column, width in widths.items():
+            header.resizeSection(column, width)
+        self.view.doubleClicked.connect(self._open)
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)  # a long suite or category name must not widen the window (issue 16)
+        self.summary = QLabel(self)
+        self.summary.setTextFormat(Qt.TextFormat.PlainText)
+        self.summary.setWordWrap(True)
+        self.summary.setStyleSheet("color: #666")
+        self.only_problems = QCheckBox("only rules with a problem", self)
+        self.only_problems.toggled.connect(self._filter)
+        self.export = ExportButton("rule health table", self.table, None, self)
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.only_problems)
+        top.addWidget(self.export)
+        layout = pane_layout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.view, 1)
+        state.operation_executed.connect(self._changed)
+
+    def show_for(self, selection: Selection) -> None:
+        """Read the health of the rules the selection covers (the whole suite when it names nothing)."""
+        self.selection = selection
+        db, suite = self.state.db, self.state.suite_name
+        where = (f"phenomenon <b>{html.escape(selection.phenomenon)}</b>" if selection.phenomenon else
+                 f"category <b>{html.escape(selection.category)}</b>" if selection.category else
+                 f"suite <b>{html.escape(suite or '')}</b>")
+        self.title.setText(f"<span style='font-size:13pt'><b>Rule health</b></span> · {where}")
+        self.view.setColumnHidden(PHENOMENON, selection.phenomenon is not None)
+        if db is None:
+            return
+        self.summary.setText("checking the rules…")
+        category, phenomenon = selection.category, selection.phenomenon
+        self.ops.read(lambda task: rule_health(db, suite, category=category, phenomenon=phenomenon, task=task),
+                      self._ready, on_failure=self._failed, key="rule-health")
+
+    def _ready(self, report: RuleHealthReport) -> None:
+        self.model.set_report(report)
+        table = report.to_table()
+        self.summary.setText(" ".join(table.notes[:1]) + " Double-click a rule to open its item; click a column "
+                             "to sort.")
+
+    def _failed(self, error: Exception) -> bool:
+        if not isinstance(error, TsqeError):
+            return False
+        self.model.set_report(None)
+        self.summary.setText(f"no rule health: {error}")
+        return True
+
+    def _filter(self, only: bool) -> None:
+        self.proxy.set_only_problems(only)
+
+    def _changed(self, changes: Changes) -> None:
+        """Rules, labels and reviews are what it counts; it reads them again when one changed while it shows."""
+        if self.isVisible() and self.selection is not None and (
+                changes.items or changes.labels or changes.reviews or changes.outputs or changes.taxonomy):
+            self.show_for(self.selection)
+
+    def shown_rules(self) -> list[RuleHealth]:
+        """The rules as the table shows them: filtered and in its order."""
+        return [self.model.row(self.proxy.mapToSource(self.proxy.index(row, 0)).row())
+                for row in range(self.proxy.rowCount())]
+
+    def table(self) -> Table | None:
+        report = self.model.report
+        return None if report is None else report.to_table(self.shown_rules())
+
+    def _open(self, index: QModelIndex) -> None:
+        rule = self.model.row(self.proxy.mapToSource(index).row())
+        self.state.select(Selection(rule.category, rule.phenomenon, rule.item_id))

@@ -1,0 +1,136 @@
+"""Rule suggestions for an item of a database, each checked with the labelling engine and shown with what it
+would do: the flips on the item and, through the scope preview, across its phenomenon.
+
+``SuggestionSession`` keeps what the suite's other items teach (``SuggestionContext``, a second or two to
+build on a suite of 14,000 outputs) between items, as the editor asks for one item after another; the item's
+own outputs are read afresh every time, so a review or an edit of the item itself is always seen. A front-end
+calls ``invalidate`` after writes that change other items' labels (reading them again costs that second).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import select
+
+from store import Database
+from store.models import Item
+from suite.assist.context import SuggestionContext
+from suite.assist.evidence import suite_evidence
+from suite.assist.rule_suggestions import RuleSuggestion, matcher, suggest_rules
+from suite.errors import TsqeError
+from suite.preview import (
+    Draft,
+    DraftRule,
+    PreviewOutput,
+    PreviewSession,
+    ScopePreview,
+    draft_of,
+    preview_scope,
+)
+from suite.tasks import TaskState, progress_of
+
+SCOPE = "phenomenon"
+"""Where the flips of a suggestion are counted beyond its item (``suite.preview.SCOPES``)."""
+
+
+@dataclass(frozen=True)
+class OfferedSuggestion:
+    suggestion: RuleSuggestion
+    flips: dict[str, int]
+    """What adding it to the item's rules flips on the item (``unknown->pass``: n), from ``suite.preview``."""
+    scope: ScopePreview | None
+    """What adding it to every item of the phenomenon would flip; None when the item has no phenomenon or the
+    scope was not asked for."""
+
+
+@dataclass(frozen=True)
+class ItemSuggestions:
+    item_id: int
+    external_id: str
+    category: str | None
+    phenomenon: str | None
+    passing: int
+    """Decided texts (outputs, reviews, known translations) that pass: the evidence for positive rules."""
+    failing: int
+    undecided: int
+    suggestions: list[OfferedSuggestion]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "item_id": self.external_id, "category": self.category, "phenomenon": self.phenomenon,
+            "passing": self.passing, "failing": self.failing, "undecided": self.undecided,
+            "suggestions": [{
+                "rank": rank, "polarity": offered.suggestion.polarity, "pattern": offered.suggestion.pattern,
+                "ignore_case": offered.suggestion.ignore_case, "found_by": list(offered.suggestion.found_by),
+                "decides": list(offered.suggestion.decides), "matches": offered.suggestion.matches,
+                "of": offered.suggestion.of, "contradicts": 0, "against": offered.suggestion.against,
+                "confidence": round(offered.suggestion.confidence, 4), "reasons": list(offered.suggestion.reasons),
+                "flips": offered.flips,
+                "scope": None if offered.scope is None else {
+                    "scope": offered.scope.scope, "outputs": offered.scope.outputs, "flips": offered.scope.flips,
+                    "items": [{"item_id": item.external_id, "flips": item.flips} for item in offered.scope.items]},
+            } for rank, offered in enumerate(self.suggestions, 1)],
+        }
+
+
+class SuggestionSession:
+    """Suggestions for one item after another of a database; one session serves one thread at a time."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._contexts: dict[int, SuggestionContext] = {}
+
+    def invalidate(self) -> None:
+        """Read the suites' items again before the next suggestion (their labels changed)."""
+        self._contexts.clear()
+
+    def suggestions(self, item_id: int, *, scope: bool = True, task: TaskState | None = None) -> ItemSuggestions:
+        """The rules suggested for the item, most useful first, each checked and with its flips."""
+        progress = progress_of(task)
+        with self.db.session() as session:
+            suite_id = session.scalar(select(Item.suite_id).where(Item.id == item_id))
+            if suite_id is None:
+                raise TsqeError(f"no item with id {item_id}")
+            context = self._contexts.get(suite_id)
+            if context is None:
+                progress.progress(0, 1, "reading the suite's decided outputs")
+                context = self._contexts[suite_id] = SuggestionContext.of(suite_evidence(session, suite_id))
+            item = suite_evidence(session, suite_id, [item_id])[0]
+        found = suggest_rules(item, context)
+        offered: list[OfferedSuggestion] = []
+        stored = draft_of(self.db, item_id)
+        previews = PreviewSession(self.db)
+        for index, suggestion in enumerate(found):
+            progress.progress(index, len(found), "trying the suggestions")
+            rule = DraftRule(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
+            preview = previews.preview(item_id, Draft((*stored.rules, rule), stored.known))
+            if _contradicts(suggestion, preview.outputs):
+                continue
+            wider = preview_scope(self.db, item_id, [rule], SCOPE) if scope and item.phenomenon is not None \
+                else None
+            offered.append(OfferedSuggestion(suggestion, preview.flips, wider))
+        progress.progress(len(found), len(found), "trying the suggestions")
+        return ItemSuggestions(item.item_id, item.external_id, item.category, item.phenomenon,
+                               len(item.texts("pass")), len(item.texts("fail")), len(item.undecided), offered)
+
+
+def _contradicts(suggestion: RuleSuggestion, outputs: Sequence[PreviewOutput]) -> bool:
+    """Whether, added to the item's rules, the suggestion would go against a reviewer (deciding an output they
+    decided otherwise) or change a decided automatic label (a fail its rules gave turned into a conflict)."""
+    decides = matcher(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
+    for output in outputs:
+        if output.manual in ("pass", "fail"):
+            if output.manual != suggestion.label and decides(output.text):
+                return True
+        elif output.label_now in ("pass", "fail") and output.label_after != output.label_now:
+            return True
+    return False
+
+
+def item_suggestions(db: Database, item_id: int, *, scope: bool = True,
+                     task: TaskState | None = None) -> ItemSuggestions:
+    """``SuggestionSession.suggestions`` for a single item."""
+    return SuggestionSession(db).suggestions(item_id, scope=scope, task=task)
+
