@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QFormLayout,
     QLabel,
+    QLayout,
     QPlainTextEdit,
     QWidget,
 )
@@ -77,6 +78,9 @@ class OutputPolicyDialog(QDialog):
         form.addRow(self.counts)
         form.addRow(self.problem)
         form.addRow(self.buttons)
+        # The dialog takes the height its wrapped lines need, again whenever the counts or a problem change them:
+        # kept at its first height, the form squeezed its rows over each other (seen at 1,280×720).
+        form.setSizeConstraint(QLayout.SizeConstraint.SetFixedSize)
         self._recount = QTimer(self)
         self._recount.setSingleShot(True)
         self._recount.setInterval(COUNT_DELAY_MS)

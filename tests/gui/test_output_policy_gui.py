@@ -75,3 +75,24 @@ def test_review_shows_the_degenerate_outputs(qtbot, window: MainWindow, tmp_path
     assert review.model.rowCount() == 2
     assert {review.model.cached(r).text for r in range(2)} == {"####"}
     assert review.current_filter().degenerate
+
+
+def test_the_dialogs_fields_never_overlap(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """At 1,280×720 the 'Identical to the source' chooser was drawn over the placeholders' box: the dialog kept the
+    height it had before the counts (two wrapped lines) arrived, and the form squeezed its rows into it."""
+    assert window.state.db is not None and window.state.suite_name is not None
+    dialog = OutputPolicyDialog(window.state.db, window.state.suite_name, OutputPolicy(), window.ops, window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: dialog.counts.text().startswith("In this suite"))
+
+    def stacked() -> bool:
+        rows = [dialog.empty, dialog.placeholders, dialog.untranslated, dialog.counts, dialog.buttons]
+        return all(upper.geometry().bottom() < lower.geometry().top() for upper, lower in zip(rows, rows[1:]))
+
+    qtbot.waitUntil(stacked)
+    dialog.placeholders.setPlainText("x" * 201)  # a problem under the fields: two lines more
+    dialog.policy()
+    qtbot.waitUntil(lambda: dialog.problem.isVisible() and stacked()
+                    and dialog.problem.geometry().bottom() < dialog.buttons.geometry().top())
