@@ -43,6 +43,7 @@ from PySide6.QtWidgets import (
 )
 
 from gui.colours import LABEL_COLOURS
+from gui.elided_label import ElidedLabel
 from gui.operations import Operations
 from gui.state import AppState, Selection
 from store import Database
@@ -322,6 +323,8 @@ class SuiteTreePane(QWidget):
         self.search.setPlaceholderText("search id, source or pattern")
         self.search.setClearButtonEnabled(True)
         self.search.installEventFilter(self)
+        self.found = ElidedLabel("", self)  # while searching: how many items, or that nothing matched
+        self.found.hide()
         self.order = QComboBox(self)
         self.order.addItem("suite order", "suite")
         self.order.addItem("most undecided first", "undecided")
@@ -350,6 +353,7 @@ class SuiteTreePane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.search)
+        layout.addWidget(self.found)
         layout.addLayout(options)
         layout.addWidget(self.view)
         self.context_actions: list[QAction] = []  # filled by the main window: new, rename, move, delete
@@ -399,6 +403,8 @@ class SuiteTreePane(QWidget):
         self.show_view()
 
     def _show(self, tree: SuiteTree, view: TreeView) -> None:
+        found = sum(len(phenomenon.items) for category in tree.categories for phenomenon in category.phenomena)
+        self._say_found(view.query, found)
         if tree == self._shown_tree and bool(view.query) == self._searching:
             self.shown_view = view  # the same nodes ("0" then "00"): no reset, no layout, no repaint
             return
@@ -411,13 +417,21 @@ class SuiteTreePane(QWidget):
         self._searching = searching
         self.model.set_tree(tree)
         if searching:
-            found = sum(len(phenomenon.items) for category in tree.categories for phenomenon in category.phenomena)
             self.view.expandToDepth(1 if found <= SHOWN_ITEMS else 0)
         elif expanded:
             self._expand(expanded)
         else:
             self.view.expandToDepth(0)
         self._follow_selection()
+
+    def _say_found(self, query: str, found: int) -> None:
+        """An empty tree under a search said nothing: the line says what was searched, and how many items match."""
+        if not query:
+            self.found.hide()
+            return
+        self.found.setText("1 item matches" if found == 1 else f"{found:,} items match" if found else
+                           f"nothing matches “{query}”")  # the box says what is searched
+        self.found.show()
 
     def _expanded(self) -> set[Selection]:
         found: set[Selection] = set()

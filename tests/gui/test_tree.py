@@ -202,3 +202,26 @@ def test_down_and_enter_move_from_the_search_into_the_results(qtbot, window: Mai
     window.tree.search.setFocus()
     qtbot.keyClick(window.tree.search, Qt.Key.Key_Escape)
     assert window.tree.search.text() == ""
+
+
+def test_the_search_says_how_many_items_match_or_that_none_does(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """A search that found nothing left an empty tree under the box, saying nothing of what was searched."""
+    pane = window.tree
+    assert not pane.found.isVisible()
+    pane.search.setText("garden")  # English: the sources are German, and no pattern has it
+    pane.show_view()
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: pane.found.isVisible() and pane.model.rowCount() == 0)
+    assert pane.found.text() == "nothing matches “garden”"
+    pane.search.setText("amb-0")
+    pane.show_view()
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: pane.found.text() == "7 items match")
+    pane.search.setText("amb-01")
+    pane.show_view()
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: pane.found.text() == "1 item matches")
+    pane.search.clear()
+    pane.show_view()
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: not pane.found.isVisible())
