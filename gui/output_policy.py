@@ -64,6 +64,7 @@ class OutputPolicyDialog(QDialog):
         self.placeholders = QPlainTextEdit("\n".join(policy.placeholders), self)
         self.placeholders.setPlaceholderText("one per line, e.g. ####")
         self.placeholders.setFixedHeight(self.fontMetrics().lineSpacing() * 4 + 12)
+        self.placeholders.setTabChangesFocus(True)  # a placeholder has no tab: Tab goes on to the next field
         self.problem = QLabel(self)
         self.problem.setStyleSheet("color: #B00000")
         self.problem.setWordWrap(True)
@@ -81,6 +82,8 @@ class OutputPolicyDialog(QDialog):
         # The dialog takes the height its wrapped lines need, again whenever the counts or a problem change them:
         # kept at its first height, the form squeezed its rows over each other (seen at 1,280×720).
         form.setSizeConstraint(QLayout.SizeConstraint.SetFixedSize)
+        QWidget.setTabOrder(self.empty, self.placeholders)  # as the fields are shown, not as they were created
+        QWidget.setTabOrder(self.placeholders, self.untranslated)
         self._recount = QTimer(self)
         self._recount.setSingleShot(True)
         self._recount.setInterval(COUNT_DELAY_MS)

@@ -96,3 +96,25 @@ def test_the_dialogs_fields_never_overlap(qtbot, window: MainWindow) -> None:  #
     dialog.policy()
     qtbot.waitUntil(lambda: dialog.problem.isVisible() and stacked()
                     and dialog.problem.geometry().bottom() < dialog.buttons.geometry().top())
+
+
+def test_tab_goes_through_the_fields_in_the_order_they_are_shown(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """Tab went from the first chooser to the second, past the placeholders' box between them, and in the box it
+    typed a tab character instead of moving on."""
+    from PySide6.QtCore import Qt
+
+    assert window.state.db is not None and window.state.suite_name is not None
+    dialog = OutputPolicyDialog(window.state.db, window.state.suite_name, OutputPolicy(), window.ops, window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.activateWindow()
+    dialog.empty.setFocus()
+    qtbot.waitUntil(dialog.empty.hasFocus)
+    qtbot.keyClick(dialog.empty, Qt.Key.Key_Tab)
+    qtbot.waitUntil(dialog.placeholders.hasFocus)
+    qtbot.keyClicks(dialog.placeholders, "####")
+    qtbot.keyClick(dialog.placeholders, Qt.Key.Key_Tab)
+    qtbot.waitUntil(dialog.untranslated.hasFocus)
+    assert dialog.placeholders.toPlainText() == "####"
+    assert window.ops.wait_idle()
