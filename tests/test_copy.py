@@ -20,6 +20,8 @@ from store.models import (
     IntegrityCheck,
     MetricScore,
     Output,
+    OutputPlaceholder,
+    OutputPolicy,
     Suite,
     System,
 )
@@ -37,7 +39,8 @@ def url_of(database: Database) -> str:
 
 def filled(database: Database, tmp_path: Path) -> Database:
     """The demo suite (labels, reviews, fingerprints, QE systems, human scores), one more imported QE system, and
-    rows the demo may not hold: a history entry, a cached metric score, an embedding, a label by construction."""
+    rows the demo may not hold: a history entry, a cached metric score, an embedding, a label by construction, a
+    policy for degenerate outputs."""
     create_demo(database)
     with database.session() as session:
         system = session.scalars(select(System.name).order_by(System.id).limit(1)).one()
@@ -55,6 +58,8 @@ def filled(database: Database, tmp_path: Path) -> Database:
                                                  tokens='["a"]', dim=2, vectors=bytes(range(256))))
         session.execute(insert(ConstructedLabel).values(output_id=output_id, label="pass"))
         session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
+        session.execute(insert(OutputPolicy).values(suite_id=suite_id, empty_output="fail"))
+        session.execute(insert(OutputPlaceholder).values(suite_id=suite_id, text="####"))
     return database
 
 
