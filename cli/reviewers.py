@@ -12,20 +12,7 @@ import typer
 from cli.context import app_context
 from cli.main import app
 from cli.table_output import emit_table, format_option, out_option
-from suite.assist.agreement import reviewer_agreement
-from suite.assist.controls import control_accuracy, controls_table
-from suite.assist.double_review import (
-    Answer,
-    adjudicate,
-    answer_assignments,
-    disagreements,
-    plan_review_checks,
-    take_assignments,
-)
-from suite.assist.neighbours import neighbours, suite_context
-from suite.browse import OutputFilter, output_ids
 from suite.errors import TsqeError
-from suite.item_edit import default_author
 
 reviewers_app = typer.Typer(help="Check a team's reviewers: double review, controls, agreement, adjudication.",
                             no_args_is_help=True)
@@ -36,6 +23,8 @@ ANSWERS = ("pass", "fail", "unknown", "clear")
 
 
 def _reviewer(name: str | None) -> str:
+    from suite.item_edit import default_author
+
     return name or default_author()
 
 
@@ -58,6 +47,8 @@ def plan_command(
     author: str = typer.Option(None, "--author", help="Who plans (default: $TSQE_USER, else the login name)."),
 ) -> None:
     """Plan double review and controls for the suite, or top the share up from outputs reviewed since."""
+    from suite.assist.double_review import plan_review_checks
+
     context = app_context(ctx)
     planned = plan_review_checks(context.database, double_share=share, control_share=controls, seed=seed,
                                  author=_reviewer(author), suite_name=context.suite_name)
@@ -73,6 +64,8 @@ def take_command(
 ) -> None:
     """Take your open assignments (and new ones up to --limit): outputs to decide without seeing anyone's
     decision. Answer each with `tsqe reviewers answer ID LABEL`."""
+    from suite.assist.double_review import take_assignments
+
     context = app_context(ctx)
     given = take_assignments(context.database, _reviewer(reviewer), suite_name=context.suite_name, limit=limit)
     if as_json:
@@ -94,6 +87,8 @@ def answer_command(
     reviewer: str = typer.Option(None, "--reviewer", help=REVIEWER_HELP),
 ) -> None:
     """Answer one of your assignments."""
+    from suite.assist.double_review import Answer, answer_assignments
+
     context = app_context(ctx)
     who = _reviewer(reviewer)
     answer_assignments(context.database, [Answer(assignment_id, _answer(label), comment)], who)
@@ -108,6 +103,8 @@ def agreement_command(
 ) -> None:
     """Agreement of each pair of reviewers over the answered double reviews, overall and per category: Cohen's
     kappa, raw agreement and counts."""
+    from suite.assist.agreement import reviewer_agreement
+
     context = app_context(ctx)
     agreement = reviewer_agreement(context.database, suite_name=context.suite_name)
     emit_table(agreement.to_table(), fmt, out, document=agreement.to_json())
@@ -120,6 +117,8 @@ def controls_command(
     out: Path = out_option(),
 ) -> None:
     """Each reviewer's accuracy on the control outputs they answered (known good: pass; known bad: fail)."""
+    from suite.assist.controls import control_accuracy, controls_table
+
     context = app_context(ctx)
     emit_table(controls_table(control_accuracy(context.database, suite_name=context.suite_name)), fmt, out)
 
@@ -131,6 +130,8 @@ def disagreements_command(
     as_json: bool = typer.Option(False, "--json", help="Print them as JSON."),
 ) -> None:
     """Double reviews whose two decisions differ, to adjudicate with `tsqe reviewers adjudicate`."""
+    from suite.assist.double_review import disagreements
+
     context = app_context(ctx)
     found = disagreements(context.database, suite_name=context.suite_name, open_only=not everything)
     if as_json:
@@ -154,6 +155,8 @@ def adjudicate_command(
     reviewer: str = typer.Option(None, "--reviewer", help=REVIEWER_HELP),
 ) -> None:
     """Settle a disagreement: the output gets your label as its manual label; its history names both decisions."""
+    from suite.assist.double_review import adjudicate, disagreements
+
     context = app_context(ctx)
     answer = _answer(label)
     if answer is None:
@@ -178,6 +181,9 @@ def neighbours_command(
 ) -> None:
     """For each undecided output, the decided output of its item most like it, and the label it suggests when
     every difference kept labels elsewhere in the suite."""
+    from suite.assist.neighbours import neighbours, suite_context
+    from suite.browse import OutputFilter, output_ids
+
     context = app_context(ctx)
     database = context.database
     ids = [i for label in ("unknown", "conflict", "error") for i in output_ids(

@@ -32,10 +32,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from filters.human_judgements import HumanJudgements, HumanTest, read_human_judgements
 from filters.metrics import MetricOptions, metric_spec
@@ -48,6 +47,9 @@ from suite.references import RefChoice
 from suite.significance import ALPHA, RESAMPLES, disagreeing_pairs, resample_counts, significance_ranks
 from suite.tables import Cell, Column, Table
 from suite.tasks import TaskState, progress_of
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,18 @@ import json
 import math
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from qe.accuracy import TOO_FEW_MARK, AccuracyResult, AccuracyRow
 from suite.errors import TsqeError
 from suite.figures import heat_map
 from suite.significance import disagreeing_pairs
 from suite.tables import Cell, Column, Table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,9 @@ the Export menu saves the figure ``tsqe accuracy --heat-map`` draws.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from matplotlib.figure import Figure
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
@@ -31,6 +30,9 @@ from gui.reports.table_model import TableModel, report_view
 from qe.disagreement import RankingDisagreement
 from suite.figures import count_colours
 from suite.tables import Table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 _Index = QModelIndex | QPersistentModelIndex
 LEFT_OUT = QColor("#EEEEEE")
