@@ -240,3 +240,6 @@ def test_a_wrong_count_of_segment_human_scores_is_refused_and_changes_nothing(db
                                   "scores (its first at this line) but the test set has 4 segments")
     assert snapshot(db) == before
     import_mtme(db, root, lp="de-en")  # the chosen name (mqm) has no segment file: the broken one is left
+    unscored = {**FILES, "human-scores/de-en.wmt-z.seg.score": [line.split()[0] + " None" for line in SEGMENTS]}
+    counts = import_mtme(db, mtme_folder(tmp_path / "none", unscored), lp="de-en", human="wmt-z").counts
+    assert (counts["human_segment_scores"], counts["human_segments_without_score"]) == (0, 8)

@@ -234,7 +234,7 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
         if segment_path is not None:
             counts["human_segment_scores"] = write_segment_scores(
                 session, written.suite_id, name, written.system_ids, SystemMatch(written.system_ids, {}),
-                segment_scores, segment_path, problems.for_file(str(segment_path)))
+                segment_scores, segment_path, problems.for_file(str(segment_path))) if segment_scores else 0
             counts["human_segments_without_score"] = unscored
         disagreeing = 0
         for metric, by_system in found.metrics.items():
