@@ -27,7 +27,8 @@ def import_mtme_command(
                                                    "better (repeatable); the others are higher-is-better."),
 ) -> None:
     """Import a language pair of an mt-metrics-eval test set: sources, documents (-> categories and phenomena),
-    every reference set, every system, one set of system-level human scores, and every segment-level metric
+    every reference set, every system, one set of human scores (system level, and segment level of the same
+    name when present), and every segment-level metric
     score file as a QE system NAME-REF (use it in tsqe accuracy and tsqe correlate --metric qe:NAME-REF)."""
     from suite.importers import ImportResult
     from suite.importers.mtme import import_mtme
@@ -41,12 +42,14 @@ def import_mtme_command(
     typer.echo(f"suite {result.suite!r}: {c['items']} items, {c['references']} references, {c['systems']} systems, "
                f"{c['distinct_outputs']} distinct outputs")
     if result.human is not None:
-        typer.echo(f"human scores {result.human!r} for {c['human_scores']} systems")
+        segments = (f", {c['human_segment_scores']} segment scores ({c['human_segments_without_score']} segments "
+                    f"without a score)" if "human_segment_scores" in c else "")
+        typer.echo(f"human scores {result.human!r} for {c['human_scores']} systems{segments}")
     typer.echo(f"{c['metrics']} metrics as QE systems ({c['outputs_scored_differently']} outputs that several "
                f"systems produced got different scores: their mean is kept)")
     if result.left:
-        typer.echo(f"not imported: {', '.join(result.left)} (tsqe keeps one system-level human score per system, "
-                   "and a metric's segment scores)")
+        typer.echo(f"not imported: {', '.join(result.left)} (tsqe keeps one human score per system and per "
+                   "segment, and a metric's segment scores)")
 
 
 @export_app.command("mtme")
@@ -58,14 +61,15 @@ def export_mtme_command(
     human_name: str = typer.Option("human", "--human-name", help="The name of the human scores' file, e.g. wmt-z."),
 ) -> None:
     """Write the suite and tsqe's scores (every QE system and every cached metric covering all outputs) in
-    mt-metrics-eval's layout, for its tools: sources, documents, references, system outputs, human scores and
-    segment-level metric scores."""
+    mt-metrics-eval's layout, for its tools: sources, documents, references, system outputs, human scores (system
+    and segment level) and segment-level metric scores."""
     from suite.exporters.mtme import export_mtme
 
     context = app_context(ctx)
     result = export_mtme(context.database, folder, lp=lp, suite_name=context.suite_name, human_name=human_name)
     typer.echo(f"{result.lp}: {result.items} items, {len(result.references)} reference sets, {result.systems} "
-               f"systems, {result.human_scores} human scores, {len(result.metrics)} metrics "
+               f"systems, {result.human_scores} human scores, {result.human_segment_scores} human segment "
+               f"scores, {len(result.metrics)} metrics "
                f"({', '.join(result.metrics) or 'none'}) -> {result.folder}")
     for note in result.notes:
         typer.echo(f"note: {note}", err=True)

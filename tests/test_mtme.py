@@ -11,10 +11,11 @@ from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
 from filters.correlation import correlate
+from filters.human_judgements import read_human_judgements
 from filters.qe_proxy import store_metric_as_qe
 from filters.scoring import score_outputs
 from store import Database
-from store.models import HumanScore, Item, Output, Suite, System
+from store.models import HumanScore, HumanSegmentScore, Item, Output, Suite, System
 from suite.errors import InputFileError, TsqeError
 from suite.exporters.mtme import export_mtme
 from suite.importers import import_qe_scores
@@ -103,6 +104,9 @@ ROUND_TRIP = {
     "system-outputs/de-en/sysA.txt": FILES["system-outputs/de-en/sysA.txt"],
     "system-outputs/de-en/sysB.txt": FILES["system-outputs/de-en/sysB.txt"],
     "human-scores/de-en.wmt-z.sys.score": ["refB 0.75", "sysA -0.25", "sysB 0.5"],
+    "human-scores/de-en.wmt-z.seg.score": [
+        "refB 0.5", "refB None", "refB 0.25", "refB 0.75", "sysA -0.5", "sysA 0.125", "sysA None", "sysA 1.0",
+        "sysB 0.0", "sysB 0.5", "sysB -1.25", "sysB 0.375"],
     "metric-scores/de-en/BLEU-refA.seg.score": [
         "refB 50.0", "refB 15.0", "refB 20.0", "refB 5.0", "sysA 50.0", "sysA 100.0", "sysA 100.0", "sysA 10.0",
         "sysB 100.0", "sysB 100.0", "sysB 20.0", "sysB 30.0"],
@@ -124,8 +128,8 @@ def test_import_then_export_gives_the_files_back(db: Database, tmp_path: Path) -
     signatures = written.pop("metric-scores/de-en/tsqe-signatures.tsv")
     assert written == ROUND_TRIP
     assert signatures == ["file\tsignature", "BLEU-refA\tqe:BLEU-refA", "COMET-22-src\tqe:COMET-22-src"]
-    assert (export.items, export.references, export.systems, export.human_scores, export.notes) == (
-        4, ["refA", "refB"], 3, 3, [])
+    assert (export.items, export.references, export.systems, export.human_scores, export.human_segment_scores,
+            export.notes) == (4, ["refA", "refB"], 3, 3, 10, [])
 
 
 def test_tsqe_scores_exported_for_mt_metrics_eval_and_read_back(db: Database, tmp_path: Path) -> None:
@@ -184,8 +188,58 @@ def test_the_commands(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "suite 'wmt99.de-en': 4 items, 8 references, 3 systems, 9 distinct outputs" in result.output
     assert "human scores 'mqm' for 2 systems" in result.output
-    assert "not imported: human wmt-z (seg), metric BLEU-refA (sys), human wmt-z (sys)" in result.output
+    assert "not imported: metric BLEU-refA (sys), human wmt-z (sys), human wmt-z (seg)" in result.output
     exported = CliRunner().invoke(app, ["--db", db_path, "export", "mtme", str(tmp_path / "out"), "--human-name",
                                         "mqm"])
     assert exported.exit_code == 0, exported.output
-    assert "de-en: 4 items, 2 reference sets, 3 systems, 2 human scores, 2 metrics" in exported.output
+    assert "de-en: 4 items, 2 reference sets, 3 systems, 2 human scores, 0 human segment scores, 2 metrics" in (
+        exported.output)
+    again = CliRunner().invoke(app, ["--db", str(tmp_path / "again.sqlite"), "import", "mtme",
+                                     str(mtme_folder(tmp_path / "rt", ROUND_TRIP)), "--lp", "de-en"])
+    assert again.exit_code == 0, again.output
+    assert "human scores 'wmt-z' for 3 systems, 10 segment scores (2 segments without a score)" in again.output
+
+
+SEGMENTS = ["sysA 0.5", "sysA -0.25", "sysA None", "sysA 1.5",
+            "sysB 0.25", "sysB 0.75", "sysB -1.0", "sysB 2.0"]
+
+
+def test_segment_human_scores_of_the_imported_name_are_the_suites(db: Database, tmp_path: Path) -> None:
+    """``LP.NAME.seg.score`` of the NAME whose system scores are taken: one score per system and item, ``None``
+    skipped and counted; the meta-evaluation reads them; another NAME's segment scores are left, as before."""
+    files = {**FILES, "human-scores/de-en.wmt-z.seg.score": SEGMENTS,
+             "human-scores/de-en.mqm.seg.score": ["sysA 1.0"]}  # not the chosen name: left, and not even read
+    result = import_mtme(db, mtme_folder(tmp_path / "wmt99", files), lp="de-en", human="wmt-z")
+    assert (result.counts["human_scores"], result.counts["human_segment_scores"],
+            result.counts["human_segments_without_score"]) == (3, 7, 1)
+    assert sorted(result.left) == ["human mqm (seg)", "human mqm (sys)", "metric BLEU-refA (sys)"]
+    assert [str(w) for w in result.warnings] == [
+        f"{tmp_path / 'wmt99/human-scores/de-en.wmt-z.seg.score'}:1: suite system 'refB' has no segment scores "
+        "in this file"]
+    with db.session() as session:
+        rows = sorted(session.execute(
+            select(System.name, Item.external_id, HumanSegmentScore.score, HumanSegmentScore.raw,
+                   HumanSegmentScore.judgements)
+            .join(System, System.id == HumanSegmentScore.system_id)
+            .join(Item, Item.id == HumanSegmentScore.item_id)).all())
+    assert rows == [("sysA", "1", 0.5, None, None), ("sysA", "2", -0.25, None, None), ("sysA", "4", 1.5, None, None),
+                    ("sysB", "1", 0.25, None, None), ("sysB", "2", 0.75, None, None), ("sysB", "3", -1.0, None, None),
+                    ("sysB", "4", 2.0, None, None)]
+    judged = read_human_judgements(db, "wmt99.de-en")
+    assert {system: sorted(by_item.values()) for system, by_item in judged.segments.items()} == {
+        "sysA": [-0.25, 0.5, 1.5], "sysB": [-1.0, 0.25, 0.75, 2.0]}
+
+
+def test_a_wrong_count_of_segment_human_scores_is_refused_and_changes_nothing(db: Database, tmp_path: Path) -> None:
+    files = {**FILES, "human-scores/de-en.wmt-z.seg.score": SEGMENTS[:4] + SEGMENTS[5:]}
+    root = mtme_folder(tmp_path / "wmt99", files)
+    before = snapshot(db)
+    with pytest.raises(InputFileError) as excinfo:
+        import_mtme(db, root, lp="de-en", human="wmt-z")
+    assert str(excinfo.value) == (f"{root / 'human-scores/de-en.wmt-z.seg.score'}:5: system 'sysB' has 3 segment "
+                                  "scores (its first at this line) but the test set has 4 segments")
+    assert snapshot(db) == before
+    import_mtme(db, root, lp="de-en")  # the chosen name (mqm) has no segment file: the broken one is left
+    unscored = {**FILES, "human-scores/de-en.wmt-z.seg.score": [line.split()[0] + " None" for line in SEGMENTS]}
+    counts = import_mtme(db, mtme_folder(tmp_path / "none", unscored), lp="de-en", human="wmt-z").counts
+    assert (counts["human_segment_scores"], counts["human_segments_without_score"]) == (0, 8)

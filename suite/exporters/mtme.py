@@ -10,7 +10,10 @@ Written under the folder given (the test set's folder, as ``suite.importers.mtme
   an item without a reference in the set gets an empty line, and a set with several references for an item
   keeps the first, both counted);
 - ``system-outputs/LP/NAME.txt`` per system (an empty line where a system has no output, counted);
-- ``human-scores/LP.NAME.sys.score``: the suite's system-level human scores under the name given;
+- ``human-scores/LP.NAME.sys.score``: the suite's system-level human scores under the name given, and
+  ``human-scores/LP.NAME.seg.score`` its segment-level ones (a block of ``SYSNAME SCORE`` lines per system that
+  has any, one per item in order, ``None`` where the system has no score for an item, as mt-metrics-eval writes
+  a missing score);
 - ``metric-scores/LP/NAME-REF.seg.score``: a block of ``SYSNAME SCORE`` lines per system for every QE system and
   every metric tsqe has cached a score of for every output of the suite (a metric stored as a QE system is
   written once, as the metric). REF is ``src`` for QE, the references a metric used otherwise (``all`` when it
@@ -41,6 +44,7 @@ from store.models import (
     STANDARD_REFERENCE,
     Category,
     HumanScore,
+    HumanSegmentScore,
     Item,
     MetricScore,
     Output,
@@ -71,6 +75,7 @@ class MtmeExport:
     references: list[str] = field(default_factory=list)
     systems: int = 0
     human_scores: int = 0
+    human_segment_scores: int = 0
     metrics: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -166,6 +171,17 @@ def _files(session: Session, suite_id: int, lp: str, human_name: str) -> tuple[d
     if human:
         files[f"human-scores/{lp}.{human_name}.sys.score"] = [f"{name} {score!r}" for name, score in human]
         export.human_scores = len(human)
+    segment_scores: dict[str, dict[int, float]] = defaultdict(dict)
+    for name, item_id, score in session.execute(
+            select(System.name, HumanSegmentScore.item_id, HumanSegmentScore.score)
+            .join(HumanSegmentScore, HumanSegmentScore.system_id == System.id)
+            .where(System.id.in_(list(systems))).order_by(System.name)):
+        segment_scores[name][position[item_id]] = score
+    if segment_scores:
+        files[f"human-scores/{lp}.{human_name}.seg.score"] = [
+            f"{name} {repr(by_position[i]) if i in by_position else 'None'}"
+            for name, by_position in segment_scores.items() for i in range(len(items))]
+        export.human_segment_scores = sum(len(by_position) for by_position in segment_scores.values())
 
     standard = [written_names[name] for name, k in kinds.items() if STANDARD_REFERENCE in k]
     default_refs = "all" if set(standard) == set(written_names.values()) else ".".join(sorted(standard))

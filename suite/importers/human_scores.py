@@ -173,8 +173,8 @@ def import_human_scores(db: Database, path: Path | None = None, *, lp: str | Non
             counts["human_scores"] = _write_system_scores(session, suite.name, systems, match, system_scores,
                                                           lp or suite_pair, path, read["system"])
         if segment_scores is not None and segments is not None:
-            counts["segment_scores"] = _write_segment_scores(session, suite.id, suite.name, systems, match,
-                                                             segment_scores, segments, read["segments"])
+            counts["segment_scores"] = write_segment_scores(session, suite.id, suite.name, systems, match,
+                                                            segment_scores, segments, read["segments"])
         if cells is not None and significance is not None:
             counts["significance_pairs"] = _write_significance(session, suite.name, systems, match, cells,
                                                                significance, read["significance"])
@@ -222,8 +222,10 @@ def _write_system_scores(session: Session, suite: str, systems: Mapping[str, int
     return len(found)
 
 
-def _write_segment_scores(session: Session, suite_id: int, suite: str, systems: Mapping[str, int],
-                          match: SystemMatch, scores: Sequence[SegmentScore], path: Path, problems: Problems) -> int:
+def write_segment_scores(session: Session, suite_id: int, suite: str, systems: Mapping[str, int],
+                         match: SystemMatch, scores: Sequence[SegmentScore], path: Path, problems: Problems) -> int:
+    """Replace the segment scores of the systems ``scores`` name (``SegmentScore.item_id``: the item's external
+    id); the one writer of segment-level human scores (``tsqe import human-scores``, ``tsqe import mtme``)."""
     first_line: dict[str, int] = {}
     for score in scores:
         first_line.setdefault(score.system, score.line)

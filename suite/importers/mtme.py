@@ -9,8 +9,11 @@ The layout (mt-metrics-eval's README, "File organization and naming convention")
 - ``system-outputs/SRC-TGT/NAME.txt`` -> system NAME (references scored as systems included, as the layout has
   them);
 - ``human-scores/SRC-TGT.NAME.LEVEL.score``: ``SYSNAME SCORE`` lines (``None``: no score) -> the system-level
-  scores of one NAME become the suite's human scores (``tsqe correlate``); tsqe keeps one human score per system,
-  so the others, and the other levels, are reported and left;
+  scores of one NAME become the suite's human scores (``tsqe correlate``), and the segment-level scores of the
+  same NAME (``NAME.seg.score``: a block of lines per system, one per segment in the sources' order) its
+  segment-level human scores (the meta-evaluation's), written by the same writer as ``tsqe import human-scores
+  --segments`` (``None`` lines are skipped and counted). tsqe keeps one human score per system and segment, so
+  the other NAMEs, and the domain and document levels, are reported and left;
 - ``metric-scores/SRC-TGT/NAME-REF.seg.score``: a block of ``SYSNAME SCORE`` lines per system, one per segment ->
   the QE system ``NAME-REF`` (imported), usable by ``tsqe accuracy`` and ``tsqe correlate --metric qe:NAME-REF``.
   A QE system scores distinct outputs: systems that produced the same output and got different scores (a
@@ -34,6 +37,8 @@ from sqlalchemy import insert
 from store import Database
 from store.models import HumanScore
 from suite.errors import Problem, TsqeError
+from suite.importers.human_scores import SystemMatch, write_segment_scores
+from suite.importers.human_segments import SegmentScore
 from suite.importers.result import Problems
 from suite.importers.tables import read_lines
 from suite.importers.wmt import TestSet, add_test_set
@@ -55,6 +60,8 @@ class MtmeFolder:
     test_set: TestSet
     human: dict[str, dict[str, float]] = field(default_factory=dict)
     """Human score name -> system -> system-level score (``None`` lines left out)."""
+    human_segments: dict[str, Path] = field(default_factory=dict)
+    """Human score name -> its segment-level file (read once the name to import is chosen)."""
     metrics: dict[str, dict[str, list[float]]] = field(default_factory=dict)
     """Metric NAME-REF -> system -> its segment scores."""
     left: list[str] = field(default_factory=list)
@@ -116,11 +123,14 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
     for path in sorted((root / "human-scores").glob(f"{lp}.*.score")):
         parts = path.name.split(".")
         name, level = ".".join(parts[1:-2]), parts[-2]
+        if level == "seg":
+            found.human_segments[name] = path
+            continue
         if level != "sys":
             found.left.append(f"human {name} ({level})")
             continue
         scores = _score_file(path, problems, systems, allow_none=True)
-        found.human[name] = {system: values[0] for system, values in scores.items() if values[0] is not None}
+        found.human[name] = {system: values[0][1] for system, values in scores.items() if values[0][1] is not None}
     for path in sorted((root / "metric-scores" / lp).glob("*.score")):
         name, level = path.name.rsplit(".", 2)[:2]
         if level not in LEVELS or "-" not in name:
@@ -129,19 +139,37 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
         if level != "seg":
             found.left.append(f"metric {name} ({level})")
             continue
-        metric = _score_file(path, problems, systems, allow_none=False)
-        for system, values in metric.items():
-            if len(values) != len(sources):
-                problems.error(None, f"system {system!r} has {len(values)} segment scores but the test set has "
-                                     f"{len(sources)} segments", file=str(path))
-        found.metrics[name] = {system: [float(v) for v in values if v is not None] for system, values in metric.items()}
+        metric = _segment_file(path, problems, systems, len(sources), allow_none=False)
+        found.metrics[name] = {system: [v for _, v in values if v is not None] for system, values in metric.items()}
     return found
 
 
+def _segment_file(path: Path, problems: Problems, systems: dict[str, dict[int, str]], segments: int,
+                  allow_none: bool) -> dict[str, list[tuple[int, float | None]]]:
+    """A segment-level score file: each system's block must have one line per segment of the test set."""
+    scores = _score_file(path, problems, systems, allow_none)
+    for system, values in scores.items():
+        if len(values) != segments:
+            problems.error(values[0][0], f"system {system!r} has {len(values)} segment scores (its first at this "
+                                         f"line) but the test set has {segments} segments", file=str(path))
+    return scores
+
+
+def _human_segments(path: Path, problems: Problems, systems: dict[str, dict[int, str]],
+                    segments: int) -> tuple[list[SegmentScore], int]:
+    """The segment-level human scores of one NAME as the suite's items ``1..N`` take them, and how many ``None``
+    lines (no score) were skipped."""
+    scores = _segment_file(path, problems, systems, segments, allow_none=True)
+    kept = [SegmentScore(system, str(index + 1), value, None, None, line)
+            for system, values in scores.items() for index, (line, value) in enumerate(values) if value is not None]
+    return kept, sum(len(values) for values in scores.values()) - len(kept)
+
+
 def _score_file(path: Path, problems: Problems, systems: dict[str, dict[int, str]],
-                allow_none: bool) -> dict[str, list[float | None]]:
-    """``SYSNAME SCORE`` lines as mt-metrics-eval's ``ReadScoreFile`` reads them: system -> scores in order."""
-    scores: dict[str, list[float | None]] = defaultdict(list)
+                allow_none: bool) -> dict[str, list[tuple[int, float | None]]]:
+    """``SYSNAME SCORE`` lines as mt-metrics-eval's ``ReadScoreFile`` reads them: system -> (line, score) in
+    order."""
+    scores: dict[str, list[tuple[int, float | None]]] = defaultdict(list)
     for number, line in enumerate(_lines(path, problems) or [], start=1):
         fields = line.split()
         if len(fields) != 2:
@@ -152,7 +180,7 @@ def _score_file(path: Path, problems: Problems, systems: dict[str, dict[int, str
             problems.error(number, f"system {system!r} has no output file (system-outputs/)", file=str(path))
             continue
         if text == "None" and allow_none:
-            scores[system].append(None)
+            scores[system].append((number, None))
             continue
         try:
             value = float(text)
@@ -161,7 +189,7 @@ def _score_file(path: Path, problems: Problems, systems: dict[str, dict[int, str
         if not math.isfinite(value):
             problems.error(number, f"score {text!r} is not a finite number", file=str(path))
             continue
-        scores[system].append(value)
+        scores[system].append((number, value))
     return dict(scores)
 
 
@@ -189,6 +217,10 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
     task.progress(0, 2, f"reading {root.name} {lp}")
     found = read_mtme(root, lp, problems)
     chosen = _chosen_human(found, human, problems)
+    segment_path = found.human_segments.get(chosen) if chosen is not None else None
+    segment_scores, unscored = (_human_segments(segment_path, problems, found.test_set.systems,
+                                                len(found.test_set.sources))
+                                if segment_path is not None else ([], 0))
     problems.raise_if_any()
     task.progress(1, 2, f"writing {root.name} {lp}")
     with db.transaction() as session:
@@ -199,6 +231,11 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
             session.execute(insert(HumanScore), [{"system_id": written.system_ids[system], "lp": lp, "score": score}
                                                  for system, score in scores.items()])
             counts["human_scores"] = len(scores)
+        if segment_path is not None:
+            counts["human_segment_scores"] = write_segment_scores(
+                session, written.suite_id, name, written.system_ids, SystemMatch(written.system_ids, {}),
+                segment_scores, segment_path, problems.for_file(str(segment_path))) if segment_scores else 0
+            counts["human_segments_without_score"] = unscored
         disagreeing = 0
         for metric, by_system in found.metrics.items():
             by_output: dict[int, list[float]] = defaultdict(list)
@@ -215,7 +252,8 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
         counts["metrics"] = len(found.metrics)
         counts["outputs_scored_differently"] = disagreeing
         task.progress(2, 2, "imported")  # before the commit: a cancel here still changes nothing
-    left = found.left + [f"human {other} (sys)" for other in found.human if other != chosen]
+    left = found.left + [f"human {other} (sys)" for other in found.human if other != chosen] + [
+        f"human {other} (seg)" for other in found.human_segments if other != chosen]
     return MtmeImport(name, counts, chosen, left, problems.warnings)
 
 
