@@ -37,10 +37,6 @@ class EditDistance:
         self._cache: dict[str, tuple[dict, Row]] = {}  # type: ignore[type-arg]  # a trie: word -> (children, row)
         self._cache_size = 0
 
-    @property
-    def reference(self) -> list[str]:
-        return self._ref
-
     def __call__(self, words_hyp: list[str]) -> tuple[int, str]:
         rows = [self._initial]
         node = self._cache
@@ -120,15 +116,12 @@ class EditDistance:
             node = node[word][0]
 
 
-def ter_edits(words_hyp: list[str], words_ref: list[str], distance: EditDistance | None = None) -> tuple[int, int]:
+def ter_edits(words_hyp: list[str], words_ref: list[str]) -> tuple[int, int]:
     """(edits, reference length) as sacrebleu's ``lib_ter.translation_edit_rate``: shifts while one lowers
-    the edit distance (at most ``_MAX_SHIFT_CANDIDATES`` candidates in all), plus the remaining distance.
-
-    ``distance``: the edit distance to ``words_ref`` already used for other hypotheses (its cached rows of
-    shared prefixes save work; sacrebleu makes a new one per pair, which gives the same counts)."""
+    the edit distance (at most ``_MAX_SHIFT_CANDIDATES`` candidates in all), plus the remaining distance."""
     if not words_ref:
         return len(words_hyp), 0
-    distance = distance or EditDistance(words_ref)
+    distance = EditDistance(words_ref)
     shifts, words, checked = 0, words_hyp, 0
     while True:
         delta, shifted, checked = lib_ter._shift(words, words_ref, distance, checked)
