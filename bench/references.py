@@ -8,10 +8,16 @@ as the paper's sacrebleu signature), chrF and TER, and the correlation table wit
 Target (issue 17): scoring against the 7 sets with BLEU, chrF and TER and the correlation table < 2 minutes.
 Reads ../shared/data/external (never copied); a fresh database each run unless --db names one (then the import
 is skipped and only the scoring and the table are timed again). Prints one figure a line and the table.
+
+The machine is shared, so the run also prints what says how loaded it was: the load average before and
+after, a fixed loop of plain Python (0.10 s on an idle core of this machine), and sacrebleu's own
+per-pair cost (its ``sentence_score`` of 200 WMT19 pairs a metric, against the WMT reference) with what a
+plain sacrebleu loop over the table's pairs would take at that cost: the ratio to it holds under any load.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import tempfile
 import time
@@ -56,6 +62,32 @@ def load(db_path: Path, data: Path) -> float:
     return time.perf_counter() - started
 
 
+def floor() -> float:
+    """Seconds of a fixed loop of plain Python: how much of a core this process gets now."""
+    started = time.perf_counter()
+    sum(range(10**7))
+    return time.perf_counter() - started
+
+
+def sacrebleu_per_pair(data: Path, metrics: list[str], tokenize: str) -> dict[str, float]:
+    """sacrebleu's ``sentence_score`` seconds per (output, reference) pair, on the first 200 segments of the
+    first system against the WMT reference."""
+    from filters.metrics.pair_statistics import sacrebleu_metric
+
+    wmt19 = data / "global-explainability-metrics" / "WMT19"
+    references = (wmt19 / "references" / "newstest2019-ende-ref.de").read_text(encoding="utf-8").split("\n")[:200]
+    system = sorted((wmt19 / "system-outputs" / "en-de").iterdir())[0]
+    hypotheses = system.read_text(encoding="utf-8").split("\n")[:200]
+    costs = {}
+    for name in metrics:
+        metric = sacrebleu_metric(name, tokenize if name == "bleu" else None)
+        started = time.process_time()
+        for hypothesis, reference in zip(hypotheses, references):
+            metric.sentence_score(hypothesis, [reference])
+        costs[name] = (time.process_time() - started) / len(hypotheses)
+    return costs
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--db", default=None, help="keep the database here (default: a temporary one)")
@@ -80,12 +112,24 @@ def main() -> int:
             print(f"import (test set, 22 systems, 6 extra sets, DA): {load(db_path, data):.1f} s")
         db = open_database(db_path)
         entries = [RefChoice.parse(entry) for entry in (*SETS, *JOINED)]
+        metrics = args.metrics.split(",")
+        load_before, floor_before = os.getloadavg()[0], floor()
         started = time.perf_counter()
-        table = correlate_table(db, args.metrics.split(","), entries, top=args.top, suite_name=SUITE,
+        table = correlate_table(db, metrics, entries, top=args.top, suite_name=SUITE,
                                 options=MetricOptions(tokenize="intl"), resamples=args.resamples)
         seconds = time.perf_counter() - started
-        print(f"scoring {len(args.metrics.split(','))} metrics x {len(SETS)} sets + {len(JOINED)} joined entries "
+        load_after, floor_after = os.getloadavg()[0], floor()
+        print(f"scoring {len(metrics)} metrics x {len(SETS)} sets + {len(JOINED)} joined entries "
               f"and the correlation table ({args.resamples} resamples): {seconds:.1f} s (target < 120 s)")
+        print(f"load average {load_before:.1f} before, {load_after:.1f} after; plain-Python floor "
+              f"{floor_before:.2f} s before, {floor_after:.2f} s after (0.10 s on an idle core)")
+        costs = sacrebleu_per_pair(data, metrics, "intl")
+        pairs = table.rows[0].segments * len(table.systems) * sum(len(entry.sets) for entry in entries)
+        plain = sum(costs.values()) * pairs
+        said = ", ".join(f"{name} {cost * 1000:.2f} ms" for name, cost in costs.items())
+        print(f"sacrebleu sentence_score now: {said} a pair; a plain sacrebleu loop over the table's {pairs:,} "
+              f"(output, reference) pairs a metric would take {plain:.0f} s of CPU: this run took "
+              f"{seconds / plain:.3f} of it")
         print(render(table.to_table(), "md"))
         if args.figure:
             from filters.correlation_figure import kendall_by_k_figure

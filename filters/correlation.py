@@ -23,7 +23,7 @@ import numpy as np
 from sqlalchemy import select
 
 from filters.metrics import MetricOptions, Signature, references_note, suite_metric
-from filters.metrics.base import SystemScores
+from filters.metrics.base import Metric, SystemScores
 from filters.metrics.statistics import mean_statistics
 from filters.scoring import score_outputs
 from store import Database
@@ -113,11 +113,13 @@ def correlations(human: Sequence[float] | np.ndarray, metric: Sequence[float] | 
 
 def system_level_scores(db: Database, metric: str, systems: Sequence[str], *, suite_name: str | None = None,
                         refs: RefChoice | None = None, options: MetricOptions | None = None,
-                        task: TaskState | None = None) -> SystemScores:
+                        task: TaskState | None = None, scorer: Metric | None = None) -> SystemScores:
     """``metric``'s score of each of ``systems``: its own system-level score where its specification has one
-    (corpus BLEU, DA-BERTScore), else the mean of the system's segment scores."""
+    (corpus BLEU, DA-BERTScore), else the mean of the system's segment scores. ``scorer``: the metric object
+    (made with ``options``) to use, when the caller scores with it more than once and it keeps work between
+    calls (sacrebleu's segment statistics)."""
     refs = refs or RefChoice.default()
-    scorer = suite_metric(metric, options, db)
+    scorer = scorer or suite_metric(metric, options, db)
     own = scorer.system_scores(db, systems, refs, suite_name=suite_name, task=progress_of(task))
     if own is not None:
         return own

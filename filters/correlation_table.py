@@ -29,7 +29,8 @@ from filters.correlation import (
     human_scores,
     system_level_scores,
 )
-from filters.metrics import MetricOptions, Signature, metric_spec
+from filters.metrics import MetricOptions, Signature, metric_spec, suite_metric
+from filters.metrics.base import Metric
 from filters.metrics.statistics import RESAMPLES, SEED, Resamplable
 from store import Database
 from suite.references import RefChoice, ReferenceSet, reference_sets
@@ -195,10 +196,12 @@ def correlate_table(db: Database, metrics: Sequence[str], entries: Sequence[RefC
             for entry in (entries if metric_spec(metric).needs_references else [None])]
     options = options or MetricOptions()
     options.check_any([metric_spec(metric) for metric in metrics])
+    scorers = {metric: suite_metric(metric, options.applicable(metric_spec(metric)), db)
+               for metric in dict.fromkeys(metrics)}  # one per metric: sacrebleu's keeps segment statistics
     rows = []
     for done, (metric, entry) in enumerate(jobs):
         progress.progress(done, len(jobs), f"correlating {metric}" + (f" against {entry.label}" if entry else ""))
-        rows.append(_row(db, metric, entry, human, systems, best, suite_name=suite_name,
+        rows.append(_row(db, scorers[metric], entry, human, systems, best, suite_name=suite_name,
                          options=options.applicable(metric_spec(metric)), resamples=resamples,
                          seed=seed, task=task))
     progress.progress(len(jobs), len(jobs), f"correlated {len(jobs)} metric and reference entries")
@@ -208,17 +211,19 @@ def correlate_table(db: Database, metrics: Sequence[str], entries: Sequence[RefC
     return CorrelationTable(suite.name, {s: human[s] for s in systems}, systems, top, rows, resamples, seed, sets)
 
 
-def _row(db: Database, metric: str, refs: RefChoice | None, human: dict[str, float], systems: list[str],
+def _row(db: Database, scorer: Metric, refs: RefChoice | None, human: dict[str, float], systems: list[str],
          best: list[str] | None, *, suite_name: str | None, options: MetricOptions | None, resamples: int,
          seed: int, task: TaskState | None) -> CorrelationRow:
-    level = system_level_scores(db, metric, systems, suite_name=suite_name, refs=refs, options=options, task=task)
+    metric = scorer.name
+    level = system_level_scores(db, metric, systems, suite_name=suite_name, refs=refs, options=options, task=task,
+                                scorer=scorer)
     resampled = _resampled(level.statistics, resamples, seed)
     overall = _agreement(human, systems, level.scores, resampled)
     top = None
     if best is not None:
         if metric_spec(metric).level == "system":  # its scores depend on the systems compared: score the top K
             top_level = system_level_scores(db, metric, best, suite_name=suite_name, refs=refs, options=options,
-                                            task=task)
+                                            task=task, scorer=scorer)
             top_resampled = _resampled(top_level.statistics, resamples, seed)
             top = _agreement(human, best, top_level.scores, top_resampled)
         else:

@@ -9,17 +9,16 @@ has them); the scores are the same.
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import cast
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.base import Metric as SacreMetric
-from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngrams
 
 from filters.metrics.base import SystemScores, TextMetric
 from filters.metrics.corpus import corpus_inputs
+from filters.metrics.pair_statistics import PairStatistics
 from filters.metrics.signature import Signature
 from filters.metrics.specs import MetricOptions, MetricSpec
 from filters.metrics.statistics import CombinedStatistics, Resamplable, SegmentStatistics
@@ -27,12 +26,6 @@ from store import Database
 from suite.errors import TsqeError
 from suite.references import RefChoice
 from suite.tasks import TaskState
-
-SACREBLEU_CLASSES: dict[str, tuple[type[SacreMetric], dict[str, object]]] = {
-    "bleu": (BLEU, {"effective_order": True, "force": True}),
-    "chrf": (CHRF, {}),
-    "ter": (TER, {}),
-}
 
 
 def _chrf_multi(per_reference: list[list[float]], metric: SacreMetric) -> list[float]:
@@ -57,19 +50,13 @@ class SacreBleuMetric(TextMetric):
     def __init__(self, spec: MetricSpec, options: MetricOptions) -> None:
         options.check(spec)
         self.spec = spec
-        cls, kwargs = SACREBLEU_CLASSES[spec.name]
-        if options.tokenize is not None:
-            if options.tokenize not in BLEU.TOKENIZERS:
-                raise TsqeError(f"unknown BLEU tokenizer {options.tokenize!r} (sacrebleu's: "
-                                f"{', '.join(BLEU.TOKENIZERS)})")
-            kwargs = {**kwargs, "tokenize": options.tokenize}
-        self._metric = cls(**kwargs)
-        self._metric.num_refs = -1  # sacrebleu's marker for a variable number of references
+        if options.tokenize is not None and options.tokenize not in BLEU.TOKENIZERS:
+            raise TsqeError(f"unknown BLEU tokenizer {options.tokenize!r} (sacrebleu's: "
+                            f"{', '.join(BLEU.TOKENIZERS)})")
+        self._statistics = PairStatistics(spec.name, options.tokenize)
+        self._metric = self._statistics.metric
         self._signature = Signature.parse(f"{spec.name}|{self._metric.get_signature()}")
-        self._pairs: dict[tuple[str, str], list[float]] = {}
-        self._hyp_ngrams: dict[str, list[Counter[str]]] = {}
-        self._ref_ngrams: dict[str, list[Counter[str]]] = {}
-        self._multi = _MULTI_REFERENCE.get(cls)
+        self._multi = _MULTI_REFERENCE.get(type(self._metric))
 
     @property
     def signature(self) -> Signature:
@@ -88,7 +75,7 @@ class SacreBleuMetric(TextMetric):
         if refs.combine == "multi":
             inputs = corpus_inputs(db, systems, refs, suite_name)
             statistics: Resamplable = SegmentStatistics(
-                inputs.items, self.segment_statistics(inputs.hypotheses, inputs.references), self._finish)
+                inputs.items, self.segment_statistics(inputs.hypotheses, inputs.references, task), self._finish)
             segments = len(inputs.items)
         else:
             parts = [self.system_scores(db, systems, single, suite_name=suite_name, task=task)
@@ -100,69 +87,36 @@ class SacreBleuMetric(TextMetric):
         return SystemScores(self.signature_for(refs), self.higher_is_better,
                             {system: float(scores[system][0]) for system in systems}, segments, statistics)
 
-    def segment_statistics(self, hypotheses: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]]
-                           ) -> dict[str, np.ndarray]:
+    def segment_statistics(self, hypotheses: Mapping[str, Sequence[str]], references: Sequence[Sequence[str]],
+                           task: TaskState | None = None) -> dict[str, np.ndarray]:
         """sacrebleu's statistics of each system's hypotheses against the segments' references (one row per
         segment), as its ``corpus_score`` and paired bootstrap compute them.
 
-        BLEU caches the references once for every system (sacrebleu would cache them again per call). chrF
-        and TER statistics of each (hypothesis, reference) pair are computed once per metric object and
-        reused, and their multi-reference statistics are derived from them exactly as sacrebleu does (chrF:
-        the reference with the best sentence F, the first on ties; TER: the fewest edits over the mean
-        reference length), so composed sets made of other sets' references (HQ) cost nothing new.
+        The statistics of each (hypothesis, reference) pair are computed once per metric object, in worker
+        processes when there are many new ones (:class:`PairStatistics`), and reused: by every system that
+        gave the same output, by every reference set holding the same reference (the HQ sets are made of the
+        others' references) and by the joined entries, whose multi-reference statistics chrF and TER derive
+        from them exactly as sacrebleu does (chrF: the reference with the best sentence F, the first on ties;
+        TER: the fewest edits over the mean reference length). Multi-reference BLEU clips n-gram counts by
+        every reference at once, so it is computed from the segment's references together.
         """
         for texts in hypotheses.values():
             self._check(texts, references)
-        metric = self._metric
-        multi = self._multi
-        if multi is None:
-            width = max(len(refs) for refs in references)
-            streams = [[refs[k] if k < len(refs) else None for refs in references] for k in range(width)]
-            metric._ref_cache = metric._cache_references(streams)  # type: ignore[arg-type]  # None pads, as in corpus_score
-            try:
-                return {system: np.array(metric._extract_corpus_statistics(list(texts), None), dtype=float)
-                        for system, texts in hypotheses.items()}
-            finally:
-                metric._ref_cache = None
-        return {system: np.array([multi([self._pair(hypothesis, ref) for ref in refs], metric)
-                                  for hypothesis, refs in zip(texts, references)], dtype=float)
+        pairs = self._statistics
+        bleu = self._multi is None
+        pairs.compute({(hypothesis, ref) for texts in hypotheses.values()
+                       for hypothesis, refs in zip(texts, references) if not bleu or len(refs) == 1
+                       for ref in refs}, task)
+        return {system: np.array([self._segment(hypothesis, refs) for hypothesis, refs in zip(texts, references)],
+                                 dtype=float)
                 for system, texts in hypotheses.items()}
 
-    def _pair(self, hypothesis: str, reference: str) -> list[float]:
-        key = (hypothesis, reference)
-        stats = self._pairs.get(key)
-        if stats is None:
-            metric = self._metric
-            if isinstance(metric, CHRF):  # n-grams of each text once, however many pairs it is in
-                stats = [count for h, r in zip(self._ngrams(hypothesis, hyp=True), self._ngrams(reference, hyp=False))
-                         for count in metric._get_match_statistics(h, r)]
-            else:
-                info = metric._extract_reference_info([metric._preprocess_segment(reference)])
-                stats = list(metric._compute_segment_statistics(metric._preprocess_segment(hypothesis), info))
-            self._pairs[key] = stats
-        return stats
-
-    def _ngrams(self, text: str, *, hyp: bool) -> list[Counter[str]]:
-        """chrF's character (and word) n-grams of a text, as its ``_compute_segment_statistics`` extracts a
-        hypothesis's and its ``_extract_reference_info`` a reference's."""
-        cache = self._hyp_ngrams if hyp else self._ref_ngrams
-        found = cache.get(text)
-        if found is None:
-            metric = cast(CHRF, self._metric)
-            if hyp:
-                found = self._chrf_hypothesis_ngrams(metric, metric._preprocess_segment(text))
-            else:
-                found = metric._extract_reference_info([metric._preprocess_segment(text)])["ref_ngrams"][0]
-            cache[text] = found
-        return found
-
-    @staticmethod
-    def _chrf_hypothesis_ngrams(metric: CHRF, hypothesis: str) -> list[Counter[str]]:
-        ngrams = extract_all_char_ngrams(hypothesis, metric.char_order, metric.whitespace)
-        if metric.word_order > 0:
-            words = metric._remove_punctuation(hypothesis)
-            ngrams.extend(extract_word_ngrams(words, n) for n in range(1, metric.word_order + 1))
-        return ngrams
+    def _segment(self, hypothesis: str, references: Sequence[str]) -> list[float]:
+        if len(references) == 1:
+            return self._statistics.pairs[hypothesis, references[0]]
+        if self._multi is None:
+            return self._statistics.bleu_multi(hypothesis, references)
+        return self._multi([self._statistics.pairs[hypothesis, ref] for ref in references], self._metric)
 
     def _finish(self, total: np.ndarray) -> float:
         return float(self._metric._compute_score_from_stats(list(total)).score)
