@@ -28,7 +28,8 @@ def import_mtme_command(
 ) -> None:
     """Import a language pair of an mt-metrics-eval test set: sources, documents (-> categories and phenomena),
     every reference set, every system, one set of human scores (system level, and segment level of the same
-    name when present), and every segment-level metric score file as a QE system NAME-REF (use it in tsqe accuracy and tsqe correlate --metric qe:NAME-REF)."""
+    name when present), and every segment-level metric score file as a QE system NAME-REF (use it in tsqe
+    accuracy and tsqe correlate --metric qe:NAME-REF)."""
     from suite.importers import ImportResult
     from suite.importers.mtme import import_mtme
 

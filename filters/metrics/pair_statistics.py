@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Sequence
-from contextlib import closing
 from typing import Any, cast
 
 from sacrebleu.metrics import BLEU, CHRF, TER
@@ -25,7 +24,7 @@ from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngra
 
 from filters.metrics.ter_edits import ter_edits
 from suite.tasks import TaskState
-from suite.watched_pool import run_watched
+from suite.watched_pool import WorkerPool
 
 SACREBLEU_CLASSES: dict[str, tuple[type[SacreMetric], dict[str, object]]] = {
     "bleu": (BLEU, {"effective_order": True, "force": True}),
@@ -36,6 +35,8 @@ PARALLEL_PAIRS = 1000
 """Fewer new pairs than this are computed in this process: starting workers would cost more than it saves."""
 CHUNK_PAIRS = 2000
 """About this many pairs go to a worker at a time (whole references: a reference's pairs stay together)."""
+_POOL = WorkerPool()
+"""Workers kept for the life of the process (the labelling engine's pool): a second table starts none."""
 CHUNK_SECONDS = 900.0
 """A chunk still running after this long (a machine loaded far beyond its cores) is computed here instead."""
 
@@ -75,12 +76,13 @@ class PairStatistics:
                 chunks.append([])
             chunks[-1].append(pair)
         check = task.raise_if_cancelled if task is not None else (lambda: None)
-        with closing(run_watched(chunks, _Worker(self.name, self.tokenize), lambda _: CHUNK_SECONDS, workers,
-                                 check)) as results:
-            for index, found in results:
-                chunk = chunks[index]
-                for (hypothesis, reference), stats in zip(chunk, found or [self.pair(*p) for p in chunk]):
-                    self.pairs[hypothesis, reference] = stats
+        with _POOL.run(_Worker(self.name, self.tokenize), workers, check) as run:
+            for chunk in chunks:
+                run.submit(chunk, CHUNK_SECONDS)
+            while run.pending:
+                for chunk, found in run.results():
+                    for (hypothesis, reference), stats in zip(chunk, found or [self.pair(*p) for p in chunk]):
+                        self.pairs[hypothesis, reference] = stats
 
     def pair(self, hypothesis: str, reference: str) -> list[float]:
         """sacrebleu's statistics of ``hypothesis`` against the single ``reference``."""
