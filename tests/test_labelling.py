@@ -288,7 +288,7 @@ def test_cli_label_interrupted_says_what_it_kept(tmp_path: Path, monkeypatch: py
     def interrupted(*args: object, **kwargs: object) -> dict[str, int]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("cli.labelling.relabel", interrupted)
+    monkeypatch.setattr("suite.labelling.relabel", interrupted)  # the command imports it when it runs
     result = CliRunner().invoke(app, ["--db", str(database), "label"])
     assert result.exit_code == 130
     assert "interrupted: the items labelled so far are kept, each whole, the others are as they were: run tsqe " \
