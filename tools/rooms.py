@@ -56,12 +56,14 @@ MOVES: dict[str, str] = {
     "suite.suite_edit": "suite.editing.suite_edit",
     "suite.taxonomy": "suite.editing.taxonomy",
     "suite.history": "suite.editing.history",
+    # one item read whole with the versions its saves send back: the editor's (and the API's) records; in
+    # reading it would be the only import from reading up into editing (it names categories via taxonomy)
+    "suite.item_detail": "suite.editing.item_detail",
     "suite.draft_autosave": "suite.editing.draft_autosave",
     "suite.review": "suite.editing.review",
     # what the front-ends read to show a suite
     "suite.browse": "suite.reading.browse",
     "suite.tree": "suite.reading.tree",
-    "suite.item_detail": "suite.reading.item_detail",
     "suite.status": "suite.reading.status",
     "suite.report": "suite.reading.report",
     "suite.names": "suite.reading.names",
@@ -82,9 +84,9 @@ ROOMS: dict[str, str] = {
     "suite.engine": "The rule engine: patterns and their bounds, matching (``rules``), labelling and its worker\n"
                     "pool, labels and their counts, previews of unsaved rules, the output policy.",
     "suite.editing": "Writes and their history: the editing API both front-ends call (``api``), items and their\n"
-                     "parts, the taxonomy, reviewers' decisions (``review``), drafts, undoable edits, versions.",
+                     "parts read whole and edited, the taxonomy, reviewers' decisions (``review``), drafts, undo.",
     "suite.reading": "What the front-ends read to show a suite: the tree, the review table's rows (``browse``),\n"
-                     "one item whole, searches, the status counts and the per-system report.",
+                     "searches, the names to choose from, the status counts and the per-system report.",
     "suite.exporters": "Files written for other tools: labels as TSV, a suite back in the importers' layouts,\n"
                        "mt-metrics-eval's layout and the WMT test-suite submission.",
 }
