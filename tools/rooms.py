@@ -67,6 +67,9 @@ MOVES: dict[str, str] = {
     "suite.status": "suite.reading.status",
     "suite.report": "suite.reading.report",
     "suite.names": "suite.reading.names",
+    # the pairs a decision would add, and the review queue's order by them (review-assist, issue 20): read from
+    # the label counts and sorted on by browse, so it sits beside browse; in assist it made reading import assist
+    "suite.assist.impact": "suite.reading.impact",
     # files written for other tools
     "suite.export": "suite.exporters.labels_tsv",
     "suite.export_suite": "suite.exporters.suite_file",
