@@ -17,7 +17,11 @@ FILES = {
     "suite/tasks.py": "def step() -> None: ...\n",
     "suite/labelling.py": '"""Labelling; see ``suite.rules.describe``."""\nCHUNK = 200\n',
     "suite/rules.py": "def describe() -> str:\n    return ''\n",
-    "suite/editing.py": '"""The API."""\nfrom suite.items import find_item\n\n__all__ = ["find_item"]\n',
+    # the old facade re-exports item_detail, the function of the module that moves into its room
+    "suite/editing.py": ('"""The API; an item read whole: ``suite.editing.item_detail``."""\n'
+                         "from suite.item_detail import item_detail\nfrom suite.items import find_item\n\n"
+                         '__all__ = ["find_item", "item_detail"]\n'),
+    "suite/item_detail.py": "def item_detail() -> None: ...\n",
     "suite/items.py": "def find_item() -> None: ...\n",
     "suite/newcomer.py": "X = 1\n",  # a module the mapping does not know: left where it is
     "suite/engine/__init__.py": '"""Old words."""\n',
@@ -27,7 +31,7 @@ FILES = {
     "cli/labels.py": (
         "from suite import editing, tasks\n"
         "from suite import labelling as lab  # noqa: F401\n"
-        "from suite.editing import find_item\n"
+        "from suite.editing import find_item, item_detail\n"
         "from suite.importers import tables\n\n\n"
         "def run() -> None:\n"
         "    import suite.items\n\n"
@@ -88,12 +92,14 @@ def test_moves_modules_rewrites_references_and_a_second_run_changes_nothing(
     assert "from suite.editing import api as editing\n" in cli
     assert "from suite import tasks\n" in cli
     assert "from suite.engine import labelling as lab  # noqa: F401\n" in cli
-    assert "from suite.editing.api import find_item\n" in cli
+    assert "from suite.editing.api import find_item, item_detail\n" in cli
     assert "from suite.importers import table_files as tables\n" in cli
     assert "    import suite.editing.items\n\n    suite.editing.items.find_item()\n" in cli
     assert "editing.find_item(), find_item(), tasks.step(), tables.read_lines()" in cli
     assert (repo / "suite/importers/table_files.py").read_text().startswith("from suite.engine import labelling\n")
-    assert (repo / "suite/editing/api.py").read_text().startswith('"""The API."""\nfrom suite.editing.items import')
+    assert (repo / "suite/editing/api.py").read_text().startswith(
+        '"""The API; an item read whole: ``suite.editing.api.item_detail``."""\n'
+        "from suite.editing.item_detail import item_detail\nfrom suite.editing.items import find_item\n")
     assert "``suite.engine.rules.describe``" in (repo / "suite/engine/labelling.py").read_text()
     test = (repo / "tests/test_x.py").read_text()
     assert '"suite.engine.labelling.CHUNK"' in test and "    suite.items.append(1)" in test

@@ -117,33 +117,30 @@ class Tree:
             tree.modules.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
         return tree
 
-    def is_package(self, name: str) -> bool:
-        return (self.root / Path(*name.split(".")) / "__init__.py").exists()
+    def is_file(self, name: str) -> bool:
+        """Whether module ``name`` is a plain ``.py`` file now (it has no submodules then)."""
+        return (self.root / (name.replace(".", "/") + ".py")).exists()
 
-    def moved(self, name: str) -> str | None:
-        """Where module ``name`` goes, or None. ``suite.editing`` is the old facade while ``suite/editing.py``
-        exists; once the room exists the bare name is the room, and only its old names (``find_item``) move."""
-        target = MOVES.get(name)
-        if target is None or (self.is_package(name) and not (self.root / f"{name.replace('.', '/')}.py").exists()):
-            return None
-        return target
+    def rewrite_chain(self, chain: str) -> str:
+        """``suite.a.b.c`` (a module and names in it) pointed at the module's room.
 
-    def is_module(self, name: str) -> bool:
-        return name in self.modules or name in MOVES or name in MOVES.values()
-
-    def rewrite_chain(self, chain: str, *, bare_ok: bool = True) -> str:
-        """``suite.a.b.c`` with its longest module prefix moved; a prefix already in a room stays."""
+        Before the move, a module to move is still a file, so whatever follows it is a name defined in it: the
+        old facade's ``suite.editing.item_detail`` is its function, not the room's module of that name. After the
+        move (a branch merged late), the longest prefix that is a module now wins, and an old module's name with
+        names after it (``suite.labelling.CHUNK``, the facade's ``suite.editing.find_item``) is pointed at its
+        room; a bare ``suite.editing`` is the room then, and stays.
+        """
         parts = chain.split(".")
+        for end in range(2, len(parts) + 1):
+            prefix = ".".join(parts[:end])
+            if self.is_file(prefix):
+                return ".".join([MOVES[prefix], *parts[end:]]) if prefix in MOVES else chain
         for end in range(len(parts), 1, -1):
             prefix = ".".join(parts[:end])
-            if prefix in MOVES.values() or (prefix in self.modules and prefix not in MOVES):
+            if prefix in self.modules or prefix in MOVES.values():
                 return chain
             if prefix in MOVES:
-                rest = parts[end:]
-                target = self.moved(prefix) if not rest else MOVES[prefix]
-                if target is None or (rest and f"{prefix}.{rest[0]}" in self.modules):
-                    return chain
-                return ".".join([target, *rest])
+                return ".".join([MOVES[prefix], *parts[end:]]) if end < len(parts) else chain
         return chain
 
 
@@ -152,13 +149,14 @@ def module_import(tree: Tree, module: str, names: list[ast.alias]) -> list[tuple
     out: list[tuple[str, str, str | None]] = []
     for alias in names:
         full = f"{module}.{alias.name}"
-        if tree.is_module(full) and full in MOVES and tree.moved(full) is not None:
-            target = MOVES[full]
-            parent, _, base = target.rpartition(".")
+        if tree.is_file(module):  # a plain module: the names are defined in it
+            out.append((MOVES.get(module, module), alias.name, alias.asname))
+        elif full in MOVES and (tree.is_file(full) or full not in tree.modules):  # a module that moves (or moved)
+            parent, _, base = MOVES[full].rpartition(".")
             out.append((parent, base, alias.asname or (alias.name if base != alias.name else None)))
-        elif tree.is_module(full):
+        elif full in tree.modules:  # a module as it is now
             out.append((module, alias.name, alias.asname))
-        else:  # a name defined in the module (or, for the old facade suite.editing, re-exported by it)
+        else:  # a name of a module that moved, such as the old facade's find_item
             out.append((MOVES.get(module) or tree.rewrite_chain(module), alias.name, alias.asname))
     return out
 
@@ -311,7 +309,7 @@ def main(argv: list[str] | None = None) -> int:
             moves.append((source, target))
     known = set(MOVES) | set(MOVES.values()) | SHARED | {"suite", "suite.demo"}
     unknown = sorted(m for m in tree.modules if m.count(".") == 1 and m not in known and m not in ROOMS
-                     and not tree.is_package(m))
+                     and tree.is_file(m))
     for name in unknown:
         print(f"left at suite/ top (not in the mapping): {name.replace('.', '/')}.py")
 
