@@ -41,6 +41,11 @@ FILES = {
     "tests/test_x.py": (
         "def test_x(monkeypatch, suite):\n"
         '    monkeypatch.setattr("suite.labelling.CHUNK", 1)\n'
+        '    monkeypatch.setattr("suite.labelling.CHUNK", 2)  # a trailing comment that the longer name pushes '
+        'to 120.\n'
+        '    """A docstring line that the longer name of ``suite.labelling`` pushes past the line length, so it '
+        'is to be wrapped.\n'
+        '    Its paragraph goes on here."""\n'
         "    suite.items.append(1)  # a Suite row's items, not the module\n"
     ),
     "README.md": ("The engine is `suite/labelling.py`; edits go through `suite.editing` and "
@@ -103,6 +108,9 @@ def test_moves_modules_rewrites_references_and_a_second_run_changes_nothing(
     assert "``suite.engine.rules.describe``" in (repo / "suite/engine/labelling.py").read_text()
     test = (repo / "tests/test_x.py").read_text()
     assert '"suite.engine.labelling.CHUNK"' in test and "    suite.items.append(1)" in test
+    assert '2)  # a trailing comment that the longer name pushes to 120.\n' in test  # code is never wrapped
+    assert ('    """A docstring line that the longer name of ``suite.engine.labelling`` pushes past the line '
+            'length, so it is to be\n    wrapped. Its paragraph goes on here."""\n') in test
     assert (repo / "README.md").read_text() == ("The engine is `suite/engine/labelling.py`; edits go through "
                                                 "`suite.editing.api` and `suite.editing.api.find_item`.\n")
     for path in repo.rglob("*.py"):

@@ -233,14 +233,21 @@ def text_positions(text: str) -> Callable[[int, int], bool]:
     return lambda row, col: any(start <= (row, col) < end for start, end in spans)
 
 
+def starts_in_text(line: str, row: int, in_text: Callable[[int, int], bool]) -> bool:
+    """A comment line, or a line of a docstring from its first character (not code with a string or a trailing
+    comment: the words wrapped off it would become code)."""
+    start = len(line) - len(line.lstrip())
+    return line.lstrip().startswith("#") or (in_text(row, start) and in_text(row, LINE_LENGTH))
+
+
 def reflow(text: str, before: set[str]) -> str:
     """Lines of docstrings and comments that the longer names pushed past the line length, wrapped: the words
     past it go to the start of the paragraph's next line, or onto a line of their own."""
     lines = text.splitlines(keepends=True)
-    for _ in range(20):
+    for _ in range(1000):
         in_text = text_positions("".join(lines))
         long = [i for i, line in enumerate(lines) if len(line.rstrip("\n")) > LINE_LENGTH
-                and line.rstrip("\n") not in before and in_text(i + 1, LINE_LENGTH)]
+                and line.rstrip("\n") not in before and starts_in_text(line, i + 1, in_text)]
         if not long:
             break
         i = long[0]
