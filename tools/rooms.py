@@ -161,11 +161,19 @@ def module_import(tree: Tree, module: str, names: list[ast.alias]) -> list[tuple
     return out
 
 
-def render_from(indent: str, imports: list[tuple[str, str, str | None]]) -> list[str]:
+def render_from(indent: str, imports: list[tuple[str, str, str | None]], *, wrapped: bool) -> list[str]:
+    """The statements, one per module; ``wrapped`` keeps a parenthesised statement's one name per line and its
+    trailing comma (which tells ruff to keep it so), for groups of several names."""
     grouped: dict[str, list[str]] = {}
     for module, name, alias in imports:
         grouped.setdefault(module, []).append(name if alias is None else f"{name} as {alias}")
-    return [f"{indent}from {module} import {', '.join(names)}" for module, names in grouped.items()]
+    lines: list[str] = []
+    for module, names in grouped.items():
+        if wrapped and len(names) > 1:
+            lines += [f"{indent}from {module} import (", *(f"{indent}    {name}," for name in names), f"{indent})"]
+        else:
+            lines.append(f"{indent}from {module} import {', '.join(names)}")
+    return lines
 
 
 def rewrite_python(tree: Tree, text: str) -> str:
@@ -191,7 +199,7 @@ def rewrite_python(tree: Tree, text: str) -> str:
         first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
         indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
         tail = lines[last][node.end_col_offset or 0:].rstrip("\n")
-        rendered = render_from(indent, new)
+        rendered = render_from(indent, new, wrapped=last > first)
         rendered[-1] += tail
         replaced[first] = (last, [line + "\n" for line in rendered])
     statements = {i for node in ast.walk(module_ast) if isinstance(node, ast.ImportFrom)
