@@ -49,10 +49,12 @@ test-postgres: install
 crash: install
 	QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(PY) -m pytest -q -s -m crash
 
-# ruff and mypy as configured in pyproject.toml (mypy strict for store/ and suite/).
+# ruff, mypy and the layer contracts (import-linter) as configured in pyproject.toml (mypy strict for store/ and
+# suite/; the contracts are described in docs/architecture.md).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 clean:
 	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
