@@ -37,11 +37,11 @@ from bench import label as label_bench
 from store import Database, open_database
 from store.bulk import insert_tuples
 from store.models import Item, ItemLabelCounts, ManualLabel, Output, Suite, System, SystemOutput
-from suite.browse import OutputFilter, browse_outputs, output_ids, output_rows
-from suite.label_counts import ReviewMove, count_reviews
-from suite.labelling import relabel
-from suite.preview import Draft, DraftRule, PreviewSession, draft_of
-from suite.tree import suite_tree
+from suite.engine.label_counts import ReviewMove, count_reviews
+from suite.engine.labelling import relabel
+from suite.engine.preview import Draft, DraftRule, PreviewSession, draft_of
+from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
+from suite.reading.tree import suite_tree
 
 
 def link_systems(db: Database, outputs_file: Path) -> str:

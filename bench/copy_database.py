@@ -21,9 +21,9 @@ from sqlalchemy.engine import make_url
 from store import open_database
 from store.copy import copy_database
 from store.models import Output
+from suite.editing.review import set_manual_label
+from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
-from suite.review import set_manual_label
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "external"
 

@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from store import Database, open_database
 from store.models import Item, Output, System, SystemOutput
-from suite.editing import (
+from suite.editing.api import (
     ItemSnapshot,
     add_rule,
     change_rule,
@@ -29,9 +29,9 @@ from suite.editing import (
     remove_rule,
     restore_item,
 )
+from suite.editing.review import set_manual_label
+from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_reviews, import_suite
-from suite.labelling import relabel
-from suite.review import set_manual_label
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "external"
 

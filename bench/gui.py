@@ -55,9 +55,9 @@ from PySide6.QtWidgets import QApplication  # noqa: E402  (after the sys.path fi
 from gui.app import application  # noqa: E402  (after the sys.path fix above)
 from gui.main_window import MainWindow  # noqa: E402  (after the sys.path fix above)
 from store import open_database  # noqa: E402  (after the sys.path fix above)
+from suite.engine.labelling import relabel  # noqa: E402  (after the sys.path fix above)
 from suite.importers.outputs import import_outputs  # noqa: E402  (after the sys.path fix above)
 from suite.importers.suite_import import import_suite  # noqa: E402  (after the sys.path fix above)
-from suite.labelling import relabel  # noqa: E402  (after the sys.path fix above)
 
 SCROLL_ROWS = 2000
 SEARCHES = ("00544005", "Hausaufgaben")

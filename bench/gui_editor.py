@@ -5,7 +5,7 @@ Setup (not timed): the demo suite in a fresh SQLite database, plus distinct outp
 
 Timed, per keystroke: one character typed into the positive pattern field (``QTest.keyClick``: the field, the
 draft, the model and the underline update), the preview computed on the operations' worker thread
-(``suite.preview.PreviewSession``, whose read of the item's outputs is cached between keystrokes as in the
+(``suite.engine.preview.PreviewSession``, whose read of the item's outputs is cached between keystrokes as in the
 editor), delivered to the main thread and the preview table repainted. The clock stops when Qt has painted the
 rows that changed (its own update, the end of the paint event) or, when no row changed, when the preview
 arrived. The 150 ms debounce that the editor waits while the linguist is still typing is not part of the
@@ -39,9 +39,9 @@ from gui.operations import Operations  # noqa: E402 - after the sys.path fix abo
 from gui.state import AppState, Selection  # noqa: E402 - after the sys.path fix above
 from store import open_database  # noqa: E402 - after the sys.path fix above
 from suite.demo import DEMO_SUITE, create_demo  # noqa: E402 - after the sys.path fix above
-from suite.editing import find_item  # noqa: E402 - after the sys.path fix above
+from suite.editing.api import find_item  # noqa: E402 - after the sys.path fix above
+from suite.engine.preview import ItemPreview  # noqa: E402 - after the sys.path fix above
 from suite.importers import import_outputs  # noqa: E402 - after the sys.path fix above
-from suite.preview import ItemPreview  # noqa: E402 - after the sys.path fix above
 
 ITEM = "amb-01"
 PATTERN = r"\b(bench|seat|river)\b"

@@ -47,9 +47,9 @@ from gui.reports.qe import AccuracyOptions, QETab  # noqa: E402
 from gui.state import AppState  # noqa: E402
 from qe.outputs import read_suite_outputs  # noqa: E402
 from store import Database, open_database  # noqa: E402
+from suite.engine.labelling import relabel  # noqa: E402
 from suite.importers.outputs import import_outputs  # noqa: E402
 from suite.importers.suite_import import import_suite  # noqa: E402
-from suite.labelling import relabel  # noqa: E402
 from suite.qe_scores import save_qe_system  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "external"

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 
 from store import open_database
-from suite.export import export_labels
+from suite.exporters.labels_tsv import export_labels
 from suite.importers import import_outputs, import_suite
-from suite.status import suite_status
+from suite.reading.status import suite_status
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "external"
 

@@ -1,4 +1,4 @@
-"""Labelling throughput: ``suite.labelling.relabel`` (with persistence) against a plain regex loop, with workers
+"""Labelling throughput: ``suite.engine.labelling.relabel`` (with persistence) against a plain regex loop, with workers
 forked and with workers from a fork server, in one run.
 
 Setup (not timed): the DFKI rules of one language pair and the WMT21 systems' outputs on them go into a
@@ -16,7 +16,7 @@ server:`` are the median rounds' ratios.
 The two ways: "forked", this process running one thread, so that labelling forks its workers (the command
 line without a drawn progress bar); "fork server", one idle thread kept alive during the run, so that the
 process is threaded as the desktop application is and its workers come from the fork server
-(``suite.watched_pool``). Each way keeps its own pool of workers over the rounds, as a process keeps its pool
+(``suite.engine.watched_pool``). Each way keeps its own pool of workers over the rounds, as a process keeps its pool
 over its runs: the first round starts the workers and compiles the patterns in them (printed as the first
 round's ratio), the others find them running with their patterns compiled. The workers' CPU time is read from
 ``/proc``. For the floor, (c) writing the label rows ``relabel`` produced again with ``store.bulk.insert_tuples``
@@ -47,11 +47,11 @@ from sqlalchemy import delete, insert, select
 from store import Database, open_database
 from store.bulk import insert_tuples
 from store.models import AutoLabel, Category, Item, KnownTranslation, Output, Phenomenon, Rule, Suite
-from suite import labelling, rules
-from suite.labelling import relabel
-from suite.labels import effective_labels_select
-from suite.rules import DEFAULT_TIMEOUT
-from suite.watched_pool import WorkerPool
+from suite.engine import labelling, rules
+from suite.engine.labelling import relabel
+from suite.engine.labels import effective_labels_select
+from suite.engine.rules import DEFAULT_TIMEOUT
+from suite.engine.watched_pool import WorkerPool
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
 ITEMS = SHARED / "mt-testsuite" / "testset" / "{lp}" / "items.json"

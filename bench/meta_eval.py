@@ -30,12 +30,12 @@ from qe.disagreement import row_disagreement
 from qe.evaluation import AccuracyOptions, accuracy, read_inputs
 from store import Database, open_database
 from store.models import QESystem, Suite
+from suite.engine.labelling import relabel
 from suite.figures import save_figure
 from suite.importers.human_scores import import_human_scores
 from suite.importers.outputs import import_outputs
 from suite.importers.suite_import import import_suite
 from suite.importers.wmt import import_wmt
-from suite.labelling import relabel
 from suite.tables import render, write_table
 from suite.tasks import TaskState
 

@@ -26,9 +26,8 @@ from sqlalchemy import func, insert, select
 
 from store import open_database
 from store.models import Output
-from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
-from suite.preview import (
+from suite.engine.labelling import relabel
+from suite.engine.preview import (
     Draft,
     DraftRule,
     PreviewSession,
@@ -36,6 +35,7 @@ from suite.preview import (
     preview_item,
     preview_scope,
 )
+from suite.importers import import_outputs, import_suite
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
 TYPED = r"\b(has|had|have) (been|already)"

@@ -37,9 +37,9 @@ from suite.assist.context import SuggestionContext
 from suite.assist.evidence import DecidedText, ItemEvidence, UndecidedOutput, suite_evidence
 from suite.assist.neighbours import neighbour
 from suite.assist.rule_suggestions import matcher, suggest_rules
+from suite.engine.labelling import relabel
+from suite.engine.rules import normalise
 from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
-from suite.rules import normalise
 from suite.suites import find_suite
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"

@@ -1,5 +1,5 @@
-"""``tsqe outputs`` and ``tsqe tree``: browsing outputs by label state and the suite tree (``suite.browse``,
-``suite.tree``)."""
+"""``tsqe outputs`` and ``tsqe tree``: browsing outputs by label state and the suite tree (``suite.reading.browse``,
+``suite.reading.tree``)."""
 from __future__ import annotations
 
 import dataclasses
@@ -18,9 +18,9 @@ from suite.errors import TsqeError
 
 if TYPE_CHECKING:
     from suite.assist.groups import OutputGroup
-    from suite.assist.impact import PairsAdded
-    from suite.browse import OutputRow
-    from suite.label_counts import LabelCounts
+    from suite.engine.label_counts import LabelCounts
+    from suite.reading.browse import OutputRow
+    from suite.reading.impact import PairsAdded
 
 
 class Label(StrEnum):
@@ -79,8 +79,8 @@ def outputs_command(
 ) -> None:
     """Distinct outputs of the suite filtered by label state, item or system, one page at a time."""
     from suite.assist.groups import output_groups
-    from suite.assist.impact import pairs_added
-    from suite.browse import ROW_FIELDS, OutputFilter, browse_outputs, plain, write_rows_tsv
+    from suite.reading.browse import ROW_FIELDS, OutputFilter, browse_outputs, plain, write_rows_tsv
+    from suite.reading.impact import pairs_added
 
     context = app_context(ctx)
     page = browse_outputs(
@@ -153,7 +153,7 @@ def tree_command(
 ) -> None:
     """The suite as category → phenomenon → item, with effective label counts over distinct outputs."""
     from suite.reading.search import search_tree, suite_search
-    from suite.tree import TREE_ORDERS, arranged_tree, suite_tree
+    from suite.reading.tree import TREE_ORDERS, arranged_tree, suite_tree
 
     context = app_context(ctx)
     if order not in TREE_ORDERS:

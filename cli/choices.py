@@ -6,8 +6,8 @@ import SQLAlchemy and NumPy, most of a second of start-up (issue 16); the comman
 """
 from __future__ import annotations
 
-PREVIEW_TIMEOUT = 0.1  # suite.preview.PREVIEW_TIMEOUT
-PREVIEW_SCOPES = ("item", "phenomenon", "category", "suite")  # suite.preview.SCOPES
+PREVIEW_TIMEOUT = 0.1  # suite.engine.preview.PREVIEW_TIMEOUT
+PREVIEW_SCOPES = ("item", "phenomenon", "category", "suite")  # suite.engine.preview.SCOPES
 HUMAN = "human"  # filters.systems.HUMAN: rank systems by their human scores
 REFERENCE_COMBINATIONS = ("multi", "max", "mean")  # suite.references.COMBINATIONS
 STANDARD_REFERENCE = "standard"  # store.models.STANDARD_REFERENCE

@@ -1,5 +1,5 @@
 """``tsqe init``, ``tsqe item ...``, ``tsqe rule add|edit|remove``, ``tsqe known ...``, ``tsqe review`` and
-``tsqe history``: editing a suite from the command line through ``suite.editing``, as the GUI does."""
+``tsqe history``: editing a suite from the command line through ``suite.editing.api``, as the GUI does."""
 from __future__ import annotations
 
 import json
@@ -16,7 +16,7 @@ from suite.errors import TsqeError
 
 if TYPE_CHECKING:
     from store import Database
-    from suite.editing import EditResult, ItemDetail
+    from suite.editing.api import EditResult, ItemDetail
 
 item_app = typer.Typer(help="Show, add, change and remove items.", no_args_is_help=True)
 app.add_typer(item_app, name="item")
@@ -28,7 +28,7 @@ JSON_HELP = "Print the result as JSON."
 
 
 def _author(name: str | None) -> str:
-    from suite.editing import default_author
+    from suite.editing.api import default_author
 
     return name if name is not None else default_author()
 
@@ -61,7 +61,7 @@ def item_show(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """The item with its rules (with their ids), known translations, references, outputs and labels."""
-    from suite.editing import find_item, item_detail
+    from suite.editing.api import find_item, item_detail
 
     context = app_context(ctx)
     detail = item_detail(context.database, find_item(context.database, item_id, context.suite_name))
@@ -109,7 +109,7 @@ def item_add(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Add an item at the end of the suite; give it rules with `tsqe rule add`."""
-    from suite.editing import add_item
+    from suite.editing.api import add_item
 
     context = app_context(ctx)
     result = add_item(context.database, external_id=item_id, source=source, category=category,
@@ -129,7 +129,7 @@ def item_edit(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Change an item's source or comment, or move it to another category and phenomenon."""
-    from suite.editing import change_item, find_item, move_item
+    from suite.editing.api import change_item, find_item, move_item
 
     if (category is None) != (phenomenon is None):
         raise typer.BadParameter("give both --category and --phenomenon to move an item")
@@ -154,7 +154,7 @@ def item_remove(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Remove an item with its rules, outputs, labels and scores; `tsqe item restore` brings it back."""
-    from suite.editing import find_item, item_detail, remove_item
+    from suite.editing.api import find_item, item_detail, remove_item
 
     context = app_context(ctx)
     target = find_item(context.database, item_id, context.suite_name)
@@ -175,7 +175,7 @@ def item_restore(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Bring back the item as it was when it was last removed: rules, outputs, manual labels and scores."""
-    from suite.editing import restore_removed_item
+    from suite.editing.api import restore_removed_item
 
     context = app_context(ctx)
     result = restore_removed_item(context.database, item_id, context.suite_name, author=_author(author))
@@ -203,7 +203,7 @@ def rule_add(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Add a rule to an item and relabel the item's outputs."""
-    from suite.editing import add_rule, find_item
+    from suite.editing.api import add_rule, find_item
 
     if positive == negative:
         raise typer.BadParameter("give exactly one of --positive and --negative")
@@ -224,7 +224,7 @@ def rule_edit(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Change a rule's pattern or case sensitivity and relabel its item's outputs."""
-    from suite.editing import change_rule
+    from suite.editing.api import change_rule
 
     if pattern is None and ignore_case is None:
         raise typer.BadParameter("give --pattern or --ignore-case/--no-ignore-case")
@@ -241,7 +241,7 @@ def rule_remove(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Remove a rule and relabel its item's outputs."""
-    from suite.editing import remove_rule
+    from suite.editing.api import remove_rule
 
     _rule_result(remove_rule(app_context(ctx).database, rule_id, author=_author(author)), "removed", as_json)
 
@@ -264,7 +264,7 @@ def known_add(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Add a known good or bad translation to an item and relabel its outputs."""
-    from suite.editing import add_known, find_item
+    from suite.editing.api import add_known, find_item
 
     if good == bad:
         raise typer.BadParameter("give exactly one of --good and --bad")
@@ -282,7 +282,7 @@ def known_remove(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Remove a known translation and relabel its item's outputs."""
-    from suite.editing import remove_known
+    from suite.editing.api import remove_known
 
     _known_result(remove_known(app_context(ctx).database, known_id, author=_author(author)), "removed", as_json)
 
@@ -310,7 +310,7 @@ def review_command(
                                                       "or Unicode form) at once: all or none."),
 ) -> None:
     """Set a reviewer's label for one distinct output (it wins over the automatic label), or clear it."""
-    from suite.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
+    from suite.editing.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
 
     label = label.strip().lower()
     if label not in REVIEW_CHOICES:
@@ -341,7 +341,7 @@ def review_command(
 def _review_group(database: Database, output_id: int, label: str, who: str, comment: str | None,
                   seen_version: int | None, as_known: bool) -> None:
     from suite.assist.groups import group_decisions, output_groups
-    from suite.review import decide
+    from suite.editing.review import decide
 
     found = output_groups(database, [output_id])
     if output_id not in found:
@@ -364,8 +364,8 @@ def history_command(
     """Every edit of the item, its rules, known translations, references, outputs and manual labels, newest
     first; without an item, every edit of the suite itself (name, languages) and of its categories and
     phenomena."""
-    from suite.editing import item_history, suite_history
-    from suite.history import change_text
+    from suite.editing.api import item_history, suite_history
+    from suite.editing.history import change_text
 
     context = app_context(ctx)
     records = item_history(context.database, item_id, context.suite_name) if item_id is not None else \

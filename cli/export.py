@@ -22,7 +22,7 @@ def export_labels_command(
     Columns: item_id, system, output, auto_label, decided_by, manual_label, reviewer, reviewed_at, comment,
     effective_label; ordered by item, then system.
     """
-    from suite.export import LABEL_COLUMNS, export_labels
+    from suite.exporters.labels_tsv import LABEL_COLUMNS, export_labels
 
     context = app_context(ctx)
     rows = export_labels(context.database, file, context.suite_name)
@@ -41,7 +41,7 @@ def export_suite_command(
     column with 'i' for rules that ignore case, reference kinds); JSON is the DFKI layout, with tsqe's
     extensions on items that need them. The table does not carry the languages.
     """
-    from suite.export_suite import export_suite
+    from suite.exporters.suite_file import export_suite
 
     context = app_context(ctx)
     items = export_suite(context.database, file, context.suite_name)

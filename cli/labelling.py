@@ -10,7 +10,7 @@ from rich.table import Table
 from cli.context import app_context
 from cli.main import app
 from cli.progress import progress_bar
-from suite.rules import DEFAULT_TIMEOUT
+from suite.engine.rules import DEFAULT_TIMEOUT
 
 
 @app.command("label")
@@ -24,7 +24,7 @@ def label_command(
 
     Counts are effective labels (a reviewer's label, else the automatic one) over distinct outputs.
     """
-    from suite.labelling import relabel
+    from suite.engine.labelling import relabel
 
     context = app_context(ctx)
     try:

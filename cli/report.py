@@ -35,7 +35,7 @@ def report_systems(
     Bold (* in text): the best system of each row and those not significantly worse than it. --format json gives
     the report's own document, which also counts every excluded label state of each cell.
     """
-    from suite.report import systems_report
+    from suite.reading.report import systems_report
 
     context = app_context(ctx)
     report = systems_report(context.database, context.suite_name, by=by.value, alpha=alpha)

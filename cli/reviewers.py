@@ -23,7 +23,7 @@ ANSWERS = ("pass", "fail", "unknown", "clear")
 
 
 def _reviewer(name: str | None) -> str:
-    from suite.item_edit import default_author
+    from suite.editing.item_edit import default_author
 
     return name or default_author()
 
@@ -182,7 +182,7 @@ def neighbours_command(
     """For each undecided output, the decided output of its item most like it, and the label it suggests when
     every difference kept labels elsewhere in the suite."""
     from suite.assist.neighbours import neighbours, suite_context
-    from suite.browse import OutputFilter, output_ids
+    from suite.reading.browse import OutputFilter, output_ids
 
     context = app_context(ctx)
     database = context.database

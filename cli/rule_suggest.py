@@ -30,7 +30,7 @@ def suggest_command(
 ) -> None:
     """Suggest rules for an item from its decided outputs; none of them contradicts a decided output."""
     from suite.assist.item_suggestions import item_suggestions
-    from suite.editing import find_item
+    from suite.editing.api import find_item
 
     context = app_context(ctx)
     db = context.database

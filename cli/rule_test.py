@@ -16,7 +16,7 @@ from cli.rule_group import rule_app
 from suite.errors import TsqeError
 
 if TYPE_CHECKING:
-    from suite.preview import ItemPreview, ScopePreview
+    from suite.engine.preview import ItemPreview, ScopePreview
 
 PASS_COLOUR = "#009E73"
 FAIL_COLOUR = "#D55E00"
@@ -39,8 +39,8 @@ def test_command(
     as_json: bool = typer.Option(False, "--json", help="Print the preview as one JSON object."),
 ) -> None:
     """Show what adding a rule to the item's stored rules would label each of its outputs; nothing is saved."""
-    from suite.editing import find_item
-    from suite.preview import SCOPES, Draft, DraftRule, draft_of, preview_item, preview_scope
+    from suite.editing.api import find_item
+    from suite.engine.preview import SCOPES, Draft, DraftRule, draft_of, preview_item, preview_scope
 
     if (positive is None) == (negative is None):
         raise typer.BadParameter("give exactly one of --positive PATTERN and --negative PATTERN")

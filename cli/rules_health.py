@@ -33,7 +33,7 @@ def health_command(
     if sort not in SORTS:
         raise typer.BadParameter(f"--sort is one of {', '.join(SORTS)}, not {sort!r}")
     from suite.assist.rule_health import rule_health
-    from suite.editing import find_item
+    from suite.editing.api import find_item
 
     context = app_context(ctx)
     db = context.database

@@ -16,7 +16,7 @@ def status_command(
 ) -> None:
     """Counts of items, categories, phenomena, systems, outputs and labels (over distinct outputs)."""
     from store.integrity import CHECK_AGE, check_age
-    from suite.status import suite_status
+    from suite.reading.status import suite_status
 
     context = app_context(ctx)
     status = suite_status(context.database, context.suite_name)

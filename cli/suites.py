@@ -42,9 +42,9 @@ def edit_suite_command(
     degenerate outputs (empty, placeholder, untranslated), which relabels the suite and says how many outputs it
     decides; every change is in the suite's history (`tsqe history` without an item), and running the command
     again with the values before undoes it."""
-    from suite.engine.output_policy import output_policy, set_output_policy
-    from suite.item_edit import default_author
-    from suite.suite_edit import rename_suite, set_languages
+    from suite.editing.item_edit import default_author
+    from suite.editing.suite_edit import rename_suite, set_languages, set_output_policy
+    from suite.engine.output_policy import output_policy
     from suite.suites import suite_info
 
     context = app_context(ctx)

@@ -2,8 +2,8 @@
 
 Quitting, closing the window, opening or creating another database and switching suite ask Save all / Discard /
 Cancel, naming the items, as document applications do (``ask``); the window's title shows ``[*]`` while any draft
-is unsaved. ``DraftKeeper`` writes the unsaved drafts to disk every half minute (``suite.draft_autosave``) and, when
-a database is opened, offers back the drafts of a session on it that ended without saving (a crash, a kill):
+is unsaved. ``DraftKeeper`` writes the unsaved drafts to disk every half minute (``suite.editing.draft_autosave``) and,
+when a database is opened, offers back the drafts of a session on it that ended without saving (a crash, a kill):
 they come back as unsaved changes on the items as they are now, never saved by themselves.
 """
 from __future__ import annotations
@@ -17,9 +17,9 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from gui.state import AppState
-from suite.draft_autosave import Autosaved, autosave_path, left_behind, read_drafts, write_drafts
+from suite.editing.draft_autosave import Autosaved, autosave_path, left_behind, read_drafts, write_drafts
+from suite.editing.item_draft import EditorDraft
 from suite.errors import TsqeError
-from suite.item_draft import EditorDraft
 
 AUTOSAVE_MS = 30_000
 """Half a minute: a crash or a kill loses at most the last minute of editing, as issue 16 asks."""

@@ -58,11 +58,11 @@ from gui.suite_edits import SuiteEdits
 from gui.tree import SuiteTreePane
 from store import Database
 from suite.changes import Changes
+from suite.engine.label_counts import LabelCounts
 from suite.errors import TsqeError
 from suite.importers.kinds import IMPORT_KINDS, ImportKind, import_kind
 from suite.importers.suite_import import default_suite_name
-from suite.label_counts import LabelCounts
-from suite.names import suite_names
+from suite.reading.names import suite_names
 from suite.suites import split_language_pair
 
 TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"), ("QE accuracy", "qe"),

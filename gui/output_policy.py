@@ -23,11 +23,11 @@ from gui.operations import Operations
 from gui.operations.undo import undoable
 from gui.state import AppState
 from store import Database
+from suite.editing.suite_edit import SetOutputPolicy
 from suite.engine.output_policy import (
     DegenerateCounts,
     OutputPolicy,
     PolicyChange,
-    SetOutputPolicy,
     degenerate_counts,
     output_policy,
 )

@@ -24,10 +24,10 @@ from gui.operations import Write, changes_nothing
 from gui.review.model import COLUMN
 from gui.state import Selection
 from store import Database, open_database
-from suite.browse import OutputFilter
 from suite.changes import ANYWHERE, Changes
 from suite.demo import create_demo
-from suite.editing import find_item
+from suite.editing.api import find_item
+from suite.reading.browse import OutputFilter
 from suite.tasks import TaskState
 
 Shot = Callable[[MainWindow], QPixmap]
@@ -295,8 +295,8 @@ def _team_at_work(db: Database) -> None:
 
     from store.models import ReviewAssignment
     from suite.assist.double_review import Answer, answer_assignments, plan_review_checks, take_assignments
-    from suite.browse import output_ids, output_rows
-    from suite.review import OutputDecision, SeenOutput, decide
+    from suite.editing.review import OutputDecision, SeenOutput, decide
+    from suite.reading.browse import output_ids, output_rows
 
     rng = random.Random(4)
     rows = [row for row in output_rows(db, output_ids(db, OutputFilter(reviewed=False)))

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
-from suite.item_edit import default_author
-from suite.undoable_edits import Ledger
+from suite.editing.item_edit import default_author
+from suite.editing.undoable_edits import Ledger
 
 if TYPE_CHECKING:
     from store import Database
-    from suite.browse import OutputFilter
-    from suite.tree import SuiteTree
+    from suite.reading.browse import OutputFilter
+    from suite.reading.tree import SuiteTree
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class AppState(QObject):
     suite_changed = Signal()  # self.suite_name changed (or was first set)
     selection_changed = Signal()  # self.selection changed
     operation_executed = Signal(object)  # a suite.changes.Changes after any write finished (or an undo failed)
-    review_requested = Signal(object)  # a suite.browse.OutputFilter: show the Review tab with it
+    review_requested = Signal(object)  # a suite.reading.browse.OutputFilter: show the Review tab with it
     edit_requested = Signal(object)  # a Selection of an item: show it in Item & rules, self.selection unchanged
     tree_loaded = Signal()  # self.tree was (re)read: categories, phenomena, items and their counts
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from gui.operations import Operations
 from gui.operations import editing as editing_ops
 from gui.state import AppState, Selection
-from suite.undoable_edits import RemoveItem
+from suite.editing.undoable_edits import RemoveItem
 
 
 class ItemPlaceDialog(QDialog):

@@ -1,6 +1,6 @@
 """The suite tree dock: category → phenomenon → item, each with its outputs by label, and a search.
 
-The whole tree (a few thousand items) comes from one core call, ``suite.tree.suite_tree``, read in the
+The whole tree (a few thousand items) comes from one core call, ``suite.reading.tree.suite_tree``, read in the
 background with what the search looks in (``suite.reading.search``); the model is rebuilt from it after every
 write that touches the suite or its labels, which costs less than patching nodes and cannot drift from the
 database. What the tree shows — narrowed by the search, in suite order or most undecided first, all nodes or the
@@ -47,9 +47,9 @@ from gui.elided_label import ElidedLabel
 from gui.operations import Operations
 from gui.state import AppState, Selection
 from store import Database
-from suite.label_counts import LabelCounts
+from suite.engine.label_counts import LabelCounts
 from suite.reading.search import SuiteSearch, search_tree, suite_search
-from suite.tree import SuiteTree, TreeOrder, arranged_tree, suite_tree
+from suite.reading.tree import SuiteTree, TreeOrder, arranged_tree, suite_tree
 
 NO_PARENT = QModelIndex()  # the invalid index: Qt's default argument for "top level"
 

@@ -21,7 +21,7 @@ from sqlalchemy import Row, select
 
 from store import Database
 from store.models import Item, Output, System, SystemOutput
-from suite.labels import effective_labels_select
+from suite.engine.labels import effective_labels_select
 from suite.suites import find_suite
 
 if TYPE_CHECKING:

@@ -23,7 +23,7 @@ import numpy as np
 
 from qe.accuracy import AccuracyResult
 from suite.figures import save_figure
-from suite.report import SystemsReport
+from suite.reading.report import SystemsReport
 from suite.safe_export import figure_text
 
 if TYPE_CHECKING:

@@ -80,7 +80,7 @@ class _NFC(TypeDecorator[str]):
     a reader, two outputs with different labels to a program (a pattern written in NFC does not match the NFD
     form), and an item id that looks identical is "unknown". Normalising every value bound to these columns,
     in writes and in the comparisons of queries alike, makes them one text; importers normalise what they
-    compare in memory too (``suite.importers.tables``), and migration 0011 normalised what was stored before.
+    compare in memory too (``suite.importers.table_files``), and migration 0011 normalised what was stored before.
     """
 
     cache_ok = True
@@ -302,7 +302,7 @@ class ConstructedLabel(Base):
     perturbed one fails.
 
     A fact of the data, not a reviewer's decision: it is not a manual label and a reviewer still overrides
-    it. The rule engine reads it as it reads an item's known translations (``suite.labelling``), so every
+    it. The rule engine reads it as it reads an item's known translations (``suite.engine.labelling``), so every
     count, report and pair sees the automatic label it gives, with "by construction" as its reason. Kept in a
     table of its own so that labelling a suite without one costs nothing more.
     """
@@ -324,10 +324,10 @@ class AutoLabel(Base):
     """What the rule engine decided, kept compact because a suite has a row per distinct output it decided.
 
     An output without a row is ``unknown`` if its item's labelling covered it (``LabelFingerprint``), else
-    not labelled yet; ``suite.labels`` is where that is read back. ``rule_id`` is the rule that decided (the
+    not labelled yet; ``suite.engine.labels`` is where that is read back. ``rule_id`` is the rule that decided (the
     positive one for a conflict), None for a known translation or
     no match; ``reason`` is set only for the rare decisions a rule id cannot describe (an invalid pattern,
-    a timed-out search, a conflict). The readable explanation is derived by ``suite.rules.describe``.
+    a timed-out search, a conflict). The readable explanation is derived by ``suite.engine.rules.describe``.
     """
 
     __tablename__ = "auto_labels"
@@ -360,7 +360,7 @@ class LabelFingerprint(Base):
 
 class ItemLabelCounts(Base):
     """How many of an item's distinct outputs have each AUTOMATIC label (``unlabelled``: not labelled yet),
-    kept by every writer of outputs and automatic labels in its own transaction (``suite.label_counts``).
+    kept by every writer of outputs and automatic labels in its own transaction (``suite.engine.label_counts``).
 
     The tree and the totals of label filters read these few thousand rows instead of joining a million
     outputs to their labels; the reviews' effect is kept beside them (``ItemReviewCounts``). An item without
@@ -368,7 +368,7 @@ class ItemLabelCounts(Base):
 
     ``stamp`` is a new random number at every write of the row: labelling, which reads an item's outputs
     outside its write transactions, writes the item's labels only if the stamp is still the one it planned
-    with, that is if nobody changed the item's outputs, labels or coverage in between (``suite.labelling``).
+    with, that is if nobody changed the item's outputs, labels or coverage in between (``suite.engine.labelling``).
     """
 
     __tablename__ = "item_label_counts"
@@ -393,7 +393,7 @@ class ItemReviewCounts(Base):
     without reading every review.
 
     Kept exact by every writer of manual labels and of automatic labels, in its own transaction
-    (``suite.label_counts``); deleting an item deletes its rows. An item without rows has no reviews.
+    (``suite.engine.label_counts``); deleting an item deletes its rows. An item without rows has no reviews.
     """
 
     __tablename__ = "item_review_counts"

@@ -91,7 +91,7 @@ NOTHING = Changes()
 
 
 def item_changes(item_ids: Iterable[int], *, references: bool = False) -> Changes:
-    """An edit of items' content, which relabels them (``suite.item_edit``)."""
+    """An edit of items' content, which relabels them (``suite.editing.item_edit``)."""
     where = Where.of(item_ids)
     return Changes(items=where, labels=where, references=where if references else NOWHERE)
 

@@ -1,4 +1,5 @@
-"""Finding the suite a command is about, and how its name and languages are read (``suite.suite_edit`` changes them)."""
+"""Finding the suite a command is about, and how its name and languages are read (``suite.editing.suite_edit`` changes
+them)."""
 from __future__ import annotations
 
 import re

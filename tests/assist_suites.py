@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from store import Database, open_database
+from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
 
 SUITE_HEADER = "id\tcategory\tphenomenon\tsource\tpositive_regex\tnegative_regex\tgood_translations\tbad_translations\n"
 

@@ -1,4 +1,4 @@
-"""Automatic labels written straight into a test database, stored the way ``suite.labelling`` stores them."""
+"""Automatic labels written straight into a test database, stored the way ``suite.engine.labelling`` stores them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import AutoLabel, LabelFingerprint, Output
-from suite.browse import output_rows
+from suite.reading.browse import output_rows
 
 
 def write_automatic_labels(session: Session, labels: Mapping[int, str]) -> None:

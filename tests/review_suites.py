@@ -8,8 +8,8 @@ from sqlalchemy import select
 
 from store import Database
 from store.models import Item, Output
+from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
 
 SUITE = """id\tcategory\tphenomenon\tsource\tpositive_regex\tnegative_regex\tgood_translations\tbad_translations
 f1\tTense\tFuture\tIch werde gehen.\t\\bwill go\\b\t\\bwent\\b\tI will go.\tI went.

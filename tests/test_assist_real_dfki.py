@@ -12,8 +12,8 @@ from suite.assist.context import SuggestionContext
 from suite.assist.evidence import suite_evidence
 from suite.assist.rule_health import rule_health
 from suite.assist.rule_suggestions import matcher, suggest_rules
+from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
 from suite.suites import find_suite
 
 

@@ -22,8 +22,8 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from store import Database, open_database
 from store.models import AutoLabel, Item, Output
-from suite import labelling
 from suite.demo import create_demo
+from suite.engine import labelling
 
 _register_commands()
 

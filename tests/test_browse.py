@@ -1,7 +1,7 @@
 """Browsing outputs and the suite tree, checked against a brute-force reading of the raw tables.
 
 The brute force reads labels straight from ``auto_labels``, ``label_fingerprints`` and ``manual_labels`` (not
-through ``suite.labels``) and filters and sorts in Python, so it checks the queries rather than repeating them.
+through ``suite.engine.labels``) and filters and sorts in Python, so it checks the queries rather than repeating them.
 """
 from __future__ import annotations
 
@@ -29,7 +29,14 @@ from store.models import (
     System,
     SystemOutput,
 )
-from suite.browse import (
+from suite.demo import DEMO_SUITE, create_demo
+from suite.editing.review import set_manual_label
+from suite.engine.label_counts import LabelCounts
+from suite.engine.labelling import label_counts, relabel
+from suite.engine.rules import ItemMatcher, RuleSpec
+from suite.errors import TsqeError
+from suite.importers import import_outputs, import_reviews, import_suite
+from suite.reading.browse import (
     SORTS,
     OutputFilter,
     browse_outputs,
@@ -37,14 +44,7 @@ from suite.browse import (
     output_rows,
     output_spans,
 )
-from suite.demo import DEMO_SUITE, create_demo
-from suite.errors import TsqeError
-from suite.importers import import_outputs, import_reviews, import_suite
-from suite.label_counts import LabelCounts
-from suite.labelling import label_counts, relabel
-from suite.review import set_manual_label
-from suite.rules import ItemMatcher, RuleSpec
-from suite.tree import suite_tree
+from suite.reading.tree import suite_tree
 
 LABEL_ORDER = ("pass", "fail", "conflict", "unknown", "error")
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")

@@ -22,13 +22,13 @@ from qe.stability import ranking_stability
 from qe.training import train_qe_system
 from store import Database, open_database
 from store.models import AutoLabel, Item, ItemLabelCounts, ItemReviewCounts, LabelFingerprint, Output
-from suite import labelling
 from suite.demo import create_demo
+from suite.engine import labelling
+from suite.engine.label_counts import COUNT_COLUMNS
+from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
 from suite.importers.human_scores import import_human_scores
 from suite.importers.wmt import import_wmt
-from suite.label_counts import COUNT_COLUMNS
-from suite.labelling import relabel
 from suite.qe_scores import read_qe_scores
 from suite.tasks import Cancelled, Progress, TaskState
 
@@ -186,14 +186,14 @@ def assert_cancelling_keeps_whole_chunks(tmp_path: Path, call: Call) -> None:
 
 
 def test_relabel_in_this_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("suite.labelling.CHUNK", 10)
+    monkeypatch.setattr("suite.engine.labelling.CHUNK", 10)
     assert_cancelling_keeps_whole_chunks(tmp_path, lambda db, task: relabel(db, task=task))
 
 
 def test_relabel_in_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("suite.labelling.PARALLEL_THRESHOLD", 1)
-    monkeypatch.setattr("suite.labelling.CHUNK", 10)
-    monkeypatch.setattr("suite.labelling.CHUNKS_PER_TRANSACTION", 1)  # a report after each chunk, not each eight
+    monkeypatch.setattr("suite.engine.labelling.PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr("suite.engine.labelling.CHUNK", 10)
+    monkeypatch.setattr("suite.engine.labelling.CHUNKS_PER_TRANSACTION", 1)  # a report after each chunk, not each eight
     assert_cancelling_keeps_whole_chunks(tmp_path, lambda db, task: relabel(db, task=task, workers=2))
 
 

@@ -20,13 +20,13 @@ from qe.evaluation import AccuracyOptions, accuracy, read_inputs
 from qe.pairs import build_pairs
 from store import Database
 from store.models import AutoLabel, ConstructedLabel, Item, ManualLabel, Output, Reference, Suite, System
-from suite.editing import add_rule
+from suite.editing.api import add_rule
+from suite.editing.items import remove_item, restore_removed_item
+from suite.editing.review import explain, set_manual_label
+from suite.engine.labelling import label_counts, relabel
+from suite.engine.preview import Draft, DraftRule, preview_item, preview_scope
 from suite.errors import InputFileError, TsqeError
 from suite.importers.challenge import import_challenge
-from suite.items import remove_item, restore_removed_item
-from suite.labelling import label_counts, relabel
-from suite.preview import Draft, DraftRule, preview_item, preview_scope
-from suite.review import explain, set_manual_label
 
 CONTRASTIVE = (
     "id\tsource\treference\tgood\tbad\tcategory\tphenomenon\tlanguage_pair\n"

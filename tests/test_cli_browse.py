@@ -11,8 +11,8 @@ from typer.testing import CliRunner, Result
 
 from cli.main import _register_commands, app
 from store import open_database
-from suite.browse import OutputFilter, browse_outputs
-from suite.tree import suite_tree
+from suite.reading.browse import OutputFilter, browse_outputs
+from suite.reading.tree import suite_tree
 
 _register_commands()
 

@@ -12,8 +12,8 @@ from typer.testing import CliRunner, Result
 from cli.main import _register_commands, app
 from store import open_database
 from store.models import Rule
-from suite.editing import find_item
-from suite.preview import (
+from suite.editing.api import find_item
+from suite.engine.preview import (
     Draft,
     DraftRule,
     draft_of,

@@ -21,11 +21,11 @@ from test_label_counts import assert_consistent
 from store import Database, open_database
 from store.models import AutoLabel, HistoryEntry, LabelFingerprint, ManualLabel, Output, Rule, System
 from suite.demo import create_demo
-from suite.editing import change_rule
+from suite.editing.api import change_rule
+from suite.editing.review import set_manual_label
+from suite.engine.labelling import relabel
 from suite.errors import EditConflict
 from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
-from suite.review import set_manual_label
 
 ITEMS = 150
 IMPORTS = 3

@@ -14,12 +14,12 @@ from test_label_counts import assert_consistent
 
 from store import Database, open_database
 from store.models import AutoLabel, LabelFingerprint, ManualLabel, Output
-from suite import labelling, watched_pool
 from suite.demo import create_demo
+from suite.editing.review import set_manual_label
+from suite.engine import labelling, watched_pool
+from suite.engine.labelling import label_counts, relabel
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
-from suite.labelling import label_counts, relabel
-from suite.review import set_manual_label
 from suite.tasks import Cancelled, TaskState
 
 

@@ -30,8 +30,8 @@ from store.models import (
 )
 from suite.assist.double_review import plan_review_checks, take_assignments
 from suite.demo import DEMO_SUITE, create_demo
+from suite.engine.labelling import label_counts, relabel
 from suite.importers import import_outputs, import_qe_scores
-from suite.labelling import label_counts, relabel
 from suite.tasks import Cancelled, TaskState
 
 EVERY_TABLE = {table.name for table in Base.metadata.sorted_tables}

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pytest
 
-from suite.labelling import CHUNK
+from suite.engine.labelling import CHUNK
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "suite" / "demo"

@@ -312,7 +312,7 @@ def _items(db: Path) -> list[tuple[str]]:
 def test_memory_recursion_and_bugs_are_one_line(error: BaseException, message: str, demo_file: Path,
                                                 tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = demo_copy(demo_file, tmp_path / "t.sqlite")
-    from suite import status
+    from suite.reading import status
 
     def failing(*args: object, **kwargs: object) -> None:
         raise error

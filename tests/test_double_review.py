@@ -29,11 +29,11 @@ from suite.assist.double_review import (
     plan_review_checks,
     take_assignments,
 )
-from suite.browse import OutputFilter, output_ids, output_rows
-from suite.editing import item_history
+from suite.editing.api import item_history
+from suite.editing.review import OutputDecision, SeenOutput, decide
+from suite.editing.undoable_edits import Ledger
 from suite.errors import EditConflict, TsqeError
-from suite.review import OutputDecision, SeenOutput, decide
-from suite.undoable_edits import Ledger
+from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 
 def first_reviews(db: Database) -> dict[int, str]:

@@ -24,7 +24,7 @@ from store.models import (
     Rule,
 )
 from suite.demo import create_demo
-from suite.editing import (
+from suite.editing.api import (
     EditConflict,
     ItemSnapshot,
     PatternError,
@@ -52,12 +52,12 @@ from suite.editing import (
     reorder_rules,
     restore_item,
 )
+from suite.editing.history import checked_update
+from suite.editing.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
+from suite.engine.labelling import relabel
 from suite.errors import TsqeError
-from suite.history import checked_update
 from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
 from suite.references import add_reference_set
-from suite.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
 
 BANK = "amb-01"  # positive \bbench\b, negative \bbank\b; 4 outputs, output "... river bank ..." reviewed as pass
 

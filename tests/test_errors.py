@@ -8,9 +8,9 @@ from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
 from store import Database
+from suite.engine.labelling import label_counts
 from suite.errors import SuiteChoiceError
 from suite.importers import import_suite
-from suite.labelling import label_counts
 
 
 def tsqe(db: Path, *args: str) -> tuple[int, str]:

@@ -12,7 +12,7 @@ from store import Database, open_database
 from store.models import Item, KnownTranslation, Reference, Rule, Suite
 from suite.demo import DEMO_SUITE, create_demo
 from suite.errors import TsqeError
-from suite.export_suite import export_suite
+from suite.exporters.suite_file import export_suite
 from suite.importers import import_suite
 
 

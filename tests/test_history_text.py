@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from store import Database, open_database
 from suite.demo import create_demo
-from suite.editing import (
+from suite.editing.api import (
     add_known,
     add_rule,
     change_item,
@@ -23,8 +23,8 @@ from suite.editing import (
     remove_known,
     remove_rule,
 )
-from suite.history import FieldChange, change_text, changed_fields
-from suite.review import clear_manual_label, set_manual_label
+from suite.editing.history import FieldChange, change_text, changed_fields
+from suite.editing.review import clear_manual_label, set_manual_label
 
 _register_commands()
 FLOWERS = "amb-03"  # Strauß: positive \b(bouquet|bunch of flowers|flowers)\b, negative \bostrich\b

@@ -165,7 +165,7 @@ def test_newstest2021_imports_with_segment_scores_and_wmts_significance(db: Data
 
 
 def test_removing_an_item_keeps_its_segment_scores_for_the_restore(suite: Database, tmp_path: Path) -> None:
-    from suite.items import ItemSnapshot, find_item, remove_item, restore_removed_item
+    from suite.editing.items import ItemSnapshot, find_item, remove_item, restore_removed_item
 
     (tmp_path / "seg.csv").write_text(SEGMENTS)
     import_human_scores(suite, segments=tmp_path / "seg.csv")

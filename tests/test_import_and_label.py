@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from store import Database, open_database
 from suite.changes import Where
+from suite.engine.labelling import label_counts, label_suite
 from suite.importers import import_outputs
 from suite.importers import outputs as outputs_importer
-from suite.labelling import label_counts, label_suite
 from suite.tasks import Cancelled, Progress, TaskState
 
 _register_commands()

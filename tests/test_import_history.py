@@ -13,9 +13,9 @@ from table_dump import dump
 
 from store import Database
 from store.models import Item, Rule
-from suite import items
 from suite.demo import DEMO_SUITE, create_demo
-from suite.editing import (
+from suite.editing import items
+from suite.editing.api import (
     ItemSnapshot,
     change_item,
     change_rule,
@@ -24,11 +24,11 @@ from suite.editing import (
     item_history,
     restore_removed_item,
 )
+from suite.editing.history import checked_row, checked_update
+from suite.editing.items import snapshot_items
+from suite.editing.review import SeenOutput, set_manual_labels
 from suite.errors import EditConflict
-from suite.history import checked_row, checked_update
 from suite.importers import import_outputs, import_suite
-from suite.items import snapshot_items
-from suite.review import SeenOutput, set_manual_labels
 
 DEMO_TSV = Path(__file__).resolve().parents[1] / "suite" / "demo" / "suite.tsv"
 CHANGED = r"changed by importer at \d{4}-\d\d-\d\d [\d:]+ UTC: now "

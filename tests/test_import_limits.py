@@ -104,7 +104,7 @@ def test_a_workbook_that_unpacks_past_the_limits_is_refused_before_reading(tmp_p
                           shared=["a" * 3_000_000])
     assert book.stat().st_size < 20_000
     monkeypatch.setattr(limits, "MAX_SHARED_STRINGS_BYTES", 2 * 1024 * 1024)
-    from suite.importers import tables
+    from suite.importers import table_files as tables
 
     monkeypatch.setattr(tables, "MAX_SHARED_STRINGS_BYTES", 2 * 1024 * 1024)
     code, stderr = tsqe(tmp_path / "t.sqlite", "import", "suite", str(book))
@@ -145,7 +145,7 @@ def test_two_hundred_thousand_identical_rows_print_twenty_problems_and_a_count(t
 
 def test_a_table_past_the_row_limit_stops_there(demo_file: Path, tmp_path: Path,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    from suite.importers import tables
+    from suite.importers import table_files as tables
 
     monkeypatch.setattr(tables, "MAX_TABLE_ROWS", 5)
     db = copy(demo_file, tmp_path)
@@ -158,7 +158,7 @@ def test_a_table_past_the_row_limit_stops_there(demo_file: Path, tmp_path: Path,
 
 
 def test_a_file_read_whole_is_bounded_by_its_size(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from suite.importers import tables
+    from suite.importers import table_files as tables
 
     monkeypatch.setattr(tables, "MAX_WHOLE_FILE_BYTES", 1024)
     suite = tmp_path / "big.json"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from suite.importers import import_outputs, import_suite
-from suite.status import suite_status
+from suite.reading.status import suite_status
 
 pytestmark = pytest.mark.shared
 

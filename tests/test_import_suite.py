@@ -9,10 +9,10 @@ from sqlalchemy import func, select
 
 from store import Database
 from store.models import Category, Item, KnownTranslation, ManualLabel, Output, Phenomenon, Reference, Rule, Suite
+from suite.editing.history import suite_history
+from suite.editing.suite_edit import rename_suite, set_languages
 from suite.errors import InputFileError, TsqeError
-from suite.history import suite_history
 from suite.importers import import_suite
-from suite.suite_edit import rename_suite, set_languages
 from suite.suites import SuiteInfo, split_language_pair, suite_info
 
 

@@ -1,4 +1,4 @@
-"""An item's draft (``suite.item_draft``): what a save applies, in which order, that its undo takes it all back,
+"""An item's draft (``suite.editing.item_draft``): what a save applies, in which order, that its undo takes it all back,
 and a draft rebased on a colleague's save."""
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ from pathlib import Path
 
 from store import Database, open_database
 from suite.demo import DEMO_SUITE, create_demo
-from suite.editing import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo, find_item, item_detail
-from suite.item_draft import EditorDraft, new_entry, new_rule
-from suite.preview import preview_item
-from suite.undoable_edits import (
+from suite.editing.api import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo, find_item, item_detail
+from suite.editing.item_draft import EditorDraft, new_entry, new_rule
+from suite.editing.undoable_edits import (
     AddEntry,
     AddRule,
     ChangeEntry,
@@ -23,6 +22,7 @@ from suite.undoable_edits import (
     apply_all,
     summary,
 )
+from suite.engine.preview import preview_item
 
 
 def _detail(**changes: object) -> ItemDetail:
@@ -166,8 +166,8 @@ def test_a_draft_kept_on_disk_comes_back_whole_and_only_from_a_session_that_ende
     import subprocess
     import sys
 
-    from suite.draft_autosave import autosave_path, left_behind, read_drafts, write_drafts
-    from suite.item_draft import new_rule
+    from suite.editing.draft_autosave import autosave_path, left_behind, read_drafts, write_drafts
+    from suite.editing.item_draft import new_rule
 
     db = open_database(tmp_path / "t.sqlite")
     create_demo(db)

@@ -2,7 +2,7 @@
 write, and the migration fills them from the labels an older database holds.
 
 The recount reads ``outputs``, ``auto_labels``, ``label_fingerprints`` and ``manual_labels`` in Python, not
-through ``suite.labels``, so it checks the writers' bookkeeping rather than repeating its queries.
+through ``suite.engine.labels``, so it checks the writers' bookkeeping rather than repeating its queries.
 """
 from __future__ import annotations
 
@@ -37,13 +37,11 @@ from store.models import (
     Suite,
 )
 from suite import demo as demo_package
-from suite import review as review_module
 from suite.demo import DEMO_SUITE, create_demo
-from suite.editing import add_known, change_rule, remove_item, restore_removed_item
-from suite.errors import TsqeError
-from suite.importers import import_outputs, import_suite
-from suite.importers import outputs as outputs_importer
-from suite.label_counts import (
+from suite.editing import review as review_module
+from suite.editing.api import add_known, change_rule, remove_item, restore_removed_item
+from suite.editing.review import clear_manual_label, set_manual_label
+from suite.engine.label_counts import (
     COUNT_COLUMNS,
     FIELD_OF_LABEL,
     LabelCounts,
@@ -53,8 +51,10 @@ from suite.label_counts import (
     refresh_counts,
     suite_counts,
 )
-from suite.labelling import relabel
-from suite.review import clear_manual_label, set_manual_label
+from suite.engine.labelling import relabel
+from suite.errors import TsqeError
+from suite.importers import import_outputs, import_suite
+from suite.importers import outputs as outputs_importer
 
 Counts = dict[int, tuple[int, ...]]
 

@@ -21,14 +21,14 @@ from store.models import (
     Suite,
     System,
 )
-from suite import labelling
 from suite.demo import create_demo
+from suite.editing.review import clear_manual_label, explain, set_manual_label
+from suite.engine import labelling
+from suite.engine.labelling import label_counts, relabel
+from suite.engine.labels import automatic_label, join_labels, rule_number
+from suite.engine.rules import describe
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
-from suite.labelling import label_counts, relabel
-from suite.labels import automatic_label, join_labels, rule_number
-from suite.review import clear_manual_label, explain, set_manual_label
-from suite.rules import describe
 from suite.tasks import CancelledPartway, Progress, TaskState
 
 
@@ -257,7 +257,7 @@ def assert_one_item_labelled_alone(db: Database, ids: dict[str, int]) -> None:
 
 def test_a_cancelled_run_keeps_the_chunks_it_wrote(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     ids = build(db)
-    monkeypatch.setattr("suite.labelling.CHUNK", 1)
+    monkeypatch.setattr("suite.engine.labelling.CHUNK", 1)
     written: list[int] = []
     with pytest.raises(CancelledPartway, match="^1 of 2 items were labelled and are kept, the others are as they "
                                                "were: label again to finish$"):
@@ -288,7 +288,7 @@ def test_cli_label_interrupted_says_what_it_kept(tmp_path: Path, monkeypatch: py
     def interrupted(*args: object, **kwargs: object) -> dict[str, int]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("suite.labelling.relabel", interrupted)  # the command imports it when it runs
+    monkeypatch.setattr("suite.engine.labelling.relabel", interrupted)  # the command imports it when it runs
     result = CliRunner().invoke(app, ["--db", str(database), "label"])
     assert result.exit_code == 130
     assert "interrupted: the items labelled so far are kept, each whole, the others are as they were: run tsqe " \
@@ -342,8 +342,8 @@ def labels_by_text(db: Database) -> dict[tuple[int, str], tuple[str, int | None,
 
 def force_workers(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
     """Send even a small run through forked workers, in chunks of ``chunk`` items."""
-    monkeypatch.setattr("suite.labelling.PARALLEL_THRESHOLD", 1)
-    monkeypatch.setattr("suite.labelling.CHUNK", chunk)
+    monkeypatch.setattr("suite.engine.labelling.PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr("suite.engine.labelling.CHUNK", chunk)
 
 
 def relabel_everything_in_workers(db: Database, monkeypatch: pytest.MonkeyPatch, chunk: int) -> dict[str, int]:
@@ -366,8 +366,8 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
         session.flush()
         rule_id = rule.id
     force_workers(monkeypatch, 2)
-    monkeypatch.setattr("suite.labelling.WATCHDOG_GRACE", 3.0)  # a worker niced on a loaded machine needs time
-    monkeypatch.setattr("suite.labelling.WATCHDOG_PER_ITEM", 0.0)
+    monkeypatch.setattr("suite.engine.labelling.WATCHDOG_GRACE", 3.0)  # a worker niced on a loaded machine needs time
+    monkeypatch.setattr("suite.engine.labelling.WATCHDOG_PER_ITEM", 0.0)
     in_this_process: list[tuple[int, ...]] = []
     label_chunk = labelling._label_chunk
 
@@ -375,7 +375,7 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
         in_this_process.append(chunk.items)
         return label_chunk(connection, plan, chunk, timed)
 
-    monkeypatch.setattr("suite.labelling._label_chunk", record)
+    monkeypatch.setattr("suite.engine.labelling._label_chunk", record)
     counts = relabel(db, timeout=0.05)
     assert in_this_process == []  # the redo, item by item with timeouts, ran in the workers too
     assert counts == {"pass": 3, "fail": 3, "conflict": 1, "unknown": 1, "error": 1}
@@ -398,7 +398,7 @@ def test_workers_label_the_demo_suite_like_one_process(db: Database, monkeypatch
 def test_cancelling_with_workers_keeps_the_chunks_written(db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     ids = build(db)
     force_workers(monkeypatch, 1)
-    monkeypatch.setattr("suite.labelling.CHUNKS_PER_TRANSACTION", 1)  # one chunk a transaction, as they come
+    monkeypatch.setattr("suite.engine.labelling.CHUNKS_PER_TRANSACTION", 1)  # one chunk a transaction, as they come
     written: list[int] = []
     with pytest.raises(CancelledPartway):
         relabel(db, task=cancelled_after_first_chunk(written))

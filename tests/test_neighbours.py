@@ -12,8 +12,8 @@ from suite.assist.evidence import DecidedText, ItemEvidence, UndecidedOutput
 from suite.assist.neighbours import difference_words, differences, neighbour, neighbours, suite_context
 from suite.assist.tokens import words
 from suite.assist.variants import VariantStats
+from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.importers import import_outputs
-from suite.review import OutputDecision, SeenOutput, decide
 
 FUTURE = ("Tense", "Future")
 

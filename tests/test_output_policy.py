@@ -14,22 +14,22 @@ from typer.testing import CliRunner
 from cli.main import _register_commands, app
 from store import Database, open_database
 from store.models import LabelFingerprint, Output
-from suite.browse import OutputFilter, browse_outputs, output_ids, output_rows
-from suite.editing import add_rule, find_item, suite_history
+from suite.editing.api import add_rule, find_item, suite_history
+from suite.editing.history import change_text
+from suite.editing.review import explain
+from suite.editing.suite_edit import set_output_policy
+from suite.engine.labelling import relabel
 from suite.engine.output_policy import (
     DegenerateCounts,
     OutputPolicy,
     degenerate_counts,
     output_policy,
-    set_output_policy,
 )
+from suite.engine.preview import draft_of, preview_item
+from suite.engine.rules import KnownSpec, RuleSpec, item_fingerprint
 from suite.errors import TsqeError
-from suite.history import change_text
 from suite.importers import import_outputs
-from suite.labelling import relabel
-from suite.preview import draft_of, preview_item
-from suite.review import explain
-from suite.rules import KnownSpec, RuleSpec, item_fingerprint
+from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
 from tests.conftest import SHARED_DATA
 
 EXTRA = ("item_id\tsystem\toutput\n"

@@ -15,8 +15,8 @@ from sqlalchemy import select
 
 from store import open_database
 from store.models import AutoLabel, Item, Output, Rule
-from suite.pattern_bounds import MAX_EXPANSION, MAX_NESTING, too_complex
-from suite.rules import compile_error, pattern_problem
+from suite.engine.pattern_bounds import MAX_EXPANSION, MAX_NESTING, too_complex
+from suite.engine.rules import compile_error, pattern_problem
 
 EXPLODING = "(?:a{65535}){65535}"
 NESTED = "(" * 3000 + "a" + ")" * 3000
@@ -107,7 +107,7 @@ def test_import_suite_keeps_it_invalid_or_refuses_it_strictly(strict: bool, tmp_
 def test_labelling_a_stored_hostile_rule_labels_error_instead_of_exhausting_memory(demo_file: Path,
                                                                                   tmp_path: Path) -> None:
     """A database written before the bounds holds the pattern as a valid rule: labelling (in process and in
-    the workers alike, both through ``suite.rules``) gives its outputs ``error`` with the reason."""
+    the workers alike, both through ``suite.engine.rules``) gives its outputs ``error`` with the reason."""
     db = demo_copy(demo_file, tmp_path / "t.sqlite")
     database = open_database(db)
     try:
@@ -129,7 +129,7 @@ def test_labelling_a_stored_hostile_rule_labels_error_instead_of_exhausting_memo
 
 
 def test_the_preview_of_a_hostile_pattern_reports_it(demo_file: Path, tmp_path: Path) -> None:
-    """``tsqe rule test`` previews through ``suite.preview``, as the editor's live preview does."""
+    """``tsqe rule test`` previews through ``suite.engine.preview``, as the editor's live preview does."""
     db = demo_copy(demo_file, tmp_path / "t.sqlite")
     result = bounded_tsqe(db, "rule", "test", "amb-01", "--positive", EXPLODING)
     assert result.returncode == 2, result.stderr[-2000:]

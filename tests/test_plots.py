@@ -17,7 +17,7 @@ from qe.plots import accuracy_figure, systems_figure
 from store import Database, open_database
 from suite.demo import create_demo
 from suite.qe_scores import read_qe_scores
-from suite.report import systems_report
+from suite.reading.report import systems_report
 
 
 @pytest.fixture(scope="module")

@@ -20,10 +20,10 @@ from store import Database
 from store.errors import DatabaseBusyError
 from store.models import Item, LabelFingerprint
 from suite.demo import create_demo
-from suite.export import export_labels
+from suite.engine.labelling import label_counts, relabel
+from suite.exporters.labels_tsv import export_labels
 from suite.importers import import_outputs
-from suite.labelling import label_counts, relabel
-from suite.report import systems_report
+from suite.reading.report import systems_report
 from suite.tables import render
 
 
@@ -45,8 +45,8 @@ def test_demo_labels_report_and_export_as_on_sqlite(pg: Database, db: Database, 
     assert render(systems_report(pg).to_table(), "csv") == render(systems_report(db).to_table(), "csv")
     with pg.transaction() as session:  # every item's fingerprint changes: everything is labelled again
         session.execute(update(LabelFingerprint).values(fingerprint="outdated"))
-    monkeypatch.setattr("suite.labelling.PARALLEL_THRESHOLD", 1)
-    monkeypatch.setattr("suite.labelling.CHUNK", 10)
+    monkeypatch.setattr("suite.engine.labelling.PARALLEL_THRESHOLD", 1)
+    monkeypatch.setattr("suite.engine.labelling.CHUNK", 10)
     assert relabel(pg) == label_counts(db)
     assert exported(pg, tmp_path / "pg.tsv") == exported(db, tmp_path / "sqlite.tsv")
 

@@ -1,4 +1,4 @@
-"""Previewing unsaved rules (``suite.preview``): a preview shows exactly what saving the draft and labelling
+"""Previewing unsaved rules (``suite.engine.preview``): a preview shows exactly what saving the draft and labelling
 would store, on the demo suite and on the real DFKI de-en suite with the WMT21 outputs."""
 from __future__ import annotations
 
@@ -18,12 +18,11 @@ from sqlalchemy import delete, event, insert, select
 from store import Database, open_database
 from store.models import Item, KnownTranslation, Output, Rule
 from suite.demo import create_demo
-from suite.editing import find_item
-from suite.errors import TsqeError
-from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
-from suite.labels import automatic_label, join_labels
-from suite.preview import (
+from suite.editing.api import find_item
+from suite.editing.review import set_manual_label
+from suite.engine.labelling import relabel
+from suite.engine.labels import automatic_label, join_labels
+from suite.engine.preview import (
     Draft,
     DraftKnown,
     DraftRule,
@@ -33,8 +32,9 @@ from suite.preview import (
     preview_item,
     preview_scope,
 )
-from suite.review import set_manual_label
-from suite.rules import ItemMatcher, KnownSpec, RuleSpec, compile_error
+from suite.engine.rules import ItemMatcher, KnownSpec, RuleSpec, compile_error
+from suite.errors import TsqeError
+from suite.importers import import_outputs, import_suite
 from suite.tasks import Cancelled, TaskState
 
 

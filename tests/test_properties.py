@@ -20,14 +20,14 @@ from sqlalchemy import insert, select
 from store import Database, open_database
 from store.models import Item, ManualLabel, Output, Suite
 from suite.demo import DEMO_SUITE, create_demo
-from suite.editing import add_known, add_rule
+from suite.editing.api import add_known, add_rule
+from suite.editing.item_edit import automatic_labels
+from suite.editing.items import add_item
+from suite.editing.review import set_manual_label
+from suite.engine.labelling import relabel
+from suite.engine.preview import Draft, DraftRule, draft_of, preview_item
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
-from suite.item_edit import automatic_labels
-from suite.items import add_item
-from suite.labelling import relabel
-from suite.preview import Draft, DraftRule, draft_of, preview_item
-from suite.review import set_manual_label
 from tests.table_dump import dump
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],

@@ -17,7 +17,7 @@ from store.models import (
     System,
     SystemOutput,
 )
-from suite.report import (
+from suite.reading.report import (
     CountRow,
     Counts,
     best_cluster,

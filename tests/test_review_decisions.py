@@ -9,16 +9,16 @@ from table_dump import dump
 
 from store import Database, open_database
 from suite.demo import create_demo
-from suite.editing import find_item, item_detail, item_history, remove_item
-from suite.errors import EditConflict, TsqeError
-from suite.item_detail import ItemOutput
-from suite.review import (
+from suite.editing.api import find_item, item_detail, item_history, remove_item
+from suite.editing.item_detail import ItemOutput
+from suite.editing.review import (
     SeenOutput,
     clear_manual_label,
     clear_manual_labels,
     set_manual_label,
     set_manual_labels,
 )
+from suite.errors import EditConflict, TsqeError
 from suite.tasks import Cancelled, Progress, TaskState
 
 BANK = "amb-01"  # 4 outputs; "The bench on the river bank was freshly painted." is reviewed (pass, jonas.w)

@@ -15,10 +15,10 @@ from store import Database, open_database
 from store.group_key import group_key, normal_form
 from store.models import HistoryEntry, Output
 from suite.assist.groups import output_groups
-from suite.browse import OutputFilter, browse_outputs, output_ids, output_rows
+from suite.editing.review import set_manual_label
+from suite.editing.undoable_edits import Decide, Ledger, ReviewedOutput, output_name
 from suite.errors import EditConflict
-from suite.review import set_manual_label
-from suite.undoable_edits import Decide, Ledger, ReviewedOutput, output_name
+from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
 
 _register_commands()
 

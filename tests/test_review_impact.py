@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from cli.main import _register_commands, app
 from store import Database, open_database
-from suite.assist.impact import PairsAdded, impact_order, pairs_added
-from suite.browse import OutputFilter, browse_outputs, output_ids, output_rows
-from suite.label_counts import LabelCounts
-from suite.review import set_manual_label
+from suite.editing.review import set_manual_label
+from suite.engine.label_counts import LabelCounts
+from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
+from suite.reading.impact import PairsAdded, impact_order, pairs_added
 
 _register_commands()
 

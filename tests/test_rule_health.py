@@ -15,10 +15,10 @@ from cli.main import _register_commands, app
 from store import Database
 from suite.assist.pattern_slips import pattern_slips
 from suite.assist.rule_health import RuleHealth, rule_health
-from suite.browse import OutputFilter, output_ids, output_rows
-from suite.editing import find_item
+from suite.editing.api import find_item
+from suite.editing.review import set_manual_label
 from suite.errors import TsqeError
-from suite.review import set_manual_label
+from suite.reading.browse import OutputFilter, output_ids, output_rows
 from suite.tables import render
 
 _register_commands()

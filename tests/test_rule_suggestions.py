@@ -18,8 +18,8 @@ from suite.assist.markers import wilson_lower_bound
 from suite.assist.patterns import alternatives, escape, template_union, variant_templates
 from suite.assist.rule_suggestions import RuleSuggestion, suggest_rules
 from suite.assist.variants import VariantStats, change_key
-from suite.editing import find_item
-from suite.review import set_manual_label
+from suite.editing.api import find_item
+from suite.editing.review import set_manual_label
 from suite.suites import find_suite
 
 _register_commands()

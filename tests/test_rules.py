@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from suite.rules import (
+from suite.engine.rules import (
     ItemMatcher,
     KnownSpec,
     RuleSpec,

@@ -19,7 +19,7 @@ from sqlalchemy import select
 from store import open_database
 from store.models import Category, Item, Output, Phenomenon, QEScore, Rule, System
 from suite.importers.result import Problems
-from suite.importers.tables import read_table
+from suite.importers.table_files import read_table
 from suite.safe_export import FORMULA_STARTS, from_spreadsheet, spreadsheet_text
 from suite.tables import Cell, Column, Table, render
 

@@ -51,7 +51,7 @@ def test_the_command_lines_copies_of_core_values_are_the_cores() -> None:
     from qe.accuracy import BY
     from store.models import CHALLENGE_FORMATS, STANDARD_REFERENCE
     from suite.assist.rule_health import SORTS as RULE_HEALTH_SORTS
-    from suite.preview import PREVIEW_TIMEOUT, SCOPES
+    from suite.engine.preview import PREVIEW_TIMEOUT, SCOPES
     from suite.references import COMBINATIONS, KNOWN_GOOD
 
     assert (choices.PREVIEW_TIMEOUT, choices.PREVIEW_SCOPES, choices.HUMAN, choices.REFERENCE_COMBINATIONS,

@@ -10,9 +10,9 @@ from sqlalchemy import select
 
 from store import Database
 from store.models import Item, Output
-from suite.export import LABEL_COLUMNS, export_labels
+from suite.exporters.labels_tsv import LABEL_COLUMNS, export_labels
 from suite.importers import import_reviews
-from suite.status import suite_status
+from suite.reading.status import suite_status
 
 
 @pytest.fixture
@@ -72,7 +72,7 @@ def test_export_labels_one_row_per_system_output(db: Database, tmp_path: Path) -
 
 def test_exported_labels_name_rules_as_the_editor_numbers_them_and_keep_the_id(db: Database, tmp_path: Path) -> None:
     from store.models import Rule
-    from suite.labelling import relabel
+    from suite.engine.labelling import relabel
 
     small_suite(db, tmp_path)
     relabel(db)

@@ -18,7 +18,7 @@ from alembic import command
 from store import Database, migrations, open_database, resolve_url
 from store.migrations import alembic_config, script_location
 from store.models import AutoLabel, Item, Suite
-from suite.labels import effective_labels_select
+from suite.engine.labels import effective_labels_select
 
 
 def test_open_migrates_to_head_and_is_idempotent(tmp_path: Path) -> None:

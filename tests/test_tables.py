@@ -29,7 +29,7 @@ from store.models import HumanScore, System
 from suite.demo import create_demo
 from suite.errors import TsqeError
 from suite.qe_scores import read_qe_scores
-from suite.report import systems_report
+from suite.reading.report import systems_report
 from suite.tables import FORMATS, Table, render, suffix_format, write_table
 
 DEMO_TSV = Path(__file__).resolve().parents[1] / "suite" / "demo" / "suite.tsv"

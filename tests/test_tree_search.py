@@ -7,9 +7,9 @@ import pytest
 
 from store import Database, open_database
 from suite.demo import DEMO_SUITE, create_demo
-from suite.editing import add_item, add_rule
+from suite.editing.api import add_item, add_rule
 from suite.reading.search import search_tree, suite_search
-from suite.tree import SuiteTree, arranged_tree, suite_tree
+from suite.reading.tree import SuiteTree, arranged_tree, suite_tree
 
 
 @pytest.fixture(scope="module")

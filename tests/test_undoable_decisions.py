@@ -8,14 +8,12 @@ import pytest
 from table_dump import dump
 
 from store import Database, open_database
-from suite.browse import OutputFilter, browse_outputs, output_rows
 from suite.changes import ANYWHERE, NOWHERE, Changes, Where
 from suite.demo import DEMO_SUITE, create_demo
-from suite.editing import find_item, item_detail, item_history
-from suite.errors import EditConflict, TsqeError
-from suite.item_detail import ItemOutput
-from suite.review import OutputDecision, SeenOutput, decide, set_manual_label
-from suite.undoable_edits import (
+from suite.editing.api import find_item, item_detail, item_history
+from suite.editing.item_detail import ItemOutput
+from suite.editing.review import OutputDecision, SeenOutput, decide, set_manual_label
+from suite.editing.undoable_edits import (
     AddItem,
     Decide,
     Edit,
@@ -26,6 +24,8 @@ from suite.undoable_edits import (
     changes_of,
     output_name,
 )
+from suite.errors import EditConflict, TsqeError
+from suite.reading.browse import OutputFilter, browse_outputs, output_rows
 
 BANK = "amb-01"  # 4 outputs; "The bench on the river bank was freshly painted." is reviewed (pass, jonas.w)
 
@@ -106,12 +106,12 @@ def test_pass_and_add_as_known_is_one_transaction_and_one_undoable_step(demo: Da
     assert decision.changes().items == Where.of([item_id])  # it relabels the item, which the editor shows
 
     # a failure between the decision and the known translation leaves neither (it left the decision alone)
-    import suite.review
+    import suite.editing.review
 
     def broken(*args: object, **kwargs: object) -> None:
         raise TsqeError("the disk is full")
 
-    monkeypatch.setattr(suite.review, "add_known_in", broken)
+    monkeypatch.setattr(suite.editing.review, "add_known_in", broken)
     with pytest.raises(TsqeError, match="the disk is full"):
         decision.apply(demo, "ada", Ledger())
     assert dump(demo) == start

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from suite.watched_pool import WorkerPool
+from suite.engine.watched_pool import WorkerPool
 
 
 def work(task: str) -> tuple[str, int]:
@@ -131,7 +131,7 @@ def test_workers_leave_when_the_process_that_started_them_is_killed(tmp_path: Pa
         import sys, time
         sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
         sys.path.insert(0, {str(Path(__file__).resolve().parent)!r})
-        from suite.watched_pool import WorkerPool
+        from suite.engine.watched_pool import WorkerPool
         from test_watched_pool import work
         pool = WorkerPool()
         with pool.run(work, 3) as run:

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from store import Database
 from suite.demo import DEMO_SUITE, create_demo
-from suite.editing import add_known, find_item
-from suite.item_detail import Nearest, item_detail, nearest_translation
+from suite.editing.api import add_known, find_item
+from suite.editing.item_detail import Nearest, item_detail, nearest_translation
 from suite.word_diff import closest, word_diff
 
 

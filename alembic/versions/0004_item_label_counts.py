@@ -2,7 +2,7 @@
 
 The suite tree and the totals of label filters read one row per item instead of joining every output to its
 labels (seconds on a million outputs). Upgrading fills the table from the stored labels, exactly as
-``suite.label_counts.refresh_counts`` would: a stored label counts as itself, an output without one as
+``suite.engine.label_counts.refresh_counts`` would: a stored label counts as itself, an output without one as
 ``unknown`` when its item's labelling covered it (``label_fingerprints.labelled_through``), else as
 ``unlabelled``. Items without outputs get no row.
 

@@ -5,7 +5,7 @@ sets and three joined entries) asks for the same pairs again and again: systems 
 distinct of 43,934), the HQ sets are made of the other sets' references, and the joined entries of the sets
 themselves. This cache computes each pair once, and what depends on one text alone (tokenising, n-grams,
 TER's words) once per text. Many new pairs are computed in
-worker processes (``suite.watched_pool``), grouped by reference so that each worker reuses a reference's
+worker processes (``suite.engine.watched_pool``), grouped by reference so that each worker reuses a reference's
 work across the hypotheses compared with it; a chunk a worker fails on is computed here.
 
 The statistics are sacrebleu's own (its ``_compute_segment_statistics`` for one reference): BLEU's and
@@ -23,8 +23,8 @@ from sacrebleu.metrics.base import Metric as SacreMetric
 from sacrebleu.metrics.helpers import extract_all_char_ngrams, extract_word_ngrams
 
 from filters.metrics.ter_edits import ter_edits
+from suite.engine.watched_pool import WorkerPool
 from suite.tasks import TaskState
-from suite.watched_pool import WorkerPool
 
 SACREBLEU_CLASSES: dict[str, tuple[type[SacreMetric], dict[str, object]]] = {
     "bleu": (BLEU, {"effective_order": True, "force": True}),

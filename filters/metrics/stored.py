@@ -12,7 +12,7 @@ from filters.metrics.base import Metric, OutputScores
 from filters.metrics.signature import Signature
 from filters.metrics.specs import LABEL, MetricSpec, metric_spec
 from store import Database
-from suite.labels import effective_labels_select
+from suite.engine.labels import effective_labels_select
 from suite.qe_scores import suite_qe_scores
 from suite.references import RefChoice
 from suite.tasks import TaskState

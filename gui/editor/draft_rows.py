@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from PySide6.QtCore import QModelIndex, QObject, Signal
 
 from gui.row_table_model import ROOT, ModelIndex, R, RowColumn, RowTableModel
-from suite.item_draft import EditorDraft
+from suite.editing.item_draft import EditorDraft
 
 
 class DraftRowModel(RowTableModel[R]):

@@ -22,7 +22,7 @@ from gui.colours import LABEL_COLOURS
 from gui.editor.draft_rows import DraftRowModel
 from gui.editor.pane import pane_layout, tool_button
 from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, fit_to_rows, row_view
-from suite.item_draft import EditorDraft, EntryRow, new_entry
+from suite.editing.item_draft import EditorDraft, EntryRow, new_entry
 
 KIND, TEXT = range(2)
 REFERENCE_KINDS = ("standard", "paraphrase", "alternative")

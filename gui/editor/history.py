@@ -12,8 +12,8 @@ from PySide6.QtWidgets import (
 
 from gui.editor.pane import pane_layout
 from gui.row_table_model import RowColumn, RowListModel, row_view
-from suite.editing import HistoryRecord
-from suite.history import change_text
+from suite.editing.api import HistoryRecord
+from suite.editing.history import change_text
 
 WHEN, WHO, WHAT, CHANGE = range(4)
 _COLUMNS = tuple(RowColumn(header) for header in ("When", "Who", "What", "Before → after"))

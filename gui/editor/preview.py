@@ -21,7 +21,7 @@ from gui.editor.pane import pane_layout
 from gui.review.delegate import SpanDelegate
 from gui.review.model import DISPLAY, FONT, FOREGROUND, SPANS_ROLE, TOOLTIP, initials
 from gui.row_table_model import RowColumn, RowListModel, row_view
-from suite.preview import UNLABELLED, ItemPreview, PreviewOutput, RuleProblem
+from suite.engine.preview import UNLABELLED, ItemPreview, PreviewOutput, RuleProblem
 
 OUTPUT, SYSTEMS, NOW, AFTER, REVIEW = range(5)
 _COLUMNS = (RowColumn("Output", "matches of positive rules in the pass colour, of negative ones in the fail colour"),
@@ -160,7 +160,7 @@ class PreviewPane(QWidget):
 
 def _unusable(problems: list[RuleProblem]) -> str:
     """"1 pattern of the draft is too complex", "2 patterns of the draft do not compile", or both counted: a
-    pattern refused by the bounds on patterns (``suite.pattern_bounds``) has no error to look for, it would only
+    pattern refused by the bounds on patterns (``suite.engine.pattern_bounds``) has no error to look for, it would only
     cost too much to compile."""
     too_complex = sum(1 for problem in problems if problem.problem.too_complex)
     broken = len(problems) - too_complex

@@ -38,8 +38,8 @@ from gui.editor.pane import pane_layout, tool_button
 from gui.editor.pattern_edit import PatternEdit, field_height
 from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, fit_to_rows, row_view
 from gui.shortcuts import screen_action
-from suite.item_draft import EditorDraft, RuleRow, new_rule
-from suite.rules import pattern_problem
+from suite.editing.item_draft import EditorDraft, RuleRow, new_rule
+from suite.engine.rules import pattern_problem
 
 GRIP, PATTERN, IGNORE_CASE, MATCHES = range(4)
 _COLUMNS = (RowColumn("", "drag to reorder (or Alt+Up / Alt+Down)", SELECTABLE | Qt.ItemFlag.ItemIsDragEnabled),

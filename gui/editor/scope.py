@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 from gui.editor.pane import pane_layout
 from gui.editor.preview import flips_html
 from gui.row_table_model import RowColumn, RowListModel, row_view
-from suite.preview import SCOPES, ItemFlips, ScopePreview
+from suite.engine.preview import SCOPES, ItemFlips, ScopePreview
 
 ITEM, PLACE, FLIPS, OUTPUTS = range(4)
 _COLUMNS = (RowColumn("Item"), RowColumn("Category / phenomenon"), RowColumn("Flips"),

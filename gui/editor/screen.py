@@ -2,7 +2,7 @@
 
 Everything that touches the database goes through ``Operations``: the item, its history, the previews (keyed,
 so a newer keystroke supersedes an older computation) and the saves (one background write per save, through
-``suite.editing``). Unsaved drafts are kept per item while the linguist looks at other items, so selecting
+``suite.editing.api``). Unsaved drafts are kept per item while the linguist looks at other items, so selecting
 elsewhere never throws work away.
 """
 from __future__ import annotations
@@ -40,24 +40,24 @@ from gui.state import AppState, Selection
 from store import Database
 from suite.assist.item_suggestions import ItemSuggestions, SuggestionSession
 from suite.assist.rule_suggestions import RuleSuggestion
-from suite.browse import OutputFilter
 from suite.changes import Changes
-from suite.editing import (
+from suite.editing.api import (
     EditConflict,
     ItemDetail,
     item_detail,
     item_history,
 )
-from suite.errors import TsqeError
-from suite.item_draft import KNOWN_KINDS, POLARITIES, EditorDraft
-from suite.preview import (
+from suite.editing.item_draft import KNOWN_KINDS, POLARITIES, EditorDraft
+from suite.editing.undoable_edits import Edit, summary
+from suite.engine.preview import (
     ItemFlips,
     ItemPreview,
     PreviewSession,
     ScopePreview,
     preview_scope,
 )
-from suite.undoable_edits import Edit, summary
+from suite.errors import TsqeError
+from suite.reading.browse import OutputFilter
 
 PREVIEW_DELAY_MS = 150
 """Typing pauses shorter than this do not start a preview: a computation per keystroke would only be dropped."""

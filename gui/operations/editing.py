@@ -1,6 +1,6 @@
 """The suite's shape edited from the tree (after Anki's ``operations/deck.py``): a new item, a category or
-phenomenon renamed, an item moved or deleted. Each is an edit value of ``suite.undoable_edits`` saved as one step
-of the window's undo stack (a deleted item comes back whole from the snapshot its removal returned). An item's
+phenomenon renamed, an item moved or deleted. Each is an edit value of ``suite.editing.undoable_edits`` saved as one
+step of the window's undo stack (a deleted item comes back whole from the snapshot its removal returned). An item's
 own edits are saved by Item & rules (``gui.editor.screen``) through the same ``gui.operations.undo``.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 from gui.operations.runner import Operations
 from gui.operations.undo import EditsWrite, undoable
 from gui.state import AppState, Selection
-from suite.undoable_edits import AddItem, Edit, MoveItem, RemoveItem, RenameCategory
+from suite.editing.undoable_edits import AddItem, Edit, MoveItem, RemoveItem, RenameCategory
 
 
 def _one(state: AppState, ops: Operations, edit: Edit) -> EditsWrite:

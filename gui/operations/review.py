@@ -1,6 +1,6 @@
 """A reviewer's decisions as undoable writes (after Anki's ``operations/scheduling.py``).
 
-P, F, U, C and Shift+P/F each become one ``suite.undoable_edits.Decide`` on the rows as the reviewer saw them
+P, F, U, C and Shift+P/F each become one ``suite.editing.undoable_edits.Decide`` on the rows as the reviewer saw them
 (their versions: a decision on a row someone changed since is refused), saved in one transaction, and one step
 of the window's undo stack named after what it did ("pass on 00544005 · UEdin"); a decision on a group of alike
 outputs is one such step over all of them. Answers to one's blind assignments and adjudications of disagreements
@@ -23,9 +23,9 @@ from suite.assist.double_review import (
     plan_review_checks,
     take_assignments,
 )
-from suite.browse import OutputRow
 from suite.changes import ASSIGNMENTS
-from suite.undoable_edits import Decide, ReviewedOutput, output_name
+from suite.editing.undoable_edits import Decide, ReviewedOutput, output_name
+from suite.reading.browse import OutputRow
 
 PROGRESS_ROWS = 50
 """A decision on more rows than this may take a moment: it gets the progress dialog (and its Cancel)."""

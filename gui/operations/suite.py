@@ -11,11 +11,11 @@ from gui.operations.runner import Write, changes_nothing
 from store import Database, open_database
 from suite.demo import DEMO_SUITE, create_demo
 from suite.engine.label_run import LabelRun
-from suite.export import export_labels
-from suite.export_suite import export_suite
+from suite.engine.labelling import label_suite
+from suite.exporters.labels_tsv import export_labels
+from suite.exporters.suite_file import export_suite
 from suite.importers import ImportResult, import_outputs, import_reviews, import_suite
-from suite.labelling import label_suite
-from suite.names import suite_names
+from suite.reading.names import suite_names
 from suite.tasks import TaskState
 
 Opened = tuple[Database, list[str]]

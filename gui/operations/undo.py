@@ -1,4 +1,4 @@
-"""The window's one undo stack, of the core's edit values (``suite.undoable_edits``), not of closures.
+"""The window's one undo stack, of the core's edit values (``suite.editing.undoable_edits``), not of closures.
 
 Every undoable write of every screen (an item's save in Item & rules, the tree's new, moved, renamed and deleted
 items, a reviewer's P, F, U, C, Shift+P/F) goes through ``undoable``: its edits are saved in the background, then
@@ -21,8 +21,8 @@ from PySide6.QtGui import QUndoCommand
 from gui.operations.runner import Operations, Write
 from gui.state import AppState
 from suite.changes import Changes
+from suite.editing.undoable_edits import Edit, apply_all, changes_of
 from suite.tasks import TaskState
-from suite.undoable_edits import Edit, apply_all, changes_of
 
 
 @dataclass(frozen=True)

@@ -47,10 +47,10 @@ from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
 from gui.reports.table_model import RAW_ROLE, TableModel, report_view
 from gui.state import AppState
-from suite.browse import OutputFilter, OutputRow, output_ids, output_rows
 from suite.changes import Changes
 from suite.errors import TsqeError
 from suite.qe_scores import list_qe_systems
+from suite.reading.browse import OutputFilter, OutputRow, output_ids, output_rows
 from suite.references import KNOWN_GOOD, RefChoice, ReferenceChoices, parse_ref_entries, reference_choices
 from suite.tables import Table
 from suite.tasks import TaskState

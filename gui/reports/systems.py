@@ -1,6 +1,6 @@
 """The Systems tab: each MT system's pass rate per category or phenomenon (``tsqe report systems``).
 
-The numbers are ``suite.report.systems_report``'s, the same call the command line makes; the table marks
+The numbers are ``suite.reading.report.systems_report``'s, the same call the command line makes; the table marks
 the best cluster as the CLI's text report does (``*``, and bold), shades each cell by its pass rate and keeps
 the counts beside the rate, since a rate over 3 outputs means little. Double-clicking a cell opens Review
 on exactly the outputs behind it.
@@ -35,9 +35,9 @@ from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import RAW_ROLE, ramp, report_view
 from gui.state import AppState
 from qe.plots import systems_figure
-from suite.browse import OutputFilter
 from suite.changes import Changes
-from suite.report import ReportBy, ReportRow, SystemsReport, systems_report
+from suite.reading.browse import OutputFilter
+from suite.reading.report import ReportBy, ReportRow, SystemsReport, systems_report
 from suite.tables import Table
 from suite.tasks import TaskState
 

@@ -21,8 +21,8 @@ from gui.review.page_layout import lay_out_page
 from gui.row_table_model import RowColumn, RowCursor, RowListModel, row_view
 from gui.state import AppState
 from suite.assist.double_review import Disagreement, disagreements
-from suite.browse import OutputRow, output_rows
 from suite.changes import Changes
+from suite.reading.browse import OutputRow, output_rows
 from suite.tables import NO_CATEGORY
 
 _COLUMNS = (RowColumn("item"), RowColumn("first decision"), RowColumn("second decision"), RowColumn("output"),

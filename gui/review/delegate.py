@@ -21,8 +21,8 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from gui.colours import NEGATIVE, POSITIVE
 from gui.review.model import DISPLAY, SPANS_ROLE
-from suite.preview import PreviewSpan
-from suite.rules import Span
+from suite.engine.preview import PreviewSpan
+from suite.engine.rules import Span
 
 
 def _tint(colour: str) -> QColor:

@@ -2,7 +2,7 @@
 
 Source, references and known translations; how the output differs from the closest of them (word by word,
 so a reviewer sees at once the one word that changed); and why it got its automatic label. Everything is
-read in the background from ``suite.item_detail`` and ``suite.review.explain``.
+read in the background from ``suite.editing.item_detail`` and ``suite.editing.review.explain``.
 """
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from gui.operations import Operations
 from gui.review.model import initials
 from gui.state import AppState
 from suite.assist.hints import RowHints
-from suite.browse import OutputRow
-from suite.item_detail import ItemDetail, item_detail, nearest_translation
-from suite.review import Explanation, explain
-from suite.rules import Span
+from suite.editing.item_detail import ItemDetail, item_detail, nearest_translation
+from suite.editing.review import Explanation, explain
+from suite.engine.rules import Span
+from suite.reading.browse import OutputRow
 from suite.word_diff import word_diff
 
 INSERTED = "#56B4E9"  # Okabe–Ito sky blue: not a label colour, so a difference never reads as pass or fail

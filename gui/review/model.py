@@ -1,7 +1,7 @@
 """A paged table over a million outputs (after Anki's browser table model).
 
 The model knows how many outputs the query matches and holds only the blocks of rows fetched so far: the
-first block comes with the total (one ``suite.browse.browse_outputs`` call), later blocks are fetched by
+first block comes with the total (one ``suite.reading.browse.browse_outputs`` call), later blocks are fetched by
 offset in the background when painted, and kept. Holding every id instead meant reading a million of them
 before the first page could show (seconds). Sorting re-runs the query in the database with another order:
 sorting a million rows in Python would freeze the window and would disagree with the command line's order.
@@ -27,8 +27,16 @@ from gui.state import AppState
 from store import Database
 from suite.assist.hints import RowHints, neighbour_hints, review_hints
 from suite.assist.neighbours import NeighbourContext
-from suite.browse import OutputFilter, OutputPage, OutputRow, browse_outputs, output_ids, output_rows, output_spans
-from suite.rules import Span
+from suite.engine.rules import Span
+from suite.reading.browse import (
+    OutputFilter,
+    OutputPage,
+    OutputRow,
+    browse_outputs,
+    output_ids,
+    output_rows,
+    output_spans,
+)
 
 NO_PARENT = QModelIndex()  # the invalid index: Qt's default argument for "top level"
 
@@ -44,7 +52,7 @@ OUTPUT_ID_ROLE = int(Qt.ItemDataRole.UserRole.value) + 2
 class Column:
     key: str
     title: str
-    sort: str | None  # the core's sort key (suite.browse.SORTS), None when the column cannot be sorted
+    sort: str | None  # the core's sort key (suite.reading.browse.SORTS), None when the column cannot be sorted
     width: int
 
 

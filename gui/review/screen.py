@@ -56,11 +56,11 @@ from gui.review.table import ReviewTable
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
 from suite.assist.neighbours import NeighbourContext, suite_context
-from suite.browse import OutputFilter, OutputRow, output_rows, write_rows_tsv
 from suite.changes import Changes
-from suite.editing import EditConflict, default_author
-from suite.names import system_names
-from suite.review import decided_by_others
+from suite.editing.api import EditConflict, default_author
+from suite.editing.review import decided_by_others
+from suite.reading.browse import OutputFilter, OutputRow, output_rows, write_rows_tsv
+from suite.reading.names import system_names
 
 LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
     ("any label", OutputFilter()),

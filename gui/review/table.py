@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView, QWidget
 
 from gui.review.delegate import focus_start, paint_spans, shown_from
 from gui.review.model import ReviewModel
-from suite.rules import Span
+from suite.engine.rules import Span
 
 _TEXTS_KEPT = 5_000  # texts laid out that are remembered: a few pages' worth
 _PADDING = 4  # between a cell's edge and its text, as Qt's item delegates leave it

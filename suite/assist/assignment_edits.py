@@ -1,5 +1,5 @@
-"""Answers to assignments and adjudications as undoable edit values (the protocol of ``suite.undoable_edits``), so
-that they share the window's one undo stack with every other decision.
+"""Answers to assignments and adjudications as undoable edit values (the protocol of ``suite.editing.undoable_edits``),
+so that they share the window's one undo stack with every other decision.
 
 An answer is taken back by answering as before (only the reviewer it was given to answers it, so there is no
 colleague's answer to overwrite). An adjudication is taken back by putting the output's review back as it was
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from store import Database
 from suite.assist.double_review import Answer, adjudicate, answer_assignments, reopen_adjudication
 from suite.changes import ASSIGNMENTS, Changes, review_changes
-from suite.review import Verdict
-from suite.undoable_edits import Edit, Ledger
+from suite.editing.review import Verdict
+from suite.editing.undoable_edits import Edit, Ledger
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ text only: neither the first decision nor whether it is a control.
 
 An answer is kept in its assignment, not as the output's manual label, which stays the first reviewer's. When
 the two differ, an adjudicator decides (``adjudicate``): the result is a normal manual label, written through
-``suite.review`` in the same transaction that closes the assignment, and its history entry names both
+``suite.editing.review`` in the same transaction that closes the assignment, and its history entry names both
 decisions it settled.
 """
 from __future__ import annotations
@@ -38,10 +38,10 @@ from store.models import (
     utcnow,
 )
 from suite.assist.controls import QUEUE_PLACES, add_controls
+from suite.editing.history import check_author
+from suite.editing.item_detail import item_detail
+from suite.editing.review import Decided, OutputDecision, ReviewPut, SeenOutput, Verdict, decide_in, put_reviews_in
 from suite.errors import TsqeError
-from suite.history import check_author
-from suite.item_detail import item_detail
-from suite.review import Decided, OutputDecision, ReviewPut, SeenOutput, Verdict, decide_in, put_reviews_in
 from suite.suites import find_suite
 from suite.tables import NO_CATEGORY
 

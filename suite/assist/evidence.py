@@ -18,8 +18,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from store.models import AutoLabel, Category, Item, KnownTranslation, ManualLabel, Output, Phenomenon
-from suite.labels import automatic_label, join_labels
-from suite.rules import normalise
+from suite.engine.labels import automatic_label, join_labels
+from suite.engine.rules import normalise
 
 Label = Literal["pass", "fail"]
 Origin = Literal["review", "rule", "known translation", "known good", "known bad"]

@@ -4,8 +4,9 @@ quotes, white space or Unicode form (``store.group_key``) and that the item's ru
 The automatic label is part of the group because a test suite's rules often tell such outputs apart on purpose
 (DFKI de-en's punctuation and question items pass "Can you do that?" and fail "Can you do that"): outputs the
 rules decided differently are not one decision for a reviewer. The review queue shows a group once (``grouped``
-in ``suite.browse.OutputFilter``), with its size and every system behind it; a decision on the group is one
-``suite.undoable_edits.Decide`` over all its outputs: one transaction, one undo step, a history entry per output.
+in ``suite.reading.browse.OutputFilter``), with its size and every system behind it; a decision on the group is one
+``suite.editing.undoable_edits.Decide`` over all its outputs: one transaction, one undo step, a history entry per
+output.
 """
 from __future__ import annotations
 
@@ -17,9 +18,9 @@ from sqlalchemy import select
 
 from store import Database
 from store.models import Output
-from suite.browse import OutputRow, alike, output_rows
-from suite.labels import automatic_label, join_labels
-from suite.review import OutputDecision, SeenOutput
+from suite.editing.review import OutputDecision, SeenOutput
+from suite.engine.labels import automatic_label, join_labels
+from suite.reading.browse import OutputRow, alike, output_rows
 
 _ID_CHUNK = 500
 
@@ -82,7 +83,7 @@ def systems_text(systems: Sequence[str], shown: int = 2) -> str:
 
 def group_decisions(group: OutputGroup, label: str | None, *, comment: str | None = None,
                     seen_version: int | None = None) -> list[OutputDecision]:
-    """One decision for every output of the group (``label`` None clears them), for ``suite.review.decide``.
+    """One decision for every output of the group (``label`` None clears them), for ``suite.editing.review.decide``.
     ``seen_version`` is the first output's review as read; the others are decided without a version, which
     refuses to replace another reviewer's decision on any of them unawares."""
     return [OutputDecision(SeenOutput(member.output_id, seen_version if i == 0 else None, comment), label)

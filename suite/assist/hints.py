@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 from store import Database
 from suite.assist.groups import OutputGroup, output_groups
-from suite.assist.impact import PairsAdded, pairs_added
 from suite.assist.neighbours import Neighbour, NeighbourContext, neighbours
-from suite.browse import OutputRow
+from suite.reading.browse import OutputRow
+from suite.reading.impact import PairsAdded, pairs_added
 
 
 @dataclass(frozen=True)

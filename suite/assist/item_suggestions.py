@@ -19,8 +19,7 @@ from store.models import Item
 from suite.assist.context import SuggestionContext
 from suite.assist.evidence import suite_evidence
 from suite.assist.rule_suggestions import RuleSuggestion, matcher, suggest_rules
-from suite.errors import TsqeError
-from suite.preview import (
+from suite.engine.preview import (
     Draft,
     DraftRule,
     PreviewOutput,
@@ -29,17 +28,18 @@ from suite.preview import (
     draft_of,
     preview_scope,
 )
+from suite.errors import TsqeError
 from suite.tasks import TaskState, progress_of
 
 SCOPE = "phenomenon"
-"""Where the flips of a suggestion are counted beyond its item (``suite.preview.SCOPES``)."""
+"""Where the flips of a suggestion are counted beyond its item (``suite.engine.preview.SCOPES``)."""
 
 
 @dataclass(frozen=True)
 class OfferedSuggestion:
     suggestion: RuleSuggestion
     flips: dict[str, int]
-    """What adding it to the item's rules flips on the item (``unknown->pass``: n), from ``suite.preview``."""
+    """What adding it to the item's rules flips on the item (``unknown->pass``: n), from ``suite.engine.preview``."""
     scope: ScopePreview | None
     """What adding it to every item of the phenomenon would flip; None when the item has no phenomenon or the
     scope was not asked for."""

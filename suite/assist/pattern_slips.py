@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import regex
 
-from suite.rules import compile_error
+from suite.engine.rules import compile_error
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import AutoLabel, Category, Item, ManualLabel, Output, Phenomenon, Rule
 from suite.assist.pattern_slips import PatternSlip, pattern_slips
+from suite.engine.labels import automatic_label, join_labels
+from suite.engine.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec
 from suite.errors import TsqeError
-from suite.labels import automatic_label, join_labels
-from suite.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec
 from suite.suites import find_suite
 from suite.tables import NO_CATEGORY, NO_PHENOMENON, Cell, Column, Table
 from suite.tasks import TaskState, progress_of

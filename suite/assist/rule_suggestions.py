@@ -28,7 +28,7 @@ from suite.assist.markers import MarkerEvidence, Z, wilson_lower_bound
 from suite.assist.patterns import alternatives, template_union, variant_templates
 from suite.assist.tokens import ngram_surfaces, ngrams
 from suite.assist.variants import ChangeKey
-from suite.rules import ItemMatcher, RuleSpec
+from suite.engine.rules import ItemMatcher, RuleSpec
 
 CONFIDENT = 0.87
 """The least confidence (a lower bound on its precision, see ``suite.assist.markers``) a marker needs: on DFKI

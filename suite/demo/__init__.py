@@ -23,6 +23,7 @@ from store.models import (
     System,
     SystemOutput,
 )
+from suite.engine.labelling import label_counts, relabel
 from suite.errors import Problem, TsqeError
 from suite.importers import (
     import_human_scores,
@@ -31,7 +32,6 @@ from suite.importers import (
     import_reviews,
     import_suite,
 )
-from suite.labelling import label_counts, relabel
 from suite.tasks import TaskState, progress_of
 
 DEMO_SUITE = "tsqe-demo-de-en"

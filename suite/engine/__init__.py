@@ -1,2 +1,2 @@
-"""The rule engine's room (issue 21 moves rules, labelling, labels and the worker pool here): what a labelling
-run changed, and the suite's policy for degenerate outputs."""
+"""The rule engine: patterns and their bounds, matching (``rules``), labelling and its worker
+pool, labels and their counts, previews of unsaved rules, the output policy."""

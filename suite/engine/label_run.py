@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from suite.changes import ANYWHERE, Changes
-from suite.label_counts import LabelCounts
+from suite.engine.label_counts import LabelCounts
 
 LABEL_FIELDS = (("pass", "passed"), ("fail", "failed"), ("conflict", "conflict"), ("unknown", "unknown"),
                 ("error", "error"))

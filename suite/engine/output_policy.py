@@ -8,7 +8,7 @@ reviewing it output by output is busywork. The policy decides such outputs once 
   an empty output; a placeholder stays unknown unless a rule matches it);
 - ``untranslated_output``: the same for an output identical to its item's source sentence (not translated).
 
-A policy is part of every affected item's fingerprint (``suite.rules.item_fingerprint``), so changing it relabels
+A policy is part of every affected item's fingerprint (``suite.engine.rules.item_fingerprint``), so changing it relabels
 the suite, and its decisions are made by the rule engine itself (``ItemMatcher``), before the rules: an untranslated
 output that happens to contain a positive rule's name must not pass. Outputs are compared exactly as stored (a
 system's output is stored stripped of surrounding whitespace; a source is compared without its surrounding spaces,
@@ -21,9 +21,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from sqlalchemy import ColumnElement, case, delete, false, func, insert, literal, or_, select
+from sqlalchemy import ColumnElement, case, false, func, literal, or_, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, aliased
 
@@ -32,14 +32,9 @@ from store.models import POLICY_LABELS, Item, Output, OutputPlaceholder
 from store.models import OutputPolicy as StoredPolicy
 from store.text import nfc
 from suite.changes import ANYWHERE, Changes
+from suite.engine.rules import Decision
 from suite.errors import TsqeError
-from suite.history import Change, check_author, record
-from suite.rules import Decision
 from suite.suites import find_suite
-from suite.tasks import TaskState, progress_of
-
-if TYPE_CHECKING:
-    from suite.undoable_edits import Ledger
 
 EMPTY = Decision("fail", None, "empty output", "empty output")
 PLACEHOLDER = Decision("fail", None, "placeholder output", "placeholder output")
@@ -179,7 +174,7 @@ def degenerate_output(suite_id: int) -> ColumnElement[bool]:
                Output.text == select(func.trim(item.source)).where(item.id == Output.item_id).scalar_subquery())
 
 
-def _count_degenerate(session: Session, suite_id: int, placeholders: Sequence[str] | None = None
+def count_degenerate(session: Session, suite_id: int, placeholders: Sequence[str] | None = None
                       ) -> DegenerateCounts:
     placeholder: ColumnElement[bool] = (
         Output.text.in_(select(OutputPlaceholder.text).where(OutputPlaceholder.suite_id == suite_id))
@@ -201,59 +196,4 @@ def degenerate_counts(db: Database, suite_name: str | None = None, placeholders:
     """How many distinct outputs of the suite are empty, placeholders (the suite's, or ``placeholders``: what a
     list being edited would find) or identical to their source."""
     with db.session() as session:
-        return _count_degenerate(session, find_suite(session, suite_name).id, placeholders)
-
-
-def set_output_policy(db: Database, policy: OutputPolicy, *, suite_name: str | None = None, author: str,
-                      task: TaskState | None = None) -> PolicyChange:
-    """Store the suite's policy (an entry in its history, with the policy before) and relabel what it changes.
-
-    Storing is one transaction and labelling another, as after an import: a labelling cancelled or failed
-    leaves the policy stored and the affected items' fingerprints stale, so the next labelling (F5, ``tsqe
-    label``) decides them. Setting the policy it had back is how a change is undone.
-    """
-    from suite.labelling import relabel  # labelling reads the policy through this module
-
-    author = check_author(author)
-    task = progress_of(task)
-    with db.transaction() as session:
-        suite = find_suite(session, suite_name)
-        name = suite.name
-        before = read_policy(session, suite.id)
-        if policy != before:
-            _store(session, suite.id, policy)
-            record(session, [Change(suite.id, None, "suite", suite.id, "change", author, before.to_json(),
-                                    policy.to_json(), None)])
-        counts = _count_degenerate(session, suite.id)
-    labels = relabel(db, name, task=task) if policy != before else {}
-    return PolicyChange(before, policy, counts, labels)
-
-
-def _store(session: Session, suite_id: int, policy: OutputPolicy) -> None:
-    session.execute(delete(StoredPolicy).where(StoredPolicy.suite_id == suite_id))
-    session.execute(delete(OutputPlaceholder).where(OutputPlaceholder.suite_id == suite_id))
-    session.execute(insert(StoredPolicy).values(suite_id=suite_id, empty_output=policy.empty_output,
-                                                untranslated_output=policy.untranslated_output))
-    if policy.placeholders:
-        session.execute(insert(OutputPlaceholder), [{"suite_id": suite_id, "text": text}
-                                                    for text in dict.fromkeys(policy.placeholders)])
-
-
-@dataclass(frozen=True)
-class SetOutputPolicy:
-    """Setting a suite's policy as an undoable edit value (``suite.undoable_edits.Edit``): undone by setting the
-    policy before back, which relabels the suite again."""
-
-    suite: str
-    policy: OutputPolicy
-    before: OutputPolicy
-
-    def apply(self, db: Database, author: str, ledger: Ledger) -> SetOutputPolicy:
-        set_output_policy(db, self.policy, suite_name=self.suite, author=author)
-        return SetOutputPolicy(self.suite, self.before, self.policy)
-
-    def summary(self) -> str:
-        return "set the policy for degenerate outputs"
-
-    def changes(self) -> Changes:
-        return POLICY_CHANGES
+        return count_degenerate(session, find_suite(session, suite_name).id, placeholders)

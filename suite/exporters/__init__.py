@@ -1,1 +1,2 @@
-"""Writing a suite, or what was computed on it, in the layouts other tools and organisers read."""
+"""Files written for other tools: labels as TSV, a suite back in the importers' layouts,
+mt-metrics-eval's layout and the WMT test-suite submission."""

@@ -36,6 +36,8 @@ from store.models import (
     System,
     SystemOutput,
 )
+from suite.engine.label_counts import add_unlabelled
+from suite.engine.labelling import relabel_items
 from suite.errors import Problem, TsqeError
 from suite.importers.challenge_formats import (
     MULTIPLE_LANGUAGES,
@@ -50,8 +52,6 @@ from suite.importers.limits import MAX_SUITE_ITEMS, long_field
 from suite.importers.lookups import max_length
 from suite.importers.result import Problems
 from suite.importers.suite_import import place_ids
-from suite.label_counts import add_unlabelled
-from suite.labelling import relabel_items
 from suite.references import add_reference_set
 from suite.tasks import TaskState, progress_of
 

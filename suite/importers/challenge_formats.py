@@ -29,7 +29,7 @@ from suite.errors import TsqeError
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
-from suite.importers.tables import TableRow, iter_table, read_text
+from suite.importers.table_files import TableRow, iter_table, read_text
 from suite.suites import LANGUAGE_PAIR
 
 MULTIPLE_LANGUAGES = "mul"

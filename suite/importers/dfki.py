@@ -2,7 +2,7 @@
 positive_regex, negative_regex, positive_tokens, negative_tokens}]}`` (github.com/DFKI-NLP/mt-testsuite).
 
 The DFKI format has one pattern per polarity, no flags and no references. tsqe reads (and
-``suite.export_suite`` writes, only where an item needs them) these extensions, so that every suite can be
+``suite.exporters.suite_file`` writes, only where an item needs them) these extensions, so that every suite can be
 kept as JSON:
 
 - ``positive_regex`` / ``negative_regex`` may be a list of patterns (several rules, in order);
@@ -24,7 +24,7 @@ from store.models import STANDARD_REFERENCE, nfc
 from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.result import Problems
-from suite.importers.tables import read_text
+from suite.importers.table_files import read_text
 from suite.references import SET_NAME
 
 REQUIRED_KEYS = ("id", "langpair", "category", "phenomenon", "source_sentence")

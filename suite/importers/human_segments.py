@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from suite.importers.result import Problems
-from suite.importers.tables import read_lines, read_table
+from suite.importers.table_files import read_lines, read_table
 
 WMT_SEGMENT_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
 TABLE_COLUMNS = ("system", "item_id", "score")

@@ -4,7 +4,7 @@ An update changes only the rows that differ from the file: a rule or text the fi
 version (a rule may move to another position), so an editor holding it can still save it. A row the file no
 longer has is removed and a new one added, each with a history entry as an edit would write (the item's
 external id, the importing author, the fields before or after), and a new row starts at a version above any
-earlier row with its id (``suite.history.first_versions``): whoever holds a removed row is refused.
+earlier row with its id (``suite.editing.history.first_versions``): whoever holds a removed row is refused.
 Rows of items new to the suite are added without entries of their own: the item's entry covers them.
 """
 from __future__ import annotations
@@ -18,7 +18,7 @@ from sqlalchemy import Table, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from store.models import Item, KnownTranslation, Reference, Rule
-from suite.history import ENTITY_OF, Change, first_versions, record
+from suite.editing.history import ENTITY_OF, Change, first_versions, record
 
 Part = type[Rule] | type[KnownTranslation] | type[Reference]
 PARTS: tuple[Part, ...] = (Rule, KnownTranslation, Reference)
@@ -168,7 +168,7 @@ def _key(model: Part, values: dict[str, Any]) -> Hashable:
 
 def _shown(model: Part, rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each row's fields as an edit's history entry holds them (a rule's position counts within its polarity,
-    as ``suite.editing`` numbers it)."""
+    as ``suite.editing.api`` numbers it)."""
     if model is Reference:  # the set only where it is not the one named after the kind
         return [{"kind": row["kind"], "text": row["text"],
                  **({"set": row["set_name"]} if row["set_name"] != row["kind"] else {})} for row in rows]

@@ -8,7 +8,7 @@ import csv
 from pathlib import Path
 from typing import Literal
 
-from suite.importers.tables import normalise_column
+from suite.importers.table_files import normalise_column
 
 ImportKind = Literal["suite", "outputs", "labels"]
 IMPORT_KINDS: tuple[ImportKind, ...] = ("suite", "outputs", "labels")

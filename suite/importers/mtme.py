@@ -40,7 +40,7 @@ from suite.errors import Problem, TsqeError
 from suite.importers.human_scores import SystemMatch, write_segment_scores
 from suite.importers.human_segments import SegmentScore
 from suite.importers.result import Problems
-from suite.importers.tables import read_lines
+from suite.importers.table_files import read_lines
 from suite.importers.wmt import TestSet, add_test_set
 from suite.qe_scores import merge_scores
 from suite.suites import split_language_pair

@@ -42,16 +42,16 @@ from store import Database
 from store.locks import lock_outputs_of_suite
 from store.models import Item, LabelFingerprint, ManualLabel, Output, System, SystemOutput
 from suite.changes import Changes, Where
+from suite.editing.history import Change, check_author, record
+from suite.editing.item_edit import default_author
+from suite.engine.label_counts import add_unlabelled, automatic_counts, refresh_counts
 from suite.engine.label_run import LabelRun
+from suite.engine.labelling import relabel_items
 from suite.errors import TsqeError
-from suite.history import Change, check_author, record
 from suite.importers.lookups import StrippedIds, check_length, max_length
 from suite.importers.result import ImportResult, Problems
 from suite.importers.submission import read_map, returned_outputs
-from suite.importers.tables import iter_table, read_lines
-from suite.item_edit import default_author
-from suite.label_counts import add_unlabelled, automatic_counts, refresh_counts
-from suite.labelling import relabel_items
+from suite.importers.table_files import iter_table, read_lines
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 
@@ -79,11 +79,11 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
     """Import MT outputs; ``system`` makes ``path`` a plain-text file of that system's outputs. With
     ``submission_map`` (a test-suite submission's map, ``suite.importers.submission``), ``path`` is a system's
     returned translation of the submitted files: XML (systems named in it) or plain text of ``system``. A
-    replaced output is in the history under ``author`` (default: ``suite.item_edit.default_author``).
+    replaced output is in the history under ``author`` (default: ``suite.editing.item_edit.default_author``).
 
     ``label`` also labels the new outputs, in the same transaction: outputs are of no use to a reviewer
     unlabelled, and an import whose labelling failed or was cancelled must not stay half done (imported, not
-    labelled). The labelling runs in this process (``suite.labelling.relabel_items``): worker processes read
+    labelled). The labelling runs in this process (``suite.engine.labelling.relabel_items``): worker processes read
     through their own connections and could not see outputs that are not committed yet."""
     path = Path(path)
     author = check_author(author if author is not None else default_author())

@@ -20,7 +20,7 @@ from suite.changes import Changes
 from suite.errors import TsqeError
 from suite.importers.lookups import StrippedIds, SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
 from suite.importers.result import ImportResult, Problems
-from suite.importers.tables import TableRow, read_table
+from suite.importers.table_files import TableRow, read_table
 from suite.qe_scores import merge_scores, set_tie_epsilon
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of

@@ -17,7 +17,7 @@ from store import Database
 from store.models import Item
 from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
-from suite.importers.tables import iter_table
+from suite.importers.table_files import iter_table
 from suite.references import ComposedSet, compose_reference_set
 from suite.suites import find_suite
 

@@ -22,7 +22,7 @@ from store.models import STANDARD_REFERENCE, Item
 from suite.errors import TsqeError
 from suite.importers.lookups import StrippedIds
 from suite.importers.result import ImportResult, Problems
-from suite.importers.tables import TABLE_SUFFIXES, iter_table, read_lines
+from suite.importers.table_files import TABLE_SUFFIXES, iter_table, read_lines
 from suite.references import add_reference_set, check_set_name, reference_sets
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of

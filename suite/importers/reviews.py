@@ -15,12 +15,12 @@ from sqlalchemy.orm import Session
 from store import Database
 from store.models import MANUAL_LABELS, Item, ManualLabel, Output, utcnow
 from suite.changes import Changes, Where
+from suite.editing.history import Change, next_versions, record
+from suite.engine.label_counts import ReviewMove, count_reviews
 from suite.errors import TsqeError
-from suite.history import Change, next_versions, record
 from suite.importers.lookups import StrippedIds, SuiteIndex, check_length, resolve_system_output
 from suite.importers.result import ImportResult, Problems
-from suite.importers.tables import TableRow, read_table
-from suite.label_counts import ReviewMove, count_reviews
+from suite.importers.table_files import TableRow, read_table
 from suite.suites import find_suite
 from suite.tasks import TaskState, progress_of
 

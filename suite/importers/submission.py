@@ -16,7 +16,7 @@ from pathlib import Path
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.lookups import resolve_item
 from suite.importers.result import Problems
-from suite.importers.tables import iter_table, read_lines
+from suite.importers.table_files import iter_table, read_lines
 from suite.importers.wmt_xml import parse_xml
 
 MAP_COLUMNS = ("line", "doc_id", "seg_id", "item_id")

@@ -30,8 +30,13 @@ from store.models import (
     SystemOutput,
 )
 from suite.changes import ANYWHERE, Changes
+from suite.editing.history import Change, check_author, first_versions, record
+from suite.editing.item_edit import default_author
+from suite.editing.items import snapshot_items
+from suite.editing.suite_edit import change_languages
+from suite.editing.taxonomy import remove_empty_phenomena
+from suite.engine.rules import compile_error, pattern_problem
 from suite.errors import TsqeError
-from suite.history import Change, check_author, first_versions, record
 from suite.importers.dfki import parse_dfki
 from suite.importers.item_parts import PARTS, ItemRef, Part, PartChanges, fingerprint, stored_parts
 from suite.importers.item_spec import ItemSpec
@@ -39,14 +44,9 @@ from suite.importers.limits import long_field
 from suite.importers.lookups import check_length
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
-from suite.importers.tables import TABLE_SUFFIXES
-from suite.item_edit import default_author
-from suite.items import snapshot_items
-from suite.rules import compile_error, pattern_problem
-from suite.suite_edit import change_languages
+from suite.importers.table_files import TABLE_SUFFIXES
 from suite.suites import UNKNOWN_LANGUAGE, language_pair
 from suite.tasks import TaskState, progress_of
-from suite.taxonomy import remove_empty_phenomena
 
 T = TypeVar("T")
 CHUNK = 500
@@ -70,8 +70,8 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
 
     ``strict`` refuses a file with a pattern that does not compile (by default it becomes an invalid rule,
     with a warning). A new suite whose languages neither the file nor the caller names gets them unknown
-    (stored as empty strings, set later with ``suite.suite_edit.set_languages``), with a warning.
-    What an update changes is in the history under ``author`` (default: ``suite.item_edit.default_author``).
+    (stored as empty strings, set later with ``suite.editing.suite_edit.set_languages``), with a warning.
+    What an update changes is in the history under ``author`` (default: ``suite.editing.item_edit.default_author``).
     """
     path = Path(path)
     author = check_author(author if author is not None else default_author())
@@ -309,7 +309,7 @@ def _item_fields(values: dict[str, Any], keys: list[str], places: Places) -> dic
 def _added_items(session: Session, suite_id: int, item_ids: list[int], places: Places, author: str, *,
                  suite_existed: bool) -> list[Change]:
     """Give new items a first version above any an earlier item with their id had and, when the suite existed
-    before, the history entries of their addition, as ``suite.items.add_item`` writes them."""
+    before, the history entries of their addition, as ``suite.editing.items.add_item`` writes them."""
     versions = first_versions(session, Item, item_ids)
     later = [{"id": item_id, "version": version} for item_id, version in versions.items() if version > 1]
     if later:
@@ -356,7 +356,7 @@ def place_ids(session: Session, suite_id: int, places: Sequence[tuple[str, str]]
 
 def _remove_items(session: Session, item_ids: list[int], author: str) -> dict[str, int]:
     """Delete items (an explicit request) and say how much went with them; the history keeps a snapshot of
-    each, as ``suite.items.remove_item`` does, so ``restore_removed_item`` brings it back."""
+    each, as ``suite.editing.items.remove_item`` does, so ``restore_removed_item`` brings it back."""
     removed = {"items_removed": len(item_ids), "outputs_removed": 0, "manual_labels_removed": 0}
     loaded = {item.id: item for chunk in _chunks(item_ids)
               for item in session.scalars(select(Item).where(Item.id.in_(chunk)))}

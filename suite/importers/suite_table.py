@@ -23,8 +23,8 @@ convention), in every list column: rules, references, known translations and the
 - references, known translations, ids, categories, phenomena and comments are stripped of surrounding
   whitespace; the source is kept as written.
 
-A table does not name its languages: give them when importing or set them later (``suite.suite_edit``).
-``suite.export_suite`` writes this layout, so a suite survives a round trip through a spreadsheet.
+A table does not name its languages: give them when importing or set them later (``suite.editing.suite_edit``).
+``suite.exporters.suite_file`` writes this layout, so a suite survives a round trip through a spreadsheet.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
-from suite.importers.tables import TableRow, iter_table
+from suite.importers.table_files import TableRow, iter_table
 from suite.references import SET_NAME
 
 REQUIRED_COLUMNS = ("id", "category", "phenomenon", "source")

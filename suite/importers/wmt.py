@@ -19,12 +19,12 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import STANDARD_REFERENCE, Item, Output, Suite, System, SystemOutput
+from suite.engine.label_counts import add_unlabelled
 from suite.errors import Problem, TsqeError
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_import import place_ids
-from suite.importers.tables import read_lines
+from suite.importers.table_files import read_lines
 from suite.importers.wmt_xml import read_wmt_xml
-from suite.label_counts import add_unlabelled
 from suite.references import add_reference_set, check_set_name, is_set_name
 from suite.tasks import TaskState, progress_of
 

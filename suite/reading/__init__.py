@@ -1,2 +1,2 @@
-"""What the front-ends read to show a suite: its tree, searches over it (later also browsing, item detail and
-status, when issue 21 moves them here)."""
+"""What the front-ends read to show a suite: the tree, the review table's rows (``browse``),
+searches, the names to choose from, the status counts and the per-system report."""

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from store import Database
-from suite.names import item_patterns
-from suite.tree import SuiteTree
+from suite.reading.names import item_patterns
+from suite.reading.tree import SuiteTree
 
 
 @dataclass(frozen=True)

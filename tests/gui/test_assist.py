@@ -12,7 +12,7 @@ from gui.editor.suggestions import PATTERN
 from gui.operations import Operations
 from gui.state import AppState, Selection
 from suite.demo import DEMO_SUITE
-from suite.editing import find_item, item_detail
+from suite.editing.api import find_item, item_detail
 
 OBLIGATION = Selection("Verb tense/aspect/mood", "Obligation")
 

@@ -23,9 +23,9 @@ from gui.state import AppState, Selection
 from store import Database, open_database
 from store.models import Output
 from suite.demo import DEMO_SUITE
-from suite.editing import change_rule, find_item, item_detail, item_history, remove_item
+from suite.editing.api import change_rule, find_item, item_detail, item_history, remove_item
+from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_suite
-from suite.labelling import relabel
 
 
 def _open(screen: ItemEditorScreen, state: AppState, ops: Operations, external_id: str) -> int:

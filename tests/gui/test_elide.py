@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from gui.main_window import MainWindow
 from gui.review.delegate import ELLIPSIS, focus_start, shown_from
 from gui.review.model import COLUMN
-from suite.rules import Span
+from suite.engine.rules import Span
 
 TEXT = "Yesterday on the way home from school you get a bank account opened by your parents."
 

@@ -21,11 +21,11 @@ from gui.main_window import MainWindow
 from gui.operations import Write, changes_nothing
 from gui.state import Selection
 from store import Database
-from suite.browse import OutputFilter, output_rows
 from suite.demo import DEMO_SUITE
-from suite.draft_autosave import autosave_path, write_drafts
-from suite.editing import find_item, item_detail
-from suite.item_draft import EditorDraft, new_rule
+from suite.editing.api import find_item, item_detail
+from suite.editing.draft_autosave import autosave_path, write_drafts
+from suite.editing.item_draft import EditorDraft, new_rule
+from suite.reading.browse import OutputFilter, output_rows
 
 BANK = "amb-01"
 

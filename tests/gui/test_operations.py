@@ -16,11 +16,11 @@ from gui.operations import Operations, Write, changes_nothing
 from gui.state import AppState
 from store import open_database
 from store.models import LabelFingerprint, Suite
-from suite import labelling
 from suite.changes import ANYWHERE, Changes
 from suite.demo import create_demo
+from suite.engine import labelling
+from suite.engine.labelling import relabel
 from suite.errors import TsqeError
-from suite.labelling import relabel
 from suite.tasks import Progress, TaskState
 
 

@@ -7,10 +7,10 @@ from PySide6.QtWidgets import QDialog
 
 from gui.main_window import MainWindow
 from gui.output_policy import OutputPolicyDialog
-from suite.browse import OutputFilter, output_ids, output_rows
+from suite.engine.labelling import relabel
 from suite.engine.output_policy import OutputPolicy, output_policy
 from suite.importers import import_outputs
-from suite.labelling import relabel
+from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 
 def _with_placeholders(window: MainWindow, tmp_path: Path) -> None:
@@ -66,7 +66,7 @@ def test_review_shows_the_degenerate_outputs(qtbot, window: MainWindow, tmp_path
     review.label_box.setCurrentText("empty, placeholder or untranslated")
     assert window.ops.wait_idle()
     assert review.model.rowCount() == 0  # no placeholder is listed yet, and no demo output is empty or German
-    from suite.engine.output_policy import set_output_policy
+    from suite.editing.suite_edit import set_output_policy
 
     set_output_policy(window.state.db, OutputPolicy(placeholders=("####",)), author="t")
     review.requery(again=True)

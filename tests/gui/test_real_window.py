@@ -40,7 +40,7 @@ from gui.check_platform import missing_libraries, xcb_plugin
 from store import Database, open_database
 from store.models import ManualLabel
 from suite.demo import DEMO_SUITE
-from suite.editing import find_item, item_detail
+from suite.editing.api import find_item, item_detail
 from tests.conftest import SHARED_DATA
 
 REVIEWER = "Walk Through"

@@ -24,9 +24,9 @@ from gui.reports.table_model import RAW_ROLE
 from gui.state import AppState
 from qe.evaluation import AccuracyOptions
 from store import Database
-from suite.browse import OutputFilter
 from suite.figures import PLOT_SUFFIXES, save_figure
 from suite.qe_scores import list_qe_systems
+from suite.reading.browse import OutputFilter
 from suite.tables import write_table
 
 _register_commands()
@@ -450,7 +450,7 @@ def test_the_trees_selection_selects_the_row_in_every_report(systems_tab: System
                                                              discriminative_tab, state: AppState,  # type: ignore[no-untyped-def]
                                                              demo_db: Database) -> None:
     from gui.state import Selection
-    from suite.editing import find_item
+    from suite.editing.api import find_item
 
     _rank(discriminative_tab, "chrf", 0.6)
     item = discriminative_tab.variance.ranking[5]

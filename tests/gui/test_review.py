@@ -16,9 +16,9 @@ from gui.operations import Write, changes_nothing
 from gui.review.model import COLUMN, ReviewModel
 from store import Database
 from store.models import KnownTranslation, ManualLabel
-from suite.browse import OutputFilter, output_ids, output_rows
-from suite.labelling import relabel
-from suite.review import set_manual_label
+from suite.editing.review import set_manual_label
+from suite.engine.labelling import relabel
+from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 
 def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
@@ -347,7 +347,7 @@ def test_the_detail_reads_the_output_against_its_nearest_reference(qtbot, window
 def test_copy_puts_the_selected_rows_on_the_clipboard_as_tsqe_outputs_prints_them(qtbot, window: MainWindow) -> None:
     from io import StringIO
 
-    from suite.browse import write_rows_tsv
+    from suite.reading.browse import write_rows_tsv
 
     review = window.review
     _settle(qtbot, window)
@@ -368,7 +368,7 @@ def test_copy_puts_the_selected_rows_on_the_clipboard_as_tsqe_outputs_prints_the
 def test_rules_are_numbered_as_the_editor_shows_them_in_the_table_and_the_detail(qtbot, window: MainWindow) -> None:
     """The decided-by column said "positive rule 313" (the stored id) and the detail panel listed rules as "+" and
     "−" without a number: the linguist could not tell which line of the editor had decided."""
-    from suite.editing import add_rule, find_item
+    from suite.editing.api import add_rule, find_item
 
     db = window.state.db
     assert db is not None

@@ -15,9 +15,9 @@ from gui.main_window import MainWindow
 from gui.review.model import COLUMN
 from store import Database, open_database
 from suite.assist.double_review import plan_review_checks
-from suite.browse import OutputFilter, output_ids, output_rows
-from suite.editing import item_history
-from suite.review import OutputDecision, SeenOutput, decide
+from suite.editing.api import item_history
+from suite.editing.review import OutputDecision, SeenOutput, decide
+from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from review_suites import add_teaching_outputs, build_review_suite, output_id  # noqa: E402

@@ -14,9 +14,9 @@ from gui.main_window import MainWindow
 from gui.review.model import COLUMN, ReviewModel
 from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
-from suite.browse import OutputFilter, output_ids, output_rows
-from suite.items import remove_item
-from suite.review import set_manual_label
+from suite.editing.items import remove_item
+from suite.editing.review import set_manual_label
+from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 
 def test_a_cell_not_read_yet_asks_for_its_block_and_then_shows_the_row(qtbot, window: MainWindow,

@@ -9,10 +9,10 @@ from gui.editor.entries import EntryModel
 from gui.editor.rules import RuleModel
 from gui.editor.scope import ScopeModel
 from store import Database
-from suite.editing import find_item
-from suite.item_detail import item_detail
-from suite.item_draft import EditorDraft
-from suite.preview import DraftRule, preview_scope
+from suite.editing.api import find_item
+from suite.editing.item_detail import item_detail
+from suite.editing.item_draft import EditorDraft
+from suite.engine.preview import DraftRule, preview_scope
 
 TOOLTIP = Qt.ItemDataRole.ToolTipRole
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -119,7 +119,7 @@ def test_a_node_shows_its_outputs_stacked_by_label_with_the_counts(qtbot, window
 
     from gui.colours import LABEL_COLOURS
     from gui.tree import LABELS, LabelBarDelegate, bar_segments
-    from suite.label_counts import LabelCounts
+    from suite.engine.label_counts import LabelCounts
 
     counts = LabelCounts(passed=4, unknown=7, outputs=11)
     assert bar_segments(counts, 110) == [("pass", 4, 40), ("unknown", 7, 70)]

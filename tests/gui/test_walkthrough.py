@@ -12,9 +12,9 @@ from table_dump import dump
 
 from gui.main_window import MainWindow
 from gui.state import Selection
-from suite.browse import OutputFilter, OutputRow, output_rows
-from suite.editing import item_detail
-from suite.review import set_manual_label
+from suite.editing.api import item_detail
+from suite.editing.review import set_manual_label
+from suite.reading.browse import OutputFilter, OutputRow, output_rows
 
 
 def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]

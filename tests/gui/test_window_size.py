@@ -84,8 +84,8 @@ def test_a_new_window_fits_the_screen_it_opens_on(qtbot) -> None:  # type: ignor
 @pytest.mark.skipif(not (SHARED_DATA / "mt-testsuite").is_dir(), reason="needs ../shared/data/external")
 def test_the_dfki_suite_fits_too(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from store import open_database
+    from suite.engine.labelling import relabel
     from suite.importers.outputs import import_outputs
-    from suite.labelling import relabel
 
     path = tmp_path / "dfki.sqlite"
     db = open_database(path)

@@ -1,7 +1,7 @@
 """Automatic labelling of a suite's distinct outputs, incremental and persistent.
 
 An output is (re)labelled when it is new (its id is above what its item's last labelling covered), when
-the fingerprint of its item's rules and known translations (``suite.rules.item_fingerprint``) differs from
+the fingerprint of its item's rules and known translations (``suite.engine.rules.item_fingerprint``) differs from
 the one stored in ``label_fingerprints`` for the item's labels, or when its label is ``error`` (so that a
 fixed pattern or a longer timeout is tried again). ``unknown`` is written as no row (see
 ``store.models.STORED_AUTO_LABELS``). Manual labels are never read or written here, only counted.
@@ -17,7 +17,7 @@ An item whose outputs, labels or coverage another writer changed after the run p
 ``item_label_counts.stamp`` differs) is not written: its chunk is planned and labelled again, up to
 ``PASSES`` times, and what still changes is then labelled in one transaction, matching under the lock.
 
-Large runs match in worker processes (``suite.watched_pool``: started once per process and kept, by a fork
+Large runs match in worker processes (``suite.engine.watched_pool``: started once per process and kept, by a fork
 server when this process runs other threads, so labelling is safe from a worker thread of a GUI; a second run
 starts no process and finds its patterns compiled). Each worker receives the plan (rules and known
 translations) once a run, reads its chunks through its own connection and searches WITHOUT per-search
@@ -59,9 +59,7 @@ from store.models import (
     Suite,
 )
 from suite.changes import ANYWHERE, Changes
-from suite.engine.label_run import LabelRun
-from suite.engine.output_policy import OutputPolicy, read_policy
-from suite.label_counts import (
+from suite.engine.label_counts import (
     automatic_counts,
     lock_counts,
     recount_reviews,
@@ -69,8 +67,10 @@ from suite.label_counts import (
     store_counts,
     suite_counts,
 )
-from suite.labels import EFFECTIVE_LABELS
-from suite.rules import (
+from suite.engine.label_run import LabelRun
+from suite.engine.labels import EFFECTIVE_LABELS
+from suite.engine.output_policy import OutputPolicy, read_policy
+from suite.engine.rules import (
     CONSTRUCTED,
     DEFAULT_TIMEOUT,
     UNKNOWN,
@@ -80,9 +80,9 @@ from suite.rules import (
     RuleSpec,
     item_fingerprint,
 )
+from suite.engine.watched_pool import WatchedRun, WorkerPool
 from suite.suites import find_suite
 from suite.tasks import Cancelled, CancelledPartway, TaskState, progress_of
-from suite.watched_pool import WatchedRun, WorkerPool
 
 CHUNK = 50
 """Items per chunk of work (a DFKI chunk is 250 outputs, or 18,000 in the million-output benchmark); also how
@@ -106,7 +106,7 @@ writing in the million-output benchmark): fewer commits, and still a short hold 
 
 GATHER_SECONDS = 0.05
 """How long the writer gathers the chunks workers hand in before it writes them together. Workers hold their
-next chunks meanwhile (``suite.watched_pool.PREFETCH``) and keep matching; a transaction a chunk cost the writer
+next chunks meanwhile (``suite.engine.watched_pool.PREFETCH``) and keep matching; a transaction a chunk cost the writer
 a third more time than one per eight (54 commits in the million-output benchmark)."""
 
 PASSES = 3

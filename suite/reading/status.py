@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import AUTO_LABELS, MANUAL_LABELS, Category, Item, Phenomenon, Rule, System, SystemOutput
-from suite.labels import EFFECTIVE_LABELS, effective_labels_select
+from suite.engine.labels import EFFECTIVE_LABELS, effective_labels_select
 from suite.suites import find_suite
 
 

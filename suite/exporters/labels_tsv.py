@@ -8,8 +8,8 @@ from sqlalchemy import select
 
 from store import Database
 from store.models import AutoLabel, Item, ManualLabel, Output, Rule, System, SystemOutput
-from suite.labels import automatic_label, effective_label, join_labels, rule_number
-from suite.rules import describe
+from suite.engine.labels import automatic_label, effective_label, join_labels, rule_number
+from suite.engine.rules import describe
 from suite.safe_export import spreadsheet_text, writing_text
 from suite.suites import find_suite
 

@@ -35,8 +35,7 @@ from store.models import (
     System,
     SystemOutput,
 )
-from suite.errors import TsqeError
-from suite.history import (
+from suite.editing.history import (
     Versioned,
     check_author,
     checked_delete,
@@ -44,10 +43,11 @@ from suite.history import (
     first_version,
     next_versions,
 )
-from suite.item_edit import EditResult, ItemEdit, automatic_labels, editing
-from suite.label_counts import ReviewMove, count_reviews
+from suite.editing.item_edit import EditResult, ItemEdit, automatic_labels, editing
+from suite.editing.taxonomy import phenomenon_id, place, remove_empty_phenomena
+from suite.engine.label_counts import ReviewMove, count_reviews
+from suite.errors import TsqeError
 from suite.suites import find_suite
-from suite.taxonomy import phenomenon_id, place, remove_empty_phenomena
 
 SNAPSHOT_CHUNK = 500
 """Items per snapshot query: their ids make the ``IN (...)`` lists, well below every database's limit."""

@@ -1,7 +1,7 @@
 """The rule engine: an item's regular expressions and known translations decide an output's automatic label.
 
 Rules are compiled once per item (``ItemMatcher``) with the ``regex`` package, in Unicode NFC as every stored
-text is, after ``suite.pattern_bounds`` has checked that compiling cannot exhaust the machine (everywhere a
+text is, after ``suite.engine.pattern_bounds`` has checked that compiling cannot exhaust the machine (everywhere a
 pattern is compiled: imports, edits, the editor's keystrokes, previews, labelling workers), and searched
 unanchored, each search bounded by a timeout so that one catastrophic pattern cannot hang labelling (or, in
 labelling's worker processes, untimed under a watchdog, because the regex package's timeout costs two system
@@ -27,7 +27,7 @@ from typing import NamedTuple
 import regex
 
 from store.text import nfc
-from suite.pattern_bounds import too_complex
+from suite.engine.pattern_bounds import too_complex
 
 DEFAULT_TIMEOUT = 1.0
 """Seconds one search may take before the output is labelled ``error`` (the regex package's CPU-time limit)."""
@@ -184,7 +184,7 @@ _WITHOUT_RULE = {
 def describe(label: str, number: int | None = None, polarity: str | None = None, pattern: str | None = None,
              reason: str | None = None) -> str:
     """What decided a stored automatic label, in words: its reason if it has one, else its rule (by ``number``, as
-    the editor numbers it: ``suite.labels.rule_number``), else how a label is reached without a rule (exports,
+    the editor numbers it: ``suite.engine.labels.rule_number``), else how a label is reached without a rule (exports,
     reviews and the GUI all show this one text)."""
     if reason:
         return reason

@@ -101,7 +101,7 @@ def automatic_label_candidates(label: str) -> Select[int] | None:
 def rule_number() -> ScalarSelect[int]:
     """SQL, in a query that selects from ``Rule`` (outer-joined to the label that names it): the rule's number as
     the editor shows it, 1, 2, … among its item's rules of its polarity in order (0 where no rule is joined).
-    Labels and histories name rules by it (``suite.rules.describe``); the id stays in the data for machines."""
+    Labels and histories name rules by it (``suite.engine.rules.describe``); the id stays in the data for machines."""
     other = aliased(Rule)
     return (select(func.count()).where(other.item_id == Rule.item_id, other.polarity == Rule.polarity,
                                        or_(other.position < Rule.position,

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from suite.editing.item_draft import EditorDraft
 from suite.errors import TsqeError
-from suite.item_draft import EditorDraft
 
 FORMAT = 1
 

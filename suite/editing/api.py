@@ -1,9 +1,10 @@
 """The editing API both front-ends call: items, rules, known translations and references, and their history.
 
-Each edit is one transaction that also relabels the edited item (``suite.item_edit``) and writes one history
-entry (``suite.history``); a save of a row that someone changed since it was read is refused with
-``EditConflict``. Whole items are edited in ``suite.items``, categories and phenomena in ``suite.taxonomy``,
-manual labels in ``suite.review``; this module holds the edits of an item's parts and names the whole API.
+Each edit is one transaction that also relabels the edited item (``suite.editing.item_edit``) and writes one history
+entry (``suite.editing.history``); a save of a row that someone changed since it was read is refused with
+``EditConflict``. Whole items are edited in ``suite.editing.items``, categories and phenomena in
+``suite.editing.taxonomy``, manual labels in ``suite.editing.review``; this module holds the edits of an item's parts
+and names the whole API.
 """
 from __future__ import annotations
 
@@ -22,8 +23,7 @@ from store.models import (
     Reference,
     Rule,
 )
-from suite.errors import EditConflict, PatternError, TsqeError
-from suite.history import (
+from suite.editing.history import (
     HistoryRecord,
     checked_delete,
     checked_update,
@@ -31,7 +31,7 @@ from suite.history import (
     item_history,
     suite_history,
 )
-from suite.item_detail import (
+from suite.editing.item_detail import (
     ItemDetail,
     ItemOutput,
     KnownInfo,
@@ -39,8 +39,8 @@ from suite.item_detail import (
     RuleInfo,
     item_detail,
 )
-from suite.item_edit import EditResult, ItemEdit, default_author, edit_in, editing
-from suite.items import (
+from suite.editing.item_edit import EditResult, ItemEdit, default_author, edit_in, editing
+from suite.editing.items import (
     ItemSnapshot,
     add_item,
     change_item,
@@ -50,13 +50,14 @@ from suite.items import (
     restore_item,
     restore_removed_item,
 )
-from suite.rules import normalise, pattern_problem
-from suite.taxonomy import (
+from suite.editing.taxonomy import (
     merge_categories,
     merge_phenomena,
     rename_category,
     rename_phenomenon,
 )
+from suite.engine.rules import normalise, pattern_problem
+from suite.errors import EditConflict, PatternError, TsqeError
 
 __all__ = [
     "EditConflict", "EditResult", "HistoryRecord", "ItemDetail", "ItemOutput", "ItemSnapshot", "KnownInfo",

@@ -1,6 +1,6 @@
 """The suite as a tree (category → phenomenon → item) with effective label counts at every node.
 
-The counts come from the per-item summary and the reviews (``suite.label_counts``), never from the outputs, so
+The counts come from the per-item summary and the reviews (``suite.engine.label_counts``), never from the outputs, so
 the tree of a million outputs costs what its few thousand items cost; the items and their rule counts take one
 query each, and the tree is assembled in Python. Categories and phenomena appear in suite order: the position
 of their first item.
@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 
 from store import Database
 from store.models import Category, Item, Phenomenon, Rule
-from suite.label_counts import LabelCounts, effective_counts
+from suite.engine.label_counts import LabelCounts, effective_counts
 from suite.suites import find_suite
 from suite.tables import NO_CATEGORY, NO_PHENOMENON
 

@@ -18,9 +18,9 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import AUTO_LABELS, Item, Output
-from suite.history import Change, Versioned, check_author, checked_row, record
-from suite.labelling import relabel_items
-from suite.labels import automatic_label, join_labels
+from suite.editing.history import Change, Versioned, check_author, checked_row, record
+from suite.engine.labelling import relabel_items
+from suite.engine.labels import automatic_label, join_labels
 
 AUTHOR_ENV = "TSQE_USER"
 

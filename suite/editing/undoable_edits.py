@@ -20,10 +20,11 @@ from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar
 
 from store import Database
-from suite import editing, review
 from suite.changes import NOWHERE, Changes, Where, item_changes, review_changes
-from suite.editing import EditResult, ItemSnapshot
-from suite.review import KnownPut, OutputDecision, ReviewPut, SeenOutput, Verdict
+from suite.editing import api as editing
+from suite.editing import review
+from suite.editing.api import EditResult, ItemSnapshot
+from suite.editing.review import KnownPut, OutputDecision, ReviewPut, SeenOutput, Verdict
 
 Entity = Literal["item", "rule", "known", "reference"]
 Versioned = Literal["item", "rule", "known", "reference", "review"]

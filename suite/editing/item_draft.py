@@ -5,8 +5,8 @@ edits a save applies and in which order the core accepts each of them (item fiel
 changes, additions and the rules' order), what would be refused (so that a save that would fail half-way
 is never started), and how unsaved changes merge with a colleague's save (``rebased``). Any front-end that
 saves an item in one go needs the same; the editor's tables edit its row lists in place, and tests and the
-bench drive it without Qt. A draft starts from ``suite.editing.item_detail`` and also gives the
-``suite.preview.Draft`` of the live preview and the new or modified rules of the scope preview.
+bench drive it without Qt. A draft starts from ``suite.editing.api.item_detail`` and also gives the
+``suite.engine.preview.Draft`` of the live preview and the new or modified rules of the scope preview.
 """
 from __future__ import annotations
 
@@ -16,10 +16,8 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from store import models
-from suite.editing import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo
-from suite.preview import Draft, DraftKnown, DraftRule, ItemPreview
-from suite.rules import PatternProblem, normalise, pattern_problem
-from suite.undoable_edits import (
+from suite.editing.api import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo
+from suite.editing.undoable_edits import (
     AddEntry,
     AddRule,
     ChangeEntry,
@@ -32,6 +30,8 @@ from suite.undoable_edits import (
     RemoveRule,
     ReorderRules,
 )
+from suite.engine.preview import Draft, DraftKnown, DraftRule, ItemPreview
+from suite.engine.rules import PatternProblem, normalise, pattern_problem
 
 POLARITIES = models.POLARITIES
 KNOWN_KINDS = models.TRANSLATION_KINDS
@@ -180,8 +180,8 @@ class EditorDraft:
         return self.detail.id
 
     def to_json(self) -> dict[str, Any]:
-        """The draft as JSON values, for the autosave (``suite.draft_autosave``): the item as it was read (without
-        its outputs, which a recovered draft reads afresh) and everything the linguist changed on top of it."""
+        """The draft as JSON values, for the autosave (``suite.editing.draft_autosave``): the item as it was read
+        (without its outputs, which a recovered draft reads afresh) and everything the linguist changed on top of it."""
         detail = {**asdict(self.detail), "outputs": []}
         return {"detail": detail, "source": self.source, "comment": self.comment, "category": self.category,
                 "phenomenon": self.phenomenon,

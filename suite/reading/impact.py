@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from store import Database
 from store.models import Item
-from suite.label_counts import LabelCounts, effective_counts
+from suite.engine.label_counts import LabelCounts, effective_counts
 
 DECIDING = ("pass", "fail")
 

@@ -19,10 +19,10 @@ from store.models import (
     System,
     SystemOutput,
 )
+from suite.editing.taxonomy import place
+from suite.engine.labels import automatic_label, effective_label, join_labels, rule_number
+from suite.engine.rules import describe, pattern_problem
 from suite.errors import TsqeError
-from suite.labels import automatic_label, effective_label, join_labels, rule_number
-from suite.rules import describe, pattern_problem
-from suite.taxonomy import place
 from suite.word_diff import closest
 
 

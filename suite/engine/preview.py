@@ -1,7 +1,7 @@
 """What an unsaved change of an item's rules or known translations would do to its labels, before it is saved.
 
 The editor's live preview calls this on every debounced keystroke and ``tsqe rule test`` once. Nothing is
-written. Drafts are decided by the labelling engine itself (``suite.rules.ItemMatcher``, timed per search),
+written. Drafts are decided by the labelling engine itself (``suite.engine.rules.ItemMatcher``, timed per search),
 so a preview shows exactly the labels that saving and labelling would store, except that its searches are
 allowed ``PREVIEW_TIMEOUT`` rather than labelling's ``DEFAULT_TIMEOUT``: a keystroke must not wait a second
 per output for a pattern that is still being typed.
@@ -33,10 +33,9 @@ from store.models import (
     SystemOutput,
 )
 from store.models import OutputPolicy as StoredPolicy
+from suite.engine.labels import automatic_label, join_labels, rule_number
 from suite.engine.output_policy import read_policy
-from suite.errors import TsqeError
-from suite.labels import automatic_label, join_labels, rule_number
-from suite.rules import (
+from suite.engine.rules import (
     CONSTRUCTED,
     Decision,
     ItemMatcher,
@@ -46,6 +45,7 @@ from suite.rules import (
     describe,
     pattern_problem,
 )
+from suite.errors import TsqeError
 from suite.tasks import TaskState, progress_of
 
 PREVIEW_TIMEOUT = 0.1
@@ -213,7 +213,7 @@ class _DraftMatcher:
     A new rule has no id yet; it is given a negative one (minus its 1-based position), which stored ids never are.
     Rules are named by their number in their list as the editor shows it, whatever their id. A new rule whose
     pattern is still blank (just added, nothing typed) is not a rule yet, and saving leaves it out
-    (``suite.item_draft.RuleRow.blank``): it matches nothing and is no problem, where it made every output an
+    (``suite.editing.item_draft.RuleRow.blank``): it matches nothing and is no problem, where it made every output an
     ``error`` the moment it was added (issue 16). ``decided`` is what the suite's output policy decides
     (``suite.engine.output_policy``), before any rule, as labelling does.
     """

@@ -4,7 +4,7 @@ A review table over a million outputs holds only the ordered list of matching id
 for the rows it paints (``output_rows``), as Anki's browser does; ``browse_outputs`` serves one page with its
 total for the command line. Filtering and sorting happen in the database, through SQLAlchemy Core with bound
 parameters, and every ordering ends with item position and output id so that pages never overlap or skip.
-Labels are read through ``suite.labels`` only; a query joins the label tables only when a filter or the
+Labels are read through ``suite.engine.labels`` only; a query joins the label tables only when a filter or the
 sort needs them, because those joins are most of the cost of counting a million outputs.
 """
 from __future__ import annotations
@@ -45,11 +45,8 @@ from store.models import (
     System,
     SystemOutput,
 )
-from suite.assist.impact import impact_order
-from suite.engine.output_policy import degenerate_output
-from suite.errors import TsqeError
-from suite.label_counts import LabelCounts, ReviewCount, automatic_counts, effective_counts, review_counts
-from suite.labels import (
+from suite.engine.label_counts import LabelCounts, ReviewCount, automatic_counts, effective_counts, review_counts
+from suite.engine.labels import (
     EFFECTIVE_LABELS,
     automatic_label,
     automatic_label_candidates,
@@ -58,13 +55,16 @@ from suite.labels import (
     join_labels,
     rule_number,
 )
-from suite.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec, Span, describe
+from suite.engine.output_policy import degenerate_output
+from suite.engine.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec, Span, describe
+from suite.errors import TsqeError
+from suite.reading.impact import impact_order
 from suite.suites import find_suite
 
 SORTS = ("item", "label", "category", "systems", "text", "impact")
 """``systems`` orders by how many systems produced an output (a translation many systems share first when
 descending), ``category`` by category then phenomenon name (outputs of items without one last), ``impact`` by the
-pass/fail pairs a decision would add (``suite.assist.impact``: undecided outputs of items with outputs of one
+pass/fail pairs a decision would add (``suite.reading.impact``: undecided outputs of items with outputs of one
 label only first)."""
 
 _Query = TypeVar("_Query", bound="Select[*tuple[Any, ...]]")
@@ -322,7 +322,7 @@ def _impact_ids(session: Session, suite_id: int, filter: OutputFilter, descendin
 
 def _matches_per_item(connection: Connection, suite_id: int, filter: OutputFilter) -> list[tuple[int, int, int]]:
     """(position, item id, matching outputs) of the items the filter allows, in suite order, from the per-item
-    label and review counts (``suite.label_counts``): for a filter on items and labels only, which is what
+    label and review counts (``suite.engine.label_counts``): for a filter on items and labels only, which is what
     these can answer without visiting outputs."""
     items = connection.execute(_items(suite_id, filter).add_columns(Item.position)
                                .order_by(Item.position, Item.id)).all()

@@ -55,7 +55,7 @@ from store.models import (
     Output,
 )
 from store.upsert import conflict_insert
-from suite.labels import automatic_label
+from suite.engine.labels import automatic_label
 
 _ID_CHUNK = 500
 """Ids per ``IN (...)`` list: below SQLite's older limit of 999 bound parameters."""

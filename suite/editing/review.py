@@ -1,7 +1,7 @@
 """Reviewers' decisions: manual labels, which always win over automatic ones, and explanations of the latter.
 
 Setting or clearing a manual label writes one history entry (entity ``manual_label``, entity id the output's)
-and is checked against the version the reviewer saw, like every edit (``suite.history``). A decision on several
+and is checked against the version the reviewer saw, like every edit (``suite.editing.history``). A decision on several
 outputs at once (a reviewer's selection) is one transaction: a stale version of any of them refuses all.
 """
 from __future__ import annotations
@@ -27,15 +27,13 @@ from store.models import (
     utcnow,
 )
 from store.upsert import conflict_insert
-from suite.browse import OutputRow
 from suite.changes import Changes, Where
-from suite.editing import add_known_in, remove_known_in
+from suite.editing.api import add_known_in, remove_known_in
+from suite.editing.history import Change, check_author, conflict, next_versions, record, rows_matched, short
+from suite.engine.label_counts import ReviewMove, count_reviews
+from suite.engine.labels import automatic_label, join_labels, rule_number
 from suite.engine.output_policy import read_policy
-from suite.errors import EditConflict, TsqeError
-from suite.history import Change, check_author, conflict, next_versions, record, rows_matched, short
-from suite.label_counts import ReviewMove, count_reviews
-from suite.labels import automatic_label, join_labels, rule_number
-from suite.rules import (
+from suite.engine.rules import (
     CONSTRUCTED,
     DEFAULT_TIMEOUT,
     Decision,
@@ -45,6 +43,8 @@ from suite.rules import (
     Span,
     describe,
 )
+from suite.errors import EditConflict, TsqeError
+from suite.reading.browse import OutputRow
 from suite.tasks import TaskState, progress_of
 
 
@@ -275,7 +275,7 @@ def decide_in(session: Session, decisions: Sequence[OutputDecision], reviewer: s
 
 
 def _count(session: Session, changes: Sequence[ReviewChange]) -> None:
-    """Keep the per-item review counts (``suite.label_counts``) in the writer's transaction."""
+    """Keep the per-item review counts (``suite.engine.label_counts``) in the writer's transaction."""
     count_reviews(session.connection(), [ReviewMove(change.output_id, _label(change.before), _label(change.after))
                                          for change in changes])
 

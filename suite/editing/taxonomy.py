@@ -12,8 +12,8 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import Category, Item, Phenomenon
+from suite.editing.history import Change, check_author, record
 from suite.errors import TsqeError
-from suite.history import Change, check_author, record
 from suite.suites import find_suite
 
 

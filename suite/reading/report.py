@@ -27,7 +27,7 @@ from sqlalchemy import func, select
 
 from store import Database
 from store.models import Category, Item, Phenomenon, System, SystemOutput
-from suite.labels import effective_label, join_labels
+from suite.engine.labels import effective_label, join_labels
 from suite.suites import find_suite
 from suite.tables import NO_CATEGORY, NO_PHENOMENON, Column, Table
 from suite.tables import Cell as TableCell
