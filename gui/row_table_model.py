@@ -104,9 +104,12 @@ class RowListModel(RowTableModel[R]):
     def rows(self) -> list[R]:
         return self._rows
 
-    def set_rows(self, rows: Iterable[R]) -> None:
+    def set_rows(self, rows: Iterable[R], columns: Sequence[RowColumn] | None = None) -> None:
+        """``columns`` for a table whose columns come with its rows (one per MT system of a report)."""
         self.beginResetModel()
         self._rows = list(rows)
+        if columns is not None:
+            self.columns = tuple(columns)
         self.endResetModel()
 
 
