@@ -6,7 +6,7 @@ import dataclasses
 import json
 import sys
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -14,11 +14,13 @@ from rich.table import Table
 
 from cli.context import app_context
 from cli.main import app
-from suite.assist.groups import OutputGroup, output_groups
-from suite.assist.impact import PairsAdded, pairs_added
-from suite.browse import ROW_FIELDS, OutputFilter, OutputRow, browse_outputs, plain, write_rows_tsv
-from suite.label_counts import LabelCounts
-from suite.tree import suite_tree
+from suite.errors import TsqeError
+
+if TYPE_CHECKING:
+    from suite.assist.groups import OutputGroup
+    from suite.assist.impact import PairsAdded
+    from suite.browse import OutputRow
+    from suite.label_counts import LabelCounts
 
 
 class Label(StrEnum):
@@ -64,6 +66,8 @@ def outputs_command(
     grouped: bool = typer.Option(False, "--grouped", help="Show outputs of an item that differ only in case, "
                                                           "punctuation, quotes, spaces or Unicode form, and have "
                                                           "one automatic label, once (the first stands for them)."),
+    degenerate: bool = typer.Option(False, "--degenerate", help="Only outputs that are empty, a placeholder or "
+                                    "identical to their source (see `tsqe suite edit --empty-output`)."),
     sort: Sort = typer.Option(Sort.item, "--sort", help="Order of the rows (ties in suite order); impact: "
                                                         "undecided outputs whose decision adds the most pass/fail "
                                                         "pairs first, those of items with one label only before "
@@ -74,12 +78,16 @@ def outputs_command(
     fmt: Format = typer.Option(Format.text, "--format", help="text (a table), tsv or json."),
 ) -> None:
     """Distinct outputs of the suite filtered by label state, item or system, one page at a time."""
+    from suite.assist.groups import output_groups
+    from suite.assist.impact import pairs_added
+    from suite.browse import ROW_FIELDS, OutputFilter, browse_outputs, plain, write_rows_tsv
+
     context = app_context(ctx)
     page = browse_outputs(
         context.database,
         OutputFilter(label=label and label.value, auto_label=auto_label and auto_label.value, reviewed=reviewed,
                      disagree=disagree, category=category, phenomenon=phenomenon, item=item, system=system,
-                     contains=contains, grouped=grouped),
+                     contains=contains, grouped=grouped, degenerate=degenerate),
         suite_name=context.suite_name, sort=sort.value, descending=desc, limit=limit, offset=offset)
     groups = output_groups(context.database, [row.output_id for row in page.rows]) if grouped else {}
     pairs = pairs_added(context.database, [(row.output_id, row.item_id, row.effective_label) for row in page.rows]) \
@@ -125,7 +133,7 @@ def _extras(row: OutputRow, groups: dict[int, OutputGroup], pairs: dict[int, Pai
 
 
 def _counts_json(counts: LabelCounts) -> dict[str, Any]:
-    return {**dataclasses.asdict(counts), "pass_rate": counts.pass_rate}
+    return {**dataclasses.asdict(counts), "undecided": counts.undecided, "pass_rate": counts.pass_rate}
 
 
 def _rate(counts: LabelCounts) -> str:
@@ -136,10 +144,24 @@ def _rate(counts: LabelCounts) -> str:
 def tree_command(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Print the tree as JSON."),
+    order: str = typer.Option("suite", "--order", help="suite: suite order; undecided: at every level the nodes "
+                              "with the most unknown, conflict or error outputs first."),
+    undecided_only: bool = typer.Option(False, "--undecided-only",
+                                        help="Only nodes with an output still unknown, conflict or error."),
+    search: str = typer.Option("", "--search", help="Only items whose id, source or a rule pattern contains this "
+                               "(any case), and categories and phenomena whose name does."),
 ) -> None:
     """The suite as category → phenomenon → item, with effective label counts over distinct outputs."""
+    from suite.reading.search import search_tree, suite_search
+    from suite.tree import TREE_ORDERS, arranged_tree, suite_tree
+
     context = app_context(ctx)
+    if order not in TREE_ORDERS:
+        raise TsqeError(f"the tree is ordered by {' or '.join(TREE_ORDERS)}, not {order!r}")
     tree = suite_tree(context.database, context.suite_name)
+    if search.strip():
+        tree = search_tree(tree, suite_search(context.database, tree, context.suite_name), search)
+    tree = arranged_tree(tree, order, undecided_only)
     if as_json:
         typer.echo(json.dumps({
             "suite": tree.suite, "counts": _counts_json(tree.counts),
@@ -154,12 +176,14 @@ def tree_command(
         }, ensure_ascii=False, indent=2))
         return
     table = Table(title=f"suite {tree.suite}")
-    for column in ("node", "outputs", "pass", "fail", "conflict", "unknown", "error", "reviewed", "pass rate"):
+    for column in ("node", "outputs", "pass", "fail", "conflict", "unknown", "error", "undecided", "reviewed",
+                   "pass rate"):
         table.add_column(column, justify="left" if column == "node" else "right")
 
     def add(name: str, counts: LabelCounts) -> None:
         table.add_row(name, *(str(n) for n in (counts.outputs, counts.passed, counts.failed, counts.conflict,
-                                               counts.unknown, counts.error, counts.reviewed)), _rate(counts))
+                                               counts.unknown, counts.error, counts.undecided, counts.reviewed)),
+                      _rate(counts))
 
     for category in tree.categories:
         add(category.name, category.counts)

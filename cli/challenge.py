@@ -5,14 +5,11 @@ from pathlib import Path
 
 import typer
 
+from cli.choices import CHALLENGE_FORMATS
 from cli.context import app_context
 from cli.importing import _print_result
 from cli.main import import_app
 from cli.progress import progress_bar
-from qe.evaluation import CHALLENGE_TIES
-from store.models import CHALLENGE_FORMATS
-from suite.importers import ImportResult
-from suite.importers.challenge import import_challenge
 
 SHOWN_IDS = 20
 """Ids listed in a report line; the rest are counted."""
@@ -42,6 +39,10 @@ def import_challenge_command(
     contrastive TSV has the columns source, reference, good, bad, category, phenomenon and optionally id and
     language_pair (e.g. de-en). A set of several languages gets "mul" with each item's own.
     """
+    from qe.evaluation import CHALLENGE_TIES
+    from suite.importers import ImportResult
+    from suite.importers.challenge import import_challenge
+
     context = app_context(ctx)
     with progress_bar("importing challenge set") as task:
         result = import_challenge(context.database, path, fmt, name=name, include_unchecked=include_unchecked,

@@ -5,7 +5,6 @@ import typer
 
 from cli.context import app_context
 from cli.main import app
-from store.integrity import check_database
 
 SHOWN = 20
 """Problems printed; a damaged file can have thousands, which would scroll its summary away."""
@@ -23,6 +22,8 @@ def check_command(
     (tsqe status reminds you when the last check is more than 30 days old). A PostgreSQL server checks its own
     pages; there the check confirms the server answers.
     """
+    from store.integrity import check_database
+
     report = check_database(app_context(ctx).db, quick=quick)
     if report.ok:
         typer.echo(f"{report.database}: intact ({report.kind})"

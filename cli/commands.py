@@ -1,4 +1,11 @@
-"""The list of command modules; each adds its commands to ``cli.main.app`` when imported."""
+"""The list of command modules; each adds its commands to ``cli.main.app`` when imported.
+
+``tsqe --help`` imports them all, so a command module imports the core (``store``, ``suite``, ``qe``, ``filters``)
+inside its command functions, not at its top: at the top they brought SQLAlchemy and NumPy into every start, most of
+``--help``'s time (issue 16). Light modules (``suite.errors``, ``suite.tables``, ``suite.tasks``, ``suite.rules``,
+``filters.metrics``) may stay at the top; values an option shows at definition come from ``cli/choices.py``.
+``tests/test_startup_imports.py`` checks it.
+"""
 from __future__ import annotations
 
 import cli.browse  # noqa: F401

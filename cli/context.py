@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import typer
 
-from store import Database, open_database, resolve_url
-from store.faults import display_url
+if TYPE_CHECKING:
+    from store import Database
 
 
 @dataclass
@@ -18,6 +19,8 @@ class AppContext:
     @property
     def database(self) -> Database:
         if self._database is None:
+            from store import open_database  # here: tsqe --help opens no database and needs no SQLAlchemy
+
             self._database = open_database(self.db)
         return self._database
 
@@ -25,6 +28,9 @@ class AppContext:
         """The database as error messages name it (a file's path, a URL without its password)."""
         if self._database is not None:
             return self._database.name_in_messages
+        from store import resolve_url
+        from store.faults import display_url
+
         try:
             return display_url(resolve_url(self.db))
         except Exception:  # noqa: BLE001 - the name only decorates a message about another failure

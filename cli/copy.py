@@ -5,7 +5,6 @@ import typer
 
 from cli.main import app
 from cli.progress import progress_bar
-from store.copy import copy_database
 
 
 @app.command("copy")
@@ -18,6 +17,8 @@ def copy_command(
 
     The target must hold no rows; a failed copy leaves it as it was. --db is not used.
     """
+    from store.copy import copy_database
+
     with progress_bar("copying") as task:
         result = copy_database(source, target, task)
     for table in result.tables:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import typer
 
+from cli.choices import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from cli.context import app_context
 from cli.main import app
 from cli.metric_options import (
@@ -27,9 +28,6 @@ from cli.metric_options import (
 )
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
-from filters.metrics.statistics import RESAMPLES, SEED
-from filters.variance import export_selection, variance_filter
-from suite.references import parse_ref_entries
 
 
 def _systems(option: str | None) -> list[str] | None:
@@ -63,6 +61,7 @@ def variance_command(
     the released Variance-Aware Test-set code.
     """
     from filters.scoring import score_outputs
+    from filters.variance import export_selection, variance_filter
 
     context = app_context(ctx)
     choice = ref_choice(refs, combine)
@@ -105,9 +104,9 @@ def correlate_command(
     combine: str = combine_option(),
     top: int = typer.Option(None, "--top", help="Also over the K best systems by human score (one metric and one "
                                                 "reference entry: only over them, as the per-system view)."),
-    bootstrap: int = typer.Option(RESAMPLES, "--bootstrap", min=0,
+    bootstrap: int = typer.Option(BOOTSTRAP_RESAMPLES, "--bootstrap", min=0,
                                   help="Resamples of segments for the 95% intervals (0: none)."),
-    seed: int = typer.Option(SEED, "--seed", help="Seed of the bootstrap resampling."),
+    seed: int = typer.Option(BOOTSTRAP_SEED, "--seed", help="Seed of the bootstrap resampling."),
     figure: Path = typer.Option(None, "--figure", dir_okay=False,
                                 help="Also draw Kendall tau against the number of top systems, one line per "
                                      "reference entry, to this .png, .svg or .pdf file."),
@@ -126,6 +125,7 @@ def correlate_command(
     raw metric values: for lower-is-better metrics (TER) agreement is negative.
     """
     from filters.correlation_table import correlate_table
+    from suite.references import parse_ref_entries
 
     context = app_context(ctx)
     metrics = [name.strip() for name in metric.split(",") if name.strip()]

@@ -5,37 +5,18 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from cli.context import app_context
 from cli.main import app
 from cli.rule_group import rule_app
-from store import Database
-from suite.assist.groups import group_decisions, output_groups
-from suite.editing import (
-    EditResult,
-    ItemDetail,
-    add_item,
-    add_known,
-    add_rule,
-    change_item,
-    change_rule,
-    default_author,
-    find_item,
-    item_detail,
-    item_history,
-    move_item,
-    remove_item,
-    remove_known,
-    remove_rule,
-    restore_removed_item,
-    suite_history,
-)
 from suite.errors import TsqeError
-from suite.history import change_text
-from suite.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
+
+if TYPE_CHECKING:
+    from store import Database
+    from suite.editing import EditResult, ItemDetail
 
 item_app = typer.Typer(help="Show, add, change and remove items.", no_args_is_help=True)
 app.add_typer(item_app, name="item")
@@ -47,6 +28,8 @@ JSON_HELP = "Print the result as JSON."
 
 
 def _author(name: str | None) -> str:
+    from suite.editing import default_author
+
     return name if name is not None else default_author()
 
 
@@ -78,6 +61,8 @@ def item_show(
     as_json: bool = typer.Option(False, "--json", help=JSON_HELP),
 ) -> None:
     """The item with its rules (with their ids), known translations, references, outputs and labels."""
+    from suite.editing import find_item, item_detail
+
     context = app_context(ctx)
     detail = item_detail(context.database, find_item(context.database, item_id, context.suite_name))
     if as_json:
@@ -92,10 +77,10 @@ def _print_detail(detail: ItemDetail) -> None:
     typer.echo(f"  source      {detail.source}")
     if detail.comment:
         typer.echo(f"  comment     {detail.comment}")
-    typer.echo("rules (id, polarity, pattern)")
+    typer.echo("rules (id, polarity and number as the editor shows them, pattern)")
     for rule in detail.rules:
         flags = (" [ignore case]" if rule.ignore_case else "") + ("" if rule.valid else f" [invalid: {rule.error}]")
-        typer.echo(f"  {rule.id:>6}  {rule.polarity:<8}  {rule.pattern}{flags}")
+        typer.echo(f"  {rule.id:>6}  {rule.polarity:<8} {rule.position + 1:>2}  {rule.pattern}{flags}")
     typer.echo("known translations (id, kind, text)")
     for known in detail.known:
         typer.echo(f"  {known.id:>6}  {known.kind:<8}  {known.text}")
@@ -124,6 +109,8 @@ def item_add(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Add an item at the end of the suite; give it rules with `tsqe rule add`."""
+    from suite.editing import add_item
+
     context = app_context(ctx)
     result = add_item(context.database, external_id=item_id, source=source, category=category,
                       phenomenon=phenomenon, comment=comment, suite_name=context.suite_name,
@@ -142,6 +129,8 @@ def item_edit(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Change an item's source or comment, or move it to another category and phenomenon."""
+    from suite.editing import change_item, find_item, move_item
+
     if (category is None) != (phenomenon is None):
         raise typer.BadParameter("give both --category and --phenomenon to move an item")
     if source is None and comment is None and category is None:
@@ -165,6 +154,8 @@ def item_remove(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Remove an item with its rules, outputs, labels and scores; `tsqe item restore` brings it back."""
+    from suite.editing import find_item, item_detail, remove_item
+
     context = app_context(ctx)
     target = find_item(context.database, item_id, context.suite_name)
     if not yes:
@@ -184,6 +175,8 @@ def item_restore(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Bring back the item as it was when it was last removed: rules, outputs, manual labels and scores."""
+    from suite.editing import restore_removed_item
+
     context = app_context(ctx)
     result = restore_removed_item(context.database, item_id, context.suite_name, author=_author(author))
     typer.echo(f"restored item {result.external_id} (id {result.item_id}); {_labels(result)}")
@@ -210,6 +203,8 @@ def rule_add(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Add a rule to an item and relabel the item's outputs."""
+    from suite.editing import add_rule, find_item
+
     if positive == negative:
         raise typer.BadParameter("give exactly one of --positive and --negative")
     context = app_context(ctx)
@@ -229,6 +224,8 @@ def rule_edit(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Change a rule's pattern or case sensitivity and relabel its item's outputs."""
+    from suite.editing import change_rule
+
     if pattern is None and ignore_case is None:
         raise typer.BadParameter("give --pattern or --ignore-case/--no-ignore-case")
     result = change_rule(app_context(ctx).database, rule_id, pattern=pattern, ignore_case=ignore_case,
@@ -244,6 +241,8 @@ def rule_remove(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Remove a rule and relabel its item's outputs."""
+    from suite.editing import remove_rule
+
     _rule_result(remove_rule(app_context(ctx).database, rule_id, author=_author(author)), "removed", as_json)
 
 
@@ -265,6 +264,8 @@ def known_add(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Add a known good or bad translation to an item and relabel its outputs."""
+    from suite.editing import add_known, find_item
+
     if good == bad:
         raise typer.BadParameter("give exactly one of --good and --bad")
     context = app_context(ctx)
@@ -281,6 +282,8 @@ def known_remove(
     author: str = typer.Option(None, "--author", help=AUTHOR_HELP),
 ) -> None:
     """Remove a known translation and relabel its item's outputs."""
+    from suite.editing import remove_known
+
     _known_result(remove_known(app_context(ctx).database, known_id, author=_author(author)), "removed", as_json)
 
 
@@ -307,6 +310,8 @@ def review_command(
                                                       "or Unicode form) at once: all or none."),
 ) -> None:
     """Set a reviewer's label for one distinct output (it wins over the automatic label), or clear it."""
+    from suite.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
+
     label = label.strip().lower()
     if label not in REVIEW_CHOICES:
         raise typer.BadParameter(f"the label is one of {', '.join(REVIEW_CHOICES)}, not {label!r}")
@@ -335,6 +340,9 @@ def review_command(
 
 def _review_group(database: Database, output_id: int, label: str, who: str, comment: str | None,
                   seen_version: int | None, as_known: bool) -> None:
+    from suite.assist.groups import group_decisions, output_groups
+    from suite.review import decide
+
     found = output_groups(database, [output_id])
     if output_id not in found:
         raise TsqeError(f"no output with id {output_id}")
@@ -356,6 +364,9 @@ def history_command(
     """Every edit of the item, its rules, known translations, references, outputs and manual labels, newest
     first; without an item, every edit of the suite itself (name, languages) and of its categories and
     phenomena."""
+    from suite.editing import item_history, suite_history
+    from suite.history import change_text
+
     context = app_context(ctx)
     records = item_history(context.database, item_id, context.suite_name) if item_id is not None else \
         suite_history(context.database, context.suite_name)

@@ -7,8 +7,6 @@ import typer
 
 from cli.context import app_context
 from cli.main import app
-from suite.export import LABEL_COLUMNS, export_labels
-from suite.export_suite import export_suite
 
 export_app = typer.Typer(help="Export data as files.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
@@ -24,6 +22,8 @@ def export_labels_command(
     Columns: item_id, system, output, auto_label, decided_by, manual_label, reviewer, reviewed_at, comment,
     effective_label; ordered by item, then system.
     """
+    from suite.export import LABEL_COLUMNS, export_labels
+
     context = app_context(ctx)
     rows = export_labels(context.database, file, context.suite_name)
     typer.echo(f"wrote {rows} rows ({len(LABEL_COLUMNS)} columns) to {file}")
@@ -41,6 +41,8 @@ def export_suite_command(
     column with 'i' for rules that ignore case, reference kinds); JSON is the DFKI layout, with tsqe's
     extensions on items that need them. The table does not carry the languages.
     """
+    from suite.export_suite import export_suite
+
     context = app_context(ctx)
     items = export_suite(context.database, file, context.suite_name)
     typer.echo(f"wrote {items} items to {file}")

@@ -6,10 +6,11 @@ import json
 import sys
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import typer
 
+from cli.choices import HUMAN
 from cli.context import app_context
 from cli.main import app
 from cli.metric_options import (
@@ -26,13 +27,14 @@ from cli.metric_options import (
 )
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
-from filters.difficulty import SCORE_KEYS, DifficultyResult, da_bertscore
-from filters.scoring import score_outputs
-from filters.systems import HUMAN, choose_systems
-from suite.safe_export import spreadsheet_text, writing_text
+
+if TYPE_CHECKING:
+    from filters.difficulty import DifficultyResult
 
 
 def _open_out(out: Path | None) -> AbstractContextManager[TextIO]:
+    from suite.safe_export import writing_text
+
     return writing_text(out) if out is not None else nullcontext(sys.stdout)
 
 
@@ -60,6 +62,9 @@ def score_command(
     combine: for a reference set other than the default), so only new outputs are scored; BERTScore also
     caches token embeddings, so only new sentences are embedded.
     """
+    from filters.scoring import score_outputs
+    from suite.safe_export import spreadsheet_text
+
     context = app_context(ctx)
     with progress_bar(f"scoring with {metric}") as task:
         scores = score_outputs(context.database, metric, suite_name=context.suite_name,
@@ -97,6 +102,9 @@ def difficulty_command(
 
     Without --format or --out it prints both; with either it writes the per-system table (suite.tables).
     """
+    from filters.difficulty import da_bertscore
+    from filters.systems import choose_systems
+
     context = app_context(ctx)
     choice, options = ref_choice(refs, "multi"), metric_options(model, layers, device, embeddings=embeddings)
     with progress_bar("difficulty-aware BERTScore") as task:
@@ -121,6 +129,8 @@ def difficulty_json(result: DifficultyResult) -> dict[str, object]:
 
 
 def write_difficulty_report(result: DifficultyResult, stream: TextIO) -> None:
+    from filters.difficulty import SCORE_KEYS
+
     width = max(len("system"), *(len(s) for s in result.systems))
     stream.write(f"# {result.signature}\n")
     stream.write(f"{'system':<{width}}" + "".join(f"{k:>9}" for k in SCORE_KEYS) + "\n")

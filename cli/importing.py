@@ -2,19 +2,16 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from cli.context import app_context
 from cli.main import import_app
 from cli.progress import progress_bar
-from suite.importers import (
-    ImportResult,
-    import_outputs,
-    import_qe_scores,
-    import_reviews,
-    import_suite,
-)
+
+if TYPE_CHECKING:
+    from suite.importers import ImportResult
 
 FILE = typer.Argument(..., help="The file to import.", show_default=False)
 
@@ -50,6 +47,8 @@ def import_suite_command(
     are separated by ' ||| '; flags has one entry per rule (positive, then negative): 'i' ignores case.
     A table without --source-lang/--target-lang leaves the languages unknown (set them with tsqe suite edit).
     """
+    from suite.importers import import_suite
+
     context = app_context(ctx)
     with progress_bar("importing suite") as task:
         result = import_suite(context.database, file, name=name, source_lang=source_lang, target_lang=target_lang,
@@ -77,6 +76,8 @@ def import_outputs_command(
     The TSV has the columns item_id, system, output (csv-quoted where needed). Identical outputs of several
     systems are stored once; a changed output of a system replaces its old one.
     """
+    from suite.importers import import_outputs
+
     context = app_context(ctx)
     with progress_bar("importing outputs") as task:
         result = import_outputs(context.database, file, suite_name=context.suite_name, system=system,
@@ -100,6 +101,8 @@ def import_qe_command(
     The columns are item_id, system, score or item_id, output, score. Identical outputs scored
     differently get their mean (with a warning).
     """
+    from suite.importers import import_qe_scores
+
     context = app_context(ctx)
     with progress_bar("importing QE scores") as task:
         result = import_qe_scores(context.database, file, name=name, lower_is_better=lower_is_better,
@@ -114,6 +117,8 @@ def import_labels_command(ctx: typer.Context, file: Path = FILE) -> None:
     The columns are item_id, system, label, reviewer and optionally comment (label: pass, fail or unknown).
     They replace earlier manual labels of the same outputs.
     """
+    from suite.importers import import_reviews
+
     context = app_context(ctx)
     with progress_bar("importing labels") as task:
         result = import_reviews(context.database, file, suite_name=context.suite_name, task=task)

@@ -10,7 +10,6 @@ from rich.table import Table
 from cli.context import app_context
 from cli.main import app
 from cli.progress import progress_bar
-from suite.labelling import relabel
 from suite.rules import DEFAULT_TIMEOUT
 
 
@@ -25,6 +24,8 @@ def label_command(
 
     Counts are effective labels (a reviewer's label, else the automatic one) over distinct outputs.
     """
+    from suite.labelling import relabel
+
     context = app_context(ctx)
     try:
         with progress_bar("labelling") as task:

@@ -15,14 +15,19 @@ from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
 from cli.context import AppContext
-from store.faults import DatabaseDamagedError
 from suite.errors import SuiteChoiceError, TsqeError, as_user_error
 
-HINTS: dict[type[TsqeError], str] = {
-    SuiteChoiceError: "name one with --suite NAME; add one with `tsqe import suite FILE` or `tsqe demo`",
-    DatabaseDamagedError: "`tsqe check` lists what is damaged",
-}
-"""What to do about a kind of core error in terms of this command line; the core's messages speak of data."""
+
+def hint(error: TsqeError) -> str | None:
+    """What to do about a kind of core error in terms of this command line; the core's messages speak of data."""
+    from store.faults import DatabaseDamagedError  # here: SQLAlchemy is not loaded merely to start (issue 16)
+
+    hints: dict[type[TsqeError], str] = {
+        SuiteChoiceError: "name one with --suite NAME; add one with `tsqe import suite FILE` or `tsqe demo`",
+        DatabaseDamagedError: "`tsqe check` lists what is damaged",
+    }
+    return next((text for kind, text in hints.items() if isinstance(error, kind)), None)
+
 
 DEBUG_ENV = "TSQE_DEBUG"
 """Set, an unexpected failure (a bug) shows its traceback instead of one line."""
@@ -56,8 +61,8 @@ class _UserErrors(TyperGroup):
                 typer.echo(f"error: tsqe failed unexpectedly ({type(error).__name__}: {first_line}); this is a "
                            f"bug: run the command again with {DEBUG_ENV}=1 to see where, and report it", err=True)
                 raise typer.Exit(2) from error
-            hint = next((text for kind, text in HINTS.items() if isinstance(user_error, kind)), None)
-            typer.echo(f"error: {user_error}" + (f" ({hint})" if hint else ""), err=True)
+            advice = hint(user_error)
+            typer.echo(f"error: {user_error}" + (f" ({advice})" if advice else ""), err=True)
             raise typer.Exit(2) from error
 
 

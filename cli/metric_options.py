@@ -5,12 +5,15 @@ offers a metric the core does not know.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
+from cli.choices import KNOWN_GOOD, REFERENCE_COMBINATIONS
 from filters.metrics import MetricOptions, metric_names
-from suite.references import COMBINATIONS, KNOWN_GOOD, RefChoice
+
+if TYPE_CHECKING:
+    from suite.references import RefChoice
 
 MODEL_HELP = "Local Hugging Face model directory for BERTScore (default: the bundled all-MiniLM-L6-v2)."
 LAYERS_HELP = "Model layer whose output is used (default: 6 for the bundled model)."
@@ -21,7 +24,8 @@ EMBEDDINGS_HELP = ("How BERTScore keeps token embeddings: float16 in the databas
 TOKENIZE_HELP = "BLEU's sacrebleu tokenizer, e.g. 13a (the default) or intl (Freitag et al. 2020)."
 REFS_HELP = (f"Reference set: one set (wmt.p), sets joined by + (ar+wmt), or {KNOWN_GOOD} (the items' known good "
              "translations). Default: every reference of kind standard, pooled.")
-COMBINE_HELP = (f"How sets joined by + are combined: {', '.join(COMBINATIONS)} (multi: the metric's own "
+COMBINE_HELP = (f"How sets joined by + are combined: {', '.join(REFERENCE_COMBINATIONS)} "
+                f"(multi: the metric's own "
                 "multi-reference form; max: the best single-set score; mean: their mean).")
 
 
@@ -66,6 +70,8 @@ def metric_options(model: str | None, layers: int | None, device: str | None = N
 
 
 def ref_choice(refs: str | None, combine: str) -> RefChoice:
+    from suite.references import RefChoice
+
     if refs is not None and "," in refs:
         raise typer.BadParameter("one reference entry here: join sets with + (commas list entries side by side "
                                  "only in tsqe correlate)", param_hint="--refs")

@@ -10,9 +10,6 @@ from cli.export import export_app
 from cli.importing import _print_result
 from cli.main import import_app
 from cli.progress import progress_bar
-from suite.exporters.mtme import export_mtme
-from suite.importers import ImportResult
-from suite.importers.mtme import import_mtme
 
 
 @import_app.command("mtme")
@@ -32,6 +29,9 @@ def import_mtme_command(
     """Import a language pair of an mt-metrics-eval test set: sources, documents (-> categories and phenomena),
     every reference set, every system, one set of system-level human scores, and every segment-level metric
     score file as a QE system NAME-REF (use it in tsqe accuracy and tsqe correlate --metric qe:NAME-REF)."""
+    from suite.importers import ImportResult
+    from suite.importers.mtme import import_mtme
+
     context = app_context(ctx)
     with progress_bar("importing mt-metrics-eval data") as task:
         result = import_mtme(context.database, folder, lp=lp, name=name, human=human,
@@ -60,6 +60,8 @@ def export_mtme_command(
     """Write the suite and tsqe's scores (every QE system and every cached metric covering all outputs) in
     mt-metrics-eval's layout, for its tools: sources, documents, references, system outputs, human scores and
     segment-level metric scores."""
+    from suite.exporters.mtme import export_mtme
+
     context = app_context(ctx)
     result = export_mtme(context.database, folder, lp=lp, suite_name=context.suite_name, human_name=human_name)
     typer.echo(f"{result.lp}: {result.items} items, {len(result.references)} reference sets, {result.systems} "

@@ -3,27 +3,26 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
+from cli.choices import ACCURACY_ROWS
 from cli.context import app_context
 from cli.main import app
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
-from qe.accuracy import BY, AccuracyResult
-from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inputs
-from qe.pairs import build_pairs
-from qe.plots import save_accuracy_plot
-from qe.stability import ranking_stability
 from suite.errors import TsqeError
-from suite.safe_export import spreadsheet_frame, writing_text
+
+if TYPE_CHECKING:
+    from qe.accuracy import AccuracyResult
+    from qe.evaluation import EvaluationInputs
 
 plot_app = typer.Typer(help="Draw figures of the evaluation.", no_args_is_help=True)
 app.add_typer(plot_app, name="plot")
 
 
 def _by_option() -> Any:
-    return typer.Option("category", "--by", help=f"Rows of the table: {' or '.join(BY)}.")
+    return typer.Option("category", "--by", help=f"Rows of the table: {' or '.join(ACCURACY_ROWS)}.")
 
 
 def _category_option() -> Any:
@@ -60,6 +59,9 @@ def pairs_command(
     out: Path = typer.Option(None, "--out", help="TSV file to write (default: standard output)."),
 ) -> None:
     """Export every (passing, failing) output pair of each item under the effective labels, as TSV."""
+    from qe.pairs import build_pairs
+    from suite.safe_export import spreadsheet_frame, writing_text
+
     context = app_context(ctx)
     table = build_pairs(context.database, context.suite_name).frame()
     if out is None:
@@ -100,6 +102,7 @@ def accuracy_command(
     --format json gives the result's own document (provenance, counted pairs and ranks per system, too-few flags).
     """
     from qe.disagreement import row_disagreement, suite_disagreement
+    from qe.evaluation import AccuracyOptions, accuracy, read_inputs
     from suite.figures import save_figure
 
     if table not in ACCURACY_TABLES:
@@ -148,6 +151,8 @@ def stability_command(
 
     --format json gives the result's own document (settings and every row's figures).
     """
+    from qe.stability import ranking_stability
+
     names = _names(qe)
     inputs = _inputs(ctx, names)
     result = ranking_stability(inputs.pairs, inputs.chosen(names), by=by, category=category,
@@ -168,6 +173,8 @@ def plot_accuracy_command(
     seed: int = _seed_option(),
 ) -> None:
     """Grouped bar chart of pairwise accuracy per row and QE system, with bootstrap CI whiskers."""
+    from qe.plots import save_accuracy_plot
+
     result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
                        bootstrap=bootstrap, seed=seed)
     save_accuracy_plot(result, out)
@@ -176,6 +183,8 @@ def plot_accuracy_command(
 
 def _accuracy(ctx: typer.Context, *, by: str, category: str | None, qe: str | None, ties: str | None,
               tie_epsilon: float | None, bootstrap: int, seed: int) -> AccuracyResult:
+    from qe.evaluation import AccuracyOptions, accuracy
+
     names = _names(qe)
     return accuracy(_inputs(ctx, names), AccuracyOptions(by=by, category=category, qe=names, ties=ties,
                                                          tie_epsilon=tie_epsilon, bootstrap=bootstrap, seed=seed))
@@ -186,5 +195,7 @@ def _names(qe: str | None) -> tuple[str, ...] | None:
 
 
 def _inputs(ctx: typer.Context, names: tuple[str, ...] | None) -> EvaluationInputs:
+    from qe.evaluation import read_inputs
+
     context = app_context(ctx)
     return read_inputs(context.database, context.suite_name, names)

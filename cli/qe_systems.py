@@ -26,9 +26,6 @@ from cli.metric_options import (
     tokenize_option,
 )
 from cli.progress import progress_bar
-from qe.datasets import TARGETS
-from qe.training import TRAINABLE_KINDS, evaluate_qe_system, predict_qe_system, train_qe_system
-from suite.qe_scores import list_qe_systems, remove_qe_system
 
 qe_app = typer.Typer(help="QE systems: train built-in models, predict, list, remove; metrics as QE proxies.",
                      no_args_is_help=True)
@@ -100,6 +97,9 @@ def train(
     pairwise-gb also stores its scores of the suite, computed out-of-fold (each item scored by the model that
     never saw it), so that accuracy tables do not measure training accuracy.
     """
+    from qe.datasets import TARGETS
+    from qe.training import TRAINABLE_KINDS, train_qe_system
+
     context = app_context(ctx)
     _choice(kind, TRAINABLE_KINDS, "--kind")
     _choice(target, TARGETS, "--target")
@@ -123,6 +123,8 @@ def train(
 @qe_app.command("predict")
 def predict(ctx: typer.Context, name: str = typer.Option(..., "--name", help="The trained QE system.")) -> None:
     """Score every distinct MT output of the suite with a trained QE system and store the scores."""
+    from qe.training import predict_qe_system
+
     context = app_context(ctx)
     with _warnings_to_stderr():
         count = predict_qe_system(context.database, name, context.suite_name)
@@ -137,6 +139,9 @@ def evaluate(
     target: str = typer.Option(None, "--target", help="hter, da or da-z (default: what the model was trained on)."),
 ) -> None:
     """Pearson's r, Spearman's rho, MAE and RMSE of a features-svr model on held-out QE data."""
+    from qe.datasets import TARGETS
+    from qe.training import evaluate_qe_system
+
     if target is not None:
         _choice(target, TARGETS, "--target")
     with _warnings_to_stderr():
@@ -148,6 +153,8 @@ def evaluate(
 @qe_app.command("list")
 def list_(ctx: typer.Context) -> None:
     """All QE systems: kind, score direction, number of scores, creation time and provenance."""
+    from suite.qe_scores import list_qe_systems
+
     systems = list_qe_systems(app_context(ctx).database)
     if not systems:
         typer.echo("no QE systems yet: tsqe import qe, tsqe qe train or tsqe qe metric")
@@ -162,6 +169,8 @@ def list_(ctx: typer.Context) -> None:
 @qe_app.command("remove")
 def remove(ctx: typer.Context, name: str = typer.Argument(..., help="The QE system to delete.")) -> None:
     """Delete a QE system with its scores and model."""
+    from suite.qe_scores import remove_qe_system
+
     removed = remove_qe_system(app_context(ctx).database, name)
     typer.echo(f"removed {name} and its {removed} scores")
 

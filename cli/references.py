@@ -2,18 +2,21 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
+from cli.choices import STANDARD_REFERENCE
 from cli.context import app_context
 from cli.importing import _print_result
 from cli.main import app, import_app
 from cli.metric_options import layers_option, metric_options, model_option
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
-from store.models import STANDARD_REFERENCE
-from suite.references import ComposedSet, reference_choices
 from suite.tables import Cell, Column, Table
+
+if TYPE_CHECKING:
+    from suite.references import ComposedSet
 
 references_app = typer.Typer(help="The suite's reference sets: list them (no subcommand), compose one from others.",
                              invoke_without_command=True)
@@ -52,6 +55,8 @@ def list_references(ctx: typer.Context, fmt: str = format_option(), out: Path = 
     """The suite's reference sets with their kinds, counts and coverage (``compose`` adds one)."""
     if ctx.invoked_subcommand is not None:
         return
+    from suite.references import reference_choices
+
     choices = reference_choices(app_context(ctx).database, app_context(ctx).suite_name)
     body = [[Cell(s.name), Cell(", ".join(s.kinds)), Cell(s.references), Cell(s.items)] for s in choices.sets]
     notes = [f"Default reference choice: every reference of kind standard ({choices.standard_items} items have one)."]

@@ -3,17 +3,19 @@ each would decide and flip; nothing is saved (``tsqe rule add`` saves one)."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
+if TYPE_CHECKING:
+    from suite.assist.item_suggestions import ItemSuggestions
+
 from cli.context import app_context
 from cli.progress import progress_bar
 from cli.rule_group import rule_app
 from cli.rule_test import FAIL_COLOUR, PASS_COLOUR
-from suite.assist.item_suggestions import ItemSuggestions, item_suggestions
-from suite.editing import find_item
 
 _POLARITY_STYLE = {"positive": f"bold {PASS_COLOUR}", "negative": f"bold {FAIL_COLOUR}"}
 
@@ -27,6 +29,9 @@ def suggest_command(
     as_json: bool = typer.Option(False, "--json", help="Print the suggestions as one JSON object."),
 ) -> None:
     """Suggest rules for an item from its decided outputs; none of them contradicts a decided output."""
+    from suite.assist.item_suggestions import item_suggestions
+    from suite.editing import find_item
+
     context = app_context(ctx)
     db = context.database
     item_id = find_item(db, external_id, context.suite_name)

@@ -3,27 +3,20 @@ suite's), without saving it."""
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.text import Text
 
+from cli.choices import PREVIEW_SCOPES, PREVIEW_TIMEOUT
 from cli.context import app_context
 from cli.progress import progress_bar
 from cli.rule_group import rule_app
-from suite.editing import find_item
 from suite.errors import TsqeError
-from suite.preview import (
-    PREVIEW_TIMEOUT,
-    SCOPES,
-    Draft,
-    DraftRule,
-    ItemPreview,
-    ScopePreview,
-    draft_of,
-    preview_item,
-    preview_scope,
-)
+
+if TYPE_CHECKING:
+    from suite.preview import ItemPreview, ScopePreview
 
 PASS_COLOUR = "#009E73"
 FAIL_COLOUR = "#D55E00"
@@ -38,7 +31,7 @@ def test_command(
     positive: str = typer.Option(None, "--positive", metavar="PATTERN", help="Try this positive rule."),
     negative: str = typer.Option(None, "--negative", metavar="PATTERN", help="Try this negative rule."),
     ignore_case: bool = typer.Option(False, "--ignore-case", help="Match the pattern regardless of case."),
-    scope: str = typer.Option("item", "--scope", metavar="|".join(SCOPES),
+    scope: str = typer.Option("item", "--scope", metavar="|".join(PREVIEW_SCOPES),
                               help="Also show what adding the rule to every item of the item's phenomenon, "
                                    "category or suite would change."),
     timeout: float = typer.Option(PREVIEW_TIMEOUT, "--timeout", min=0.001, metavar="SECONDS",
@@ -46,6 +39,9 @@ def test_command(
     as_json: bool = typer.Option(False, "--json", help="Print the preview as one JSON object."),
 ) -> None:
     """Show what adding a rule to the item's stored rules would label each of its outputs; nothing is saved."""
+    from suite.editing import find_item
+    from suite.preview import SCOPES, Draft, DraftRule, draft_of, preview_item, preview_scope
+
     if (positive is None) == (negative is None):
         raise typer.BadParameter("give exactly one of --positive PATTERN and --negative PATTERN")
     if scope not in SCOPES:

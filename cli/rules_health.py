@@ -5,12 +5,11 @@ from pathlib import Path
 
 import typer
 
+from cli.choices import RULE_HEALTH_SORTS as SORTS
 from cli.context import app_context
 from cli.main import app
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
-from suite.assist.rule_health import SORTS, rule_health
-from suite.editing import find_item
 
 rules_app = typer.Typer(help="Look at a suite's rules as a whole.", no_args_is_help=True)
 app.add_typer(rules_app, name="rules")
@@ -33,6 +32,9 @@ def health_command(
     """Per rule: the outputs it matches, the decisions it made, how many reviewers overrode, and its problems."""
     if sort not in SORTS:
         raise typer.BadParameter(f"--sort is one of {', '.join(SORTS)}, not {sort!r}")
+    from suite.assist.rule_health import rule_health
+    from suite.editing import find_item
+
     context = app_context(ctx)
     db = context.database
     item_id = None if item is None else find_item(db, item, context.suite_name)

@@ -7,8 +7,6 @@ import typer
 
 from cli.context import app_context
 from cli.main import app
-from store.integrity import CHECK_AGE, check_age
-from suite.status import suite_status
 
 
 @app.command("status")
@@ -17,6 +15,9 @@ def status_command(
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Counts of items, categories, phenomena, systems, outputs and labels (over distinct outputs)."""
+    from store.integrity import CHECK_AGE, check_age
+    from suite.status import suite_status
+
     context = app_context(ctx)
     status = suite_status(context.database, context.suite_name)
     age = check_age(context.database)

@@ -3,6 +3,7 @@ official human scores, and what a test-suite author sends to WMT."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -10,10 +11,9 @@ from cli.context import app_context
 from cli.export import export_app
 from cli.importing import _print_result
 from cli.main import import_app
-from suite.exporters.testsuite_submission import export_testsuite_submission
-from suite.importers import ImportResult, import_human_scores, import_wmt
-from suite.importers.human_scores import parse_renames
-from suite.importers.wmt import import_wmt_xml
+
+if TYPE_CHECKING:
+    from suite.importers import ImportResult
 
 
 def _report(result: ImportResult) -> None:
@@ -47,6 +47,9 @@ def import_wmt_command(
 ) -> None:
     """Import a WMT test set as a suite: items 1..N (line numbers, in XML the order wmt-unwrap extracts the
     segments) with references, one system per file or per <hyp system=...>."""
+    from suite.importers import import_wmt
+    from suite.importers.wmt import import_wmt_xml
+
     database = app_context(ctx).database
     if xml:
         if src is not None or ref or systems or ref_name:
@@ -86,6 +89,9 @@ def import_human_scores_command(
     Files name systems as the suite does, or as WMT's human evaluation does (NAME.ID for NAME). All the files
     given are checked before anything is written, and written together.
     """
+    from suite.importers import import_human_scores
+    from suite.importers.human_scores import parse_renames
+
     context = app_context(ctx)
     _report(import_human_scores(context.database, file, lp=lp, segments=segments, significance=significance,
                                 renames=parse_renames(rename), suite_name=context.suite_name))
@@ -104,6 +110,8 @@ def export_testsuite_submission_command(
     Import the systems' returned translations with: tsqe import outputs FILE --map NAME.SRC-TGT.map.tsv
     (XML as returned, or plain text with --system).
     """
+    from suite.exporters.testsuite_submission import export_testsuite_submission
+
     context = app_context(ctx)
     for files in export_testsuite_submission(context.database, folder, name=name, suite_name=context.suite_name):
         typer.echo(f"{'-'.join(files.languages)}: {files.items} items -> {files.xml.name}, {files.text.name}, "

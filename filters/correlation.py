@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
-from scipy import stats
 from sqlalchemy import select
 
 from filters.metrics import MetricOptions, Signature, references_note, suite_metric
@@ -106,6 +105,8 @@ def correlations(human: Sequence[float] | np.ndarray, metric: Sequence[float] | 
     x, y = np.asarray(human, dtype=float), np.asarray(metric, dtype=float)
     if not (np.isfinite(x).all() and np.isfinite(y).all()) or np.ptp(x) == 0 or np.ptp(y) == 0:
         return Correlations(math.nan, math.nan, math.nan)
+    from scipy import stats  # half a second to import: only a correlation needs it, not every command that starts
+
     return Correlations(float(stats.pearsonr(x, y)[0]), float(stats.spearmanr(x, y)[0]),
                         float(stats.kendalltau(x, y)[0]))
 

@@ -10,6 +10,7 @@ drive the window and grab the screen with (``make test`` runs it first).
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import shutil
 import subprocess
@@ -74,6 +75,39 @@ def needed_packages(xvfb: bool, walkthrough: bool = False) -> tuple[list[str], l
     return packages, unknown
 
 
+def install_command(packages: list[str]) -> list[str]:
+    return ["apt-get", "install", "-y", "--no-install-recommends", *packages]
+
+
+def fix_message(packages: list[str]) -> str:
+    """The one fix printed for a user who cannot install as root (``make run`` and ``tsqe-gui`` alike)."""
+    return ("check_platform: Qt needs system libraries that are missing; install them with:\n"
+            f"    sudo {' '.join(install_command(packages))}")
+
+
+def window_system_problem() -> str | None:
+    """What keeps Qt's xcb plugin from loading, with its fix, or None when it loads (or Qt is asked for another
+    platform, e.g. ``offscreen``).
+
+    Asked by ``tsqe-gui`` before it starts Qt, which would otherwise abort the process with its raw message about
+    plugins. Loading the plugin is what Qt does first anyway, so it costs the start next to nothing; ``ldd`` is
+    asked which libraries are missing only when it fails.
+    """
+    platform = os.environ.get("QT_QPA_PLATFORM", "")
+    if not sys.platform.startswith("linux") or platform.split(":")[0] not in ("", "xcb") \
+            or (not platform and os.environ.get("WAYLAND_DISPLAY")):
+        return None
+    try:
+        ctypes.CDLL(str(xcb_plugin()))
+    except OSError as error:
+        packages, unknown = needed_packages(False)
+        if packages:
+            return fix_message(packages)
+        return (f"check_platform: Qt's xcb plugin does not load ({error})"
+                + (f"; install what provides {', '.join(unknown)}" if unknown else ""))
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--xvfb", action="store_true", help="also need xvfb-run (for the smoke test)")
@@ -87,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"check_platform: Qt's xcb plugin also misses {', '.join(unknown)}; install what provides them")
     if not packages:
         return 1 if unknown else 0
-    command = ["apt-get", "install", "-y", "--no-install-recommends", *packages]
+    command = install_command(packages)
     if os.geteuid() == 0 and shutil.which("apt-get"):
         print(f"check_platform: installing {' '.join(packages)} (Qt's window system libraries)")
         if subprocess.run(command, check=False).returncode != 0:
@@ -96,8 +130,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"check_platform: could not install; try: {' '.join(command)}")
                 return 1
         return 0 if not needed_packages(args.xvfb, args.walkthrough)[0] else 1
-    print("check_platform: Qt needs system libraries that are missing; install them with:\n"
-          f"    sudo {' '.join(command)}")
+    print(fix_message(packages))
     return 1
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import html
 from functools import partial
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QDockWidget,
     QFileDialog,
     QInputDialog,
@@ -31,16 +34,20 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QTabWidget,
+    QTextBrowser,
     QToolBar,
+    QVBoxLayout,
     QWidget,
 )
 
 from gui import drafts
 from gui.colours import LABEL_COLOURS
 from gui.editor.screen import ItemEditorScreen
+from gui.elided_label import ElidedLabel
 from gui.operations import Operations
 from gui.operations import suite as suite_ops
 from gui.operations.undo import Step
+from gui.output_policy import edit_output_policy
 from gui.reports.discriminative import DiscriminativeTab
 from gui.reports.qe import QETab
 from gui.reports.systems import SystemsTab
@@ -60,6 +67,10 @@ from suite.suites import split_language_pair
 
 TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"), ("QE accuracy", "qe"),
         ("Discriminative", "discriminative"))
+DEFAULT_SIZE = (1400, 860)
+MAX_MIN_WIDTH = 1200
+"""The widest the window may insist on being: laptops have 1,280 or 1,366 px (tests/gui/test_window_size.py)."""
+TREE_WIDTH = 340
 RECENT = "files/recent"
 LAST = "files/last"
 MAX_RECENT = 8
@@ -86,8 +97,9 @@ class MainWindow(QMainWindow):
         self.state = state or AppState(self)
         self.ops = Operations(self.state, self)
         self.setAcceptDrops(True)
-        self.resize(1400, 860)
+        self.fit_to_screen()
         self._db_target: str | None = None
+        self.keys_dialog: QDialog | None = None
 
         self.tree = SuiteTreePane(self.state, self.ops, self)
         self.tree_dock = QDockWidget("Suite", self)
@@ -96,6 +108,7 @@ class MainWindow(QMainWindow):
         self.tree_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                                    | QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.tree_dock)
+        self.resizeDocks([self.tree_dock], [TREE_WIDTH], Qt.Orientation.Horizontal)
 
         self.editor = ItemEditorScreen(self.state, self.ops, self)
         self.review = ReviewScreen(self.state, self.ops, self)
@@ -122,7 +135,8 @@ class MainWindow(QMainWindow):
         self.review_label = QLabel(self)
         self.review_label.linkActivated.connect(lambda _: self.show_reviewers())
         self.reviewers_view = ReviewersView(self.state, self.ops, self._show_review_page, self)
-        self.job_label = QLabel(self)
+        self.job_label = ElidedLabel("", self)
+        self.job_label.setMaximumWidth(360)
         self.job_bar = QProgressBar(self)
         self.job_bar.setMaximumWidth(140)
         self.job_bar.setRange(0, 1000)
@@ -153,6 +167,13 @@ class MainWindow(QMainWindow):
         self.tabs.currentChanged.connect(lambda i: QSettings().setValue("window/tab", i))
         self.tabs.currentChanged.connect(lambda _: self.focus_screen())
         self._update_title()
+
+    def fit_to_screen(self) -> None:
+        """The default size, or the screen's available area where that is smaller: a window asked for on a
+        1,280×720 screen stayed 1,459 px wide (issue 16). The minimum width stays at most ``MAX_MIN_WIDTH`` whatever is
+        loaded: choosers show few characters and long messages elide or wrap (``gui.elided_label``)."""
+        available = self.screen().availableGeometry()
+        self.resize(min(DEFAULT_SIZE[0], available.width()), min(DEFAULT_SIZE[1], available.height()))
 
     # --- menus ------------------------------------------------------------------------------------
     def _action(self, menu: QMenu, text: str, slot: Any, key: str | QKeySequence.StandardKey | None = None
@@ -212,6 +233,7 @@ class MainWindow(QMainWindow):
         self._action(suite, "&Label all", self.label_all, "F5")
         self.suite_menu = suite.addMenu("&Choose suite")
         self.suite_menu.aboutToShow.connect(self._fill_suite_menu)
+        self._action(suite, "Degenerate &outputs…", lambda: edit_output_policy(self.state, self.ops, self))
         suite.addSeparator()
         suite.addActions(self.edits.actions)
         suite.addSeparator()
@@ -579,8 +601,8 @@ class MainWindow(QMainWindow):
             return
         counts = tree.counts
         self.counts_label.setText(counts_html(counts))
-        undecided = counts.unknown + counts.conflict + counts.error
-        self.review_label.setText(f" │ <a href='reviewers'>reviewed {counts.reviewed:,} · {undecided:,} undecided</a> ")
+        self.review_label.setText(f" │ <a href='reviewers'>reviewed {counts.reviewed:,} · {counts.undecided:,} "
+                                  "undecided</a> ")
         self.review_label.setToolTip("reviewed: outputs with a manual label; undecided: outputs whose label is "
                                      "still unknown, conflict or error — what needs a reviewer. Click: how far "
                                      "reviewers agree, their accuracy on controls, double review")
@@ -595,7 +617,7 @@ class MainWindow(QMainWindow):
         self.review.show_page(page)
 
     def _job_progress(self, title: str, fraction: float) -> None:
-        self.job_label.setText(f" │ {html.escape(title)}…")
+        self.job_label.setText(f" │ {title}…")  # plain text: a quote in a name is a quote, not &#x27;
         self.job_bar.setVisible(fraction >= 0)
         if fraction >= 0:
             self.job_bar.setValue(round(fraction * 1000))
@@ -652,18 +674,69 @@ class MainWindow(QMainWindow):
         event.accept()
 
     # --- help -------------------------------------------------------------------------------------
-    def _show_keys(self) -> None:
-        rows = []
-        for menu in self.menuBar().findChildren(QMenu):
+    def key_rows(self) -> list[tuple[str, str, str]]:
+        """(where, keys, what) for every action of the window that has a key: the menus' in menu order, then those
+        only a screen has (moving a rule with Alt+Up). Built from the actions themselves, so the Keys dialog cannot
+        drift from them: written by hand it missed Ctrl+S and Alt+Up and showed "Item rules" (issue 16)."""
+        rows: list[tuple[str, str, str]] = []
+        seen: set[int] = set()
+
+        def add(where: str, action: QAction) -> None:
+            keys = ", ".join(key.toString(QKeySequence.SequenceFormat.NativeText) for key in action.shortcuts()
+                             if not key.isEmpty())
+            if keys and id(action) not in seen:
+                seen.add(id(action))
+                rows.append((where, keys, plain_text(action.text())))
+
+        def walk(menu: object, where: str) -> None:
+            if not isinstance(menu, QMenu):
+                return
             for action in menu.actions():
-                if not action.shortcut().isEmpty():
-                    rows.append(f"<tr><td><b>{action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)}"
-                                f"</b></td><td>{html.escape(action.text().replace('&', ''))}</td></tr>")
-        box = QMessageBox(QMessageBox.Icon.NoIcon, "tsqe — keys", f"<table>{''.join(dict.fromkeys(rows))}</table>",
-                          QMessageBox.StandardButton.Close, self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
+                if action.menu() is not None:
+                    walk(action.menu(), where)
+                else:
+                    add(where, action)
+
+        for entry in self.menuBar().actions():
+            walk(entry.menu(), plain_text(entry.text()))
+        for action in self.findChildren(QAction):
+            owner = action.parent()
+            while owner is not None and owner not in self.screens:
+                owner = owner.parent()
+            add(plain_text(TABS[self.screens.index(owner)][0]) if owner is not None else "window", action)
+        return rows
+
+    def _show_keys(self) -> None:
+        body = "".join(f"<tr><td style='color:#666'>{html.escape(where)}</td><td><b>{html.escape(keys)}</b></td>"
+                       f"<td>{html.escape(what)}</td></tr>" for where, keys, what in self.key_rows())
+        dialog = QDialog(self)
+        dialog.setWindowTitle("tsqe — keys")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        browser = QTextBrowser(dialog)
+        browser.setHtml(f"<table cellspacing='0' cellpadding='3'>{body}</table>")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, dialog)
+        buttons.rejected.connect(dialog.reject)
+        layout = QVBoxLayout(dialog)
+        layout.addWidget(browser)
+        layout.addWidget(buttons)
+        available = self.screen().availableGeometry()
+        dialog.resize(min(560, available.width()), min(640, available.height() - 60))
+        self.keys_dialog = dialog
+        dialog.open()
 
     def _about(self) -> None:
-        QMessageBox.about(self, "About tsqe", "<b>tsqe</b> — linguistically-motivated MT test suites and the "
-                          "fine-grained evaluation of Quality Estimation.")
+        QMessageBox.about(self, "About tsqe", f"<b>tsqe {html.escape(tsqe_version())}</b> — linguistically-motivated "
+                          "MT test suites and the fine-grained evaluation of Quality Estimation.")
+
+
+def plain_text(text: str) -> str:
+    """A menu text without its mnemonic marks: "Item && rules" is "Item & rules", "&Save item" is "Save item"."""
+    return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
+
+
+def tsqe_version() -> str:
+    """The installed package's version (what ``pip`` installed from pyproject.toml)."""
+    try:
+        return version("tsqe")
+    except PackageNotFoundError:
+        return "(not installed)"

@@ -2,7 +2,8 @@
 
 Each picture is one function registered with ``@shot(name)``; it gets the main window, open on a fresh copy
 of the demo suite with the tree and the review table filled, and returns what to save. Screens added later
-add their picture by adding one function here.
+add their picture by adding one function here. Then every tab is taken once more in a window of 1,280×720, the
+screen of many laptops (``tab-N-NAME-1280x720.png``), where everything has to work too (issue 16).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from PySide6.QtGui import QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QProgressDialog
 
 from gui.app import application
-from gui.main_window import MainWindow
+from gui.main_window import TABS, MainWindow
 from gui.operations import Write, changes_nothing
 from gui.review.model import COLUMN
 from gui.state import Selection
@@ -53,8 +54,8 @@ def settle(window: MainWindow, seconds: float = 0.3) -> None:
 @shot("main-window")
 def main_window(window: MainWindow) -> QPixmap:
     window.tabs.setCurrentWidget(window.review)
-    window.tree.view.expand(window.tree.proxy.index(2, 0))
-    window.tree.view.expand(window.tree.proxy.index(0, 0, window.tree.proxy.index(2, 0)))
+    window.tree.view.expand(window.tree.model.index(2, 0))
+    window.tree.view.expand(window.tree.model.index(0, 0, window.tree.model.index(2, 0)))
     settle(window)
     return window.grab()
 
@@ -163,6 +164,29 @@ def item_editor(window: MainWindow) -> QPixmap:
     window.editor.start_scope()
     settle(window)
     return window.grab()
+
+
+SMALL_SCREEN = (1280, 720)
+
+
+def small_screen_tabs(window: MainWindow, out: Path) -> list[Path]:
+    """Each tab at 1,280×720, with what it is used for on screen: an item in the editor, the queue, the reports."""
+    window.resize(*SMALL_SCREEN)
+    db = window.state.db
+    assert db is not None
+    written = []
+    for index, (_, name) in enumerate(TABS):
+        window.tabs.setCurrentIndex(index)
+        if name == "editor":
+            window.state.select(Selection(item_id=find_item(db, "amb-01", window.state.suite_name)))
+        elif name == "review":
+            window.state.select(Selection())
+        window.ops.wait_idle(600_000)
+        settle(window, 0.6)
+        path = out / f"tab-{index + 1}-{name}-{SMALL_SCREEN[0]}x{SMALL_SCREEN[1]}.png"
+        window.grab().save(str(path))
+        written.append(path)
+    return written
 
 
 @shot("rule-suggestions")
@@ -317,6 +341,9 @@ def take(out: Path, names: list[str] | None = None) -> list[Path]:
             path = out / f"{name}.png"
             function(window).save(str(path))
             written.append(path)
+        if not names:
+            written += small_screen_tabs(window, out)
+        window.editor.discard_all()  # the item editor's picture leaves a draft, which closing would ask about
         window.close()
         window.deleteLater()
         app.processEvents()  # destroy the Qt objects now, not while the interpreter shuts down

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 from sqlalchemy import Row, select
 
 from store import Database
 from store.models import Item, Output, System, SystemOutput
 from suite.labels import effective_labels_select
 from suite.suites import find_suite
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 PAIR_COLUMNS = ("item_id", "category", "phenomenon", "pass_output", "fail_output", "pass_systems", "fail_systems")
 
@@ -75,6 +78,8 @@ class PairTable:
 
     def frame(self) -> pd.DataFrame:
         """The pairs as a table with the exported columns (texts and system names, no database ids)."""
+        import pandas as pd  # only an export needs it; every command imports this module (issue 16's start-up)
+
         out = self.outputs
         return pd.DataFrame({
             "item_id": out.item_ids[self.pair_item],

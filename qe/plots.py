@@ -1,7 +1,8 @@
 """Figures of the evaluation, drawn headless: horizontal grouped bars, one row per category or phenomenon.
 
-``accuracy_figure`` draws the QE accuracy table (``tsqe plot accuracy``), ``systems_figure`` the MT systems'
-pass rates (``tsqe report systems``); the desktop application shows and saves the same figures.
+``accuracy_figure`` draws the QE accuracy table (``tsqe plot accuracy``) as bars, ``systems_figure`` the MT
+systems' pass rates (``tsqe report systems``) as a heat map; the desktop application shows and saves the same
+figures.
 
 The figure is built on ``matplotlib.figure.Figure`` directly rather than through ``pyplot``: no global state,
 no interactive backend, safe from worker threads of the GUI, and it renders with Agg (PNG) or the SVG/PDF
@@ -16,21 +17,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib import colormaps
-from matplotlib.colors import to_hex
-from matplotlib.figure import Figure
 
 from qe.accuracy import AccuracyResult
 from suite.figures import save_figure
 from suite.report import SystemsReport
 from suite.safe_export import figure_text
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 WIDTH_INCHES = 7.5
 BAR_INCHES = 0.06
 """A bar's thickness while a row's bars fit in ``BARS_INCHES``; with more series they are thinner, down to
-``THINNEST_BAR_INCHES`` (19 MT systems on DFKI), below which a bar would be a hairline."""
+``THINNEST_BAR_INCHES``, below which a bar would be a hairline."""
 BARS_INCHES = 0.2
 THINNEST_BAR_INCHES = 0.025
 ROW_GAP_INCHES = 0.05
@@ -40,11 +42,14 @@ FRAME_INCHES = 0.9
 """The caption, legend and percent scale above the rows, and a margin below them."""
 SUMMARY_GAP = 0.7
 """Space (in rows) between the rows and the summary rows after them (Total, weighed)."""
-# Okabe–Ito without the label colours' meaning: bars are systems here, not labels.
-SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
-MANY_SERIES_COLOURS = tuple(to_hex(colour) for colour in colormaps["tab20"]([*range(0, 20, 2), *range(1, 20, 2)]))
-"""For more systems than Okabe–Ito has colours (19 on WMT21 de-en), so no two of up to 20 share one: tab20's ten
-hues first, then their light shades."""
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A figure of its own (no pyplot), with matplotlib imported only now: every command and the window import
+    this module, and matplotlib costs them half a second at start (issue 16)."""
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), layout="constrained")
 
 
 @dataclass(frozen=True)
@@ -69,7 +74,7 @@ def row_bars(labels: Sequence[str], series: Sequence[Bars], *, title: str, summa
     extent = (y[-1] + 1.0) if count else 1.0
     bar_inches = min(BAR_INCHES, max(BARS_INCHES / per_row, THINNEST_BAR_INCHES))
     row_inches = max(per_row * bar_inches + ROW_GAP_INCHES, LABEL_INCHES)
-    figure = Figure(figsize=(WIDTH_INCHES, FRAME_INCHES + extent * row_inches), layout="constrained")
+    figure = new_figure(WIDTH_INCHES, FRAME_INCHES + extent * row_inches)
     axes = figure.add_subplot()
     thickness = 0.8 / per_row
     for j, bars in enumerate(series):
@@ -121,16 +126,58 @@ def accuracy_figure(result: AccuracyResult) -> Figure:
     return row_bars(labels, series, title=caption, summary=2, reference=50)
 
 
+HEAT_ROW_INCHES = 0.2
+HEAT_NAMES_INCHES = 1.1
+"""Room above the heat map for the systems' names, written at an angle."""
+
+
 def systems_figure(report: SystemsReport) -> Figure:
-    """A row per category or phenomenon (then overall and macro average), a bar per system (best overall first),
-    pass rate in %."""
+    """The MT systems' pass rates as a heat map laid out as the table: a row per category or phenomenon (then
+    overall and macro average), a column per system (best overall first), each cell shaded by its rate and the
+    rate written in it, bold for the row's best cluster; rows without judged outputs are left blank.
+
+    Grouped bars put 19 indistinguishable bars in each row for the WMT21 systems (issue 16): a heat map reads at
+    20 systems and more, and a cell is found by the same row and column as in the table beside it.
+    """
+    from matplotlib import colormaps
+
     rows = [*report.rows, report.overall, report.macro]
     labels = [("overall (micro)" if row.kind == "overall" else "macro average" if row.kind == "macro" else
                row.phenomenon if report.by == "phenomenon" else row.category) or "" for row in rows]
-    colours = SERIES_COLOURS if len(report.systems) <= len(SERIES_COLOURS) else MANY_SERIES_COLOURS
-    series = [Bars(name, [np.nan if (rate := row.cells[name].rate) is None else 100 * rate for row in rows],
-                   colour=colours[j % len(colours)]) for j, name in enumerate(report.systems)]
-    return row_bars(labels, series, title=f"Pass rate (%) per system and {report.by}: {report.suite}", summary=2)
+    rates = np.array([[np.nan if (rate := row.cells[name].rate) is None else 100 * rate for name in report.systems]
+                      for row in rows], dtype=float).reshape(len(rows), len(report.systems))
+    figure = new_figure(WIDTH_INCHES, FRAME_INCHES + HEAT_NAMES_INCHES + HEAT_ROW_INCHES * len(rows))
+    axes = figure.add_subplot()
+    figure.suptitle(f"Pass rate (%) per system and {report.by}: {report.suite}", fontsize=9)
+    if not report.systems:
+        axes.text(0.5, 0.5, "no MT outputs imported yet", ha="center", va="center", color="grey")
+        axes.set_axis_off()
+        return figure
+    colours = colormaps["viridis"].with_extremes(bad="#EEEEEE")
+    image = axes.imshow(np.ma.masked_invalid(rates), cmap=colours, vmin=0, vmax=100, aspect="auto",
+                        interpolation="nearest")
+    size = 7 if len(report.systems) <= 12 else 6
+    for i, row in enumerate(rows):
+        for j, name in enumerate(report.systems):
+            if np.isnan(rates[i, j]):
+                continue
+            axes.text(j, i, f"{rates[i, j]:.0f}", ha="center", va="center", fontsize=size,
+                      color="black" if rates[i, j] >= 55 else "white",
+                      fontweight="bold" if row.cells[name].best_cluster else "normal")
+    axes.set_xticks(range(len(report.systems)), report.systems, rotation=50, ha="left", rotation_mode="anchor",
+                    fontsize=7)
+    axes.xaxis.tick_top()
+    axes.set_yticks(range(len(rows)), labels, fontsize=8)
+    for tick in axes.get_yticklabels()[len(report.rows):]:
+        tick.set_fontweight("bold")
+    axes.axhline(len(report.rows) - 0.5, color="white", linewidth=2.5)
+    axes.tick_params(length=0)
+    for spine in axes.spines.values():
+        spine.set_visible(False)
+    colourbar = figure.colorbar(image, ax=axes, location="bottom", fraction=0.04, pad=0.02, aspect=40)
+    colourbar.ax.tick_params(labelsize=7)
+    colourbar.set_label("pass rate (%); bold: the row's best system and those not significantly worse", fontsize=7)
+    return figure
 
 
 def save_accuracy_plot(result: AccuracyResult, path: str | Path) -> Path:

@@ -23,10 +23,10 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
-from scipy import stats
 from threadpoolctl import threadpool_limits
 
 from qe.accuracy import TOO_FEW_MARK, item_sums, row_groups, row_name, too_few
@@ -165,7 +165,7 @@ def _row(name: str, category: str | None, phenomenon: str | None, members: np.nd
                         float(np.mean(flip_counts > 0)))
 
 
-_Z = float(stats.norm.ppf(1 - ALPHA / 2))
+_Z = NormalDist().inv_cdf(1 - ALPHA / 2)  # the standard library's: SciPy takes half a second to import
 
 
 def _half(weights: np.ndarray, block: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -197,6 +197,8 @@ def _tau(a: np.ndarray, b: np.ndarray) -> float:
     present = ~(np.isnan(a) | np.isnan(b))
     if present.sum() < 2:
         return math.nan
+    from scipy import stats  # when a ranking is compared, not whenever a command starts
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return float(stats.kendalltau(a[present], b[present]).statistic)

@@ -1,27 +1,28 @@
 """Training, predicting with and evaluating the built-in QE systems, from the database's point of view.
 
 This is the one place that ties datasets, suites and estimators to stored QE systems, so the CLI and the GUI
-drive the same code.
+drive the same code. The estimators' modules (scikit-learn, SciPy, joblib: about a second to import) are imported
+by the functions that train or load a model: every ``tsqe`` command imports this module for its choices.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from qe.datasets import load_qe_dataset
-from qe.estimators import dump_estimator, load_estimator
 from qe.features import check_feature_names, extract_features
-from qe.features_svr import evaluate_regression, predict_features_svr, train_features_svr
 from qe.outputs import SuiteOutputs, read_suite_outputs
 from qe.pairs import build_pairs
-from qe.pairwise_gb import Preferences, tournament_scores, train_pairwise_gb
 from store import Database
 from suite.errors import TsqeError
 from suite.qe_scores import list_qe_systems, load_qe_system, save_qe_system, set_scores
 from suite.tasks import TaskState, progress_of
+
+if TYPE_CHECKING:
+    from qe.pairwise_gb import Preferences
 
 TRAINABLE_KINDS = ("features-svr", "pairwise-gb")
 
@@ -41,6 +42,8 @@ def _refuse_clash(db: Database, name: str, replace: bool) -> None:
 
 def suite_preferences(db: Database, outputs: SuiteOutputs) -> Preferences:
     """The suite's pass/fail pairs (``qe.pairs``, effective labels) as preferences between rows of ``outputs``."""
+    from qe.pairwise_gb import Preferences
+
     pairs = build_pairs(db, outputs.suite_name)
     order = np.argsort(outputs.output_ids)
 
@@ -55,6 +58,10 @@ def train_qe_system(db: Database, *, name: str, kind: str, data: Sequence[str] =
                     folds: int = 5, seed: int = 0, suite_name: str | None = None, replace: bool = False,
                     task: TaskState | None = None) -> TrainSummary:
     """Train a QE model and store it; ``pairwise-gb`` also stores its out-of-fold scores of the suite."""
+    from qe.estimators import dump_estimator
+    from qe.features_svr import train_features_svr
+    from qe.pairwise_gb import train_pairwise_gb
+
     if kind not in TRAINABLE_KINDS:
         raise TsqeError(f"cannot train a QE system of kind {kind!r} (trainable: {', '.join(TRAINABLE_KINDS)})")
     _refuse_clash(db, name, replace)
@@ -83,6 +90,8 @@ def train_qe_system(db: Database, *, name: str, kind: str, data: Sequence[str] =
 
 
 def _load_model(db: Database, name: str) -> tuple[Any, Any]:
+    from qe.estimators import load_estimator
+
     stored = load_qe_system(db, name)
     if stored.kind not in TRAINABLE_KINDS or stored.model is None:
         raise TsqeError(f"QE system {name!r} ({stored.kind}) holds no trained model to predict with")
@@ -96,6 +105,9 @@ def predict_qe_system(db: Database, name: str, suite_name: str | None = None, ta
     A model saved under other library versions loads with a ``VersionMismatchWarning``. The scores are
     stored after the last progress report, so a cancel stores none.
     """
+    from qe.features_svr import predict_features_svr
+    from qe.pairwise_gb import tournament_scores
+
     task = progress_of(task)
     task.progress(0, 2, f"loading QE model {name!r}")
     stored, estimator = _load_model(db, name)
@@ -117,6 +129,8 @@ def predict_qe_system(db: Database, name: str, suite_name: str | None = None, ta
 
 def evaluate_qe_system(db: Database, name: str, data: Sequence[str], target: str | None = None) -> dict[str, float]:
     """Pearson/Spearman/MAE/RMSE of a features-svr model on held-out QE data (e.g. MLQE-PE dev)."""
+    from qe.features_svr import evaluate_regression, predict_features_svr
+
     stored, estimator = _load_model(db, name)
     if stored.kind != "features-svr":
         raise TsqeError(f"only features-svr models can be evaluated on QE data; {name!r} is {stored.kind}")

@@ -6,19 +6,20 @@ later, must never cost a linguist their suite.
 """
 from __future__ import annotations
 
+import ast
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Connection, Engine, inspect, text
 
-from alembic import command
 from store.engine import is_read_only, sqlite_path
 from store.errors import TsqeError
 from store.faults import DatabaseReadOnlyError, database_fault, display_url
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 _HERE = Path(__file__).resolve().parent
 
@@ -45,6 +46,8 @@ def script_location() -> Path:
 
 
 def alembic_config() -> Config:
+    from alembic.config import Config  # alembic costs 0.15 s to import; opening an up-to-date database needs none
+
     config = Config()
     config.set_main_option("script_location", str(script_location()))
     return config
@@ -68,14 +71,19 @@ def upgrade_to_head(engine: Engine) -> Path | None:
     Returns the backup taken of an existing SQLite file whose schema was behind, else None. A failed
     migration rolls back and raises ``MigrationFailed`` naming that backup.
     """
+    with engine.connect() as connection:
+        stored = _stored_revisions(connection)
+        has_tables = bool(inspect(connection).get_table_names())
+    if stored and stored == newest_revisions():
+        return None  # no write lock taken: opening must not wait for another process's long transaction
+    from alembic.script import ScriptDirectory
+
     config = alembic_config()
     script = ScriptDirectory.from_config(config)
     head = script.get_current_head()
-    with engine.connect() as connection:
-        revision = MigrationContext.configure(connection).get_current_revision()
-        has_tables = bool(inspect(connection).get_table_names())
+    revision = next(iter(stored)) if len(stored) == 1 else None
     if revision == head:
-        return None  # no write lock taken: opening must not wait for another process's long transaction
+        return None
     path = sqlite_path(engine.url)
     where = str(path) if path is not None else display_url(engine.url)
     if revision is not None and revision not in {known.revision for known in script.walk_revisions()}:
@@ -107,6 +115,41 @@ def upgrade_to_head(engine: Engine) -> Path | None:
     return backup
 
 
+def _stored_revisions(connection: Connection) -> frozenset[str]:
+    """The revisions the database says it is at (alembic's own table; none for a new database)."""
+    if not inspect(connection).has_table("alembic_version"):
+        return frozenset()
+    return frozenset(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
+
+
+def newest_revisions() -> frozenset[str] | None:
+    """The heads of the migration scripts, read from their ``revision`` and ``down_revision`` lines without
+    importing alembic (every command opens a database, and most find it up to date); None when a script does not
+    spell them as plain literals, and alembic has to read them."""
+    revisions: set[str] = set()
+    replaced: set[str] = set()
+    for script in (script_location() / "versions").glob("*.py"):
+        found: dict[str, object] = {}
+        for node in ast.parse(script.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target, value = node.targets[0], node.value
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                target, value = node.target, node.value
+            else:
+                continue
+            if isinstance(target, ast.Name) and target.id in ("revision", "down_revision"):
+                try:
+                    found[target.id] = ast.literal_eval(value)
+                except ValueError:
+                    return None
+        revision, down = found.get("revision"), found.get("down_revision")
+        if not isinstance(revision, str):
+            return None
+        revisions.add(revision)
+        replaced.update([down] if isinstance(down, str) else down if isinstance(down, tuple | list) else [])
+    return frozenset(revisions - replaced) or None
+
+
 def _upgrade(engine: Engine, config: Config) -> None:
     """Run every pending migration in one transaction.
 
@@ -114,6 +157,8 @@ def _upgrade(engine: Engine, config: Config) -> None:
     CREATE or ALTER would commit on its own and a failure would leave the schema half changed; on SQLite the
     transaction is therefore begun explicitly, and IMMEDIATE keeps a second process from migrating at once.
     """
+    from alembic import command
+
     if engine.dialect.name != "sqlite":
         with engine.begin() as connection:
             config.attributes["connection"] = connection

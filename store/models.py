@@ -7,7 +7,6 @@ overwrite a reviewer's decision.
 """
 from __future__ import annotations
 
-import unicodedata
 from datetime import UTC, datetime
 
 from sqlalchemy import (
@@ -30,6 +29,7 @@ from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from store.group_key import KEY_LENGTH, group_key
+from store.text import nfc as nfc  # where the importers have always found it
 
 AUTO_LABELS = ("pass", "fail", "conflict", "unknown", "error")
 """What the rule engine decides for an output."""
@@ -37,6 +37,9 @@ STORED_AUTO_LABELS = ("pass", "fail", "conflict", "error")
 """What an ``auto_labels`` row holds: ``unknown``, often a third of a suite's outputs or more, is stored as no
 row at all for an output that its item's last labelling covered (``LabelFingerprint.labelled_through``)."""
 MANUAL_LABELS = ("pass", "fail", "unknown")
+POLICY_LABELS = ("unknown", "fail")
+"""What a suite's output policy gives degenerate outputs: ``unknown`` leaves them to the rules as any output (none
+matches an empty output), ``fail`` decides them before any rule (``suite.engine.output_policy``)."""
 CONSTRUCTED_LABELS = ("pass", "fail")
 """What a challenge set's construction says of an output: its good translation passes, its bad one fails."""
 CHALLENGE_FORMATS = ("demetr", "aces", "contrastive-tsv")
@@ -68,11 +71,6 @@ class UTCDateTime(TypeDecorator[datetime]):
         if value is None or value.tzinfo is not None:
             return value
         return value.replace(tzinfo=UTC)
-
-
-def nfc(text: str) -> str:
-    """``text`` in Unicode NFC; ASCII text, which ``isascii`` tells at no cost, is NFC already."""
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 class _NFC(TypeDecorator[str]):
@@ -130,6 +128,30 @@ class Suite(Base):
                                              passive_deletes=True, order_by="Item.position")
     systems: Mapped[list[System]] = relationship(back_populates="suite", cascade="all, delete-orphan",
                                                  passive_deletes=True)
+
+
+class OutputPolicy(Base):
+    """How a suite's degenerate outputs are labelled: empty ones and placeholders (``OutputPlaceholder``), and
+    outputs identical to their item's source (not translated). A suite without a row has the default policy,
+    ``unknown`` for both, under which the rules decide them as any output."""
+
+    __tablename__ = "output_policies"
+    __table_args__ = (
+        CheckConstraint(_in("empty_output", POLICY_LABELS), name="ck_output_policies_empty"),
+        CheckConstraint(_in("untranslated_output", POLICY_LABELS), name="ck_output_policies_untranslated"),
+    )
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
+    empty_output: Mapped[str] = mapped_column(String(10), server_default="unknown")
+    untranslated_output: Mapped[str] = mapped_column(String(10), server_default="unknown")
+
+
+class OutputPlaceholder(Base):
+    """A text that a suite's systems output instead of a translation (e.g. ``####``); a row each, so that a query
+    can tell a placeholder output by a join (Review's filter of degenerate outputs)."""
+
+    __tablename__ = "output_placeholders"
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
+    text: Mapped[str] = mapped_column(NFCString(200), primary_key=True)
 
 
 class Category(Base):

@@ -46,6 +46,7 @@ from store.models import (
     SystemOutput,
 )
 from suite.assist.impact import impact_order
+from suite.engine.output_policy import degenerate_output
 from suite.errors import TsqeError
 from suite.label_counts import LabelCounts, ReviewCount, automatic_counts, effective_counts, review_counts
 from suite.labels import (
@@ -55,6 +56,7 @@ from suite.labels import (
     effective_label,
     effective_label_candidates,
     join_labels,
+    rule_number,
 )
 from suite.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec, Span, describe
 from suite.suites import find_suite
@@ -94,6 +96,9 @@ class OutputFilter:
     grouped: bool = False
     """Outputs of an item that are alike (``alike``) and have the same automatic label show once: the first of
     them that the other conditions let through stands for the group (``suite.assist.groups``)."""
+    degenerate: bool = False
+    """Only outputs that are empty, one of the suite's placeholders or identical to their source, whatever the
+    suite's policy decides about them (``suite.engine.output_policy``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +247,8 @@ def _filtered(query: _Query, suite_id: int, filter: OutputFilter, sort: str | No
                                         .where(System.suite_id == suite_id, System.name == filter.system)))
     if filter.contains is not None:
         conditions.append(Output.text.icontains(filter.contains, autoescape=True))
+    if filter.degenerate:
+        conditions.append(degenerate_output(suite_id))
     if filter.grouped:
         conditions.append(Output.id.in_(_representatives(suite_id, filter, items)))
     return query.where(*conditions)
@@ -290,7 +297,7 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
             ids = _impact_ids(session, suite_id, filter, descending)
             return OutputPage(len(ids), _rows(session, ids[offset:offset + limit]))
         items: list[int] | None = None
-        if filter.system is not None or filter.contains is not None or filter.grouped:
+        if filter.system is not None or filter.contains is not None or filter.grouped or filter.degenerate:
             # The total ignores the sort: a count needs none of the joins that only ordering asks for.
             total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, None)) or 0
         else:
@@ -375,7 +382,8 @@ def _rows(session: Session, ids: Sequence[int]) -> list[OutputRow]:
     found: dict[int, tuple[Any, ...]] = {}
     systems: defaultdict[int, list[str]] = defaultdict(list)
     columns = (Output.id, Output.item_id, Item.external_id, Category.name, Phenomenon.name, Item.source, Output.text,
-               automatic_label(Output.id), AutoLabel.rule_id, Rule.polarity, Rule.pattern, AutoLabel.reason,
+               automatic_label(Output.id), AutoLabel.rule_id, rule_number(), Rule.polarity, Rule.pattern,
+               AutoLabel.reason,
                ManualLabel.label, ManualLabel.reviewer, ManualLabel.reviewed_at, ManualLabel.comment,
                effective_label(Output.id), func.coalesce(ManualLabel.version, literal(0)))
     for chunk in _chunks(ids):
@@ -393,10 +401,10 @@ def _rows(session: Session, ids: Sequence[int]) -> list[OutputRow]:
 
 
 def _row(values: tuple[Any, ...], systems: list[str]) -> OutputRow:
-    (output_id, item_id, external_id, category, phenomenon, source, text, auto, rule_id, polarity, pattern, reason,
-     manual, reviewer, reviewed_at, comment, effective, version) = values
+    (output_id, item_id, external_id, category, phenomenon, source, text, auto, rule_id, number, polarity, pattern,
+     reason, manual, reviewer, reviewed_at, comment, effective, version) = values
     return OutputRow(output_id, item_id, external_id, category, phenomenon, source, text, tuple(systems), auto,
-                     None if auto is None else describe(auto, rule_id, polarity, pattern, reason), rule_id, manual,
+                     None if auto is None else describe(auto, number, polarity, pattern, reason), rule_id, manual,
                      reviewer, reviewed_at, comment, effective, version)
 
 

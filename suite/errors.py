@@ -5,7 +5,6 @@ import errno
 from dataclasses import dataclass
 
 from store.errors import DatabaseBusyError, TsqeError
-from store.faults import database_fault
 
 __all__ = ["DatabaseBusyError", "InputFileError", "Problem", "SuiteChoiceError", "TsqeError", "as_user_error"]
 
@@ -70,6 +69,8 @@ def as_user_error(error: BaseException, database: str | None = None) -> TsqeErro
     anything else, a bug, whose traceback someone must see."""
     if isinstance(error, TsqeError):
         return error
+    from store.faults import database_fault  # here: SQLAlchemy is not loaded merely to start (issue 16)
+
     fault = database_fault(error, database)
     if fault is not None:
         return fault

@@ -8,13 +8,15 @@ from sqlalchemy import select
 
 from store import Database
 from store.models import AutoLabel, Item, ManualLabel, Output, Rule, System, SystemOutput
-from suite.labels import automatic_label, effective_label, join_labels
+from suite.labels import automatic_label, effective_label, join_labels, rule_number
 from suite.rules import describe
 from suite.safe_export import spreadsheet_text, writing_text
 from suite.suites import find_suite
 
 LABEL_COLUMNS = ("item_id", "system", "output", "auto_label", "decided_by", "manual_label", "reviewer",
-                 "reviewed_at", "comment", "effective_label")
+                 "reviewed_at", "comment", "effective_label", "rule_id")
+"""``decided_by`` names a rule by its number as the editor shows it ("negative rule 1: …"); ``rule_id`` is the
+stored rule's id, for machines (empty when no rule decided)."""
 
 
 def export_labels(db: Database, path: str | os.PathLike[str], suite_name: str | None = None) -> int:
@@ -30,7 +32,8 @@ def export_labels(db: Database, path: str | os.PathLike[str], suite_name: str | 
         query = (
             join_labels(
                 select(Item.external_id, System.name, Output.text, automatic_label(Output.id), AutoLabel.rule_id,
-                       Rule.polarity, Rule.pattern, AutoLabel.reason, ManualLabel.label, ManualLabel.reviewer,
+                       rule_number(), Rule.polarity, Rule.pattern, AutoLabel.reason, ManualLabel.label,
+                       ManualLabel.reviewer,
                        ManualLabel.reviewed_at, ManualLabel.comment, effective_label(Output.id))
                 .select_from(SystemOutput)
                 .join(System, System.id == SystemOutput.system_id)
@@ -45,10 +48,10 @@ def export_labels(db: Database, path: str | os.PathLike[str], suite_name: str | 
         with writing_text(path) as file:
             writer = csv.writer(file, dialect="excel-tab", lineterminator="\n")
             writer.writerow(LABEL_COLUMNS)
-            for item, system, text, auto, rule_id, polarity, pattern, reason, *review in session.execute(query):
-                decided_by = None if auto is None else describe(auto, rule_id, polarity, pattern, reason)
+            for item, system, text, auto, rule_id, number, polarity, pattern, reason, *review in session.execute(query):
+                decided_by = None if auto is None else describe(auto, number, polarity, pattern, reason)
                 writer.writerow(["" if value is None else
-                                 value.isoformat() if hasattr(value, "isoformat") else spreadsheet_text(value)
-                                 for value in (item, system, text, auto, decided_by, *review)])
+                                 value.isoformat() if hasattr(value, "isoformat") else spreadsheet_text(str(value))
+                                 for value in (item, system, text, auto, decided_by, *review, rule_id)])
                 rows += 1
     return rows

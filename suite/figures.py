@@ -13,15 +13,17 @@ left out because it has too few pairs) are hatched grey, and the labels of left-
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.colors import LinearSegmentedColormap
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
 from suite.errors import TsqeError
 from suite.safe_export import figure_text, writing
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 CELL_INCHES = 0.42
@@ -29,7 +31,9 @@ LABEL_INCHES = 2.4
 """Room for the row labels at the left and the column labels (turned 45°) at the bottom."""
 TITLE_CHARACTER_INCHES = 0.075
 """About one character of the 9 pt title: a small map is widened so that its title is not cut."""
-COLOURS = LinearSegmentedColormap.from_list("counts", ["#FFFFFF", "#9ECAE1", "#08519C"])
+COUNT_COLOURS = ("#FFFFFF", "#9ECAE1", "#08519C")
+"""The count scale, white to dark blue (matplotlib is imported when a map is drawn: the window starts without
+it)."""
 LEFT_OUT = "#9A9A9A"
 
 
@@ -37,6 +41,9 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
              column_labels: Sequence[str] | None = None, note: str | None = None) -> Figure:
     """``values`` (rows x columns, NaN where there is none) with a number in every cell; ``left_out`` are the
     indices of rows (and, in a square map, columns) shown grey and without numbers."""
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
     columns = list(labels if column_labels is None else column_labels)
     rows, cols = values.shape
     title_inches = TITLE_CHARACTER_INCHES * max(len(line) for line in title.splitlines())
@@ -51,7 +58,7 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
             shown[:, index] = np.nan
     top = np.nanmax(shown) if np.any(~np.isnan(shown)) else 0.0
     axes.set_facecolor("#E6E6E6")
-    image = axes.imshow(np.ma.masked_invalid(shown), cmap=COLOURS, vmin=0, vmax=max(top, 1.0), aspect="equal")
+    image = axes.imshow(np.ma.masked_invalid(shown), cmap=count_colours(), vmin=0, vmax=max(top, 1.0), aspect="equal")
     for i in range(rows):
         for j in range(cols):
             if np.isnan(shown[i, j]):
@@ -76,6 +83,14 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
     if note:
         figure.text(0.01, 0.0, figure_text(note), fontsize=7, color="#555555", ha="left", va="bottom")
     return figure
+
+
+@cache
+def count_colours():  # type: ignore[no-untyped-def]  # a matplotlib colour map
+    """The count scale as a colour map: a value in [0, 1] -> (red, green, blue, alpha); made once."""
+    from matplotlib.colors import LinearSegmentedColormap
+
+    return LinearSegmentedColormap.from_list("counts", COUNT_COLOURS)
 
 
 def _hatch(i: int, j: int):  # type: ignore[no-untyped-def]  # a matplotlib patch

@@ -276,12 +276,26 @@ def value_text(value: Any) -> str | None:
 
 def changed_fields(entry: HistoryRecord) -> list[FieldChange]:
     """The fields an edit changed: every field with a value of an added or removed row, and of a changed row
-    only those that differ, so a change of one pattern reads as that pattern before and after."""
+    only those that differ, so a change of one pattern reads as that pattern before and after.
+
+    A rule's place is stored counting from 0 within its polarity; it reads as the number the editor shows (the
+    stored "position: 1" is the editor's rule 2, which the history named "position: 1" before, issue 16)."""
     before, after = entry.before or {}, entry.after or {}
     keys = dict.fromkeys([*before, *after])
-    fields = [FieldChange(key.replace("_", " "), value_text(before.get(key)), value_text(after.get(key)))
-              for key in keys]
+
+    def shown(key: str, values: dict[str, Any]) -> str | None:
+        value = values.get(key)
+        if entry.entity == "rule" and key == "position" and isinstance(value, int):
+            value += 1
+        return value_text(value)
+
+    fields = [FieldChange(_FIELD_NAMES.get((entry.entity, key), key.replace("_", " ")), shown(key, before),
+                          shown(key, after)) for key in keys]
     return [f for f in fields if f.before != f.after]
+
+
+_FIELD_NAMES = {("rule", "position"): "number"}
+"""How a stored field is named in a history line where its key would mislead."""
 
 
 def change_text(entry: HistoryRecord) -> str:

@@ -20,7 +20,7 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
-from suite.labels import automatic_label, effective_label, join_labels
+from suite.labels import automatic_label, effective_label, join_labels, rule_number
 from suite.rules import describe, pattern_problem
 from suite.taxonomy import place
 from suite.word_diff import closest
@@ -120,7 +120,7 @@ def item_detail(db: Database, item_id: int) -> ItemDetail:
                                                .join(System, System.id == SystemOutput.system_id)
                                                .where(SystemOutput.item_id == item_id).order_by(System.name)):
             systems.setdefault(output_id, []).append(name)
-        query = (join_labels(select(Output.id, Output.text, automatic_label(Output.id), AutoLabel.rule_id,
+        query = (join_labels(select(Output.id, Output.text, automatic_label(Output.id), rule_number(),
                                     Rule.polarity, Rule.pattern, AutoLabel.reason, ManualLabel.label,
                                     ManualLabel.reviewer, ManualLabel.reviewed_at, ManualLabel.comment,
                                     effective_label(Output.id), ManualLabel.version).select_from(Output),
@@ -128,9 +128,9 @@ def item_detail(db: Database, item_id: int) -> ItemDetail:
                  .outerjoin(Rule, Rule.id == AutoLabel.rule_id)
                  .where(Output.item_id == item_id).order_by(Output.id))
         outputs = [ItemOutput(output_id, text, tuple(systems.get(output_id, ())), auto,
-                              None if auto is None else describe(auto, rule_id, polarity, pattern, reason),
+                              None if auto is None else describe(auto, number, polarity, pattern, reason),
                               manual, reviewer, reviewed_at, comment, effective, manual_version or 0)
-                   for (output_id, text, auto, rule_id, polarity, pattern, reason, manual, reviewer, reviewed_at,
+                   for (output_id, text, auto, number, polarity, pattern, reason, manual, reviewer, reviewed_at,
                         comment, effective, manual_version) in session.execute(query)]
         return ItemDetail(item.id, item.external_id, suite, category, phenomenon, item.source, item.comment,
                           item.version, rules, known, references, outputs)

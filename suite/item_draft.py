@@ -73,6 +73,12 @@ class RuleRow:
     def modified(self) -> bool:
         return not self.is_new and (self.pattern, self.ignore_case) != (self.stored_pattern, self.stored_ignore_case)
 
+    @property
+    def blank(self) -> bool:
+        """A rule just added with nothing typed yet: not a rule. It is neither saved nor previewed nor a problem
+        (it made every output an ``error`` in the preview the moment it was added, issue 16)."""
+        return self.is_new and not self.pattern.strip()
+
 
 @dataclass(frozen=True)
 class EntryRow:
@@ -233,7 +239,7 @@ class EditorDraft:
         found: list[DraftProblem] = []
         for polarity in POLARITIES:
             for index, row in enumerate(self.rules[polarity]):
-                if (problem := pattern_problem(row.pattern, row.ignore_case)) is not None:
+                if not row.blank and (problem := pattern_problem(row.pattern, row.ignore_case)) is not None:
                     found.append(DraftProblem(f"{polarity} rule {index + 1}: {problem}", polarity, index, problem))
         for what, rows in (("known translation", self.known), ("reference", self.references)):
             found.extend(DraftProblem(f"{what} {index + 1} is empty")
@@ -265,7 +271,7 @@ class EditorDraft:
         if (self.category, self.phenomenon) != (detail.category or "", detail.phenomenon or ""):
             edits.append(MoveItem(item_id, self.category, self.phenomenon, detail.category or "",
                                   detail.phenomenon or ""))
-        rows = self.all_rules()
+        rows = [row for row in self.all_rules() if not row.blank]
         kept = {row.key for row in rows}
         stored = detail.rules
         edits.extend(RemoveRule(item_id, r.id, r.polarity, r.pattern, r.ignore_case, r.position)

@@ -87,6 +87,11 @@ class LabelCounts:
         judged = self.passed + self.failed
         return self.passed / judged if judged else None
 
+    @property
+    def undecided(self) -> int:
+        """Outputs whose label still needs a person: unknown, conflict or error (what "most undecided" sorts by)."""
+        return self.unknown + self.conflict + self.error
+
     def of(self, label: str | None) -> int:
         """How many outputs have ``label`` (None: not labelled yet)."""
         count: int = getattr(self, FIELD_OF_LABEL[label])

@@ -60,6 +60,7 @@ from store.models import (
 )
 from suite.changes import ANYWHERE, Changes
 from suite.engine.label_run import LabelRun
+from suite.engine.output_policy import OutputPolicy, read_policy
 from suite.label_counts import (
     automatic_counts,
     lock_counts,
@@ -161,24 +162,32 @@ class _Plan:
     rules: dict[int, tuple[RuleRow, ...]]
     known: dict[int, tuple[KnownRow, ...]]
     timeout: float
+    policy: OutputPolicy = OutputPolicy()
+    sources: dict[int, str] = field(default_factory=dict)
+    """The items' sources, when the policy decides outputs identical to them (else empty)."""
     constructed: dict[int, Decision] = field(default_factory=dict)
     """Output -> its label by a challenge set's construction, which decides it whatever the rules say (written
     with the output itself, so an output that has one is always new to labelling when it gets it)."""
 
     def fingerprint(self, item_id: int) -> str:
         return item_fingerprint([RuleSpec(*rule) for rule in self.rules.get(item_id, ())],
-                                [KnownSpec(*known) for known in self.known.get(item_id, ())])
+                                [KnownSpec(*known) for known in self.known.get(item_id, ())],
+                                self.policy.fingerprint(self.sources.get(item_id, "")))
 
     def matcher(self, item_id: int) -> ItemMatcher:
-        return _matcher(self.rules.get(item_id, ()), self.known.get(item_id, ()), self.timeout)
+        return _matcher(self.rules.get(item_id, ()), self.known.get(item_id, ()), self.timeout, self.policy,
+                        self.sources.get(item_id, ""))
 
 
 @functools.lru_cache(maxsize=65_536)
-def _matcher(rules: tuple[RuleRow, ...], known: tuple[KnownRow, ...], timeout: float) -> ItemMatcher:
+def _matcher(rules: tuple[RuleRow, ...], known: tuple[KnownRow, ...], timeout: float, policy: OutputPolicy,
+             source: str) -> ItemMatcher:
     """An item's matcher, kept for the next run (in a worker, for the life of the process): building the
     2,767 matchers of the DFKI suite took a seventh of a million-output run's matching, even with every pattern
-    compiled already."""
-    return ItemMatcher([RuleSpec(*rule) for rule in rules], [KnownSpec(*known) for known in known], timeout)
+    compiled already. The suite's output policy is part of the key, with the item's source when the policy
+    decides outputs identical to it."""
+    return ItemMatcher([RuleSpec(*rule) for rule in rules], [KnownSpec(*known) for known in known], timeout,
+                       policy.decisions(source))
 
 
 @dataclass(frozen=True)
@@ -327,9 +336,13 @@ def _plan(connection: Connection, suite_id: int, timeout: float, only: Collectio
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
             .where(KnownTranslation.item_id.in_(in_suite)))):
         known[item_id].append((kind, text))
+    policy = read_policy(connection, suite_id)
+    sources: dict[int, str] = {}
+    if policy.untranslated_output != "unknown":
+        sources = dict(select_tuples(connection, select(Item.id, Item.source).where(Item.id.in_(in_suite))))
     plan = _Plan({item_id: tuple(rows) for item_id, rows in rules.items()},
-                 {item_id: tuple(rows) for item_id, rows in known.items()}, timeout,
-                 _constructed(connection, suite_id, in_suite))
+                 {item_id: tuple(rows) for item_id, rows in known.items()}, timeout, policy, sources,
+                 constructed=_constructed(connection, suite_id, in_suite))
     item_ids = [item_id for item_id, in select_tuples(connection, in_suite_query.order_by(Item.id))]
     stored = {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
         select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)

@@ -11,14 +11,18 @@ from typing import Any, TypeVar
 from sqlalchemy import (
     ColumnElement,
     CompoundSelect,
+    ScalarSelect,
     Select,
     SQLColumnExpression,
+    and_,
     case,
     func,
     literal,
+    or_,
     select,
     union_all,
 )
+from sqlalchemy.orm import aliased
 
 from store.models import (
     AUTO_LABELS,
@@ -30,6 +34,7 @@ from store.models import (
     ManualLabel,
     Output,
     Phenomenon,
+    Rule,
 )
 
 EFFECTIVE_LABELS = AUTO_LABELS
@@ -91,3 +96,14 @@ def automatic_label_candidates(label: str) -> Select[int] | None:
     if label not in STORED_AUTO_LABELS:
         return None
     return select(AutoLabel.output_id).where(AutoLabel.label == label)
+
+
+def rule_number() -> ScalarSelect[int]:
+    """SQL, in a query that selects from ``Rule`` (outer-joined to the label that names it): the rule's number as
+    the editor shows it, 1, 2, … among its item's rules of its polarity in order (0 where no rule is joined).
+    Labels and histories name rules by it (``suite.rules.describe``); the id stays in the data for machines."""
+    other = aliased(Rule)
+    return (select(func.count()).where(other.item_id == Rule.item_id, other.polarity == Rule.polarity,
+                                       or_(other.position < Rule.position,
+                                           and_(other.position == Rule.position, other.id <= Rule.id)))
+            .scalar_subquery())

@@ -8,9 +8,8 @@ per output for a pattern that is still being typed.
 """
 from __future__ import annotations
 
-import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,13 +26,16 @@ from store.models import (
     LabelFingerprint,
     ManualLabel,
     Output,
+    OutputPlaceholder,
     Phenomenon,
     Rule,
     System,
     SystemOutput,
 )
+from store.models import OutputPolicy as StoredPolicy
+from suite.engine.output_policy import read_policy
 from suite.errors import TsqeError
-from suite.labels import automatic_label, join_labels
+from suite.labels import automatic_label, join_labels, rule_number
 from suite.rules import (
     CONSTRUCTED,
     Decision,
@@ -201,31 +203,42 @@ class _Cached:
     stamp: tuple[object, ...]
     outputs: tuple[_StoredOutput, ...]
     spans: _SpanCache
+    decided: dict[str, Decision]
+    """What the suite's output policy decides for this item's outputs."""
 
 
 class _DraftMatcher:
     """A draft compiled by the labelling engine, with its rules told apart by their index in the draft.
 
-    A new rule has no id yet; it is given a negative one (minus its 1-based position), which stored ids
-    never are, and the engine's words for it ("positive rule -2: ...") are turned into "new rule 2".
+    A new rule has no id yet; it is given a negative one (minus its 1-based position), which stored ids never are.
+    Rules are named by their number in their list as the editor shows it, whatever their id. A new rule whose
+    pattern is still blank (just added, nothing typed) is not a rule yet, and saving leaves it out
+    (``suite.item_draft.RuleRow.blank``): it matches nothing and is no problem, where it made every output an
+    ``error`` the moment it was added (issue 16). ``decided`` is what the suite's output policy decides
+    (``suite.engine.output_policy``), before any rule, as labelling does.
     """
 
-    _NEW_RULE = re.compile(r"\brule -(\d+)\b")
-
-    def __init__(self, rules: Sequence[DraftRule], known: Iterable[DraftKnown], timeout: float) -> None:
+    def __init__(self, rules: Sequence[DraftRule], known: Iterable[DraftKnown], timeout: float,
+                 decided: Mapping[str, Decision] | None = None) -> None:
         specs: list[RuleSpec] = []
         taken: set[int] = set()
+        self.rule_ids: list[int | None] = []
+        numbers: Counter[str] = Counter()
         for index, rule in enumerate(rules):
+            numbers[rule.polarity] += 1
+            if rule.rule_id is None and not rule.pattern.strip():
+                self.rule_ids.append(None)
+                continue
             rule_id = rule.rule_id if rule.rule_id is not None and rule.rule_id not in taken else -(index + 1)
             taken.add(rule_id)
-            specs.append(RuleSpec(rule_id, rule.polarity, rule.pattern, rule.ignore_case))
+            self.rule_ids.append(rule_id)
+            specs.append(RuleSpec(rule_id, rule.polarity, rule.pattern, rule.ignore_case,
+                                  number=numbers[rule.polarity]))
         self.rules = tuple(rules)
-        self.rule_ids = [spec.id for spec in specs]
         self.timeout = timeout
-        self.problems = [RuleProblem(index, problem) for index, rule in enumerate(rules)
-                         if (problem := pattern_problem(rule.pattern, rule.ignore_case)) is not None]
-        self.matcher = ItemMatcher(specs, [KnownSpec(k.kind, k.text) for k in known], timeout)
-        self._words: dict[Decision, str] = {}
+        self.problems = [RuleProblem(index, problem) for index, (rule, rule_id) in enumerate(zip(rules, self.rule_ids))
+                         if rule_id is not None and (problem := pattern_problem(rule.pattern, rule.ignore_case))]
+        self.matcher = ItemMatcher(specs, [KnownSpec(k.kind, k.text) for k in known], timeout, decided)
 
     def decide(self, text: str, constructed: str | None = None) -> tuple[Decision, bool]:
         """The draft's decision on ``text`` (an output labelled by construction keeps that label, as labelling
@@ -235,12 +248,6 @@ class _DraftMatcher:
             return CONSTRUCTED[constructed], False
         decision = self.matcher.decide(text)
         return decision, decision.label == "error" and not self.problems
-
-    def words(self, decision: Decision) -> str:
-        words = self._words.get(decision)
-        if words is None:
-            words = self._words[decision] = self._NEW_RULE.sub(r"new rule \1", decision.decided_by)
-        return words
 
     def spans(self, texts: Sequence[str], cache: _SpanCache) -> list[tuple[PreviewSpan, ...]]:
         """Per text, where each rule of the draft matches, in the order of ``ItemMatcher.spans``.
@@ -253,6 +260,8 @@ class _DraftMatcher:
             cache.clear()
         found: list[list[tuple[int, int, int, str, int]]] = [[] for _ in texts]
         for index, (rule, rule_id) in enumerate(zip(self.rules, self.rule_ids)):
+            if rule_id is None:
+                continue
             key = (rule.pattern, rule.ignore_case, self.timeout)
             matches = cache.get(key)
             if matches is None:
@@ -296,7 +305,7 @@ class PreviewSession:
     def preview(self, item_id: int, draft: Draft, *, timeout: float = PREVIEW_TIMEOUT) -> ItemPreview:
         """What ``draft``, saved in place of the item's rules and known translations, would label each output."""
         cached = self._read(item_id)
-        matcher = _DraftMatcher(draft.rules, draft.known, timeout)
+        matcher = _DraftMatcher(draft.rules, draft.known, timeout, cached.decided)
         spans = matcher.spans([stored.text for stored in cached.outputs], cached.spans)
         previews: list[PreviewOutput] = []
         flips: Counter[str] = Counter()
@@ -304,7 +313,7 @@ class PreviewSession:
             decision, timed_out = matcher.decide(stored.text, stored.constructed)
             previews.append(PreviewOutput(
                 stored.output_id, stored.text, stored.systems, stored.label_now, stored.decided_by_now,
-                stored.manual, stored.reviewer, decision.label, matcher.words(decision), output_spans, timed_out))
+                stored.manual, stored.reviewer, decision.label, decision.decided_by, output_spans, timed_out))
             if (flip := _flip(stored.label_now, decision.label)) is not None:
                 flips[flip] += 1
         return ItemPreview(item_id, previews, matcher.problems, ordered_flips(flips))
@@ -315,8 +324,9 @@ class PreviewSession:
             cached = self._cache.get(item_id)
             if cached is not None and cached.stamp == stamp:
                 return cached
-            _item(session, item_id)
-            cached = self._cache[item_id] = _Cached(stamp, _stored_outputs(session, item_id), {})
+            item = _item(session, item_id)
+            decided = read_policy(session, item.suite_id).decisions(item.source)
+            cached = self._cache[item_id] = _Cached(stamp, _stored_outputs(session, item_id), {}, decided)
         return cached
 
 
@@ -326,7 +336,8 @@ def _stamp() -> Select[Any]:
     Labelling rewrites the item's fingerprint row (its fingerprint, coverage and time) whenever it writes any
     of its labels; importing outputs changes their count or largest id; a review set, changed or cleared
     changes the reviews' count, latest time or versions; a system's output replaced changes the sums over
-    ``system_outputs``. Built once: building the statement took ten times as long as running it.
+    ``system_outputs``; the suite's output policy is read too (a new policy is stored before the labelling that
+    follows it). Built once: building the statement took ten times as long as running it.
     """
     item_id = bindparam("item_id", type_=Integer)
     fingerprint = LabelFingerprint.item_id == item_id
@@ -334,6 +345,8 @@ def _stamp() -> Select[Any]:
         .where(Output.item_id == item_id)
     # system_outputs is keyed by system first: reached through its index on output ids, not scanned
     produced = SystemOutput.output_id.in_(select(Output.id).where(Output.item_id == item_id))
+    suite_id = select(Item.suite_id).where(Item.id == item_id).scalar_subquery()
+    placeholders = select().select_from(OutputPlaceholder).where(OutputPlaceholder.suite_id == suite_id)
     return select(*(query.scalar_subquery() for query in (
         select(LabelFingerprint.fingerprint).where(fingerprint),
         select(LabelFingerprint.labelled_through).where(fingerprint),
@@ -345,6 +358,12 @@ def _stamp() -> Select[Any]:
         reviews.add_columns(func.sum(ManualLabel.version)),
         select(func.count()).where(produced),
         select(func.sum(SystemOutput.output_id + SystemOutput.system_id)).where(produced),
+        select(StoredPolicy.empty_output).where(StoredPolicy.suite_id == suite_id),
+        select(StoredPolicy.untranslated_output).where(StoredPolicy.suite_id == suite_id),
+        placeholders.add_columns(func.count()),
+        placeholders.add_columns(func.min(OutputPlaceholder.text)),
+        placeholders.add_columns(func.max(OutputPlaceholder.text)),
+        select(Item.source).where(Item.id == item_id),
     )))
 
 
@@ -360,7 +379,7 @@ def _stored_outputs(session: Session, item_id: int) -> tuple[_StoredOutput, ...]
             .order_by(System.name)):
         systems[output_id].append(name)
     rows = session.execute(
-        join_labels(select(Output.id, Output.text, automatic_label(Output.id), AutoLabel.rule_id, Rule.polarity,
+        join_labels(select(Output.id, Output.text, automatic_label(Output.id), rule_number(), Rule.polarity,
                            Rule.pattern, AutoLabel.reason, ManualLabel.label, ManualLabel.reviewer,
                            ConstructedLabel.label),
                     Output.id, Output.item_id)
@@ -368,9 +387,9 @@ def _stored_outputs(session: Session, item_id: int) -> tuple[_StoredOutput, ...]
         .outerjoin(ConstructedLabel, ConstructedLabel.output_id == Output.id)
         .where(Output.item_id == item_id).order_by(Output.id))
     return tuple(_StoredOutput(output_id, text, tuple(systems[output_id]), label,
-                               None if label is None else describe(label, rule_id, polarity, pattern, reason),
+                               None if label is None else describe(label, number, polarity, pattern, reason),
                                manual, reviewer, constructed)
-                 for output_id, text, label, rule_id, polarity, pattern, reason, manual, reviewer, constructed in rows)
+                 for output_id, text, label, number, polarity, pattern, reason, manual, reviewer, constructed in rows)
 
 
 def preview_item(db: Database, item_id: int, draft: Draft, *, timeout: float = PREVIEW_TIMEOUT) -> ItemPreview:
@@ -386,7 +405,9 @@ def preview_scope(db: Database, item_id: int, added: Sequence[DraftRule], scope:
         raise TsqeError(f"a preview's scope is one of {', '.join(SCOPES)}, not {scope!r}")
     progress = progress_of(task)
     with db.session() as session:
-        items = _items_in_scope(session, _item(session, item_id), scope)
+        item = _item(session, item_id)
+        items = _items_in_scope(session, item, scope)
+        policy = read_policy(session, item.suite_id)
         flips: Counter[str] = Counter()
         flipped: list[ItemFlips] = []
         examined = 0
@@ -394,8 +415,11 @@ def preview_scope(db: Database, item_id: int, added: Sequence[DraftRule], scope:
             progress.progress(start, len(items), "items")
             chunk = items[start:start + _SCOPE_CHUNK]
             rules, known, outputs = _stored_rules_and_outputs(session, [row[0] for row in chunk])
+            sources = dict(session.execute(select(Item.id, Item.source).where(Item.id.in_([row[0] for row in chunk])))
+                           .tuples()) if not policy.default else {}
             for chunk_item_id, external_id, category, phenomenon in chunk:
-                matcher = _DraftMatcher((*rules[chunk_item_id], *added), known[chunk_item_id], timeout)
+                matcher = _DraftMatcher((*rules[chunk_item_id], *added), known[chunk_item_id], timeout,
+                                        policy.decisions(sources.get(chunk_item_id, "")))
                 item_flips: Counter[str] = Counter()
                 output_ids: list[int] = []
                 for output_id, text, label_now, constructed in outputs[chunk_item_id]:

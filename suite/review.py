@@ -30,10 +30,11 @@ from store.upsert import conflict_insert
 from suite.browse import OutputRow
 from suite.changes import Changes, Where
 from suite.editing import add_known_in, remove_known_in
+from suite.engine.output_policy import read_policy
 from suite.errors import EditConflict, TsqeError
 from suite.history import Change, check_author, conflict, next_versions, record, rows_matched, short
 from suite.label_counts import ReviewMove, count_reviews
-from suite.labels import automatic_label, join_labels
+from suite.labels import automatic_label, join_labels, rule_number
 from suite.rules import (
     CONSTRUCTED,
     DEFAULT_TIMEOUT,
@@ -468,17 +469,20 @@ def explain(db: Database, output_id: int, timeout: float = DEFAULT_TIMEOUT) -> E
     """Run the output's item rules on it afresh; computed on demand, nothing is written."""
     with db.session() as session:
         output = _output(session, output_id)
+        item = session.get(Item, output.item_id)
+        assert item is not None  # an output's item is deleted with it
+        decided = read_policy(session, item.suite_id).decisions(item.source)
         rules = [RuleSpec(r.id, r.polarity, r.pattern, r.ignore_case, r.valid, r.error)
                  for r in session.scalars(select(Rule).where(Rule.item_id == output.item_id)
                                           .order_by(Rule.position, Rule.id))]
         known = [KnownSpec(k.kind, k.text) for k in session.scalars(
             select(KnownTranslation).where(KnownTranslation.item_id == output.item_id))]
-        stored = join_labels(select(automatic_label(Output.id), AutoLabel.rule_id, Rule.polarity, Rule.pattern,
+        stored = join_labels(select(automatic_label(Output.id), rule_number(), Rule.polarity, Rule.pattern,
                                     AutoLabel.reason).select_from(Output), Output.id, Output.item_id)
-        label, rule_id, polarity, pattern, reason = session.execute(
+        label, number, polarity, pattern, reason = session.execute(
             stored.outerjoin(Rule, Rule.id == AutoLabel.rule_id).where(Output.id == output_id)).one()
         constructed = session.get(ConstructedLabel, output_id)
-    matcher = ItemMatcher(rules, known, timeout)
+    matcher = ItemMatcher(rules, known, timeout, decided)
     decision = CONSTRUCTED[constructed.label] if constructed is not None else matcher.decide(output.text)
     return Explanation(output.text, decision, matcher.spans(output.text),
-                       label, None if label is None else describe(label, rule_id, polarity, pattern, reason))
+                       label, None if label is None else describe(label, number, polarity, pattern, reason))

@@ -8,6 +8,10 @@ labelling's worker processes, untimed under a watchdog, because the regex packag
 calls a search).
 Decisions are shared, precomputed tuples so that labelling a million outputs allocates almost nothing per
 output. Only (label, rule id, reason) is stored; ``describe`` turns it back into the readable text.
+
+Rules are named in words by their number as the editor shows them — 1, 2, … within the item's positive or
+negative list, in order — never by their database id ("negative rule 2" was the editor's negative rule 1); the id
+is what is stored, for machines.
 """
 from __future__ import annotations
 
@@ -15,14 +19,14 @@ import functools
 import hashlib
 import json
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
 from typing import NamedTuple
 
 import regex
 
-from store.models import nfc
+from store.text import nfc
 from suite.pattern_bounds import too_complex
 
 DEFAULT_TIMEOUT = 1.0
@@ -39,6 +43,8 @@ class RuleSpec:
     ignore_case: bool = False
     valid: bool = True
     error: str | None = None
+    number: int | None = None
+    """Its number in its polarity's list as the editor shows it; None: its place among the rules given."""
 
 
 @dataclass(frozen=True)
@@ -150,15 +156,20 @@ def pattern_problem(pattern: str, ignore_case: bool = False) -> PatternProblem |
     return None  # pragma: no cover - compile_error and regex.compile disagree only if the cache lies
 
 
-def item_fingerprint(rules: Iterable[RuleSpec], known: Iterable[KnownSpec]) -> str:
+def item_fingerprint(rules: Iterable[RuleSpec], known: Iterable[KnownSpec],
+                     policy: Mapping[str, object] | None = None) -> str:
     """A hash of everything that decides an item's labels; a changed hash is what makes relabelling revisit it.
 
-    Rule ids are part of it because a stored label points at the rule that decided it.
+    Rule ids are part of it because a stored label points at the rule that decided it. ``policy`` is what the
+    suite's output policy decides for the item (``suite.engine.output_policy``); None, the default policy, leaves
+    the hash as it was before policies existed.
     """
-    payload = {
+    payload: dict[str, object] = {
         "rules": [[r.id, r.polarity, r.pattern, bool(r.ignore_case), bool(r.valid)] for r in rules],
         "known": sorted({(k.kind, text) for k in known if (text := normalise(k.text))}),
     }
+    if policy is not None:
+        payload["policy"] = dict(policy)
     return hashlib.sha256(json.dumps(payload, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
@@ -170,21 +181,27 @@ _WITHOUT_RULE = {
 }
 
 
-def describe(label: str, rule_id: int | None = None, polarity: str | None = None, pattern: str | None = None,
+def describe(label: str, number: int | None = None, polarity: str | None = None, pattern: str | None = None,
              reason: str | None = None) -> str:
-    """What decided a stored automatic label, in words: its reason if it has one, else its rule, else how a
-    label is reached without a rule (exports, reviews and the GUI all show this one text)."""
+    """What decided a stored automatic label, in words: its reason if it has one, else its rule (by ``number``, as
+    the editor numbers it: ``suite.labels.rule_number``), else how a label is reached without a rule (exports,
+    reviews and the GUI all show this one text)."""
     if reason:
         return reason
-    if rule_id is not None:
-        return f"{polarity} rule {rule_id}: {pattern}"
+    if number:
+        return f"{polarity} rule {number}: {pattern}"
     return _WITHOUT_RULE.get(label, label)
 
 
-def _decision(label: str, rule: RuleSpec | None = None, reason: str | None = None) -> Decision:
-    rule_id = None if rule is None else rule.id
-    return Decision(label, rule_id, reason, describe(label, rule_id, None if rule is None else rule.polarity,
-                                                     None if rule is None else rule.pattern, reason))
+def rule_name(rule: RuleSpec, number: int) -> str:
+    return f"{rule.polarity} rule {number}"
+
+
+def _decision(label: str, rule: RuleSpec | None = None, number: int | None = None, reason: str | None = None
+              ) -> Decision:
+    return Decision(label, None if rule is None else rule.id, reason,
+                    describe(label, number, None if rule is None else rule.polarity,
+                             None if rule is None else rule.pattern, reason))
 
 
 UNKNOWN = _decision("unknown")
@@ -214,25 +231,42 @@ def _first_hits(rules: Sequence[_Rule], texts: Sequence[str]) -> list[Decision |
     return hits
 
 
+def rule_numbers(rules: Iterable[RuleSpec]) -> dict[int, int]:
+    """Rule id -> its number as the editor shows it: 1, 2, … within each polarity, in the order given."""
+    counters: dict[str, int] = {}
+    numbers: dict[int, int] = {}
+    for rule in rules:
+        counters[rule.polarity] = counters.get(rule.polarity, 0) + 1
+        numbers[rule.id] = rule.number or counters[rule.polarity]
+    return numbers
+
+
 class ItemMatcher:
-    """One item's compiled rules and normalised known translations, ready to label many outputs."""
+    """One item's compiled rules and normalised known translations, ready to label many outputs.
+
+    ``decided`` maps output texts to the decision the suite's output policy makes for them (an empty output, a
+    placeholder, the source itself: ``suite.engine.output_policy``), taken before any rule is tried.
+    """
 
     def __init__(self, rules: Sequence[RuleSpec], known: Iterable[KnownSpec],
-                 timeout: float = DEFAULT_TIMEOUT) -> None:
+                 timeout: float = DEFAULT_TIMEOUT, decided: Mapping[str, Decision] | None = None) -> None:
         self.timeout = timeout
         self.rules = tuple(rules)
+        self._decided = dict(decided or {})
+        numbers = rule_numbers(self.rules)
         self._invalid: Decision | None = None
         compiled: list[tuple[RuleSpec, regex.Pattern[str]]] = []
         for rule in self.rules:
             pattern = _compile(rule.pattern, rule.ignore_case) if rule.valid else (rule.error or "marked invalid")
             if isinstance(pattern, str):
-                self._invalid = _decision("error", rule, f"{rule.polarity} rule {rule.id} is invalid: {pattern}")
+                self._invalid = _decision("error", rule, numbers[rule.id],
+                                          f"{rule_name(rule, numbers[rule.id])} is invalid: {pattern}")
                 break
             compiled.append((rule, pattern))
         self._compiled = compiled
-        self._positive = tuple((p.search, _decision("pass", r), self._timed_out(r))
+        self._positive = tuple((p.search, _decision("pass", r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
                                for r, p in compiled if r.polarity == "positive")
-        self._negative = tuple((p.search, _decision("fail", r), self._timed_out(r))
+        self._negative = tuple((p.search, _decision("fail", r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
                                for r, p in compiled if r.polarity == "negative")
         self._conflicts: dict[tuple[int, int], Decision] = {}
         good = {normalise(k.text) for k in known if k.kind == "good"} - {""}
@@ -241,8 +275,8 @@ class ItemMatcher:
         self._known.update({text: KNOWN_BAD for text in bad - good})
         self._known.update({text: KNOWN_BOTH for text in good & bad})
 
-    def _timed_out(self, rule: RuleSpec) -> Decision:
-        return _decision("error", rule, f"rule {rule.id} timed out after {self.timeout:g} s")
+    def _timed_out(self, rule: RuleSpec, number: int) -> Decision:
+        return _decision("error", rule, number, f"{rule_name(rule, number)} timed out after {self.timeout:g} s")
 
     def _conflict(self, positive: Decision, negative: Decision) -> Decision:
         key = (positive.rule_id or 0, negative.rule_id or 0)
@@ -262,7 +296,10 @@ class ItemMatcher:
         return UNKNOWN
 
     def decide(self, text: str) -> Decision:
-        """The automatic label of one output: rules first, then known translations, else unknown."""
+        """The automatic label of one output: the output policy's, else rules, then known translations, else
+        unknown."""
+        if self._decided and (decided := self._decided.get(text)) is not None:
+            return decided
         if self._invalid is not None:
             return self._invalid
         timeout = self.timeout
@@ -288,6 +325,15 @@ class ItemMatcher:
         Items with at most one positive and one negative rule (every item imported from a file) are
         decided in a single pass over the searches' results.
         """
+        if self._decided and any(text in self._decided for text in texts):
+            positions = [position for position, text in enumerate(texts) if text not in self._decided]
+            decisions = [self._decided.get(text, UNKNOWN) for text in texts]
+            for position, decision in zip(positions, self._decide_all([texts[p] for p in positions])):
+                decisions[position] = decision
+            return decisions
+        return self._decide_all(texts)
+
+    def _decide_all(self, texts: Sequence[str]) -> list[Decision]:
         if self._invalid is not None:
             return [self._invalid] * len(texts)
         known, conflict = self._known, self._conflict

@@ -26,12 +26,13 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
-
-import pandas as pd
+from typing import TYPE_CHECKING, Literal
 
 from suite.errors import TsqeError
 from suite.safe_export import neutralise_workbook, spreadsheet_frame, writing
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 ColumnKind = Literal["text", "count", "number", "fraction", "flag"]
 FORMATS = ("text", "csv", "tsv", "json", "md", "latex", "html", "xlsx")
@@ -124,6 +125,8 @@ def write_table(table: Table, path: str | Path, fmt: str | None = None, *, docum
 
 def frame(table: Table) -> pd.DataFrame:
     """The data-format view: one row per body/footer row, fractions as numbers, intervals and bold as columns."""
+    import pandas as pd  # half a second to import: only data formats need it, not every command that starts
+
     rows = table.body + table.footer
     any_bold = any(c.bold for row in rows for c in row)
     data: dict[str, list[object]] = {}
@@ -154,6 +157,8 @@ def render_delimited(table: Table, delimiter: str) -> str:
 def _write_xlsx(table: Table, path: Path) -> None:
     """An Excel workbook with the data view on the first sheet and the notes on a second; text cells are strings,
     never formulas (``suite.safe_export.neutralise_workbook``)."""
+    import pandas as pd
+
     with pd.ExcelWriter(path, engine="openpyxl") as writer:
         frame(table).to_excel(writer, sheet_name=_sheet_name(table.title), index=False)
         pd.DataFrame({"notes": table.notes}).to_excel(writer, sheet_name="notes", index=False)

@@ -7,7 +7,8 @@ of their first item.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal, TypeVar
 
 from sqlalchemy import func, select
 
@@ -50,6 +51,12 @@ class SuiteTree:
     categories: list[CategoryNode]
 
 
+TreeOrder = Literal["suite", "undecided"]
+TREE_ORDERS: tuple[TreeOrder, ...] = ("suite", "undecided")
+"""``suite``: categories, phenomena and items in suite order; ``undecided``: each level with the most undecided
+outputs first (ties in suite order), so the next item to write rules for or to review is at the top."""
+
+
 def _total(counts: list[LabelCounts]) -> LabelCounts:
     return sum(counts, LabelCounts())
 
@@ -80,3 +87,26 @@ def suite_tree(db: Database, suite_name: str | None = None) -> SuiteTree:
                  for (phenomenon_id, phenomenon), item_nodes in phenomena.items()]
         categories.append(CategoryNode(category_key, category_name, _total([p.counts for p in nodes]), nodes))
     return SuiteTree(name, _total([c.counts for c in categories]), categories)
+
+
+_Node = TypeVar("_Node", CategoryNode, PhenomenonNode, ItemNode)
+
+
+def arranged_tree(tree: SuiteTree, order: TreeOrder = "suite", undecided_only: bool = False) -> SuiteTree:
+    """``tree`` in ``order``, and when ``undecided_only`` without the nodes that have no undecided output (unknown,
+    conflict or error): what is left is what still needs a rule or a reviewer. Nodes keep their counts."""
+    if order not in TREE_ORDERS:
+        raise ValueError(f"the tree is ordered by {' or '.join(TREE_ORDERS)}, not {order!r}")
+
+    def kept(nodes: list[_Node]) -> list[_Node]:
+        if undecided_only:
+            nodes = [node for node in nodes if node.counts.undecided]
+        if order == "undecided":
+            nodes = sorted(nodes, key=lambda node: -node.counts.undecided)  # stable: ties stay in suite order
+        return nodes
+
+    categories = []
+    for category in kept(tree.categories):
+        phenomena = [replace(phenomenon, items=kept(phenomenon.items)) for phenomenon in kept(category.phenomena)]
+        categories.append(replace(category, phenomena=phenomena))
+    return replace(tree, categories=categories)

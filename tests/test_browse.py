@@ -259,8 +259,12 @@ def test_rows_of_a_passing_output_say_which_rule_decided(demo: tuple[Database, l
     db, _ = demo
     for row in output_rows(db, output_ids(db, OutputFilter(auto_label="pass", reviewed=False))):
         assert row.decided_by is not None
-        if row.rule_id is not None:
-            assert row.decided_by.startswith(f"positive rule {row.rule_id}: ")
+        if row.rule_id is not None:  # named by its number in the item's positive list, as the editor shows it
+            with db.session() as session:
+                positives = list(session.scalars(select(Rule.id).where(Rule.item_id == row.item_id,
+                                                                       Rule.polarity == "positive")
+                                                 .order_by(Rule.position, Rule.id)))
+            assert row.decided_by.startswith(f"positive rule {positives.index(row.rule_id) + 1}: ")
 
 
 def test_output_spans_are_the_stored_rules_matches(demo: tuple[Database, list[Raw]]) -> None:

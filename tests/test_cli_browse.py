@@ -90,3 +90,12 @@ def test_tree_json_equals_the_core(demo_db: Path) -> None:
     assert len(items) == 78 and sum(i["counts"]["outputs"] for i in items) == 278
     text = tsqe(demo_db, "tree").stdout
     assert "Ambiguity" in text and "amb-01" in text and "all" in text
+
+
+def test_tree_most_undecided_first_only_undecided_and_searched(demo_db: Path) -> None:
+    printed = json.loads(tsqe(demo_db, "tree", "--order", "undecided", "--undecided-only", "--json").stdout)
+    undecided = [c["counts"]["undecided"] for c in printed["categories"]]
+    assert undecided == sorted(undecided, reverse=True) and all(undecided)
+    found = json.loads(tsqe(demo_db, "tree", "--search", "FLUSSUFER", "--json").stdout)
+    assert [i["external_id"] for c in found["categories"] for p in c["phenomena"] for i in p["items"]] == ["amb-01"]
+    assert "ordered by suite or undecided" in tsqe(demo_db, "tree", "--order", "size", code=2).output

@@ -44,7 +44,8 @@ def test_import_status_export_end_to_end(tmp_path: Path) -> None:
 
     result = tsqe(db, "export", "labels", tmp_path / "labels.tsv")
     assert result.exit_code == 0 and "wrote 9 rows" in result.stdout
-    assert (tmp_path / "labels.tsv").read_text(encoding="utf-8").splitlines()[0].split("\t")[-1] == "effective_label"
+    header = (tmp_path / "labels.tsv").read_text(encoding="utf-8").splitlines()[0].split("\t")
+    assert header[-2:] == ["effective_label", "rule_id"]
 
 
 def test_bad_input_exits_2_with_file_and_line(tmp_path: Path) -> None:

@@ -23,6 +23,8 @@ from store.models import (
     MetricScore,
     MetricStatistics,
     Output,
+    OutputPlaceholder,
+    OutputPolicy,
     Suite,
     System,
 )
@@ -42,7 +44,8 @@ def url_of(database: Database) -> str:
 def filled(database: Database, tmp_path: Path) -> Database:
     """The demo suite (labels, reviews, fingerprints, QE systems, human scores), one more imported QE system, and
     rows the demo may not hold: a history entry, a cached metric score and metric statistics, an embedding, a label
-    by construction, a segment-level human score and an imported significance result."""
+    by construction, a segment-level human score, an imported significance result and a policy for degenerate
+    outputs."""
     create_demo(database)
     with database.session() as session:
         system = session.scalars(select(System.name).order_by(System.id).limit(1)).one()
@@ -68,6 +71,8 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(HumanSignificance).values(system_id=first, other_id=second, difference=0.125,
                                                          p_below=0.01, source="ad-DA-diff-wilcoxon-rs-deen.csv"))
         session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
+        session.execute(insert(OutputPolicy).values(suite_id=suite_id, empty_output="fail"))
+        session.execute(insert(OutputPlaceholder).values(suite_id=suite_id, text="####"))
     plan_review_checks(database, double_share=0.5, control_share=0.5, seed=1, author="Ann")
     take_assignments(database, "Zed", limit=4)  # double reviews and controls
     return database

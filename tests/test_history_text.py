@@ -93,8 +93,8 @@ def test_every_other_kind_of_edit_reads_as_words(demo: Database) -> None:
         "kind: bad · text: She put the flowers in a vase. → —",
         "kind: good → bad",
         "kind: good · text: She put the flowers in a vase.",
-        r"polarity: negative · pattern: \bvase\b · ignore case: no · position: 1 → —",
-        r"polarity: negative · pattern: \bvase\b · ignore case: no · position: 1",
+        r"polarity: negative · pattern: \bvase\b · ignore case: no · number: 2 → —",  # the editor's negative rule 2
+        r"polarity: negative · pattern: \bvase\b · ignore case: no · number: 2",
     ]
     [review] = item_history(demo, "amb-04")
     assert change_text(review) == ("label: pass · reviewer: anna.k · comment: 'department head' is correct; the "

@@ -88,12 +88,38 @@ def test_the_systems_chart_has_a_readable_row_per_category_or_phenomenon(demo: D
     report = systems_report(demo, by=by)  # type: ignore[arg-type]
     figure = systems_figure(report)
     canvas = _drawn(figure)
-    [axes] = figure.axes
+    axes = figure.axes[0]
     labels = axes.get_yticklabels()
     names = [row.phenomenon if by == "phenomenon" else row.category for row in report.rows]
     assert [label.get_text() for label in labels] == [*names, "overall (micro)", "macro average"]
     boxes = [label.get_window_extent(canvas.get_renderer()) for label in labels]
     assert all(upper.y0 >= lower.y1 for upper, lower in zip(boxes, boxes[1:]))
     assert all(box.x0 >= 0 for box in boxes)
-    legend = [text.get_text() for text in figure.legends[0].get_texts()]
-    assert legend == report.systems
+    assert [label.get_text() for label in axes.get_xticklabels()] == report.systems  # the table's column order
+
+
+def test_the_systems_chart_reads_at_twenty_systems(demo: Database) -> None:
+    """19 WMT21 systems made 19 indistinguishable bars per row; the heat map writes each rate in its own cell, bold
+    for the row's best cluster, in the table's rows and columns."""
+    from dataclasses import replace as changed
+
+    report = systems_report(demo, by="category")
+    many = [f"system-{k:02d}" for k in range(20)]
+    rows = [changed(row, cells={name: row.cells[report.systems[k % len(report.systems)]]
+                                for k, name in enumerate(many)})
+            for row in (*report.rows, report.overall, report.macro)]
+    wide = changed(report, systems=many, rows=rows[:-2], overall=rows[-2], macro=rows[-1])
+    figure = systems_figure(wide)
+    canvas = _drawn(figure)
+    axes = figure.axes[0]
+    written = [text for text in axes.texts]
+    judged = [(i, j) for i, row in enumerate(rows) for j, name in enumerate(many) if row.cells[name].rate is not None]
+    assert len(written) == len(judged)
+    first = rows[0].cells[many[0]]
+    assert written[0].get_text() == f"{100 * first.rate:.0f}"
+    assert (written[0].get_fontweight() == "bold") == first.best_cluster
+    renderer = canvas.get_renderer()
+    names = [label.get_window_extent(renderer) for label in axes.get_xticklabels()]
+    assert all(left.x0 < right.x0 for left, right in zip(names, names[1:]))  # twenty columns side by side
+    cells = [text.get_window_extent(renderer) for text in written[:20]]
+    assert all(left.x1 <= right.x0 for left, right in zip(cells, cells[1:]))  # no rate runs into the next

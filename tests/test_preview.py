@@ -64,13 +64,18 @@ def demo(pristine_demo: Path, tmp_path: Path) -> Iterator[Database]:
     db.close()
 
 
+def _blank(rule: DraftRule) -> bool:
+    """A new rule with nothing typed yet, which is not a rule: saving leaves it out."""
+    return rule.rule_id is None and not rule.pattern.strip()
+
+
 def save(db: Database, drafts: dict[int, Draft]) -> None:
     """Store each draft as the item's rules and known translations, the way an editor would save it."""
     with db.transaction() as session:
         for item_id, draft in drafts.items():
             kept = {rule.rule_id for rule in draft.rules if rule.rule_id is not None}
             session.execute(delete(Rule).where(Rule.item_id == item_id, Rule.id.not_in(kept)))
-            for position, rule in enumerate(draft.rules):
+            for position, rule in enumerate(r for r in draft.rules if not _blank(r)):
                 error = compile_error(rule.pattern, rule.ignore_case)
                 fields = {"polarity": rule.polarity, "pattern": rule.pattern, "ignore_case": rule.ignore_case,
                           "valid": error is None, "error": error, "position": position}
@@ -158,7 +163,8 @@ def test_preview_gives_exactly_the_labels_saving_then_labelling_gives(pristine_d
         assert preview.flips == dict(Counter(f"{before[i]}->{after[i]}" for i in after if before[i] != after[i]))
         assert not any(o.timed_out for o in preview.outputs)
         assert [p.rule_index for p in preview.problems] == [
-            index for index, rule in enumerate(draft.rules) if compile_error(rule.pattern, rule.ignore_case)]
+            index for index, rule in enumerate(draft.rules)
+            if not _blank(rule) and compile_error(rule.pattern, rule.ignore_case)]
     finally:
         db.close()
 
@@ -197,7 +203,9 @@ def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) 
     reviewed = [o for o in preview.outputs if o.manual is not None]
     assert reviewed and all(o.effective_after == o.manual for o in reviewed)
     assert {o.decided_by_after for o in preview.outputs if o.label_after == "pass"} == \
-        {"positive new rule 1: painted"}
+        {"positive rule 1: painted"}  # as the editor numbers it: the stored positive rule is now its rule 2
+    stored_first = next(o for o in preview.outputs if o.label_now == "pass" and o.manual is None)
+    assert stored_first.decided_by_now.startswith("positive rule 1: ")
     assert all(o.systems for o in preview.outputs)
 
 

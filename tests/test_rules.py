@@ -15,6 +15,7 @@ from suite.rules import (
     describe,
     item_fingerprint,
     normalise,
+    rule_numbers,
 )
 
 HUSBAND = RuleSpec(1, "positive", r"(husband|spouse|hubb(y|ies))")
@@ -34,14 +35,14 @@ def test_positive_only_passes_and_names_the_rule() -> None:
 
 def test_negative_only_fails() -> None:
     decision = decide("Then she tells of her man.")
-    assert (decision.label, decision.rule_id) == ("fail", 2)
-    assert decision.decided_by.startswith("negative rule 2: ")
+    assert (decision.label, decision.rule_id) == ("fail", 2)  # the stored id, for machines
+    assert decision.decided_by.startswith("negative rule 1: ")  # as the editor numbers it: its first negative rule
 
 
 def test_both_conflict() -> None:
     decision = decide("Her husband, a gentleman, ...")
     assert decision.label == "conflict"
-    assert "positive rule 1" in decision.decided_by and "negative rule 2" in decision.decided_by
+    assert "positive rule 1" in decision.decided_by and "negative rule 1" in decision.decided_by
 
 
 def test_search_is_unanchored_and_case_sensitive_unless_asked() -> None:
@@ -71,7 +72,7 @@ def test_invalid_rules_give_error_with_the_reason() -> None:
     stored_invalid = RuleSpec(7, "positive", "(unclosed", valid=False, error="missing )")
     decision = decide("anything", rules=[stored_invalid, MAN])
     assert (decision.label, decision.rule_id) == ("error", 7)
-    assert decision.decided_by == "positive rule 7 is invalid: missing )"
+    assert decision.decided_by == "positive rule 1 is invalid: missing )"
     not_compiling = RuleSpec(8, "negative", "(unclosed")
     decision = decide("anything", rules=[HUSBAND, not_compiling])
     assert (decision.label, decision.rule_id) == ("error", 8)
@@ -81,7 +82,7 @@ def test_invalid_rules_give_error_with_the_reason() -> None:
 def test_catastrophic_backtracking_times_out_as_error() -> None:
     slow = RuleSpec(9, "positive", r"(a|aa)+b")
     decision = decide("a" * 60, rules=[slow], timeout=0.01)
-    assert decision[:3] == ("error", 9, "rule 9 timed out after 0.01 s")
+    assert decision[:3] == ("error", 9, "positive rule 1 timed out after 0.01 s")
     assert decision.decided_by == decision.reason
     assert decide("aab", rules=[slow], timeout=0.01).label == "pass"
 
@@ -130,12 +131,13 @@ def test_decisions_are_shared_objects(text: str) -> None:
 def test_stored_decisions_are_described_like_fresh_ones() -> None:
     """Only (label, rule id, reason) is stored; ``describe`` must give back what the matcher said."""
     rules = {rule.id: rule for rule in (HUSBAND, MAN)}
+    numbers = rule_numbers(rules.values())
     matcher = ItemMatcher([HUSBAND, MAN], [KnownSpec("good", "Her partner."), KnownSpec("bad", "Her pal."),
                                            KnownSpec("good", "Both."), KnownSpec("bad", "Both.")])
     texts = {"Her husband.": "positive rule 1: (husband|spouse|hubb(y|ies))",
-             "Her man.": r"negative rule 2: \b(gentle)?m[ae]n\b",
+             "Her man.": r"negative rule 1: \b(gentle)?m[ae]n\b",
              "Her husband, a man.": "positive rule 1: (husband|spouse|hubb(y|ies)) and "
-                                    r"negative rule 2: \b(gentle)?m[ae]n\b both matched",
+                                    r"negative rule 1: \b(gentle)?m[ae]n\b both matched",
              "Her partner.": "known good translation",
              "Her pal.": "known bad translation",
              "Both.": "listed both as a known good and a known bad translation",
@@ -143,11 +145,23 @@ def test_stored_decisions_are_described_like_fresh_ones() -> None:
     for text, expected in texts.items():
         decision = matcher.decide(text)
         rule = rules.get(decision.rule_id)  # type: ignore[arg-type]
-        stored = describe(decision.label, decision.rule_id, rule and rule.polarity, rule and rule.pattern,
-                          decision.reason)
+        stored = describe(decision.label, numbers.get(decision.rule_id or 0), rule and rule.polarity,
+                          rule and rule.pattern, decision.reason)
         assert stored == decision.decided_by == expected
-    assert describe("error", 7, "positive", "(a", "positive rule 7 is invalid: missing )") == \
-        "positive rule 7 is invalid: missing )"
+    assert describe("error", 1, "positive", "(a", "positive rule 1 is invalid: missing )") == \
+        "positive rule 1 is invalid: missing )"
+
+
+def test_rules_are_named_by_their_number_in_their_list_not_by_their_id() -> None:
+    """The editor shows positive rules 1, 2 and negative rules 1, 2; every text names them so (issue 16)."""
+    second = RuleSpec(40, "positive", r"\bpartner\b")
+    first_negative = RuleSpec(12, "negative", r"\bman\b")
+    matcher = ItemMatcher([HUSBAND, second, first_negative], [])
+    assert matcher.decide("Her partner.").decided_by == r"positive rule 2: \bpartner\b"
+    assert matcher.decide("Her man.").decided_by == r"negative rule 1: \bman\b"
+    assert matcher.decide("Her man.").rule_id == 12
+    assert rule_numbers([HUSBAND, second, first_negative]) == {1: 1, 40: 2, 12: 1}
+    assert rule_numbers([RuleSpec(5, "positive", "x", number=3)]) == {5: 3}  # a number given is kept
 
 
 def test_decide_all_decides_like_decide() -> None:

@@ -132,7 +132,7 @@ def test_exported_labels_and_scores_read_back_unchanged(hostile_db: Path, tmp_pa
     problems = Problems(str(labels))
     rows = read_table(labels, problems, ("item_id", "system", "output"),
                       ("auto_label", "decided_by", "manual_label", "reviewer", "reviewed_at", "comment",
-                       "effective_label"))
+                       "effective_label", "rule_id"))
     assert not problems.errors
     stored = _stored(hostile_db)
     assert {row["system"] for row in rows} == stored["systems"] == {"=1+1", "-2+3"}

@@ -59,7 +59,7 @@ def test_export_labels_one_row_per_system_output(db: Database, tmp_path: Path) -
         rows = list(csv.reader(file, dialect="excel-tab"))
     assert tuple(rows[0]) == LABEL_COLUMNS == (
         "item_id", "system", "output", "auto_label", "decided_by", "manual_label", "reviewer", "reviewed_at",
-        "comment", "effective_label")
+        "comment", "effective_label", "rule_id")
     assert [row[:2] for row in rows[1:]] == [[i, s] for i in "123" for s in "ABC"]
     by_key = {(row[0], row[1]): dict(zip(rows[0], row, strict=True)) for row in rows[1:]}
     assert by_key[("1", "C")]["auto_label"] == "fail" and by_key[("1", "C")]["manual_label"] == "pass"
@@ -68,3 +68,26 @@ def test_export_labels_one_row_per_system_output(db: Database, tmp_path: Path) -
     assert by_key[("2", "B")]["output"] == 'He said "run".' and by_key[("2", "B")]["decided_by"] == \
         "no rule or known translation matched"
     assert by_key[("2", "C")] == {**dict.fromkeys(LABEL_COLUMNS, ""), "item_id": "2", "system": "C"}
+
+
+def test_exported_labels_name_rules_as_the_editor_numbers_them_and_keep_the_id(db: Database, tmp_path: Path) -> None:
+    from store.models import Rule
+    from suite.labelling import relabel
+
+    small_suite(db, tmp_path)
+    relabel(db)
+    path = tmp_path / "labels.tsv"
+    export_labels(db, path)
+    with path.open(encoding="utf-8", newline="") as file:
+        rows = list(csv.DictReader(file, dialect="excel-tab"))
+    with db.session() as session:
+        rules = {rule.id: rule for rule in session.scalars(select(Rule))}
+    decided = [row for row in rows if row["rule_id"]]
+    assert decided
+    for row in decided:
+        rule = rules[int(row["rule_id"])]
+        same = sorted((r.position, r.id) for r in rules.values()
+                      if r.item_id == rule.item_id and r.polarity == rule.polarity)
+        number = same.index((rule.position, rule.id)) + 1
+        assert row["decided_by"].startswith(f"{rule.polarity} rule {number}: {rule.pattern}"), row
+    assert any(int(row["rule_id"]) != int(row["decided_by"].split()[2].rstrip(":")) for row in decided)

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from filters.metrics.signature import Signature
 from filters.metrics.specs import LABEL, QE_PREFIX, MetricOptions, MetricSpec, metric_names, metric_spec
 from suite.errors import TsqeError
-from suite.references import RefChoice
 
 if TYPE_CHECKING:
     from filters.metrics.base import Metric, TextMetric
@@ -38,6 +37,8 @@ def references_note(signature: Signature) -> str | None:
         return None
     if not spec.needs_references:
         return None
+    from suite.references import RefChoice  # here: the registry is read by `tsqe --help`, without SQLAlchemy
+
     return f"References: {RefChoice.parse(signature.get('refs'), signature.get('combine') or 'multi').describe()}."
 
 

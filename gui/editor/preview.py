@@ -24,7 +24,7 @@ from gui.row_table_model import RowColumn, RowListModel, row_view
 from suite.preview import UNLABELLED, ItemPreview, PreviewOutput, RuleProblem
 
 OUTPUT, SYSTEMS, NOW, AFTER, REVIEW = range(5)
-_COLUMNS = (RowColumn("Output (positive / negative matches)"),
+_COLUMNS = (RowColumn("Output", "matches of positive rules in the pass colour, of negative ones in the fail colour"),
             RowColumn("Systems", "the systems that produced this output"),
             RowColumn("Now", "the stored automatic label"),
             RowColumn("After", "the automatic label the draft would give"),
@@ -127,10 +127,11 @@ class PreviewPane(QWidget):
         header.setSectionResizeMode(OUTPUT, QHeaderView.ResizeMode.Stretch)
         for column in (SYSTEMS, NOW, AFTER, REVIEW):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(SYSTEMS, 170)
-        header.resizeSection(NOW, 70)
-        header.resizeSection(AFTER, 130)
-        header.resizeSection(REVIEW, 90)
+        # narrow enough that the outputs keep most of the pane on a 1,280 px screen (elided around their matches)
+        header.resizeSection(SYSTEMS, 120)
+        header.resizeSection(NOW, 64)
+        header.resizeSection(AFTER, 100)
+        header.resizeSection(REVIEW, 76)
         title = QLabel("<b>Preview</b> <span style='color:#666'>— this item's outputs under the draft</span>")
         layout = pane_layout(self)
         layout.addWidget(title)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import (
@@ -19,7 +20,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
-from PySide6.QtGui import QColor, QKeySequence, QShortcut
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -36,6 +37,7 @@ from gui.editor.draft_rows import DraftRowModel
 from gui.editor.pane import pane_layout, tool_button
 from gui.editor.pattern_edit import PatternEdit, field_height
 from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, fit_to_rows, row_view
+from gui.shortcuts import screen_action
 from suite.item_draft import EditorDraft, RuleRow, new_rule
 from suite.rules import pattern_problem
 
@@ -248,10 +250,10 @@ class RuleList(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.view)
         layout.addWidget(self.problem)
-        for keys, delta in (("Alt+Up", -1), ("Alt+Down", 1)):
-            shortcut = QShortcut(QKeySequence(keys), self)
-            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-            shortcut.activated.connect(lambda delta=delta: self.move_rule(delta))
+        # actions rather than bare shortcuts, so that the Keys dialog (built from the window's actions) lists them
+        self.move_actions = [screen_action(self, f"Move the {polarity} rule {direction}", keys,
+                                           partial(self.move_rule, delta))
+                             for keys, direction, delta in (("Alt+Up", "up", -1), ("Alt+Down", "down", 1))]
 
     def _open_editors(self, *_: object) -> None:
         for row in range(self.model.rowCount()):

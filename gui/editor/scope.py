@@ -67,9 +67,10 @@ class ScopePane(QWidget):
         self.review_button.setEnabled(False)
         self.review_button.clicked.connect(lambda: self.review.emit(list(self.model.rows())))
         top = QHBoxLayout()
-        top.addWidget(QLabel("<b>Scope</b> — the new and changed rules added to every item of the"))
+        title = QLabel("<b>Scope</b> — the new and changed rules added to every item of the", self)
+        title.setWordWrap(True)  # one line where there is room; never a reason for the window to be wider
+        top.addWidget(title, 1)
         top.addWidget(self.scope)
-        top.addStretch(1)
         top.addWidget(self.review_button)
         layout = pane_layout(self)
         layout.addLayout(top)

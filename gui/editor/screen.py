@@ -99,6 +99,7 @@ class ItemEditorScreen(QWidget):
     def _build(self) -> None:
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)
+        self.title.setWordWrap(True)  # a long category or phenomenon takes a second line, not a wider window
         self.state_label = QLabel(self)
         self.state_label.setStyleSheet("color: #666")
         self.save_button = QPushButton("Save", self)
@@ -108,8 +109,7 @@ class ItemEditorScreen(QWidget):
         self.revert_button.setToolTip("forget the unsaved changes of this item")
         self.revert_button.clicked.connect(self.revert)
         top = QHBoxLayout()
-        top.addWidget(self.title)
-        top.addStretch(1)
+        top.addWidget(self.title, 1)
         top.addWidget(self.state_label)
         top.addWidget(self.revert_button)
         top.addWidget(self.save_button)

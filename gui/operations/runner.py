@@ -28,7 +28,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtWidgets import QProgressDialog, QWidget
+from PySide6.QtWidgets import QLabel, QProgressDialog, QWidget
 
 from gui.dialogs import show_error
 from gui.state import AppState
@@ -39,6 +39,7 @@ T = TypeVar("T")
 
 PROGRESS_DELAY_MS = 500
 """A dialog that flashes up for a quick save is worse than none; only work that lasts gets one."""
+PROGRESS_WIDTH = 440
 
 CANCELLED = "cancelled: nothing was stored"
 """Every write is one transaction (or, for a save of several edits, stops before the next one): a cancelled
@@ -221,7 +222,12 @@ class Operations(QObject):
         dialog.setMinimumDuration(0)
         dialog.setAutoClose(False)
         dialog.setAutoReset(False)
-        dialog.setMinimumWidth(380)
+        # One width for the dialog's whole life, the text wrapping inside it: sized to each message, it changed
+        # width as the messages came and Cancel moved under the pointer (issue 16).
+        label = QLabel(dialog)
+        label.setWordWrap(True)
+        dialog.setLabel(label)
+        dialog.setFixedWidth(PROGRESS_WIDTH)
         dialog.canceled.connect(self._cancel_from_dialog)
         self._dialog = dialog
         self._refresh_dialog()

@@ -12,15 +12,17 @@ rows ran into each other. An export draws the chart afresh at its designed size,
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
-from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from gui.operations import Operations
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RESIZE_DELAY_MS = 150
 PANE_DPI = 100.0
@@ -31,6 +33,8 @@ def render(draw: Callable[[], Figure], width: int, height: int, ratio: float, sc
     """The chart as an image ``width`` (logical) pixels wide, filling ``height`` or, when the figure is designed
     taller, as tall as designed and ``scrollbar`` narrower, to scroll. Safe on a worker thread: a QImage, and a
     figure of its own."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg  # here: the window starts without matplotlib
+
     figure = draw()
     designed = round(figure.get_size_inches()[1] * PANE_DPI)
     if designed > height:
@@ -78,6 +82,7 @@ class ChartView(QWidget):
     def set_chart(self, draw: Callable[[], Figure] | None) -> None:
         self._draw = draw
         if draw is None:
+            self._ops.supersede(self._key)  # a rendering on its way is of what was shown before
             self.image = None
             self._label.setPixmap(QPixmap())
             self._label.setMinimumHeight(0)

@@ -29,7 +29,7 @@ from gui.reports.export import ExportButton
 from gui.reports.tab import note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
 from qe.disagreement import RankingDisagreement
-from suite.figures import COLOURS
+from suite.figures import count_colours
 from suite.tables import Table
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -84,7 +84,7 @@ class HeatMapModel(TableModel):
                 return LEFT_OUT
             if cell is None:
                 return NO_VALUE
-            red, green, blue, _ = COLOURS(len(cell) / self._top)
+            red, green, blue, _ = count_colours()(len(cell) / self._top)
             return QColor.fromRgbF(red, green, blue)
         if role == Qt.ItemDataRole.ForegroundRole and cell is not None:
             return QColor("white") if len(cell) > 0.6 * self._top else QColor("#1a1a1a")

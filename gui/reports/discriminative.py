@@ -40,6 +40,7 @@ from filters.difficulty import DifficultyResult
 from filters.metrics import LABEL, metric_names, metric_spec
 from filters.scoring import SegmentScores
 from filters.variance import VarianceResult, export_selection, variance_filter
+from gui.elided_label import ElidedLabel
 from gui.operations import Operations
 from gui.operations import scores as scores_ops
 from gui.reports.export import ExportButton
@@ -140,9 +141,9 @@ class DiscriminativeTab(ReportTab):
         self.drop.setSingleStep(5)
         self.drop.setPageStep(10)
         self.drop.setValue(60)
-        self.drop.setMinimumWidth(160)
+        self.drop.setMinimumWidth(100)
         self.drop.setToolTip("Fraction of items dropped: those whose deviation is at or below this percentile")
-        self.kept = QLabel()
+        self.kept = ElidedLabel()
         self.vat_button = QPushButton("Save kept items (VAT)…")
         self.vat_button.setToolTip("The kept items' sources and references, line-aligned, and their positions as JSON")
         self.difficulty_button = QPushButton("Token difficulty")
@@ -192,7 +193,7 @@ class DiscriminativeTab(ReportTab):
                                     "multi-reference form")
         self.joined_refs.setMaximumWidth(180)
         self.correlate_button = QPushButton("Correlate")
-        self.correlation_status = QLabel()
+        self.correlation_status = ElidedLabel()
         self.correlation_status.setStyleSheet("color: #555")
         self.correlation_status.setWordWrap(True)  # "12 rows: 6 metrics × 4 reference entries" wraps, never widens
         self.correlation_status.setMaximumWidth(200)
@@ -205,7 +206,7 @@ class DiscriminativeTab(ReportTab):
         correlation_controls.addWidget(self.joined_refs)
         correlation_controls.addWidget(self.top)
         correlation_controls.addWidget(self.correlate_button)
-        correlation_controls.addWidget(self.correlation_status)
+        correlation_controls.addWidget(self.correlation_status, 1)
         correlation_controls.addWidget(self.correlation_export)
         correlation_box = QGroupBox("Correlation with human scores (system level)")
         correlation_layout = QVBoxLayout(correlation_box)
@@ -218,6 +219,7 @@ class DiscriminativeTab(ReportTab):
         self.outer.setSizes([500, 320])
         self.status = QLabel()
         self.status.setStyleSheet("color: #555")
+        self.status.setWordWrap(True)  # a long message takes another line, never a wider window
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         status_row = QHBoxLayout()  # the reference choice sits here: the controls row is as wide as a laptop

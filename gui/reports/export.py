@@ -9,15 +9,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from matplotlib.figure import Figure
+from PySide6.QtCore import QPoint
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QFileDialog, QMenu, QToolButton, QWidget
+from PySide6.QtWidgets import QFileDialog, QMainWindow, QMenu, QToolButton, QToolTip, QWidget
 
 from gui.dialogs import show_error
 from suite.errors import TsqeError
-from suite.figures import save_figure
-from suite.tables import Table, render, write_table
+from suite.tables import SUFFIXES, Table, render, suffix_format, write_table
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TABLE_FILTERS: dict[str, str] = {
     "csv": "CSV (*.csv)", "tsv": "TSV (*.tsv)", "xlsx": "Excel workbook (*.xlsx)", "md": "Markdown (*.md)",
@@ -83,17 +86,25 @@ class ExportButton(QToolButton):
         filters = ";;".join(TABLE_FILTERS.values())
         path, chosen = QFileDialog.getSaveFileName(self, f"Save the {self._name}", _default_name(table), filters)
         if path:
-            fmt = next(f for f, label in TABLE_FILTERS.items() if label == chosen)
-            target = Path(path)
-            if not target.suffix:
-                target = target.with_suffix(TABLE_SUFFIXES[fmt])
+            target, fmt = table_target(path, chosen)
             # what the CLI's --out writes, a result's own JSON document included
             write_table(table, target, fmt, document=self._document() if self._document is not None else None)
+            self._tell(f"wrote the {self._name} to {target}")
 
     def _copy(self, fmt: str) -> None:
         copy_table(self._current_table(), fmt)
+        self._tell(f"copied the {self._name} as {CLIPBOARD_FORMATS[fmt]}: paste it where it goes")
+
+    def _tell(self, text: str) -> None:
+        """Say what was done where the user looks: in the window's status bar, and beside the button."""
+        window = self.window()
+        if isinstance(window, QMainWindow):
+            window.statusBar().showMessage(text, 8000)
+        QToolTip.showText(self.mapToGlobal(QPoint(0, self.height())), text, self)
 
     def _save_chart(self) -> None:
+        from suite.figures import save_figure
+
         figure = self._figure() if self._figure is not None else None
         if figure is None:
             raise TsqeError(f"the {self._name} has no chart yet")
@@ -104,6 +115,17 @@ class ExportButton(QToolButton):
             if target.suffix.lower() not in CHART_FILTERS:
                 target = target.with_suffix(next(s for s, label in CHART_FILTERS.items() if label == chosen))
             save_figure(figure, target)
+
+
+def table_target(path: str, chosen_filter: str) -> tuple[Path, str]:
+    """The file and format a Save table as… dialog asked for: a suffix typed with the name decides, as for the command
+    line's --out (typing table2.tex with the CSV filter selected wrote CSV); without one, the filter chosen does and
+    its suffix is added."""
+    target = Path(path)
+    if target.suffix.lower() in SUFFIXES:
+        return target, suffix_format(target)
+    fmt = next((f for f, label in TABLE_FILTERS.items() if label == chosen_filter), "csv")
+    return target.with_name(target.name + TABLE_SUFFIXES[fmt]), fmt
 
 
 def _default_name(table: Table) -> str:

@@ -11,9 +11,8 @@ writes with progress and Cancel.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from matplotlib.figure import Figure
 from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.elided_label import ElidedLabel
 from gui.operations import Operations
 from gui.operations import qe as qe_ops
 from gui.reports.charts import ChartView
@@ -59,6 +59,9 @@ from suite.errors import TsqeError
 from suite.qe_scores import QEScores, QESystemInfo, list_qe_systems
 from suite.tables import Table
 from suite.tasks import TaskState
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 RECOMPUTE_DELAY_MS = 250
 """Spin boxes emit on every step; wait until the user stops clicking before a new bootstrap."""
@@ -190,7 +193,7 @@ class QETab(ReportTab):
         self.seed = QSpinBox()
         self.seed.setRange(0, 2**31 - 1)
         self.seed.setPrefix("seed ")
-        self.status = QLabel()
+        self.status = ElidedLabel()
         self.status.setStyleSheet("color: #555")
         self.export = ExportButton("QE accuracy table", self.table, self.figure, self, document=self.document)
         options = QHBoxLayout()
@@ -224,7 +227,7 @@ class QETab(ReportTab):
         self.splits.setRange(1, 10_000)
         self.splits.setValue(200)
         self.splits.setPrefix("splits ")
-        self.stability_status = QLabel()
+        self.stability_status = ElidedLabel()
         self.stability_status.setStyleSheet("color: #555")
         self.stability_model = TableModel(self)
         self.stability_view = report_view(self.stability_model)
@@ -234,10 +237,10 @@ class QETab(ReportTab):
         self.stability_export = ExportButton("QE ranking stability table", self.stability_table, None, self,
                                              document=self.stability_document)
         stability_controls = QHBoxLayout()
-        stability_controls.addWidget(QLabel("Does the ranking of the QE systems hold between random halves of the "
-                                            "items?"))
+        question = QLabel("Does the ranking of the QE systems hold between random halves of the items?")
+        question.setWordWrap(True)
+        stability_controls.addWidget(question, 1)
         stability_controls.addWidget(self.splits)
-        stability_controls.addStretch(1)
         stability_controls.addWidget(self.stability_status)
         stability_controls.addWidget(self.stability_export)
         stability_page = QWidget()
@@ -522,6 +525,16 @@ class QETab(ReportTab):
         self.view_data = None
         self._inputs = None
         self.stability = None
+
+    def _clear_shown(self) -> None:
+        self.model.set_table(None)
+        self.chart.set_chart(None)
+        self.notes.setText("")
+        self.status.setText("")
+        self.pairs.show_hint()
+        self.stability_model.set_table(None)
+        self.stability_notes.setText("")
+        self.stability_status.setText("")
 
     def _selected_system(self) -> QESystemInfo | None:
         rows = self.systems_view.selectionModel().selectedRows()

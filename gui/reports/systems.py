@@ -7,9 +7,8 @@ on exactly the outputs behind it.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from matplotlib.figure import Figure
 from PySide6.QtCore import (
     QModelIndex,
     QSettings,
@@ -26,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.elided_label import ElidedLabel
 from gui.operations import Operations
 from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
@@ -39,6 +39,9 @@ from suite.changes import Changes
 from suite.report import ReportBy, ReportRow, SystemsReport, systems_report
 from suite.tables import Table
 from suite.tasks import TaskState
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FIXED_COLUMNS = 2  # the row's name and its number of items
 RATE_TIP = "pass rate in %: pass / (pass + fail) over effective labels; double-click a cell to review it"
@@ -132,7 +135,7 @@ class SystemsTab(ReportTab):
         self.alpha.setSingleStep(0.01)
         self.alpha.setValue(0.05)
         self.alpha.setToolTip("Significance level of the best-cluster test (one-sided two-proportion z-test)")
-        self.status = QLabel()
+        self.status = ElidedLabel()
         self.status.setStyleSheet("color: #555")
         self.export = ExportButton("systems report", self.table, self.figure, self, document=self.document)
 
@@ -219,6 +222,12 @@ class SystemsTab(ReportTab):
 
     def concerns(self, changes: Changes) -> bool:
         return changes.label_state
+
+    def _clear_shown(self) -> None:
+        self.model.set_report(None)
+        self.chart.set_chart(None)
+        self.legend.setText("")
+        self.status.setText("")
 
     def _follow_selection(self) -> None:
         selection = self._state.selection

@@ -26,8 +26,8 @@ class ReportTab(QWidget):
         self._ops = ops
         self._reads = reads
         self._stale = True
-        state.database_changed.connect(self._invalidate)
-        state.suite_changed.connect(self._invalidate)
+        state.database_changed.connect(self._switched)
+        state.suite_changed.connect(self._switched)
         state.operation_executed.connect(self._changed)
         state.selection_changed.connect(self._follow_selection)
 
@@ -45,6 +45,14 @@ class ReportTab(QWidget):
     def _follow_selection(self) -> None:
         """Show the tree's selection in the report."""
         raise NotImplementedError
+
+    def _clear_shown(self) -> None:
+        """Empty the tables and charts on screen: they showed another suite (a chart of the previous suite stayed
+        beside the new suite's empty table, issue 16)."""
+
+    def _switched(self) -> None:
+        self._clear_shown()
+        self._invalidate()
 
     def add_menu_actions(self, actions: tuple[tuple[str, Callable[[], None]], ...]) -> None:
         """The window's QE menu lists a screen's actions (``QWidget.actions()``): the same forms as its buttons."""

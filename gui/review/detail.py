@@ -114,7 +114,8 @@ def detail_html(detail: Detail) -> str:
     if item.rules:
         parts.append(section.format("Rules"))
         parts += [f'<p><span style="color:{POSITIVE if r.polarity == "positive" else NEGATIVE}">'
-                  f"{'+' if r.polarity == 'positive' else '−'}</span> <code>{html.escape(r.pattern)}</code>"
+                  f"{'+' if r.polarity == 'positive' else '−'}{r.position + 1}</span> "  # numbered as in the editor
+                  f"<code>{html.escape(r.pattern)}</code>"
                   + ("" if r.problem is None else f" — {html.escape(r.problem)}") + "</p>"
                   for r in item.rules]
     return "".join(parts)

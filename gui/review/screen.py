@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -43,6 +44,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from gui.elided_label import ElidedLabel
 from gui.operations import Operations
 from gui.operations import review as review_ops
 from gui.review.adjudication import AdjudicationPage
@@ -70,8 +72,11 @@ LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
     ("reviewed", OutputFilter(reviewed=True)),
     ("not reviewed", OutputFilter(reviewed=False)),
     ("manual differs from automatic", OutputFilter(disagree=True)),
+    ("empty, placeholder or untranslated", OutputFilter(degenerate=True)),
 )
-ANY = "(any)"
+ANY = {"category": "any category", "phenomenon": "any phenomenon", "system": "any system"}
+"""Each chooser's first entry, no filter: it names what the chooser filters, so the bar needs no labels beside
+them (with them it was 1,135 px wide at least, wider than the window's share of a laptop screen)."""
 TEXT_DEBOUNCE_MS = 300
 LEARN_DELAY_MS = 2000
 """After decisions or rule edits, suggestions are learned anew once the reviewer pauses this long."""
@@ -149,7 +154,9 @@ class ReviewScreen(QWidget):
         header.customContextMenuRequested.connect(self._header_menu)
         for i, column in enumerate(COLUMNS):
             header.resizeSection(i, column.width)
-        for key in ("category", "phenomenon", "decided_by", "reviewer", "reviewed_at"):
+        # The output takes what the other columns leave: on a 1,280 px screen the labels were scrolled off the right.
+        header.setSectionResizeMode(COLUMN["output"], QHeaderView.ResizeMode.Stretch)
+        for key in ("category", "phenomenon", "decided_by", "reviewer", "reviewed_at", "comment"):
             header.hideSection(COLUMN[key])  # the manual column has the initials, the detail panel the rest
         self.detail = DetailPanel(state, ops, self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -209,24 +216,28 @@ class ReviewScreen(QWidget):
         self.label_box = QComboBox(self)
         for name, _ in LABEL_STATES:
             self.label_box.addItem(name)
+        self.label_box.setToolTip("which outputs to show, by label state")
         self.category_box = QComboBox(self)
         self.phenomenon_box = QComboBox(self)
         self.system_box = QComboBox(self)
-        for box in (self.category_box, self.phenomenon_box, self.system_box):
-            box.addItem(ANY)
+        for key, box in (("category", self.category_box), ("phenomenon", self.phenomenon_box),
+                         ("system", self.system_box)):
+            box.addItem(ANY[key])
+            box.setToolTip(f"only the outputs of one {key}")
+        for box in (self.label_box, self.category_box, self.phenomenon_box, self.system_box):
             box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-            box.setMinimumContentsLength(10)
+            box.setMinimumContentsLength(9)  # the list that opens shows whole names
         self.text_box = QLineEdit(self)
         self.text_box.setPlaceholderText("output contains…")
         self.text_box.setClearButtonEnabled(True)
-        self.text_box.setMinimumWidth(160)
+        self.text_box.setMinimumWidth(110)
         self.group_box = QCheckBox("group alike", self)
         self.group_box.setToolTip("show the outputs of an item that differ only in case, punctuation, quotes or "
                                   "spaces, and got the same automatic label, as one row: a decision decides them "
                                   "all")
         self.group_box.setChecked(str(QSettings().value(SETTINGS_GROUPED, "true")).lower() != "false")
         self.group_box.toggled.connect(self._grouping_toggled)
-        self.scope_label = QLabel(self)
+        self.scope_label = ElidedLabel("", self)
         self.count_label = QLabel(self)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -238,11 +249,9 @@ class ReviewScreen(QWidget):
         self.phenomenon_box.currentIndexChanged.connect(lambda _: self.requery())
         self.system_box.currentIndexChanged.connect(lambda _: self.requery())
         self._bar = QHBoxLayout()
-        for text, widget in (("show", self.label_box), ("category", self.category_box),
-                             ("phenomenon", self.phenomenon_box), ("system", self.system_box)):
-            self._bar.addWidget(QLabel(text, self))
-            self._bar.addWidget(widget)
-        self._bar.addWidget(self.text_box, 1)
+        for widget in (self.label_box, self.category_box, self.phenomenon_box, self.system_box):
+            self._bar.addWidget(widget, 1)
+        self._bar.addWidget(self.text_box, 2)
         self._quiet = False  # set while the bar is filled from outside, so one change queries once
 
     def current_filter(self) -> OutputFilter:
@@ -251,6 +260,7 @@ class ReviewScreen(QWidget):
 
         label = LABEL_STATES[max(self.label_box.currentIndex(), 0)][1]
         return replace(self._scope, label=label.label, reviewed=label.reviewed, disagree=label.disagree,
+                       degenerate=label.degenerate,
                        category=chosen(self.category_box), phenomenon=chosen(self.phenomenon_box),
                        system=chosen(self.system_box), contains=self.text_box.text().strip() or None,
                        grouped=self.group_box.isChecked())
@@ -270,8 +280,9 @@ class ReviewScreen(QWidget):
         """Show exactly this filter (from a report cell or the tree), in the bar where the bar can show it."""
         self._quiet = True
         try:
-            state = next((i for i, (_, f) in enumerate(LABEL_STATES) if (f.label, f.reviewed, f.disagree) ==
-                          (filter.label, filter.reviewed, filter.disagree)), 0)
+            state = next((i for i, (_, f) in enumerate(LABEL_STATES)
+                          if (f.label, f.reviewed, f.disagree, f.degenerate) ==
+                          (filter.label, filter.reviewed, filter.disagree, filter.degenerate)), 0)
             self.label_box.setCurrentIndex(state)
             self._choose(self.category_box, filter.category)
             self._fill_phenomena()
@@ -356,13 +367,14 @@ class ReviewScreen(QWidget):
 
     def _refill(self, box: QComboBox, names: list[str]) -> None:
         """New choices, keeping the current one (even if it has gone: the table still shows it)."""
-        current = box.currentText()
+        current = box.currentText() if box.currentIndex() > 0 else None
         quiet, self._quiet = self._quiet, True
         try:
+            anything = box.itemText(0)
             box.clear()
-            box.addItem(ANY)
+            box.addItem(anything)
             box.addItems(names)
-            self._choose(box, None if current in ("", ANY) else current)
+            self._choose(box, current)
         finally:
             self._quiet = quiet
 

@@ -15,8 +15,9 @@ from PySide6.QtCore import QLine, QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen, QStaticText
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem, QTableView, QWidget
 
-from gui.review.delegate import paint_spans
+from gui.review.delegate import focus_start, paint_spans, shown_from
 from gui.review.model import ReviewModel
+from suite.rules import Span
 
 _TEXTS_KEPT = 5_000  # texts laid out that are remembered: a few pages' worth
 _PADDING = 4  # between a cell's edge and its text, as Qt's item delegates leave it
@@ -28,6 +29,7 @@ class ReviewTable(QTableView):
         self.setModel(model)
         self._model = model
         self._laid_out: dict[tuple[str, bool, int], QStaticText] = {}
+        self._starts: dict[tuple[str, int, int, bool, int], int] = {}
         self._bold = QFont(self.font())
         self._bold.setBold(True)
         self._metrics = {False: QFontMetrics(self.font()), True: QFontMetrics(self._bold)}
@@ -74,14 +76,16 @@ class ReviewTable(QTableView):
                     continue
                 bold = cell.bold
                 inner = width - 1 - 2 * _PADDING
+                start = 0
                 if cell.spans:
+                    start = self._focus(cell.text, cell.spans, bold, inner)
                     paint_spans(painter, self._metrics[bold], QRect(x + _PADDING, top, inner, height - 1), cell.text,
-                                cell.spans)
+                                cell.spans, start)
                 painter.setPen(selected_colour if selected else cell.colour or text_colour)
                 where = QPointF(x + _PADDING, top + (height - 1 - self._line[bold]) / 2)
                 if bold:
                     painter.setFont(self._bold)
-                painter.drawStaticText(where, self._text_of(cell.text, bold, inner))
+                painter.drawStaticText(where, self._text_of(shown_from(cell.text, start), bold, inner))
                 if bold:
                     painter.setFont(self.font())
         if self.showGrid():
@@ -108,6 +112,17 @@ class ReviewTable(QTableView):
         """The selection as row ranges: a few ranges however many rows, asked once a repaint."""
         selection = self.selectionModel().selection()
         return [(ranged.top(), ranged.bottom()) for ranged in (selection.at(i) for i in range(selection.count()))]
+
+    def _focus(self, text: str, spans: list[Span], bold: bool, width: int) -> int:
+        """``focus_start`` of an output cell, remembered like its laid-out text: a repaint measures nothing again."""
+        first = min(spans)
+        key = (text, first.start, first.end, bold, width)
+        start = self._starts.get(key)
+        if start is None:
+            if len(self._starts) >= _TEXTS_KEPT:
+                self._starts.clear()
+            start = self._starts[key] = focus_start(text, spans, width, self._metrics[bold].horizontalAdvance)
+        return start
 
     def _text_of(self, text: str, bold: bool, width: int) -> QStaticText:
         """The text elided to the width (unchanged when it fits), laid out once."""

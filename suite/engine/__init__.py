@@ -1,1 +1,2 @@
-"""The rule engine's room (issue 21): labelling, its counts and what a run changed."""
+"""The rule engine's room (issue 21 moves rules, labelling, labels and the worker pool here): what a labelling
+run changed, and the suite's policy for degenerate outputs."""

@@ -502,6 +502,24 @@ def test_splitters_and_scope_are_remembered(qtbot, state, ops, tmp_path: Path) -
     assert second.scope.current_scope() == "suite"
 
 
+def test_a_new_empty_rule_does_not_turn_the_outputs_into_errors(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+    """Adding a rule (Ctrl+Shift+P) showed every output as error ("empty pattern") before a key was typed."""
+    _open(screen, state, ops, "amb-01")
+    before = {o.output_id: o.label_after for o in screen.last_preview.outputs}
+    screen.add_positive_action.trigger()
+    _preview_settled(qtbot, screen, ops)
+    screen.start_preview()
+    assert ops.wait_idle()
+    preview = screen.last_preview
+    assert preview is not None and preview.problems == [] and preview.flips == {}
+    assert {o.output_id: o.label_after for o in preview.outputs} == before
+    assert not screen.rule_lists["positive"].problem.isVisible()
+    assert "error" not in screen.preview.flips.text()
+    _type(qtbot, _editor(screen, "positive", 1), "painted")  # once typed, it is a rule like any other
+    _preview_settled(qtbot, screen, ops)
+    assert {o.label_after for o in screen.last_preview.outputs} >= {"pass"}
+
+
 @pytest.mark.parametrize("pattern", ["(?:a{65535}){65535}", "(" * 300 + "a" + ")" * 300])
 def test_typing_a_pattern_that_would_exhaust_the_compiler_is_refused_at_once(qtbot, screen, state, ops,  # type: ignore[no-untyped-def]
                                                                            pattern: str) -> None:

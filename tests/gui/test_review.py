@@ -363,3 +363,30 @@ def test_copy_puts_the_selected_rows_on_the_clipboard_as_tsqe_outputs_prints_the
     write_rows_tsv(output_rows(window.state.db, [_shown(window, r) for r in range(3)]), expected)
     assert QApplication.clipboard().text() == expected.getvalue()
     assert window.statusBar().currentMessage() == "copied 3 rows"
+
+
+def test_rules_are_numbered_as_the_editor_shows_them_in_the_table_and_the_detail(qtbot, window: MainWindow) -> None:
+    """The decided-by column said "positive rule 313" (the stored id) and the detail panel listed rules as "+" and
+    "−" without a number: the linguist could not tell which line of the editor had decided."""
+    from suite.editing import add_rule, find_item
+
+    db = window.state.db
+    assert db is not None
+    item_id = find_item(db, "amb-04", window.state.suite_name)
+    rule_id = add_rule(db, item_id, "positive", r"\bdepartment head\b", author="Test Reviewer").entity_id
+    assert rule_id is not None and rule_id > 2
+    relabel(db, window.state.suite_name)
+    review = window.review
+    review.apply_filter(OutputFilter(item="amb-04"))
+    _settle(qtbot, window)
+    rows = [review.model.cached(row) for row in range(review.model.rowCount())]
+    [row] = [r for r in rows if r is not None and r.text == "The department head was standing on the ladder."]
+    at = rows.index(row)
+    assert review.model.index(at, COLUMN["decided_by"]).data() == r"positive rule 2: \bdepartment head\b"
+    review.set_current_row(at)
+    qtbot.waitUntil(lambda: review.detail.current is not None and review.detail.current.row == row)
+    shown = review.detail.browser.toPlainText()
+    assert r"+1 \b(head|manager|director|chief) of the department\b" in shown
+    assert r"+2 \bdepartment head\b" in shown
+    assert r"−1 \bladder of the department\b" in shown
+    assert f"rule {rule_id}" not in shown

@@ -1,0 +1,259 @@
+"""A suite's policy for degenerate outputs: empty ones, placeholders, and outputs identical to the source.
+
+On DFKI de-en the UF system's ``####`` is 2,748 of the 4,016 unknown outputs: no rule will ever match it, and
+reviewing it output by output is busywork. The policy decides such outputs once for the whole suite:
+
+- ``empty_output``: what an empty output or a placeholder (one of the suite's placeholder texts, e.g. ``####``)
+  gets: ``fail`` before any rule, or ``unknown``, which leaves it to the rules as any other output (none matches
+  an empty output; a placeholder stays unknown unless a rule matches it);
+- ``untranslated_output``: the same for an output identical to its item's source sentence (not translated).
+
+A policy is part of every affected item's fingerprint (``suite.rules.item_fingerprint``), so changing it relabels
+the suite, and its decisions are made by the rule engine itself (``ItemMatcher``), before the rules: an untranslated
+output that happens to contain a positive rule's name must not pass. Outputs are compared exactly as stored (a
+system's output is stored stripped of surrounding whitespace; a source is compared without its surrounding spaces,
+SQL's ``trim``), so that the database can find them too: Review's
+filter of degenerate outputs and the counts below are queries that agree with the engine output for output.
+The default (``unknown``, ``unknown``, no placeholders) changes no fingerprint: databases made before policies
+existed keep every label.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import ColumnElement, case, delete, false, func, insert, literal, or_, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session, aliased
+
+from store import Database
+from store.models import POLICY_LABELS, Item, Output, OutputPlaceholder
+from store.models import OutputPolicy as StoredPolicy
+from store.text import nfc
+from suite.changes import ANYWHERE, Changes
+from suite.errors import TsqeError
+from suite.history import Change, check_author, record
+from suite.rules import Decision
+from suite.suites import find_suite
+from suite.tasks import TaskState, progress_of
+
+if TYPE_CHECKING:
+    from suite.undoable_edits import Ledger
+
+EMPTY = Decision("fail", None, "empty output", "empty output")
+PLACEHOLDER = Decision("fail", None, "placeholder output", "placeholder output")
+UNTRANSLATED = Decision("fail", None, "identical to the source (not translated)",
+                        "identical to the source (not translated)")
+MAX_PLACEHOLDER = 200
+"""Characters a placeholder may have (what the database stores)."""
+
+
+@dataclass(frozen=True)
+class OutputPolicy:
+    """What a suite decides about its degenerate outputs (see the module docstring)."""
+
+    empty_output: str = "unknown"
+    untranslated_output: str = "unknown"
+    placeholders: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # outputs and sources are stored NFC: a placeholder typed in another normal form must still find them
+        object.__setattr__(self, "placeholders", tuple(dict.fromkeys(nfc(text) for text in self.placeholders)))
+        for name, label in (("empty and placeholder outputs", self.empty_output),
+                            ("outputs identical to the source", self.untranslated_output)):
+            if label not in POLICY_LABELS:
+                raise TsqeError(f"{name} are labelled {' or '.join(POLICY_LABELS)}, not {label!r}")
+        for text in self.placeholders:
+            if not text.strip():
+                raise TsqeError("a placeholder cannot be empty (empty outputs are always degenerate)")
+            if text != text.strip():
+                raise TsqeError(f"a placeholder is compared with outputs stripped of surrounding spaces: "
+                                f"{text!r} would never match one")
+            if len(text) > MAX_PLACEHOLDER:
+                raise TsqeError(f"a placeholder has at most {MAX_PLACEHOLDER} characters, not {len(text)}")
+
+    @property
+    def default(self) -> bool:
+        return self == OutputPolicy()
+
+    def decisions(self, source: str) -> dict[str, Decision]:
+        """Output text -> the decision the policy makes for it, for an item with this source; the engine looks an
+        output up here before trying any rule. Empty when the policy leaves everything to the rules."""
+        found: dict[str, Decision] = {}
+        if self.untranslated_output == "fail" and source.strip(" "):
+            found[source.strip(" ")] = UNTRANSLATED
+        if self.empty_output == "fail":
+            found.update(dict.fromkeys(self.placeholders, PLACEHOLDER))
+            found[""] = EMPTY
+        return found
+
+    def fingerprint(self, source: str) -> dict[str, Any] | None:
+        """What of the policy decides an item's labels, for its fingerprint; None for the default policy, which
+        leaves fingerprints as they were before policies existed."""
+        if self.default:
+            return None
+        part: dict[str, Any] = {"empty": self.empty_output, "untranslated": self.untranslated_output}
+        if self.empty_output != "unknown":
+            part["placeholders"] = sorted(self.placeholders)
+        if self.untranslated_output != "unknown":
+            part["source"] = source.strip(" ")
+        return part
+
+    def describe(self) -> str:
+        placeholders = ", ".join(repr(text) for text in self.placeholders) or "none"
+        return (f"empty and placeholder outputs: {self.empty_output} (placeholders: {placeholders}); "
+                f"outputs identical to the source: {self.untranslated_output}")
+
+    def to_json(self) -> dict[str, Any]:
+        """The fields as a history entry stores them."""
+        return {"empty_output": self.empty_output, "untranslated_output": self.untranslated_output,
+                "placeholders": list(self.placeholders)}
+
+
+@dataclass(frozen=True)
+class DegenerateCounts:
+    """How many of a suite's distinct outputs are degenerate, by kind (an empty output is not a placeholder)."""
+
+    empty: int = 0
+    placeholder: int = 0
+    untranslated: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.empty + self.placeholder + self.untranslated
+
+
+POLICY_CHANGES = Changes(labels=ANYWHERE)
+"""What setting a policy changes: any item's labels may move (it is in every affected item's fingerprint)."""
+
+
+@dataclass(frozen=True)
+class PolicyChange:
+    """A policy set: the one before, the one now, the degenerate outputs it concerns and the labels after."""
+
+    before: OutputPolicy
+    after: OutputPolicy
+    counts: DegenerateCounts
+    labels: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def changes(self) -> Changes:
+        return POLICY_CHANGES if self.after != self.before else Changes()
+
+    def summary(self) -> str:
+        """What changed, in one line with the counts ("2,748 empty or placeholder outputs are now fail; …")."""
+        counts, after = self.counts, self.after
+        empty = counts.empty + counts.placeholder
+        return (f"{empty:,} empty or placeholder output{'s' if empty != 1 else ''} "
+                f"{_fate(after.empty_output)}; {counts.untranslated:,} output"
+                f"{'s' if counts.untranslated != 1 else ''} identical to the source {_fate(after.untranslated_output)}")
+
+
+def _fate(label: str) -> str:
+    return "fail" if label == "fail" else "left to the rules (unknown unless a rule matches)"
+
+
+def read_policy(reader: Session | Connection, suite_id: int) -> OutputPolicy:
+    """The suite's policy, read in the caller's session or connection (labelling plans on a bare connection)."""
+    stored = reader.execute(select(StoredPolicy.empty_output, StoredPolicy.untranslated_output)
+                            .where(StoredPolicy.suite_id == suite_id)).first()
+    placeholders = tuple(text for text, in reader.execute(
+        select(OutputPlaceholder.text).where(OutputPlaceholder.suite_id == suite_id).order_by(OutputPlaceholder.text)))
+    if stored is None:
+        return OutputPolicy(placeholders=placeholders)
+    return OutputPolicy(stored[0], stored[1], placeholders)
+
+
+def output_policy(db: Database, suite_name: str | None = None) -> OutputPolicy:
+    with db.session() as session:
+        return read_policy(session, find_suite(session, suite_name).id)
+
+
+def degenerate_output(suite_id: int) -> ColumnElement[bool]:
+    """SQL: the output (``Output``) is empty, one of the suite's placeholders, or its item's source: the same
+    comparisons as ``OutputPolicy.decisions``, whatever the policy decides about them."""
+    item = aliased(Item)  # the query may join Item itself (to sort), which a plain subquery would correlate to
+    return or_(Output.text == "",
+               Output.text.in_(select(OutputPlaceholder.text).where(OutputPlaceholder.suite_id == suite_id)),
+               Output.text == select(func.trim(item.source)).where(item.id == Output.item_id).scalar_subquery())
+
+
+def _count_degenerate(session: Session, suite_id: int, placeholders: Sequence[str] | None = None
+                      ) -> DegenerateCounts:
+    placeholder: ColumnElement[bool] = (
+        Output.text.in_(select(OutputPlaceholder.text).where(OutputPlaceholder.suite_id == suite_id))
+        if placeholders is None else Output.text.in_([nfc(text) for text in placeholders]) if placeholders else false())
+    empty = Output.text == ""
+    untranslated = Output.text == func.trim(Item.source)
+
+    def count(condition: ColumnElement[bool]) -> ColumnElement[int]:
+        return func.coalesce(func.sum(case((condition, 1), else_=0)), literal(0))
+
+    row = session.execute(select(count(empty), count(placeholder & ~empty), count(untranslated & ~empty & ~placeholder))
+                          .select_from(Output).join(Item, Item.id == Output.item_id)
+                          .where(Item.suite_id == suite_id)).one()
+    return DegenerateCounts(int(row[0]), int(row[1]), int(row[2]))
+
+
+def degenerate_counts(db: Database, suite_name: str | None = None, placeholders: Sequence[str] | None = None
+                      ) -> DegenerateCounts:
+    """How many distinct outputs of the suite are empty, placeholders (the suite's, or ``placeholders``: what a
+    list being edited would find) or identical to their source."""
+    with db.session() as session:
+        return _count_degenerate(session, find_suite(session, suite_name).id, placeholders)
+
+
+def set_output_policy(db: Database, policy: OutputPolicy, *, suite_name: str | None = None, author: str,
+                      task: TaskState | None = None) -> PolicyChange:
+    """Store the suite's policy (an entry in its history, with the policy before) and relabel what it changes.
+
+    Storing is one transaction and labelling another, as after an import: a labelling cancelled or failed
+    leaves the policy stored and the affected items' fingerprints stale, so the next labelling (F5, ``tsqe
+    label``) decides them. Setting the policy it had back is how a change is undone.
+    """
+    from suite.labelling import relabel  # labelling reads the policy through this module
+
+    author = check_author(author)
+    task = progress_of(task)
+    with db.transaction() as session:
+        suite = find_suite(session, suite_name)
+        name = suite.name
+        before = read_policy(session, suite.id)
+        if policy != before:
+            _store(session, suite.id, policy)
+            record(session, [Change(suite.id, None, "suite", suite.id, "change", author, before.to_json(),
+                                    policy.to_json(), None)])
+        counts = _count_degenerate(session, suite.id)
+    labels = relabel(db, name, task=task) if policy != before else {}
+    return PolicyChange(before, policy, counts, labels)
+
+
+def _store(session: Session, suite_id: int, policy: OutputPolicy) -> None:
+    session.execute(delete(StoredPolicy).where(StoredPolicy.suite_id == suite_id))
+    session.execute(delete(OutputPlaceholder).where(OutputPlaceholder.suite_id == suite_id))
+    session.execute(insert(StoredPolicy).values(suite_id=suite_id, empty_output=policy.empty_output,
+                                                untranslated_output=policy.untranslated_output))
+    if policy.placeholders:
+        session.execute(insert(OutputPlaceholder), [{"suite_id": suite_id, "text": text}
+                                                    for text in dict.fromkeys(policy.placeholders)])
+
+
+@dataclass(frozen=True)
+class SetOutputPolicy:
+    """Setting a suite's policy as an undoable edit value (``suite.undoable_edits.Edit``): undone by setting the
+    policy before back, which relabels the suite again."""
+
+    suite: str
+    policy: OutputPolicy
+    before: OutputPolicy
+
+    def apply(self, db: Database, author: str, ledger: Ledger) -> SetOutputPolicy:
+        set_output_policy(db, self.policy, suite_name=self.suite, author=author)
+        return SetOutputPolicy(self.suite, self.before, self.policy)
+
+    def summary(self) -> str:
+        return "set the policy for degenerate outputs"
+
+    def changes(self) -> Changes:
+        return POLICY_CHANGES

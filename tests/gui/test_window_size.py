@@ -1,0 +1,104 @@
+"""The window fits a laptop's screen whatever is loaded, and nothing in it makes it wider by itself (issue 16).
+
+It opened 1,446 px wide, grew to 1,518 px with an item chosen and to 1,888 px after importing a second suite, and
+asked for 1,280×720 it stayed 1,459 px wide: long one-line labels and filter bars set the minimum.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from gui.main_window import MAX_MIN_WIDTH, MainWindow
+from gui.state import Selection
+from suite.importers.suite_import import import_suite
+from tests.conftest import SHARED_DATA
+
+LONG = "a category whose name goes on and on, as the names of real test suites' categories sometimes do"
+
+
+def _settled(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    assert window.ops.wait_idle()
+    qtbot.wait(30)
+    QApplication.processEvents()
+
+
+def _walk(qtbot, window: MainWindow, widths: list[tuple[str, int, int]]) -> None:  # type: ignore[no-untyped-def]
+    """Every screen, an item chosen, long messages: the window's minimum width and its width after each."""
+    def note(what: str) -> None:
+        _settled(qtbot, window)
+        widths.append((what, window.minimumSizeHint().width(), window.width()))
+
+    note("opened")
+    for i in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(i)
+        note(window.tabs.tabText(i))
+    tree = window.state.tree
+    assert tree is not None
+    category = tree.categories[0]
+    item = category.phenomena[0].items[0]
+    window.tabs.setCurrentWidget(window.editor)
+    window.state.select(Selection(category.name, category.phenomena[0].name, item.item_id))
+    note("an item chosen")
+    window._job_progress(f"importing outputs from {'very-long-file-name-' * 12}.tsv", 0.4)
+    note("a job on a long file name")
+    window._job_busy(False)
+    for label in (window.systems.status, window.qe.status, window.qe.stability_status,
+                  window.discriminative.correlation_status, window.discriminative.kept, window.review.scope_label):
+        label.setText("no QE system yet: import scores, train one, or store a metric as QE " * 4)
+    window.discriminative.status.setText("chrf compares outputs with references, and this suite has none " * 4)
+    for i in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(i)
+        note(f"{window.tabs.tabText(i)} with long messages")
+
+
+def test_the_minimum_width_stays_within_a_laptop_screen_and_nothing_grows_the_window(
+        qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    window.resize(1200, 700)
+    widths: list[tuple[str, int, int]] = []
+    _walk(qtbot, window, widths)
+    suite = tmp_path / "second.tsv"
+    suite.write_text("id\tcategory\tphenomenon\tsource\tpositive_regex\n"
+                     f"x-01\t{LONG}\t{LONG}\tEin sehr langer Satz, der nicht aufhört.\t\\bsentence\\b\n",
+                     encoding="utf-8")
+    assert window.state.db is not None
+    import_suite(window.state.db, suite, name=f"second suite with {LONG}", source_lang="de", target_lang="en")
+    window._suite_imported([window.state.suite_name or "", f"second suite with {LONG}"], f"second suite with {LONG}")
+    _settled(qtbot, window)
+    _walk(qtbot, window, widths)
+    too_wide = [(what, minimum) for what, minimum, _ in widths if minimum > MAX_MIN_WIDTH]
+    assert not too_wide, widths
+    grown = [(what, width) for what, _, width in widths if width != 1200]
+    assert not grown, widths
+
+
+def test_a_new_window_fits_the_screen_it_opens_on(qtbot) -> None:  # type: ignore[no-untyped-def]
+    main = MainWindow()
+    qtbot.addWidget(main)
+    available = main.screen().availableGeometry()
+    assert main.width() <= available.width() and main.height() <= available.height()
+
+
+@pytest.mark.shared
+@pytest.mark.skipif(not (SHARED_DATA / "mt-testsuite").is_dir(), reason="needs ../shared/data/external")
+def test_the_dfki_suite_fits_too(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from store import open_database
+    from suite.importers.outputs import import_outputs
+    from suite.labelling import relabel
+
+    path = tmp_path / "dfki.sqlite"
+    db = open_database(path)
+    import_suite(db, SHARED_DATA / "mt-testsuite" / "testset" / "de-en" / "items.json", name="de-en")
+    import_outputs(db, SHARED_DATA / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv", suite_name="de-en")
+    relabel(db, "de-en", workers=0)
+    db.close()
+    main = MainWindow()
+    qtbot.addWidget(main)
+    main.resize(1200, 700)
+    main.show()
+    main.open_target(str(path))
+    qtbot.waitUntil(lambda: main.state.tree is not None and main.review.model.rowCount() > 0, timeout=30000)
+    widths: list[tuple[str, int, int]] = []
+    _walk(qtbot, main, widths)
+    assert all(minimum <= MAX_MIN_WIDTH and width == 1200 for _, minimum, width in widths), widths
