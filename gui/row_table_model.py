@@ -4,6 +4,9 @@ After Anki's browser table (``aqt.browser.table``): the columns are values that 
 tooltip, how their cells line up and what may be done with them, and the model asks a row only for what a
 cell shows. What every such table answers Qt the same way (counting rows and columns, the header, refusing
 an index outside the rows, the flags) is written once here; a model says only its columns and its ``cell``.
+Every flat table of the window stands on it (the editor's lists, the review side pages, the reports' tables)
+but two: the Review table, whose rows are read in blocks as they scroll into view (``gui.review.model``), and
+the suite tree, which is a tree (``gui.tree``).
 """
 from __future__ import annotations
 
@@ -104,9 +107,12 @@ class RowListModel(RowTableModel[R]):
     def rows(self) -> list[R]:
         return self._rows
 
-    def set_rows(self, rows: Iterable[R]) -> None:
+    def set_rows(self, rows: Iterable[R], columns: Sequence[RowColumn] | None = None) -> None:
+        """``columns`` for a table whose columns come with its rows (one per MT system of a report)."""
         self.beginResetModel()
         self._rows = list(rows)
+        if columns is not None:
+            self.columns = tuple(columns)
         self.endResetModel()
 
 

@@ -13,14 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    QSettings,
-    Qt,
-    QTimer,
-)
+from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -52,6 +45,7 @@ from gui.reports.qe_dialogs import (
 )
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
+from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, RowListModel
 from gui.state import AppState
 from qe.accuracy import TIES, TIES_COLUMN, AccuracyResult
 from qe.disagreement import row_disagreement
@@ -69,7 +63,6 @@ from suite.tasks import TaskState
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-_Index = QModelIndex | QPersistentModelIndex
 RECOMPUTE_DELAY_MS = 250
 """Spin boxes emit on every step; wait until the user stops clicking before a new bootstrap."""
 
@@ -88,20 +81,20 @@ class AccuracyView:
         return self.inputs.pairs
 
 
-class QESystemsModel(QAbstractTableModel):
+class QESystemsModel(RowListModel[QESystemInfo]):
     """The database's QE systems; the check box says whether a system takes part in the table."""
 
-    HEADERS = ("QE system", "kind", "direction", "scores")
-
     def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self.systems: list[QESystemInfo] = []
+        super().__init__((RowColumn("QE system", flags=SELECTABLE | Qt.ItemFlag.ItemIsUserCheckable),
+                          RowColumn("kind"), RowColumn("direction"), RowColumn("scores", numeric=True)), parent)
         self._unchecked: set[str] = set()
 
+    @property
+    def systems(self) -> list[QESystemInfo]:
+        return self.rows()
+
     def set_systems(self, systems: list[QESystemInfo]) -> None:
-        self.beginResetModel()
-        self.systems = sorted(systems, key=lambda s: s.id)  # creation order, as the CLI's default columns
-        self.endResetModel()
+        self.set_rows(sorted(systems, key=lambda s: s.id))  # creation order, as the CLI's default columns
 
     def checked(self) -> list[str]:
         return [s.name for s in self.systems if s.name not in self._unchecked]
@@ -111,39 +104,16 @@ class QESystemsModel(QAbstractTableModel):
         if self.systems:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.systems) - 1, 0))
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self.systems)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section]
-        return None
-
-    def flags(self, index: _Index) -> Qt.ItemFlag:
-        if not index.isValid():
-            return Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-        return flags | Qt.ItemFlag.ItemIsUserCheckable if index.column() == 0 else flags
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        system = self.systems[index.row()]
+    def cell(self, row: QESystemInfo, number: int, column: int, role: int) -> Any:
         if role == Qt.ItemDataRole.DisplayRole:
-            return (system.name, system.kind, system.direction, f"{system.scores:,}")[index.column()]
-        if role == Qt.ItemDataRole.CheckStateRole and index.column() == 0:
-            return Qt.CheckState.Unchecked if system.name in self._unchecked else Qt.CheckState.Checked
+            return (row.name, row.kind, row.direction, f"{row.scores:,}")[column]
+        if role == Qt.ItemDataRole.CheckStateRole and column == 0:
+            return Qt.CheckState.Unchecked if row.name in self._unchecked else Qt.CheckState.Checked
         if role == Qt.ItemDataRole.ToolTipRole:
-            return ", ".join(f"{k}: {v}" for k, v in system.meta.items()) or system.kind
-        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 3:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            return ", ".join(f"{k}: {v}" for k, v in row.meta.items()) or row.kind
         return None
 
-    def setData(self, index: _Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+    def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         if role != Qt.ItemDataRole.CheckStateRole or index.column() != 0:
             return False
         name = self.systems[index.row()].name

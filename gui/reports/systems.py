@@ -10,9 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QModelIndex,
-    QPersistentModelIndex,
     QSettings,
     Qt,
 )
@@ -33,6 +31,7 @@ from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import RAW_ROLE, ramp, report_view
+from gui.row_table_model import RowColumn, RowListModel
 from gui.state import AppState
 from qe.plots import systems_figure
 from suite.changes import Changes
@@ -44,26 +43,26 @@ from suite.tasks import TaskState
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-_Index = QModelIndex | QPersistentModelIndex
 FIXED_COLUMNS = 2  # the row's name and its number of items
+RATE_TIP = "pass rate in %: pass / (pass + fail) over effective labels; double-click a cell to review it"
 
 
-class SystemsModel(QAbstractTableModel):
+class SystemsModel(RowListModel[ReportRow]):
     """Rows: the report's rows, then overall (micro) and macro average; columns: name, items, systems."""
 
     def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
+        super().__init__((), parent)
         self.report: SystemsReport | None = None
-        self._rows: list[ReportRow] = []
 
     def set_report(self, report: SystemsReport | None) -> None:
-        self.beginResetModel()
         self.report = report
-        self._rows = [] if report is None else [*report.rows, report.overall, report.macro]
-        self.endResetModel()
-
-    def row(self, row: int) -> ReportRow:
-        return self._rows[row]
+        if report is None:
+            self.set_rows([], ())
+            return
+        self.set_rows([*report.rows, report.overall, report.macro],
+                      (RowColumn("Phenomenon" if report.by == "phenomenon" else "Category"),
+                       RowColumn("items", numeric=True),
+                       *(RowColumn(system, RATE_TIP, numeric=True) for system in report.systems)))
 
     def system(self, column: int) -> str | None:
         if self.report is None or column < FIXED_COLUMNS:
@@ -71,48 +70,23 @@ class SystemsModel(QAbstractTableModel):
         return self.report.systems[column - FIXED_COLUMNS]
 
     def row_of_category(self, category: str | None, phenomenon: str | None) -> int | None:
-        for i, row in enumerate(self._rows):
+        for i, row in enumerate(self.rows()):
             if row.kind in ("category", "phenomenon") and row.category == category and (
                     phenomenon is None or row.phenomenon in (None, phenomenon)):
                 return i
         return None
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        if parent.isValid() or self.report is None:
-            return 0
-        return FIXED_COLUMNS + len(self.report.systems)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if self.report is None or orientation != Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            if section == 0:
-                return "Phenomenon" if self.report.by == "phenomenon" else "Category"
-            return "items" if section == 1 else self.report.systems[section - FIXED_COLUMNS]
-        if role == Qt.ItemDataRole.ToolTipRole and section >= FIXED_COLUMNS:
-            return "pass rate in %: pass / (pass + fail) over effective labels; double-click a cell to review it"
-        return None
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self.report is None:
-            return None
-        row = self._rows[index.row()]
-        summary = row.kind in ("overall", "macro")
-        if index.column() < FIXED_COLUMNS:
+    def cell(self, row: ReportRow, number: int, column: int, role: int) -> Any:
+        assert self.report is not None  # there are rows
+        if column < FIXED_COLUMNS:
             if role == Qt.ItemDataRole.DisplayRole:
-                return _row_title(row) if index.column() == 0 else f"{row.items:,}"
-            if role == Qt.ItemDataRole.FontRole and summary:
+                return _row_title(row) if column == 0 else f"{row.items:,}"
+            if role == Qt.ItemDataRole.FontRole and row.kind in ("overall", "macro"):
                 font = QFont()
                 font.setItalic(True)
                 return font
-            if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
-                return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             return None
-        cell = row.cells[self.report.systems[index.column() - FIXED_COLUMNS]]
+        cell = row.cells[self.report.systems[column - FIXED_COLUMNS]]
         if role == Qt.ItemDataRole.DisplayRole:
             rate = "–" if cell.rate is None else f"{100 * cell.rate:.1f}"
             counts = f"  {cell.counts.passed}/{cell.counts.judged}" if cell.counts is not None else ""
@@ -125,8 +99,6 @@ class SystemsModel(QAbstractTableModel):
             return font
         if role == Qt.ItemDataRole.BackgroundRole:
             return ramp(cell.rate)
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole:
             if cell.counts is None:
                 return f"mean of the category rates over {self.report.macro_over} categories"

@@ -10,17 +10,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 from gui.colours import POSITIVE
+from gui.row_table_model import RowColumn, RowListModel
 from suite.tables import Cell, Column, Table
 
 RAW_ROLE = Qt.ItemDataRole.UserRole + 1
 """The cell's value as the core computed it (a fraction in [0, 1], a count, a name), for tests and copying."""
-
-_Index = QModelIndex | QPersistentModelIndex
 
 
 def ramp(fraction: float | None) -> QColor | None:
@@ -52,9 +51,11 @@ def cell_text(cell: Cell, column: Column) -> str:
     return text + cell.mark
 
 
-class TableModel(QAbstractTableModel):
+class TableModel(RowListModel[list[Cell]]):
+    """The table's body, then its footer; one column per column of the table that is not a flag."""
+
     def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
+        super().__init__((), parent)
         self._table: Table | None = None
         self._columns: list[int] = []
 
@@ -63,62 +64,41 @@ class TableModel(QAbstractTableModel):
         return self._table
 
     def set_table(self, table: Table | None) -> None:
-        self.beginResetModel()
         self._table = table
         self._columns = [] if table is None else [j for j, c in enumerate(table.columns) if c.kind != "flag"]
-        self.endResetModel()
-
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008 - Qt's signature
-        if parent.isValid() or self._table is None:
-            return 0
-        return len(self._table.body) + len(self._table.footer)
-
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._columns)
+        if table is None:
+            self.set_rows([], ())
+            return
+        self.set_rows(table.body + table.footer, [RowColumn(table.columns[j].name, numeric=table.columns[j].kind
+                                                            != "text") for j in self._columns])
 
     def is_footer(self, row: int) -> bool:
         return self._table is not None and row >= len(self._table.body)
 
-    def cell(self, row: int, column: int) -> tuple[Cell, Column]:
-        assert self._table is not None
-        rows = self._table.body + self._table.footer
+    def cell(self, row: list[Cell], number: int, column: int, role: int) -> Any:
+        assert self._table is not None  # there are rows
         j = self._columns[column]
-        return rows[row][j], self._table.columns[j]
-
-    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid() or self._table is None:
-            return None
-        cell, column = self.cell(index.row(), index.column())
+        cell, spec = row[j], self._table.columns[j]
         if role == Qt.ItemDataRole.DisplayRole:
-            return cell_text(cell, column)
+            return cell_text(cell, spec)
         if role == RAW_ROLE:
             return cell.value
         if role == Qt.ItemDataRole.FontRole:
-            if cell.bold or self.is_footer(index.row()):
+            if cell.bold or self.is_footer(number):
                 font = QFont()
                 font.setBold(cell.bold)
-                font.setItalic(self.is_footer(index.row()) and column.kind == "text")
+                font.setItalic(self.is_footer(number) and spec.kind == "text")
                 return font
             return None
-        if role == Qt.ItemDataRole.BackgroundRole and (cell.kind or column.kind) == "fraction" and column.shaded \
+        if role == Qt.ItemDataRole.BackgroundRole and (cell.kind or spec.kind) == "fraction" and spec.shaded \
                 and not _missing(cell.value):
             return ramp(float(cell.value))  # type: ignore[arg-type]
-        if role == Qt.ItemDataRole.ForegroundRole and column.kind == "fraction":
+        if role == Qt.ItemDataRole.ForegroundRole and spec.kind == "fraction":
             return QColor("#1a1a1a")
-        if role == Qt.ItemDataRole.TextAlignmentRole:
-            if column.kind == "text":
-                return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.TextAlignmentRole:  # numbers are right-aligned by their column
+            return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ToolTipRole and cell.bold and self._table.bold_note:
             return f"bold: {self._table.bold_note}"
-        return None
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if self._table is None or role != Qt.ItemDataRole.DisplayRole:
-            return None
-        if orientation == Qt.Orientation.Horizontal:
-            return self._table.columns[self._columns[section]].name
         return None
 
 
