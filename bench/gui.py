@@ -40,7 +40,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]
 _spec = importlib.util.spec_from_file_location("bench_label", BENCH / "label.py")
 assert _spec is not None and _spec.loader is not None
-label = importlib.util.module_from_spec(_spec)
+label = sys.modules["bench_label"] = importlib.util.module_from_spec(_spec)  # its dataclasses look it up
 _spec.loader.exec_module(label)  # bench/label.py's builder of a million-output suite
 ITEMS, OUTPUTS, load = label.ITEMS, label.OUTPUTS, label.load
 _spec = importlib.util.spec_from_file_location("bench_gui_editor", BENCH / "gui_editor.py")
