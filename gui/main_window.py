@@ -70,7 +70,10 @@ TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"
 DEFAULT_SIZE = (1400, 860)
 MAX_MIN_WIDTH = 1200
 """The widest the window may insist on being: laptops have 1,280 or 1,366 px (tests/gui/test_window_size.py)."""
-TREE_WIDTH = 340
+TREE_WIDTH = (260, 340)
+TREE_SHARE = 0.235
+"""The suite tree's dock at the start: this share of the window, within TREE_WIDTH. At 340 px on a 1,280 px
+screen it left the review table too little room to show its columns beside a readable output."""
 RECENT = "files/recent"
 LAST = "files/last"
 MAX_RECENT = 8
@@ -108,7 +111,7 @@ class MainWindow(QMainWindow):
         self.tree_dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetClosable
                                    | QDockWidget.DockWidgetFeature.DockWidgetMovable)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.tree_dock)
-        self.resizeDocks([self.tree_dock], [TREE_WIDTH], Qt.Orientation.Horizontal)
+        self.fit_tree_dock()
 
         self.editor = ItemEditorScreen(self.state, self.ops, self)
         self.review = ReviewScreen(self.state, self.ops, self)
@@ -174,6 +177,11 @@ class MainWindow(QMainWindow):
         loaded: choosers show few characters and long messages elide or wrap (``gui.elided_label``)."""
         available = self.screen().availableGeometry()
         self.resize(min(DEFAULT_SIZE[0], available.width()), min(DEFAULT_SIZE[1], available.height()))
+
+    def fit_tree_dock(self) -> None:
+        """The suite tree's width at the start, for the window's width (a remembered layout overrides it)."""
+        width = max(TREE_WIDTH[0], min(TREE_WIDTH[1], round(self.width() * TREE_SHARE)))
+        self.resizeDocks([self.tree_dock], [width], Qt.Orientation.Horizontal)
 
     # --- menus ------------------------------------------------------------------------------------
     def _action(self, menu: QMenu, text: str, slot: Any, key: str | QKeySequence.StandardKey | None = None

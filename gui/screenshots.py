@@ -172,6 +172,7 @@ SMALL_SCREEN = (1280, 720)
 def small_screen_tabs(window: MainWindow, out: Path) -> list[Path]:
     """Each tab at 1,280×720, with what it is used for on screen: an item in the editor, the queue, the reports."""
     window.resize(*SMALL_SCREEN)
+    window.fit_tree_dock()  # as the window starts on that screen
     db = window.state.db
     assert db is not None
     written = []
@@ -331,6 +332,7 @@ def take(out: Path, names: list[str] | None = None) -> list[Path]:
         window = MainWindow()
         window.state.reviewer = "Demo Reviewer"
         window.resize(1500, 900)
+        window.fit_tree_dock()  # as the window starts at that size (the offscreen screen is smaller)
         window.show()
         window.open_target(str(Path(folder) / "demo.sqlite"))
         _wait_for_review(window)

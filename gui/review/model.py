@@ -54,24 +54,26 @@ class Column:
     title: str
     sort: str | None  # the core's sort key (suite.reading.browse.SORTS), None when the column cannot be sorted
     width: int
+    least: int  # the narrowest it is squeezed to on a small screen, its header still readable (the output's is
+    # not used: it takes what the others leave, gui.review.column_fit)
 
 
 COLUMNS = (
-    Column("item", "item", "item", 70),
-    Column("category", "category", "category", 110),
-    Column("phenomenon", "phenomenon", "category", 120),
-    Column("source", "source", None, 140),
-    Column("output", "output", "text", 300),
-    Column("alike", "alike", None, 44),
-    Column("systems", "systems", "systems", 100),
-    Column("auto", "automatic", "label", 76),
-    Column("decided_by", "decided by", None, 160),
-    Column("manual", "manual", "label", 84),
-    Column("suggestion", "suggestion", None, 230),
-    Column("pairs", "pairs", "impact", 96),
-    Column("reviewer", "reviewer", None, 100),
-    Column("reviewed_at", "time", None, 120),
-    Column("comment", "comment", None, 140),
+    Column("item", "item", "item", 70, 70),
+    Column("category", "category", "category", 110, 64),
+    Column("phenomenon", "phenomenon", "category", 120, 64),
+    Column("source", "source", None, 140, 56),
+    Column("output", "output", "text", 300, 0),
+    Column("alike", "alike", None, 44, 40),
+    Column("systems", "systems", "systems", 100, 56),
+    Column("auto", "automatic", "label", 76, 70),
+    Column("decided_by", "decided by", None, 160, 60),
+    Column("manual", "manual", "label", 84, 60),
+    Column("suggestion", "suggestion", None, 230, 76),
+    Column("pairs", "pairs", "impact", 96, 52),
+    Column("reviewer", "reviewer", None, 100, 64),
+    Column("reviewed_at", "time", None, 120, 80),
+    Column("comment", "comment", None, 140, 64),
 )
 HEADER_TIPS = {
     "alike": "other outputs of the item that differ only in case, punctuation, quotes or spaces and got the same "

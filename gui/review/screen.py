@@ -31,7 +31,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QLineEdit,
@@ -49,6 +48,7 @@ from gui.operations import Operations
 from gui.operations import review as review_ops
 from gui.review.adjudication import AdjudicationPage
 from gui.review.assignments import AssignmentsPage
+from gui.review.column_fit import ColumnWidth, FittedColumns
 from gui.review.detail import DetailPanel
 from gui.review.model import COLUMN, COLUMNS, ReviewModel
 from gui.review.scroll_bar import paint_groove_once
@@ -154,10 +154,12 @@ class ReviewScreen(QWidget):
         header.customContextMenuRequested.connect(self._header_menu)
         for i, column in enumerate(COLUMNS):
             header.resizeSection(i, column.width)
-        # The output takes what the other columns leave: on a 1,280 px screen the labels were scrolled off the right.
-        header.setSectionResizeMode(COLUMN["output"], QHeaderView.ResizeMode.Stretch)
         for key in ("category", "phenomenon", "decided_by", "reviewer", "reviewed_at", "comment"):
             header.hideSection(COLUMN[key])  # the manual column has the initials, the detail panel the rest
+        # The output takes what the other columns leave, but keeps a share of the table on a small screen.
+        self.columns = FittedColumns(self.table, [None if column.key == "output" else
+                                                  ColumnWidth(column.width, column.least) for column in COLUMNS])
+        self.columns.adopt_widths()
         self.detail = DetailPanel(state, ops, self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.addWidget(self.table)
@@ -704,6 +706,7 @@ class ReviewScreen(QWidget):
         header = settings.value("review/header")
         if header is not None:
             self.table.horizontalHeader().restoreState(header)
+            self.columns.adopt_widths()
         splitter = settings.value("review/splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)

@@ -8,9 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QTableView
 
 from gui.main_window import MAX_MIN_WIDTH, MainWindow
+from gui.review.column_fit import OUTPUT_SHARE
+from gui.review.model import COLUMN, COLUMNS
 from gui.state import Selection
 from suite.importers.suite_import import import_suite
 from tests.conftest import SHARED_DATA
@@ -102,3 +104,61 @@ def test_the_dfki_suite_fits_too(qtbot, tmp_path: Path) -> None:  # type: ignore
     widths: list[tuple[str, int, int]] = []
     _walk(qtbot, main, widths)
     assert all(minimum <= MAX_MIN_WIDTH and width == 1200 for _, minimum, width in widths), widths
+
+
+def _shown_columns(table: QTableView) -> dict[str, int]:
+    header = table.horizontalHeader()
+    return {COLUMNS[i].key: header.sectionSize(i) for i in range(header.count()) if not header.isSectionHidden(i)}
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
+def test_the_review_table_shows_a_readable_output_and_every_column_on_a_laptop_screen(
+        qtbot, window: MainWindow, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+    """At 1,280 px the output, the text a reviewer reads, was a 15 px sliver and the table scrolled sideways:
+    Qt's stretched column takes what the others leave, down to nothing."""
+    window.resize(*size)
+    window.fit_tree_dock()  # as the window starts on that screen
+    _settled(qtbot, window)
+    table = window.review.table
+    room = table.viewport().width()
+    widths = _shown_columns(table)
+    assert widths["output"] >= OUTPUT_SHARE * room - 1, (room, widths)
+    assert sum(widths.values()) <= room, (room, widths)
+    assert not table.horizontalScrollBar().isVisible()
+    assert all(widths[c.key] >= c.least for c in COLUMNS if c.key in widths and c.key != "output"), widths
+
+
+def test_a_column_dragged_wider_keeps_its_width_and_the_output_gives_way(
+        qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    window.resize(2200, 1000)
+    _settled(qtbot, window)
+    table = window.review.table
+    header = table.horizontalHeader()
+    before = _shown_columns(table)
+    header.resizeSection(COLUMN["systems"], before["systems"] + 80)  # as a drag of its edge does
+    _settled(qtbot, window)
+    after = _shown_columns(table)
+    assert after["systems"] == before["systems"] + 80
+    assert after["output"] == before["output"] - 80
+    assert sum(after.values()) == sum(before.values())
+    window.resize(1280, 720)  # a smaller window squeezes the others, never the output below its share
+    _settled(qtbot, window)
+    squeezed = _shown_columns(table)
+    assert squeezed["output"] >= OUTPUT_SHARE * table.viewport().width() - 1
+    window.resize(2200, 1000)  # and the room given back restores the dragged width
+    _settled(qtbot, window)
+    assert _shown_columns(table)["systems"] == before["systems"] + 80
+
+
+def test_a_column_shown_from_the_menu_takes_room_from_the_output(
+        qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    window.resize(2200, 1000)
+    _settled(qtbot, window)
+    table = window.review.table
+    before = _shown_columns(table)
+    assert "comment" not in before
+    window.review._show_column(COLUMN["comment"], True)
+    _settled(qtbot, window)
+    after = _shown_columns(table)
+    assert after["output"] == before["output"] - after["comment"]
+    assert sum(after.values()) == sum(before.values())

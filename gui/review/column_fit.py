@@ -1,0 +1,115 @@
+"""How wide each column of the review table is, given the room the table has.
+
+Qt's ``Stretch`` mode gives the stretched column what the others leave, down to nothing: at 1,280 px, with the
+suite tree and the detail panel open, the others took 840 px of a 650 px table and the output, the text a
+reviewer reads, was a 15 px sliver while the table scrolled sideways. Here the output keeps a share of the
+table first; the text columns that elide (source, systems, suggestion…) give up width, down to what still
+shows their header, before it does; only when even that does not fit does the table scroll.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtWidgets import QHeaderView, QTableView
+
+OUTPUT_SHARE = 0.28
+"""The part of the table's width the output keeps before the other columns get their preferred widths: at
+1,280 px about 200 px, three or four words either side of a match (the cell scrolls its text to the first
+match), which is what a reviewer reads before looking at the detail panel."""
+OUTPUT_LEAST = 120
+"""The narrowest output, however small the table."""
+
+
+@dataclass(frozen=True)
+class ColumnWidth:
+    """One column's preferred width (the user's, once dragged) and the narrowest it may be squeezed to."""
+    preferred: int
+    least: int
+
+
+def fit_widths(columns: Sequence[ColumnWidth | None], available: int) -> list[int]:
+    """Each shown column's width in a table ``available`` px wide; ``None`` marks the one column that takes
+    what is left (the output). Hidden columns are not passed: the caller maps the widths back."""
+    stretch = [i for i, column in enumerate(columns) if column is None]
+    if len(stretch) != 1:
+        raise ValueError("exactly one column takes what the others leave")
+    fixed = [column for column in columns if column is not None]
+    floor = max(OUTPUT_LEAST, round(available * OUTPUT_SHARE))
+    wanted = sum(column.preferred for column in fixed)
+    room = available - floor
+    if wanted <= room:
+        widths = [column.preferred for column in fixed]
+    else:
+        slack = [max(0, column.preferred - column.least) for column in fixed]
+        shrink = min(wanted - room, sum(slack))
+        # Each column gives up in proportion to what it can give; the pixels rounding leaves go to the columns
+        # with the most still to give (each of those has at least one left).
+        cuts = [shrink * give // sum(slack) for give in slack] if shrink else [0] * len(fixed)
+        left = sorted(range(len(fixed)), key=lambda i: slack[i] - cuts[i], reverse=True)
+        for i in left[:shrink - sum(cuts)]:
+            cuts[i] += 1
+        widths = [column.preferred - cut for column, cut in zip(fixed, cuts, strict=True)]
+    output = max(floor, available - sum(widths))
+    widths.insert(stretch[0], output)
+    return widths
+
+
+class FittedColumns(QObject):
+    """Keeps a table's columns fitted to its width: when the table is resized, a column shown or hidden, or a
+    column dragged by the user (whose width then becomes that column's preferred one, and is kept as dragged)."""
+
+    def __init__(self, table: QTableView, columns: Sequence[ColumnWidth | None]) -> None:
+        super().__init__(table)
+        self._table = table
+        self._columns = list(columns)
+        self._fitting = False
+        table.horizontalHeader().sectionResized.connect(self._section_resized)
+        table.viewport().installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802  (Qt's name)
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def adopt_widths(self) -> None:
+        """Take the widths the header has now (restored from the settings) as the preferred ones, and fit."""
+        header = self._table.horizontalHeader()
+        for logical, column in enumerate(self._columns):
+            # The output is not dragged: it is what the others leave (as Qt's Stretch, which settings saved before
+            # may restore).
+            header.setSectionResizeMode(logical, QHeaderView.ResizeMode.Fixed if column is None
+                                        else QHeaderView.ResizeMode.Interactive)
+            if column is not None and header.sectionSize(logical) > 0:
+                self._columns[logical] = ColumnWidth(header.sectionSize(logical), column.least)
+        self.fit()
+
+    def fit(self, kept: int | None = None) -> None:
+        """Fit the shown columns; ``kept``, a column just dragged, is not squeezed."""
+        header = self._table.horizontalHeader()
+        shown = [logical for logical in range(len(self._columns)) if not header.isSectionHidden(logical)]
+        wanted = []
+        for logical in shown:
+            column = self._columns[logical]
+            wanted.append(ColumnWidth(column.preferred, column.preferred) if column is not None and logical == kept
+                          else column)
+        if not any(column is None for column in wanted):
+            return  # the output is hidden: the columns keep their widths
+        self._fitting = True
+        try:
+            for logical, width in zip(shown, fit_widths(wanted, self._table.viewport().width()), strict=True):
+                if header.sectionSize(logical) != width:
+                    header.resizeSection(logical, width)
+        finally:
+            self._fitting = False
+
+    def _section_resized(self, logical: int, _old: int, new: int) -> None:
+        if self._fitting:
+            return
+        column = self._columns[logical]
+        if column is None or new == 0:  # a column shown or hidden
+            self.fit()
+            return
+        self._columns[logical] = ColumnWidth(new, column.least)
+        self.fit(kept=logical)
