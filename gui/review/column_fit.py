@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QHeaderView, QTableView
 
-OUTPUT_SHARE = 0.28
+OUTPUT_SHARE = 0.26
 """The part of the table's width the output keeps before the other columns get their preferred widths: at
-1,280 px about 200 px, three or four words either side of a match (the cell scrolls its text to the first
-match), which is what a reviewer reads before looking at the detail panel."""
+1,280 px about 180 px, three or four words around a match (the cell scrolls its text to the first match), which
+is what a reviewer reads before looking at the detail panel; more would cut the manual label's initials."""
 OUTPUT_LEAST = 120
 """The narrowest output, however small the table."""
 
