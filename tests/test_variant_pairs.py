@@ -5,14 +5,20 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from store import open_database
 from suite.assist.evidence import DecidedText, ItemEvidence
 from suite.assist.tokens import changes, words
+from suite.assist.variant_learning import learn_variants
 from suite.assist.variants import MAX_COMPARED, _may_differ_once, change_key, single_changes
+from suite.demo import DEMO_SUITE, create_demo
+from suite.suites import find_suite
+from suite.tasks import Cancelled
 from tests.conftest import SHARED_DATA
 
 WORDS = st.lists(st.sampled_from(["a", "b", "c", "d", "the", "."]), max_size=9).map(tuple)
@@ -72,3 +78,30 @@ def test_an_item_with_many_decided_outputs_compares_the_reviewers_first_then_by_
     assert sum(counted.values()) == (MAX_COMPARED - 1) * (MAX_COMPARED - 2) // 2
     assert counted[change_key(("1",), ("2",)), True] == 1
     assert not any("40" in key[0][1] or "40" in key[0][0] for key in counted)  # output 40 and above left out
+
+
+def test_a_worker_process_learns_what_the_calling_thread_learns(tmp_path: Path) -> None:
+    """A large suite is learned apart (the window's thread only waits); the counts are the same."""
+    db = open_database(tmp_path / "demo.sqlite")
+    create_demo(db)
+    with db.session() as session:
+        suite_id = find_suite(session, DEMO_SUITE).id
+    here = learn_variants(db, suite_id, apart=False)
+    assert here.overall  # the demo's paradigms have outputs that differ in one stretch
+    apart = learn_variants(db, suite_id, apart=True)
+    assert (apart.overall, apart.by_item, dict(apart.by_group)) == (here.overall, here.by_item, dict(here.by_group))
+    db.close()
+
+
+def test_a_cancel_while_the_worker_learns_stops_the_learning(tmp_path: Path) -> None:
+    db = open_database(tmp_path / "demo.sqlite")
+    create_demo(db)
+    with db.session() as session:
+        suite_id = find_suite(session, DEMO_SUITE).id
+
+    def cancelled() -> None:
+        raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        learn_variants(db, suite_id, cancelled, apart=True)
+    db.close()

@@ -328,7 +328,8 @@ class ReviewScreen(QWidget):
         db, suite_name = self._state.db, self._state.suite_name
         if db is None or suite_name is None:
             return
-        self._ops.read(lambda task: suite_context(db, suite_name), self._learned, key="review-learn")
+        self._ops.read(lambda task: suite_context(db, suite_name, task.raise_if_cancelled), self._learned,
+                       key="review-learn")
 
     def _learned(self, context: NeighbourContext) -> None:
         self.model.learned(context)

@@ -17,7 +17,7 @@ the suggestions on DFKI de-en (``neighbour precision:``).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from sqlalchemy import select
@@ -26,6 +26,7 @@ from store import Database
 from store.models import ManualLabel, Output
 from suite.assist.evidence import DecidedText, ItemEvidence, Label, suite_evidence
 from suite.assist.tokens import changes, words
+from suite.assist.variant_learning import learn_variants
 from suite.assist.variants import VariantStats, change_key
 from suite.suites import find_suite
 
@@ -133,10 +134,13 @@ class NeighbourContext:
         return replace(self, excluded=self.excluded | frozenset(item_ids))
 
 
-def suite_context(db: Database, suite_name: str | None = None) -> NeighbourContext:
+def suite_context(db: Database, suite_name: str | None = None, check: Callable[[], None] = lambda: None
+                  ) -> NeighbourContext:
+    """Learned in a worker process for a large suite (``suite.assist.variant_learning``); ``check`` may raise to
+    stop."""
     with db.session() as session:
         suite_id = find_suite(session, suite_name).id
-        return NeighbourContext(suite_id, VariantStats.of(suite_evidence(session, suite_id)))
+    return NeighbourContext(suite_id, learn_variants(db, suite_id, check))
 
 
 def neighbours(db: Database, context: NeighbourContext, output_ids: Sequence[int]) -> dict[int, Neighbour]:
