@@ -5,10 +5,16 @@ million rows costs more than the database's own work. Here the INSERT is still g
 for the connection's dialect, but the rows go to the driver's ``executemany`` as they are. Only columns
 whose values need no bind processing (integers, strings, None) may be passed this way; anything else
 (timestamps) is set with a SQL expression in ``constants``.
+
+On a driver with positional parameters (SQLite's) each statement inserts many rows (``VALUES (...), (...)``):
+the driver's work per executed statement (binding, stepping, resetting) then comes once per few hundred rows.
+Inserting the 466,783 label rows of the million-output labelling benchmark took 0.22-0.27 s so, against 0.39 s
+row by row (scratch measurement, one transaction).
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any, cast
 
 from sqlalchemy import Select, bindparam, insert
@@ -21,22 +27,44 @@ AnySelect = Select[*tuple[Any, ...]]
 """A SELECT of any columns (SQLAlchemy 2.1 types a SELECT by the types of its columns)."""
 
 
+MAX_PARAMETERS = 999
+"""Bound parameters in one statement at most: SQLite's limit before version 3.32 (later ones allow 32,766)."""
+
+
 def insert_tuples(connection: Connection, model: type[Base], columns: Sequence[str], rows: Sequence[tuple[Any, ...]],
                   constants: dict[str, ColumnElement[Any]] | None = None) -> None:
-    """Insert ``rows`` (tuples in ``columns`` order) into ``model``'s table with one executemany, in the caller's
-    transaction."""
+    """Insert ``rows`` (tuples in ``columns`` order) into ``model``'s table, in the caller's transaction."""
     if not rows:
         return
     values: dict[str, Any] = {name: bindparam(name) for name in columns}
     values.update(constants or {})
     compiled = insert(model).values(values).compile(dialect=connection.dialect)
-    if compiled.positional:
-        order = [columns.index(name) for name in compiled.positiontup or ()]
-        parameters: Sequence[Any] = rows if order == list(range(len(columns))) else \
-            [tuple(row[i] for i in order) for row in rows]
-    else:
-        parameters = [dict(zip(columns, row)) for row in rows]
-    connection.exec_driver_sql(str(compiled), parameters)
+    if not compiled.positional:
+        connection.exec_driver_sql(str(compiled), [dict(zip(columns, row)) for row in rows])
+        return
+    order = [columns.index(name) for name in compiled.positiontup or ()]
+    if order != list(range(len(columns))):
+        rows = [tuple(row[i] for i in order) for row in rows]
+    _insert_positional(connection, str(compiled), len(order), rows)
+
+
+def _insert_positional(connection: Connection, sql: str, width: int, rows: Sequence[tuple[Any, ...]]) -> None:
+    """``rows`` (each ``width`` positional parameters of the one-row INSERT ``sql``) as statements of as many rows as
+    ``MAX_PARAMETERS`` allows, and one statement for the rest."""
+    head, _, group = sql.rpartition(" VALUES ")
+    per = MAX_PARAMETERS // max(1, width)
+    if len(rows) < 2 or per < 2 or not (head and group.startswith("(") and group.endswith(")")):
+        connection.exec_driver_sql(sql, list(rows))  # one row, very wide rows, or not the plain one-row form
+        return
+    flat = tuple(chain.from_iterable(rows))
+    step = per * width
+    full = len(flat) // step * step
+    if full:
+        connection.exec_driver_sql(f"{head} VALUES {', '.join([group] * per)}",
+                                   [flat[start:start + step] for start in range(0, full, step)])
+    if full < len(flat):
+        connection.exec_driver_sql(f"{head} VALUES {', '.join([group] * ((len(flat) - full) // width))}",
+                                   flat[full:])
 
 
 def select_tuples(connection: Connection, query: AnySelect) -> list[tuple[Any, ...]]:
