@@ -16,7 +16,7 @@ from sqlalchemy.exc import IntegrityError
 
 from alembic import command
 from store import Database, migrations, open_database, resolve_url
-from store.bulk import insert_tuples
+from store.bulk import insert_columns, insert_tuples
 from store.migrations import alembic_config, script_location
 from store.models import AutoLabel, Item, Output, Suite
 from suite.engine.labels import effective_labels_select
@@ -249,10 +249,11 @@ def test_challenge_sets_migration_keeps_items_and_empties_the_embedding_cache(em
 
 
 @pytest.mark.parametrize("rows", [1, 2, 332, 333, 334, 1000])
-def test_bulk_insert_writes_every_row_as_given(any_db: Database, rows: int) -> None:
-    """``insert_tuples`` puts several hundred rows into one statement where the driver binds by position (SQLite):
-    every row arrives whole and once, whichever way the rows divide into statements and in whatever order the
-    columns are given; on PostgreSQL rows go one by one."""
+@pytest.mark.parametrize("as_columns", [False, True])
+def test_bulk_insert_writes_every_row_as_given(any_db: Database, rows: int, as_columns: bool) -> None:
+    """``insert_tuples`` and ``insert_columns`` put several hundred rows into one statement where the driver binds by
+    position (SQLite): every row arrives whole and once, whichever way the rows divide into statements and in
+    whatever order the columns are given; on PostgreSQL rows go one by one."""
     with any_db.transaction() as session:
         suite = Suite(name="s", source_lang="de", target_lang="en")
         suite.items.append(Item(external_id="1", position=0, source="Hallo."))
@@ -262,8 +263,12 @@ def test_bulk_insert_writes_every_row_as_given(any_db: Database, rows: int) -> N
         session.add_all(outputs)
         session.flush()
         wanted = [(output.id, ("pass", "fail")[n % 2]) for n, output in enumerate(outputs)]
-        insert_tuples(session.connection(), AutoLabel, ("label", "rule_id", "output_id"),  # 333 rows a statement
-                      [(label, None, id_) for id_, label in wanted])
+        given = [(label, None, id_) for id_, label in wanted]  # three columns: 333 rows a statement on SQLite
+        if as_columns:
+            insert_columns(session.connection(), AutoLabel, ("label", "rule_id", "output_id"),
+                           [list(column) for column in zip(*given)])
+        else:
+            insert_tuples(session.connection(), AutoLabel, ("label", "rule_id", "output_id"), given)
     with any_db.session() as session:
         assert [tuple(row) for row in session.execute(select(AutoLabel.output_id, AutoLabel.label, AutoLabel.rule_id)
                                                       .order_by(AutoLabel.output_id))] == \
