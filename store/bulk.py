@@ -13,11 +13,12 @@ row by row (scratch measurement, one transaction).
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain
 from typing import Any, cast
 
-from sqlalchemy import Select, bindparam, insert
+from sqlalchemy import Select, bindparam, func, insert, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.elements import ColumnElement
 
@@ -104,6 +105,34 @@ def select_tuples_each(connection: Connection, query: AnySelect, parameter: str,
     Compiled once and run through one driver cursor: for many small reads (a suite's outputs item by item)
     this costs less than one large read whose rows then have to be grouped in Python.
     """
+    for value, cursor in _executed_each(connection, query, parameter, values):
+        yield value, cast(list[tuple[Any, ...]], cursor.fetchall())  # DB-API rows are tuples
+
+
+def select_columns_each(connection: Connection, query: AnySelect, parameter: str,
+                        values: Iterable[Any]) -> Iterator[tuple[Any, list[list[Any]]]]:
+    """``select_tuples_each`` as columns: (value, one list per column of ``query``, all in the rows' order), for
+    queries whose columns are integers or texts (or NULL).
+
+    On SQLite the database puts each column into one JSON array (``json_group_array``), which Python's C decoder
+    turns into a list: reading a million outputs' ids and texts item by item took 0.26 s so, against 0.39 s for
+    the driver's row tuples taken apart into columns (most of it making a tuple a row). Elsewhere the rows are
+    taken apart.
+    """
+    if connection.dialect.name != "sqlite":
+        for value, rows in select_tuples_each(connection, query, parameter, values):
+            yield value, [list(column) for column in zip(*rows)] if rows else [[] for _ in query.selected_columns]
+        return
+    rows_of = query.subquery()
+    arrays = select(*(func.json_group_array(column) for column in rows_of.c))
+    loads = json.loads
+    for value, cursor in _executed_each(connection, arrays, parameter, values):
+        yield value, [loads(column) for column in cursor.fetchone()]
+
+
+def _executed_each(connection: Connection, query: AnySelect, parameter: str,
+                   values: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
+    """(value, the driver's cursor having executed ``query`` with it) for each value of ``parameter``."""
     compiled = query.compile(dialect=connection.dialect)
     sql, names, others = str(compiled), compiled.positiontup, compiled.params
     cursor = connection.connection.cursor()
@@ -111,6 +140,6 @@ def select_tuples_each(connection: Connection, query: AnySelect, parameter: str,
         for value in values:
             parameters = {**others, parameter: value}
             cursor.execute(sql, tuple(parameters[name] for name in names) if names is not None else parameters)
-            yield value, cast(list[tuple[Any, ...]], cursor.fetchall())
+            yield value, cursor
     finally:
         cursor.close()

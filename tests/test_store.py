@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from alembic.script import ScriptDirectory
 from migration_helpers import at_revision
-from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy import bindparam, create_engine, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
 from alembic import command
 from store import Database, migrations, open_database, resolve_url
-from store.bulk import insert_columns, insert_tuples
+from store.bulk import insert_columns, insert_tuples, select_columns_each
 from store.migrations import alembic_config, script_location
 from store.models import AutoLabel, Item, Output, Suite
 from suite.engine.labels import effective_labels_select
@@ -273,3 +273,31 @@ def test_bulk_insert_writes_every_row_as_given(any_db: Database, rows: int, as_c
         assert [tuple(row) for row in session.execute(select(AutoLabel.output_id, AutoLabel.label, AutoLabel.rule_id)
                                                       .order_by(AutoLabel.output_id))] == \
             [(id_, label, None) for id_, label in wanted]
+
+
+def test_reading_columns_item_by_item_gives_every_text_as_stored(any_db: Database) -> None:
+    """``select_columns_each`` reads through JSON arrays on SQLite: texts with quotes, backslashes, control
+    characters, NUL (SQLite's) and characters beyond the BMP come back exactly, NULL as None, and an item without
+    rows as empty columns."""
+    texts = ['say "no"', "back\\slash", "tab\tnew\nline\x01", "über 😀", "\u2028", " "]
+    if any_db.engine.dialect.name == "sqlite":  # PostgreSQL's texts cannot hold NUL
+        texts.append("nul\x00inside")
+    with any_db.transaction() as session:
+        suite = Suite(name="s", source_lang="de", target_lang="en")
+        suite.items += [Item(external_id="1", position=0, source="Hallo."),
+                        Item(external_id="2", position=1, source="")]
+        session.add(suite)
+        session.flush()
+        first, second = (item.id for item in suite.items)
+        outputs = [Output(item_id=first, text=text) for text in texts]
+        session.add_all(outputs)
+        session.flush()
+        session.add(AutoLabel(output_id=outputs[1].id, label="pass"))
+    item = bindparam("item")
+    query = (select(Output.id, Output.text, AutoLabel.output_id).outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
+             .where(Output.item_id == item).order_by(Output.id))
+    with any_db.session() as session:
+        read = dict(select_columns_each(session.connection(), query, item.key, [first, second]))
+    assert read[first] == [[output.id for output in outputs], texts,
+                           [outputs[1].id if n == 1 else None for n in range(len(texts))]]
+    assert read[second] == [[], [], []]

@@ -44,7 +44,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.bulk import insert_columns, insert_tuples, select_tuples, select_tuples_each
+from store.bulk import insert_columns, insert_tuples, select_columns_each, select_tuples
 from store.engine import make_engine
 from store.locks import lock_outputs_of_suite
 from store.models import (
@@ -250,7 +250,7 @@ class _Labels:
 
 
 _FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
-"""Columns of (output id, text, labelled before) rows and of decisions (label, rule id, reason), taken in C."""
+"""Columns of (output id, decision) pairs and of decisions (label, rule id, reason), taken in C."""
 
 _to_relabel = or_(Output.id > LabelFingerprint.labelled_through, AutoLabel.label == "error")
 """Which outputs of a kept item (its fingerprint unchanged, joined with it and its labels) need labelling."""
@@ -273,7 +273,8 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
 
     ``timed`` bounds every search by the plan's timeout; untimed is for workers under the watchdog. ``check``
     is called before each timed decision, which may take the timeout for each rule, and may raise (a cancel).
-    Outputs are read item by item, so each item's outputs go through its matcher in one ``map``.
+    Outputs are read item by item, as columns (ids, texts), so each item's texts go through its matcher in one
+    ``map``.
     """
     query = _OUTPUTS_OF_KEPT_ITEM if not chunk.stale else \
         _OUTPUTS_OF_UNLABELLED_ITEM if chunk.unlabelled else _OUTPUTS_OF_STALE_ITEM
@@ -281,15 +282,14 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
     counts: list[CountsRow] = []
     relabelled: list[int] = []
     read_through: dict[int, int] = {}
-    for item_id, rows in select_tuples_each(connection, query, _ITEM.key, chunk.items):
-        if not rows:
+    for item_id, columns in select_columns_each(connection, query, _ITEM.key, chunk.items):
+        ids, texts = columns[0], columns[1]
+        if not ids:
             continue
-        ids = list(map(_FIRST, rows))
         read_through[item_id] = max(ids)
         if not chunk.unlabelled:
-            relabelled.extend(filter(None, map(_THIRD, rows)))
+            relabelled.extend(filter(None, columns[2]))
         matcher = plan.matcher(item_id)
-        texts = list(map(_SECOND, rows))
         decisions = _decide_each(matcher, texts, check) if timed else matcher.decide_all(texts)
         if plan.constructed:
             decisions = [plan.constructed.get(output_id, decision) for output_id, decision in zip(ids, decisions)]
