@@ -14,7 +14,7 @@ row by row (scratch measurement, one transaction).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain
 from typing import Any, cast
 
@@ -105,8 +105,14 @@ def select_tuples_each(connection: Connection, query: AnySelect, parameter: str,
     Compiled once and run through one driver cursor: for many small reads (a suite's outputs item by item)
     this costs less than one large read whose rows then have to be grouped in Python.
     """
-    for value, cursor in _executed_each(connection, query, parameter, values):
-        yield value, cast(list[tuple[Any, ...]], cursor.fetchall())  # DB-API rows are tuples
+    bound = _bound(connection, query, parameter)
+    cursor = connection.connection.cursor()
+    try:
+        for value in values:
+            cursor.execute(*bound(value))
+            yield value, cast(list[tuple[Any, ...]], cursor.fetchall())  # DB-API rows are tuples
+    finally:
+        cursor.close()
 
 
 def select_columns_each(connection: Connection, query: AnySelect, parameter: str,
@@ -116,30 +122,49 @@ def select_columns_each(connection: Connection, query: AnySelect, parameter: str
 
     On SQLite the database puts each column into one JSON array (``json_group_array``), which Python's C decoder
     turns into a list: reading a million outputs' ids and texts item by item took 0.26 s so, against 0.39 s for
-    the driver's row tuples taken apart into columns (most of it making a tuple a row). Elsewhere the rows are
-    taken apart.
+    the driver's row tuples taken apart into columns (most of it making a tuple a row). A value whose arrays would
+    be longer than SQLite's longest string (a billion bytes) has its rows read and taken apart, as every value's
+    are on other backends.
     """
+    width = len(query.selected_columns)
     if connection.dialect.name != "sqlite":
         for value, rows in select_tuples_each(connection, query, parameter, values):
-            yield value, [list(column) for column in zip(*rows)] if rows else [[] for _ in query.selected_columns]
+            yield value, _columns(rows, width)
         return
     rows_of = query.subquery()
-    arrays = select(*(func.json_group_array(column) for column in rows_of.c))
+    arrays = _bound(connection, select(*(func.json_group_array(column) for column in rows_of.c)), parameter)
+    plain = _bound(connection, query, parameter)
+    driver = connection.dialect.loaded_dbapi
+    refused = (driver.DataError, driver.OperationalError)  # SQLITE_TOOBIG, as Python 3.11's sqlite3 and older ones
     loads = json.loads
-    for value, cursor in _executed_each(connection, arrays, parameter, values):
-        yield value, [loads(column) for column in cursor.fetchone()]
-
-
-def _executed_each(connection: Connection, query: AnySelect, parameter: str,
-                   values: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
-    """(value, the driver's cursor having executed ``query`` with it) for each value of ``parameter``."""
-    compiled = query.compile(dialect=connection.dialect)
-    sql, names, others = str(compiled), compiled.positiontup, compiled.params
     cursor = connection.connection.cursor()
     try:
         for value in values:
-            parameters = {**others, parameter: value}
-            cursor.execute(sql, tuple(parameters[name] for name in names) if names is not None else parameters)
-            yield value, cursor
+            try:
+                cursor.execute(*arrays(value))
+                columns = [loads(column) for column in cast(tuple[str, ...], cursor.fetchone())]  # an aggregate's row
+            except refused as error:
+                if "too big" not in str(error):
+                    raise
+                cursor.execute(*plain(value))
+                columns = _columns(cursor.fetchall(), width)
+            yield value, columns
     finally:
         cursor.close()
+
+
+def _columns(rows: Sequence[tuple[Any, ...]], width: int) -> list[list[Any]]:
+    return [list(column) for column in zip(*rows)] if rows else [[] for _ in range(width)]
+
+
+def _bound(connection: Connection, query: AnySelect, parameter: str) -> Callable[[Any], tuple[str, Any]]:
+    """``query`` compiled for the connection's driver: a function of a value of ``parameter`` giving the SQL and the
+    parameters to execute it with."""
+    compiled = query.compile(dialect=connection.dialect)
+    sql, names, others = str(compiled), compiled.positiontup, compiled.params
+
+    def bound(value: Any) -> tuple[str, Any]:
+        parameters = {**others, parameter: value}
+        return sql, tuple(parameters[name] for name in names) if names is not None else parameters
+
+    return bound

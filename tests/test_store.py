@@ -301,3 +301,24 @@ def test_reading_columns_item_by_item_gives_every_text_as_stored(any_db: Databas
     assert read[first] == [[output.id for output in outputs], texts,
                            [outputs[1].id if n == 1 else None for n in range(len(texts))]]
     assert read[second] == [[], [], []]
+
+
+def test_an_item_whose_texts_exceed_sqlites_longest_string_is_read_row_by_row(db: Database) -> None:
+    """The JSON arrays of ``select_columns_each`` are single strings: an item whose outputs together are longer than
+    SQLite allows a string to be (a billion bytes; here lowered to 200 on the connection) is read row by row, the
+    same columns, instead of failing."""
+    texts = [f"output number {n} " + "x" * 80 for n in range(5)]
+    with db.transaction() as session:
+        suite = Suite(name="s", source_lang="de", target_lang="en")
+        suite.items.append(Item(external_id="1", position=0, source="Hallo."))
+        session.add(suite)
+        session.flush()
+        item_id = suite.items[0].id
+        session.add_all([Output(item_id=item_id, text=text) for text in texts])
+    item = bindparam("item")
+    query = select(Output.id, Output.text).where(Output.item_id == item).order_by(Output.id)
+    with db.session() as session:
+        connection = session.connection()
+        connection.connection.dbapi_connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 200)  # type: ignore[union-attr]
+        [(read_item, (ids, read))] = list(select_columns_each(connection, query, item.key, [item_id]))
+    assert read_item == item_id and read == texts and len(ids) == len(texts)
