@@ -10,14 +10,15 @@ from pathlib import Path
 import pytest
 from alembic.script import ScriptDirectory
 from migration_helpers import at_revision
-from sqlalchemy import create_engine, inspect, select, text
+from sqlalchemy import bindparam, create_engine, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
 from alembic import command
 from store import Database, migrations, open_database, resolve_url
+from store.bulk import insert_columns, insert_tuples, select_columns_each
 from store.migrations import alembic_config, script_location
-from store.models import AutoLabel, Item, Suite
+from store.models import AutoLabel, Item, Output, Suite
 from suite.engine.labels import effective_labels_select
 
 
@@ -245,3 +246,79 @@ def test_challenge_sets_migration_keeps_items_and_empties_the_embedding_cache(em
     with pytest.raises(IntegrityError), db.engine.begin() as conn:
         conn.execute(text("UPDATE constructed_labels SET label = 'unknown'"))
     db.close()
+
+
+@pytest.mark.parametrize("rows", [1, 2, 332, 333, 334, 1000])
+@pytest.mark.parametrize("as_columns", [False, True])
+def test_bulk_insert_writes_every_row_as_given(any_db: Database, rows: int, as_columns: bool) -> None:
+    """``insert_tuples`` and ``insert_columns`` put several hundred rows into one statement where the driver binds by
+    position (SQLite): every row arrives whole and once, whichever way the rows divide into statements and in
+    whatever order the columns are given; on PostgreSQL rows go one by one."""
+    with any_db.transaction() as session:
+        suite = Suite(name="s", source_lang="de", target_lang="en")
+        suite.items.append(Item(external_id="1", position=0, source="Hallo."))
+        session.add(suite)
+        session.flush()
+        outputs = [Output(item_id=suite.items[0].id, text=f"output {n}") for n in range(rows)]
+        session.add_all(outputs)
+        session.flush()
+        wanted = [(output.id, ("pass", "fail")[n % 2]) for n, output in enumerate(outputs)]
+        given = [(label, None, id_) for id_, label in wanted]  # three columns: 333 rows a statement on SQLite
+        if as_columns:
+            insert_columns(session.connection(), AutoLabel, ("label", "rule_id", "output_id"),
+                           [list(column) for column in zip(*given)])
+        else:
+            insert_tuples(session.connection(), AutoLabel, ("label", "rule_id", "output_id"), given)
+    with any_db.session() as session:
+        assert [tuple(row) for row in session.execute(select(AutoLabel.output_id, AutoLabel.label, AutoLabel.rule_id)
+                                                      .order_by(AutoLabel.output_id))] == \
+            [(id_, label, None) for id_, label in wanted]
+
+
+def test_reading_columns_item_by_item_gives_every_text_as_stored(any_db: Database) -> None:
+    """``select_columns_each`` reads through JSON arrays on SQLite: texts with quotes, backslashes, control
+    characters, NUL (SQLite's) and characters beyond the BMP come back exactly, NULL as None, and an item without
+    rows as empty columns."""
+    texts = ['say "no"', "back\\slash", "tab\tnew\nline\x01", "über 😀", "\u2028", " "]
+    if any_db.engine.dialect.name == "sqlite":  # PostgreSQL's texts cannot hold NUL
+        texts.append("nul\x00inside")
+    with any_db.transaction() as session:
+        suite = Suite(name="s", source_lang="de", target_lang="en")
+        suite.items += [Item(external_id="1", position=0, source="Hallo."),
+                        Item(external_id="2", position=1, source="")]
+        session.add(suite)
+        session.flush()
+        first, second = (item.id for item in suite.items)
+        outputs = [Output(item_id=first, text=text) for text in texts]
+        session.add_all(outputs)
+        session.flush()
+        session.add(AutoLabel(output_id=outputs[1].id, label="pass"))
+    item = bindparam("item")
+    query = (select(Output.id, Output.text, AutoLabel.output_id).outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
+             .where(Output.item_id == item).order_by(Output.id))
+    with any_db.session() as session:
+        read = dict(select_columns_each(session.connection(), query, item.key, [first, second]))
+    assert read[first] == [[output.id for output in outputs], texts,
+                           [outputs[1].id if n == 1 else None for n in range(len(texts))]]
+    assert read[second] == [[], [], []]
+
+
+def test_an_item_whose_texts_exceed_sqlites_longest_string_is_read_row_by_row(db: Database) -> None:
+    """The JSON arrays of ``select_columns_each`` are single strings: an item whose outputs together are longer than
+    SQLite allows a string to be (a billion bytes; here lowered to 200 on the connection) is read row by row, the
+    same columns, instead of failing."""
+    texts = [f"output number {n} " + "x" * 80 for n in range(5)]
+    with db.transaction() as session:
+        suite = Suite(name="s", source_lang="de", target_lang="en")
+        suite.items.append(Item(external_id="1", position=0, source="Hallo."))
+        session.add(suite)
+        session.flush()
+        item_id = suite.items[0].id
+        session.add_all([Output(item_id=item_id, text=text) for text in texts])
+    item = bindparam("item")
+    query = select(Output.id, Output.text).where(Output.item_id == item).order_by(Output.id)
+    with db.session() as session:
+        connection = session.connection()
+        connection.connection.dbapi_connection.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 200)  # type: ignore[union-attr]
+        [(read_item, (ids, read))] = list(select_columns_each(connection, query, item.key, [item_id]))
+    assert read_item == item_id and read == texts and len(ids) == len(texts)

@@ -44,7 +44,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.bulk import insert_tuples, select_tuples, select_tuples_each
+from store.bulk import insert_columns, insert_tuples, select_columns_each, select_tuples
 from store.engine import make_engine
 from store.locks import lock_outputs_of_suite
 from store.models import (
@@ -170,13 +170,21 @@ class _Plan:
     with the output itself, so an output that has one is always new to labelling when it gets it)."""
 
     def fingerprint(self, item_id: int) -> str:
-        return item_fingerprint([RuleSpec(*rule) for rule in self.rules.get(item_id, ())],
-                                [KnownSpec(*known) for known in self.known.get(item_id, ())],
-                                self.policy.fingerprint(self.sources.get(item_id, "")))
+        return _fingerprint(self.rules.get(item_id, ()), self.known.get(item_id, ()), self.policy,
+                            self.sources.get(item_id, ""))
 
     def matcher(self, item_id: int) -> ItemMatcher:
         return _matcher(self.rules.get(item_id, ()), self.known.get(item_id, ()), self.timeout, self.policy,
                         self.sources.get(item_id, ""))
+
+
+@functools.lru_cache(maxsize=65_536)
+def _fingerprint(rules: tuple[RuleRow, ...], known: tuple[KnownRow, ...], policy: OutputPolicy, source: str) -> str:
+    """An item's fingerprint, kept for the next run as its matcher is: hashing the 2,767 items of the DFKI suite
+    cost a million-output run 36 ms of CPU in the workers on every run, and as much again in planning a run
+    after the first, which compares every labelled item's fingerprint."""
+    return item_fingerprint([RuleSpec(*rule) for rule in rules], [KnownSpec(*known) for known in known],
+                            policy.fingerprint(source))
 
 
 @functools.lru_cache(maxsize=65_536)
@@ -227,18 +235,22 @@ class _Labels:
     """The chunk's items' fingerprints, in its order: computed where the chunk was matched, off the writer's
     path (hashing 2,767 items' rules cost it 70 ms)."""
 
-    def rows(self) -> tuple[list[tuple[int, str, int | None]], list[tuple[int, str, int | None, str]]]:
-        """(output id, label, rule id) of the labels without a reason, and the few with theirs: binding
+    def without_reason(self) -> tuple[list[int], list[str], list[int | None]]:
+        """The columns (output id, label, rule id) of the labels without a reason, which are nearly all: binding
         the always-empty reason column would cost a sixth of the insert."""
-        rows = list(zip(self.ids, self.labels, self.rule_ids))
         if not self.reasons:
-            return rows, []
-        with_reason = [(*rows[position], reason) for position, reason in self.reasons.items()]
-        return [row for position, row in enumerate(rows) if position not in self.reasons], with_reason
+            return self.ids, self.labels, self.rule_ids
+        kept = [position not in self.reasons for position in range(len(self.ids))]
+        return list(compress(self.ids, kept)), list(compress(self.labels, kept)), list(compress(self.rule_ids, kept))
+
+    def with_reason(self) -> list[tuple[int, str, int | None, str]]:
+        """(output id, label, rule id, reason) of the few labels that have a reason."""
+        return [(self.ids[position], self.labels[position], self.rule_ids[position], reason)
+                for position, reason in self.reasons.items()]
 
 
 _FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
-"""Columns of (output id, text, labelled before) rows and of decisions (label, rule id, reason), taken in C."""
+"""Columns of (output id, decision) pairs and of decisions (label, rule id, reason), taken in C."""
 
 _to_relabel = or_(Output.id > LabelFingerprint.labelled_through, AutoLabel.label == "error")
 """Which outputs of a kept item (its fingerprint unchanged, joined with it and its labels) need labelling."""
@@ -261,7 +273,8 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
 
     ``timed`` bounds every search by the plan's timeout; untimed is for workers under the watchdog. ``check``
     is called before each timed decision, which may take the timeout for each rule, and may raise (a cancel).
-    Outputs are read item by item, so each item's outputs go through its matcher in one ``map``.
+    Outputs are read item by item, as columns (ids, texts), so each item's texts go through its matcher in one
+    ``map``.
     """
     query = _OUTPUTS_OF_KEPT_ITEM if not chunk.stale else \
         _OUTPUTS_OF_UNLABELLED_ITEM if chunk.unlabelled else _OUTPUTS_OF_STALE_ITEM
@@ -269,15 +282,14 @@ def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool
     counts: list[CountsRow] = []
     relabelled: list[int] = []
     read_through: dict[int, int] = {}
-    for item_id, rows in select_tuples_each(connection, query, _ITEM.key, chunk.items):
-        if not rows:
+    for item_id, columns in select_columns_each(connection, query, _ITEM.key, chunk.items):
+        ids, texts = columns[0], columns[1]
+        if not ids:
             continue
-        ids = list(map(_FIRST, rows))
         read_through[item_id] = max(ids)
         if not chunk.unlabelled:
-            relabelled.extend(filter(None, map(_THIRD, rows)))
+            relabelled.extend(filter(None, columns[2]))
         matcher = plan.matcher(item_id)
-        texts = list(map(_SECOND, rows))
         decisions = _decide_each(matcher, texts, check) if timed else matcher.decide_all(texts)
         if plan.constructed:
             decisions = [plan.constructed.get(output_id, decision) for output_id, decision in zip(ids, decisions)]
@@ -408,13 +420,17 @@ def _write(connection: Connection, planned: _Planned, batch: Sequence[tuple[_Chu
     relabelled = [output_id for _, labels in batch for output_id in labels.relabelled]
     for ids in _chunks(relabelled, _ID_CHUNK):
         connection.execute(delete(AutoLabel).where(AutoLabel.output_id.in_(list(ids))))
-    rows: list[tuple[int, str, int | None]] = []
+    output_ids: list[int] = []
+    label_values: list[str] = []
+    rule_ids: list[int | None] = []
     with_reason: list[tuple[int, str, int | None, str]] = []
-    for _, labels in batch:
-        plain, reasoned = labels.rows()
-        rows += plain
-        with_reason += reasoned
-    insert_tuples(connection, AutoLabel, _LABEL_COLUMNS[:3], rows)
+    for _, decided in batch:
+        chunk_ids, chunk_labels, chunk_rule_ids = decided.without_reason()
+        output_ids += chunk_ids
+        label_values += chunk_labels
+        rule_ids += chunk_rule_ids
+        with_reason += decided.with_reason()
+    insert_columns(connection, AutoLabel, _LABEL_COLUMNS[:3], (output_ids, label_values, rule_ids))
     insert_tuples(connection, AutoLabel, _LABEL_COLUMNS, with_reason)
     items = [item_id for chunk, _ in batch for item_id in chunk.items]
     for ids in _chunks(items, _ID_CHUNK):
