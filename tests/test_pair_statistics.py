@@ -55,8 +55,8 @@ def test_pair_statistics_in_workers_equal_sacrebleus_corpus_statistics(shared_da
     monkeypatch.setattr(pair_statistics, "CHUNK_PAIRS", 40)
     outputs, references = _wmt19(shared_data, 40, 3)
     statistics = PairStatistics(name, tokenize)
-    statistics.compute({(h, r) for hypotheses in outputs for lines in references
-                        for h, r in zip(hypotheses, lines)}, workers=2)
+    statistics.compute([(h, (r,)) for hypotheses in outputs for lines in references
+                        for h, r in zip(hypotheses, lines)], workers=2)
     direct = sacrebleu_metric(name, tokenize)
     for hypotheses in outputs:
         for lines in references:
@@ -66,4 +66,11 @@ def test_pair_statistics_in_workers_equal_sacrebleus_corpus_statistics(shared_da
         if name == "bleu":  # several references at once: computed from them together, as sacrebleu does
             expected = direct._extract_corpus_statistics(hypotheses, references)
             found = [statistics.bleu_multi(h, [a, b]) for h, a, b in zip(hypotheses, *references)]
+            np.testing.assert_array_equal(np.array(found, dtype=float), np.array(expected, dtype=float))
+    if name == "bleu":  # and in the workers, asked for with the pairs as a table asks
+        joined = PairStatistics(name, tokenize)
+        joined.compute([(h, (a, b)) for hypotheses in outputs for h, a, b in zip(hypotheses, *references)], workers=2)
+        for hypotheses in outputs:
+            expected = direct._extract_corpus_statistics(hypotheses, references)
+            found = [joined.joined[h, (a, b)] for h, a, b in zip(hypotheses, *references)]
             np.testing.assert_array_equal(np.array(found, dtype=float), np.array(expected, dtype=float))
