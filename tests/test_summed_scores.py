@@ -21,9 +21,7 @@ def _sacrebleu(name: str, tokenize: str | None, totals: np.ndarray) -> np.ndarra
 
 
 def _summed(name: str, tokenize: str | None, totals: np.ndarray) -> np.ndarray:
-    scores = summed_scores(sacrebleu_metric(name, tokenize))
-    assert scores is not None
-    return scores(totals)
+    return summed_scores(sacrebleu_metric(name, tokenize))(totals)
 
 
 @pytest.mark.parametrize(("name", "tokenize"), METRICS)

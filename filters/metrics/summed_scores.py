@@ -6,9 +6,9 @@ a chrF score on this machine: 11 s of a 2-minute target). Here the same arithmet
 system at once, operation for operation in sacrebleu's order, so every score is the same float: basic
 arithmetic is correctly rounded in numpy as in Python, and BLEU's logarithms and exponentials are Python's own
 ``math.log`` and ``math.exp`` element by element (numpy's differ from them in the last bit for a few percent of
-arguments on this machine). Only the configurations tsqe makes are covered (BLEU with ``exp`` smoothing and
-effective order, chrF without epsilon smoothing, TER); :func:`summed_scores` answers None for others, which then
-go through sacrebleu row by row. ``tests/test_summed_scores.py`` checks equality with sacrebleu.
+arguments on this machine). Only the configurations tsqe makes are covered (``pair_statistics.SACREBLEU_CLASSES``:
+BLEU with ``exp`` smoothing and effective order, chrF without epsilon smoothing, TER); :func:`summed_scores`
+refuses others. ``tests/test_summed_scores.py`` checks equality with sacrebleu.
 """
 from __future__ import annotations
 
@@ -27,9 +27,9 @@ _LOG = np.frompyfunc(my_log, 1, 1)
 Scores = Callable[[np.ndarray], np.ndarray]
 
 
-def summed_scores(metric: SacreMetric) -> Scores | None:
+def summed_scores(metric: SacreMetric) -> Scores:
     """``totals -> scores``: the corpus score of each row of summed statistics, equal to ``metric``'s
-    ``_compute_score_from_stats`` of that row; None where ``metric`` is configured otherwise than tsqe's."""
+    ``_compute_score_from_stats`` of that row (for chrF its ``_compute_f_score``)."""
     if isinstance(metric, BLEU) and metric.smooth_method == "exp" and metric.effective_order:
         order = metric.max_ngram_order
         return lambda totals: _bleu(totals, order)
@@ -38,7 +38,7 @@ def summed_scores(metric: SacreMetric) -> Scores | None:
         return lambda totals: _chrf(totals, order, factor)
     if isinstance(metric, TER):
         return _ter
-    return None
+    raise ValueError(f"no summed scores for {metric.get_signature()}: tsqe makes its metrics otherwise")
 
 
 def _exp(values: np.ndarray) -> np.ndarray:
