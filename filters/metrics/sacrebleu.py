@@ -74,9 +74,9 @@ class SacreBleuMetric(TextMetric):
 
     def prepare(self, systems: Sequence[str], entries: Sequence[RefChoice], reads: CorpusReads,
                 task: TaskState) -> None:
-        """Compute the statistics of every entry's pairs in one pass, segment by segment (each worker then
-        prepares a segment's texts once for all the sets, and the workers start once), and read the entries'
-        inputs through ``reads`` from now on."""
+        """Compute the statistics of every entry's pairs in one run of the workers, segment by segment (a
+        worker then prepares a segment's texts once for all the sets, and no worker waits while this process
+        reads the next entry), and read the entries' inputs through ``reads`` from now on."""
         self._reads = reads
         choices = dict.fromkeys(single for entry in entries
                                 for single in (entry.singles() if entry.combine != "multi" else [entry]))
