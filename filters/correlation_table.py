@@ -31,6 +31,7 @@ from filters.correlation import (
 )
 from filters.metrics import MetricOptions, Signature, metric_spec, suite_metric
 from filters.metrics.base import Metric
+from filters.metrics.corpus import CorpusReads
 from filters.metrics.statistics import RESAMPLES, SEED, Resamplable
 from store import Database
 from suite.references import RefChoice, ReferenceSet, reference_sets
@@ -198,6 +199,11 @@ def correlate_table(db: Database, metrics: Sequence[str], entries: Sequence[RefC
     options.check_any([metric_spec(metric) for metric in metrics])
     scorers = {metric: suite_metric(metric, options.applicable(metric_spec(metric)), db)
                for metric in dict.fromkeys(metrics)}  # one per metric: sacrebleu's keeps segment statistics
+    reads = CorpusReads(db, suite_name)
+    for metric, scorer in scorers.items():
+        progress.progress(0, len(jobs), f"computing {metric}'s statistics")
+        scorer.prepare(systems, [entry for m, entry in jobs if m == metric and entry is not None], reads,
+                       progress)
     rows = []
     for done, (metric, entry) in enumerate(jobs):
         progress.progress(done, len(jobs), f"correlating {metric}" + (f" against {entry.label}" if entry else ""))
@@ -237,9 +243,8 @@ def _draws(segments: int, resamples: int, seed: int) -> np.ndarray:
     """How often each segment is drawn in each resample (resamples x segments)."""
     rng = np.random.default_rng(seed)
     draws = rng.integers(0, segments, size=(resamples, segments))
-    counts = np.zeros((resamples, segments))
-    np.add.at(counts, (np.arange(resamples)[:, None], draws), 1.0)
-    return counts
+    cells = (np.arange(resamples)[:, None] * segments + draws).ravel()  # counted at once, not np.add.at's 0.1 s
+    return np.bincount(cells, minlength=resamples * segments).reshape(resamples, segments).astype(float)
 
 
 def _resampled(statistics: Resamplable | None, resamples: int, seed: int) -> dict[str, np.ndarray] | None:

@@ -55,8 +55,8 @@ def test_pair_statistics_in_workers_equal_sacrebleus_corpus_statistics(shared_da
     monkeypatch.setattr(pair_statistics, "CHUNK_PAIRS", 40)
     outputs, references = _wmt19(shared_data, 40, 3)
     statistics = PairStatistics(name, tokenize)
-    statistics.compute({(h, r) for hypotheses in outputs for lines in references
-                        for h, r in zip(hypotheses, lines)}, workers=2)
+    statistics.compute([(h, (r,)) for hypotheses in outputs for lines in references
+                        for h, r in zip(hypotheses, lines)], workers=2)
     direct = sacrebleu_metric(name, tokenize)
     for hypotheses in outputs:
         for lines in references:
@@ -67,3 +67,30 @@ def test_pair_statistics_in_workers_equal_sacrebleus_corpus_statistics(shared_da
             expected = direct._extract_corpus_statistics(hypotheses, references)
             found = [statistics.bleu_multi(h, [a, b]) for h, a, b in zip(hypotheses, *references)]
             np.testing.assert_array_equal(np.array(found, dtype=float), np.array(expected, dtype=float))
+    if name == "bleu":  # and in the workers, asked for with the pairs as a table asks
+        joined = PairStatistics(name, tokenize)
+        joined.compute([(h, (a, b)) for hypotheses in outputs for h, a, b in zip(hypotheses, *references)], workers=2)
+        for hypotheses in outputs:
+            expected = direct._extract_corpus_statistics(hypotheses, references)
+            found = [joined.joined[h, (a, b)] for h, a, b in zip(hypotheses, *references)]
+            np.testing.assert_array_equal(np.array(found, dtype=float), np.array(expected, dtype=float))
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize(("name", "tokenize"), [("bleu", "intl"), ("chrf", None), ("ter", None)])
+def test_multi_reference_statistics_equal_sacrebleus(shared_data: Path, name: str, tokenize: str | None) -> None:
+    """Against several references (sets joined, some segments repeating a reference: equal sentence F's of
+    chrF, equal edits of TER), picked from the pairs for all segments at once as sacrebleu picks them."""
+    from filters.metrics import MetricOptions, metric_spec
+    from filters.metrics.sacrebleu import SacreBleuMetric
+
+    outputs, references = _wmt19(shared_data, 120, 3)
+    references.append([line if k % 3 else outputs[0][k] for k, line in enumerate(references[0])])
+    references.append(references[1])
+    joined = [list(refs) for refs in zip(*references)]
+    metric = SacreBleuMetric(metric_spec(name), MetricOptions(tokenize=tokenize))
+    found = metric.segment_statistics({str(k): hypotheses for k, hypotheses in enumerate(outputs)}, joined)
+    direct = sacrebleu_metric(name, tokenize)
+    for k, hypotheses in enumerate(outputs):
+        expected = np.array(direct._extract_corpus_statistics(hypotheses, references), dtype=float)
+        np.testing.assert_array_equal(found[str(k)], expected)

@@ -15,6 +15,7 @@ import numpy as np
 from sqlalchemy import select
 
 from filters.metrics.cache import cached_scores
+from filters.metrics.corpus import CorpusReads
 from filters.metrics.signature import Signature
 from filters.metrics.specs import MetricSpec
 from filters.metrics.statistics import Resamplable
@@ -69,6 +70,11 @@ class Metric(ABC):
         """A system-level score of the metric's own (``spec.corpus_form`` or ``spec.level == "system"``);
         None: a system's score is the mean of its segment scores."""
         return None
+
+    def prepare(self, systems: Sequence[str], entries: Sequence[RefChoice], reads: CorpusReads,  # noqa: B027
+                task: TaskState) -> None:  # deliberately empty: only metrics whose scores share work do any
+        """Do ahead what the :meth:`system_scores` calls of a table (``systems`` against each of ``entries``)
+        share, all at once (sacrebleu's pair statistics), reading through ``reads``."""
 
     def forget_stored(self) -> None:  # noqa: B027 - deliberately empty: most metrics store nothing besides scores
         """Take back what scoring stored besides the scores (BERTScore's embeddings) after a cancelled run."""

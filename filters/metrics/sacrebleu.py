@@ -10,40 +10,43 @@ has them); the scores are the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import cast
 
 import numpy as np
 from sacrebleu.metrics import BLEU, CHRF, TER
 from sacrebleu.metrics.base import Metric as SacreMetric
 
 from filters.metrics.base import SystemScores, TextMetric
-from filters.metrics.corpus import corpus_inputs
-from filters.metrics.pair_statistics import PairStatistics
+from filters.metrics.corpus import CorpusReads
+from filters.metrics.pair_statistics import PairStatistics, Wanted
 from filters.metrics.signature import Signature
 from filters.metrics.specs import MetricOptions, MetricSpec
 from filters.metrics.statistics import CombinedStatistics, Resamplable, SegmentStatistics
+from filters.metrics.summed_scores import Scores, summed_scores
 from store import Database
 from suite.errors import TsqeError
 from suite.references import RefChoice
 from suite.tasks import TaskState
 
 
-def _chrf_multi(per_reference: list[list[float]], metric: SacreMetric) -> list[float]:
-    best, best_f = per_reference[0], -1.0
-    for stats in per_reference:
-        f_score = cast(CHRF, metric)._compute_f_score(stats)  # type: ignore[arg-type]  # its counts sum as floats here
-        if f_score > best_f:
-            best, best_f = stats, f_score
-    return best
+def _chrf_multi(per_reference: np.ndarray, starts: np.ndarray, f_scores: Scores) -> np.ndarray:
+    """Per segment, the statistics of the reference with the best sentence F, the first of equals, as sacrebleu
+    picks them; ``per_reference``: a row per segment and reference, segment ``k``'s from ``starts[k]`` on."""
+    segment = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(per_reference))))
+    ranked = np.lexsort((np.arange(len(per_reference)), -f_scores(per_reference), segment))
+    return per_reference[ranked[starts]]
 
 
-def _ter_multi(per_reference: list[list[float]], metric: SacreMetric) -> list[float]:
-    return [min(stats[0] for stats in per_reference), sum(stats[1] for stats in per_reference) / len(per_reference)]
+def _ter_multi(per_reference: np.ndarray, starts: np.ndarray, f_scores: Scores) -> np.ndarray:
+    """Per segment, the fewest edits over the mean reference length, as sacrebleu counts them."""
+    references = np.diff(np.append(starts, len(per_reference)))
+    return np.column_stack([np.minimum.reduceat(per_reference[:, 0], starts),
+                            np.add.reduceat(per_reference[:, 1], starts) / references])
 
 
-_MULTI_REFERENCE: dict[type[SacreMetric], Callable[[list[list[float]], SacreMetric], list[float]]] = {
+_MULTI_REFERENCE: dict[type[SacreMetric], Callable[[np.ndarray, np.ndarray, Scores], np.ndarray]] = {
     CHRF: _chrf_multi, TER: _ter_multi}
-"""Multi-reference statistics from single-reference ones, as each sacrebleu class picks them."""
+"""Multi-reference statistics from single-reference ones, as each sacrebleu class picks them, all segments of a
+system at once (chrF's sentence F of 130,000 pairs one by one took seconds of a table)."""
 
 
 class SacreBleuMetric(TextMetric):
@@ -57,6 +60,8 @@ class SacreBleuMetric(TextMetric):
         self._metric = self._statistics.metric
         self._signature = Signature.parse(f"{spec.name}|{self._metric.get_signature()}")
         self._multi = _MULTI_REFERENCE.get(type(self._metric))
+        self._reads: CorpusReads | None = None
+        self._finish_rows = summed_scores(self._metric)
 
     @property
     def signature(self) -> Signature:
@@ -67,15 +72,32 @@ class SacreBleuMetric(TextMetric):
         return np.array([self._metric.sentence_score(hyp, list(refs)).score
                          for hyp, refs in zip(hypotheses, references)], dtype=float)
 
+    def prepare(self, systems: Sequence[str], entries: Sequence[RefChoice], reads: CorpusReads,
+                task: TaskState) -> None:
+        """Compute the statistics of every entry's pairs in one run of the workers, segment by segment (a
+        worker then prepares a segment's texts once for all the sets, and no worker waits while this process
+        reads the next entry), and read the entries' inputs through ``reads`` from now on."""
+        self._reads = reads
+        choices = dict.fromkeys(single for entry in entries
+                                for single in (entry.singles() if entry.combine != "multi" else [entry]))
+        by_item: dict[int, list[Wanted]] = {}
+        for choice in choices:
+            inputs = reads.inputs(systems, choice)
+            for item, one in zip(inputs.items, self._wanted(inputs.hypotheses, inputs.references)):
+                by_item.setdefault(item, []).extend(one)
+        self._statistics.compute((one for wanted in by_item.values() for one in wanted), task)
+
     def system_scores(self, db: Database, systems: Sequence[str], refs: RefChoice, *, suite_name: str | None,
                       task: TaskState) -> SystemScores:
         """Corpus scores over the segments every system translated, from sacrebleu's segment statistics (so a
         bootstrap over segments recomputes them exactly). Joined sets: sacrebleu's multi-reference corpus score
         (``multi``), or the best or mean of the single-set corpus scores (``max``, ``mean``)."""
         if refs.combine == "multi":
-            inputs = corpus_inputs(db, systems, refs, suite_name)
+            reads = self._reads if self._reads is not None else CorpusReads(db, suite_name)
+            inputs = reads.inputs(systems, refs)
             statistics: Resamplable = SegmentStatistics(
-                inputs.items, self.segment_statistics(inputs.hypotheses, inputs.references, task), self._finish)
+                inputs.items, self.segment_statistics(inputs.hypotheses, inputs.references, task), self._finish,
+                self._finish_rows)
             segments = len(inputs.items)
         else:
             parts = [self.system_scores(db, systems, single, suite_name=suite_name, task=task)
@@ -98,25 +120,31 @@ class SacreBleuMetric(TextMetric):
         others' references) and by the joined entries, whose multi-reference statistics chrF and TER derive
         from them exactly as sacrebleu does (chrF: the reference with the best sentence F, the first on ties;
         TER: the fewest edits over the mean reference length). Multi-reference BLEU clips n-gram counts by
-        every reference at once, so it is computed from the segment's references together.
+        every reference at once, so it is computed from the segment's references together (once per distinct
+        output and references).
         """
         for texts in hypotheses.values():
             self._check(texts, references)
-        pairs = self._statistics
-        bleu = self._multi is None
-        pairs.compute({(hypothesis, ref) for texts in hypotheses.values()
-                       for hypothesis, refs in zip(texts, references) if not bleu or len(refs) == 1
-                       for ref in refs}, task)
-        return {system: np.array([self._segment(hypothesis, refs) for hypothesis, refs in zip(texts, references)],
-                                 dtype=float)
+        statistics = self._statistics
+        statistics.compute((one for wanted in self._wanted(hypotheses, references) for one in wanted), task)
+        if self._multi is None:
+            return {system: np.array([statistics.statistics(hypothesis, tuple(refs))
+                                      for hypothesis, refs in zip(texts, references)], dtype=float)
+                    for system, texts in hypotheses.items()}
+        starts = np.cumsum([0, *map(len, references)])[:-1]
+        return {system: self._multi(np.array([statistics.pairs[hypothesis, ref]
+                                              for hypothesis, refs in zip(texts, references) for ref in refs],
+                                             dtype=float), starts, self._finish_rows)
                 for system, texts in hypotheses.items()}
 
-    def _segment(self, hypothesis: str, references: Sequence[str]) -> list[float]:
-        if len(references) == 1:
-            return self._statistics.pairs[hypothesis, references[0]]
-        if self._multi is None:
-            return self._statistics.bleu_multi(hypothesis, references)
-        return self._multi([self._statistics.pairs[hypothesis, ref] for ref in references], self._metric)
+    def _wanted(self, hypotheses: Mapping[str, Sequence[str]],
+                references: Sequence[Sequence[str]]) -> list[list[Wanted]]:
+        """Per segment, the statistics its hypotheses need: each pair, or BLEU's against all its references."""
+        segments = []
+        for k, refs in enumerate(map(tuple, references)):
+            asked = [refs] if len(refs) == 1 or self._multi is None else [(ref,) for ref in refs]
+            segments.append([(texts[k], one) for texts in hypotheses.values() for one in asked])
+        return segments
 
     def _finish(self, total: np.ndarray) -> float:
         return float(self._metric._compute_score_from_stats(list(total)).score)

@@ -39,8 +39,13 @@ class SegmentStatistics:
     """Per system, one row of statistics per segment of ``items`` (zeros where the system has none)."""
     finish: Callable[[np.ndarray], float]
     """Summed statistics -> the system's score."""
+    finish_rows: Callable[[np.ndarray], np.ndarray] | None = None
+    """Rows of summed statistics -> each row's ``finish``, all at once (``filters.metrics.summed_scores``)."""
 
     def scores(self, weights: np.ndarray) -> dict[str, np.ndarray]:
+        finish_rows = self.finish_rows
+        if finish_rows is not None:
+            return {system: finish_rows(weights @ stats) for system, stats in self.stats.items()}
         return {system: np.array([self.finish(total) for total in weights @ stats])
                 for system, stats in self.stats.items()}
 
