@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QEvent, QObject
+from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QHeaderView, QTableView
 
 OUTPUT_SHARE = 0.26
@@ -65,6 +65,13 @@ class FittedColumns(QObject):
         self._table = table
         self._columns = list(columns)
         self._fitting = False
+        self._kept: int | None = None
+        # A fit asked while the header changes a section (hiding one, a drag) runs once the header is done: sections
+        # resized from inside its signal left the hidden column's room as an empty gap before the output.
+        self._later = QTimer(self)
+        self._later.setSingleShot(True)
+        self._later.setInterval(0)
+        self._later.timeout.connect(lambda: self.fit(self._kept))
         table.horizontalHeader().sectionResized.connect(self._section_resized)
         table.viewport().installEventFilter(self)
 
@@ -87,6 +94,8 @@ class FittedColumns(QObject):
 
     def fit(self, kept: int | None = None) -> None:
         """Fit the shown columns; ``kept``, a column just dragged, is not squeezed."""
+        self._later.stop()
+        self._kept = None
         header = self._table.horizontalHeader()
         shown = [logical for logical in range(len(self._columns)) if not header.isSectionHidden(logical)]
         wanted = []
@@ -108,8 +117,7 @@ class FittedColumns(QObject):
         if self._fitting:
             return
         column = self._columns[logical]
-        if column is None or new == 0:  # a column shown or hidden
-            self.fit()
-            return
-        self._columns[logical] = ColumnWidth(new, column.least)
-        self.fit(kept=logical)
+        if column is not None and new > 0:  # dragged, or shown again: its width is the one wanted
+            self._columns[logical] = ColumnWidth(new, column.least)
+            self._kept = logical
+        self._later.start()

@@ -162,3 +162,16 @@ def test_a_column_shown_from_the_menu_takes_room_from_the_output(
     after = _shown_columns(table)
     assert after["output"] == before["output"] - after["comment"]
     assert sum(after.values()) == sum(before.values())
+
+
+def test_a_column_hidden_leaves_no_gap_before_the_output(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """Hiding the source (as the screenshots do for the assistants' picture) left its room as an empty, untitled
+    gap before the output: the other sections were resized from inside the header's own signal."""
+    window.resize(1500, 900)
+    _settled(qtbot, window)
+    table = window.review.table
+    table.setColumnHidden(COLUMN["source"], True)
+    _settled(qtbot, window)
+    header = table.horizontalHeader()
+    assert header.sectionPosition(COLUMN["output"]) == header.sectionSize(COLUMN["item"])
+    assert sum(_shown_columns(table).values()) == table.viewport().width()
