@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import sqlite3
+import threading
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -122,6 +123,12 @@ def _stored_revisions(connection: Connection) -> frozenset[str]:
     return frozenset(connection.execute(text("SELECT version_num FROM alembic_version")).scalars())
 
 
+_PARSING = threading.Lock()
+"""One ``ast.parse`` at a time in this process: CPython 3.11 (3.11.7 here) raises "SystemError: AST constructor
+recursion depth mismatch" when threads parse at once, which three reviewers' threads opening one database hit on
+every run while the machine was loaded (tests/test_double_review.py)."""
+
+
 def newest_revisions() -> frozenset[str] | None:
     """The heads of the migration scripts, read from their ``revision`` and ``down_revision`` lines without
     importing alembic (every command opens a database, and most find it up to date); None when a script does not
@@ -130,7 +137,9 @@ def newest_revisions() -> frozenset[str] | None:
     replaced: set[str] = set()
     for script in (script_location() / "versions").glob("*.py"):
         found: dict[str, object] = {}
-        for node in ast.parse(script.read_text(encoding="utf-8")).body:
+        with _PARSING:
+            body = ast.parse(script.read_text(encoding="utf-8")).body
+        for node in body:
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target, value = node.targets[0], node.value
             elif isinstance(node, ast.AnnAssign) and node.value is not None:

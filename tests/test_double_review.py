@@ -227,9 +227,10 @@ def race(db_url: str, reviewers: list[str], rounds: int) -> dict[str, list[int]]
     start = threading.Barrier(len(reviewers))
 
     def work(reviewer: str) -> None:
-        database = open_database(db_url)
+        database = None
         try:
-            start.wait()
+            database = open_database(db_url)
+            start.wait(60)  # a reviewer who never arrives breaks the barrier instead of holding the others forever
             for _ in range(rounds):
                 given = take_assignments(database, reviewer, limit=1)
                 if not given:
@@ -239,9 +240,10 @@ def race(db_url: str, reviewers: list[str], rounds: int) -> dict[str, list[int]]
         except BaseException as error:  # noqa: BLE001 - reported by the test
             errors.append(error)
         finally:
-            database.close()
+            if database is not None:
+                database.close()
 
-    threads = [threading.Thread(target=work, args=(reviewer,)) for reviewer in reviewers]
+    threads = [threading.Thread(target=work, args=(reviewer,), daemon=True) for reviewer in reviewers]
     for thread in threads:
         thread.start()
     for thread in threads:
