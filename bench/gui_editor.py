@@ -38,6 +38,7 @@ from gui.editor.screen import ItemEditorScreen  # noqa: E402 - after the sys.pat
 from gui.operations import Operations  # noqa: E402 - after the sys.path fix above
 from gui.state import AppState, Selection  # noqa: E402 - after the sys.path fix above
 from store import open_database  # noqa: E402 - after the sys.path fix above
+from store.domain import Polarity  # noqa: E402 - after the sys.path fix above
 from suite.demo import DEMO_SUITE, create_demo  # noqa: E402 - after the sys.path fix above
 from suite.editing.api import find_item  # noqa: E402 - after the sys.path fix above
 from suite.engine.preview import ItemPreview  # noqa: E402 - after the sys.path fix above
@@ -100,7 +101,7 @@ def preview_seconds(outputs: int = 100, keystrokes: int = 20) -> list[Keystroke]
         state.select(Selection(item_id=find_item(db, ITEM, DEMO_SUITE)))
         ops.wait_idle()
         assert screen.last_preview is not None and len(screen.last_preview.outputs) == outputs, "setup failed"
-        editor = screen.rule_lists["positive"].editor(0)
+        editor = screen.rule_lists[Polarity.POSITIVE].editor(0)
         assert editor is not None
         previews = screen.previews
         assert previews is not None

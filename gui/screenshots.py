@@ -24,6 +24,7 @@ from gui.operations import Write, changes_nothing
 from gui.review.model import COLUMN
 from gui.state import Selection
 from store import Database, open_database
+from store.domain import Polarity
 from suite.changes import ANYWHERE, Changes
 from suite.demo import create_demo
 from suite.editing.api import find_item
@@ -155,7 +156,7 @@ def item_editor(window: MainWindow) -> QPixmap:
     assert db is not None
     window.state.select(Selection(item_id=find_item(db, "amb-01", window.state.suite_name)))
     settle(window)
-    field = window.editor.rule_lists["positive"].editor(0)
+    field = window.editor.rule_lists[Polarity.POSITIVE].editor(0)
     assert field is not None
     field.setFocus()
     field.setPlainText(r"\bbench\b|\briver\b")

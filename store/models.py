@@ -28,25 +28,19 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.default import DefaultExecutionContext
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from store.domain import AUTO_LABELS as AUTO_LABELS
+from store.domain import CONSTRUCTED_LABELS as CONSTRUCTED_LABELS
+from store.domain import MANUAL_LABELS as MANUAL_LABELS
+from store.domain import POLICY_LABELS as POLICY_LABELS
+from store.domain import STORED_AUTO_LABELS as STORED_AUTO_LABELS
+from store.domain import ChallengeFormat, EmbeddingPrecision, Polarity, TranslationKind
 from store.group_key import KEY_LENGTH, group_key
 from store.text import nfc as nfc  # where the importers have always found it
 
-AUTO_LABELS = ("pass", "fail", "conflict", "unknown", "error")
-"""What the rule engine decides for an output."""
-STORED_AUTO_LABELS = ("pass", "fail", "conflict", "error")
-"""What an ``auto_labels`` row holds: ``unknown``, often a third of a suite's outputs or more, is stored as no
-row at all for an output that its item's last labelling covered (``LabelFingerprint.labelled_through``)."""
-MANUAL_LABELS = ("pass", "fail", "unknown")
-POLICY_LABELS = ("unknown", "fail")
-"""What a suite's output policy gives degenerate outputs: ``unknown`` leaves them to the rules as any output (none
-matches an empty output), ``fail`` decides them before any rule (``suite.engine.output_policy``)."""
-CONSTRUCTED_LABELS = ("pass", "fail")
-"""What a challenge set's construction says of an output: its good translation passes, its bad one fails."""
-CHALLENGE_FORMATS = ("demetr", "aces", "contrastive-tsv")
-"""The layouts of contrastive challenge sets a suite can be imported from (``suite.importers.challenge``)."""
-EMBEDDING_PRECISIONS = ("float16", "float32")
-POLARITIES = ("positive", "negative")
-TRANSLATION_KINDS = ("good", "bad")
+CHALLENGE_FORMATS: tuple[ChallengeFormat, ...] = tuple(ChallengeFormat)
+EMBEDDING_PRECISIONS: tuple[EmbeddingPrecision, ...] = tuple(EmbeddingPrecision)
+POLARITIES: tuple[Polarity, ...] = tuple(Polarity)
+TRANSLATION_KINDS: tuple[TranslationKind, ...] = tuple(TranslationKind)
 STANDARD_REFERENCE = "standard"
 """The kind of a reference whose source says none, and the kind whose sets metrics use by default."""
 
@@ -104,7 +98,7 @@ class NFCString(_NFC):
 def _in(column: str, values: tuple[str, ...]) -> str:
     """A membership check spelled as ORs: SQLite rebuilds an ephemeral table for a constant ``IN`` list on
     every execution of a statement, which doubled the cost of inserting a million labels."""
-    return " OR ".join(f"{column} = {value!r}" for value in values)
+    return " OR ".join(f"{column} = {str(value)!r}" for value in values)
 
 
 class Base(DeclarativeBase):

@@ -38,6 +38,7 @@ from gui.operations.undo import undoable
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
 from store import Database
+from store.domain import Polarity
 from suite.assist.item_suggestions import ItemSuggestions, SuggestionSession
 from suite.assist.rule_suggestions import RuleSuggestion
 from suite.changes import Changes
@@ -201,9 +202,9 @@ class ItemEditorScreen(QWidget):
         self.save_action = screen_action(self, "&Save item", QKeySequence.StandardKey.Save, self.save)
         self.revert_action = screen_action(self, "Re&vert item", "", self.revert)
         self.add_positive_action = screen_action(self, "Add p&ositive rule", "Ctrl+Shift+P",
-                                                 self.rule_lists["positive"].add_rule)
+                                                 self.rule_lists[Polarity.POSITIVE].add_rule)
         self.add_negative_action = screen_action(self, "Add &negative rule", "Ctrl+Shift+N",
-                                                 self.rule_lists["negative"].add_rule)
+                                                 self.rule_lists[Polarity.NEGATIVE].add_rule)
         self.take_suggestion_action = screen_action(self, "Add the selected su&ggestion", "Ctrl+Shift+A",
                                                     self.suggestions.add_current)
         self._update_buttons()
@@ -423,7 +424,7 @@ class ItemEditorScreen(QWidget):
 
     def _add_suggestion(self, suggestion: RuleSuggestion) -> None:
         """A suggestion taken: a new rule of the draft, previewed at once like a typed one."""
-        rule_list = self.rule_lists[suggestion.polarity]
+        rule_list = self.rule_lists[Polarity(suggestion.polarity)]
         rule_list.add_pattern(suggestion.pattern, suggestion.ignore_case)
         column = self.editor_scroll.widget()
         if column is not None:  # down to the new rule, never sideways
@@ -469,7 +470,7 @@ class ItemEditorScreen(QWidget):
                 editor.setFocus()
                 editor.selectAll()
                 return
-        self.rule_lists["positive"].add_rule()
+        self.rule_lists[Polarity.POSITIVE].add_rule()
 
     # --- saving, undo -----------------------------------------------------------------------------
     def save(self) -> None:
