@@ -124,7 +124,7 @@ class Suite(Base):
                                                  passive_deletes=True)
 
 
-class OutputPolicy(Base):
+class StoredOutputPolicy(Base):
     """How a suite's degenerate outputs are labelled: empty ones and placeholders (``OutputPlaceholder``), and
     outputs identical to their item's source (not translated). A suite without a row has the default policy,
     ``unknown`` for both, under which the rules decide them as any output."""

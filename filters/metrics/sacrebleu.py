@@ -33,7 +33,7 @@ def _chrf_multi(per_reference: np.ndarray, starts: np.ndarray, f_scores: Scores)
     picks them; ``per_reference``: a row per segment and reference, segment ``k``'s from ``starts[k]`` on."""
     segment = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(per_reference))))
     ranked = np.lexsort((np.arange(len(per_reference)), -f_scores(per_reference), segment))
-    return per_reference[ranked[starts]]
+    return np.asarray(per_reference[ranked[starts]])
 
 
 def _ter_multi(per_reference: np.ndarray, starts: np.ndarray, f_scores: Scores) -> np.ndarray:

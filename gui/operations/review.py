@@ -18,8 +18,8 @@ from suite.assist.assignment_edits import Adjudicate, AnswerAssignments, answer_
 from suite.assist.double_review import (
     Answer,
     Assignment,
-    Disagreement,
     PlanResult,
+    ReviewDisagreement,
     plan_review_checks,
     take_assignments,
 )
@@ -65,7 +65,7 @@ def answer(state: AppState, ops: Operations, assignments: Sequence[Assignment], 
     return undoable(state, ops, [step], step.summary())
 
 
-def adjudicate(state: AppState, ops: Operations, disagreement: Disagreement, label: str) -> EditsWrite:
+def adjudicate(state: AppState, ops: Operations, disagreement: ReviewDisagreement, label: str) -> EditsWrite:
     """P / F on a disagreement: the output's label from now on, with both decisions in its history; one undo step."""
     assert disagreement.output_id is not None and disagreement.item_id is not None
     step = Adjudicate(disagreement.assignment_id, disagreement.output_id, disagreement.item_id,

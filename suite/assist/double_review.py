@@ -250,7 +250,7 @@ def answer_assignments(db: Database, answers: Sequence[Answer], reviewer: str) -
 
 
 @dataclass(frozen=True)
-class Disagreement:
+class ReviewDisagreement:
     """A double review whose two decisions differ, with the output's manual label as it is now (what an
     adjudication replaces, at ``manual_version``)."""
 
@@ -271,7 +271,7 @@ class Disagreement:
     adjudicated_by: str | None
 
 
-def disagreements(db: Database, *, suite_name: str | None = None, open_only: bool = True) -> list[Disagreement]:
+def disagreements(db: Database, *, suite_name: str | None = None, open_only: bool = True) -> list[ReviewDisagreement]:
     """The suite's double reviews whose answers differ from the first decision, in suite order; adjudicated ones
     too unless ``open_only``."""
     with db.session() as session:
@@ -280,7 +280,7 @@ def disagreements(db: Database, *, suite_name: str | None = None, open_only: boo
 
 
 def _disagreements(session: Session, suite_id: int, *, open_only: bool,
-                   assignment_id: int | None = None) -> list[Disagreement]:
+                   assignment_id: int | None = None) -> list[ReviewDisagreement]:
     query = (select(ReviewAssignment.id, ReviewAssignment.output_id, ReviewAssignment.item_id, Item.external_id,
                     ReviewAssignment.category, ReviewAssignment.text, ReviewAssignment.expected,
                     ReviewAssignment.first_reviewer, ReviewAssignment.label, ReviewAssignment.reviewer,
@@ -295,10 +295,10 @@ def _disagreements(session: Session, suite_id: int, *, open_only: bool,
         query = query.where(ReviewAssignment.adjudicated_by.is_(None))
     if assignment_id is not None:
         query = query.where(ReviewAssignment.id == assignment_id)
-    return [Disagreement(*list(row)) for row in session.execute(query)]
+    return [ReviewDisagreement(*list(row)) for row in session.execute(query)]
 
 
-def _disagreement(session: Session, assignment_id: int) -> tuple[ReviewAssignment, Disagreement]:
+def _disagreement(session: Session, assignment_id: int) -> tuple[ReviewAssignment, ReviewDisagreement]:
     row = session.get(ReviewAssignment, assignment_id, populate_existing=True)
     if row is None:
         raise TsqeError(f"no assignment with id {assignment_id}")

@@ -28,8 +28,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, aliased
 
 from store import Database
-from store.models import POLICY_LABELS, Item, Output, OutputPlaceholder
-from store.models import OutputPolicy as StoredPolicy
+from store.models import POLICY_LABELS, Item, Output, OutputPlaceholder, StoredOutputPolicy
 from store.text import nfc
 from suite.changes import ANYWHERE, Changes
 from suite.engine.rules import Decision
@@ -151,8 +150,8 @@ def _fate(label: str) -> str:
 
 def read_policy(reader: Session | Connection, suite_id: int) -> OutputPolicy:
     """The suite's policy, read in the caller's session or connection (labelling plans on a bare connection)."""
-    stored = reader.execute(select(StoredPolicy.empty_output, StoredPolicy.untranslated_output)
-                            .where(StoredPolicy.suite_id == suite_id)).first()
+    stored = reader.execute(select(StoredOutputPolicy.empty_output, StoredOutputPolicy.untranslated_output)
+                            .where(StoredOutputPolicy.suite_id == suite_id)).first()
     placeholders = tuple(text for text, in reader.execute(
         select(OutputPlaceholder.text).where(OutputPlaceholder.suite_id == suite_id).order_by(OutputPlaceholder.text)))
     if stored is None:

@@ -29,10 +29,10 @@ from store.models import (
     OutputPlaceholder,
     Phenomenon,
     Rule,
+    StoredOutputPolicy,
     System,
     SystemOutput,
 )
-from store.models import OutputPolicy as StoredPolicy
 from suite.engine.labels import automatic_label, join_labels, rule_number
 from suite.engine.output_policy import read_policy
 from suite.engine.rules import (
@@ -358,8 +358,8 @@ def _stamp() -> Select[Any]:
         reviews.add_columns(func.sum(ManualLabel.version)),
         select(func.count()).where(produced),
         select(func.sum(SystemOutput.output_id + SystemOutput.system_id)).where(produced),
-        select(StoredPolicy.empty_output).where(StoredPolicy.suite_id == suite_id),
-        select(StoredPolicy.untranslated_output).where(StoredPolicy.suite_id == suite_id),
+        select(StoredOutputPolicy.empty_output).where(StoredOutputPolicy.suite_id == suite_id),
+        select(StoredOutputPolicy.untranslated_output).where(StoredOutputPolicy.suite_id == suite_id),
         placeholders.add_columns(func.count()),
         placeholders.add_columns(func.min(OutputPlaceholder.text)),
         placeholders.add_columns(func.max(OutputPlaceholder.text)),

@@ -21,7 +21,6 @@ import json
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import NamedTuple
 
 import regex
@@ -286,14 +285,17 @@ class ItemMatcher:
             decision = self._conflicts[key] = Decision("conflict", positive.rule_id, reason, reason)
         return decision
 
-    def _settle(self, positive: Decision | None, negative: Decision | None, text: str) -> Decision:
-        if positive is not None:
-            return positive if negative is None else self._conflict(positive, negative)
-        if negative is not None:
-            return negative
-        if self._known:
-            return self._known.get(normalise(text), UNKNOWN)
-        return UNKNOWN
+    def _settle(self, positives: Iterable[Decision | None], negatives: Iterable[Decision | None],
+                texts: Iterable[str]) -> list[Decision]:
+        """The one place a label is decided from the first positive and the first negative rule that matched
+        each text: both → conflict, one → its decision, none → the known translations, else unknown. Written as
+        a single comprehension because it runs once per output of a labelling (a call per output cost more
+        than the decision)."""
+        known, conflict = self._known, self._conflict
+        return [(positive if negative is None else conflict(positive, negative)) if positive is not None
+                else negative if negative is not None
+                else known.get(normalise(text), UNKNOWN) if known else UNKNOWN
+                for positive, negative, text in zip(positives, negatives, texts)]
 
     def decide(self, text: str) -> Decision:
         """The automatic label of one output: the output policy's, else rules, then known translations, else
@@ -315,15 +317,13 @@ class ItemMatcher:
                     break
         except TimeoutError:
             return timed_out
-        return self._settle(positive, negative, text)
+        return self._settle((positive,), (negative,), (text,))[0]
 
     def decide_all(self, texts: Sequence[str]) -> list[Decision]:
         """``decide`` for many outputs, searching untimed: each rule runs over all texts in one C-level
         ``map`` instead of one Python call per output, which costs more than most searches. Only for a
         caller that bounds the whole run some other way (labelling's watchdog).
 
-        Items with at most one positive and one negative rule (every item imported from a file) are
-        decided in a single pass over the searches' results.
         """
         if self._decided and any(text in self._decided for text in texts):
             positions = [position for position, text in enumerate(texts) if text not in self._decided]
@@ -336,31 +336,7 @@ class ItemMatcher:
     def _decide_all(self, texts: Sequence[str]) -> list[Decision]:
         if self._invalid is not None:
             return [self._invalid] * len(texts)
-        known, conflict = self._known, self._conflict
-        if len(self._positive) > 1 or len(self._negative) > 1:
-            return [(positive if negative is None else conflict(positive, negative)) if positive is not None
-                    else negative if negative is not None
-                    else known.get(normalise(text), UNKNOWN) if known else UNKNOWN
-                    for positive, negative, text in zip(_first_hits(self._positive, texts),
-                                                        _first_hits(self._negative, texts), texts)]
-        passed = failed = both = UNKNOWN  # placeholders, read only where the rule they stand for exists
-        positives: Iterable[object] = repeat(None)
-        negatives: Iterable[object] = repeat(None)
-        if self._positive:
-            search, passed, _ = self._positive[0]
-            positives = map(search, texts)
-        if self._negative:
-            search, failed, _ = self._negative[0]
-            negatives = map(search, texts)
-            if self._positive:
-                both = conflict(passed, failed)
-        if known:
-            return [(passed if negative is None else both) if positive is not None
-                    else failed if negative is not None else known.get(normalise(text), UNKNOWN)
-                    for positive, negative, text in zip(positives, negatives, texts)]
-        return [(passed if negative is None else both) if positive is not None
-                else failed if negative is not None else UNKNOWN
-                for positive, negative, _ in zip(positives, negatives, texts)]
+        return self._settle(_first_hits(self._positive, texts), _first_hits(self._negative, texts), texts)
 
     def spans(self, text: str) -> list[Span]:
         """Every stretch of ``text`` each valid rule matches, in text order, for highlighting.

@@ -73,7 +73,7 @@ class Counts:
 
 
 @dataclass(frozen=True)
-class Cell:
+class SystemCell:
     """One system in one row. ``counts`` is None in the macro row, whose rate is a mean of rates."""
 
     rate: float | None
@@ -87,7 +87,7 @@ class ReportRow:
     category: str | None
     phenomenon: str | None
     items: int
-    cells: dict[str, Cell]
+    cells: dict[str, SystemCell]
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ class SystemsReport:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
 
-def _cell_document(cell: Cell) -> dict[str, Any]:
+def _cell_document(cell: SystemCell) -> dict[str, Any]:
     document: dict[str, Any] = {"rate": cell.rate, "best_cluster": cell.best_cluster}
     if cell.counts is not None:
         c = cell.counts
@@ -257,7 +257,7 @@ def build_systems_report(
         full = {name: row_counts.get(name, Counts()) for name in names}
         cluster = best_cluster(full, alpha)
         return ReportRow(kind, category, phenomenon, n_items,
-                         {name: Cell(c.rate, name in cluster, c) for name, c in full.items()})
+                         {name: SystemCell(c.rate, name in cluster, c) for name, c in full.items()})
 
     if by == "category":
         rows = [make_row("category", cat, None, n, by_category[cat]) for cat, n in category_items.items()]
@@ -280,7 +280,7 @@ def _macro_row(names: list[str], categories: list[dict[str, Counts]], n_items: i
         means[name] = sum(rates) / len(rates) if rates else None
     known = [m for m in means.values() if m is not None]
     top = max(known) if known else None
-    cells = {name: Cell(m, m is not None and top is not None and math.isclose(m, top), None)
+    cells = {name: SystemCell(m, m is not None and top is not None and math.isclose(m, top), None)
              for name, m in means.items()}
     return ReportRow("macro", None, None, n_items, cells), len(categories)
 
