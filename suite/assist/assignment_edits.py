@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from store import Database
 from suite.assist.double_review import Answer, adjudicate, answer_assignments, reopen_adjudication
 from suite.changes import ASSIGNMENTS, Changes, review_changes
-from suite.editing.review import Verdict
+from suite.editing.review import ReviewerDecision
 from suite.editing.undoable_edits import Edit, Ledger
 
 
@@ -78,7 +78,7 @@ class ReopenAdjudication:
     comment: str | None
     version: int
     """The review's version the adjudication left."""
-    review: Verdict | None
+    review: ReviewerDecision | None
     """The review before the adjudication, put back."""
 
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:

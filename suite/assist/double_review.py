@@ -40,7 +40,15 @@ from store.models import (
 from suite.assist.controls import QUEUE_PLACES, add_controls
 from suite.editing.history import check_author
 from suite.editing.item_detail import item_detail
-from suite.editing.review import Decided, OutputDecision, ReviewPut, SeenOutput, Verdict, decide_in, put_reviews_in
+from suite.editing.review import (
+    Decided,
+    OutputDecision,
+    ReviewerDecision,
+    ReviewPut,
+    SeenOutput,
+    decide_in,
+    put_reviews_in,
+)
 from suite.errors import TsqeError
 from suite.suites import find_suite
 from suite.tables import NO_CATEGORY
@@ -330,7 +338,7 @@ def adjudicate(db: Database, assignment_id: int, label: str, adjudicator: str, *
         return decided
 
 
-def reopen_adjudication(db: Database, assignment_id: int, *, expected_version: int, review: Verdict | None,
+def reopen_adjudication(db: Database, assignment_id: int, *, expected_version: int, review: ReviewerDecision | None,
                         author: str) -> Decided:
     """Take an adjudication back: the output's review as it was before (found at ``expected_version``, as the
     adjudication left it) and the disagreement open again, in one transaction."""

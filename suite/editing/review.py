@@ -162,7 +162,7 @@ def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: str, r
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ReviewerDecision:
     """A reviewer's decision on one output as stored: what undoing a later decision puts back as it was."""
 
     label: str
@@ -171,8 +171,8 @@ class Verdict:
     reviewed_at: datetime
 
     @staticmethod
-    def of(row: ManualLabel | None) -> Verdict | None:
-        return None if row is None else Verdict(row.label, row.reviewer, row.comment, row.reviewed_at)
+    def of(row: ManualLabel | None) -> ReviewerDecision | None:
+        return None if row is None else ReviewerDecision(row.label, row.reviewer, row.comment, row.reviewed_at)
 
 
 @dataclass(frozen=True)
@@ -190,8 +190,8 @@ class ReviewChange:
 
     output_id: int
     item_id: int
-    before: Verdict | None
-    after: Verdict | None
+    before: ReviewerDecision | None
+    after: ReviewerDecision | None
     version: int
 
 
@@ -259,14 +259,14 @@ def decide_in(session: Session, decisions: Sequence[OutputDecision], reviewer: s
     changes = []
     for done, ((seen, output), decision) in enumerate(zip(checked, decisions, strict=True)):
         task.progress(done, len(checked), f"reviewing output {done + 1:,} of {len(checked):,}")
-        before = Verdict.of(session.get(ManualLabel, output.id, populate_existing=True))
+        before = ReviewerDecision.of(session.get(ManualLabel, output.id, populate_existing=True))
         if decision.label is None:
             _clear(session, output, seen, reviewer)
             changes.append(ReviewChange(output.id, output.item_id, before, None, 0))
         else:
             info = _set(session, output, seen, decision.label, reviewer, reviewed_at, (noted or {}).get(output.id))
-            changes.append(ReviewChange(output.id, output.item_id, before,
-                                        Verdict(info.label, reviewer, info.comment, reviewed_at), info.version))
+            after = ReviewerDecision(info.label, reviewer, info.comment, reviewed_at)
+            changes.append(ReviewChange(output.id, output.item_id, before, after, info.version))
     _count(session, changes)
     known = tuple(added for (_, output), decision in zip(checked, decisions, strict=True)
                   if as_known and (added := _add_known(session, output, decision.label, reviewer)) is not None)
@@ -280,7 +280,7 @@ def _count(session: Session, changes: Sequence[ReviewChange]) -> None:
                                          for change in changes])
 
 
-def _label(verdict: Verdict | None) -> str | None:
+def _label(verdict: ReviewerDecision | None) -> str | None:
     return None if verdict is None else verdict.label
 
 
@@ -299,7 +299,7 @@ class ReviewPut:
 
     output_id: int
     expected_version: int
-    verdict: Verdict | None
+    verdict: ReviewerDecision | None
 
 
 @dataclass(frozen=True)
@@ -334,7 +334,7 @@ def put_reviews_in(session: Session, puts: Sequence[ReviewPut], *, author: str, 
         existing = session.get(ManualLabel, output.id, populate_existing=True)
         if (0 if existing is None else existing.version) != put.expected_version:
             raise _conflict(session, output)
-        changes.append(ReviewChange(output.id, output.item_id, Verdict.of(existing), put.verdict,
+        changes.append(ReviewChange(output.id, output.item_id, ReviewerDecision.of(existing), put.verdict,
                                     _put(session, output, existing, put.verdict, author)))
     _count(session, changes)
     removed = []
@@ -353,7 +353,7 @@ def put_reviews_in(session: Session, puts: Sequence[ReviewPut], *, author: str, 
     return Decided(tuple(changes), tuple(added), tuple(removed))
 
 
-def _put(session: Session, output: Output, existing: ManualLabel | None, verdict: Verdict | None,
+def _put(session: Session, output: Output, existing: ManualLabel | None, verdict: ReviewerDecision | None,
          author: str) -> int:
     """Write ``verdict`` over ``existing`` (both None: nothing to do); the review's version after it."""
     if verdict is None:

@@ -24,7 +24,7 @@ from suite.changes import NOWHERE, Changes, Where, item_changes, review_changes
 from suite.editing import api as editing
 from suite.editing import review
 from suite.editing.api import EditResult, ItemSnapshot
-from suite.editing.review import KnownPut, OutputDecision, ReviewPut, SeenOutput, Verdict
+from suite.editing.review import KnownPut, OutputDecision, ReviewerDecision, ReviewPut, SeenOutput
 
 Entity = Literal["item", "rule", "known", "reference"]
 Versioned = Literal["item", "rule", "known", "reference", "review"]
@@ -454,7 +454,7 @@ class PutReviews:
 
     name: str
     """The step's name, the same whichever way it goes ("pass on 00544005 · UEdin")."""
-    reviews: tuple[tuple[int, int, Verdict | None], ...]
+    reviews: tuple[tuple[int, int, ReviewerDecision | None], ...]
     """(output id, item id, the review it gets)."""
     add_known: tuple[tuple[int, KnownPut], ...] = ()
     """(the id the known translation had, what to add back)."""
