@@ -12,8 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from suite.errors import TsqeError
 
 if TYPE_CHECKING:

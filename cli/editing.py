@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.rule_group import rule_app
 from suite.errors import TsqeError
 

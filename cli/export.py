@@ -5,8 +5,8 @@ from pathlib import Path
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 
 export_app = typer.Typer(help="Export data as files.", no_args_is_help=True)
 app.add_typer(export_app, name="export")

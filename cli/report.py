@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.table_output import emit_table, format_option, out_option
 
 report_app = typer.Typer(help="Reports on the suite's labels.", no_args_is_help=True)

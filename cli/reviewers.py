@@ -9,8 +9,8 @@ from pathlib import Path
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.table_output import emit_table, format_option, out_option
 from suite.errors import TsqeError
 

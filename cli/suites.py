@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
 from cli.editing import AUTHOR_HELP
-from cli.main import app
 from cli.progress import progress_bar
 
 if TYPE_CHECKING:

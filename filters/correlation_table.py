@@ -29,7 +29,7 @@ from filters.correlation import (
     human_scores,
     system_level_scores,
 )
-from filters.metrics import MetricOptions, Signature, metric_spec, suite_metric
+from filters.metrics import MetricOptions, Signature, check_options_any, metric_spec, suite_metric
 from filters.metrics.base import Metric
 from filters.metrics.corpus import CorpusReads
 from filters.metrics.statistics import RESAMPLES, SEED, Resamplable
@@ -196,7 +196,7 @@ def correlate_table(db: Database, metrics: Sequence[str], entries: Sequence[RefC
             for metric in dict.fromkeys(metrics)
             for entry in (entries if metric_spec(metric).needs_references else [None])]
     options = options or MetricOptions()
-    options.check_any([metric_spec(metric) for metric in metrics])
+    check_options_any(options, [metric_spec(metric) for metric in metrics])
     scorers = {metric: suite_metric(metric, options.applicable(metric_spec(metric)), db)
                for metric in dict.fromkeys(metrics)}  # one per metric: sacrebleu's keeps segment statistics
     reads = CorpusReads(db, suite_name)

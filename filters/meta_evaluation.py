@@ -38,7 +38,7 @@ import numpy as np
 
 from filters.human_judgements import HumanJudgements, HumanTest, read_human_judgements
 from filters.metrics import MetricOptions, metric_spec
-from filters.metrics.specs import TOKENIZE
+from filters.metrics.spec_types import TOKENIZE
 from filters.system_statistics import SystemMetricStatistics, metric_statistics
 from store import Database
 from suite.errors import TsqeError

@@ -77,7 +77,7 @@ def metric_statistics(db: Database, metric: str, systems: Sequence[str], *, suit
 
         scorer = get_metric(metric, options, db)
         assert isinstance(scorer, SacreBleuMetric)
-        singles = refs.singles() if refs.combine != "multi" else [refs]
+        singles = refs.scored()
         parts = [_corpus_statistics(db, scorer, systems, single, suite_name, progress_of(task)) for single in singles]
         statistics: Resamplable = parts[0] if len(parts) == 1 else \
             CombinedStatistics(parts, refs.combine, scorer.higher_is_better)

@@ -9,7 +9,7 @@ from import_helpers import snapshot, write
 from sqlalchemy import func, insert, select
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database, open_database
 from store.copy import CopyRefused, copy_database
 from store.models import (
@@ -141,7 +141,6 @@ def test_a_cancelled_copy_removes_the_file_it_created(tmp_path: Path) -> None:
 
 
 def test_cli_copy_reports_the_rows_and_refuses_a_full_target(tmp_path: Path) -> None:
-    _register_commands()
     filled(open_database(tmp_path / "a.sqlite"), tmp_path)
     runner = CliRunner()
     rows = sum(map(len, snapshot(open_database(tmp_path / "a.sqlite")).values()))
