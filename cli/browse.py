@@ -14,6 +14,7 @@ from rich.table import Table
 
 from cli.app import app
 from cli.context import app_context
+from store.domain import Label
 from suite.errors import TsqeError
 
 if TYPE_CHECKING:
@@ -21,14 +22,6 @@ if TYPE_CHECKING:
     from suite.engine.label_counts import LabelCounts
     from suite.reading.browse import OutputRow
     from suite.reading.impact import PairsAdded
-
-
-class Label(StrEnum):
-    passed = "pass"
-    failed = "fail"
-    conflict = "conflict"
-    unknown = "unknown"
-    error = "error"
 
 
 class Sort(StrEnum):
@@ -85,7 +78,7 @@ def outputs_command(
     context = app_context(ctx)
     page = browse_outputs(
         context.database,
-        OutputFilter(label=label and label.value, auto_label=auto_label and auto_label.value, reviewed=reviewed,
+        OutputFilter(label=label, auto_label=auto_label, reviewed=reviewed,
                      disagree=disagree, category=category, phenomenon=phenomenon, item=item, system=system,
                      contains=contains, grouped=grouped, degenerate=degenerate),
         suite_name=context.suite_name, sort=sort.value, descending=desc, limit=limit, offset=offset)

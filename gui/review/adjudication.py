@@ -20,6 +20,7 @@ from gui.review.detail import DetailPanel
 from gui.review.page_layout import lay_out_page
 from gui.row_table_model import RowColumn, RowCursor, RowListModel, row_view
 from gui.state import AppState
+from store.domain import Label
 from suite.assist.double_review import ReviewDisagreement, disagreements
 from suite.changes import Changes
 from suite.reading.browse import OutputRow, output_rows
@@ -111,7 +112,7 @@ class AdjudicationPage(QWidget):
         rows = self.model.rows()
         following = next((row for row in rows[rows.index(chosen) + 1:] if row.adjudicated_by is None), None)
         self._follow = following.assignment_id if following is not None else None
-        review_ops.adjudicate(self._state, self._ops, chosen, label).run(self._ops)
+        review_ops.adjudicate(self._state, self._ops, chosen, Label(label)).run(self._ops)
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         chosen = self.current()

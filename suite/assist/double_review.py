@@ -26,6 +26,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import Label
 from store.models import (
     MANUAL_LABELS,
     Category,
@@ -155,7 +156,7 @@ class Assignment:
     phenomenon: str | None
     source: str | None
     text: str
-    label: str | None
+    label: Label | None
     comment: str | None
 
 
@@ -221,7 +222,7 @@ class Answer:
     """A reviewer's answer to an assignment (``label`` None: no answer yet)."""
 
     assignment_id: int
-    label: str | None
+    label: Label | None
     comment: str | None = None
 
 
@@ -272,10 +273,10 @@ class ReviewDisagreement:
     first_reviewer: str | None
     second_label: str
     second_reviewer: str
-    manual_label: str | None
+    manual_label: Label | None
     manual_reviewer: str | None
     manual_version: int
-    adjudicated_label: str | None
+    adjudicated_label: Label | None
     adjudicated_by: str | None
 
 
@@ -318,7 +319,7 @@ def _disagreement(session: Session, assignment_id: int) -> tuple[ReviewAssignmen
     return row, found[0]
 
 
-def adjudicate(db: Database, assignment_id: int, label: str, adjudicator: str, *, comment: str | None = None,
+def adjudicate(db: Database, assignment_id: int, label: Label, adjudicator: str, *, comment: str | None = None,
                expected_version: int | None = None) -> Decided:
     """Settle a disagreement: the output gets ``label`` as the adjudicator's manual label (refused like any
     decision when its review changed since ``expected_version`` was read), and its history entry names the first

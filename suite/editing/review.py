@@ -15,6 +15,7 @@ from sqlalchemy import Insert, delete, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import Label
 from store.models import (
     MANUAL_LABELS,
     AutoLabel,
@@ -58,7 +59,7 @@ def _output(session: Session, output_id: int) -> Output:
 @dataclass(frozen=True)
 class ManualLabelInfo:
     output_id: int
-    label: str
+    label: Label
     reviewer: str
     reviewed_at: datetime
     comment: str | None
@@ -138,7 +139,7 @@ def _history(session: Session, output: Output, action: str, author: str, before:
                             after, version)])
 
 
-def set_manual_label(db: Database, output_id: int, label: str, reviewer: str, comment: str | None = None, *,
+def set_manual_label(db: Database, output_id: int, label: Label, reviewer: str, comment: str | None = None, *,
                      expected_version: int | None = None) -> ManualLabelInfo:
     """Record (or replace) a reviewer's label for one distinct output, stamped with the current time.
 
@@ -149,7 +150,7 @@ def set_manual_label(db: Database, output_id: int, label: str, reviewer: str, co
     return info
 
 
-def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: str, reviewer: str, *,
+def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: Label, reviewer: str, *,
                       task: TaskState | None = None) -> list[ManualLabelInfo]:
     """One reviewer's label for several distinct outputs at once, in one transaction: all of them or none.
 
@@ -165,7 +166,7 @@ def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: str, r
 class ReviewerDecision:
     """A reviewer's decision on one output as stored: what undoing a later decision puts back as it was."""
 
-    label: str
+    label: Label
     reviewer: str
     comment: str | None
     reviewed_at: datetime
@@ -181,7 +182,7 @@ class OutputDecision:
     A comment (C) is a decision that gives each output the label it has, with the comment in ``seen``."""
 
     seen: SeenOutput
-    label: str | None
+    label: Label | None
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,7 @@ def _label(verdict: ReviewerDecision | None) -> str | None:
     return None if verdict is None else verdict.label
 
 
-def _add_known(session: Session, output: Output, label: str | None, author: str) -> KnownChange | None:
+def _add_known(session: Session, output: Output, label: Label | None, author: str) -> KnownChange | None:
     kind = "good" if label == "pass" else "bad"
     result = add_known_in(session, output.item_id, kind, output.text, author=author)
     if result is None:
@@ -384,7 +385,7 @@ def _put(session: Session, output: Output, existing: ManualLabel | None, verdict
     return version
 
 
-def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewer: str,
+def _set(session: Session, output: Output, seen: SeenOutput, label: Label, reviewer: str,
          reviewed_at: datetime, noted: Mapping[str, str] | None = None) -> ManualLabelInfo:
     existing = session.get(ManualLabel, output.id, populate_existing=True)
     version_read = 0 if existing is None else existing.version

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar
 
 from store import Database
+from store.domain import Label, Polarity
 from suite.changes import NOWHERE, Changes, Where, item_changes, review_changes
 from suite.editing import api as editing
 from suite.editing import review
@@ -227,7 +228,7 @@ class RenameCategory:
 @dataclass(frozen=True)
 class AddRule:
     item_id: int
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool
     key: int
@@ -251,7 +252,7 @@ class AddRule:
 class RemoveRule:
     item_id: int
     rule_id: int
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool
     position: int | None = None
@@ -408,7 +409,7 @@ class ReviewedOutput:
     version: int
     """Its review's version when it was read (0: not reviewed)."""
     comment: str | None = None
-    label: str | None = None
+    label: Label | None = None
     """Its manual label when it was read."""
 
 
@@ -418,7 +419,7 @@ class Decide:
     its label), Shift+P / Shift+F (``as_known``: also a known good / bad translation of its item)."""
 
     outputs: tuple[ReviewedOutput, ...]
-    label: str | None
+    label: Label | None
     comment: str | None = None
     commenting: bool = False
     as_known: bool = False

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import regex
 
+from store.domain import Label, Polarity, TranslationKind
 from store.text import nfc
 from suite.engine.pattern_bounds import too_complex
 
@@ -37,7 +38,7 @@ class RuleSpec:
     """What the engine needs to know of a stored ``Rule``."""
 
     id: int
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool = False
     valid: bool = True
@@ -48,7 +49,7 @@ class RuleSpec:
 
 @dataclass(frozen=True)
 class KnownSpec:
-    kind: str  # "good" | "bad"
+    kind: TranslationKind
     text: str
 
 
@@ -58,7 +59,7 @@ class Decision(NamedTuple):
     ``label``, ``rule_id`` and ``reason`` are what is stored; ``decided_by`` is ``describe`` of them.
     """
 
-    label: str
+    label: Label
     rule_id: int | None
     reason: str | None
     decided_by: str
@@ -68,7 +69,7 @@ class Span(NamedTuple):
     start: int
     end: int
     rule_id: int
-    polarity: str
+    polarity: Polarity
 
 
 def normalise(text: str) -> str:
@@ -180,7 +181,7 @@ _WITHOUT_RULE = {
 }
 
 
-def describe(label: str, number: int | None = None, polarity: str | None = None, pattern: str | None = None,
+def describe(label: Label, number: int | None = None, polarity: Polarity | None = None, pattern: str | None = None,
              reason: str | None = None) -> str:
     """What decided a stored automatic label, in words: its reason if it has one, else its rule (by ``number``, as
     the editor numbers it: ``suite.engine.labels.rule_number``), else how a label is reached without a rule (exports,
@@ -196,19 +197,19 @@ def rule_name(rule: RuleSpec, number: int) -> str:
     return f"{rule.polarity} rule {number}"
 
 
-def _decision(label: str, rule: RuleSpec | None = None, number: int | None = None, reason: str | None = None
+def _decision(label: Label, rule: RuleSpec | None = None, number: int | None = None, reason: str | None = None
               ) -> Decision:
     return Decision(label, None if rule is None else rule.id, reason,
                     describe(label, number, None if rule is None else rule.polarity,
                              None if rule is None else rule.pattern, reason))
 
 
-UNKNOWN = _decision("unknown")
-KNOWN_GOOD = _decision("pass")
-KNOWN_BAD = _decision("fail")
-KNOWN_BOTH = _decision("conflict")
-CONSTRUCTED = {"pass": _decision("pass", reason="good translation by construction (challenge set)"),
-               "fail": _decision("fail", reason="bad translation by construction (challenge set)")}
+UNKNOWN = _decision(Label.UNKNOWN)
+KNOWN_GOOD = _decision(Label.PASS)
+KNOWN_BAD = _decision(Label.FAIL)
+KNOWN_BOTH = _decision(Label.CONFLICT)
+CONSTRUCTED = {Label.PASS: _decision(Label.PASS, reason="good translation by construction (challenge set)"),
+               Label.FAIL: _decision(Label.FAIL, reason="bad translation by construction (challenge set)")}
 """The decisions of an output's label by construction (``store.models.ConstructedLabel``), which labelling
 gives such an output whatever the rules say: it is what the challenge set is made of."""
 
@@ -258,31 +259,31 @@ class ItemMatcher:
         for rule in self.rules:
             pattern = _compile(rule.pattern, rule.ignore_case) if rule.valid else (rule.error or "marked invalid")
             if isinstance(pattern, str):
-                self._invalid = _decision("error", rule, numbers[rule.id],
+                self._invalid = _decision(Label.ERROR, rule, numbers[rule.id],
                                           f"{rule_name(rule, numbers[rule.id])} is invalid: {pattern}")
                 break
             compiled.append((rule, pattern))
         self._compiled = compiled
-        self._positive = tuple((p.search, _decision("pass", r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
-                               for r, p in compiled if r.polarity == "positive")
-        self._negative = tuple((p.search, _decision("fail", r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
-                               for r, p in compiled if r.polarity == "negative")
+        self._positive = tuple((p.search, _decision(Label.PASS, r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
+                               for r, p in compiled if r.polarity == Polarity.POSITIVE)
+        self._negative = tuple((p.search, _decision(Label.FAIL, r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
+                               for r, p in compiled if r.polarity == Polarity.NEGATIVE)
         self._conflicts: dict[tuple[int, int], Decision] = {}
-        good = {normalise(k.text) for k in known if k.kind == "good"} - {""}
-        bad = {normalise(k.text) for k in known if k.kind == "bad"} - {""}
+        good = {normalise(k.text) for k in known if k.kind == TranslationKind.GOOD} - {""}
+        bad = {normalise(k.text) for k in known if k.kind == TranslationKind.BAD} - {""}
         self._known = {text: KNOWN_GOOD for text in good - bad}
         self._known.update({text: KNOWN_BAD for text in bad - good})
         self._known.update({text: KNOWN_BOTH for text in good & bad})
 
     def _timed_out(self, rule: RuleSpec, number: int) -> Decision:
-        return _decision("error", rule, number, f"{rule_name(rule, number)} timed out after {self.timeout:g} s")
+        return _decision(Label.ERROR, rule, number, f"{rule_name(rule, number)} timed out after {self.timeout:g} s")
 
     def _conflict(self, positive: Decision, negative: Decision) -> Decision:
         key = (positive.rule_id or 0, negative.rule_id or 0)
         decision = self._conflicts.get(key)
         if decision is None:
             reason = f"{positive.decided_by} and {negative.decided_by} both matched"
-            decision = self._conflicts[key] = Decision("conflict", positive.rule_id, reason, reason)
+            decision = self._conflicts[key] = Decision(Label.CONFLICT, positive.rule_id, reason, reason)
         return decision
 
     def _settle(self, positives: Iterable[Decision | None], negatives: Iterable[Decision | None],

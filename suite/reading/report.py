@@ -26,6 +26,7 @@ from typing import Any, Literal
 from sqlalchemy import func, select
 
 from store import Database
+from store.domain import Label
 from store.models import Category, Item, Phenomenon, System, SystemOutput
 from suite.engine.labels import effective_label, join_labels
 from suite.suites import find_suite
@@ -67,7 +68,7 @@ class Counts:
                       self.unlabelled + other.unlabelled)
 
     @classmethod
-    def of_label(cls, label: str | None, n: int) -> Counts:
+    def of_label(cls, label: Label | None, n: int) -> Counts:
         field_name = "unlabelled" if label is None else {"pass": "passed", "fail": "failed"}.get(label, label)
         return cls(**{field_name: n})
 
@@ -221,7 +222,7 @@ class CountRow:
     system: str
     category: str
     phenomenon: str
-    label: str | None
+    label: Label | None
     n: int
 
 
