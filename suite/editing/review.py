@@ -355,8 +355,10 @@ def put_reviews_in(session: Session, puts: Sequence[ReviewPut], *, author: str, 
 
 
 def _put(session: Session, output: Output, existing: ManualLabel | None, verdict: ReviewerDecision | None,
-         author: str) -> int:
-    """Write ``verdict`` over ``existing`` (both None: nothing to do); the review's version after it."""
+         author: str, noted: Mapping[str, str] | None = None) -> int:
+    """The one versioned write of a review: ``verdict`` over ``existing`` (None: no manual label; both None:
+    nothing to do), guarded by the version read, with its history entry (``noted`` adds fields to it); the
+    review's version after it. A decision, a clearing, an undo and a redo all come down to this."""
     if verdict is None:
         if existing is None:
             return 0
@@ -372,6 +374,7 @@ def _put(session: Session, output: Output, existing: ManualLabel | None, verdict
     values = {**after, "reviewed_at": verdict.reviewed_at}
     if existing is None:
         version = next_versions(session, [output.id])[output.id]
+        # Counted by RETURNING: an INSERT's rowcount is -1 through psycopg unless asked to be kept.
         done = len(session.execute(_insert_new(session).values(output_id=output.id, version=version, **values)
                                    .returning(ManualLabel.output_id)).all())
     else:
@@ -381,37 +384,26 @@ def _put(session: Session, output: Output, existing: ManualLabel | None, verdict
                             .values(version=version, **values))
     if done != 1:
         raise _conflict(session, output)
-    _history(session, output, "change" if before else "add", author, before, after, version)
+    _history(session, output, "change" if before else "add", author, before, {**after, **(noted or {})}, version)
     return version
+
+
+def _seen(session: Session, output: Output, seen: SeenOutput) -> ManualLabel | None:
+    """The output's review, refused when it is not the version the reviewer saw."""
+    existing = session.get(ManualLabel, output.id, populate_existing=True)
+    if seen.version is not None and seen.version != (0 if existing is None else existing.version):
+        raise _conflict(session, output)
+    return existing
 
 
 def _set(session: Session, output: Output, seen: SeenOutput, label: Label, reviewer: str,
          reviewed_at: datetime, noted: Mapping[str, str] | None = None) -> ManualLabelInfo:
-    existing = session.get(ManualLabel, output.id, populate_existing=True)
-    version_read = 0 if existing is None else existing.version
-    if seen.version is not None and seen.version != version_read:
-        raise _conflict(session, output)
+    existing = _seen(session, output, seen)
     _refuse_unseen(session, output, seen, existing, reviewer)
     comment = seen.comment or None
     if existing is not None and existing.reviewer != reviewer and comment == existing.comment:
         comment = None  # theirs stays in the history, with their decision
-    after = {"label": label, "reviewer": reviewer, "comment": comment}
-    values = {**after, "reviewed_at": reviewed_at}
-    if existing is None:
-        version = next_versions(session, [output.id])[output.id]
-        # Counted by RETURNING: an INSERT's rowcount is -1 through psycopg unless asked to be kept.
-        done = len(session.execute(_insert_new(session).values(output_id=output.id, version=version, **values)
-                                   .returning(ManualLabel.output_id)).all())
-        before = None
-    else:
-        before = _fields(existing)
-        version = version_read + 1
-        done = rows_matched(session, update(ManualLabel)
-                            .where(ManualLabel.output_id == output.id, ManualLabel.version == version_read)
-                            .values(version=version, **values))
-    if done != 1:
-        raise _conflict(session, output)
-    _history(session, output, "change" if before else "add", reviewer, before, {**after, **(noted or {})}, version)
+    version = _put(session, output, existing, ReviewerDecision(label, reviewer, comment, reviewed_at), reviewer, noted)
     return ManualLabelInfo(output.id, label, reviewer, reviewed_at, comment, version)
 
 
@@ -437,19 +429,11 @@ def clear_manual_labels(db: Database, outputs: Sequence[SeenOutput], *, reviewer
 
 
 def _clear(session: Session, output: Output, seen: SeenOutput, reviewer: str) -> bool:
-    existing = session.get(ManualLabel, output.id, populate_existing=True)
-    version_read = 0 if existing is None else existing.version
-    if seen.version is not None and seen.version != version_read:
-        raise _conflict(session, output)
+    existing = _seen(session, output, seen)
     if existing is None:
         return False
     _refuse_unseen(session, output, seen, existing, reviewer)
-    before = _fields(existing)
-    if rows_matched(session, delete(ManualLabel).where(ManualLabel.output_id == output.id,
-                                                       ManualLabel.version == version_read)) != 1:
-        raise _conflict(session, output)
-    session.expunge(existing)
-    _history(session, output, "remove", reviewer, before, None, None)
+    _put(session, output, existing, None, reviewer)
     return True
 
 
