@@ -32,7 +32,7 @@ def _weight(severity: str, category: str) -> float:
 
 
 @cache
-def ted_vectors(path: Path) -> TedVectors:
+def ted_vectors(path: Path, names: tuple[str, ...] = ("bleu", "chrf", "ter")) -> TedVectors:
     import sacrebleu
 
     scores: dict[tuple[str, int], float] = defaultdict(float)
@@ -46,12 +46,9 @@ def ted_vectors(path: Path) -> TedVectors:
     segments = sorted({seg for _, seg in scores})
     gold = np.array([[scores[(s, seg)] for seg in segments] for s in systems])
     refs = [texts[("ref", seg)] for seg in segments]
-    metrics = {
-        "bleu": np.array([[sacrebleu.sentence_bleu(texts[(s, seg)], [r]).score for seg, r in zip(segments, refs)]
-                          for s in systems]),
-        "chrf": np.array([[sacrebleu.sentence_chrf(texts[(s, seg)], [r]).score for seg, r in zip(segments, refs)]
-                          for s in systems]),
-        "ter": -np.array([[sacrebleu.sentence_ter(texts[(s, seg)], [r]).score for seg, r in zip(segments, refs)]
-                          for s in systems]),
-    }
+    scorers = {"bleu": (sacrebleu.sentence_bleu, 1.0), "chrf": (sacrebleu.sentence_chrf, 1.0),
+               "ter": (sacrebleu.sentence_ter, -1.0)}
+    metrics = {name: sign * np.array([[scorer(texts[(s, seg)], [r]).score for seg, r in zip(segments, refs)]
+                                      for s in systems])
+               for name, (scorer, sign) in scorers.items() if name in names}
     return TedVectors(systems, segments, gold, metrics)
