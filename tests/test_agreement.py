@@ -127,3 +127,15 @@ def test_ted_en_de_equals_mt_metrics_eval(shared_data, statistic: Statistic) -> 
         if statistic is not Statistic.SPA:
             expected, _ = _mtme(statistic, gold_sys, metric_sys, Grouping.NONE)
             assert _ours(statistic, gold_sys, metric_sys, Grouping.NONE).value == pytest.approx(expected, abs=1e-6)
+
+
+@pytest.mark.parametrize("case", HAND)
+@pytest.mark.parametrize("grouping", list(Grouping))
+def test_calibration_of_many_draws_equals_one_at_a_time(case: str, grouping: Grouping) -> None:
+    gold, metric = HAND[case]
+    rng = np.random.default_rng(5)
+    draws = np.stack([metric, *(metric + rng.integers(0, 3, size=metric.shape) / 10 for _ in range(6))])
+    setting = Setting(Statistic.ACC_EQ, grouping)
+    many = agreement._Evaluator(setting, gold).values(draws)
+    one = [agreement.value(setting, gold, d) for d in draws]
+    assert [v.value for v in many] == pytest.approx([v.value for v in one], abs=1e-12)
