@@ -371,9 +371,11 @@ class _Evaluator:
         if statistic is Statistic.SPA:
             return [Value(float(v)) for v in _spa(self.gold_p, metrics[:, :, self.complete])]
         if statistic is Statistic.ACC_EQ:
-            if metrics.shape[0] == 1:
-                return [_calibrate(self.pairs, rows(metrics[0], self.setting.grouping).reshape(-1))]
             flats = rows(metrics, self.setting.grouping).reshape(metrics.shape[0], -1)
+            if metrics.shape[0] == 1 or self.pairs.uniform:
+                # equal weights need no argsort: two plain sorts a draw beat one argsort of a block of draws
+                # (TED en-de by item, 3 metric pairs x 2,000 draws: 62 s against 101 s at load 10)
+                return [_calibrate(self.pairs, flat) for flat in flats]
             return [Value(float(v)) for v in _calibrated_values(self.pairs, flats)]
         out: list[Value] = []
         for start in range(0, metrics.shape[0], 100):
