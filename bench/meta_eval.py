@@ -205,8 +205,9 @@ def wmt_statistics(data: Path, permutations: int, mtme_draws: int) -> None:
             text = f"{compared.values[k].value:.3f}"
             cells.append(f"**{text}**" if compared.ranks[k] == 1 else f"{text} ({compared.ranks[k]})")
         print(f"| {name} | " + " | ".join(cells) + " |")
-    chance = [f"{agreement.chance(s, gold if level == 'segment' or s.statistic is Statistic.SPA else system_gold):.3f}"
-              for level, s in columns]
+    chance_gold = {key: gold if key[0] == "segment" or key[1].statistic is Statistic.SPA else system_gold
+                   for key in columns}
+    chance = [f"{agreement.chance(key[1], chance_gold[key]) + 0.0:.3f}" for key in columns]  # + 0.0: no "-0.000"
     print("| *chance* | " + " | ".join(chance) + " |")
     epsilons = [", ".join(f"{n} {v.epsilon:.3g}" for n, v in zip(results[k].metrics, results[k].values))
                 for k in columns if k[1].statistic is Statistic.ACC_EQ]

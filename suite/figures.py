@@ -101,7 +101,7 @@ def cluster_bars(names: Sequence[str], values: Sequence[float], ranks: Sequence[
     colours = [CLUSTER_COLOURS[min(rank, len(CLUSTER_COLOURS)) - 1] for rank in ranks]
     bars = axes.bar(range(len(names)), values, color=colours)
     for bar, rank, value in zip(bars, ranks, values):
-        axes.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{value:.3f}\n({rank})", ha="center",
+        axes.text(bar.get_center()[0], bar.get_height(), _bar_label(value, rank), ha="center",
                   va="bottom", fontsize=7)
     if baseline is not None:
         axes.axhline(baseline, color="#555555", linestyle="--", linewidth=0.8)
@@ -115,6 +115,10 @@ def cluster_bars(names: Sequence[str], values: Sequence[float], ranks: Sequence[
         axes.spines[side].set_visible(False)
     axes.set_title(figure_text(title), fontsize=9, loc="left")
     return figure
+
+
+def _bar_label(value: float, rank: int) -> str:
+    return f"{value:.3f}\n({rank})"
 
 
 @cache
