@@ -123,3 +123,26 @@ def import_labels_command(ctx: typer.Context, file: Path = FILE) -> None:
     with progress_bar("importing labels") as task:
         result = import_reviews(context.database, file, suite_name=context.suite_name, task=task)
     _print_result(result)
+
+
+@import_app.command("mqm")
+def import_mqm_command(
+    ctx: typer.Context,
+    file: Path = FILE,
+    name: str = typer.Option(..., "--name", help="Name of the suite to create."),
+    reference_system: str = typer.Option("ref", "--reference-system",
+                                         help="The system whose text is the human translation: it becomes the "
+                                              "items' reference and is no system (empty: keep every system)."),
+    source_lang: str = typer.Option(None, "--source-lang", help="Source language (default: from mqm_SET_SRCTGT)."),
+    target_lang: str = typer.Option(None, "--target-lang", help="Target language (default: from the file name)."),
+) -> None:
+    """Import an MQM annotation file of Google's layout (one row per error, span marked <v>...</v>) as a suite
+    with per-segment MQM scores (Major 5, Minor 1, Minor punctuation 0.1, Non-translation 25) and the error
+    spans."""
+    from suite.importers.mqm import import_mqm
+
+    context = app_context(ctx)
+    with progress_bar("importing MQM") as task:
+        result = import_mqm(context.database, file, name=name, reference_system=reference_system or None,
+                            source_lang=source_lang, target_lang=target_lang, task=task)
+    _print_result(result)

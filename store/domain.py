@@ -70,6 +70,27 @@ class EmbeddingPrecision(StrEnum):
     FLOAT32 = "float32"
 
 
+class HumanScoreKind(StrEnum):
+    """What a suite's human scores are, named when they are imported: each campaign's scale and direction differ,
+    so a statistic says which it was computed on."""
+
+    DA = "da"
+    """Direct assessment, the raw 0-100 scale."""
+    Z = "z"
+    """DA standardised per annotator (WMT's official DA scores, and what an unnamed import holds)."""
+    ESA = "esa"
+    """Error span annotation (WMT24), 0-100."""
+    MQM = "mqm"
+    """Multidimensional Quality Metrics: the negated weighted error count (0 best)."""
+
+
+class ErrorSeverity(StrEnum):
+    """The severity of an annotated error span (MQM, ESA)."""
+
+    MINOR = "minor"
+    MAJOR = "major"
+
+
 def parse(kind: type[_E], text: str, what: str | None = None) -> _E:
     """``text`` as a member of ``kind``, or a ``ValueError`` that names the accepted values (an importer turns it
     into a line-numbered problem, the command line into its usage error)."""

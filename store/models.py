@@ -33,7 +33,15 @@ from store.domain import CONSTRUCTED_LABELS as CONSTRUCTED_LABELS
 from store.domain import MANUAL_LABELS as MANUAL_LABELS
 from store.domain import POLICY_LABELS as POLICY_LABELS
 from store.domain import STORED_AUTO_LABELS as STORED_AUTO_LABELS
-from store.domain import ChallengeFormat, EmbeddingPrecision, Label, Polarity, TranslationKind
+from store.domain import (
+    ChallengeFormat,
+    EmbeddingPrecision,
+    ErrorSeverity,
+    HumanScoreKind,
+    Label,
+    Polarity,
+    TranslationKind,
+)
 from store.group_key import KEY_LENGTH, group_key
 from store.text import nfc as nfc  # where the importers have always found it
 
@@ -522,6 +530,40 @@ class HumanSegmentScore(Base):
     score: Mapped[float] = mapped_column(Float)
     raw: Mapped[float | None] = mapped_column(Float)
     judgements: Mapped[int | None] = mapped_column(Integer)
+
+
+class HumanScoreSet(Base):
+    """What kind of human scores a suite holds (``HumanScoreKind``), named at import; a suite without a row holds
+    WMT DA z-scores, all that could be imported before."""
+
+    __tablename__ = "human_score_sets"
+    __table_args__ = (CheckConstraint(_in("kind", tuple(HumanScoreKind)), name="ck_human_score_sets_kind"),)
+    suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(10))
+    source: Mapped[str] = mapped_column(NFCString(400))
+
+
+class HumanErrorSpan(Base):
+    """One annotated error of one system's output of an item (MQM, ESA): where (character offsets into the
+    output, or into the source when ``in_source``), how bad, of what category, by whom. A segment's score is
+    computed from its errors at import and stored as its ``HumanSegmentScore``; the spans are kept for the window
+    to show beside the output."""
+
+    __tablename__ = "human_error_spans"
+    __table_args__ = (CheckConstraint(_in("severity", tuple(ErrorSeverity)), name="ck_human_error_spans_severity"),
+                      Index("ix_human_error_spans_item", "item_id", "system_id"))
+    id: Mapped[int] = mapped_column(primary_key=True)
+    system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"))
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
+    in_source: Mapped[bool] = mapped_column(Boolean)
+    start: Mapped[int | None] = mapped_column(Integer)
+    end: Mapped[int | None] = mapped_column(Integer)
+    """None: the error marks no span (an omission, or the whole segment)."""
+    severity: Mapped[str] = mapped_column(String(10))
+    category: Mapped[str] = mapped_column(NFCString(200))
+    rater: Mapped[str | None] = mapped_column(NFCString(100))
+    weight: Mapped[float] = mapped_column(Float)
+    """The error's share of the segment's score, by the weights it was imported with."""
 
 
 class HumanSignificance(Base):

@@ -30,3 +30,34 @@ class Combine(StrEnum):
     """The best single-set score."""
     MEAN = "mean"
     """The mean of the single-set scores."""
+
+
+class Level(StrEnum):
+    """What a meta-evaluation statistic compares: one score per system, or one per system and segment."""
+
+    SYSTEM = "system"
+    SEGMENT = "segment"
+
+
+class Statistic(StrEnum):
+    """The meta-evaluation statistics of the WMT metrics task since 2023 (``suite.agreement``)."""
+
+    SPA = "spa"
+    """Soft pairwise accuracy (Thompson et al. 2024), system level from segment scores."""
+    ACC_EQ = "acc-eq"
+    """Pairwise accuracy with tie calibration (Deutsch et al. 2023, WMT23's acc*eq)."""
+    PEARSON = "pearson"
+    KENDALL = "kendall"
+    """Kendall's tau-b."""
+    KENDALL_23 = "kendall-23"
+    """Kendall's tau with ties as Deutsch et al. 2023 count them (a tie in both is agreement)."""
+
+
+class Grouping(StrEnum):
+    """Which vectors a segment-level statistic is computed over before averaging (mt-metrics-eval's
+    ``average_by``): all scores as one vector, one vector per item (the systems' outputs of one segment), one
+    per system."""
+
+    NONE = "none"
+    ITEM = "item"
+    SYSTEM = "system"

@@ -85,6 +85,42 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
     return figure
 
 
+CLUSTER_COLOURS = ("#1F5FA8", "#5B9BD5", "#9DC3E6", "#C9DDF0")
+"""Rank 1 darkest; ranks past the fourth share the palest."""
+
+
+def cluster_bars(names: Sequence[str], values: Sequence[float], ranks: Sequence[int], *, title: str,
+                 baseline: float | None = None) -> Figure:
+    """A bar per entry (best first, as given) coloured and labelled by significance cluster, as the WMT metrics
+    findings draw them; ``baseline`` a dashed line (the chance level)."""
+    from matplotlib.figure import Figure
+
+    width = max(4.0, LABEL_INCHES + 0.45 * len(names) + 0.8, LABEL_INCHES + TITLE_CHARACTER_INCHES * len(title))
+    figure = Figure(figsize=(width, 3.2), layout="constrained")
+    axes = figure.add_subplot()
+    colours = [CLUSTER_COLOURS[min(rank, len(CLUSTER_COLOURS)) - 1] for rank in ranks]
+    bars = axes.bar(range(len(names)), values, color=colours)
+    for bar, rank, value in zip(bars, ranks, values):
+        axes.text(bar.get_center()[0], bar.get_height(), _bar_label(value, rank), ha="center",
+                  va="bottom", fontsize=7)
+    if baseline is not None:
+        axes.axhline(baseline, color="#555555", linestyle="--", linewidth=0.8)
+        axes.text(len(names) - 0.5, baseline, "chance", fontsize=7, color="#555555", ha="right", va="bottom")
+    axes.set_xticks(range(len(names)), [figure_text(name) for name in names], rotation=45, ha="right",
+                    rotation_mode="anchor", fontsize=8)
+    top = max([*values, baseline or 0.0, 0.0])
+    bottom = min([*values, baseline or 0.0, 0.0])
+    axes.set_ylim(bottom - 0.05 * abs(top - bottom), top + 0.25 * abs(top - bottom or 1.0))
+    for side in ("top", "right"):
+        axes.spines[side].set_visible(False)
+    axes.set_title(figure_text(title), fontsize=9, loc="left")
+    return figure
+
+
+def _bar_label(value: float, rank: int) -> str:
+    return f"{value:.3f}\n({rank})"
+
+
 @cache
 def count_colours():  # type: ignore[no-untyped-def]  # a matplotlib colour map
     """The count scale as a colour map: a value in [0, 1] -> (red, green, blue, alpha); made once."""

@@ -17,6 +17,8 @@ from store.models import (
     ConstructedLabel,
     Embedding,
     HistoryEntry,
+    HumanErrorSpan,
+    HumanScoreSet,
     HumanSegmentScore,
     HumanSignificance,
     IntegrityCheck,
@@ -44,8 +46,8 @@ def url_of(database: Database) -> str:
 def filled(database: Database, tmp_path: Path) -> Database:
     """The demo suite (labels, reviews, fingerprints, QE systems, human scores), one more imported QE system, and
     rows the demo may not hold: a history entry, a cached metric score and metric statistics, an embedding, a label
-    by construction, a segment-level human score, an imported significance result and a policy for degenerate
-    outputs."""
+    by construction, a segment-level human score, an imported significance result, a policy for degenerate
+    outputs, a human score kind and an MQM error span."""
     create_demo(database)
     with database.session() as session:
         system = session.scalars(select(System.name).order_by(System.id).limit(1)).one()
@@ -73,6 +75,10 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
         session.execute(insert(StoredOutputPolicy).values(suite_id=suite_id, empty_output="fail"))
         session.execute(insert(OutputPlaceholder).values(suite_id=suite_id, text="####"))
+        session.execute(insert(HumanScoreSet).values(suite_id=suite_id, kind="mqm", source="toy MQM"))
+        session.execute(insert(HumanErrorSpan).values(system_id=first, item_id=item_id, in_source=False, start=2,
+                                                      end=7, severity="major", category="Accuracy/Mistranslation",
+                                                      rater="rater1", weight=5.0))
     plan_review_checks(database, double_share=0.5, control_share=0.5, seed=1, author="Ann")
     take_assignments(database, "Zed", limit=4)  # double reviews and controls
     return database

@@ -105,6 +105,8 @@ class TestSet:
     systems: dict[str, dict[int, str]]
     places: list[tuple[str, str]] = field(default_factory=list)
     """(category, phenomenon) per source, or none at all (a test set without documents)."""
+    external_ids: list[str] = field(default_factory=list)
+    """The items' ids per source, or none: the 1-based line numbers (an MQM file names its segments itself)."""
 
 
 def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequence[Path], name: str,
@@ -222,7 +224,8 @@ def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestS
     session.flush()
     places = place_ids(session, suite.id, list(dict.fromkeys(test_set.places))) if test_set.places else {}
     session.execute(insert(Item), [
-        {"suite_id": suite.id, "external_id": str(index + 1), "position": index, "source": text,
+        {"suite_id": suite.id, "position": index, "source": text,
+         "external_id": test_set.external_ids[index] if test_set.external_ids else str(index + 1),
          "phenomenon_id": places[test_set.places[index]] if test_set.places else None}
         for index, text in enumerate(sources)])
     item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite.id)).all())

@@ -1,0 +1,498 @@
+"""How well a metric agrees with human scores, as the WMT metrics task measures it since 2023: pure arithmetic on
+score matrices, equal to google-research/mt-metrics-eval's functions (``stats.py``, ``pce.py``,
+``tau_optimization.py``) on the same vectors, and vectorised.
+
+Every function takes ``gold``, the human scores, and ``metric``, a metric's scores, as (systems, items) arrays
+(system level: one item). A missing human score is NaN and leaves its entry out, as mt-metrics-eval's
+``filter_gold_nones`` does; metric scores are all present. Higher is better in both (negate TER and MQM errors
+before). ``Grouping`` says over which vectors a statistic is computed before the mean (mt-metrics-eval's
+``average_by``): one vector of every score, one per item, one per system; vectors of fewer than two scores and
+statistics that are undefined on a vector (NaN: a constant vector for Pearson and tau-b) are left out of the mean,
+and the mean of none is 0, as there.
+
+- :func:`tie_calibrated_accuracy` is ``KendallWithTiesOpt(variant='acc23')`` with ``sample_rate=1.0``: pairwise
+  accuracy where a pair is right when metric and humans order it the same way or both call it a tie, the metric's
+  tie threshold ε chosen to maximise it. mt-metrics-eval samples a tenth of the pairs by default because its exact
+  search walks every pair in Python; here every pair is counted (the optimum is exact) with one sort.
+- :func:`correlation` is Pearson, Kendall's tau-b (``scipy.stats.kendalltau``) and the ``23`` variant of
+  ``KendallVariants`` (ties in both count as agreement, a tie in one as disagreement).
+- :func:`soft_pairwise_accuracy` is ``PairwiseConfidenceError``: 1 - mean |p_human - p_metric| over system pairs,
+  the p-values of "system i is better than j" from a paired permutation test over segments (``pce.py``: 1,000
+  sign flips, seed 4, float32, as there, so the values are the same).
+- :func:`compare` is ``CompareMetrics``: every metric's value, ``PermutationSigDiff`` between every two (the
+  metrics' z-scored scores swapped entry by entry at random, 1,000 times, the statistic recomputed on both
+  mixtures: ε is calibrated again on each, as there), and ``AssignRanks``' clusters. Its draws are numpy's seeded
+  generator, not mt-metrics-eval's global ``np.random``, so p-values agree in distribution, not digit for digit.
+- :func:`chance` is what a metric of random scores is expected to get (mt-metrics-eval#14 asks; no formula is
+  published): 0 for the correlations, -(share of human ties) for tau-23, max(share of ties, half the untied
+  pairs) for calibrated accuracy (a random metric's ε picks between calling every pair a tie and none), and
+  1 - mean (p² + (1-p)²)/2 for soft pairwise accuracy (a random metric's p-value is uniform).
+"""
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.stats
+
+from suite.domain import Grouping, Statistic
+from suite.errors import TsqeError
+from suite.significance import ALPHA
+
+PERMUTATIONS = 1000
+SPA_PERMUTATIONS = 1000
+SPA_SEED = 4
+"""``pce.compute_pairwise_p_values``' seed: the same sign flips, so the same soft pairwise accuracy."""
+CALIBRATION_PAIRS_PER_DRAW = 5_000_000
+"""A permutation test calibrates ε again on every draw: over this many pairs a draw (a sort of every pair) takes
+seconds and a thousand of them an hour, so such a test is refused (group by item or system instead)."""
+_SMALL_GROUP = 64
+"""Vectors up to this size count their pairs directly (one array operation for every vector of every draw);
+longer ones through a sort per vector (scipy's Kendall)."""
+
+
+@dataclass(frozen=True)
+class Value:
+    value: float
+    epsilon: float | None = None
+    """The chosen tie threshold (tie-calibrated accuracy), on the metric's own scale."""
+
+
+def rows(matrix: np.ndarray, grouping: Grouping) -> np.ndarray:
+    """(..., vectors, entries) from (..., systems, items): mt-metrics-eval's ``_Reshape`` (system-major when
+    flat)."""
+    if grouping is Grouping.NONE:
+        return matrix.reshape(*matrix.shape[:-2], 1, matrix.shape[-2] * matrix.shape[-1])
+    if grouping is Grouping.SYSTEM:
+        return matrix
+    return np.swapaxes(matrix, -1, -2)
+
+
+def _mean(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """Mean over the last axis of the counted, defined values; 0 where there is none."""
+    keep = counted & ~np.isnan(values)
+    n = keep.sum(axis=-1)
+    total = np.where(keep, values, 0.0).sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, total / np.maximum(n, 1), 0.0)
+
+
+# --- correlations ------------------------------------------------------------------------------------------------
+
+def _pearson(g: np.ndarray, mask: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """(draws, vectors) Pearson r; ``g``, ``mask`` (vectors, entries), ``m`` (draws, vectors, entries)."""
+    count = mask.sum(axis=-1)
+    safe = np.maximum(count, 1)
+    gc = np.where(mask, g - np.where(mask, g, 0.0).sum(axis=-1, keepdims=True) / safe[:, None], 0.0)
+    mean_m = np.where(mask, m, 0.0).sum(axis=-1, keepdims=True) / safe[:, None]
+    mc = np.where(mask, m - mean_m, 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = (gc * mc).sum(axis=-1) / np.sqrt((gc * gc).sum(axis=-1) * (mc * mc).sum(axis=-1))
+    constant_g = np.where(mask, g, -np.inf).max(axis=-1) == np.where(mask, g, np.inf).min(axis=-1)
+    constant_m = np.where(mask, m, -np.inf).max(axis=-1) == np.where(mask, m, np.inf).min(axis=-1)
+    return np.where(constant_g | constant_m, np.nan, np.clip(r, -1.0, 1.0))
+
+
+@dataclass(frozen=True)
+class _Pairs:
+    """Every pair of entries within a vector whose human scores are both present, as flat indices into the
+    (vectors x entries) array, with the sign of the human difference and the pair's weight in the mean over
+    vectors (1 / (pairs of its vector x vectors with pairs))."""
+
+    first: np.ndarray
+    second: np.ndarray
+    vector: np.ndarray
+    gold_sign: np.ndarray
+    weight: np.ndarray
+    vectors: int
+    uniform: bool
+
+    @classmethod
+    def of(cls, g: np.ndarray, mask: np.ndarray) -> _Pairs:
+        firsts, seconds, vectors, counts = [], [], [], []
+        width = g.shape[1]
+        for v in range(g.shape[0]):
+            present = np.flatnonzero(mask[v]).astype(np.int64)
+            if present.size < 2:
+                continue
+            i, j = np.triu_indices(present.size, 1)
+            firsts.append(present[i] + v * width)
+            seconds.append(present[j] + v * width)
+            vectors.append(np.full(i.size, v, dtype=np.int32))
+            counts.append(i.size)
+        if not firsts:
+            empty = np.zeros(0, dtype=np.int64)
+            return cls(empty, empty, empty.astype(np.int32), empty.astype(np.int8), np.zeros(0), 0, True)
+        first, second = np.concatenate(firsts), np.concatenate(seconds)
+        flat = g.reshape(-1)
+        weight = np.concatenate([np.full(c, 1.0 / (c * len(counts))) for c in counts])
+        return cls(first, second, np.concatenate(vectors), np.sign(flat[first] - flat[second]).astype(np.int8),
+                   weight, len(counts), len(set(counts)) == 1)
+
+
+def _kendall_counts_small(g: np.ndarray, mask: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(con, dis, tied in humans only, tied in metric only, tied in both), each (draws, vectors), pair by pair."""
+    n = g.shape[-1]
+    i, j = np.triu_indices(n, 1)
+    valid = mask[:, i] & mask[:, j]
+    sg = np.sign(g[:, i] - g[:, j])
+    sg = np.where(valid, sg, 0)
+    sm = np.sign(m[..., i] - m[..., j])
+    both = (sg != 0) & (sm != 0)
+    con = (both & (sg == sm) & valid).sum(axis=-1)
+    dis = (both & (sg != sm) & valid).sum(axis=-1)
+    th = ((sg == 0) & (sm != 0) & valid).sum(axis=-1)
+    tm = ((sg != 0) & (sm == 0) & valid).sum(axis=-1)
+    tb = ((sg == 0) & (sm == 0) & valid).sum(axis=-1)
+    return con, dis, th, tm, tb
+
+
+def _ties(values: np.ndarray) -> int:
+    _, counts = np.unique(values, return_counts=True)
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _joint_ties(a: np.ndarray, b: np.ndarray) -> int:
+    order = np.lexsort((b, a))
+    a, b = a[order], b[order]
+    starts = np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1]), True]
+    counts = np.diff(np.flatnonzero(starts))
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _kendall_counts_sorted(g: np.ndarray, m: np.ndarray) -> tuple[int, int, int, int, int]:
+    """The same counts for one vector (no missing entries) through sorts: scipy's tau-b gives con - dis."""
+    n = g.size
+    total = n * (n - 1) // 2
+    gold_ties, metric_ties, both = _ties(g), _ties(m), _joint_ties(g, m)
+    untied = total - gold_ties - metric_ties + both
+    if total - gold_ties == 0 or total - metric_ties == 0:
+        difference = 0
+    else:
+        tau = scipy.stats.kendalltau(g, m).statistic
+        difference = round(float(tau) * math.sqrt(total - gold_ties) * math.sqrt(total - metric_ties))
+    con = (untied + difference) // 2
+    return con, untied - con, gold_ties - both, metric_ties - both, both
+
+
+def _kendall_counts(g: np.ndarray, mask: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, ...]:
+    if g.shape[-1] <= _SMALL_GROUP:
+        return _kendall_counts_small(g, mask, m)
+    out = np.zeros((5, m.shape[0], g.shape[0]), dtype=np.int64)
+    for v in range(g.shape[0]):
+        keep = mask[v]
+        if keep.sum() < 2:
+            continue
+        gv = g[v, keep]
+        for d in range(m.shape[0]):
+            out[:, d, v] = _kendall_counts_sorted(gv, m[d, v, keep])
+    return tuple(out)
+
+
+def _kendall(g: np.ndarray, mask: np.ndarray, m: np.ndarray, variant: Statistic) -> np.ndarray:
+    con, dis, th, tm, tb = (c.astype(float) for c in _kendall_counts(g, mask, m))
+    total = con + dis + th + tm + tb
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant is Statistic.KENDALL_23:
+            return np.where(total > 0, (con + tb - dis - th - tm) / total, np.nan)
+        gold_ties, metric_ties = th + tb, tm + tb
+        defined = (total > 0) & (gold_ties < total) & (metric_ties < total)
+        return np.where(defined, (con - dis) / np.sqrt(total - metric_ties) / np.sqrt(total - gold_ties), np.nan)
+
+
+def _correlations(statistic: Statistic, g: np.ndarray, mask: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """(draws,) the mean over vectors."""
+    counted = mask.sum(axis=-1) >= 2
+    values = _pearson(g, mask, m) if statistic is Statistic.PEARSON else _kendall(g, mask, m, statistic)
+    return _mean(values, np.broadcast_to(counted, values.shape))
+
+
+def correlation(statistic: Statistic, gold: np.ndarray, metric: np.ndarray, grouping: Grouping) -> float:
+    """Pearson, Kendall tau-b or tau-23, averaged over the grouping's vectors (mt-metrics-eval's ``Pearson``,
+    ``Kendall`` and ``KendallVariants(variant='23')`` of ``Correlation``)."""
+    g = rows(gold, grouping)
+    mask = ~np.isnan(g)
+    return float(_correlations(statistic, g, mask, rows(metric, grouping)[None])[0])
+
+
+# --- tie calibration -------------------------------------------------------------------------------------------
+
+def _calibrate(pairs: _Pairs, flat: np.ndarray) -> Value:
+    """The best accuracy over every tie threshold, and the smallest threshold that reaches it."""
+    if pairs.vectors == 0:
+        return Value(0.0, 0.0)
+    difference = flat[pairs.first] - flat[pairs.second]
+    right_untied = np.sign(difference).astype(np.int8) == pairs.gold_sign
+    right_tied = pairs.gold_sign == 0
+    base = float(pairs.weight[right_untied].sum())
+    gap = np.abs(difference)
+    gains = right_tied & ~right_untied
+    losses = right_untied & ~right_tied
+    if pairs.uniform:
+        w = float(pairs.weight[0])
+        up, down = np.sort(gap[gains]), np.sort(gap[losses])
+        if up.size == 0:
+            return Value(base, 0.0)
+        ends = np.r_[up[1:] != up[:-1], True]
+        thresholds = up[ends]
+        values = base + w * ((np.flatnonzero(ends) + 1) - np.searchsorted(down, thresholds, side="right"))
+    else:
+        changing = gains | losses
+        order = np.argsort(gap[changing], kind="stable")
+        sorted_gap = gap[changing][order]
+        delta = np.where(gains[changing], pairs.weight[changing], -pairs.weight[changing])[order]
+        if sorted_gap.size == 0:
+            return Value(base, 0.0)
+        ends = np.r_[sorted_gap[1:] != sorted_gap[:-1], True]
+        thresholds = sorted_gap[ends]
+        values = base + np.cumsum(delta)[ends]
+    candidates = np.r_[base, values]
+    at = np.r_[0.0, thresholds]
+    best = int(np.flatnonzero(candidates >= candidates.max() - 1e-12)[0])
+    return Value(float(candidates[best]), float(at[best]))
+
+
+def _calibrated_values(pairs: _Pairs, flats: np.ndarray) -> np.ndarray:
+    """(draws,) the best accuracy of each row of ``flats`` (draws, entries): :func:`_calibrate`'s value, for many
+    draws at once (one sort along the rows of a block)."""
+    out = np.zeros(flats.shape[0])
+    if pairs.vectors == 0:
+        return out
+    right_tied = pairs.gold_sign == 0
+    block = max(1, 4_000_000 // max(pairs.first.size, 1))
+    for start in range(0, flats.shape[0], block):
+        flat = flats[start:start + block]
+        difference = flat[:, pairs.first] - flat[:, pairs.second]
+        right_untied = np.sign(difference).astype(np.int8) == pairs.gold_sign
+        base = (right_untied * pairs.weight).sum(axis=1)
+        gains = right_tied & ~right_untied
+        losses = right_untied & ~right_tied
+        key = np.where(gains | losses, np.abs(difference), np.inf)
+        order = np.argsort(key, axis=1)
+        key = np.take_along_axis(key, order, axis=1)
+        delta = np.take_along_axis(np.where(gains, pairs.weight, np.where(losses, -pairs.weight, 0.0)), order, axis=1)
+        ends = np.c_[key[:, 1:] != key[:, :-1], np.ones(key.shape[0], bool)] & np.isfinite(key)
+        values = np.where(ends, base[:, None] + np.cumsum(delta, axis=1), -np.inf)
+        out[start:start + block] = np.maximum(base, values.max(axis=1, initial=-np.inf))
+    return out
+
+
+def tie_calibrated_accuracy(gold: np.ndarray, metric: np.ndarray, grouping: Grouping) -> Value:
+    """Pairwise accuracy with ties, ε optimised exactly over every pair (``KendallWithTiesOpt``, ``acc23``,
+    ``sample_rate=1.0``); pairs whose human scores are both present, averaged over the grouping's vectors."""
+    g = rows(gold, grouping)
+    return _calibrate(_Pairs.of(g, ~np.isnan(g)), rows(metric, grouping).reshape(-1))
+
+
+# --- soft pairwise accuracy ------------------------------------------------------------------------------------
+
+def _signs(segments: int) -> np.ndarray:
+    """``pce.compute_pairwise_p_values``' sign flips, drawn the same way."""
+    rng = np.random.default_rng(SPA_SEED)
+    flips = rng.random(size=(SPA_PERMUTATIONS, segments), dtype=np.float32)
+    np.rint(flips, out=flips, casting="same_kind")
+    flips *= 2.0
+    flips -= 1.0
+    return flips
+
+
+def pairwise_p_values(segments: np.ndarray, flips: np.ndarray | None = None) -> np.ndarray:
+    """p-values of "system i is better than j" for i < j (the rest NaN) from (..., systems, segments) scores by
+    the paired permutation test of ``pce.py``."""
+    flips = _signs(segments.shape[-1]) if flips is None else flips
+    scores = segments.astype(np.float32)
+    systems = scores.shape[-2]
+    totals = scores.sum(axis=-1)
+    lead = scores.shape[:-2]
+    # one product for every matrix: (permutations, segments) @ (segments, matrices x systems)
+    partial = np.moveaxis((flips @ scores.reshape(-1, scores.shape[-1]).T)
+                          .reshape(flips.shape[0], *lead, systems), 0, -2)  # (..., permutations, systems)
+    i, j = np.triu_indices(systems, 1)
+    p = np.full((*segments.shape[:-2], systems, systems), np.nan)
+    null = partial[..., :, i] - partial[..., :, j]
+    test = (totals[..., i] - totals[..., j])[..., None, :]
+    p[..., i, j] = (null >= test).sum(axis=-2) / flips.shape[0]
+    return p
+
+
+def soft_pairwise_accuracy(gold: np.ndarray, metric: np.ndarray) -> float:
+    """1 - mean |p_human - p_metric| over system pairs (``PairwiseConfidenceError``), on the items every system
+    has a human score for."""
+    complete = ~np.isnan(gold).any(axis=0)
+    return float(_spa(pairwise_p_values(gold[:, complete]), metric[None, :, complete])[0])
+
+
+def _spa(gold_p: np.ndarray, metrics: np.ndarray) -> np.ndarray:
+    systems = gold_p.shape[0]
+    i, j = np.triu_indices(systems, 1)
+    flips = _signs(metrics.shape[-1])
+    out = np.empty(metrics.shape[0])
+    for start in range(0, metrics.shape[0], 50):
+        p = pairwise_p_values(metrics[start:start + 50], flips)
+        out[start:start + 50] = 1.0 - np.abs(gold_p[i, j] - p[:, i, j]).mean(axis=-1)
+    return out
+
+
+# --- one statistic, many draws ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Setting:
+    """A statistic as asked: which, and over which vectors (system level: one item per system)."""
+
+    statistic: Statistic
+    grouping: Grouping = Grouping.NONE
+
+    def __str__(self) -> str:
+        return str(self.statistic) if self.grouping is Grouping.NONE else f"{self.statistic}/{self.grouping}"
+
+
+class _Evaluator:
+    """A setting's statistic on many metric matrices with the same human scores; what depends on the human
+    scores alone is made once."""
+
+    def __init__(self, setting: Setting, gold: np.ndarray) -> None:
+        self.setting = setting
+        self.gold = gold
+        if setting.statistic is Statistic.SPA:
+            self.complete = ~np.isnan(gold).any(axis=0)
+            self.gold_p = pairwise_p_values(gold[:, self.complete])
+        else:
+            self.g = rows(gold, setting.grouping)
+            self.mask = ~np.isnan(self.g)
+        if setting.statistic is Statistic.ACC_EQ:
+            self.pairs = _Pairs.of(self.g, self.mask)
+
+    def values(self, metrics: np.ndarray) -> list[Value]:
+        """One value per (systems, items) matrix of ``metrics`` (draws, systems, items)."""
+        statistic = self.setting.statistic
+        if statistic is Statistic.SPA:
+            return [Value(float(v)) for v in _spa(self.gold_p, metrics[:, :, self.complete])]
+        if statistic is Statistic.ACC_EQ:
+            flats = rows(metrics, self.setting.grouping).reshape(metrics.shape[0], -1)
+            if metrics.shape[0] == 1 or self.pairs.uniform:
+                # equal weights need no argsort: two plain sorts a draw beat one argsort of a block of draws
+                # (TED en-de by item, 3 metric pairs x 2,000 draws: 62 s against 101 s at load 10)
+                return [_calibrate(self.pairs, flat) for flat in flats]
+            return [Value(float(v)) for v in _calibrated_values(self.pairs, flats)]
+        out: list[Value] = []
+        for start in range(0, metrics.shape[0], 100):
+            m = rows(metrics[start:start + 100], self.setting.grouping)
+            out += [Value(float(v)) for v in _correlations(statistic, self.g, self.mask, m)]
+        return out
+
+    def check_draws(self) -> None:
+        if self.setting.statistic is Statistic.ACC_EQ and self.pairs.first.size > CALIBRATION_PAIRS_PER_DRAW:
+            raise TsqeError(f"{self.setting}: a permutation test calibrates the tie threshold again on each draw, "
+                            f"here over {self.pairs.first.size:,} pairs each: too many (at most "
+                            f"{CALIBRATION_PAIRS_PER_DRAW:,}); group the segments by item or by system")
+
+
+def value(setting: Setting, gold: np.ndarray, metric: np.ndarray) -> Value:
+    """One statistic of one metric."""
+    return _Evaluator(setting, gold).values(metric[None])[0]
+
+
+def chance(setting: Setting, gold: np.ndarray) -> float:
+    """What a metric of random scores is expected to get (see the module's docstring)."""
+    statistic = setting.statistic
+    if statistic is Statistic.SPA:
+        p = pairwise_p_values(gold[:, ~np.isnan(gold).any(axis=0)])
+        upper = p[np.triu_indices(p.shape[0], 1)]
+        return float(1.0 - np.mean((upper ** 2 + (1 - upper) ** 2) / 2))
+    if statistic in (Statistic.PEARSON, Statistic.KENDALL):
+        return 0.0
+    g = rows(gold, setting.grouping)
+    pairs = _Pairs.of(g, ~np.isnan(g))
+    if pairs.vectors == 0:
+        return 0.0
+    tied = float(pairs.weight[pairs.gold_sign == 0].sum())
+    if statistic is Statistic.KENDALL_23:
+        return -tied
+    return max(tied, (1.0 - tied) / 2)
+
+
+# --- comparing metrics -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Compared:
+    """Metrics in order of their value (best first, then by name), as ``CompareMetrics`` returns them."""
+
+    metrics: list[str]
+    values: list[Value]
+    ranks: list[int]
+    p: np.ndarray
+    """p[i, j] (i < j): the p-value of "metric i is better than metric j" (NaN without a test)."""
+    draws: int
+
+    def p_vs_best(self, index: int) -> float | None:
+        return None if index == 0 or self.draws == 0 else float(self.p[0, index])
+
+
+def assign_ranks(p: np.ndarray, alpha: float = ALPHA) -> list[int]:
+    """``AssignRanks``: metrics sorted best first; a new rank starts at a metric that some metric of the current
+    rank beats significantly (p ≤ alpha)."""
+    ranks, rank, start = [], 1, 0
+    for i in range(p.shape[0]):
+        if i > 0 and bool(np.any(p[start:i, i] <= alpha)):
+            rank, start = rank + 1, i
+        ranks.append(rank)
+    return ranks
+
+
+def _zscore(metric: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """``scipy.stats.zscore`` over the kept entries (``PermutationSigDiff`` standardises each metric so that a
+    swap mixes like with like)."""
+    kept = metric[keep]
+    std = float(kept.std())
+    centred: np.ndarray = metric - float(kept.mean())
+    return centred / (std if std > 0 else 1.0)
+
+
+def compare(setting: Setting, gold: np.ndarray, metrics: dict[str, np.ndarray], *, permutations: int = PERMUTATIONS,
+            seed: int = 0, alpha: float = ALPHA,
+            progress: Callable[[int, int], None] | None = None) -> Compared:
+    """Every metric's value, and with ``permutations`` > 0 ``PermutationSigDiff`` between every two and their
+    significance clusters (without: every metric its own rank by value, as ``CompareMetrics`` with k=0)."""
+    evaluator = _Evaluator(setting, gold)
+    names = sorted(metrics)
+    stacked = np.stack([np.asarray(metrics[n], dtype=float) for n in names])
+    point = evaluator.values(stacked)
+    order = sorted(range(len(names)), key=lambda k: (-point[k].value, names[k]))
+    names = [names[k] for k in order]
+    point = [point[k] for k in order]
+    stacked = stacked[order]
+    p = np.full((len(names), len(names)), np.nan)
+    if permutations <= 0 or len(names) < 2:
+        ranks = [1 + sum(1 for q in point if q.value > v.value) for v in point]
+        return Compared(names, point, ranks, p, 0)
+    evaluator.check_draws()
+    # mt-metrics-eval standardises over the entries with human scores, except for the tie-calibrated accuracy,
+    # which is handed the unfiltered vectors
+    keep = np.ones(gold.shape, bool) if setting.statistic is Statistic.ACC_EQ else ~np.isnan(gold)
+    z = [_zscore(m, keep) for m in stacked]
+    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    for done, (i, j) in enumerate(pairs):
+        if progress is not None:
+            progress(done, len(pairs))
+        rng = np.random.default_rng([seed, *sorted((_name_seed(names[i]), _name_seed(names[j])))])
+        swap = rng.integers(0, 2, size=(permutations, *gold.shape)).astype(bool)
+        first = np.where(swap, z[j], z[i])
+        second = np.where(swap, z[i], z[j])
+        delta = point[i].value - point[j].value
+        a = np.array([v.value for v in evaluator.values(first)])
+        b = np.array([v.value for v in evaluator.values(second)])
+        p[i, j] = float(np.mean(a - b >= delta))
+    return Compared(names, point, assign_ranks(p, alpha), p, permutations)
+
+
+def _name_seed(name: str) -> int:
+    """A metric's share of a pair's seed, so that a pair's draws do not depend on which other metrics came."""
+    return zlib.crc32(name.encode("utf-8"))
+
+
+def compare_all(settings: Sequence[Setting], gold: np.ndarray, metrics: dict[str, np.ndarray], *,
+                permutations: int = PERMUTATIONS, seed: int = 0, alpha: float = ALPHA) -> dict[Setting, Compared]:
+    return {s: compare(s, gold, metrics, permutations=permutations, seed=seed, alpha=alpha) for s in settings}

@@ -1,0 +1,70 @@
+"""tsqe import mqm and tsqe meta-eval --statistic on a small MQM suite."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from test_mqm_import import HEADER
+from typer.testing import CliRunner
+
+from cli.main import _register_commands, app
+
+SYSTEMS = {"good": ["Hallo Welt.", "Guten Morgen.", "Danke schön.", "Bis bald."],
+           "fair": ["Hallo Erde.", "Guten Tag Morgen.", "Danke sehr.", "Bis später bald."],
+           "poor": ["Welt.", "Morgen gut.", "Schön.", "Bald."]}
+REF = ["Hallo Welt.", "Guten Morgen.", "Danke schön.", "Bis bald."]
+ERRORS = {"good": "No-error", "fair": "Minor", "poor": "Major"}
+
+
+def mqm_file(tmp_path: Path) -> Path:
+    lines = [HEADER]
+    for seg, ref in enumerate(REF, start=1):
+        source = f"Source {seg}."
+        lines.append(f"ref\ttalk\t1\t{seg}\tr1\t{source}\t{ref}\tNo-error\tNo-error\t\n")
+        for system, texts in SYSTEMS.items():
+            severity = ERRORS[system]
+            category = "No-error" if severity == "No-error" else "Accuracy/Mistranslation"
+            target = texts[seg - 1] if severity == "No-error" else f"<v>{texts[seg - 1]}</v>"
+            lines.append(f"{system}\ttalk\t1\t{seg}\tr1\t{source}\t{target}\t{category}\t{severity}\t\n")
+    path = tmp_path / "mqm_toy_ende.tsv"
+    path.write_text("".join(lines), encoding="utf-8")
+    return path
+
+
+def run(db: Path, *args: str):  # type: ignore[no-untyped-def]
+    _register_commands()
+    return CliRunner().invoke(app, ["--db", str(db), *args])
+
+
+def test_import_and_statistics(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    imported = run(db, "import", "mqm", str(mqm_file(tmp_path)), "--name", "toy")
+    assert imported.exit_code == 0, imported.output
+    assert "4 segments, 3 systems, 'ref' as the reference" in imported.output
+    result = run(db, "meta-eval", "--suites", "toy", "--metric", "chrf,bleu", "--statistic", "acc-eq,pearson",
+                 "--level", "segment", "--group", "item", "--resamples", "50", "--json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output[result.output.index("{"):])
+    toy = document["datasets"]["toy"]
+    assert toy["human"] == "mqm" and toy["items"] == 4 and toy["systems"] == 3
+    cell = toy["metrics"]["chrf"]["acc-eq/item"]
+    assert set(cell) == {"value", "epsilon", "rank", "p_vs_best"}
+    assert 0.75 < cell["value"] <= 1.0 and cell["epsilon"] is not None  # chrF mostly orders them as MQM does
+    assert toy["metrics"]["chrf"]["pearson/item"]["rank"] in (1, 2)
+    table = run(db, "meta-eval", "--suites", "toy", "--metric", "chrf,bleu", "--statistic", "spa,acc-eq",
+                "--resamples", "20", "--bars", str(tmp_path / "bars"))
+    assert table.exit_code == 0, table.output
+    assert "chance" in table.output and "ε=" in table.output
+    assert sorted(p.name for p in (tmp_path / "bars").iterdir()) == ["toy-system-acc-eq.png", "toy-system-spa.png"]
+
+
+def test_wrong_choices_exit_2(tmp_path: Path) -> None:
+    db = tmp_path / "t.sqlite"
+    run(db, "import", "mqm", str(mqm_file(tmp_path)), "--name", "toy")
+    for args, message in ((("--statistic", "tau"), "statistic 'tau' is not one of"),
+                          (("--statistic", "spa", "--level", "segment"), "soft pairwise accuracy compares systems"),
+                          (("--statistic", "pearson", "--group", "item"), "nothing to group"),
+                          (("--statistic", "pearson", "--human", "da"), "holds mqm human scores, not da")):
+        result = run(db, "meta-eval", "--suites", "toy", "--metric", "chrf", *args)
+        assert result.exit_code == 2, result.output
+        assert message in result.output
