@@ -140,7 +140,9 @@ def _row(name: str, category: str | None, phenomenon: str | None, members: np.nd
     if m < 2:
         return StabilityRow(name, category, phenomenon, m, amount, math.nan, math.nan, 0, math.nan)
     block = values[members]
-    taus, same_top, flips = [], [], []
+    taus: list[float] = []
+    same_top: list[float] = []
+    flips = []
     chunk = max(1, _CELLS_PER_CHUNK // m)
     for start in range(0, splits, chunk):
         n = min(chunk, splits - start)
@@ -149,8 +151,8 @@ def _row(name: str, category: str | None, phenomenon: str | None, members: np.nd
         np.put_along_axis(first, order[:, : m // 2], 1.0, axis=1)
         with threadpool_limits(limits=1, user_api="blas"):  # narrow products: see qe.statistics
             (acc_a, z_a), (acc_b, z_b) = _half(first, block, k), _half(1.0 - first, block, k)
-        taus.extend(_taus(acc_a, acc_b))
-        same_top.extend(_same_tops(acc_a, acc_b))
+        taus.extend(_taus(acc_a, acc_b).tolist())
+        same_top.extend(_same_tops(acc_a, acc_b).tolist())
         with np.errstate(invalid="ignore"):
             flipped = (np.sign(z_a) * np.sign(z_b) < 0) & (np.abs(z_a) > _Z) & (np.abs(z_b) > _Z)
         flips.append(flipped.sum(axis=1))
