@@ -373,7 +373,7 @@ def test_two_imports_adding_the_first_outputs_of_an_item_side_by_side_both_count
     monkeypatch.setattr(outputs_importer, "add_unlabelled", counting_when_both_are_here)
     # B's outputs are alike to A's (case and a full stop): each item has two groups, whichever import counts first
     files = [write(tmp_path / f"{system}.tsv", "item_id\tsystem\toutput\n" + "".join(
-                 f"{item}\t{system}{k}\t{'X' if system == 'A' else 'x.'}{k} output of {item}\n"
+                 f"{item}\t{system}{k}\t{'X' if system == 'A' else 'x'}{k} output of {item}{'.' * (system == 'B')}\n"
                  for item in (1, 2, 3) for k in (1, 2)))
              for system in ("A", "B")]
     with ThreadPoolExecutor(2) as pool:
