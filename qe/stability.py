@@ -141,7 +141,9 @@ def _row(name: str, category: str | None, phenomenon: str | None, members: np.nd
     if m < 2:
         return StabilityRow(name, category, phenomenon, m, amount, math.nan, math.nan, 0, math.nan)
     block = values[members]
-    taus, same_top, flips = [], [], []
+    taus: list[float] = []
+    same_top: list[float] = []
+    flips = []
     chunk = max(1, _CELLS_PER_CHUNK // m)
     for start in range(0, splits, chunk):
         n = min(chunk, splits - start)
@@ -150,9 +152,8 @@ def _row(name: str, category: str | None, phenomenon: str | None, members: np.nd
         np.put_along_axis(first, order[:, : m // 2], 1.0, axis=1)
         with threadpool_limits(limits=1, user_api="blas"):  # narrow products: see qe.statistics
             (acc_a, z_a), (acc_b, z_b) = _half(first, block, k), _half(1.0 - first, block, k)
-        for s in range(n):
-            taus.append(_tau(acc_a[s], acc_b[s]))
-            same_top.append(_same_top(acc_a[s], acc_b[s]))
+        taus.extend(_taus(acc_a, acc_b).tolist())
+        same_top.extend(_same_tops(acc_a, acc_b).tolist())
         with np.errstate(invalid="ignore"):
             flipped = (np.sign(z_a) * np.sign(z_b) < 0) & (np.abs(z_a) > _Z) & (np.abs(z_b) > _Z)
         flips.append(flipped.sum(axis=1))
@@ -194,21 +195,37 @@ def _half(weights: np.ndarray, block: np.ndarray, k: int) -> tuple[np.ndarray, n
     return acc, z
 
 
-def _tau(a: np.ndarray, b: np.ndarray) -> float:
+def _taus(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b between the rows of ``a`` and ``b`` (splits x K), over the systems both rows have;
+    NaN where fewer than two are present or one side is all ties.
+
+    SciPy's ``kendalltau`` with its arithmetic (con - dis, divided by the square roots of the untied pair
+    counts, clipped to [-1, 1]), for every split at once: called once a split, its argument checks took 14 s of
+    the DFKI suite's 15 s stability table (2 QE systems, 200 splits, 15 rows)."""
     present = ~(np.isnan(a) | np.isnan(b))
-    if present.sum() < 2:
-        return math.nan
-    from scipy import stats  # when a ranking is compared, not whenever a command starts
+    k = a.shape[1]
+    upper = np.triu(np.ones((k, k), dtype=bool), 1)
+    valid = present[:, :, None] & present[:, None, :] & upper
+    with np.errstate(invalid="ignore"):
+        sign_a = np.sign(a[:, :, None] - a[:, None, :])
+        sign_b = np.sign(b[:, :, None] - b[:, None, :])
+    total = valid.sum(axis=(1, 2))
+    x_ties = (valid & (sign_a == 0)).sum(axis=(1, 2))
+    y_ties = (valid & (sign_b == 0)).sum(axis=(1, 2))
+    difference = np.where(valid, sign_a * sign_b, 0.0).sum(axis=(1, 2)).astype(np.int64)
+    undefined = (present.sum(axis=1) < 2) | (x_ties == total) | (y_ties == total)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tau = difference / np.sqrt(total - x_ties) / np.sqrt(total - y_ties)
+    return np.where(undefined, math.nan, np.clip(tau, -1.0, 1.0))
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(stats.kendalltau(a[present], b[present]).statistic)
 
-
-def _same_top(a: np.ndarray, b: np.ndarray) -> float:
-    if np.all(np.isnan(a)) or np.all(np.isnan(b)):
-        return math.nan
-    return float(np.nanargmax(a) == np.nanargmax(b))
+def _same_tops(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """1 where the rows' best systems are the same (the first of equal bests, as ``numpy.nanargmax``), 0 where
+    not, NaN where one row has no accuracy at all."""
+    empty = np.all(np.isnan(a), axis=1) | np.all(np.isnan(b), axis=1)
+    best_a = np.argmax(np.where(np.isnan(a), -np.inf, a), axis=1)
+    best_b = np.argmax(np.where(np.isnan(b), -np.inf, b), axis=1)
+    return np.where(empty, math.nan, (best_a == best_b).astype(float))
 
 
 def _number(value: float) -> float | None:

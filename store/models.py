@@ -407,6 +407,23 @@ class ItemReviewCounts(Base):
     reviews: Mapped[int] = mapped_column(Integer)
 
 
+class ItemGroupCounts(Base):
+    """How many groups of alike outputs an item has with each automatic label (``unlabelled``: not labelled
+    yet): a group is the item's outputs that share ``Output.group_key`` and the automatic label
+    (``suite.assist.groups``). The review queue groups alike outputs by default; its total and its pages read
+    these rows instead of grouping every output of the suite (2.2 s of a million outputs' first page).
+
+    Kept exact by every writer of outputs and automatic labels, in its own transaction, beside the label counts
+    (``suite.engine.label_counts``); manual labels do not change a group. An item without rows has no outputs.
+    """
+
+    __tablename__ = "item_group_counts"
+    __table_args__ = (CheckConstraint(_in("automatic", REVIEWED_AUTOMATIC), name="ck_item_group_counts_automatic"),)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True)
+    automatic: Mapped[str] = mapped_column(String(10), primary_key=True)
+    groups: Mapped[int] = mapped_column(Integer)
+
+
 class ManualLabel(Base):
     """A reviewer's decision; it always wins over the automatic label and is never touched by relabelling."""
 

@@ -124,7 +124,8 @@ def test_import_reviews(tmp_path: Path) -> None:
                                       lambda db, task: import_reviews(db, demo_file("reviews.tsv"), task=task))
 
 
-LABELLING_TABLES = ("auto_labels", "label_fingerprints", "item_label_counts", "item_review_counts")
+LABELLING_TABLES = ("auto_labels", "label_fingerprints", "item_label_counts", "item_review_counts",
+                    "item_group_counts")
 """What labelling writes; it writes each item's part of them in one transaction with the other items of its
 chunk."""
 

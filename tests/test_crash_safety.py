@@ -149,7 +149,8 @@ def _sound(path: Path) -> None:
         assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
 
 
-LABELLING_TABLES = ("auto_labels", "label_fingerprints", "item_label_counts", "item_review_counts")
+LABELLING_TABLES = ("auto_labels", "label_fingerprints", "item_label_counts", "item_review_counts",
+                    "item_group_counts")
 """What labelling writes: each chunk's part of them in one transaction."""
 
 

@@ -11,7 +11,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -28,6 +28,7 @@ from store import Database, open_database
 from store.models import (
     AutoLabel,
     Item,
+    ItemGroupCounts,
     ItemLabelCounts,
     ItemReviewCounts,
     LabelFingerprint,
@@ -62,6 +63,9 @@ Counts = dict[int, tuple[int, ...]]
 ReviewCounts = dict[int, dict[tuple[str, str], int]]
 """Item id -> (automatic label or "unlabelled", manual label) -> reviewed outputs."""
 
+GroupCounts = dict[int, dict[str, int]]
+"""Item id -> automatic label or "unlabelled" -> groups of alike outputs."""
+
 
 def recount(db: Database) -> tuple[Counts, dict[int, LabelCounts]]:
     """Automatic counts per item as the summary stores them, and effective counts, from the raw tables."""
@@ -94,6 +98,31 @@ def recount_all(db: Database) -> tuple[Counts, dict[int, LabelCounts], ReviewCou
             {item_id: dict(c) for item_id, c in reviews.items()})
 
 
+def recount_groups(db: Database) -> GroupCounts:
+    """Groups of alike outputs per item and automatic label, from the raw tables in Python: an output's group is
+    its item, its stored group key (its id when it has none) and its automatic label."""
+    with db.session() as session:
+        auto = {output_id: label for output_id, label in session.execute(
+            select(AutoLabel.output_id, AutoLabel.label))}
+        through = {item_id: last for item_id, last in session.execute(
+            select(LabelFingerprint.item_id, LabelFingerprint.labelled_through))}
+        outputs = session.execute(select(Output.id, Output.item_id, Output.group_key)).all()
+    groups: defaultdict[int, defaultdict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for output_id, item_id, key in outputs:
+        label = auto.get(output_id) or ("unknown" if output_id <= through.get(item_id, 0) else "unlabelled")
+        groups[item_id][label].add(key if key is not None else f"id {output_id}")
+    return {item_id: {label: len(keys) for label, keys in by_label.items()} for item_id, by_label in groups.items()}
+
+
+def stored_groups(db: Database) -> GroupCounts:
+    with db.session() as session:
+        counts: defaultdict[int, dict[str, int]] = defaultdict(dict)
+        for item_id, automatic, groups in session.execute(
+                select(ItemGroupCounts.item_id, ItemGroupCounts.automatic, ItemGroupCounts.groups)):
+            counts[item_id][automatic] = groups
+        return dict(counts)
+
+
 def stored_reviews(db: Database) -> ReviewCounts:
     with db.session() as session:
         counts: defaultdict[int, dict[tuple[str, str], int]] = defaultdict(dict)
@@ -115,6 +144,7 @@ def assert_consistent(db: Database, after: str, suite: str = DEMO_SUITE) -> None
     automatic, effective, reviews = recount_all(db)
     assert stored(db) == automatic, after
     assert stored_reviews(db) == reviews, after
+    assert stored_groups(db) == recount_groups(db), after
     with db.session() as session:
         suite_id = session.scalar(select(Suite.id).where(Suite.name == suite))
         assert suite_id is not None
@@ -151,8 +181,9 @@ class Writes:
     def import_new_outputs(self) -> None:
         """A new system: some outputs new, some equal to outputs other systems produced."""
         items = self.rng.sample(self._items(), 3)
-        rows = [(item, f"New-{self.written}", self.rng.choice(["A bench.", "The bank.", "The lock is stuck.",
-                                                              f"Fresh {self.written}."])) for item in items]
+        rows = [(item, f"New-{self.written}", self.rng.choice(["A bench.", "a bench", "The bank.", "THE BANK!",
+                                                              "The lock is stuck.", f"Fresh {self.written}."]))
+                for item in items]
         import_outputs(self.db, self._tsv(rows), suite_name=DEMO_SUITE)
 
     def replace_outputs(self) -> None:
@@ -286,6 +317,26 @@ def test_upgrading_fills_the_counts_from_the_stored_labels(tmp_path: Path) -> No
     db.close()
 
 
+def test_upgrading_fills_the_group_counts_from_the_stored_outputs(tmp_path: Path) -> None:
+    """Migration 0013 counts each item's groups of alike outputs by automatic label: outputs sharing a key and a
+    label are one group, alike outputs labelled differently two, an output without a key a group of its own."""
+    path = tmp_path / "old.sqlite"
+    with at_revision(f"sqlite:///{path}", "0014") as conn:
+        conn.execute(text("INSERT INTO items (id, suite_id, external_id, position, source) "
+                          "VALUES (1, 1, 'a', 0, 'Er kam.'), (2, 1, 'b', 1, 'Sie ging.')"))
+        conn.execute(text("INSERT INTO outputs (id, item_id, text, group_key) VALUES "
+                          "(1, 1, 'He came.', 'k1'), (2, 1, 'he came', 'k1'), (3, 1, 'He came!', 'k1'), "
+                          "(4, 1, 'He arrived.', 'k2'), (5, 2, 'She left.', 'k3'), (6, 2, 'she left', 'k3'), "
+                          "(7, 2, 'Gone.', NULL), (8, 2, 'Gone!', NULL)"))
+        conn.execute(text("INSERT INTO auto_labels (output_id, label) VALUES (1, 'pass'), (2, 'pass'), (3, 'fail')"))
+        conn.execute(text("INSERT INTO label_fingerprints (item_id, fingerprint, labelled_through, labelled_at) "
+                          "VALUES (1, 'x', 4, CURRENT_TIMESTAMP)"))
+    db = open_database(path)
+    assert stored_groups(db) == recount_groups(db) == {1: {"pass": 1, "fail": 1, "unknown": 1},
+                                                       2: {"unlabelled": 3}}
+    db.close()
+
+
 def test_dfki_de_en_counts_after_import_labelling_and_a_rule_edit(tmp_path: Path, shared_data: Path) -> None:
     """The real suite: 2,767 items, 13,985 distinct WMT21 outputs, counts exact after each step."""
     db = open_database(tmp_path / "dfki.sqlite")
@@ -315,19 +366,22 @@ def test_two_imports_adding_the_first_outputs_of_an_item_side_by_side_both_count
     import_suite(pg, write(tmp_path / "de-en" / "items.json", SUITE_JSON))
     both_counting = threading.Barrier(2, timeout=30)
 
-    def counting_when_both_are_here(connection: Connection, added: Mapping[int, int]) -> None:
+    def counting_when_both_are_here(connection: Connection, added: Sequence[tuple[int, str]]) -> None:
         both_counting.wait()
         add_unlabelled(connection, added)
 
     monkeypatch.setattr(outputs_importer, "add_unlabelled", counting_when_both_are_here)
+    # B's outputs are alike to A's (case and a full stop): each item has two groups, whichever import counts first
     files = [write(tmp_path / f"{system}.tsv", "item_id\tsystem\toutput\n" + "".join(
-                 f"{item}\t{system}{k}\t{system}{k} output of {item}\n" for item in (1, 2, 3) for k in (1, 2)))
+                 f"{item}\t{system}{k}\t{'X' if system == 'A' else 'x'}{k} output of {item}{'.' * (system == 'B')}\n"
+                 for item in (1, 2, 3) for k in (1, 2)))
              for system in ("A", "B")]
     with ThreadPoolExecutor(2) as pool:
         for result in [pool.submit(import_outputs, pg, file) for file in files]:
             assert result.result(timeout=60).counts["outputs_added"] == 6
     assert stored(pg) == recount(pg)[0] == {item: (0, 0, 0, 0, 0, 4, 4) for item in stored(pg)}
     assert len(stored(pg)) == 3
+    assert stored_groups(pg) == recount_groups(pg) == {item: {"unlabelled": 2} for item in stored(pg)}
 
 
 def test_two_imports_removing_outputs_of_one_item_side_by_side_both_count(

@@ -58,3 +58,34 @@ def test_stability_needs_two_systems_and_a_split() -> None:
         ranking_stability(pairs, systems[:1])
     with pytest.raises(TsqeError, match="random splits must be 1 or more"):
         ranking_stability(pairs, systems, splits=0)
+
+
+def test_the_splits_taus_and_tops_equal_scipy_s_kendalltau_and_nanargmax_split_by_split() -> None:
+    """The whole-array Kendall tau-b is SciPy's, float for float, with ties, missing systems and all-tie rows;
+    the best-system check is ``numpy.nanargmax``'s (first of equal bests)."""
+    import warnings
+
+    import numpy as np
+    from scipy import stats
+
+    from qe.stability import _same_tops, _taus
+
+    rng = np.random.default_rng(7)
+    for k in (2, 3, 5, 8):
+        a = rng.integers(0, 4, size=(300, k)) / 4  # few values: many ties
+        b = rng.integers(0, 4, size=(300, k)) / 4
+        a[rng.random(a.shape) < 0.15] = np.nan
+        b[rng.random(b.shape) < 0.15] = np.nan
+        a[0], b[1] = 0.5, np.nan  # all ties; nothing present
+        taus, tops = _taus(a, b), _same_tops(a, b)
+        for row in range(a.shape[0]):
+            present = ~(np.isnan(a[row]) | np.isnan(b[row]))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                expected = (float(stats.kendalltau(a[row][present], b[row][present]).statistic)
+                            if present.sum() >= 2 else float("nan"))
+            assert (np.isnan(taus[row]) and np.isnan(expected)) or taus[row] == expected, (k, row)
+            if np.all(np.isnan(a[row])) or np.all(np.isnan(b[row])):
+                assert np.isnan(tops[row])
+            else:
+                assert tops[row] == float(np.nanargmax(a[row]) == np.nanargmax(b[row]))

@@ -20,8 +20,9 @@ from store import Database
 from store.domain import Label
 from store.models import Output
 from suite.editing.review import OutputDecision, SeenOutput
+from suite.engine.label_counts import alike
 from suite.engine.labels import automatic_label, join_labels
-from suite.reading.browse import OutputRow, alike, output_rows
+from suite.reading.browse import OutputRow, output_rows
 
 _ID_CHUNK = 500
 

@@ -19,6 +19,7 @@ from store.domain import Polarity
 from store.models import Item
 from suite.assist.context import SuggestionContext
 from suite.assist.evidence import suite_evidence
+from suite.assist.patterns import pattern_examples
 from suite.assist.rule_suggestions import RuleSuggestion, matcher, suggest_rules
 from suite.engine.preview import (
     Draft,
@@ -107,7 +108,7 @@ class SuggestionSession:
             progress.progress(index, len(found), "trying the suggestions")
             rule = DraftRule(Polarity(suggestion.polarity), suggestion.pattern, suggestion.ignore_case)
             preview = previews.preview(item_id, Draft((*stored.rules, rule), stored.known))
-            if _contradicts(suggestion, preview.outputs):
+            if _contradicts(suggestion, preview.outputs) or _against_rules(suggestion, stored.rules):
                 continue
             wider = preview_scope(self.db, item_id, [rule], SCOPE) if scope and item.phenomenon is not None \
                 else None
@@ -126,6 +127,20 @@ def _contradicts(suggestion: RuleSuggestion, outputs: Sequence[PreviewOutput]) -
             if output.manual != suggestion.label and decides(output.text):
                 return True
         elif output.label_now in ("pass", "fail") and output.label_after != output.label_now:
+            return True
+    return False
+
+
+def _against_rules(suggestion: RuleSuggestion, rules: Sequence[DraftRule]) -> bool:
+    """Whether the suggestion matches a text that one of the item's rules of the other polarity spells out: a
+    negative ``\\bTim\\b`` against the positive ``You (baked|were baking) (a cake for Tim|Tim a cake)\\.``
+    (DFKI de-en 00087003), whose every passing translation it would fail. Rules with classes, wildcards or
+    repetition spell out no texts (``suite.assist.patterns.pattern_examples``)."""
+    decides = matcher(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
+    for rule in rules:
+        if rule.polarity == suggestion.polarity:
+            continue
+        if any(decides(text) for text in pattern_examples(rule.pattern) or ()):
             return True
     return False
 

@@ -31,6 +31,10 @@ Z_NARROWED = 1.5
 """The bound for counts narrowed to the items whose source has a given word, or widened to the category."""
 MIN_SUPPORT = 3
 """Outputs of its label a marker must be found in before it is judged at all."""
+MIN_OTHER_ITEMS = 2
+"""Other items whose outputs of its label a marker must be found in: a word that only this item's translations
+have says what its sentence is about, not how the phenomenon is translated (DFKI de-en 00544005 was offered
+``\bhomework\b``, found in its own 16 passing translations and nowhere else, and in its failing ones too)."""
 _SOURCE_WORD = regex.compile(r"\w+")
 
 
@@ -118,19 +122,24 @@ class MarkerStats:
 def _clearest(occurrences: Iterable[_Occurrence], item: ItemEvidence, label: Label, own: int,
               excluded: frozenset[int], in_category: bool) -> MarkerEvidence | None:
     counts: dict[str | None, Counter[bool]] = defaultdict(Counter)
+    agreeing: defaultdict[str | None, set[int]] = defaultdict(set)
     words = source_words(item.source)
     for occurrence in occurrences:
         if occurrence.item_id in excluded:
             continue
         agrees = occurrence.label == label
         counts[None][agrees] += 1
+        if agrees:
+            agreeing[None].add(occurrence.item_id)
         for shared in occurrence.source & words:
             counts[shared][agrees] += 1
+            if agrees:
+                agreeing[shared].add(occurrence.item_id)
     best: MarkerEvidence | None = None
     narrowed: list[str | None] = [None, *sorted(words)]
     for word in narrowed:
         same, other = counts[word][True] + own, counts[word][False]
-        if same < MIN_SUPPORT:
+        if same < MIN_SUPPORT or len(agreeing[word] - {item.item_id}) < MIN_OTHER_ITEMS:
             continue
         z = Z if word is None and not in_category else Z_NARROWED
         confidence = wilson_lower_bound(same, same + other, z)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import regex
 
-from suite.engine.rules import compile_error
+from suite.engine.rules import compile_error, compiled_pattern
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,12 @@ def _read(pattern: str) -> Iterator[_Char]:
         position += 1
 
 
-def pattern_slips(pattern: str, ignore_case: bool = False, outputs: Sequence[str] = ()) -> list[PatternSlip]:
-    """The likely slips of a pattern that compiles (one that does not is an error, not a slip)."""
+def pattern_slips(pattern: str, ignore_case: bool = False, outputs: Sequence[str] = (),
+                  found_in: Sequence[bool | None] | None = None) -> list[PatternSlip]:
+    """The likely slips of a pattern that compiles (one that does not is an error, not a slip).
+
+    ``found_in``: whether the pattern, as it is, matches each output (None: the search timed out), when the
+    caller knows already (rule health has matched every rule against its item's outputs)."""
     if compile_error(pattern, ignore_case) is not None:
         return []
     chars = list(_read(pattern))
@@ -100,7 +104,7 @@ def pattern_slips(pattern: str, ignore_case: bool = False, outputs: Sequence[str
                                  f"{'start' if where == 'leading' else 'end'} of an output"))
     found.extend(_boundary_alternation(pattern, chars))
     if not ignore_case:
-        found.extend(_case_slip(pattern, outputs))
+        found.extend(_case_slip(pattern, outputs, found_in))
     return found
 
 
@@ -138,14 +142,19 @@ def _boundary_alternation(pattern: str, chars: list[_Char]) -> list[PatternSlip]
                         + " inside words (\\b(a|b)\\b puts it around all of them)")]
 
 
-def _case_slip(pattern: str, outputs: Sequence[str]) -> list[PatternSlip]:
+def _case_slip(pattern: str, outputs: Sequence[str], found_in: Sequence[bool | None] | None) -> list[PatternSlip]:
     """Outputs the pattern misses only because of upper/lower case, said more precisely when it is the case of
-    its first letter against the first letter of the outputs."""
-    if not outputs:
+    its first letter against the first letter of the outputs.
+
+    The patterns come compiled from the rule engine's cache: compiling each twice more here was half of the
+    whole DFKI suite's rule health (8 of 16 s)."""
+    exact, folded = compiled_pattern(pattern), compiled_pattern(pattern, True)
+    if not outputs or exact is None or folded is None:
         return []
-    exact = regex.compile(pattern)
-    folded = regex.compile(pattern, regex.IGNORECASE)
-    missed = [text for text in outputs if not _found(exact.search, text) and _found(folded.search, text)]
+    if found_in is None:
+        found_in = [_found(exact.search, text) for text in outputs]
+    missed = [text for text, found in zip(outputs, found_in, strict=True)
+              if found is False and _found(folded.search, text)]
     if not missed:
         return []
     plural = "s" if len(missed) != 1 else ""

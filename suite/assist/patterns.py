@@ -140,3 +140,78 @@ def _segments(found: Sequence[Token], slots: dict[tuple[int, int], list[str]]) -
             segments.append(Segment((found[index].gap + found[index].text,)))
         index += 1
     return segments
+
+
+MAX_EXAMPLES = 64
+"""Texts ``pattern_examples`` writes out at most: a rule with more choices is not read as examples."""
+_ESCAPED_TEXT = {"b": "", "B": None, "A": "", "Z": "", "z": "", "s": " ", "d": None, "w": None, "W": None,
+                 "S": None, "D": None, "n": "\n", "t": "\t"}
+"""What an escape stands for in an example text ("" for an anchor or a boundary); None: a class of characters,
+which an example cannot spell."""
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+def pattern_examples(pattern: str) -> list[str] | None:
+    """Every text a pattern of literal words, choices and optional parts spells out (``You (baked|were baking)
+    Tim a cake\\.``: two), at most ``MAX_EXAMPLES``; None when the pattern has classes, wildcards or
+    repetition, whose texts cannot be listed. What a rule requires, for suggestions that must not contradict it."""
+    try:
+        found, end = _sequence(pattern, 0)
+    except (_NotLiteral, IndexError):
+        return None
+    return found if end == len(pattern) else None
+
+
+def _sequence(pattern: str, position: int) -> tuple[list[str], int]:
+    """The alternatives from ``position`` up to an unmatched ``)`` or the end."""
+    choices: list[str] = []
+    current = [""]
+    while position < len(pattern) and pattern[position] != ")":
+        char = pattern[position]
+        if char == "|":
+            choices += current
+            current, position = [""], position + 1
+            continue
+        if char == "(":
+            position += 1
+            if pattern.startswith("?:", position):
+                position += 2
+            elif pattern.startswith("?", position):
+                raise _NotLiteral
+            inner, position = _sequence(pattern, position)
+            if position >= len(pattern):
+                raise _NotLiteral
+            position += 1
+            part = inner
+        elif char == "\\":
+            escaped = pattern[position + 1]
+            text = _ESCAPED_TEXT.get(escaped, escaped if not escaped.isalnum() else None)
+            if text is None:
+                raise _NotLiteral
+            part, position = [text], position + 2
+        elif char == "[":
+            closing = pattern.index("]", position + 1)
+            members = pattern[position + 1:closing]
+            if not members or any(c in "^-\\[" for c in members):
+                raise _NotLiteral
+            part, position = list(dict.fromkeys(members)), closing + 1
+        elif char in "^$":
+            part, position = [""], position + 1
+        elif char in ".*+{}?":
+            raise _NotLiteral
+        else:
+            part, position = [char], position + 1
+        if position < len(pattern) and pattern[position] == "?":
+            part, position = [*part, ""], position + 1
+        if position < len(pattern) and pattern[position] in "*+{":
+            raise _NotLiteral
+        current = [before + after for before in current for after in part]
+        if len(current) > MAX_EXAMPLES:
+            raise _NotLiteral
+    choices += current
+    if len(choices) > MAX_EXAMPLES:
+        raise _NotLiteral
+    return list(dict.fromkeys(choices)), position

@@ -220,7 +220,7 @@ def rule_health(db: Database, suite_name: str | None = None, *, category: str | 
                 sum(hit is True for hit in hits), sum(hit is None for hit in hits), len(decided), len(reviewed),
                 sum(output.manual != output.label for output in reviewed),
                 _always_with(rule, item_rules, matched),
-                tuple(pattern_slips(rule.pattern, rule.ignore_case, texts)) if rule.valid else ()))
+                tuple(pattern_slips(rule.pattern, rule.ignore_case, texts, hits)) if rule.valid else ()))
     progress.progress(len(by_item), len(by_item), "rules")
     return RuleHealthReport(suite.name, scope, found, names)
 

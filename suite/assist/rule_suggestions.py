@@ -8,7 +8,8 @@ For each polarity two kinds of evidence give a part of a pattern, and a suggesti
   an output of the other label is left alone.
 - *markers*: word sequences found in no decided text of the other label and judged by the phenomenon's items to
   mark the label with a confidence of at least ``CONFIDENT`` (``suite.assist.markers``), as few as cover the
-  undecided outputs they are found in, up to ``MAX_MARKERS``: ``\\b(?:had to|was forced to)\\b``.
+  undecided outputs they are found in, up to ``MAX_MARKERS``: ``\\b(?:had to|was forced to)\\b``. A sequence
+  with a word copied from the source (a name, a number: ``suite.assist.tokens.copied_words``) is never one.
 
 An item nobody has decided an output of yet (a new item) still gets markers, its phenomenon's evidence alone.
 Every suggestion is checked with the labelling engine against the item's decided texts: one that would match
@@ -27,7 +28,7 @@ from suite.assist.context import SuggestionContext
 from suite.assist.evidence import ItemEvidence, Label
 from suite.assist.markers import MarkerEvidence, Z, wilson_lower_bound
 from suite.assist.patterns import alternatives, template_union, variant_templates
-from suite.assist.tokens import ngram_surfaces, ngrams
+from suite.assist.tokens import copied_words, ngram_surfaces, ngrams
 from suite.assist.variants import ChangeKey
 from suite.engine.rules import ItemMatcher, RuleSpec
 
@@ -185,7 +186,10 @@ def _markers(item: ItemEvidence, context: SuggestionContext, label: Label, same:
     against_grams = frozenset().union(*(ngrams(text) for text in against))
     same_grams = [ngrams(text) for text in same]
     judged: dict[tuple[str, ...], MarkerEvidence] = {}
+    copied = copied_words(item.source)
     for ngram in frozenset().union(*undecided_grams) - against_grams:
+        if copied.intersection(ngram):
+            continue
         own = sum(1 for grams in same_grams if ngram in grams)
         evidence = context.markers.judge(item, ngram, label, own, context.excluded, CONFIDENT)
         if evidence is not None and evidence.confidence >= CONFIDENT:

@@ -70,6 +70,15 @@ def ngrams(text: str) -> frozenset[tuple[str, ...]]:
     return frozenset(found)
 
 
+def copied_words(source: str) -> frozenset[str]:
+    """The source's words (lower-cased) that a translation copies as they are: names and numbers, that is
+    words with a digit or with a capital letter past the sentence's first word. A marker made of them says
+    nothing of the phenomenon: "Tim" of "Du bükest Tim einen Kuchen" is in every translation, right or wrong."""
+    found = [token.text for token in tokens(source) if is_word(token.text)]
+    return frozenset(word.lower() for index, word in enumerate(found)
+                     if any(char.isdigit() for char in word) or (index > 0 and word[:1].isupper()))
+
+
 def ngram_surfaces(text: str, ngram: tuple[str, ...]) -> Iterator[str]:
     """How ``ngram`` (lower-cased) is written wherever it occurs in ``text`` (inner gaps as written)."""
     found = tokens(text)

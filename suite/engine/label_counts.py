@@ -12,6 +12,11 @@ milliseconds. Both are kept exact by every writer, inside the writer's own trans
   cascade;
 - writers of manual labels: ``count_reviews``, with each output's manual label before and after.
 
+``item_group_counts`` holds how many groups of alike outputs (``alike``, with one automatic label) each item
+has: every writer above that recounts or replaces an item's automatic counts, or adds outputs to it, recounts
+its groups from its outputs in the same statement's transaction (``_recount_groups``); manual labels leave
+groups as they are.
+
 Every write of an item's ``item_label_counts`` row gives it a new ``stamp``: labelling, which reads outputs
 outside its write transactions, writes an item only if its stamp is still the one it planned with.
 
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 import secrets
 from collections import Counter, defaultdict
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, fields
 from operator import add, attrgetter
 from typing import NamedTuple
@@ -33,8 +38,11 @@ from sqlalchemy import (
     BigInteger,
     ColumnElement,
     Select,
+    String,
     case,
+    cast,
     delete,
+    distinct,
     exists,
     func,
     insert,
@@ -46,9 +54,11 @@ from sqlalchemy.engine import Connection
 
 from store.bulk import insert_tuples, select_tuples
 from store.domain import Label
+from store.group_key import group_key
 from store.models import (
     AutoLabel,
     Item,
+    ItemGroupCounts,
     ItemLabelCounts,
     ItemReviewCounts,
     LabelFingerprint,
@@ -160,6 +170,29 @@ def _recount(item_ids: Sequence[int], stamp: int) -> Select[*tuple[int, ...]]:
             .group_by(Output.item_id))
 
 
+_REVIEWED_AUTOMATIC = func.coalesce(automatic_label(Output.id), "unlabelled")
+"""A reviewed output's automatic label as ``item_review_counts`` keeps it (``unlabelled``: not labelled yet)."""
+
+
+def alike() -> ColumnElement[str]:
+    """What outputs of one item share when they are alike: their ``group_key`` (an output without one, written
+    past its column default, is alike only to itself)."""
+    return func.coalesce(Output.group_key, cast(Output.id, String))
+
+
+def _recount_groups(connection: Connection, item_ids: Sequence[int]) -> None:
+    """Replace these items' group counts by a count of their outputs' distinct (group key, automatic label)."""
+    connection.execute(delete(ItemGroupCounts).where(ItemGroupCounts.item_id.in_(item_ids)))
+    connection.execute(insert(ItemGroupCounts).from_select(
+        ("item_id", "automatic", "groups"),
+        select(Output.item_id, _REVIEWED_AUTOMATIC, func.count(distinct(alike())))
+        .select_from(Output)
+        .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
+        .outerjoin(LabelFingerprint, LabelFingerprint.item_id == Output.item_id)
+        .where(Output.item_id.in_(item_ids))
+        .group_by(Output.item_id, _REVIEWED_AUTOMATIC)))
+
+
 def lock_counts(connection: Connection, item_ids: Collection[int], *, shared: bool = False) -> dict[int, int]:
     """Lock these items' ``item_label_counts`` rows until the transaction ends (PostgreSQL; SQLite's writer
     holds the whole database) and return their stamps; items without a row (no outputs) are left out.
@@ -192,6 +225,7 @@ def refresh_counts(connection: Connection, item_ids: Collection[int]) -> None:
         connection.execute(delete(ItemLabelCounts).where(
             ItemLabelCounts.item_id.in_(chunk), ~exists().where(Output.item_id == ItemLabelCounts.item_id)))
         _recount_reviews(connection, chunk)
+        _recount_groups(connection, chunk)
 
 
 def store_counts(connection: Connection, item_ids: Collection[int],
@@ -200,17 +234,20 @@ def store_counts(connection: Connection, item_ids: Collection[int],
     counted from what it wrote; an item without a row has no outputs."""
     for chunk in _chunks(sorted(set(item_ids))):
         connection.execute(delete(ItemLabelCounts).where(ItemLabelCounts.item_id.in_(chunk)))
+        _recount_groups(connection, chunk)
     insert_tuples(connection, ItemLabelCounts, ("item_id", *COUNT_COLUMNS), rows, {"stamp": _literal_stamp()})
 
 
-def add_unlabelled(connection: Connection, added: Mapping[int, int]) -> None:
-    """Count ``added[item]`` new, not yet labelled outputs of each item: cheaper than recounting an import of
-    a million outputs, which are all new.
+def add_unlabelled(connection: Connection, added: Sequence[tuple[int, str]]) -> None:
+    """Count new, not yet labelled outputs (item id, text; written already, each once): cheaper than recounting
+    an import of a million outputs, which are all new.
 
     One ``INSERT ... ON CONFLICT`` adds to an item's row or creates it: two imports adding outputs to the same
     items side by side on PostgreSQL both found an item without a row, and the later one's insert failed on
-    the row the earlier one had created (or, reading it, added to a row the other was replacing)."""
-    items = sorted(item for item, n in added.items() if n)
+    the row the earlier one had created (or, reading it, added to a row the other was replacing). That row's
+    lock also makes the later import count its groups after the earlier one committed (``_add_groups``)."""
+    per_item = Counter(item for item, _ in added)
+    items = sorted(item for item, n in per_item.items() if n)
     if not items:
         return
     upsert = conflict_insert(connection, ItemLabelCounts)
@@ -218,12 +255,37 @@ def add_unlabelled(connection: Connection, added: Mapping[int, int]) -> None:
         index_elements=["item_id"],
         set_={"unlabelled": ItemLabelCounts.unlabelled + upsert.excluded.unlabelled,
               "outputs": ItemLabelCounts.outputs + upsert.excluded.outputs, "stamp": upsert.excluded.stamp}),
-        [{"item_id": item, "unlabelled": added[item], "outputs": added[item], "stamp": new_stamp()}
+        [{"item_id": item, "unlabelled": per_item[item], "outputs": per_item[item], "stamp": new_stamp()}
          for item in items])
+    _add_groups(connection, added)
 
 
-_REVIEWED_AUTOMATIC = func.coalesce(automatic_label(Output.id), "unlabelled")
-"""A reviewed output's automatic label as ``item_review_counts`` keeps it (``unlabelled``: not labelled yet)."""
+def _add_groups(connection: Connection, added: Sequence[tuple[int, str]]) -> None:
+    """Count the groups that new unlabelled outputs start: those whose key no other unlabelled output of their
+    item has. Only outputs alike to the new ones are read (by the index on item and key): recounting every
+    output of the items an import's batch touches read each item's outputs again for every batch."""
+    new = {(item_id, text) for item_id, text in added}
+    keys = {(item_id, group_key(text)) for item_id, text in new}
+    taken: set[tuple[int, str]] = set()  # (item, key) that an unlabelled output from before the new ones has
+    pairs = sorted(keys)
+    for start in range(0, len(pairs), _ID_CHUNK // 2):
+        chunk = pairs[start:start + _ID_CHUNK // 2]
+        rows = connection.execute(
+            select(Output.item_id, Output.group_key, Output.text).select_from(Output)
+            .outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
+            .outerjoin(LabelFingerprint, LabelFingerprint.item_id == Output.item_id)
+            .where(Output.item_id.in_(sorted({item for item, _ in chunk})),
+                   Output.group_key.in_(sorted({key for _, key in chunk})),
+                   _REVIEWED_AUTOMATIC == "unlabelled"))
+        taken.update((item_id, key) for item_id, key, text in rows
+                     if key is not None and (item_id, key) in keys and (item_id, text) not in new)
+    started = Counter(item_id for item_id, key in keys if (item_id, key) not in taken)
+    if not started:
+        return
+    upsert = conflict_insert(connection, ItemGroupCounts)
+    connection.execute(upsert.on_conflict_do_update(
+        index_elements=["item_id", "automatic"], set_={"groups": ItemGroupCounts.groups + upsert.excluded.groups}),
+        [{"item_id": item, "automatic": "unlabelled", "groups": n} for item, n in sorted(started.items())])
 
 
 def _recount_reviews(connection: Connection, item_ids: Sequence[int]) -> None:
@@ -310,6 +372,17 @@ def review_counts(connection: Connection, items: Select[int]) -> dict[int, list[
             select(ItemReviewCounts.item_id, ItemReviewCounts.automatic, ItemReviewCounts.manual,
                    ItemReviewCounts.reviews).where(ItemReviewCounts.item_id.in_(items)))):
         counts[item_id].append(ReviewCount(None if automatic == "unlabelled" else automatic, manual, reviews))
+    return dict(counts)
+
+
+def group_counts(connection: Connection, items: Select[int]) -> dict[int, dict[str | None, int]]:
+    """The stored group counts of the items that ``items`` selects (by id), by automatic label (None: not
+    labelled yet); items without outputs are left out."""
+    counts: defaultdict[int, dict[str | None, int]] = defaultdict(dict)
+    for item_id, automatic, groups in select_tuples(connection, (
+            select(ItemGroupCounts.item_id, ItemGroupCounts.automatic, ItemGroupCounts.groups)
+            .where(ItemGroupCounts.item_id.in_(items)))):
+        counts[item_id][None if automatic == "unlabelled" else automatic] = groups
     return dict(counts)
 
 

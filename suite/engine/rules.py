@@ -112,6 +112,12 @@ def _compile(pattern: str, ignore_case: bool) -> regex.Pattern[str] | str:
         return f"too complex: the regex compiler gave up ({type(error).__name__})"
 
 
+def compiled_pattern(pattern: str, ignore_case: bool = False) -> regex.Pattern[str] | None:
+    """The pattern compiled as the rule engine compiles it (from its cache), None when it cannot be used."""
+    compiled = _compile(pattern, ignore_case)
+    return None if isinstance(compiled, str) else compiled
+
+
 def compile_error(pattern: str, ignore_case: bool = False) -> str | None:
     """Why ``pattern`` cannot be used as a rule, or None when it compiles; importers and the GUI report it."""
     compiled = _compile(pattern, ignore_case)

@@ -17,7 +17,6 @@ A set of several source (or target) languages gets ``mul`` as the suite's langua
 from __future__ import annotations
 
 import os
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -173,7 +172,7 @@ def import_challenge(db: Database, path: str | os.PathLike[str], format: str, *,
         systems = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
         distinct = {(item_ids[item.external_id], text): None for item in items for text in (item.good, item.bad)}
         session.execute(insert(Output), [{"item_id": item_id, "text": text} for item_id, text in distinct])
-        add_unlabelled(session.connection(), Counter(item_id for item_id, _ in distinct))
+        add_unlabelled(session.connection(), list(distinct))
         outputs = {(item_id, text): output_id for output_id, item_id, text in session.execute(
             select(Output.id, Output.item_id, Output.text).join(Item).where(Item.suite_id == suite.id))}
         session.execute(insert(SystemOutput), [

@@ -406,7 +406,7 @@ class _Writer:
             ids = connection.execute(insert(_OUTPUTS).returning(_OUTPUTS.c.id, sort_by_parameter_order=True),
                                      [{"item_id": item_id, "text": text} for item_id, text in new_outputs]).scalars()
             created = dict(zip(new_outputs, ids, strict=True))
-            add_unlabelled(connection, Counter(item_id for item_id, _ in new_outputs))
+            add_unlabelled(connection, new_outputs)
             found = [(created[(row.item_id, row.text)], old) if output_id is None else (output_id, old)
                      for row, (output_id, old) in zip(rows, found, strict=True)]
         self.counts["outputs_added"] += len(new_outputs)

@@ -9,7 +9,6 @@ the released Variance-Aware Test sets.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -243,7 +242,7 @@ def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestS
         for index, text in texts.items():
             distinct[(item_ids[index], text)] = None
     session.execute(insert(Output), [{"item_id": item, "text": text} for item, text in distinct])
-    add_unlabelled(session.connection(), Counter(item for item, _ in distinct))
+    add_unlabelled(session.connection(), list(distinct))
     output_ids = {(item, text): output for output, item, text in session.execute(
         select(Output.id, Output.item_id, Output.text).join(Item).where(Item.suite_id == suite.id))}
     links = [{"system_id": system_ids[system], "item_id": item_ids[index],

@@ -22,9 +22,7 @@ from sqlalchemy import (
     ColumnElement,
     Select,
     SQLColumnExpression,
-    String,
     case,
-    cast,
     func,
     literal,
     select,
@@ -46,7 +44,15 @@ from store.models import (
     System,
     SystemOutput,
 )
-from suite.engine.label_counts import LabelCounts, ReviewCount, automatic_counts, effective_counts, review_counts
+from suite.engine.label_counts import (
+    LabelCounts,
+    ReviewCount,
+    alike,
+    automatic_counts,
+    effective_counts,
+    group_counts,
+    review_counts,
+)
 from suite.engine.labels import (
     EFFECTIVE_LABELS,
     automatic_label,
@@ -192,12 +198,6 @@ def _items(suite_id: int, filter: OutputFilter) -> Select[int]:
     return query
 
 
-def alike() -> ColumnElement[str]:
-    """What outputs of one item share when they are alike: their ``group_key`` (an output without one, written
-    past its column default, is alike only to itself)."""
-    return func.coalesce(Output.group_key, cast(Output.id, String))
-
-
 def _representatives(suite_id: int, filter: OutputFilter, items: Sequence[int] | None) -> Select[Any]:
     """The first output of each group of alike outputs with one automatic label among those ``filter`` lets
     through. Not correlated with the query it filters, which reads the same tables."""
@@ -298,7 +298,7 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
             ids = _impact_ids(session, suite_id, filter, descending)
             return OutputPage(len(ids), _rows(session, ids[offset:offset + limit]))
         items: list[int] | None = None
-        if filter.system is not None or filter.contains is not None or filter.grouped or filter.degenerate:
+        if filter.system is not None or filter.contains is not None or filter.degenerate:
             # The total ignores the sort: a count needs none of the joins that only ordering asks for.
             total = session.scalar(_filtered(select(func.count()).select_from(Output), suite_id, filter, None)) or 0
         else:
@@ -323,14 +323,42 @@ def _impact_ids(session: Session, suite_id: int, filter: OutputFilter, descendin
 
 def _matches_per_item(connection: Connection, suite_id: int, filter: OutputFilter) -> list[tuple[int, int, int]]:
     """(position, item id, matching outputs) of the items the filter allows, in suite order, from the per-item
-    label and review counts (``suite.engine.label_counts``): for a filter on items and labels only, which is what
-    these can answer without visiting outputs."""
+    label, review and group counts (``suite.engine.label_counts``): for a filter on items and labels only, which
+    is what these can answer without visiting outputs. In the grouped queue an item with reviews is counted
+    from its outputs: its members' manual labels decide which of its groups a label filter lets through."""
     items = connection.execute(_items(suite_id, filter).add_columns(Item.position)
                                .order_by(Item.position, Item.id)).all()
-    counts = automatic_counts(connection, _items(suite_id, filter))
     reviewed = review_counts(connection, _items(suite_id, filter))
+    if filter.grouped:
+        groups = group_counts(connection, _items(suite_id, filter))
+        counted = _grouped_matches(connection, suite_id, filter, sorted(reviewed))
+        return [(position, item_id, counted.get(item_id, 0) if item_id in reviewed
+                 else _group_matches(filter, groups.get(item_id, {}))) for item_id, position in items]
+    counts = automatic_counts(connection, _items(suite_id, filter))
     return [(position, item_id, _matches(filter, counts.get(item_id, LabelCounts()), reviewed.get(item_id, [])))
             for item_id, position in items]
+
+
+def _group_matches(filter: OutputFilter, groups: dict[str | None, int]) -> int:
+    """How many groups of an item without reviews pass the filter's label conditions: its groups of the one
+    automatic label asked for (an unreviewed output's effective label is its automatic one)."""
+    asked = {label for label in (filter.label, filter.auto_label) if label is not None}
+    if len(asked) > 1 or filter.reviewed or filter.disagree:
+        return 0
+    if not asked:
+        return sum(groups.values())
+    return groups.get(next(iter(asked)), 0)
+
+
+def _grouped_matches(connection: Connection, suite_id: int, filter: OutputFilter,
+                     item_ids: Sequence[int]) -> dict[int, int]:
+    """The grouped queue's rows of each of these items (with reviews), counted from their outputs."""
+    counted: dict[int, int] = {}
+    for start in range(0, len(item_ids), _ID_CHUNK // 2):  # the ids are bound twice: the rows and their groups
+        chunk = item_ids[start:start + _ID_CHUNK // 2]
+        query = _filtered(select(Output.item_id, func.count()).select_from(Output), suite_id, filter, None, chunk)
+        counted.update((item_id, n) for item_id, n in connection.execute(query.group_by(Output.item_id)))
+    return counted
 
 
 def _matches(filter: OutputFilter, counts: LabelCounts, reviewed: list[ReviewCount]) -> int:
