@@ -1,0 +1,9 @@
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bench.paper_tables import Record
+from bench.paper_tables.data import Data
+
+PAPER = "zhan2021vat"
+TABLES: dict[str, Callable[[Data], list[Record]]] = {}
