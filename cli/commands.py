@@ -8,6 +8,7 @@ inside its command functions, not at its top: at the top they brought SQLAlchemy
 """
 from __future__ import annotations
 
+import cli.adversarial  # noqa: F401
 import cli.browse  # noqa: F401
 import cli.challenge  # noqa: F401
 import cli.check  # noqa: F401

@@ -1,5 +1,6 @@
-"""The databases ``bench/papers.py`` makes from ``../shared/data/external``, one SQLite file a dataset in the cache
-folder, imported once and kept (their metric caches with them), so that a second run only computes.
+"""The database ``bench/papers.py`` makes from ``../shared/data/external``: one SQLite file in the cache folder
+holding a suite per dataset (adversarial validation compares suites of one database), each imported the first
+time a table needs it and kept with its metric caches, so that a later run only computes.
 
 The datasets are those the papers used where ``../shared`` has them: WMT19 en-de with the six sets of
 wmt19-paraphrased-references under Freitag et al.'s names (their Tables 3-5, Figure 2; Zhan et al.'s DA paper),
@@ -26,28 +27,33 @@ PARAPHRASED = {"ar": ("ar", "standard"), "ar.p": ("arp", "paraphrase"), "wmt.p":
 
 @dataclass(eq=False)
 class Data:
-    """Where the shared data and the cached databases are; each database is opened (and made) once a run.
-    Compared by identity: the tables of one run memoise their shared computations on it."""
+    """Where the shared data and the cached database are; the database is opened once a run, a suite imported
+    the first time it is asked for. Compared by identity: the tables of one run memoise shared work on it."""
 
     shared: Path
     cache: Path
-    opened: dict[str, Database] = field(default_factory=dict)
+    opened: Database | None = None
+    present: set[str] = field(default_factory=set)
 
-    def database(self, suite: str) -> Database:
-        if suite not in self.opened:
+    def database(self, *suites: str) -> Database:
+        """The database, with ``suites`` in it."""
+        if self.opened is None:
             self.cache.mkdir(parents=True, exist_ok=True)
-            db = open_database(self.cache / f"{suite}.sqlite")
-            with db.session() as session:
-                present = session.scalar(select(Suite.id).where(Suite.name == suite)) is not None
-            if not present:
-                IMPORTS[suite](db, self.shared)
-            self.opened[suite] = db
-        return self.opened[suite]
+            self.opened = open_database(self.cache / "papers.sqlite")
+        for suite in suites:
+            if suite in self.present:
+                continue
+            with self.opened.session() as session:
+                found = session.scalar(select(Suite.id).where(Suite.name == suite)) is not None
+            if not found:
+                IMPORTS[suite](self.opened, self.shared)
+            self.present.add(suite)
+        return self.opened
 
     def close(self) -> None:
-        for db in self.opened.values():
-            db.close()
-        self.opened.clear()
+        if self.opened is not None:
+            self.opened.close()
+            self.opened = None
 
 
 def _wmt19(db: Database, shared: Path, pair: str) -> None:

@@ -1,9 +1,116 @@
+"""Zhan et al. 2021, *Difficulty-Aware Machine Translation Evaluation* (ACL), on WMT19 en-de (22 systems) and
+de-en (16) with the official DA z-scores, for the metrics that need no embeddings: BLEU (sacrebleu's default
+13a tokenisation, as the paper's sacrebleu) and TER.
+
+"Top 30 %" is the best 6 of 22 (en-de) and 4 of 16 (de-en): 30 % rounded down, as the paper's k = 6 for en-de;
+de-en's top 4 ends inside a tie of the human scores (two systems at 0.136). The paper prints absolute
+correlations; so do these records. BERTScore and DA-BERTScore (the paper's subject) cost about an hour of
+embeddings on the 2-core machine the first time and are left to ``tsqe correlate --metric
+bertscore-f,da-bertscore-f --top 6`` (BENCHMARKS.md has their de-en figures); METEOR is not in tsqe.
+Figure 3 (the distribution of token difficulty weights) and Table 3 (examples with their difficult words) need
+the embeddings too: ``tsqe difficulty``.
+"""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from bench.paper_tables import Record
-from bench.paper_tables.data import Data
+from bench.paper_tables.data import WMT19_DEEN, WMT19_ENDE, Data
+from filters.correlation_table import CorrelationRow, CorrelationTable, correlate_table
+from suite.references import RefChoice
 
 PAPER = "zhan2021da"
-TABLES: dict[str, Callable[[Data], list[Record]]] = {}
+TOP = {WMT19_ENDE: 6, WMT19_DEEN: 4}
+DIRECTIONS = {"En→De": WMT19_ENDE, "De→En": WMT19_DEEN}
+TABLE1 = {"BLEU": {"En→De (All)": (0.952, 0.703, 0.873), "En→De (Top 30%)": (0.460, 0.200, 0.143),
+                   "De→En (All)": (0.888, 0.622, 0.781), "De→En (Top 30%)": (0.808, 0.548, 0.632)},
+          "TER": {"En→De (All)": (0.982, 0.711, 0.873), "En→De (Top 30%)": (0.598, 0.333, 0.486),
+                  "De→En (All)": (0.797, 0.504, 0.675), "De→En (Top 30%)": (0.883, 0.548, 0.632)}}
+"""Table 1: |r|, |τ|, |ρ| per direction, over all systems and the top 30 %."""
+TABLE2_SYSTEMS = {"Facebook.6862": "Facebook_FAIR.6862", "Microsoft.sd.6974": "Microsoft-WMT19-sentence_document.6974",
+                  "Microsoft.dl.6808": "Microsoft-WMT19-document-level.6808", "MSRA.6926": "MSRA.MADL.6926",
+                  "UCAM.6731": "UCAM.6731", "NEU.6763": "NEU.6763"}
+TABLE2 = {"BLEU": ("0.4364 (↓5)", "0.4477 (↓1)", "0.4483 (↑1)", "0.4603 (↑3)", "0.4413 (✓0)", "0.4460 (↑2)", 12),
+          "TER": ("0.4692 (↓5)", "0.4583 (↓1)", "0.4591 (↓1)", "0.4504 (↑3)", "0.4636 (✓0)", "0.4563 (↑4)", 14),
+          "BERTScore": ("0.7219 (↓4)", "0.7263 (✓0)", "0.7260 (✓0)", "0.7267 (↑3)", "0.7190 (↓1)", "0.7229 (↑2)",
+                        10),
+          "DA-BERTScore": ("0.1555 (✓0)", "0.1539 (↓1)", "0.1544 (↑1)", "0.1525 (✓0)", "0.1519 (↓1)",
+                           "0.1521 (↑1)", 4),
+          "HUMAN": ("0.347", "0.311", "0.296", "0.214", "0.213", "0.208", 0)}
+"""Table 2: each top-6 system's score and how far the metric's rank among the six is from the human rank."""
+SUM_ROW = "sum(|ΔRank|)"
+METRICS = {"BLEU": "bleu", "TER": "ter"}
+
+
+@cache
+def _table(data: Data, suite: str) -> CorrelationTable:
+    return correlate_table(data.database(suite), list(METRICS.values()), [RefChoice.parse("wmt")], top=TOP[suite],
+                           suite_name=suite, resamples=0)
+
+
+def _row(table: CorrelationTable, metric: str) -> CorrelationRow:
+    return next(row for row in table.rows if row.metric == metric)
+
+
+def table1(data: Data) -> list[Record]:
+    records = []
+    for direction, suite in DIRECTIONS.items():
+        table = _table(data, suite)
+        for label, metric in METRICS.items():
+            row = _row(table, metric)
+            for part, agreement in (("All", row.overall), ("Top 30%", row.top)):
+                assert agreement is not None
+                column = f"{direction} ({part})"
+                for name, figure, published in zip(("|r|", "|τ|", "|ρ|"), ("pearson", "kendall", "spearman"),
+                                                   TABLE1[label][column]):
+                    records.append(Record(PAPER, "table1", label, f"{column} {name}",
+                                          round(abs(agreement.figure(figure)), 3), published))
+    return records
+
+
+def ranks_beside_human(scores: dict[str, float], human: dict[str, float], higher_is_better: bool
+                       ) -> dict[str, int]:
+    """Per system: its human rank minus its metric rank among the systems given (positive: the metric ranks it
+    higher than the humans, the paper's ↑)."""
+    by_metric = sorted(scores, key=lambda s: -scores[s] if higher_is_better else scores[s])
+    by_human = sorted(human, key=lambda s: -human[s])
+    return {s: by_human.index(s) - by_metric.index(s) for s in scores}
+
+
+def mark(delta: int) -> str:
+    return f"✓{delta}" if delta == 0 else (f"↑{delta}" if delta > 0 else f"↓{-delta}")
+
+
+def table2(data: Data) -> list[Record]:
+    table = _table(data, WMT19_ENDE)
+    records = []
+    human = {s: table.human[s] for s in TABLE2_SYSTEMS.values()}
+    for label, published in TABLE2.items():
+        metric = METRICS.get(label)
+        cells: list[str | None]
+        if label == "HUMAN":
+            cells = [f"{human[s]:.3f}" for s in TABLE2_SYSTEMS.values()]
+            total: int | None = 0
+        elif metric is None:
+            cells, total = [None] * len(TABLE2_SYSTEMS), None
+        else:
+            row = _row(table, metric)
+            scores = {s: row.overall.scores[s] for s in TABLE2_SYSTEMS.values()}
+            deltas = ranks_beside_human(scores, human, row.higher_is_better)
+            cells = [f"{scores[s] / 100:.4f} ({mark(deltas[s])})" for s in TABLE2_SYSTEMS.values()]
+            total = sum(abs(d) for d in deltas.values())
+        for system, cell, figure in zip(TABLE2_SYSTEMS, cells, published[:-1]):
+            records.append(Record(PAPER, "table2", system, label, cell, figure))
+        records.append(Record(PAPER, "table2", SUM_ROW, label, total, published[-1]))
+    return records
+
+
+def figure2(data: Data) -> list[Record]:
+    """Kendall tau over the top K systems of en-de by human score, K = 3 ... 22 (the paper draws it only)."""
+    table = _table(data, WMT19_ENDE)
+    return [Record(PAPER, "figure2", label, f"K={k}", round(tau, 4), None)
+            for label, metric in METRICS.items() for k, tau in _row(table, metric).by_k]
+
+
+TABLES: dict[str, Callable[[Data], list[Record]]] = {"table1": table1, "table2": table2, "figure2": figure2}
