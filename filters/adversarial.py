@@ -115,8 +115,9 @@ class AdversarialValidation:
 
     def heat_map(self) -> Figure:
         names, values = self.matrix()
-        return heat_map(names, 100 * values, title=f"Adversarial validation accuracy (%), {self._what()}",
-                        note=f"{FEATURES}; 50 % is chance", scale=("accuracy (%)", 50.0, 100.0))
+        return heat_map(names, 100 * values, title=f"Adversarial validation (%)\n{self._what()}\n"
+                                                   "char n-gram TF-IDF",
+                        scale=("accuracy (%)", 50.0, 100.0))
 
     def to_dict(self) -> dict[str, object]:
         return {"with_outputs": self.options.with_outputs, "seeds": self.options.seeds, "classifier": FEATURES,
