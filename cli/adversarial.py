@@ -45,3 +45,4 @@ def adversarial_command(
         typer.echo(result.to_json())
     else:
         emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+

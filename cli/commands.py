@@ -33,4 +33,5 @@ import cli.rule_test  # noqa: F401
 import cli.rules_health  # noqa: F401
 import cli.status  # noqa: F401
 import cli.suites  # noqa: F401
+import cli.vat_properties  # noqa: F401
 import cli.wmt  # noqa: F401

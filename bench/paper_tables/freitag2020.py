@@ -45,7 +45,7 @@ embeddings on the 2-core machine the first time and is left to ``tsqe correlate 
 
 
 @cache
-def _table(data: Data) -> CorrelationTable:
+def correlation_table(data: Data) -> CorrelationTable:
     return correlate_table(data.database(WMT19_ENDE), ["bleu", "chrf", "ter"],
                            [RefChoice.parse(entry) for entry in ENTRIES.values()], suite_name=WMT19_ENDE,
                            options=MetricOptions(tokenize="intl"), resamples=0)
@@ -57,7 +57,7 @@ def _row(table: CorrelationTable, metric: str, entry: str):  # type: ignore[no-u
 
 
 def table3(data: Data) -> list[Record]:
-    table = _table(data)
+    table = correlation_table(data)
     records = []
     for label, entry in ENTRIES.items():
         row = _row(table, "bleu", entry)
@@ -68,7 +68,7 @@ def table3(data: Data) -> list[Record]:
 
 
 def table4(data: Data) -> list[Record]:
-    table = _table(data)
+    table = correlation_table(data)
     records = []
     for label, system in TABLE4_SYSTEMS.items():
         for column, published in zip(TABLE4_COLUMNS, TABLE4[label]):
@@ -81,7 +81,7 @@ def table4(data: Data) -> list[Record]:
 
 
 def table5(data: Data) -> list[Record]:
-    table = _table(data)
+    table = correlation_table(data)
     records = []
     for label, published in TABLE5.items():
         metric = TABLE5_METRICS.get(label)
@@ -96,7 +96,7 @@ def table5(data: Data) -> list[Record]:
 
 def figure2(data: Data) -> list[Record]:
     """Kendall tau of BLEU over the best k systems by human score, k = 3 ... 22; the paper draws it only."""
-    table = _table(data)
+    table = correlation_table(data)
     records = []
     for label, entry in ENTRIES.items():
         for k, tau in _row(table, "bleu", entry).by_k:

@@ -1,0 +1,41 @@
+"""``tsqe vat-properties``: what a variance-aware selection keeps (Zhan et al. 2021 §4.4, Figures 5-6, Table 4)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from cli.context import app_context
+from cli.main import app
+from cli.table_output import emit_table, format_option, out_option
+
+
+@app.command("vat-properties")
+def vat_properties_command(
+    ctx: typer.Context,
+    kept: Path = typer.Option(..., "--kept", exists=True, dir_okay=False,
+                              help="The selection: a {\"sl-tl\": [0-based positions]} file, as `tsqe filter "
+                                   "--export` writes it or the released VAT_meta files."),
+    paraphrase: str = typer.Option(None, "--paraphrase", help="A reference set to measure the word edit distance "
+                                                              "to from the references (the paper's Table 4)."),
+    corpus: Path = typer.Option(None, "--corpus", exists=True, dir_okay=False,
+                                help="Count word frequencies in this text file (default: the suite's references)."),
+    refs: str = typer.Option(None, "--refs", help="The references whose words are grouped (default: standard)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    fmt: str = format_option(),
+    out: Path = out_option(),
+) -> None:
+    """What a variance-aware selection keeps (Zhan et al. 2021 §4.4): items by sentence-length third, words by
+    frequency group (20/60/100 % percentiles), and the edit distance to a paraphrased reference, kept against
+    removed. Part of speech needs a tagger that tsqe does not install: not computed."""
+    from filters.selection_properties import read_kept_positions, selection_properties
+    from suite.references import RefChoice
+
+    context = app_context(ctx)
+    lines = corpus.read_text(encoding="utf-8").splitlines() if corpus is not None else None
+    result = selection_properties(context.database, read_kept_positions(kept), suite_name=context.suite_name,
+                                  refs=RefChoice.parse(refs) if refs else None, paraphrase=paraphrase, corpus=lines)
+    if as_json:
+        typer.echo(result.to_json())
+    else:
+        emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
