@@ -16,6 +16,8 @@ def vat_properties_command(
     kept: Path = typer.Option(..., "--kept", exists=True, dir_okay=False,
                               help="The selection: a {\"sl-tl\": [0-based positions]} file, as `tsqe filter "
                                    "--export` writes it or the released VAT_meta files."),
+    pair: str = typer.Option(None, "--pair", help="The language pair of the selection file to read (needed when "
+                                                  "it holds several, e.g. de-en)."),
     paraphrase: str = typer.Option(None, "--paraphrase", help="A reference set to measure the word edit distance "
                                                               "to from the references (the paper's Table 4)."),
     corpus: Path = typer.Option(None, "--corpus", exists=True, dir_okay=False,
@@ -33,7 +35,7 @@ def vat_properties_command(
 
     context = app_context(ctx)
     lines = corpus.read_text(encoding="utf-8").splitlines() if corpus is not None else None
-    result = selection_properties(context.database, read_kept_positions(kept), suite_name=context.suite_name,
+    result = selection_properties(context.database, read_kept_positions(kept, pair), suite_name=context.suite_name,
                                   refs=RefChoice.parse(refs) if refs else None, paraphrase=paraphrase, corpus=lines)
     if as_json:
         typer.echo(result.to_json())

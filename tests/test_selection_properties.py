@@ -68,5 +68,10 @@ def test_selection_files_are_checked(db, tmp_path):
     bad.write_text('{"de-en": [0, -1]}', encoding="utf-8")
     with pytest.raises(TsqeError, match="non-negative whole numbers"):
         read_kept_positions(bad)
+    several = tmp_path / "several.json"
+    several.write_text('{"de-en": [1], "en-de": [2]}', encoding="utf-8")
+    assert read_kept_positions(several, "en-de") == [2]
+    with pytest.raises(TsqeError, match="holds the language pairs de-en, en-de: name one"):
+        read_kept_positions(several)
     with pytest.raises(TsqeError, match="has 6 items: kept positions \\[6\\]"):
         selection_properties(db, [0, 6])
