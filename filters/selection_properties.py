@@ -27,6 +27,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -172,16 +173,21 @@ def edit_distance(first: Sequence[str], second: Sequence[str]) -> int:
 
 
 def edit_tokens(text: str) -> list[str]:
+    return _tokenizer_13a()(text).split()
+
+
+@cache
+def _tokenizer_13a():  # type: ignore[no-untyped-def]  # sacrebleu is untyped
     from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-    return Tokenizer13a()(text).split()
+    return Tokenizer13a()
 
 
 def mean_edit_distances(pairs: Sequence[tuple[str, str] | None], kept: Sequence[bool], names: tuple[str, str]
                         ) -> EditDistances | None:
     """Mean word edit distance over the items that have both texts: all, removed, kept (NaN: none)."""
-    distances = [(edit_distance(edit_tokens(a), edit_tokens(b)), keep) for pair, keep in zip(pairs, kept) if pair is not None
-                 for a, b in (pair,)]
+    distances = [(edit_distance(edit_tokens(pair[0]), edit_tokens(pair[1])), keep)
+                 for pair, keep in zip(pairs, kept) if pair is not None]
     if not distances:
         return None
 
