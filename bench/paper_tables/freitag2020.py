@@ -104,5 +104,24 @@ def figure2(data: Data) -> list[Record]:
     return records
 
 
+NGRAMS = {"WMT": ((", sagte er .", 28), ("“ , sagte er", 14), ("fügte hinzu , dass", 8)),
+          "WMT.p": (("Wheeling , West Virginia", 3), ("von Christine Blasey Ford", 3), ("Erdbeben der Stärke 7,5", 3))}
+"""§7.2: the 4-grams of Facebook's output (the best system) matching each reference most, with their counts."""
+
+
+def ngrams(data: Data) -> list[Record]:
+    """§7.2's lists: row the rank (1-3), column the reference set; tsqe's cell is "4-gram → count"."""
+    from filters.matched_ngrams import matched_ngrams
+
+    records = []
+    for column, published in NGRAMS.items():
+        found = matched_ngrams(data.database(WMT19_ENDE), TABLE4_SYSTEMS["FB"], refs=RefChoice.parse(ENTRIES[column]),
+                               n=4, top=len(published), tokenize="intl", suite_name=WMT19_ENDE)
+        for rank, ((gram, count), (paper_gram, paper_count)) in enumerate(zip(found.counts, published), 1):
+            records.append(Record(PAPER, "ngrams", str(rank), column, f"{gram} → {count}",
+                                  f"{paper_gram} → {paper_count}"))
+    return records
+
+
 TABLES: dict[str, Callable[[Data], list[Record]]] = {"table3": table3, "table4": table4, "table5": table5,
-                                                     "figure2": figure2}
+                                                     "figure2": figure2, "ngrams": ngrams}
