@@ -1,6 +1,6 @@
 """The five papers' tables and figures made by tsqe from ../shared, each figure beside the paper's.
 
-    PYTHONPATH=. python bench/papers.py --json [--only KEY,...] [--cache DIR] [--data DIR]
+    PYTHONPATH=. python bench/papers.py --json [--only KEY,...] [--cache DIR] [--data DIR] [--figures DIR]
 
 KEY is a paper (``avramidis``, ``zhan2021vat``, ``zhan2021da``, ``freitag2020``, ``xiang2022``) or one of its
 tables (``freitag2020:table4``). With ``--json`` it prints one JSON list of records ``{"paper", "table", "row",
@@ -54,6 +54,7 @@ def main() -> int:
     parser.add_argument("--only", default=None, help="comma-separated papers or paper:table keys")
     parser.add_argument("--cache", default=str(ROOT / "out" / "papers-cache"), help="keep the databases here")
     parser.add_argument("--data", default=str(SHARED), help="the external data folder (../shared/data/external)")
+    parser.add_argument("--figures", default=None, help="also draw the papers' figures tsqe makes into this folder")
     args = parser.parse_args()
     tables = chosen(args.only)
     data = Data(Path(args.data), Path(args.cache))
@@ -67,6 +68,10 @@ def main() -> int:
             made = PAPERS[paper].TABLES[table](data)
             print(f"{paper}:{table}: {len(made)} records, {time.perf_counter() - started:.1f} s", file=sys.stderr)
             records += made
+            drawers = getattr(PAPERS[paper], "FIGURES", {})
+            if args.figures and table in drawers:
+                Path(args.figures).mkdir(parents=True, exist_ok=True)
+                print(f"wrote {drawers[table](data, Path(args.figures))}", file=sys.stderr)
     finally:
         data.close()
     if args.json:

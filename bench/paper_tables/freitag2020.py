@@ -10,7 +10,9 @@ bitext/APE/BT systems, not released), METEOR and Yisi-1 (not in tsqe).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cache
+from pathlib import Path
 
 from bench.paper_tables import Record
 from bench.paper_tables.data import WMT19_ENDE, Data
@@ -123,5 +125,16 @@ def ngrams(data: Data) -> list[Record]:
     return records
 
 
+def draw_figure2(data: Data, folder: Path) -> Path:
+    """The paper's Figure 2 (BLEU, every reference setting), as ``tsqe correlate --figure`` draws it."""
+    from filters.correlation_figure import kendall_by_k_figure
+    from suite.figures import save_figure
+
+    table = correlation_table(data)
+    bleu = replace(table, rows=[row for row in table.rows if row.metric == "bleu"])
+    return save_figure(kendall_by_k_figure(bleu), folder / "freitag2020-figure2.png")
+
+
 TABLES: dict[str, Callable[[Data], list[Record]]] = {"table3": table3, "table4": table4, "table5": table5,
                                                      "figure2": figure2, "ngrams": ngrams}
+FIGURES: dict[str, Callable[[Data, Path], Path]] = {"figure2": draw_figure2}
