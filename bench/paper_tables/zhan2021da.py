@@ -71,7 +71,7 @@ def _scored(data: Data, suite: str, metric: str) -> Scored:
         table = freitag2020.correlation_table(data)
     else:
         table = correlate_table(data.database(suite), [metric], [RefChoice.parse("wmt")], suite_name=suite,
-                                options=MetricOptions(tokenize="intl"), resamples=0)
+                                options=MetricOptions(tokenize="intl") if metric == "bleu" else None, resamples=0)
     row = next(r for r in table.rows if r.metric == metric and r.refs is not None and r.refs.label == "wmt")
     return Scored(row.overall.scores, table.human, row.higher_is_better)
 
