@@ -12,6 +12,7 @@ them (not in ../shared); COMET and BLEURT (not in tsqe); BERTScore rows (an hour
 """
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
@@ -51,19 +52,20 @@ def _vat_suite(data: Data, pair: str) -> str:
             return name
     kept = _positions(data, pair)
     wmt19 = data.shared / "global-explainability-metrics" / "WMT19"
-    folder = data.cache / name
-    (folder / "systems").mkdir(parents=True, exist_ok=True)
 
     def subset(path: Path, out: Path) -> Path:
         lines = path.read_text(encoding="utf-8").split("\n")
         out.write_text("\n".join(lines[p] for p in kept) + "\n", encoding="utf-8")
         return out
 
-    src = subset(wmt19 / "source" / f"newstest2019-{compact}-src.{pair[:2]}", folder / f"src.{pair[:2]}")
-    ref = subset(wmt19 / "references" / f"newstest2019-{compact}-ref.{pair[3:]}", folder / f"ref.{pair[3:]}")
-    for system in sorted((wmt19 / "system-outputs" / pair).iterdir()):
-        subset(system, folder / "systems" / system.name)
-    import_wmt(db, src=src, refs=[ref], ref_names=["wmt"], systems=[folder / "systems"], name=name)
+    with tempfile.TemporaryDirectory() as temporary:  # the kept lines only pass through: WMT data stays out
+        folder = Path(temporary)
+        (folder / "systems").mkdir()
+        src = subset(wmt19 / "source" / f"newstest2019-{compact}-src.{pair[:2]}", folder / f"src.{pair[:2]}")
+        ref = subset(wmt19 / "references" / f"newstest2019-{compact}-ref.{pair[3:]}", folder / f"ref.{pair[3:]}")
+        for system in sorted((wmt19 / "system-outputs" / pair).iterdir()):
+            subset(system, folder / "systems" / system.name)
+        import_wmt(db, src=src, refs=[ref], ref_names=["wmt"], systems=[folder / "systems"], name=name)
     import_human_scores(db, wmt19 / "DA-syslevel.csv", lp=pair, suite_name=name)
     return name
 
