@@ -41,6 +41,9 @@ def chosen(only: str | None) -> list[tuple[str, str]]:
     for key in (part.strip() for part in only.split(",") if part.strip()):
         paper, _, table = key.partition(":")
         matches = [(p, t) for p, t in every if p == paper and (not table or t == table)]
+        if not matches and paper in PAPERS and not table:
+            print(f"{paper}: no tables made from ../shared (docs/papers/{paper}.md says why)", file=sys.stderr)
+            continue
         if not matches:
             known = ", ".join(f"{p}:{t}" for p, t in every)
             raise SystemExit(f"unknown table {key!r}; known: {known}")
