@@ -8,6 +8,7 @@ inside its command functions, not at its top: at the top they brought SQLAlchemy
 """
 from __future__ import annotations
 
+import cli.adversarial  # noqa: F401
 import cli.browse  # noqa: F401
 import cli.challenge  # noqa: F401
 import cli.check  # noqa: F401
@@ -19,6 +20,7 @@ import cli.export  # noqa: F401
 import cli.filters  # noqa: F401
 import cli.importing  # noqa: F401
 import cli.labelling  # noqa: F401
+import cli.matched_ngrams  # noqa: F401
 import cli.meta_eval  # noqa: F401
 import cli.mtme  # noqa: F401
 import cli.qe_evaluation  # noqa: F401
@@ -32,4 +34,5 @@ import cli.rule_test  # noqa: F401
 import cli.rules_health  # noqa: F401
 import cli.status  # noqa: F401
 import cli.suites  # noqa: F401
+import cli.vat_properties  # noqa: F401
 import cli.wmt  # noqa: F401

@@ -38,9 +38,12 @@ LEFT_OUT = "#9A9A9A"
 
 
 def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out: Sequence[int] = (),
-             column_labels: Sequence[str] | None = None, note: str | None = None) -> Figure:
+             column_labels: Sequence[str] | None = None, note: str | None = None,
+             scale: tuple[str, float, float] | None = None) -> Figure:
     """``values`` (rows x columns, NaN where there is none) with a number in every cell; ``left_out`` are the
-    indices of rows (and, in a square map, columns) shown grey and without numbers."""
+    indices of rows (and, in a square map, columns) shown grey and without numbers. ``scale`` (label, lowest,
+    highest) is for values that are not counts (an accuracy from 50 % to 100 %); the default: counts from 0 to
+    the largest."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
@@ -57,15 +60,17 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
         if column_labels is None:
             shown[:, index] = np.nan
     top = np.nanmax(shown) if np.any(~np.isnan(shown)) else 0.0
+    label, low, high = scale if scale is not None else ("count", 0.0, max(top, 1.0))
     axes.set_facecolor("#E6E6E6")
-    image = axes.imshow(np.ma.masked_invalid(shown), cmap=count_colours(), vmin=0, vmax=max(top, 1.0), aspect="equal")
+    image = axes.imshow(np.ma.masked_invalid(shown), cmap=count_colours(), vmin=low, vmax=high, aspect="equal")
     for i in range(rows):
         for j in range(cols):
             if np.isnan(shown[i, j]):
                 axes.add_patch(_hatch(i, j))
                 continue
-            dark = shown[i, j] > 0.6 * max(top, 1.0)
-            axes.text(j, i, f"{shown[i, j]:.0f}", ha="center", va="center", fontsize=8,
+            dark = shown[i, j] > low + 0.6 * (high - low)
+            axes.text(j, i, f"{shown[i, j]:.0f}" if scale is None else f"{shown[i, j]:.1f}", ha="center",
+                      va="center", fontsize=8,
                       color="white" if dark else "black")
     axes.set_xticks(range(cols), [figure_text(label) for label in columns], rotation=45, ha="right",
                     rotation_mode="anchor", fontsize=8)
@@ -77,8 +82,9 @@ def heat_map(labels: Sequence[str], values: np.ndarray, *, title: str, left_out:
     axes.tick_params(length=0)
     for spine in axes.spines.values():
         spine.set_visible(False)
-    bar = figure.colorbar(image, ax=axes, shrink=0.6, label="count")
-    bar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no ticks at 0.2, 0.4...
+    bar = figure.colorbar(image, ax=axes, shrink=0.6, label=label)
+    if scale is None:
+        bar.ax.yaxis.set_major_locator(MaxNLocator(integer=True))  # counts: no ticks at 0.2, 0.4...
     axes.set_title(figure_text(title), fontsize=9, loc="left")
     if note:
         figure.text(0.01, 0.0, figure_text(note), fontsize=7, color="#555555", ha="left", va="bottom")

@@ -10,14 +10,16 @@ from store.models import Item, Output, Reference, Suite, System, SystemOutput
 
 
 def build_suite(db: Database, name: str, references: Sequence[Sequence[str]],
-                outputs: Mapping[str, Sequence[str | None]]) -> None:
-    """Items ``1..N`` with the given references; ``outputs[system][i]`` is item i+1's output (None: none)."""
+                outputs: Mapping[str, Sequence[str | None]], sources: Sequence[str] | None = None) -> None:
+    """Items ``1..N`` with the given references; ``outputs[system][i]`` is item i+1's output (None: none);
+    ``sources[i]`` item i+1's source (default ``source i+1``)."""
     with db.transaction() as session:
         suite = Suite(name=name, source_lang="de", target_lang="en")
         session.add(suite)
         session.flush()
         session.execute(insert(Item), [{"suite_id": suite.id, "external_id": str(i + 1), "position": i,
-                                        "source": f"source {i + 1}"} for i in range(len(references))])
+                                        "source": sources[i] if sources else f"source {i + 1}"}
+                                       for i in range(len(references))])
         item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite.id)).all())
         reference_rows = [{"item_id": item_ids[i], "text": ref} for i, refs in enumerate(references) for ref in refs]
         if reference_rows:

@@ -1,0 +1,93 @@
+"""The database ``bench/papers.py`` makes from ``../shared/data/external``: one SQLite file in the cache folder
+holding a suite per dataset (adversarial validation compares suites of one database), each imported the first
+time a table needs it and kept with its metric caches, so that a later run only computes.
+
+The datasets are those the papers used where ``../shared`` has them: WMT19 en-de with the six sets of
+wmt19-paraphrased-references under Freitag et al.'s names (their Tables 3-5, Figure 2; Zhan et al.'s DA paper),
+WMT19 de-en (Xiang et al. 2022's 2019 column, the VAT and DA papers), newstest2021 de-en (a second German
+source for Xiang et al.'s adversarial validation and error numbers) and the DFKI de-en test suite.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sqlalchemy import select
+
+from store import Database, open_database
+from store.models import Suite
+
+WMT19_ENDE = "newstest2019-ende"
+WMT19_DEEN = "newstest2019-deen"
+NEWSTEST2021_DEEN = "newstest2021-deen"
+PARAPHRASED = {"ar": ("ar", "standard"), "ar.p": ("arp", "paraphrase"), "wmt.p": ("wmtp", "paraphrase"),
+               "hq-r": ("hqr", "standard"), "hq-p": ("hqp", "paraphrase"), "hq-all": ("hqall", "paraphrase")}
+"""Set name -> (file stem in wmt19/ende, kind), as bench/references.py names them."""
+
+
+@dataclass(eq=False)
+class Data:
+    """Where the shared data and the cached database are; the database is opened once a run, a suite imported
+    the first time it is asked for. Compared by identity: the tables of one run memoise shared work on it."""
+
+    shared: Path
+    cache: Path
+    opened: Database | None = None
+    present: set[str] = field(default_factory=set)
+
+    def database(self, *suites: str) -> Database:
+        """The database, with ``suites`` in it."""
+        if self.opened is None:
+            self.cache.mkdir(parents=True, exist_ok=True)
+            self.opened = open_database(self.cache / "papers.sqlite")
+        for suite in suites:
+            if suite in self.present:
+                continue
+            with self.opened.session() as session:
+                found = session.scalar(select(Suite.id).where(Suite.name == suite)) is not None
+            if not found:
+                IMPORTS[suite](self.opened, self.shared)
+            self.present.add(suite)
+        return self.opened
+
+    def close(self) -> None:
+        if self.opened is not None:
+            self.opened.close()
+            self.opened = None
+
+
+def _wmt19(db: Database, shared: Path, pair: str) -> None:
+    from suite.importers.human_scores import import_human_scores
+    from suite.importers.references import import_references
+    from suite.importers.wmt import import_wmt
+
+    wmt19 = shared / "global-explainability-metrics" / "WMT19"
+    compact = pair.replace("-", "")
+    suite = f"newstest2019-{compact}"
+    import_wmt(db, src=wmt19 / "source" / f"newstest2019-{compact}-src.{pair[:2]}",
+               refs=[wmt19 / "references" / f"newstest2019-{compact}-ref.{pair[3:]}"], ref_names=["wmt"],
+               systems=[wmt19 / "system-outputs" / pair], name=suite)
+    if pair == "en-de":
+        for name, (stem, kind) in PARAPHRASED.items():
+            import_references(db, shared / "wmt19-paraphrased-references" / "wmt19" / "ende" / f"wmt19-ende-{stem}.ref",
+                              name=name, kind=kind, suite_name=suite)
+    import_human_scores(db, wmt19 / "DA-syslevel.csv", lp=pair, suite_name=suite)
+
+
+def _newstest2021(db: Database, shared: Path) -> None:
+    from suite.importers.human_scores import import_human_scores
+    from suite.importers.wmt import import_wmt
+
+    folder = shared / "wmt21-news-systems" / "newstest2021-de-en"
+    import_wmt(db, src=folder / "txt" / "sources" / "newstest2021.de-en.src.de",
+               refs=sorted((folder / "txt" / "references").iterdir()),
+               systems=[folder / "txt" / "system-outputs"], name=NEWSTEST2021_DEEN)
+    human = folder / "humaneval"
+    import_human_scores(db, human / "ad-sys-scores-de-en.csv", segments=human / "ad-seg-scores-de-en.csv",
+                        significance=human / "ad-DA-diff-wilcoxon-rs-deen.csv",
+                        renames={"Nemo.7": "NVIDIA-NeMo"}, suite_name=NEWSTEST2021_DEEN)
+
+
+IMPORTS = {WMT19_ENDE: lambda db, shared: _wmt19(db, shared, "en-de"),
+           WMT19_DEEN: lambda db, shared: _wmt19(db, shared, "de-en"),
+           NEWSTEST2021_DEEN: _newstest2021}

@@ -1,0 +1,84 @@
+"""``tsqe vat-properties``: what a variance-aware selection keeps (Zhan et al. 2021 §4.4, Figures 5-6, Table 4)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from cli.context import app_context
+from cli.app import app
+from cli.table_output import emit_table, format_option, out_option
+
+
+@app.command("vat-properties")
+def vat_properties_command(
+    ctx: typer.Context,
+    kept: Path = typer.Option(..., "--kept", exists=True, dir_okay=False,
+                              help="The selection: a {\"sl-tl\": [0-based positions]} file, as `tsqe filter "
+                                   "--export` writes it or the released VAT_meta files."),
+    pair: str = typer.Option(None, "--pair", help="The language pair of the selection file to read (needed when "
+                                                  "it holds several, e.g. de-en)."),
+    paraphrase: str = typer.Option(None, "--paraphrase", help="A reference set to measure the word edit distance "
+                                                              "to from the references (the paper's Table 4)."),
+    corpus: Path = typer.Option(None, "--corpus", exists=True, dir_okay=False,
+                                help="Count word frequencies in this text file (default: the suite's references)."),
+    refs: str = typer.Option(None, "--refs", help="The references whose words are grouped (default: standard)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    fmt: str = format_option(),
+    out: Path = out_option(),
+) -> None:
+    """What a variance-aware selection keeps (Zhan et al. 2021 §4.4): items by sentence-length third, words by
+    frequency group (20/60/100 % percentiles), and the edit distance to a paraphrased reference, kept against
+    removed. Part of speech needs a tagger that tsqe does not install: not computed."""
+    from filters.selection_properties import read_kept_positions, selection_properties
+    from suite.references import RefChoice
+
+    context = app_context(ctx)
+    lines = corpus.read_text(encoding="utf-8").splitlines() if corpus is not None else None
+    result = selection_properties(context.database, read_kept_positions(kept, pair), suite_name=context.suite_name,
+                                  refs=RefChoice.parse(refs) if refs else None, paraphrase=paraphrase, corpus=lines)
+    if as_json:
+        typer.echo(result.to_json())
+    else:
+        emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+
+
+@app.command("drop-curve")
+def drop_curve_command(
+    ctx: typer.Context,
+    filter_metric: str = typer.Option(..., "--filter-metric", help="Comma-separated metrics to filter by (one curve "
+                                                                   "each: the paper's Figure 4)."),
+    metric: str = typer.Option(..., "--metric", help="The metric correlated with the human scores."),
+    drops: str = typer.Option("0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9", "--drops",
+                              help="Comma-separated shares of items to drop."),
+    refs: str = typer.Option(None, "--refs", help="The references of both metrics (default: standard)."),
+    figure: Path = typer.Option(None, "--figure", dir_okay=False, help="Draw Pearson r against the share dropped: "
+                                                                      ".png, .svg or .pdf."),
+    as_json: bool = typer.Option(False, "--json", help="Print the curves as JSON."),
+    fmt: str = format_option(),
+    out: Path = out_option(),
+) -> None:
+    """Correlation with the human scores as variance-aware filtering drops more of the items (Zhan et al. 2021,
+    Figures 2 and 4)."""
+    import json
+
+    from filters.drop_curve import drop_curves
+    from suite.errors import TsqeError
+    from suite.figures import save_figure
+    from suite.references import RefChoice
+
+    try:
+        shares = [float(part) for part in drops.split(",") if part.strip()]
+    except ValueError as error:
+        raise TsqeError(f"the drops must be numbers separated by commas, not {drops!r}") from error
+    context = app_context(ctx)
+    result = drop_curves(context.database, [m.strip() for m in filter_metric.split(",") if m.strip()], metric,
+                         suite_name=context.suite_name, refs=RefChoice.parse(refs) if refs else None, drops=shares)
+    if figure is not None:
+        save_figure(result.figure(), figure)
+        typer.echo(f"wrote {figure}", err=True)
+    document = json.dumps(result.to_dict(), indent=2, ensure_ascii=False)
+    if as_json:
+        typer.echo(document)
+    else:
+        emit_table(result.to_table(), fmt, out, document=document + "\n")
