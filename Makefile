@@ -9,7 +9,7 @@ DEMO_DB ?= demo.sqlite
 # The CPU build of torch sits in /opt/wheels on the project machines; elsewhere pip uses PyPI.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: install run test test-postgres lint bench clean smoke screenshots crash
+.PHONY: install run test test-postgres lint bench clean smoke screenshots crash dist docs docs-serve
 
 install: $(STAMP)
 
@@ -56,5 +56,10 @@ lint: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 
+# The sdist and, built from it, the wheel, in dist/ (the build backend comes with the test extras: no network).
+dist: install
+	rm -rf dist
+	$(PY) -m build --no-isolation --outdir dist .
+
 clean:
-	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm dist site
