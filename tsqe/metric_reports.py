@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from filters.scoring import SegmentScores
     from filters.variance import VarianceResult
     from suite.domain import Combine
+    from suite.qe_scores import QESystemInfo
+    from suite.references import ReferenceChoices
     from suite.tables import Table
 
 
@@ -105,6 +107,25 @@ class Correlations(TableReport):
 class MetricReports(SuiteHandle):
     """The metric methods of ``tsqe.Suite``. ``refs`` names a reference set (``wmt.p``), sets joined by +
     (``ar+wmt``, combined as ``combine`` says) or ``known-good``; None: every reference of kind standard."""
+
+    def reference_sets(self) -> ReferenceChoices:
+        """``tsqe references``: the suite's reference sets with their kinds and coverage, and how many items have
+        known good translations (the entry ``known-good``)."""
+        from suite.references import reference_choices
+
+        return reference_choices(self.store, self.name)
+
+    def metric_as_qe(self, metric: str, *, name: str | None = None, refs: str | None = None,
+                     combine: Combine | str = "multi", options: MetricOptions | None = None, replace: bool = False,
+                     progress: ProgressArgument = None) -> QESystemInfo:
+        """``tsqe qe metric``: store a reference-based metric's scores as a QE system (a proxy), for
+        ``accuracy``."""
+        from filters.qe_proxy import store_metric_as_qe
+        from suite.references import RefChoice
+
+        return store_metric_as_qe(self.store, metric, name=name, suite_name=self.name,
+                                  refs=RefChoice.parse(refs, combine), options=options, replace=replace,
+                                  task=task_of(progress))
 
     def scores(self, metric: str, *, refs: str | None = None, combine: Combine | str = "multi",
                systems: Sequence[str] | None = None, options: MetricOptions | None = None,

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from qe.evaluation import AccuracyOptions
     from qe.pairs import PairTable
     from qe.stability import StabilityResult
+    from qe.training import TrainSummary
     from suite.domain import Ties
     from suite.tables import Table
 
@@ -120,6 +121,21 @@ class Stability(TableReport):
 
 class QEReports(SuiteHandle):
     """The QE evaluation's methods of ``tsqe.Suite``."""
+
+    def train_qe(self, *, name: str, kind: str, data: Sequence[str] = (), target: str = "hter", folds: int = 5,
+                 seed: int = 0, replace: bool = False, progress: ProgressArgument = None) -> TrainSummary:
+        """``tsqe qe train``: a built-in QE model, features-svr (on QE ``data``) or pairwise-gb (on the suite's
+        pairs, its scores of the suite out-of-fold), stored with its provenance and CV results."""
+        from qe.training import train_qe_system
+
+        return train_qe_system(self.store, name=name, kind=kind, data=data, target=target, folds=folds, seed=seed,
+                               suite_name=self.name, replace=replace, task=task_of(progress))
+
+    def predict_qe(self, name: str, *, progress: ProgressArgument = None) -> int:
+        """``tsqe qe predict``: score every distinct output of the suite with a trained QE system; the count."""
+        from qe.training import predict_qe_system
+
+        return predict_qe_system(self.store, name, self.name, task_of(progress))
 
     def pairs(self) -> Pairs:
         """``tsqe pairs``."""
