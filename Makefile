@@ -1,6 +1,8 @@
 # `make run`: install into .venv and open the GUI on the bundled demo suite.
 # `make test`: install into .venv if needed and run every test (Qt headless), on SQLite and on a throw-away
-# PostgreSQL cluster (tests/postgres_cluster.sh installs PostgreSQL when it is missing and it can).
+# PostgreSQL cluster (tests/postgres_cluster.sh installs PostgreSQL when it is missing and it can); the tests also
+# execute the example notebooks, build the documentation site with --strict and install the wheel in a fresh venv
+# (tests/test_notebooks.py, test_docs_site.py, test_wheel.py).
 # `make test-postgres`: only the tests that run on PostgreSQL.
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -55,6 +57,13 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
+
+# The user guide and reference as a site in site/ (the tests build it too, --strict: a broken link fails them).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+docs-serve: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve
 
 # The sdist and, built from it, the wheel, in dist/ (the build backend comes with the test extras: no network).
 dist: install

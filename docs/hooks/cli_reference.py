@@ -17,7 +17,7 @@ COMMANDS = "reference/commands.md"
 
 def on_config(config: Any) -> Any:
     docs = Path(config["docs_dir"])
-    for section in config["nav"]:
+    for section in config["nav"] or []:  # a site without a nav lists every page itself
         for title, pages in section.items():
             if title == "Administrator" and (docs / "bad-input.md").is_file():
                 pages.append({"Bad input and what each error says": "bad-input.md"})
