@@ -28,7 +28,7 @@ def open(db: PathLike | None = None) -> Database:  # noqa: A001 - tsqe.open(path
     None: the user's default database, or ``TSQE_DB``."""
     from store import open_database
 
-    return Database(open_database(os.environ.get("TSQE_DB") if db is None else db))
+    return Database(open_database(db))
 
 
 class Database:
