@@ -1,6 +1,8 @@
 # `make run`: install into .venv and open the GUI on the bundled demo suite.
 # `make test`: install into .venv if needed and run every test (Qt headless), on SQLite and on a throw-away
-# PostgreSQL cluster (tests/postgres_cluster.sh installs PostgreSQL when it is missing and it can).
+# PostgreSQL cluster (tests/postgres_cluster.sh installs PostgreSQL when it is missing and it can); the tests also
+# execute the example notebooks, build the documentation site with --strict and install the wheel in a fresh venv
+# (tests/test_notebooks.py, test_docs_site.py, test_wheel.py).
 # `make test-postgres`: only the tests that run on PostgreSQL.
 VENV ?= .venv
 PY := $(VENV)/bin/python
@@ -9,7 +11,7 @@ DEMO_DB ?= demo.sqlite
 # The CPU build of torch sits in /opt/wheels on the project machines; elsewhere pip uses PyPI.
 FIND_LINKS := $(if $(wildcard /opt/wheels),--find-links /opt/wheels,)
 
-.PHONY: install run test test-postgres lint bench clean smoke screenshots crash
+.PHONY: install run test test-postgres lint bench clean smoke screenshots crash dist docs docs-serve
 
 install: $(STAMP)
 
@@ -56,5 +58,17 @@ lint: install
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 
+# The user guide and reference as a site in site/ (the tests build it too, --strict: a broken link fails them).
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
+
+docs-serve: install
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve
+
+# The sdist and, built from it, the wheel, in dist/ (the build backend comes with the test extras: no network).
+dist: install
+	rm -rf dist
+	$(PY) -m build --no-isolation --outdir dist .
+
 clean:
-	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm
+	rm -rf $(VENV) $(DEMO_DB) $(DEMO_DB)-wal $(DEMO_DB)-shm dist site

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import typer
 
-from cli.context import app_context
 from cli.app import app
+from cli.context import app_context
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
 

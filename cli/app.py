@@ -73,11 +73,21 @@ import_app = typer.Typer(help="Import suites, MT outputs, QE scores and reviewed
 app.add_typer(import_app, name="import")
 
 
+def _print_version(asked: bool) -> None:
+    if asked:
+        from suite.version import VERSION
+
+        typer.echo(f"tsqe {VERSION}")
+        raise typer.Exit()
+
+
 @app.callback()
 def main_options(
     ctx: typer.Context,
     db: str = typer.Option(None, "--db", envvar="TSQE_DB",
                            help="Database file path or SQLAlchemy URL (default: a file in the user data dir)."),
     suite: str = typer.Option(None, "--suite", help="Suite to work on (needed when the database holds several)."),
+    _version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                  help="Print tsqe's version and exit."),
 ) -> None:
     ctx.obj = AppContext(db=db, suite_name=suite)

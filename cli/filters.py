@@ -113,19 +113,12 @@ def difficulty_command(
         result = da_bertscore(context.database, suite_name=context.suite_name, systems=chosen, refs=choice,
                               options=options, task=task)
     if as_json:
-        document = json.dumps(difficulty_json(result), ensure_ascii=False, indent=1) + "\n"
+        document = json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n"
         emit_table(result.to_table(), "json", out, document=document)
     elif fmt is not None or out is not None:
         emit_table(result.to_table(), fmt, out)
     else:
         write_difficulty_report(result, sys.stdout)
-
-
-def difficulty_json(result: DifficultyResult) -> dict[str, object]:
-    return {"signature": str(result.signature), "refs": result.refs.label, "systems": result.systems,
-            "scores": result.system_scores,
-            "items": {item: [[token, round(d, 6)] for token, d in tokens]
-                      for item, tokens in result.token_difficulty.items()}}
 
 
 def write_difficulty_report(result: DifficultyResult, stream: TextIO) -> None:

@@ -102,7 +102,7 @@ def accuracy_command(
     --format json gives the result's own document (provenance, counted pairs and ranks per system, too-few flags).
     """
     from qe.disagreement import row_disagreement, suite_disagreement
-    from qe.evaluation import AccuracyOptions, accuracy, read_inputs
+    from qe.evaluation import AccuracyOptions, suites_accuracy
     from suite.figures import save_figure
 
     if table not in ACCURACY_TABLES:
@@ -110,14 +110,9 @@ def accuracy_command(
     if suites is not None:
         if table != "disagreement":
             raise TsqeError("several suites are compared by their disagreement: add --table disagreement")
-        context = app_context(ctx)
-        names = _names(qe)
-        results = {}
-        for suite in (name.strip() for name in suites.split(",") if name.strip()):
-            inputs = read_inputs(context.database, suite, names)
-            results[suite] = accuracy(inputs, AccuracyOptions(qe=names, ties=ties, tie_epsilon=tie_epsilon,
-                                                              bootstrap=bootstrap, seed=seed))
-        disagreement = suite_disagreement(results)
+        options = AccuracyOptions(qe=_names(qe), ties=ties, tie_epsilon=tie_epsilon, bootstrap=bootstrap, seed=seed)
+        names = [name.strip() for name in suites.split(",") if name.strip()]
+        disagreement = suite_disagreement(suites_accuracy(app_context(ctx).database, names, options))
     else:
         result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
                            bootstrap=bootstrap, seed=seed)
@@ -151,12 +146,11 @@ def stability_command(
 
     --format json gives the result's own document (settings and every row's figures).
     """
-    from qe.stability import ranking_stability
+    from qe.evaluation import AccuracyOptions, stability
 
     names = _names(qe)
-    inputs = _inputs(ctx, names)
-    result = ranking_stability(inputs.pairs, inputs.chosen(names), by=by, category=category,
-                               ties=inputs.ties(ties), tie_epsilon=tie_epsilon, splits=splits, seed=seed)
+    result = stability(_inputs(ctx, names), AccuracyOptions(by=by, category=category, qe=names, ties=ties,
+                                                            tie_epsilon=tie_epsilon, seed=seed), splits)
     emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
 
 

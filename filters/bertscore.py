@@ -44,6 +44,7 @@ from threadpoolctl import threadpool_limits
 from store import Database
 from store.models import EMBEDDING_PRECISIONS, Embedding
 from suite.errors import TsqeError
+from suite.version import VERSION
 
 DEFAULT_LAYER = 6
 ENCODE_BATCH = 64
@@ -90,7 +91,7 @@ class ModelSpec:
     def signature(self) -> str:
         vectors = "" if self.precision == "float32" else f"|vectors:{self.precision}"
         return (f"model:{self.key}|layer:{self.layer}|idf:no|rescale:no{vectors}"
-                f"|bert_score:{_distribution_version('bert-score')}|tsqe:{_distribution_version('tsqe')}")
+                f"|bert_score:{_distribution_version('bert-score')}|tsqe:{VERSION}")
 
 
 def _model_key(path: Path) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 from functools import partial
-from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +63,7 @@ from suite.importers.kinds import IMPORT_KINDS, ImportKind, import_kind
 from suite.importers.suite_import import default_suite_name
 from suite.reading.names import suite_names
 from suite.suites import split_language_pair
+from suite.version import VERSION
 
 TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"), ("QE accuracy", "qe"),
         ("Discriminative", "discriminative"))
@@ -733,7 +733,7 @@ class MainWindow(QMainWindow):
         dialog.open()
 
     def _about(self) -> None:
-        QMessageBox.about(self, "About tsqe", f"<b>tsqe {html.escape(tsqe_version())}</b> — linguistically-motivated "
+        QMessageBox.about(self, "About tsqe", f"<b>tsqe {html.escape(VERSION)}</b> — linguistically-motivated "
                           "MT test suites and the fine-grained evaluation of Quality Estimation.")
 
 
@@ -742,9 +742,3 @@ def plain_text(text: str) -> str:
     return text.replace("&&", "\0").replace("&", "").replace("\0", "&")
 
 
-def tsqe_version() -> str:
-    """The installed package's version (what ``pip`` installed from pyproject.toml)."""
-    try:
-        return version("tsqe")
-    except PackageNotFoundError:
-        return "(not installed)"

@@ -1,4 +1,4 @@
-"""``python -m gui.screenshots OUTDIR``: the pictures in the README, taken from the real window on the demo.
+"""``python -m gui.screenshots OUTDIR``: the pictures of the README and docs/, taken from the real window on the demo.
 
 Each picture is one function registered with ``@shot(name)``; it gets the main window, open on a fresh copy
 of the demo suite with the tree and the review table filled, and returns what to save. Screens added later

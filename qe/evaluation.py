@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from qe.accuracy import AccuracyResult, check_ties, pairwise_accuracy
 from qe.aces_score import aces_scores
 from qe.pairs import PairTable, build_pairs
+from qe.stability import StabilityResult, ranking_stability
 from store import Database
 from suite.domain import Ties
 from suite.errors import TsqeError
@@ -91,3 +92,22 @@ def accuracy(inputs: EvaluationInputs, options: AccuracyOptions, task: TaskState
     aces = aces_scores(inputs.pairs, systems, options.tie_epsilon) \
         if inputs.challenge == "aces" and options.category is None else None
     return replace(result, challenge=inputs.challenge, ties_chosen=options.ties is not None, aces_score=aces)
+
+
+def stability(inputs: EvaluationInputs, options: AccuracyOptions, splits: int = 200,
+              task: TaskState | None = None) -> StabilityResult:
+    """The split-half agreement of the chosen systems' ranking under the table's options (``bootstrap`` unused)."""
+    return ranking_stability(inputs.pairs, inputs.chosen(options.qe), by=options.by, category=options.category,
+                             ties=inputs.ties(options.ties), tie_epsilon=options.tie_epsilon, splits=splits,
+                             seed=options.seed, task=task)
+
+
+def suites_accuracy(db: Database, suites: Sequence[str], options: AccuracyOptions,
+                    task: TaskState | None = None) -> dict[str, AccuracyResult]:
+    """Each suite's accuracy table under the same options, by suite name: what ``qe.disagreement``'s
+    ``suite_disagreement`` compares on their shared categories."""
+    results = {}
+    for index, suite in enumerate(suites):
+        step = None if task is None else task.child(index / len(suites), (index + 1) / len(suites))
+        results[suite] = accuracy(read_inputs(db, suite, options.qe), options, step)
+    return results

@@ -143,6 +143,14 @@ class DifficultyResult:
                             f"References: {self.refs.describe()} (the first of each item).",
                             "DA-F: harmonic mean of the segment-averaged DA-P and DA-R, as in the authors' code."])
 
+    def to_dict(self) -> dict[str, object]:
+        """The document of ``tsqe difficulty --json``: the per-system scores and each item's reference tokens
+        with their difficulty."""
+        return {"signature": str(self.signature), "refs": self.refs.label, "systems": self.systems,
+                "scores": self.system_scores,
+                "items": {item: [[token, round(d, 6)] for token, d in tokens]
+                          for item, tokens in self.token_difficulty.items()}}
+
 
 @dataclass
 class _ItemData:
