@@ -24,7 +24,7 @@ from PySide6.QtCore import (
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QAction, QColor, QFont, QKeyEvent, QPainter, QPixmap
+from PySide6.QtGui import QAction, QColor, QFont, QFontMetrics, QKeyEvent, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
@@ -55,6 +55,8 @@ NO_PARENT = QModelIndex()  # the invalid index: Qt's default argument for "top l
 
 COUNTS_ROLE = Qt.ItemDataRole.UserRole + 2
 SELECTION_ROLE = Qt.ItemDataRole.UserRole + 3
+ITEM_ID_ROLE = Qt.ItemDataRole.UserRole + 4
+"""An item node's external id (None on categories and phenomena): shown whole, its source elided after it."""
 
 RELOAD_DELAY_MS = 700
 SEARCH_DELAY_MS = 15
@@ -70,6 +72,11 @@ BAR_SEGMENTS = (("pass", "passed"), ("fail", "failed"), ("conflict", "conflict")
 """The stacked bar's segments left to right: label word (and colour) and ``LabelCounts`` field."""
 _UNLABELLED_COLOUR = "#E4E4E4"
 _MIN_SEGMENT_PX = 2  # a single conflict among 500 outputs still shows
+LABELS_WIDTH, UNDECIDED_WIDTH = 90, 56
+"""The bar and the count, narrow enough that the names column holds an eight-digit id at 1280 px (issue 28)."""
+TEXT_MARGIN_PX = 8
+"""What the style keeps on both sides of a cell's text."""
+MIN_PANE_WIDTH = 260
 
 
 @dataclass(frozen=True)
@@ -101,6 +108,7 @@ class _Node:
     label: str
     counts: LabelCounts
     selection: Selection
+    external_id: str | None = None
     parent: _Node | None = None
     row: int = 0
     children: list[_Node] = field(default_factory=list)
@@ -136,7 +144,7 @@ class SuiteTreeModel(QAbstractItemModel):
                 p = c.add(_Node(phenomenon.name, phenomenon.counts, Selection(category.name, phenomenon.name)))
                 for item in phenomenon.items:
                     p.add(_Node(f"{item.external_id}  {item.source}", item.counts,
-                                Selection(category.name, phenomenon.name, item.item_id)))
+                                Selection(category.name, phenomenon.name, item.item_id), item.external_id))
         self._root = root
         self.endResetModel()
 
@@ -224,7 +232,34 @@ class SuiteTreeModel(QAbstractItemModel):
             return node.counts
         if role == SELECTION_ROLE:
             return node.selection
+        if role == ITEM_ID_ROLE:
+            return node.external_id
         return None
+
+
+class NameDelegate(QStyledItemDelegate):
+    """Names that never lose what tells them apart: an item's id is shown whole and its source elided after it,
+    a category's or phenomenon's name is elided in the middle. Qt's right elision showed "003…" for every item id
+    and "Modal n…" for the phenomena at the tree's default width (issue 28)."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex) -> None:
+        super().initStyleOption(option, index)
+        option.text = shown_name(option.text, index.data(ITEM_ID_ROLE), option.fontMetrics,
+                                 option.rect.width() - TEXT_MARGIN_PX)
+        option.textElideMode = Qt.TextElideMode.ElideNone  # elided here already, as each kind of node needs
+
+
+def shown_name(text: str, external_id: str | None, metrics: QFontMetrics, width: int) -> str:
+    """The name as it fits ``width`` pixels: an item's id whole, then as much of its source as fits."""
+    if metrics.horizontalAdvance(text) <= width:
+        return text
+    if external_id is None:
+        return metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, width)
+    head = text[:len(external_id)]
+    rest = width - metrics.horizontalAdvance(head + "  ")
+    source = text[len(external_id):].lstrip()
+    tail = metrics.elidedText(source, Qt.TextElideMode.ElideRight, rest) if rest > 0 else ""
+    return f"{head}  {tail}" if tail else head
 
 
 def bar_segments(counts: LabelCounts, width: int) -> list[tuple[str, int, int]]:
@@ -318,6 +353,7 @@ class SuiteTreePane(QWidget):
         self.shown_view = TreeView()
         self._shown_tree: SuiteTree | None = None
         self._expanded_before_search: set[Selection] = set()
+        self._ids_px = 0  # the widest item id of the suite, in pixels
         self.model = SuiteTreeModel(self)
         self.search = QLineEdit(self)
         self.search.setPlaceholderText("search id, source or pattern")
@@ -336,16 +372,17 @@ class SuiteTreePane(QWidget):
         self.view.setUniformRowHeights(True)
         self.view.setAlternatingRowColors(True)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setItemDelegateForColumn(NAME, NameDelegate(self.view))
         self.view.setItemDelegateForColumn(LABELS, LabelBarDelegate(self.view))
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(LABELS, 110)
-        header.resizeSection(UNDECIDED, 68)
+        header.resizeSection(LABELS, LABELS_WIDTH)
+        header.resizeSection(UNDECIDED, UNDECIDED_WIDTH)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
-        self.setMinimumWidth(260)  # names, bars and counts side by side; hide the dock for more room
+        self.setMinimumWidth(MIN_PANE_WIDTH)  # names, bars and counts side by side; hide the dock for more room
         options = QHBoxLayout()
         options.setContentsMargins(0, 0, 0, 0)
         options.addWidget(self.order, 1)
@@ -399,6 +436,7 @@ class SuiteTreePane(QWidget):
 
     def _loaded(self, data: TreeData) -> None:
         self._data = data
+        self._fit_ids(data.tree)  # the whole suite's ids, not a search's: the width stays while searching
         self._state.set_tree(data.tree)
         self.show_view()
 
@@ -423,6 +461,21 @@ class SuiteTreePane(QWidget):
         else:
             self.view.expandToDepth(0)
         self._follow_selection()
+
+    def ids_width(self) -> int:
+        """The pixels the names column needs for the widest item id whole, with the indentation of an item."""
+        indentation = self.view.indentation() * (2 + self.view.rootIsDecorated())
+        return indentation + self._ids_px + TEXT_MARGIN_PX
+
+    def _fit_ids(self, tree: SuiteTree) -> None:
+        """Keep the pane wide enough for the names column to hold the widest item id whole."""
+        metrics = self.view.fontMetrics()
+        self._ids_px = max((metrics.horizontalAdvance(item.external_id) for category in tree.categories
+                            for phenomenon in category.phenomena for item in phenomenon.items), default=0)
+        header = self.view.header()
+        others = header.sectionSize(LABELS) + header.sectionSize(UNDECIDED)
+        chrome = self.view.verticalScrollBar().sizeHint().width() + 2 * self.view.frameWidth()
+        self.setMinimumWidth(max(MIN_PANE_WIDTH, self.ids_width() + others + chrome))
 
     def _say_found(self, query: str, found: int) -> None:
         """An empty tree under a search said nothing: the line says what was searched, and how many items match."""

@@ -1,0 +1,74 @@
+"""Issue 28, "Defects seen": what a linguist and a reviewer tripped over on the second day with the window, each
+tested in the window (offscreen) as it was met."""
+from __future__ import annotations
+
+from conftest import make_active
+from PySide6.QtWidgets import QStyleOptionViewItem
+
+from gui.main_window import MainWindow
+from gui.state import Selection
+from gui.tree import ITEM_ID_ROLE, TEXT_MARGIN_PX, SuiteTreePane
+from store import Database
+from suite.demo import DEMO_SUITE
+from suite.editing.api import find_item
+from suite.editing.items import add_item
+
+DFKI_ID = "00470001"
+LONG_PHENOMENON = "Modal verbs with negated complements and contracted forms"
+
+
+def _opened(qtbot, demo_db: Database, size: tuple[int, int] = (1280, 720)) -> MainWindow:  # type: ignore[no-untyped-def]
+    window = MainWindow()
+    qtbot.addWidget(window, before_close_func=lambda w: w.editor.discard_all())
+    window.state.reviewer = "Test Reviewer"
+    window.resize(*size)
+    window.fit_tree_dock()
+    window.show()
+    window.open_target(str(demo_db.engine.url.database))
+    qtbot.waitUntil(lambda: window.state.tree is not None and window.review.model.rowCount() > 0, timeout=10000)
+    assert window.ops.wait_idle()
+    make_active(qtbot, window)
+    return window
+
+
+def _shown_texts(tree: SuiteTreePane) -> dict[str, str]:
+    """What the names column paints for every node (the delegate's text, as it is drawn), by the node's name."""
+    tree.view.expandAll()
+    shown: dict[str, str] = {}
+    model = tree.model
+
+    def walk(parent):  # type: ignore[no-untyped-def]
+        for row in range(model.rowCount(parent)):
+            index = model.index(row, 0, parent)
+            option = QStyleOptionViewItem()
+            option.initFrom(tree.view)
+            option.rect = tree.view.visualRect(index)
+            tree.view.itemDelegateForIndex(index).initStyleOption(option, index)
+            clipped = option.fontMetrics.elidedText(option.text, option.textElideMode,
+                                                    option.rect.width() - TEXT_MARGIN_PX)
+            shown[index.data()] = clipped
+            walk(index)
+
+    walk(tree.view.rootIndex())
+    return shown
+
+
+def test_item_ids_are_never_elided_and_phenomena_lose_their_middle(qtbot, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+    add_item(demo_db, external_id=DFKI_ID, source="Er darf nicht kommen, und er kann's auch nicht.",
+             category="Negation", phenomenon=LONG_PHENOMENON, author="lead")
+    window = _opened(qtbot, demo_db)
+    tree = window.tree
+    shown = _shown_texts(tree)
+    items = {name: text for name, text in shown.items() if "  " in name}
+    assert items
+    for name, text in items.items():
+        external_id = name.split("  ")[0]
+        assert text.startswith(external_id), (name, text)  # before: "003…"
+    id_width = tree.view.fontMetrics().horizontalAdvance(DFKI_ID)
+    index = tree.model.index_of(Selection("Negation", LONG_PHENOMENON, find_item(demo_db, DFKI_ID, DEMO_SUITE)))
+    assert index.data(ITEM_ID_ROLE) == DFKI_ID
+    assert tree.view.visualRect(index).width() >= id_width + TEXT_MARGIN_PX  # the default width fits the id
+    phenomenon = shown[LONG_PHENOMENON]
+    assert phenomenon != LONG_PHENOMENON and "…" in phenomenon
+    assert phenomenon.startswith("Modal") and phenomenon.endswith("forms")  # the middle goes, not the end
+    assert window.tree_dock.width() <= 340  # the tree still leaves the screens their room at 1280 px
