@@ -72,3 +72,27 @@ def test_item_ids_are_never_elided_and_phenomena_lose_their_middle(qtbot, demo_d
     assert phenomenon != LONG_PHENOMENON and "…" in phenomenon
     assert phenomenon.startswith("Modal") and phenomenon.endswith("forms")  # the middle goes, not the end
     assert window.tree_dock.width() <= 340  # the tree still leaves the screens their room at 1280 px
+
+
+def test_a_database_switch_clears_every_panel_at_once(qtbot, window: MainWindow, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The Discriminative detail kept the previous database's item and systems; Rule health showed the previous
+    suite's rules for 2-6 s until the new ones were read."""
+    tab = window.discriminative
+    window.tabs.setCurrentWidget(tab)
+    assert window.ops.wait_idle()
+    tab.metric_choice.setCurrentIndex(tab.metric_choice.findData("chrf"))
+    tab.rank()
+    assert window.ops.wait_idle(120_000)
+    assert tab.variance is not None
+    tab.select_item(tab.variance.ranking[0].item)
+    assert window.ops.wait_idle()
+    shown_item = tab.variance.ranking[0].item
+    assert shown_item in tab.detail.toPlainText()
+    window.tabs.setCurrentWidget(window.editor)  # no item chosen: the suite's rule health
+    qtbot.waitUntil(lambda: window.editor.health.model.rowCount() > 0, timeout=10000)
+    old = window.state.db
+    window.open_target(str(tmp_path / "other.sqlite"))
+    qtbot.waitUntil(lambda: window.state.db is not old, timeout=10000)
+    assert shown_item not in tab.detail.toPlainText()
+    assert "Rank the items by a metric" in tab.detail.toPlainText()
+    assert window.editor.health.model.rowCount() == 0
