@@ -3,6 +3,7 @@ tested in the window (offscreen) as it was met."""
 from __future__ import annotations
 
 from conftest import make_active
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from gui.main_window import MainWindow
@@ -96,3 +97,19 @@ def test_a_database_switch_clears_every_panel_at_once(qtbot, window: MainWindow,
     assert shown_item not in tab.detail.toPlainText()
     assert "Rank the items by a metric" in tab.detail.toPlainText()
     assert window.editor.health.model.rowCount() == 0
+
+
+def test_ctrl_shift_a_takes_the_suggestion_while_the_tree_has_the_focus(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """Window-wide keys work whatever widget has the focus: the tree is a dock beside Item & rules, not in it."""
+    item_id = find_item(window.state.db, "vt-11", DEMO_SUITE)
+    window.state.select(Selection("Verb tense/aspect/mood", "Obligation", item_id))
+    window.tabs.setCurrentWidget(window.editor)
+    assert window.ops.wait_idle()
+    editor = window.editor
+    qtbot.waitUntil(lambda: editor.suggestions.model.rowCount() > 0, timeout=10000)
+    make_active(qtbot, window)
+    window.tree.view.setFocus()
+    qtbot.waitUntil(lambda: window.tree.view.hasFocus())
+    qtbot.keyClick(window.tree.view, Qt.Key.Key_A,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert editor.draft is not None and [row.pattern for row in editor.draft.rules["positive"]] == [r"\bmust\b"]
