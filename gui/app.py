@@ -16,9 +16,10 @@ from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from gui.check_platform import window_system_problem
-from gui.main_window import LAST, MainWindow
-from gui.review.screen import SETTINGS_REVIEWER
+from gui.main_window import MainWindow
+from gui.review.reviewer import SETTINGS_REVIEWER
 from gui.stall_watch import watch_stalls
+from gui.window.files import LAST
 
 SMOKE_TIMEOUT_S = 60
 

@@ -8,7 +8,9 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from gui.main_window import MainWindow
 from gui.state import Selection
-from gui.tree import ITEM_ID_ROLE, TEXT_MARGIN_PX, SuiteTreePane
+from gui.tree import SuiteTreePane
+from gui.tree_model import ITEM_ID_ROLE
+from gui.tree_names import TEXT_MARGIN_PX
 from store import Database
 from suite.demo import DEMO_SUITE
 from suite.editing.api import find_item

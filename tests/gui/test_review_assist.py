@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from gui.main_window import MainWindow
-from gui.review.model import COLUMN
+from gui.review.columns import COLUMN
 from store import Database, open_database
 from suite.assist.double_review import plan_review_checks
 from suite.editing.api import item_history

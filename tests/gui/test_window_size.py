@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QTableView
 
 from gui.main_window import MAX_MIN_WIDTH, MainWindow
 from gui.review.column_fit import OUTPUT_SHARE
-from gui.review.model import COLUMN, COLUMNS
+from gui.review.columns import COLUMN, COLUMNS
 from gui.state import Selection
 from suite.importers.suite_import import import_suite
 from tests.conftest import SHARED_DATA
