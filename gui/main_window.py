@@ -5,7 +5,7 @@ The window only wires things together: screens observe ``AppState``, every datab
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -30,6 +30,7 @@ from gui.reports.discriminative import DiscriminativeTab
 from gui.reports.qe import QETab
 from gui.reports.systems import SystemsTab
 from gui.review.screen import ReviewScreen
+from gui.settings import Settings, take_fallbacks
 from gui.state import AppState, Selection
 from gui.suite_edits import SuiteEdits
 from gui.tree import SuiteTreePane
@@ -102,7 +103,7 @@ class MainWindow(WindowMenus, WindowFiles, WindowSteps, WindowStatus, QMainWindo
         self.state.suite_changed.connect(self._suite_changed)
         self.state.review_requested.connect(lambda _: self.tabs.setCurrentWidget(self.review))
         self.state.edit_requested.connect(lambda _: self.tabs.setCurrentWidget(self.editor))
-        self.tabs.currentChanged.connect(lambda i: QSettings().setValue("window/tab", i))
+        self.tabs.currentChanged.connect(lambda i: Settings().set("window/tab", i))
         self.tabs.currentChanged.connect(lambda _: self.focus_screen())
         self._update_title()
 
@@ -171,16 +172,19 @@ class MainWindow(WindowMenus, WindowFiles, WindowSteps, WindowStatus, QMainWindo
 
     # --- settings ---------------------------------------------------------------------------------
     def restore_settings(self) -> None:
-        settings = QSettings()
-        geometry = settings.value("window/geometry")
-        if isinstance(geometry, QByteArray):
+        """The window as it was left, each setting read through the typed reader (``gui.settings``): one that
+        cannot be used keeps its default, and the status bar says which, once (``tab=abc`` in the file stopped the
+        window from opening on every start, issue 27)."""
+        settings = Settings()
+        geometry = settings.layout("window/geometry")
+        if geometry is not None:
             self.restoreGeometry(geometry)
-        window_state = settings.value("window/state")
-        if isinstance(window_state, QByteArray):
+        window_state = settings.layout("window/state")
+        if window_state is not None:
             self.restoreState(window_state)
-        self.tabs.setCurrentIndex(int(settings.value("window/tab", 1) or 0))  # type: ignore[call-overload]
-        tree_header = settings.value("tree/header")
-        if isinstance(tree_header, QByteArray):
+        self.tabs.setCurrentIndex(settings.integer("window/tab", 1, 0, self.tabs.count() - 1))
+        tree_header = settings.layout("tree/header")
+        if tree_header is not None:
             self.tree.view.header().restoreState(tree_header)
         for screen in self.screens:
             restore = getattr(screen, "restore_settings", None)
@@ -188,12 +192,19 @@ class MainWindow(WindowMenus, WindowFiles, WindowSteps, WindowStatus, QMainWindo
                 restore(settings)
         self.detail_toggle.setChecked(not self.review.detail.isHidden())
         self.focus_screen()
+        self.say_fallbacks()
+
+    def say_fallbacks(self) -> None:
+        """Tell, once, the settings that held something unusable and fell back to their defaults."""
+        told = take_fallbacks()
+        if told is not None:
+            self.ops.message.emit(told)
 
     def save_settings(self) -> None:
-        settings = QSettings()
-        settings.setValue("window/geometry", self.saveGeometry())
-        settings.setValue("window/state", self.saveState())
-        settings.setValue("tree/header", self.tree.view.header().saveState())
+        settings = Settings()
+        settings.set("window/geometry", self.saveGeometry())
+        settings.set("window/state", self.saveState())
+        settings.set("tree/header", self.tree.view.header().saveState())
         for screen in self.screens:
             save = getattr(screen, "save_settings", None)
             if save is not None:

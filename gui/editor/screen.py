@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -35,6 +35,7 @@ from gui.editor.saving import EditorSaving
 from gui.editor.scope import ScopePane
 from gui.editor.suggestions import SuggestionsPane
 from gui.operations import Operations
+from gui.settings import Settings
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
 from store.domain import Polarity
@@ -208,18 +209,18 @@ class ItemEditorScreen(EditorPreviews, EditorSaving, QWidget):
         return [self.save_action, self.revert_action, self.add_positive_action, self.add_negative_action,
                 self.take_suggestion_action]
 
-    def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("editor/splitter", self.splitter.saveState())
-        settings.setValue("editor/right_splitter", self.right_splitter.saveState())
-        settings.setValue("editor/scope", self.scope.current_scope())
+    def save_settings(self, settings: Settings) -> None:
+        settings.set("editor/splitter", self.splitter.saveState())
+        settings.set("editor/right_splitter", self.right_splitter.saveState())
+        settings.set("editor/scope", self.scope.current_scope())
 
-    def restore_settings(self, settings: QSettings) -> None:
+    def restore_settings(self, settings: Settings) -> None:
         for key, splitter in (("editor/splitter", self.splitter), ("editor/right_splitter", self.right_splitter)):
-            value = settings.value(key)
+            value = settings.layout(key)
             if value is not None:
                 splitter.restoreState(value)
-        scope = settings.value("editor/scope")
-        if isinstance(scope, str) and self.scope.scope.findText(scope) >= 0:
+        scope = settings.text("editor/scope")
+        if scope and self.scope.scope.findText(scope) >= 0:
             self.scope.scope.setCurrentText(scope)
 
     # --- what is shown ----------------------------------------------------------------------------

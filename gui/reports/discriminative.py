@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QSettings, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -46,6 +46,7 @@ from gui.reports.discriminative_item import ItemView, item_html
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
 from gui.reports.table_model import RAW_ROLE, TableModel, report_view
+from gui.settings import Settings
 from gui.state import AppState
 from suite.changes import Changes
 from suite.qe_scores import list_qe_systems
@@ -54,6 +55,7 @@ from suite.references import KNOWN_GOOD, RefChoice, ReferenceChoices, reference_
 from suite.tables import Table
 from suite.tasks import TaskState
 
+NOTHING_RANKED = "<p style='color:#666'>Rank the items by a metric, then select an item.</p>"
 METRICS_READ, FOLLOW_READ, ITEM_READ = (
     "reports/discriminative/metrics", "reports/discriminative/follow", "reports/discriminative/item")
 
@@ -110,7 +112,7 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         self.model = TableModel(self)
         self.view = report_view(self.model, whole_rows=True)
         self.detail = QTextBrowser()
-        self.detail.setHtml("<p style='color:#666'>Rank the items by a metric, then select an item.</p>")
+        self.detail.setHtml(NOTHING_RANKED)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.view)
         self.splitter.addWidget(self.detail)
@@ -217,7 +219,7 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         refs = self._ranking_refs(metric)
         self.known_good_button.hide()
         self.status.setText(f"scoring with {metric}…")
-        scores_ops.score(db, suite, metric, refs).success(self._scored).failure(
+        scores_ops.score(db, suite, metric, refs).success(self._while_current(db, suite, self._scored)).failure(
             self._failed if asked else self._told).run(self._ops)
 
     def set_drop(self, fraction: float) -> None:
@@ -243,19 +245,21 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         if db is None:
             return
         refs = self._ranking_refs("da-bertscore-f")
-        scores_ops.difficulty(db, suite, refs).success(self._difficulty_done).failure(self._failed).run(self._ops)
+        scores_ops.difficulty(db, suite, refs).success(self._while_current(db, suite, self._difficulty_done)).failure(
+            self._failed).run(self._ops)
 
-    def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("reports/discriminative/splitter", self.splitter.saveState())
-        settings.setValue("reports/discriminative/outer", self.outer.saveState())
-        settings.setValue("reports/discriminative/drop", self.drop.value())
+    def save_settings(self, settings: Settings) -> None:
+        settings.set("reports/discriminative/splitter", self.splitter.saveState())
+        settings.set("reports/discriminative/outer", self.outer.saveState())
+        settings.set("reports/discriminative/drop", self.drop.value())
 
-    def restore_settings(self, settings: QSettings) -> None:
+    def restore_settings(self, settings: Settings) -> None:
         for key, splitter in (("splitter", self.splitter), ("outer", self.outer)):
-            value = settings.value(f"reports/discriminative/{key}")
+            value = settings.layout(f"reports/discriminative/{key}")
             if value is not None:
                 splitter.restoreState(value)
-        self.drop.setValue(int(str(settings.value("reports/discriminative/drop", 60))))
+        self.drop.setValue(settings.integer("reports/discriminative/drop", 60, self.drop.minimum(),
+                                            self.drop.maximum()))
 
     # --- internals ------------------------------------------------------------------------------------
     def _fill_metrics(self, qe_names: list[str], choices: ReferenceChoices) -> None:
@@ -393,6 +397,13 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
     def concerns(self, changes: Changes) -> bool:
         """Scores compare outputs with references: new outputs, references or items make the ranking stale."""
         return bool(changes.outputs or changes.taxonomy or changes.references)
+
+    def _clear_shown(self) -> None:
+        """After a switch the item, its systems and every figure go at once (the detail kept the previous
+        database's item and systems, issue 28); the new suite's fill them again."""
+        self.detail.setHtml(NOTHING_RANKED)
+        for label in (self.status, self.kept, self.correlation_status):
+            label.setText("")
 
     def _forget(self) -> None:
         self.scores = self.variance = self.difficulty = self.correlation = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -35,6 +35,7 @@ from gui.reports.qe_stability import STABILITY_READ, QEStabilityPage
 from gui.reports.qe_systems import QESystemsPane
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
+from gui.settings import Settings
 from gui.state import AppState
 from qe.accuracy import TIES, TIES_COLUMN, AccuracyResult
 from qe.disagreement import row_disagreement
@@ -290,17 +291,17 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
 
         self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key=PAIRS_READ)
 
-    def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("reports/qe/splitter", self.splitter.saveState())
-        settings.setValue("reports/qe/table_splitter", self.table_splitter.saveState())
-        settings.setValue("reports/qe/accuracy_page", self.accuracy_page.saveState())
-        settings.setValue("reports/qe/disagreement_page", self.disagreement_page.splitter.saveState())
+    def save_settings(self, settings: Settings) -> None:
+        settings.set("reports/qe/splitter", self.splitter.saveState())
+        settings.set("reports/qe/table_splitter", self.table_splitter.saveState())
+        settings.set("reports/qe/accuracy_page", self.accuracy_page.saveState())
+        settings.set("reports/qe/disagreement_page", self.disagreement_page.splitter.saveState())
 
-    def restore_settings(self, settings: QSettings) -> None:
+    def restore_settings(self, settings: Settings) -> None:
         for key, splitter in (("splitter", self.splitter), ("table_splitter", self.table_splitter),
                               ("accuracy_page", self.accuracy_page),
                               ("disagreement_page", self.disagreement_page.splitter)):
-            value = settings.value(f"reports/qe/{key}")
+            value = settings.layout(f"reports/qe/{key}")
             if value is not None:
                 splitter.restoreState(value)
 

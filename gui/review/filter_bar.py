@@ -7,10 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from PySide6.QtCore import (
-    QSettings,
-    QTimer,
-)
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -21,6 +18,7 @@ from PySide6.QtWidgets import (
 
 from gui.elided_label import ElidedLabel
 from gui.review.surface import ReviewSurface
+from gui.settings import Settings
 from suite.reading.browse import OutputFilter
 
 LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
@@ -68,7 +66,7 @@ class QueueFilterBar(ReviewSurface):
         self.group_box.setToolTip("show the outputs of an item that differ only in case, punctuation, quotes or "
                                   "spaces, and got the same automatic label, as one row: a decision decides them "
                                   "all")
-        self.group_box.setChecked(str(QSettings().value(SETTINGS_GROUPED, "true")).lower() != "false")
+        self.group_box.setChecked(Settings().flag(SETTINGS_GROUPED, True))
         self.group_box.toggled.connect(self._grouping_toggled)
         self.scope_label = ElidedLabel("", self)
         self.count_label = QLabel(self)
@@ -99,7 +97,7 @@ class QueueFilterBar(ReviewSurface):
                        grouped=self.group_box.isChecked())
 
     def _grouping_toggled(self, grouped: bool) -> None:
-        QSettings().setValue(SETTINGS_GROUPED, "true" if grouped else "false")
+        Settings().set(SETTINGS_GROUPED, "true" if grouped else "false")
         self.requery()
 
     def requery(self, *, again: bool = False) -> None:

@@ -18,7 +18,6 @@ from PySide6.QtCore import (
     QItemSelectionModel,
     QModelIndex,
     QPoint,
-    QSettings,
     Qt,
     QTimer,
 )
@@ -46,6 +45,7 @@ from gui.review.model import ReviewModel
 from gui.review.reviewer import ask_reviewer
 from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
+from gui.settings import Settings
 from gui.state import AppState
 from suite.assist.neighbours import NeighbourContext, suite_context
 from suite.changes import Changes
@@ -340,16 +340,16 @@ class ReviewScreen(QueueFilterBar, QueueDecisions, QWidget):
         self.fill_columns_menu(menu)
         menu.exec(self.table.horizontalHeader().mapToGlobal(position))
 
-    def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("review/header", self.table.horizontalHeader().saveState())
-        settings.setValue("review/splitter", self.splitter.saveState())
+    def save_settings(self, settings: Settings) -> None:
+        settings.set("review/header", self.table.horizontalHeader().saveState())
+        settings.set("review/splitter", self.splitter.saveState())
 
-    def restore_settings(self, settings: QSettings) -> None:
-        header = settings.value("review/header")
+    def restore_settings(self, settings: Settings) -> None:
+        header = settings.layout("review/header")
         if header is not None:
             self.table.horizontalHeader().restoreState(header)
             self.columns.adopt_widths()
-        splitter = settings.value("review/splitter")
+        splitter = settings.layout("review/splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import platformdirs
-from PySide6.QtCore import QSettings, QUrl
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 
 from gui import drafts
 from gui.operations import suite as suite_ops
+from gui.settings import Settings
 from gui.window.surface import WindowSurface
 from store import Database
 from suite.errors import TsqeError
@@ -81,8 +82,7 @@ class WindowFiles(WindowSurface):
 
     def _opened(self, target: str, db: Database, names: list[str]) -> None:
         old = self.state.db
-        settings = QSettings()
-        remembered = str(settings.value(f"suites/{db.url}", "") or "")
+        remembered = Settings().text(f"suites/{db.url}")
         suite = remembered if remembered in names else (names[0] if names else None)
         self._db_target = target
         self._remember(target)
@@ -94,10 +94,10 @@ class WindowFiles(WindowSurface):
             self.ops.message.emit("this database holds no suite yet: File → Import suite, or drop a file here")
 
     def _remember(self, target: str) -> None:
-        settings = QSettings()
-        recent = [str(r) for r in (settings.value(RECENT) or []) if str(r) != target]
-        settings.setValue(RECENT, [target, *recent][:MAX_RECENT])
-        settings.setValue(LAST, target)
+        settings = Settings()
+        recent = [path for path in settings.texts(RECENT) if path != target]
+        settings.set(RECENT, [target, *recent][:MAX_RECENT])
+        settings.set(LAST, target)
 
     def _new_database(self) -> None:
         if not self.leave_drafts("creating another database"):  # before choosing a file for nothing
@@ -123,7 +123,7 @@ class WindowFiles(WindowSurface):
 
     def _suite_changed(self) -> None:
         if self.state.db is not None and self.state.suite_name:
-            QSettings().setValue(f"suites/{self.state.db.url}", self.state.suite_name)
+            Settings().set(f"suites/{self.state.db.url}", self.state.suite_name)
             self.suite_box.setCurrentText(self.state.suite_name)
         self._update_title()
         self._show_counts()

@@ -115,3 +115,23 @@ def test_ctrl_shift_a_takes_the_suggestion_while_the_tree_has_the_focus(qtbot, w
     qtbot.keyClick(window.tree.view, Qt.Key.Key_A,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert editor.draft is not None and [row.pattern for row in editor.draft.rules["positive"]] == [r"\bmust\b"]
+
+
+def test_file_reviewer_changes_the_name_every_decision_stores(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """A second reviewer on the same computer needed a second configuration folder."""
+    from gui.dialogs import SETTINGS_REVIEWER, ReviewerDialog
+    from gui.settings import Settings
+
+    [entry] = [action for action in window.menuBar().actions()[0].menu().actions() if action.text() == "&Reviewer…"]
+    entry.trigger()
+    dialog = window.findChild(ReviewerDialog)
+    assert dialog is not None and dialog.isVisible() and dialog.name.text() == "Test Reviewer"
+    dialog.name.setText("   ")
+    dialog.accept()
+    assert dialog.isVisible() and "an edit needs its author's name" in dialog.error.text()  # said under the field
+    assert window.state.reviewer == "Test Reviewer"
+    dialog.name.setText("  Ben Second  ")
+    dialog.accept()
+    assert not dialog.isVisible()
+    assert window.state.reviewer == "Ben Second" and Settings().text(SETTINGS_REVIEWER) == "Ben Second"
+    assert "Ben Second" in window.statusBar().currentMessage()
