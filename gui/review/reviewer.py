@@ -1,38 +1,79 @@
-"""Who decides: the reviewer's name, asked once and remembered, and the question before a decision replaces or
-removes another reviewer's."""
+"""Who decides: the reviewer's name, asked once and remembered, changed with File → Reviewer…, and the question
+before a decision replaces or removes another reviewer's."""
 from __future__ import annotations
 
-from PySide6.QtCore import (
-    QSettings,
-)
 from PySide6.QtWidgets import (
-    QInputDialog,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
     QLineEdit,
     QMessageBox,
+    QVBoxLayout,
     QWidget,
 )
 
+from gui.colours import LABEL_COLOURS
+from gui.settings import Settings
 from gui.state import AppState
-from suite.editing.api import default_author
+from suite.editing.history import check_author
 from suite.editing.review import decided_by_others
+from suite.errors import TsqeError
 from suite.reading.browse import OutputRow
 
 SETTINGS_REVIEWER = "review/reviewer"
+
+
+def reviewer_name(text: str) -> str:
+    """The name as every decision will store it, or TsqeError in the core's words. The one place the window checks
+    a reviewer's name: the core's check of an author, which the one validation of names at import (issue 27) is to
+    replace here once the core has it."""
+    return check_author(text)
+
+
+class ReviewerDialog(QDialog):
+    """The reviewer's name, asked before the first decision and changed with File → Reviewer… (a second reviewer on
+    the same computer needed a second configuration folder, issue 28). A name the core refuses is told under the
+    field, and the dialog stays."""
+
+    def __init__(self, state: AppState, parent: QWidget | None = None, question: str | None = None) -> None:
+        super().__init__(parent)
+        self._state = state
+        self.setWindowTitle("tsqe — reviewer")
+        self.name = QLineEdit(state.reviewer or Settings().text(SETTINGS_REVIEWER) or state.author(), self)
+        self.name.selectAll()
+        self.error = QLabel(self)
+        self.error.setStyleSheet(f"color: {LABEL_COLOURS['fail']}")
+        self.error.setWordWrap(True)
+        self.error.hide()
+        self.name.textEdited.connect(lambda _: self.error.hide())
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel, self)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(question or "Your name, stored with every decision from now on (decisions made "
+                                "so far keep the name they were made under):", self))
+        layout.addWidget(self.name)
+        layout.addWidget(self.error)
+        layout.addWidget(buttons)
+
+    def accept(self) -> None:
+        try:
+            name = reviewer_name(self.name.text())
+        except TsqeError as error:
+            self.error.setText(str(error))
+            self.error.show()
+            return
+        self._state.set_reviewer(name)
+        Settings().set(SETTINGS_REVIEWER, name)
+        super().accept()
 
 
 def ask_reviewer(parent: QWidget, state: AppState) -> str | None:
     """The reviewer's name, asked once and remembered: every manual label carries it."""
     if state.reviewer:
         return state.reviewer
-    settings = QSettings()
-    remembered = str(settings.value(SETTINGS_REVIEWER, "") or "") or default_author()
-    name, ok = QInputDialog.getText(parent, "tsqe — reviewer", "Your name, stored with every decision:",
-                                    QLineEdit.EchoMode.Normal, remembered)
-    if not ok or not name.strip():
-        return None
-    state.reviewer = name.strip()
-    settings.setValue(SETTINGS_REVIEWER, state.reviewer)
-    return state.reviewer
+    dialog = ReviewerDialog(state, parent, "Your name, stored with every decision:")
+    return state.reviewer if dialog.exec() == QDialog.DialogCode.Accepted else None
 
 
 def replaces_others(parent: QWidget, rows: list[OutputRow], reviewer: str, label: str | None, *,

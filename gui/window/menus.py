@@ -10,7 +10,7 @@ from functools import partial
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import (
     QAction,
     QKeySequence,
@@ -25,7 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from gui.output_policy import edit_output_policy
+from gui.review.reviewer import ReviewerDialog
 from gui.review.screen import PAGES
+from gui.settings import Settings
 from gui.window.files import RECENT
 from gui.window.surface import WindowSurface
 
@@ -65,6 +67,8 @@ class WindowMenus(WindowSurface):
         self.recent_menu = file.addMenu("Open &recent")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._action(file, "Open the &demo", self.open_demo)
+        file.addSeparator()
+        self._action(file, "&Reviewer…", self.change_reviewer)
         file.addSeparator()
         self._action(file, "Import &suite…", lambda: self._import_dialog("suite"), "Ctrl+I")
         self._action(file, "Import MT &outputs…", lambda: self._import_dialog("outputs"))
@@ -192,9 +196,17 @@ class WindowMenus(WindowSurface):
         QMessageBox.about(self, "About tsqe", f"<b>tsqe {html.escape(tsqe_version())}</b> — linguistically-motivated "
                           "MT test suites and the fine-grained evaluation of Quality Estimation.")
 
+    def change_reviewer(self) -> None:
+        """File → Reviewer…: the name every decision stores from now on."""
+        dialog = ReviewerDialog(self.state, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.accepted.connect(lambda: self.ops.message.emit(
+            f"reviewer: {self.state.reviewer}; decisions from now on are stored as theirs"))
+        dialog.open()
+
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
-        for target in [str(t) for t in QSettings().value(RECENT) or []]:
+        for target in Settings().texts(RECENT):  # one entry comes back as a string: not its characters
             self.recent_menu.addAction(target).triggered.connect(partial(self.open_target, target))
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none yet)").setEnabled(False)
