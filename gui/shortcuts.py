@@ -14,12 +14,14 @@ from PySide6.QtWidgets import QWidget
 
 def screen_action(screen: QWidget, text: str, keys: QKeySequence | QKeySequence.StandardKey | str,
                   slot: Callable[[], object], *, only_here: bool = False) -> QAction:
-    """An action of ``screen`` triggered by ``keys`` anywhere in the window; ``only_here``: while the screen or a
-    widget in it has the focus."""
+    """An action of ``screen`` triggered by ``keys``: anywhere in the window when they hold Ctrl, else (and when
+    ``only_here``) while the screen or a widget in it has the focus."""
     action = QAction(text, screen)
-    action.setShortcut(QKeySequence(keys))
-    action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut if only_here
-                              else Qt.ShortcutContext.WindowShortcut)
+    sequence = QKeySequence(keys)
+    action.setShortcut(sequence)
+    with_ctrl = not sequence.isEmpty() and bool(sequence.toString().startswith("Ctrl+"))
+    action.setShortcutContext(Qt.ShortcutContext.WindowShortcut if with_ctrl and not only_here
+                              else Qt.ShortcutContext.WidgetWithChildrenShortcut)
     action.triggered.connect(slot)
     screen.addAction(action)
     return action

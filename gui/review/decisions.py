@@ -156,7 +156,9 @@ class QueueDecisions(ReviewSurface):
             action("&Clear manual label", "U", self.clear),
             action("C&omment…", "C", self.comment),
             action("&Edit the item's rules", "E", self.edit_rules),
-            action("Cop&y rows", QKeySequence.StandardKey.Copy, self.copy_rows),
+            # Ctrl+C elsewhere copies what is there, not the review rows
+            action("Cop&y rows", QKeySequence.StandardKey.Copy, self.copy_rows, only_here=True),
+            action("Clear the &filter in force", "Escape", self.clear_filter),
             action("&Next output", "J", lambda: self._move(1)),
             action("P&revious output", "K", lambda: self._move(-1)),
         ]

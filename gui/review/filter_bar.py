@@ -16,9 +16,10 @@ from PySide6.QtWidgets import (
     QLineEdit,
 )
 
-from gui.elided_label import ElidedLabel
+from gui.review.scope_chip import ScopeChip
 from gui.review.surface import ReviewSurface
 from gui.settings import Settings
+from gui.state import Selection
 from suite.reading.browse import OutputFilter
 
 LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
@@ -68,7 +69,8 @@ class QueueFilterBar(ReviewSurface):
                                   "all")
         self.group_box.setChecked(Settings().flag(SETTINGS_GROUPED, True))
         self.group_box.toggled.connect(self._grouping_toggled)
-        self.scope_label = ElidedLabel("", self)
+        self.scope_chip = ScopeChip(self)
+        self.scope_chip.clicked.connect(self.clear_scope)
         self.count_label = QLabel(self)
         self._debounce = QTimer(self)
         self._debounce.setSingleShot(True)
@@ -77,13 +79,14 @@ class QueueFilterBar(ReviewSurface):
         self.text_box.textChanged.connect(self._debounce.start)
         self.label_box.currentIndexChanged.connect(lambda _: self.requery())
         self.category_box.currentIndexChanged.connect(self._category_chosen)
-        self.phenomenon_box.currentIndexChanged.connect(lambda _: self.requery())
+        self.phenomenon_box.currentIndexChanged.connect(lambda _: self._phenomenon_chosen())
         self.system_box.currentIndexChanged.connect(lambda _: self.requery())
         self._bar = QHBoxLayout()
         for widget in (self.label_box, self.category_box, self.phenomenon_box, self.system_box):
             self._bar.addWidget(widget, 1)
         self._bar.addWidget(self.text_box, 2)
         self._quiet = False  # set while the bar is filled from outside, so one change queries once
+        self._keep_bar = False  # set while the chip lets the tree's item go
 
     def current_filter(self) -> OutputFilter:
         def chosen(box: QComboBox) -> str | None:
@@ -137,7 +140,28 @@ class QueueFilterBar(ReviewSurface):
             parts.append(f"{len(scope.item_ids)} chosen item{'s' if len(scope.item_ids) > 1 else ''}")
         if scope.auto_label:
             parts.append(f"automatic {scope.auto_label}")
-        self.scope_label.setText(" · ".join(parts))
+        self.scope_chip.setText(" · ".join(parts))
+
+    def clear_scope(self) -> bool:
+        """Take away what the chip shows (an item chosen in the tree stops being chosen there too, since the tree's
+        selection would otherwise narrow the queue again); False when nothing was in force."""
+        if self._scope == OutputFilter():
+            return False
+        self._scope = OutputFilter()
+        if self._state.selection.item_id is not None:
+            self._keep_bar = True  # the tree lets go of the item; the choosers stay as the reviewer set them
+            try:
+                self._state.select(Selection())
+            finally:
+                self._keep_bar = False
+        self.requery()
+        return True
+
+    def clear_filter(self) -> None:
+        """Esc: the chip's scope first; with none, every chooser back to "any" and the text search emptied."""
+        if self.clear_scope():
+            return
+        self.apply_filter(OutputFilter(grouped=self.group_box.isChecked()))
 
     def _fill_systems(self, names: list[str]) -> None:
         self._refill(self.system_box, names)
@@ -175,10 +199,20 @@ class QueueFilterBar(ReviewSurface):
             self.phenomenon_box.setCurrentIndex(0)
         finally:
             self._quiet = False
-        self.requery()
+        self._phenomenon_chosen()
+
+    def _phenomenon_chosen(self) -> None:
+        """A category or phenomenon chosen in the bar replaces the item the tree had chosen: the reviewer asks for
+        those outputs, and the item's stayed in force under "any category" (issue 28)."""
+        if self._quiet:
+            return
+        if not self.clear_scope():
+            self.requery()
 
     def _selection_changed(self) -> None:
         """The tree narrows the queue to the category, phenomenon or item chosen there."""
+        if self._keep_bar:
+            return
         selection = self._state.selection
         current = self.current_filter()
         self.apply_filter(replace(current, category=selection.category, phenomenon=selection.phenomenon,

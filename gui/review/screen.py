@@ -117,7 +117,7 @@ class ReviewScreen(QueueFilterBar, QueueDecisions, QWidget):
             modes.addWidget(button)
         modes.addStretch(1)
         # The queue's own switch and counts stand on the pages' line: the filter bar is full on a 1280-pixel screen.
-        self._queue_only = (self.group_box, self.scope_label, self.count_label)
+        self._queue_only = (self.group_box, self.scope_chip, self.count_label)
         for widget in self._queue_only:
             modes.addWidget(widget)
         self.page_buttons.idClicked.connect(lambda number: self.show_page(PAGES[number][0]))
@@ -138,8 +138,15 @@ class ReviewScreen(QueueFilterBar, QueueDecisions, QWidget):
         state.suite_changed.connect(self._suite_changed)
         state.tree_loaded.connect(self._fill_categories)
         state.selection_changed.connect(self._selection_changed)
-        state.review_requested.connect(self.apply_filter)
+        state.review_requested.connect(self.show_filter)
         state.operation_executed.connect(self._changed)
+
+    def show_filter(self, filter: OutputFilter) -> None:
+        """A report cell's outputs (a double-click in Systems, QE accuracy…): in the queue, whichever page was shown
+        (Systems' double-click landed on the Disagreements page, issue 28)."""
+        if self.page() != "queue":
+            self.show_page("queue")
+        self.apply_filter(filter)
 
     def _suite_changed(self) -> None:
         db, suite_name = self._state.db, self._state.suite_name
@@ -172,6 +179,7 @@ class ReviewScreen(QueueFilterBar, QueueDecisions, QWidget):
         self.pages.setCurrentIndex(number)
         for widget in self._queue_only:
             widget.setVisible(name == "queue")
+        self.scope_chip.setVisible(name == "queue" and bool(self.scope_chip.words()))  # only with a scope
         if name == "assignments":
             ask_reviewer(self, self._state)
             self.assignments.activate()

@@ -136,3 +136,54 @@ def test_file_reviewer_changes_the_name_every_decision_stores(qtbot, window: Mai
     assert not dialog.isVisible()
     assert window.state.reviewer == "Ben Second" and Settings().text(SETTINGS_REVIEWER) == "Ben Second"
     assert "Ben Second" in window.statusBar().currentMessage()
+
+
+def test_an_item_chosen_through_the_tree_search_is_a_visible_chip_cleared_by_x_or_esc(  # type: ignore[no-untyped-def]
+        qtbot, window: MainWindow) -> None:
+    review, tree = window.review, window.tree
+    everything = review.model.outputs
+    make_active(qtbot, window)
+    tree.search.setFocus()
+    qtbot.keyClicks(tree.search, "amb-01")
+    assert window.ops.wait_idle()
+    qtbot.keyClick(tree.search, Qt.Key.Key_Return)  # the first result becomes the tree's selection
+    assert window.ops.wait_idle()
+    assert window.state.selection.item_id == find_item(window.state.db, "amb-01", DEMO_SUITE)
+    tree.search.clear()
+    review.category_box.setCurrentIndex(0)  # "any category": before, the item stayed as a hidden filter
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: review.model.outputs == everything, timeout=5000)
+    assert not review.scope_chip.isVisible()
+
+    window.state.select(Selection(item_id=find_item(window.state.db, "amb-01", DEMO_SUITE)))
+    assert window.ops.wait_idle()
+    window.tabs.setCurrentWidget(review)
+    assert review.scope_chip.isVisible() and review.scope_chip.text().startswith("1 chosen item")
+    qtbot.waitUntil(lambda: review.model.outputs < everything, timeout=5000)
+    review.scope_chip.click()  # the ×
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: review.model.outputs == everything, timeout=5000)
+    assert not review.scope_chip.isVisible() and window.state.selection.item_id is None
+
+    window.state.select(Selection(item_id=find_item(window.state.db, "amb-01", DEMO_SUITE)))
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: review.model.outputs < everything, timeout=5000)
+    make_active(qtbot, window)
+    review.table.setFocus()
+    qtbot.keyClick(review.table, Qt.Key.Key_Escape)
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: review.model.outputs == everything, timeout=5000)
+    assert not review.scope_chip.isVisible()
+
+
+def test_a_systems_double_click_lands_on_the_queue_whichever_page_was_shown(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    window.review.show_page("disagreements")
+    systems = window.systems
+    window.tabs.setCurrentWidget(systems)
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: systems.model.rowCount() > 0, timeout=20000)
+    systems.view.doubleClicked.emit(systems.model.index(0, 3))
+    assert window.ops.wait_idle()
+    assert window.tabs.currentWidget() is window.review
+    assert window.review.page() == "queue"  # before: the Disagreements page
+    assert window.review.current_filter().system == systems.model.system(3)

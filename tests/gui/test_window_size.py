@@ -47,7 +47,7 @@ def _walk(qtbot, window: MainWindow, widths: list[tuple[str, int, int]]) -> None
     note("a job on a long file name")
     window._job_busy(False)
     for label in (window.systems.status, window.qe.status, window.qe.stability_status,
-                  window.discriminative.correlation_status, window.discriminative.kept, window.review.scope_label):
+                  window.discriminative.correlation_status, window.discriminative.kept, window.review.scope_chip):
         label.setText("no QE system yet: import scores, train one, or store a metric as QE " * 4)
     window.discriminative.status.setText("chrf compares outputs with references, and this suite has none " * 4)
     for i in range(window.tabs.count()):
