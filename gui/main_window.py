@@ -150,6 +150,8 @@ class MainWindow(WindowMenus, WindowFiles, WindowSteps, WindowStatus, QMainWindo
         selection = self.state.selection
         if selection.item_id is not None:
             self.state.select(Selection(selection.category, selection.phenomenon))
+        else:
+            self.editor.show_health()  # an item shown that the tree has not selected
         self.tabs.setCurrentWidget(self.editor)
 
     def focus_search(self) -> None:

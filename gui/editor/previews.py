@@ -13,6 +13,7 @@ from store.domain import Polarity
 from suite.assist.item_suggestions import ItemSuggestions
 from suite.assist.rule_suggestions import RuleSuggestion
 from suite.engine.preview import (
+    Draft,
     ItemFlips,
     ItemPreview,
     ScopePreview,
@@ -54,20 +55,28 @@ class EditorPreviews(EditorSurface):
         matches = draft.matches(preview)
         for polarity, rule_list in self.rule_lists.items():
             rule_list.model.set_matches(matches[polarity])
+        if self._suggested_for is not None and draft.preview_draft() != self._suggested_for:
+            self.start_suggestions(again=True)  # the rules changed: what is left to decide did too
 
-    def start_suggestions(self) -> None:
-        """Suggest rules for the item from its stored decided outputs (not the draft: what a linguist types does
-        not change which outputs are decided)."""
+    def start_suggestions(self, *, again: bool = False) -> None:
+        """Suggest rules for the item from its stored decided outputs, measured against the draft's rules: the
+        list said "decides 6 here" after the draft already decided those six (issue 28). What a linguist types
+        decides nothing yet, so the evidence stays the stored decisions. ``again``: the list stays until the new
+        one replaces it (a recomputation after an edit)."""
         draft, session = self._draft, self.suggesting
         if draft is None or session is None:
             return
-        item_id = draft.item_id
-        self.suggestions.show_suggestions(None, "finding rules the decided outputs suggest…")
-        self.ops.read(lambda task: session.suggestions(item_id, task=task), self._suggestions_ready,
+        item_id, rules = draft.item_id, draft.preview_draft()
+        against = rules if draft.dirty else None
+        self._suggested_for = rules
+        if not again:
+            self.suggestions.show_suggestions(None, "finding rules the decided outputs suggest…")
+        self.ops.read(lambda task: session.suggestions(item_id, draft=against, task=task),
+                      lambda found: self._suggestions_ready(found, rules),
                       on_failure=self._suggestions_failed, key="editor-suggestions")
 
-    def _suggestions_ready(self, found: ItemSuggestions) -> None:
-        if self._draft is not None and found.item_id == self._draft.item_id:
+    def _suggestions_ready(self, found: ItemSuggestions, rules: Draft) -> None:
+        if self._draft is not None and found.item_id == self._draft.item_id and rules == self._suggested_for:
             self.suggestions.show_suggestions(found)
 
     def _suggestions_failed(self, error: Exception) -> bool:

@@ -48,6 +48,7 @@ from suite.editing.api import (
 )
 from suite.editing.item_draft import KNOWN_KINDS, POLARITIES, EditorDraft
 from suite.engine.preview import (
+    Draft,
     ItemPreview,
     PreviewSession,
     ScopePreview,
@@ -75,6 +76,7 @@ class ItemEditorScreen(EditorPreviews, EditorSaving, QWidget):
         self._wanted: int | None = None  # the item to show: the selection's, or one asked for by edit_requested
         self.last_preview: ItemPreview | None = None
         self.last_scope: ScopePreview | None = None
+        self._suggested_for: Draft | None = None  # the rules the suggestions shown were measured against
 
         self._preview_timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
         self._preview_timer.timeout.connect(self.start_preview)
@@ -284,6 +286,7 @@ class ItemEditorScreen(EditorPreviews, EditorSaving, QWidget):
         self.preview.show_preview(None)
         self.scope.show_scope(None)
         self.suggestions.show_suggestions(None)
+        self._suggested_for = None
         if draft is None:
             self._show_health()
             self.history.show_records([])
@@ -303,6 +306,11 @@ class ItemEditorScreen(EditorPreviews, EditorSaving, QWidget):
         self.start_preview()
         self.start_suggestions()
         self._load_history()
+
+    def show_health(self) -> None:
+        """Rule health in place of the item shown (its unsaved draft kept for when it is shown again): for an item
+        the tree has not selected (a restored draft, Review's E), Rule health did nothing (issue 28)."""
+        self._open(None)
 
     def _show_health(self) -> None:
         """Without an item to edit: the rule health of what the tree has selected (a category, a phenomenon, or

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from store.domain import Polarity
     from suite.assist.item_suggestions import SuggestionSession
     from suite.editing.item_draft import EditorDraft
-    from suite.engine.preview import ItemPreview, PreviewSession, ScopePreview
+    from suite.engine.preview import Draft, ItemPreview, PreviewSession, ScopePreview
 
     class EditorSurface(QWidget):
         state: AppState
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         suggesting: SuggestionSession | None
         last_preview: ItemPreview | None
         last_scope: ScopePreview | None
+        _suggested_for: Draft | None
         rule_lists: dict[Polarity, RuleList]
         editor_scroll: QScrollArea
         preview: PreviewPane

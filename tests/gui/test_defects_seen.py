@@ -12,6 +12,7 @@ from gui.tree import SuiteTreePane
 from gui.tree_model import ITEM_ID_ROLE
 from gui.tree_names import TEXT_MARGIN_PX
 from store import Database
+from store.domain import Polarity
 from suite.demo import DEMO_SUITE
 from suite.editing.api import find_item
 from suite.editing.items import add_item
@@ -187,3 +188,48 @@ def test_a_systems_double_click_lands_on_the_queue_whichever_page_was_shown(qtbo
     assert window.tabs.currentWidget() is window.review
     assert window.review.page() == "queue"  # before: the Disagreements page
     assert window.review.current_filter().system == systems.model.system(3)
+
+
+def test_rule_health_after_a_restored_draft_with_nothing_selected_in_the_tree(qtbot, window: MainWindow,  # type: ignore[no-untyped-def]
+                                                                               demo_db: Database) -> None:
+    from dataclasses import replace
+
+    from suite.editing.api import item_detail
+    from suite.editing.item_draft import EditorDraft, new_rule
+
+    item_id = find_item(demo_db, "amb-01", DEMO_SUITE)
+    draft = EditorDraft.of(item_detail(demo_db, item_id))
+    draft.rules["negative"].append(replace(new_rule("negative"), pattern=r"\bshore\b"))
+    window.editor.recover([draft])  # as the offer of a killed session's drafts does
+    assert window.ops.wait_idle()
+    editor = window.editor
+    assert editor.draft is not None and editor.draft.item_id == item_id
+    assert window.state.selection.item_id is None
+    window.rule_health_action.trigger()
+    assert window.ops.wait_idle()
+    assert window.tabs.currentWidget() is editor
+    assert editor.pages.currentWidget() is editor.health  # before: the draft stayed, nothing happened
+    qtbot.waitUntil(lambda: editor.health.model.rowCount() > 0, timeout=10000)
+    [kept] = editor.unsaved()
+    assert r"\bshore\b" in [row.pattern for row in kept.rules["negative"]]  # the draft is kept, not dropped
+
+
+def test_suggestions_are_recomputed_against_the_draft(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """The list said "decides 2 here" after the draft's new rule already decided those outputs."""
+    item_id = find_item(window.state.db, "vt-11", DEMO_SUITE)
+    window.state.select(Selection("Verb tense/aspect/mood", "Obligation", item_id))
+    window.tabs.setCurrentWidget(window.editor)
+    assert window.ops.wait_idle()
+    editor = window.editor
+    model = editor.suggestions.model
+    qtbot.waitUntil(lambda: model.rowCount() > 0, timeout=10000)
+    first = model.row(0).suggestion
+    assert first.pattern == r"\bmust\b" and len(first.decides) == 2
+    editor.rule_lists[Polarity.POSITIVE].add_pattern(r"\bmust\b", False)  # typed by hand, not taken
+    editor.start_preview()
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: r"\bmust\b" not in [model.row(r).suggestion.pattern for r in range(model.rowCount())],
+                    timeout=10000)
+    for row in range(model.rowCount()):
+        assert set(model.row(row).suggestion.decides).isdisjoint(first.decides)
+    assert "decides 2 here" not in editor.suggestions.summary.text()
