@@ -137,10 +137,20 @@ class QueueFilterBar(ReviewSurface):
         scope = self._scope
         parts = [f"item {scope.item}"] if scope.item else []
         if scope.item_ids:
-            parts.append(f"{len(scope.item_ids)} chosen item{'s' if len(scope.item_ids) > 1 else ''}")
+            named = self._item_name(scope.item_ids[0]) if len(scope.item_ids) == 1 else None
+            parts.append(f"item {named}" if named else
+                         f"{len(scope.item_ids)} chosen item{'s' if len(scope.item_ids) > 1 else ''}")
         if scope.auto_label:
             parts.append(f"automatic {scope.auto_label}")
         self.scope_chip.setText(" · ".join(parts))
+
+    def _item_name(self, item_id: int) -> str | None:
+        """The item's id as the suite names it, from the tree the window read ("item 00470001" says more than "1
+        chosen item")."""
+        tree = self._state.tree
+        return None if tree is None else next((item.external_id for category in tree.categories
+                                               for phenomenon in category.phenomena for item in phenomenon.items
+                                               if item.item_id == item_id), None)
 
     def clear_scope(self) -> bool:
         """Take away what the chip shows (an item chosen in the tree stops being chosen there too, since the tree's
