@@ -57,6 +57,7 @@ class MainWindow(WindowMenus, WindowFiles, WindowSteps, WindowStatus, QMainWindo
         self.fit_to_screen()
         self._db_target: str | None = None
         self.keys_dialog: QDialog | None = None
+        self._fallbacks_at_start: str | None = None  # the settings told at the start, said again once opened
 
         self.tree = SuiteTreePane(self.state, self.ops, self)
         self.tree_dock = QDockWidget("Suite", self)
@@ -194,11 +195,16 @@ class MainWindow(WindowMenus, WindowFiles, WindowSteps, WindowStatus, QMainWindo
                 restore(settings)
         self.detail_toggle.setChecked(not self.review.detail.isHidden())
         self.focus_screen()
-        self.say_fallbacks()
+        self._fallbacks_at_start = take_fallbacks()
+        if self._fallbacks_at_start is not None:
+            self.ops.message.emit(self._fallbacks_at_start)
 
     def say_fallbacks(self) -> None:
-        """Tell, once, the settings that held something unusable and fell back to their defaults."""
-        told = take_fallbacks()
+        """Tell the settings that held something unusable and fell back to their defaults, after a database is
+        opened: at the start the opening's own message replaced the note within a second, so it is said again then,
+        once."""
+        told = take_fallbacks() or self._fallbacks_at_start
+        self._fallbacks_at_start = None
         if told is not None:
             self.ops.message.emit(told)
 

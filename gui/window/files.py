@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import platformdirs
-from PySide6.QtCore import QUrl
+from PySide6.QtCore import QTimer, QUrl
 from PySide6.QtGui import (
     QDragEnterEvent,
     QDropEvent,
@@ -92,6 +92,7 @@ class WindowFiles(WindowSurface):
             old.close()
         if not names:
             self.ops.message.emit("this database holds no suite yet: File → Import suite, or drop a file here")
+        QTimer.singleShot(0, self.say_fallbacks)  # after the opening's own message, which would hide it
 
     def _remember(self, target: str) -> None:
         settings = Settings()

@@ -68,7 +68,7 @@ class WindowMenus(WindowSurface):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._action(file, "Open the &demo", self.open_demo)
         file.addSeparator()
-        self._action(file, "&Reviewer…", self.change_reviewer)
+        self._action(file, "Revie&wer…", self.change_reviewer)  # &R is Open &recent's
         file.addSeparator()
         self._action(file, "Import &suite…", lambda: self._import_dialog("suite"), "Ctrl+I")
         self._action(file, "Import MT &outputs…", lambda: self._import_dialog("outputs"))

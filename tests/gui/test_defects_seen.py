@@ -124,7 +124,7 @@ def test_file_reviewer_changes_the_name_every_decision_stores(qtbot, window: Mai
     from gui.review.reviewer import SETTINGS_REVIEWER, ReviewerDialog
     from gui.settings import Settings
 
-    [entry] = [action for action in window.menuBar().actions()[0].menu().actions() if action.text() == "&Reviewer…"]
+    [entry] = [action for action in window.menuBar().actions()[0].menu().actions() if action.text() == "Revie&wer…"]
     entry.trigger()
     dialog = window.findChild(ReviewerDialog)
     assert dialog is not None and dialog.isVisible() and dialog.name.text() == "Test Reviewer"

@@ -37,7 +37,8 @@ def _window(qtbot) -> MainWindow:  # type: ignore[no-untyped-def]
     return window
 
 
-def test_bad_settings_fall_back_to_their_defaults_and_the_window_opens_and_says_so_once(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_bad_settings_fall_back_to_their_defaults_and_the_window_opens_and_says_so_once(  # type: ignore[no-untyped-def]
+        qtbot, demo_db: Database) -> None:
     take_fallbacks()
     settings = QSettings()
     ini = Path(settings.fileName())
@@ -54,6 +55,9 @@ def test_bad_settings_fall_back_to_their_defaults_and_the_window_opens_and_says_
     message = window.statusBar().currentMessage()
     assert "window/tab ('abc' is not a whole number)" in message
     assert "review/grouped" in message and "reports/discriminative/drop" in message
+    window.open_target(str(demo_db.engine.url.database))  # the opening's own message must not hide it
+    assert window.ops.wait_idle()
+    qtbot.waitUntil(lambda: "window/tab ('abc'" in window.statusBar().currentMessage(), timeout=5000)
     assert take_fallbacks() is None  # said once: a second window does not repeat it
     again = _window(qtbot)
     assert "window/tab" not in again.statusBar().currentMessage()
