@@ -11,14 +11,16 @@ import gc
 import sys
 import time
 
-from PySide6.QtCore import QCoreApplication, QSettings, QTimer
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QGuiApplication, QImage
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox
 
 from gui.check_platform import window_system_problem
-from gui.main_window import LAST, MainWindow
-from gui.review.screen import SETTINGS_REVIEWER
+from gui.main_window import MainWindow
+from gui.review.reviewer import SETTINGS_REVIEWER
+from gui.settings import Settings
 from gui.stall_watch import watch_stalls
+from gui.window.files import LAST
 
 SMOKE_TIMEOUT_S = 60
 
@@ -115,11 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     app = application()
     watch_stalls(app)
     window = MainWindow()
-    settings = QSettings()
-    window.state.reviewer = str(settings.value(SETTINGS_REVIEWER, "") or "") or None
+    settings = Settings()
+    window.state.reviewer = settings.text(SETTINGS_REVIEWER) or None
     window.restore_settings()
     window.show()
-    target = args.database or args.db or (None if args.smoke else str(settings.value(LAST, "") or "") or None)
+    target = args.database or args.db or (None if args.smoke else settings.text(LAST) or None)
     if target:
         window.open_target(target)
     elif args.smoke:

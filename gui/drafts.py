@@ -17,7 +17,14 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from gui.state import AppState
-from suite.editing.draft_autosave import Autosaved, autosave_path, left_behind, read_drafts, write_drafts
+from suite.editing.draft_autosave import (
+    Autosaved,
+    autosave_path,
+    left_behind,
+    read_drafts,
+    set_aside,
+    write_drafts,
+)
 from suite.editing.item_draft import EditorDraft
 from suite.errors import TsqeError
 
@@ -101,16 +108,28 @@ class DraftKeeper(QObject):
             return
         files = left_behind(self.directory, db.url)
         found: list[tuple[Path, Autosaved]] = []
+        damaged: list[str] = []
         for path in files:
             try:
                 autosaved = read_drafts(path)
             except TsqeError as error:
-                self._state_message(str(error))
+                damaged.append(self._set_aside(path, error))
                 continue
             if autosaved is not None:
                 found.append((path, autosaved))
+        if damaged:
+            self._state_message("; ".join(damaged))
         if found:
             self._offer(found)
+
+    @staticmethod
+    def _set_aside(path: Path, error: TsqeError) -> str:
+        """A damaged autosave is moved aside, never deleted (it may hold someone's work); the others are offered."""
+        try:
+            kept = set_aside(path)
+        except OSError as move_error:
+            return f"{error}: it could not be set aside ({move_error.strerror}) and stays in {path.parent}"
+        return f"{error}: set aside as {kept.name} in {kept.parent}"
 
     def _offer(self, found: list[tuple[Path, Autosaved]]) -> None:
         drafts = [draft for _, autosaved in found for draft in autosaved.drafts]

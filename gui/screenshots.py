@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QApplication, QProgressDialog
 from gui.app import application
 from gui.main_window import TABS, MainWindow
 from gui.operations import Write, changes_nothing
-from gui.review.model import COLUMN
+from gui.review.columns import COLUMN
 from gui.state import Selection
 from store import Database, open_database
 from store.domain import Label, Polarity

@@ -1,5 +1,8 @@
-"""Actions of one screen: their keys work only while that screen has the keyboard, so that a single letter (P, F
-in Review) never acts on a screen the user is not looking at, while the menus still offer them everywhere."""
+"""Actions of one screen. A key with Ctrl works window-wide, as a menu entry's key does, whatever widget has the
+focus: Ctrl+Shift+A was ignored while the focus was in the suite tree beside Item & rules (issue 28), since the
+tree is not a child of the screen. A key that is the same in two places of one screen (Alt+Up in either rule list)
+or a bare letter (P, F in Review) works only while its widget has the keyboard, so that it never acts on what the
+user is not looking at; the menus still offer every action everywhere."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -10,11 +13,15 @@ from PySide6.QtWidgets import QWidget
 
 
 def screen_action(screen: QWidget, text: str, keys: QKeySequence | QKeySequence.StandardKey | str,
-                  slot: Callable[[], object]) -> QAction:
-    """An action of ``screen``, triggered by ``keys`` while the screen or a widget in it has the focus."""
+                  slot: Callable[[], object], *, only_here: bool = False) -> QAction:
+    """An action of ``screen`` triggered by ``keys``: anywhere in the window when they hold Ctrl, else (and when
+    ``only_here``) while the screen or a widget in it has the focus."""
     action = QAction(text, screen)
-    action.setShortcut(QKeySequence(keys))
-    action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    sequence = QKeySequence(keys)
+    action.setShortcut(sequence)
+    with_ctrl = not sequence.isEmpty() and bool(sequence.toString().startswith("Ctrl+"))
+    action.setShortcutContext(Qt.ShortcutContext.WindowShortcut if with_ctrl and not only_here
+                              else Qt.ShortcutContext.WidgetWithChildrenShortcut)
     action.triggered.connect(slot)
     screen.addAction(action)
     return action

@@ -35,6 +35,7 @@ class AppState(QObject):
     review_requested = Signal(object)  # a suite.reading.browse.OutputFilter: show the Review tab with it
     edit_requested = Signal(object)  # a Selection of an item: show it in Item & rules, self.selection unchanged
     tree_loaded = Signal()  # self.tree was (re)read: categories, phenomena, items and their counts
+    reviewer_changed = Signal()  # self.reviewer was set (File → Reviewer…, or named at the first decision)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -51,6 +52,11 @@ class AppState(QObject):
         # Where rows that an undo re-created live now, and the versions our own edits left: shared by every
         # screen's edits, since an undo in one may have to find a row another screen's edit wrote.
         self.ledger = Ledger()
+
+    def set_reviewer(self, name: str) -> None:
+        if name != self.reviewer:
+            self.reviewer = name
+            self.reviewer_changed.emit()
 
     def author(self) -> str:
         """Who the history names for the window's edits and decisions."""

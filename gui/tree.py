@@ -10,51 +10,40 @@ Python on every keystroke, which froze the window for seconds (issue 16).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractItemModel,
     QEvent,
     QModelIndex,
     QObject,
-    QPersistentModelIndex,
     QPoint,
-    QRect,
     Qt,
     QTimer,
 )
-from PySide6.QtGui import QAction, QColor, QFont, QKeyEvent, QPainter, QPixmap
+from PySide6.QtGui import QAction, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QApplication,
     QCheckBox,
     QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
     QMenu,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
     QTreeView,
     QVBoxLayout,
     QWidget,
 )
 
-from gui.colours import LABEL_COLOURS
 from gui.elided_label import ElidedLabel
+from gui.label_bars import LabelBarDelegate
 from gui.operations import Operations
 from gui.state import AppState, Selection
+from gui.tree_model import LABELS, NAME, SELECTION_ROLE, UNDECIDED, SuiteTreeModel
+from gui.tree_names import TEXT_MARGIN_PX, NameDelegate
 from store import Database
-from suite.engine.label_counts import LabelCounts
 from suite.reading.search import SuiteSearch, search_tree, suite_search
 from suite.reading.tree import SuiteTree, TreeOrder, arranged_tree, suite_tree
-
-NO_PARENT = QModelIndex()  # the invalid index: Qt's default argument for "top level"
-
-COUNTS_ROLE = Qt.ItemDataRole.UserRole + 2
-SELECTION_ROLE = Qt.ItemDataRole.UserRole + 3
 
 RELOAD_DELAY_MS = 700
 SEARCH_DELAY_MS = 15
@@ -62,14 +51,9 @@ SEARCH_DELAY_MS = 15
 SHOWN_ITEMS = 300
 """A search that finds more items than this opens its categories but not its phenomena: laying out thousands of
 item rows cost most of a keystroke, and a search of one or two letters is read by its categories anyway."""
-COLUMNS = ("suite", "labels", "undecided")
-NAME, LABELS, UNDECIDED = range(len(COLUMNS))
-
-BAR_SEGMENTS = (("pass", "passed"), ("fail", "failed"), ("conflict", "conflict"), ("unknown", "unknown"),
-                ("error", "error"), ("not labelled", "unlabelled"))
-"""The stacked bar's segments left to right: label word (and colour) and ``LabelCounts`` field."""
-_UNLABELLED_COLOUR = "#E4E4E4"
-_MIN_SEGMENT_PX = 2  # a single conflict among 500 outputs still shows
+LABELS_WIDTH, UNDECIDED_WIDTH = 90, 56
+"""The bar and the count, narrow enough that the names column holds an eight-digit id at 1280 px (issue 28)."""
+MIN_PANE_WIDTH = 260
 
 
 @dataclass(frozen=True)
@@ -94,216 +78,6 @@ class TreeView:
 
     def shown(self, data: TreeData) -> SuiteTree:
         return arranged_tree(search_tree(data.tree, data.search, self.query), self.order, self.undecided_only)
-
-
-@dataclass(eq=False)
-class _Node:
-    label: str
-    counts: LabelCounts
-    selection: Selection
-    parent: _Node | None = None
-    row: int = 0
-    children: list[_Node] = field(default_factory=list)
-
-    def add(self, child: _Node) -> _Node:
-        child.parent, child.row = self, len(self.children)
-        self.children.append(child)
-        return child
-
-
-def counts_tooltip(counts: LabelCounts) -> str:
-    parts = [f"pass {counts.passed:,}", f"fail {counts.failed:,}", f"conflict {counts.conflict:,}",
-             f"unknown {counts.unknown:,}", f"error {counts.error:,}"]
-    if counts.unlabelled:
-        parts.append(f"not labelled {counts.unlabelled:,}")
-    rate = counts.pass_rate
-    return (" · ".join(parts) + f"\nreviewed {counts.reviewed:,} of {counts.outputs:,} outputs · "
-            f"{counts.undecided:,} undecided (unknown, conflict, error)"
-            + ("" if rate is None else f" · pass rate {rate:.0%} of the judged"))
-
-
-class SuiteTreeModel(QAbstractItemModel):
-    def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self._root = _Node("", LabelCounts(), Selection())
-
-    def set_tree(self, tree: SuiteTree) -> None:
-        self.beginResetModel()
-        root = _Node(tree.suite, tree.counts, Selection())
-        for category in tree.categories:
-            c = root.add(_Node(category.name, category.counts, Selection(category.name)))
-            for phenomenon in category.phenomena:
-                p = c.add(_Node(phenomenon.name, phenomenon.counts, Selection(category.name, phenomenon.name)))
-                for item in phenomenon.items:
-                    p.add(_Node(f"{item.external_id}  {item.source}", item.counts,
-                                Selection(category.name, phenomenon.name, item.item_id)))
-        self._root = root
-        self.endResetModel()
-
-    def clear(self) -> None:
-        self.beginResetModel()
-        self._root = _Node("", LabelCounts(), Selection())
-        self.endResetModel()
-
-    def index_of(self, selection: Selection) -> QModelIndex:
-        """The node showing this selection (invalid when the tree has no such node)."""
-        node = self._root
-        parent = QModelIndex()
-        for depth in range(3):
-            wanted = (selection.category, selection.phenomenon, selection.item_id)[depth]
-            if wanted is None:
-                break
-            child = next((n for n in node.children if (n.selection.category, n.selection.phenomenon,
-                                                       n.selection.item_id)[depth] == wanted), None)
-            if child is None:
-                return QModelIndex()
-            node, parent = child, self.index(child.row, 0, parent)
-        return parent
-
-    def first_item(self) -> QModelIndex:
-        """The first item shown (the first node when no item is): where Down or Enter in the search goes."""
-        node, index = self._root, QModelIndex()
-        while node.children:
-            node = node.children[0]
-            index = self.index(node.row, 0, index)
-        return index
-
-    # --- QAbstractItemModel ---------------------------------------------------------------------
-    def _node(self, index: QModelIndex | QPersistentModelIndex) -> _Node:
-        return index.internalPointer() if index.isValid() else self._root
-
-    def index(self, row: int, column: int, parent: QModelIndex | QPersistentModelIndex = NO_PARENT
-              ) -> QModelIndex:
-        node = self._node(parent)
-        if not (0 <= row < len(node.children) and 0 <= column < len(COLUMNS)):
-            return QModelIndex()
-        return self.createIndex(row, column, node.children[row])
-
-    def parent(self, index: QModelIndex | QPersistentModelIndex = NO_PARENT) -> QModelIndex:  # type: ignore[override]
-        if not index.isValid():
-            return QModelIndex()
-        parent = self._node(index).parent
-        if parent is None or parent is self._root:
-            return QModelIndex()
-        return self.createIndex(parent.row, 0, parent)
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = NO_PARENT) -> int:
-        if parent.isValid() and parent.column() != 0:
-            return 0
-        return len(self._node(parent).children)
-
-    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = NO_PARENT) -> int:
-        return len(COLUMNS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-                   ) -> Any:
-        if orientation != Qt.Orientation.Horizontal:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return COLUMNS[section] if section else (self._root.label or COLUMNS[0])
-        if role == Qt.ItemDataRole.ToolTipRole and section == UNDECIDED:
-            return "outputs whose label is still unknown, conflict or error: what needs a rule or a reviewer"
-        return None
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
-            return None
-        node = self._node(index)
-        column = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
-            if column == NAME:
-                return node.label
-            if column == UNDECIDED:
-                return f"{node.counts.undecided:,}"
-            return None  # the bar is painted by LabelBarDelegate
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return (f"{node.label}\n" if column == NAME else "") + counts_tooltip(node.counts)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column == UNDECIDED:
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == COUNTS_ROLE:
-            return node.counts
-        if role == SELECTION_ROLE:
-            return node.selection
-        return None
-
-
-def bar_segments(counts: LabelCounts, width: int) -> list[tuple[str, int, int]]:
-    """(label word, count, width in pixels) of each non-empty segment of a stacked bar ``width`` pixels wide: in
-    proportion to the counts, every non-empty one at least a couple of pixels (taken from the widest)."""
-    values = [(word, getattr(counts, name)) for word, name in BAR_SEGMENTS]
-    total = sum(n for _, n in values)
-    if total == 0 or width <= 0:
-        return []
-    segments = [[word, n, max(_MIN_SEGMENT_PX, round(width * n / total))] for word, n in values if n]
-    widest = max(segments, key=lambda s: s[2])
-    widest[2] = max(widest[2] - (sum(s[2] for s in segments) - width), 1)
-    return [(str(word), int(n), int(w)) for word, n, w in segments]
-
-
-def _text_colour(background: QColor) -> QColor:
-    """Black or white, whichever reads on the segment's colour."""
-    return QColor("#000000") if background.lightnessF() > 0.55 else QColor("#FFFFFF")
-
-
-class LabelBarDelegate(QStyledItemDelegate):
-    """A node's outputs as one bar stacked by label state in the label colours, each count written on its
-    segment where it fits: a node with 7 of its 11 outputs unknown shows mostly grey, with the 7 on it. The pass
-    rate alone (pass / judged) showed such an item as a full green 100 %.
-
-    A bar is drawn once into a pixmap and reused while its counts and size stay: a search repaints a screenful
-    of them at every keystroke, and laying out their numbers each time was most of a repaint."""
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._bars: dict[tuple[LabelCounts, int, int, float], QPixmap] = {}
-
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex | QPersistentModelIndex
-              ) -> None:
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        widget = opt.widget
-        style = widget.style() if widget is not None else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        counts = index.data(COUNTS_ROLE)
-        if not isinstance(counts, LabelCounts):
-            return
-        rect: QRect = opt.rect.adjusted(3, 2, -3, -2)
-        if rect.width() <= 0 or rect.height() <= 0:
-            return
-        ratio = painter.device().devicePixelRatioF() if painter.device() is not None else 1.0
-        key = (counts, rect.width(), rect.height(), ratio)
-        bar = self._bars.get(key)
-        if bar is None:
-            if len(self._bars) >= _BARS_KEPT:
-                self._bars.clear()
-            bar = self._bars[key] = _bar(counts, rect.width(), rect.height(), ratio, painter.font())
-        painter.drawPixmap(rect.topLeft(), bar)
-
-
-_BARS_KEPT = 10_000
-
-
-def _bar(counts: LabelCounts, width: int, height: int, ratio: float, font: QFont) -> QPixmap:
-    pixmap = QPixmap(round(width * ratio), round(height * ratio))
-    pixmap.setDevicePixelRatio(ratio)
-    pixmap.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(pixmap)
-    small = QFont(font)
-    small.setPointSizeF(max(font.pointSizeF() - 1, 6))
-    painter.setFont(small)
-    metrics = painter.fontMetrics()
-    x = 0
-    for word, count, segment_width in bar_segments(counts, width):
-        colour = QColor(LABEL_COLOURS.get(word, _UNLABELLED_COLOUR))
-        segment = QRect(x, 0, segment_width, height)
-        painter.fillRect(segment, colour)
-        text = f"{count:,}"
-        if metrics.horizontalAdvance(text) + 2 <= segment_width:
-            painter.setPen(_text_colour(colour))
-            painter.drawText(segment, int(Qt.AlignmentFlag.AlignCenter), text)
-        x += segment_width
-    painter.end()
-    return pixmap
 
 
 class SuiteTreePane(QWidget):
@@ -336,16 +110,19 @@ class SuiteTreePane(QWidget):
         self.view.setUniformRowHeights(True)
         self.view.setAlternatingRowColors(True)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setItemDelegateForColumn(NAME, NameDelegate(self.view))
         self.view.setItemDelegateForColumn(LABELS, LabelBarDelegate(self.view))
         self.view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.view.customContextMenuRequested.connect(self._context_menu)
         header = self.view.header()
         header.setStretchLastSection(False)
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        header.resizeSection(LABELS, 110)
-        header.resizeSection(UNDECIDED, 68)
+        header.resizeSection(LABELS, LABELS_WIDTH)
+        header.resizeSection(UNDECIDED, max(UNDECIDED_WIDTH, header.fontMetrics().horizontalAdvance(
+            "undecided") + 2 * TEXT_MARGIN_PX))  # its title whole ("undecide" at 56 px)
         self.view.selectionModel().currentChanged.connect(self._current_changed)
-        self.setMinimumWidth(260)  # names, bars and counts side by side; hide the dock for more room
+        self._ids_px = 0  # the widest item id of the suite, in pixels
+        self.setMinimumWidth(MIN_PANE_WIDTH)  # names, bars and counts side by side; hide the dock for more room
         options = QHBoxLayout()
         options.setContentsMargins(0, 0, 0, 0)
         options.addWidget(self.order, 1)
@@ -399,6 +176,7 @@ class SuiteTreePane(QWidget):
 
     def _loaded(self, data: TreeData) -> None:
         self._data = data
+        self._fit_ids(data.tree)  # the whole suite's ids, not a search's: the width stays while searching
         self._state.set_tree(data.tree)
         self.show_view()
 
@@ -423,6 +201,21 @@ class SuiteTreePane(QWidget):
         else:
             self.view.expandToDepth(0)
         self._follow_selection()
+
+    def ids_width(self) -> int:
+        """The pixels the names column needs for the widest item id whole, with the indentation of an item."""
+        indentation = self.view.indentation() * (2 + self.view.rootIsDecorated())
+        return indentation + self._ids_px + TEXT_MARGIN_PX
+
+    def _fit_ids(self, tree: SuiteTree) -> None:
+        """Keep the pane wide enough for the names column to hold the widest item id whole."""
+        metrics = self.view.fontMetrics()
+        self._ids_px = max((metrics.horizontalAdvance(item.external_id) for category in tree.categories
+                            for phenomenon in category.phenomena for item in phenomenon.items), default=0)
+        header = self.view.header()
+        others = header.sectionSize(LABELS) + header.sectionSize(UNDECIDED)
+        chrome = self.view.verticalScrollBar().sizeHint().width() + 2 * self.view.frameWidth()
+        self.setMinimumWidth(max(MIN_PANE_WIDTH, self.ids_width() + others + chrome))
 
     def _say_found(self, query: str, found: int) -> None:
         """An empty tree under a search said nothing: the line says what was searched, and how many items match."""

@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from store import Database, open_database
 from store.models import ReviewAssignment
-from suite.assist.agreement import cohen_kappa, reviewer_agreement
+from suite.assist.agreement import cohen_kappa, gwet_ac1, reviewer_agreement
 from suite.assist.assignment_edits import Adjudicate, AnswerAssignments
 from suite.assist.controls import control_accuracy
 from suite.assist.double_review import (
@@ -71,6 +71,36 @@ def test_cohen_kappa_equals_a_hand_computation() -> None:
         labels = [(rng.choice("pfu"), rng.choice("pfu")) for _ in range(rng.randrange(5, 40))]
         if len({a for a, _ in labels} | {b for _, b in labels}) > 1:
             assert cohen_kappa(labels) == pytest.approx(cohen_kappa_score(*zip(*labels)))
+
+
+def test_gwet_s_ac1_equals_a_hand_computation_and_stays_meaningful_where_kappa_is_0() -> None:
+    """Issue 28: κ 0.00 beside 78.6 % agreement. 14 outputs: A passes 11 and fails 3, B passes all 14."""
+    one_sided = [("pass", "pass")] * 11 + [("fail", "pass")] * 3
+    assert cohen_kappa(one_sided) == pytest.approx(0.0)  # chance = 11·14/14² = observed = 11/14
+    # π_pass = 25/28, π_fail = 3/28; p_e = 2 · 25/28 · 3/28 / (2 − 1) = 150/784; p_o = 616/784
+    assert gwet_ac1(one_sided) == pytest.approx((616 - 150) / (784 - 150))
+    assert gwet_ac1(one_sided) == pytest.approx(233 / 317)  # 0.735
+    # the 10 outputs above, three labels: π = 0.5, 0.4, 0.1; p_e = (0.25 + 0.24 + 0.09) / 2 = 0.29
+    pairs = [("pass", "pass")] * 4 + [("fail", "fail")] * 3 + [("unknown", "unknown"), ("pass", "fail"),
+                                                                ("fail", "pass")]
+    assert gwet_ac1(pairs) == pytest.approx((0.8 - 0.29) / (1 - 0.29))
+    assert gwet_ac1([]) is None and gwet_ac1([("pass", "pass")] * 3) == pytest.approx(1.0)
+    assert gwet_ac1([("pass", "fail"), ("fail", "pass")]) == pytest.approx(-1.0)
+
+
+def test_a_reviewer_who_gave_one_label_only_is_named_beside_kappa(suite: Database) -> None:
+    first = first_reviews(suite)  # anna: pass 13, fail 12
+    plan_review_checks(suite, double_share=1.0, control_share=0.0, seed=1, author="lead")
+    take_assignments(suite, "ben", limit=30)
+    answer_all(suite, "ben", {output: "pass" for output in first})  # ben passes everything
+    overall = reviewer_agreement(suite).rows[0]
+    assert (overall.compared, overall.agreed, overall.kappa) == (25, 13, pytest.approx(0.0))
+    assert overall.single_labelled == ("ben",)
+    assert "ben gave one label only: κ is 0" in (overall.kappa_note() or "")
+    assert overall.ac1 == pytest.approx(gwet_ac1([("pass", "pass")] * 13 + [("fail", "pass")] * 12))
+    table = reviewer_agreement(suite).to_table()
+    assert [column.name for column in table.columns][-2:] == ["kappa", "AC1"]
+    assert any("ben gave one label only" in note for note in table.notes)
 
 
 def test_a_plan_chooses_a_seeded_share_of_each_category_s_reviewed_outputs(suite: Database) -> None:

@@ -13,6 +13,7 @@ from cli.main import app
 from store import Database, open_database
 from suite.editing.review import set_manual_label
 from suite.engine.label_counts import LabelCounts
+from suite.importers import import_outputs
 from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
 from suite.reading.impact import PairsAdded, impact_order, pairs_added
 
@@ -72,3 +73,30 @@ def test_tsqe_outputs_by_impact_says_the_pairs(tmp_path: Path) -> None:
         ("He wants to go.", {"if_pass": 1, "if_fail": 3}, 0)]
     text = CliRunner().invoke(app, ["--db", str(path), "outputs", "--label", "unknown", "--sort", "impact"])
     assert "+3 if fail" in text.stdout
+
+
+def test_degenerate_outputs_are_never_impact_whatever_their_item_s_counts(suite: Database, tmp_path: Path) -> None:
+    """Issue 28: on DFKI de-en, 11 ``####`` placeholders filled the top of the impact order. A placeholder the
+    policy leaves ``unknown`` is still undecided, but a pair made of it tells nothing about a metric."""
+    from suite.editing.suite_edit import set_output_policy
+    from suite.engine.output_policy import OutputPolicy
+
+    placeholders = tmp_path / "placeholders.tsv"
+    placeholders.write_text("item_id\tsystem\toutput\nf4\tH\t####\nf1\tH\t####\n", encoding="utf-8")
+    import_outputs(suite, placeholders, label=True)
+    hashes = [output_id(suite, "####", "f1"), output_id(suite, "####", "f4")]  # in suite order
+    running = output_id(suite, "She is running.")
+    unknown = OutputFilter(label="unknown")
+    before = output_ids(suite, unknown, sort="impact")
+    assert before[:2] == [running, hashes[1]]  # f4 has passing outputs only: its #### ranks among the first
+    set_output_policy(suite, OutputPolicy(placeholders=("####",)), author="lead")  # still unknown, now degenerate
+    ranked = output_ids(suite, unknown, sort="impact")
+    assert ranked[-2:] == hashes and ranked[0] == running and set(ranked) == set(before)
+    assert output_ids(suite, unknown, sort="impact", descending=True)[:2] == hashes[::-1]
+
+
+def test_impact_order_puts_degenerate_outputs_after_every_undecided_one() -> None:
+    counts = {1: LabelCounts(passed=4), 2: LabelCounts(unknown=2)}
+    rows = [(10, 1, "unknown"), (11, 1, "unknown"), (20, 2, "unknown"), (21, 2, "pass")]
+    assert impact_order(rows, counts) == [10, 11, 20, 21]
+    assert impact_order(rows, counts, degenerate={10}) == [11, 20, 10, 21]

@@ -241,3 +241,26 @@ def test_dfki_de_en_suggestions_rest_on_the_phenomenon_not_on_the_sentence(tmp_p
             decides = matcher(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
             wrong = "bad" if suggestion.polarity == "positive" else "good"
             assert not any(decides(known.text) for known in draft.known if known.kind == wrong), external
+
+
+def test_suggestions_are_measured_against_the_unsaved_draft(tmp_path: Path) -> None:
+    """Issue 28: the list said "decides 2 here" after the draft already decided them. Given the draft, what a
+    suggestion decides here is what the draft leaves undecided, and one that adds nothing is not offered."""
+    from suite.engine.preview import Draft, DraftRule, draft_of
+
+    db = obligation(tmp_path, [*LETTER, "She must post the letter."])
+    item_id = find_item(db, "new", "assist")
+    session = SuggestionSession(db)
+    stored = session.suggestions(item_id, scope=False)
+    first = stored.suggestions[0]
+    assert first.suggestion.pattern == r"\bmust\b" and len(first.suggestion.decides) == 2
+    assert first.flips == {"unknown->pass": 2}
+    rules = draft_of(db, item_id)
+    typed = Draft((*rules.rules, DraftRule("positive", r"\bmust\b", False)), rules.known)
+    drafted = session.suggestions(item_id, draft=typed, scope=False)
+    assert drafted.undecided == stored.undecided - 2
+    assert r"\bmust\b" not in [offered.suggestion.pattern for offered in drafted.suggestions]
+    for offered in drafted.suggestions:  # e.g. the negative "may": its own outputs only, flips on top of the draft
+        assert set(offered.suggestion.decides).isdisjoint(first.suggestion.decides)
+        assert sum(offered.flips.values()) == len(offered.suggestion.decides)
+    assert session.suggestions(item_id, draft=rules, scope=False) == stored  # the stored rules as a draft: the same

@@ -19,8 +19,8 @@ if TYPE_CHECKING:
 
     from filters.correlation import CorrelationResult
     from filters.correlation_table import CorrelationTable
-    from filters.metrics.da_bertscore import DifficultyResult
     from filters.metrics import MetricOptions
+    from filters.metrics.da_bertscore import DifficultyResult
     from filters.scoring import SegmentScores
     from filters.variance import VarianceResult
     from suite.domain import Combine

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
 
 from gui.colours import LABEL_COLOURS
 from gui.editor.pane import pane_layout
+from gui.review.columns import DISPLAY, FONT, FOREGROUND, SPANS_ROLE, TOOLTIP, initials
 from gui.review.delegate import SpanDelegate
-from gui.review.model import DISPLAY, FONT, FOREGROUND, SPANS_ROLE, TOOLTIP, initials
 from gui.row_table_model import RowColumn, RowListModel, row_view
 from suite.engine.preview import UNLABELLED, ItemPreview, PreviewOutput, RuleProblem
 

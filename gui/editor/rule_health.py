@@ -36,6 +36,7 @@ PROBLEM_ROLE = Qt.ItemDataRole.UserRole + 2
 _POLARITY = {"positive": QColor(LABEL_COLOURS["pass"]), "negative": QColor(LABEL_COLOURS["fail"])}
 _PROBLEM = QColor("#B00000")
 _NOTE = QColor("#666666")
+READ = "rule-health"
 
 
 class RuleHealthModel(RowListModel[RuleHealth]):
@@ -126,6 +127,7 @@ class RuleHealthPane(QWidget):
         self.state = state
         self.ops = ops
         self.selection: Selection | None = None
+        self._shown: tuple[str | None, Selection] | None = None  # the suite and selection the table shows
         self._stale = False  # the selection's health is not read yet: it is, once the pane is on screen
         self.model = RuleHealthModel(self)
         self.proxy = _ProblemFilter(self)
@@ -161,6 +163,16 @@ class RuleHealthPane(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.view, 1)
         state.operation_executed.connect(self._changed)
+        state.database_changed.connect(self._switched)
+        state.suite_changed.connect(self._switched)
+
+    def _switched(self) -> None:
+        """Another database or suite: the previous one's rules go at once, and a read of them still running is
+        dropped (they stayed for 2-6 s on DFKI de-en until the new suite's were read, issue 28)."""
+        self.ops.supersede(READ)
+        self.model.set_report(None)
+        self.summary.setText("")
+        self.selection = self._shown = None
 
     def show_for(self, selection: Selection) -> None:
         """Show the health of the rules the selection covers (the whole suite when it names nothing), read when the
@@ -173,6 +185,9 @@ class RuleHealthPane(QWidget):
                  f"suite <b>{html.escape(suite or '')}</b>")
         self.title.setText(f"<span style='font-size:13pt'><b>Rule health</b></span> · {where}")
         self.view.setColumnHidden(PHENOMENON, selection.phenomenon is not None)
+        if self.model.report is not None and self._shown != (suite, selection):
+            self.model.set_report(None)  # another scope's rules never stand under this title
+            self.summary.setText("checking the rules…")
         self._stale = True
         if self.isVisible():
             self._read()
@@ -190,9 +205,10 @@ class RuleHealthPane(QWidget):
         self.summary.setText("checking the rules…")
         category, phenomenon = selection.category, selection.phenomenon
         self.ops.read(lambda task: rule_health(db, suite, category=category, phenomenon=phenomenon, task=task),
-                      self._ready, on_failure=self._failed, key="rule-health")
+                      lambda report: self._ready(report, (suite, selection)), on_failure=self._failed, key=READ)
 
-    def _ready(self, report: RuleHealthReport) -> None:
+    def _ready(self, report: RuleHealthReport, shown: tuple[str | None, Selection]) -> None:
+        self._shown = shown
         self.model.set_report(report)
         table = report.to_table()
         self.summary.setText(" ".join(table.notes[:1]) + " Double-click a rule to open its item; click a column "

@@ -253,7 +253,7 @@ class RuleList(QWidget):
         layout.addWidget(self.problem)
         # actions rather than bare shortcuts, so that the Keys dialog (built from the window's actions) lists them
         self.move_actions = [screen_action(self, f"Move the {polarity} rule {direction}", keys,
-                                           partial(self.move_rule, delta))
+                                           partial(self.move_rule, delta), only_here=True)
                              for keys, direction, delta in (("Alt+Up", "up", -1), ("Alt+Down", "down", 1))]
 
     def _open_editors(self, *_: object) -> None:

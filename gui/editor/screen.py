@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QPoint, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
@@ -29,36 +28,31 @@ from PySide6.QtWidgets import (
 from gui.editor.entries import REFERENCE_KINDS, EntryList
 from gui.editor.history import HistoryPane
 from gui.editor.preview import PreviewPane
+from gui.editor.previews import EditorPreviews
 from gui.editor.rule_health import RuleHealthPane
 from gui.editor.rules import RuleList
+from gui.editor.saving import EditorSaving
 from gui.editor.scope import ScopePane
 from gui.editor.suggestions import SuggestionsPane
 from gui.operations import Operations
-from gui.operations.undo import undoable
+from gui.settings import Settings
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
-from store import Database
 from store.domain import Polarity
-from suite.assist.item_suggestions import ItemSuggestions, SuggestionSession
-from suite.assist.rule_suggestions import RuleSuggestion
+from suite.assist.item_suggestions import SuggestionSession
 from suite.changes import Changes
 from suite.editing.api import (
-    EditConflict,
     ItemDetail,
     item_detail,
     item_history,
 )
 from suite.editing.item_draft import KNOWN_KINDS, POLARITIES, EditorDraft
-from suite.editing.undoable_edits import Edit, summary
 from suite.engine.preview import (
-    ItemFlips,
+    Draft,
     ItemPreview,
     PreviewSession,
     ScopePreview,
-    preview_scope,
 )
-from suite.errors import TsqeError
-from suite.reading.browse import OutputFilter
 
 PREVIEW_DELAY_MS = 150
 """Typing pauses shorter than this do not start a preview: a computation per keystroke would only be dropped."""
@@ -66,7 +60,7 @@ SCOPE_DELAY_MS = 600
 """The scope preview reads every item of a category or the suite; it waits for a longer pause."""
 
 
-class ItemEditorScreen(QWidget):
+class ItemEditorScreen(EditorPreviews, EditorSaving, QWidget):
     drafts_changed = Signal()  # a draft became unsaved or saved, or was discarded: ``unsaved()`` may differ
 
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
@@ -82,6 +76,7 @@ class ItemEditorScreen(QWidget):
         self._wanted: int | None = None  # the item to show: the selection's, or one asked for by edit_requested
         self.last_preview: ItemPreview | None = None
         self.last_scope: ScopePreview | None = None
+        self._suggested_for: Draft | None = None  # the rules the suggestions shown were measured against
 
         self._preview_timer = QTimer(self, singleShot=True, interval=PREVIEW_DELAY_MS)
         self._preview_timer.timeout.connect(self.start_preview)
@@ -216,18 +211,18 @@ class ItemEditorScreen(QWidget):
         return [self.save_action, self.revert_action, self.add_positive_action, self.add_negative_action,
                 self.take_suggestion_action]
 
-    def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("editor/splitter", self.splitter.saveState())
-        settings.setValue("editor/right_splitter", self.right_splitter.saveState())
-        settings.setValue("editor/scope", self.scope.current_scope())
+    def save_settings(self, settings: Settings) -> None:
+        settings.set("editor/splitter", self.splitter.saveState())
+        settings.set("editor/right_splitter", self.right_splitter.saveState())
+        settings.set("editor/scope", self.scope.current_scope())
 
-    def restore_settings(self, settings: QSettings) -> None:
+    def restore_settings(self, settings: Settings) -> None:
         for key, splitter in (("editor/splitter", self.splitter), ("editor/right_splitter", self.right_splitter)):
-            value = settings.value(key)
+            value = settings.layout(key)
             if value is not None:
                 splitter.restoreState(value)
-        scope = settings.value("editor/scope")
-        if isinstance(scope, str) and self.scope.scope.findText(scope) >= 0:
+        scope = settings.text("editor/scope")
+        if scope and self.scope.scope.findText(scope) >= 0:
             self.scope.scope.setCurrentText(scope)
 
     # --- what is shown ----------------------------------------------------------------------------
@@ -291,6 +286,7 @@ class ItemEditorScreen(QWidget):
         self.preview.show_preview(None)
         self.scope.show_scope(None)
         self.suggestions.show_suggestions(None)
+        self._suggested_for = None
         if draft is None:
             self._show_health()
             self.history.show_records([])
@@ -310,6 +306,11 @@ class ItemEditorScreen(QWidget):
         self.start_preview()
         self.start_suggestions()
         self._load_history()
+
+    def show_health(self) -> None:
+        """Rule health in place of the item shown (its unsaved draft kept for when it is shown again): for an item
+        the tree has not selected (a restored draft, Review's E), Rule health did nothing (issue 28)."""
+        self._open(None)
 
     def _show_health(self) -> None:
         """Without an item to edit: the rule health of what the tree has selected (a category, a phenomenon, or
@@ -370,98 +371,6 @@ class ItemEditorScreen(QWidget):
                                  "unsaved changes" if dirty else "")
         self.drafts_changed.emit()
 
-    # --- previews ---------------------------------------------------------------------------------
-    def start_preview(self) -> None:
-        """Preview the draft now (the debounce timer calls this; tests and the bench call it directly)."""
-        self._preview_timer.stop()
-        draft, previews = self._draft, self.previews
-        if draft is None or previews is None:
-            return
-        item_id, snapshot = draft.item_id, draft.preview_draft()
-        self.ops.read(lambda task: previews.preview(item_id, snapshot), self._preview_ready,
-                      on_failure=self._preview_failed, key="editor-preview")
-
-    def _preview_failed(self, error: Exception) -> bool:
-        """A preview that fails (the item was removed meanwhile, a core error) is said under the table, not in a
-        dialog per keystroke."""
-        if not isinstance(error, TsqeError):
-            return False
-        self.last_preview = None
-        self.preview.show_preview(None)
-        self.preview.status.setText(f"no preview: {error}")
-        return True
-
-    def _preview_ready(self, preview: ItemPreview) -> None:
-        draft = self._draft
-        if draft is None or preview.item_id != draft.item_id:
-            return
-        self.last_preview = preview
-        self.preview.show_preview(preview)
-        matches = draft.matches(preview)
-        for polarity, rule_list in self.rule_lists.items():
-            rule_list.model.set_matches(matches[polarity])
-
-    def start_suggestions(self) -> None:
-        """Suggest rules for the item from its stored decided outputs (not the draft: what a linguist types does
-        not change which outputs are decided)."""
-        draft, session = self._draft, self.suggesting
-        if draft is None or session is None:
-            return
-        item_id = draft.item_id
-        self.suggestions.show_suggestions(None, "finding rules the decided outputs suggest…")
-        self.ops.read(lambda task: session.suggestions(item_id, task=task), self._suggestions_ready,
-                      on_failure=self._suggestions_failed, key="editor-suggestions")
-
-    def _suggestions_ready(self, found: ItemSuggestions) -> None:
-        if self._draft is not None and found.item_id == self._draft.item_id:
-            self.suggestions.show_suggestions(found)
-
-    def _suggestions_failed(self, error: Exception) -> bool:
-        if not isinstance(error, TsqeError):
-            return False
-        self.suggestions.show_suggestions(None, f"no suggestions: {error}")
-        return True
-
-    def _add_suggestion(self, suggestion: RuleSuggestion) -> None:
-        """A suggestion taken: a new rule of the draft, previewed at once like a typed one."""
-        rule_list = self.rule_lists[Polarity(suggestion.polarity)]
-        rule_list.add_pattern(suggestion.pattern, suggestion.ignore_case)
-        column = self.editor_scroll.widget()
-        if column is not None:  # down to the new rule, never sideways
-            self.editor_scroll.ensureVisible(0, rule_list.mapTo(column, QPoint(0, rule_list.height())).y(), 0, 20)
-        self.start_preview()
-
-    def start_scope(self) -> None:
-        self._scope_timer.stop()
-        db, draft = self.state.db, self._draft
-        if db is None or draft is None:
-            return
-        added, scope, item_id = draft.changed_rules(), self.scope.current_scope(), draft.item_id
-        if not added:
-            self.last_scope = None
-            self.scope.show_scope(None, "No new or changed rule to try on other items yet.")
-            return
-        self.scope.show_scope(None, f"trying {len(added)} rule{'s' if len(added) > 1 else ''} on this {scope}…")
-        self.ops.read(lambda task: preview_scope(db, item_id, added, scope, task=task), self._scope_ready,
-                      on_failure=self._scope_failed, key="editor-scope")
-
-    def _scope_failed(self, error: Exception) -> bool:
-        if not isinstance(error, TsqeError):
-            return False
-        self.last_scope = None
-        self.scope.show_scope(None, f"no scope preview: {error}")
-        return True
-
-    def _scope_ready(self, preview: ScopePreview) -> None:
-        self.last_scope = preview
-        self.scope.show_scope(preview)
-
-    def _open_item(self, item: ItemFlips) -> None:
-        self.state.select(Selection(item.category, item.phenomenon, item.item_id))
-
-    def _review(self, items: list[ItemFlips]) -> None:
-        self.state.show_review(OutputFilter(item_ids=tuple(item.item_id for item in items)))
-
     def focus_search(self) -> None:
         """Ctrl+F here: the first pattern field (a new positive rule when the item has none)."""
         for rule_list in self.rule_lists.values():
@@ -471,154 +380,6 @@ class ItemEditorScreen(QWidget):
                 editor.selectAll()
                 return
         self.rule_lists[Polarity.POSITIVE].add_rule()
-
-    # --- saving, undo -----------------------------------------------------------------------------
-    def save(self) -> None:
-        draft, db = self._draft, self.state.db
-        if draft is None or db is None or self._saving or draft.problems():
-            return
-        edits = draft.edits()
-        if not edits:
-            return
-        self._saving = True
-        self._update_buttons()
-        self.editor_scroll.setEnabled(False)
-        self._write(draft, edits)
-
-    def _write(self, draft: EditorDraft, edits: list[Edit]) -> None:
-        """Save a draft's edits as one step of the undo stack (what was saved before a refusal too); after a
-        refusal the linguist's changes are kept on top of the item as it is now."""
-        draft.seed(self.state.ledger)
-        item_id = draft.item_id
-        write = undoable(self.state, self.ops, edits, f"{summary(edits)} in {draft.detail.external_id}")
-        def refused(error: Exception) -> bool:
-            self._saved(item_id, refused=True)
-            return self._refused(error, item_id)
-
-        write.success(lambda _: self._saved(item_id))
-        write.failure(refused)
-        write.run(self.ops)
-
-    def _saved(self, item_id: int, *, refused: bool = False) -> None:
-        """After a save, the item is shown as stored; after a refusal, as it is now with the changes on top."""
-        if self._draft is not None and self._draft.item_id == item_id:
-            self._saving = False
-            self.editor_scroll.setEnabled(True)
-            if refused:
-                self._rebase(self._draft)
-            else:
-                self._drafts.pop(item_id, None)
-                self._load(item_id)
-        elif refused and item_id in self._drafts:
-            self._rebase_kept(self._drafts[item_id])
-        else:
-            self._drafts.pop(item_id, None)
-        self._update_buttons()
-
-    # --- unsaved drafts (the window asks about them, keeps them on disk, offers them back) ---------
-    def unsaved(self) -> list[EditorDraft]:
-        """Every draft with changes not saved yet: the item shown and those kept while others were looked at."""
-        drafts = [draft for draft in self._drafts.values() if draft.dirty]
-        if self._draft is not None and self._draft.dirty and self._draft.item_id not in self._drafts:
-            drafts.insert(0, self._draft)
-        return drafts
-
-    def save_all(self) -> list[EditorDraft]:
-        """Save every unsaved draft (each one step of the undo stack); the drafts that cannot be saved as they are
-        (a pattern that does not compile, an empty source), which stay unsaved."""
-        blocked = []
-        for draft in self.unsaved():
-            if draft.problems():
-                blocked.append(draft)
-            elif draft is self._draft:
-                self.save()
-            else:
-                self._write(draft, draft.edits())
-        return blocked
-
-    def discard_all(self) -> None:
-        self._drafts.clear()
-        if self._draft is not None and self._draft.dirty:
-            self.revert()
-        self.drafts_changed.emit()
-
-    def recover(self, drafts: list[EditorDraft]) -> None:
-        """Drafts a session left unsaved, put back as unsaved changes on top of their items as they are now
-        (items removed since are dropped, and said)."""
-        db = self.state.db
-        if db is None:
-            return
-        for draft in drafts:
-            self._recover(db, draft)
-
-    def _recover(self, db: Database, draft: EditorDraft) -> None:
-        self.ops.read(lambda task: item_detail(db, draft.item_id),
-                      lambda detail: self._recovered(draft.rebased(detail)),
-                      on_failure=lambda error: self._not_recovered(draft, error))
-
-    def _recovered(self, draft: EditorDraft) -> None:
-        """A restored draft is shown at once when the screen shows no item, else kept for when its item is."""
-        if self._draft is not None and self._draft.item_id == draft.item_id:
-            self._show(draft)
-        else:
-            self._drafts[draft.item_id] = draft
-            if self._wanted is None:
-                self.state.edit_item(Selection(item_id=draft.item_id))
-        self.drafts_changed.emit()
-
-    def _not_recovered(self, draft: EditorDraft, error: Exception) -> bool:
-        if not isinstance(error, TsqeError):
-            return False
-        self.ops.message.emit(f"the unsaved changes of {draft.detail.external_id} were not restored: {error}")
-        return True
-
-    def _rebase_kept(self, draft: EditorDraft) -> None:
-        db = self.state.db
-        assert db is not None
-        self.ops.read(lambda task: item_detail(db, draft.item_id),
-                      lambda detail: self._drafts.__setitem__(draft.item_id, draft.rebased(detail)))
-
-    def _rebase(self, draft: EditorDraft) -> None:
-        db = self.state.db
-        assert db is not None
-
-        def fresh(detail: ItemDetail) -> None:
-            self._loading = None
-            if self._draft is draft:
-                self._show(draft.rebased(detail))
-
-        self._loading = draft.item_id, lambda: self._rebase(draft)
-        self.ops.read(lambda task: item_detail(db, draft.item_id), fresh, key="editor-item")
-
-    def _refused(self, error: Exception, item_id: int) -> bool:
-        if not isinstance(error, EditConflict):
-            return False
-        box = QMessageBox(QMessageBox.Icon.Warning, "tsqe — edit refused",
-                          f"Someone else changed this item since you opened it, so nothing of theirs was "
-                          f"overwritten:\n\n{error}\n\nThe item now shows their version with your unsaved "
-                          f"changes on top: check it and save again, or Reload to keep theirs only.",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self)
-        box.button(QMessageBox.StandardButton.Yes).setText("Reload")
-        box.button(QMessageBox.StandardButton.No).setText("Keep my changes")
-        box.setDefaultButton(QMessageBox.StandardButton.No)
-        box.accepted.connect(lambda: self._reload_stored(item_id))
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        return True
-
-    def _reload_stored(self, item_id: int) -> None:
-        """Forget the linguist's changes to this item: it shows what is stored."""
-        if self._draft is not None and self._draft.item_id == item_id:
-            self.revert()
-        else:
-            self._drafts.pop(item_id, None)
-
-    def revert(self) -> None:
-        draft = self._draft
-        if draft is not None:
-            self._drafts.pop(draft.item_id, None)
-            self._show(EditorDraft.of(draft.detail))
-            self._load(draft.item_id)
 
     def _operation_executed(self, changes: Changes) -> None:
         """Another write (a review, an import, an undo) may have changed what this item shows, and what a read of

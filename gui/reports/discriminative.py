@@ -11,12 +11,10 @@ the second run of a metric reads the caches and is immediate.
 """
 from __future__ import annotations
 
-import html
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, QSettings, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -43,77 +41,26 @@ from filters.variance import VarianceResult, export_selection, variance_filter
 from gui.elided_label import ElidedLabel
 from gui.operations import Operations
 from gui.operations import scores as scores_ops
+from gui.reports.correlation_pane import CorrelationPane
+from gui.reports.discriminative_item import ItemView, item_html
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
 from gui.reports.table_model import RAW_ROLE, TableModel, report_view
+from gui.settings import Settings
 from gui.state import AppState
 from suite.changes import Changes
-from suite.errors import TsqeError
 from suite.qe_scores import list_qe_systems
-from suite.reading.browse import OutputFilter, OutputRow, output_ids, output_rows
-from suite.references import KNOWN_GOOD, RefChoice, ReferenceChoices, parse_ref_entries, reference_choices
+from suite.reading.browse import OutputFilter, output_ids, output_rows
+from suite.references import KNOWN_GOOD, RefChoice, ReferenceChoices, reference_choices
 from suite.tables import Table
 from suite.tasks import TaskState
 
-DIFFICULTY_TINT = (0x00, 0x72, 0xB2)  # Okabe–Ito blue: difficulty is no label, so none of the label colours
-
-
-@dataclass(frozen=True)
-class ItemView:
-    """What the detail pane shows of one ranked item."""
-
-    item: str
-    std: float
-    mean: float
-    scores: dict[str, float]  # system -> score, the best first
-    outputs: dict[str, OutputRow]  # system -> its output
-    tokens: list[tuple[str, float]] | None  # reference tokens with difficulty, once computed
-
-
-def difficulty_html(tokens: list[tuple[str, float]]) -> str:
-    """Reference tokens on a white-to-blue ramp (darker is harder), word pieces joined back into words."""
-    parts: list[str] = []
-    for token, difficulty in tokens:
-        strength = min(max(difficulty, 0.0), 1.0)
-        red, green, blue = (round(255 + (c - 255) * strength) for c in DIFFICULTY_TINT)
-        text_colour = "#ffffff" if strength > 0.55 else "#1a1a1a"
-        piece = token.removeprefix("##")
-        space = "" if token.startswith("##") or not parts else " "
-        parts.append(f'{space}<span style="background-color:#{red:02x}{green:02x}{blue:02x};color:{text_colour}">'
-                     f"{html.escape(piece)}</span>")
-    return "".join(parts)
-
-
-def item_html(view: ItemView) -> str:
-    some = next(iter(view.outputs.values()), None)
-    lines = [f"<h3>{html.escape(view.item)}</h3>",
-             f"<p>standard deviation over systems <b>{view.std:.4f}</b> · mean {view.mean:.4f}</p>"]
-    if some is not None:
-        lines.append(f"<p><b>Source</b><br>{html.escape(some.source)}</p>")
-    if view.tokens is None:
-        lines.append("<p style='color:#666'>Reference tokens by difficulty: press “Token difficulty” "
-                     "(difficulty-aware BERTScore over all systems).</p>")
-    else:
-        hardest = sorted(view.tokens, key=lambda t: -t[1])[:3]
-        lines.append("<p><b>Reference</b>, tokens shaded by difficulty (darker: fewer systems matched it)<br>"
-                     f"<span style='font-size:15px'>{difficulty_html(view.tokens)}</span><br>"
-                     "<small style='color:#666'>hardest: "
-                     + ", ".join(f"{html.escape(t)} {d:.2f}" for t, d in hardest) + "</small></p>")
-    rows = "".join(
-        f"<tr><td>{html.escape(system)}</td><td align='right'>{score:.4f}</td>"
-        f"<td>{html.escape(view.outputs[system].text) if system in view.outputs else ''}</td></tr>"
-        for system, score in view.scores.items())
-    lines.append('<table cellspacing="0" cellpadding="4" border="1" style="border-collapse:collapse;'
-                 'border-color:#ccc"><tr style="background:#f0f0f0"><th>system</th><th>score</th><th>output</th>'
-                 f"</tr>{rows}</table>")
-    return "".join(lines)
-
-
+NOTHING_RANKED = "<p style='color:#666'>Rank the items by a metric, then select an item.</p>"
 METRICS_READ, FOLLOW_READ, ITEM_READ = (
     "reports/discriminative/metrics", "reports/discriminative/follow", "reports/discriminative/item")
 
 
-class DiscriminativeTab(ReportTab):
+class DiscriminativeTab(CorrelationPane, ReportTab):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(state, ops, (METRICS_READ, FOLLOW_READ, ITEM_READ), parent)
         self.scores: SegmentScores | None = None
@@ -165,7 +112,7 @@ class DiscriminativeTab(ReportTab):
         self.model = TableModel(self)
         self.view = report_view(self.model, whole_rows=True)
         self.detail = QTextBrowser()
-        self.detail.setHtml("<p style='color:#666'>Rank the items by a metric, then select an item.</p>")
+        self.detail.setHtml(NOTHING_RANKED)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.view)
         self.splitter.addWidget(self.detail)
@@ -251,9 +198,6 @@ class DiscriminativeTab(ReportTab):
             return None
         return json.dumps(self.variance.to_json(self.scores.metric), ensure_ascii=False) + "\n"
 
-    def correlation_table(self) -> Table | None:
-        return self.correlation_model.table
-
     def refresh(self) -> None:
         """Fill the metric choices (QE systems included) and the correlation metrics."""
         db = self._state.db
@@ -275,7 +219,7 @@ class DiscriminativeTab(ReportTab):
         refs = self._ranking_refs(metric)
         self.known_good_button.hide()
         self.status.setText(f"scoring with {metric}…")
-        scores_ops.score(db, suite, metric, refs).success(self._scored).failure(
+        scores_ops.score(db, suite, metric, refs).success(self._while_current(db, suite, self._scored)).failure(
             self._failed if asked else self._told).run(self._ops)
 
     def set_drop(self, fraction: float) -> None:
@@ -301,67 +245,21 @@ class DiscriminativeTab(ReportTab):
         if db is None:
             return
         refs = self._ranking_refs("da-bertscore-f")
-        scores_ops.difficulty(db, suite, refs).success(self._difficulty_done).failure(self._failed).run(self._ops)
+        scores_ops.difficulty(db, suite, refs).success(self._while_current(db, suite, self._difficulty_done)).failure(
+            self._failed).run(self._ops)
 
-    def correlate(self, *, asked: bool = True) -> None:
-        db, suite = self._state.db, self._state.suite_name
-        if db is None:
-            return
-        metrics = [self.correlation_metrics.item(i).data(Qt.ItemDataRole.UserRole)
-                   for i in range(self.correlation_metrics.count())
-                   if self.correlation_metrics.item(i).checkState() == Qt.CheckState.Checked]
-        if not metrics:
-            self.correlation_status.setText("check at least one metric")
-            return
-        try:
-            entries = self.correlation_entries()
-        except TsqeError as error:
-            self.correlation_status.setText(str(error))
-            return
-        top = self.top.value() or None
-        self.correlation_status.setText("correlating…")
-        scores_ops.correlate(db, suite, metrics, entries, top).success(self._correlated).failure(
-            self._correlation_failed if asked else self._correlation_told).run(self._ops)
+    def save_settings(self, settings: Settings) -> None:
+        settings.set("reports/discriminative/splitter", self.splitter.saveState())
+        settings.set("reports/discriminative/outer", self.outer.saveState())
+        settings.set("reports/discriminative/drop", self.drop.value())
 
-    def correlation_entries(self) -> list[RefChoice]:
-        """The checked reference entries and the joined ones typed beside them (the default when none)."""
-        checked = [self.correlation_refs.item(i).data(Qt.ItemDataRole.UserRole)
-                   for i in range(self.correlation_refs.count())
-                   if self.correlation_refs.item(i).checkState() == Qt.CheckState.Checked]
-        typed = parse_ref_entries(self.joined_refs.text()) if self.joined_refs.text().strip() else []
-        return list(dict.fromkeys([*checked, *typed])) or [RefChoice.default()]
-
-    def set_correlation_refs(self, entries: list[str]) -> None:
-        wanted = [RefChoice.parse(entry) for entry in entries]
-        for i in range(self.correlation_refs.count()):
-            item = self.correlation_refs.item(i)
-            item.setCheckState(Qt.CheckState.Checked if item.data(Qt.ItemDataRole.UserRole) in wanted
-                               else Qt.CheckState.Unchecked)
-
-    def use_known_good(self) -> None:
-        """The next step on a suite without references: rank against the items' known good translations."""
-        index = self.refs_choice.findData(RefChoice((KNOWN_GOOD,)))
-        if index >= 0:
-            self.refs_choice.setCurrentIndex(index)
-            self.rank()
-
-    def set_correlation_metrics(self, metrics: list[str]) -> None:
-        for i in range(self.correlation_metrics.count()):
-            item = self.correlation_metrics.item(i)
-            checked = item.data(Qt.ItemDataRole.UserRole) in metrics
-            item.setCheckState(Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked)
-
-    def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("reports/discriminative/splitter", self.splitter.saveState())
-        settings.setValue("reports/discriminative/outer", self.outer.saveState())
-        settings.setValue("reports/discriminative/drop", self.drop.value())
-
-    def restore_settings(self, settings: QSettings) -> None:
+    def restore_settings(self, settings: Settings) -> None:
         for key, splitter in (("splitter", self.splitter), ("outer", self.outer)):
-            value = settings.value(f"reports/discriminative/{key}")
+            value = settings.layout(f"reports/discriminative/{key}")
             if value is not None:
                 splitter.restoreState(value)
-        self.drop.setValue(int(str(settings.value("reports/discriminative/drop", 60))))
+        self.drop.setValue(settings.integer("reports/discriminative/drop", 60, self.drop.minimum(),
+                                            self.drop.maximum()))
 
     # --- internals ------------------------------------------------------------------------------------
     def _fill_metrics(self, qe_names: list[str], choices: ReferenceChoices) -> None:
@@ -491,23 +389,6 @@ class DiscriminativeTab(ReportTab):
             self._show_item(ItemView(self.item.item, self.item.std, self.item.mean, self.item.scores,
                                      self.item.outputs, tokens))
 
-    def _correlated(self, table: CorrelationTable) -> None:
-        self.correlation = table
-        self.correlation_model.set_table(table.to_table())
-        self.correlation_view.resizeColumnsToContents()
-        metrics = len({row.metric for row in table.rows})
-        entries = len({row.refs for row in table.rows if row.refs is not None})
-        self.correlation_status.setText(f"{metrics} metrics"
-                                        + (f" × {entries} reference entries" if entries > 1 else ""))
-
-    def _correlation_failed(self, error: Exception) -> bool:
-        self.correlation_status.setText(str(error))
-        return False
-
-    def _correlation_told(self, error: Exception) -> bool:
-        self.correlation_status.setText(str(error))
-        return True
-
     def _choose_vat_dir(self) -> None:
         directory = QFileDialog.getExistingDirectory(self, "Save the kept items in the VAT layout")
         if directory:
@@ -516,6 +397,13 @@ class DiscriminativeTab(ReportTab):
     def concerns(self, changes: Changes) -> bool:
         """Scores compare outputs with references: new outputs, references or items make the ranking stale."""
         return bool(changes.outputs or changes.taxonomy or changes.references)
+
+    def _clear_shown(self) -> None:
+        """After a switch the item, its systems and every figure go at once (the detail kept the previous
+        database's item and systems, issue 28); the new suite's fill them again."""
+        self.detail.setHtml(NOTHING_RANKED)
+        for label in (self.status, self.kept, self.correlation_status):
+            label.setText("")
 
     def _forget(self) -> None:
         self.scores = self.variance = self.difficulty = self.correlation = None

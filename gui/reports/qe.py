@@ -11,17 +11,13 @@ writes with progress and Cancel.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt, QTimer
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
-    QGroupBox,
     QHBoxLayout,
-    QLabel,
-    QMessageBox,
-    QPushButton,
     QSpinBox,
     QSplitter,
     QTabWidget,
@@ -31,21 +27,15 @@ from PySide6.QtWidgets import (
 
 from gui.elided_label import ElidedLabel
 from gui.operations import Operations
-from gui.operations import qe as qe_ops
 from gui.reports.charts import ChartView
 from gui.reports.disagreement import DisagreementPage
 from gui.reports.export import ExportButton
 from gui.reports.pairs_view import PairsView
-from gui.reports.qe_dialogs import (
-    ImportScoresDialog,
-    MetricDialog,
-    MetricRequest,
-    TrainDialog,
-    TrainRequest,
-)
+from gui.reports.qe_stability import STABILITY_READ, QEStabilityPage
+from gui.reports.qe_systems import QESystemsPane
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
-from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, RowListModel
+from gui.settings import Settings
 from gui.state import AppState
 from qe.accuracy import TIES, TIES_COLUMN, AccuracyResult
 from qe.disagreement import row_disagreement
@@ -53,7 +43,7 @@ from qe.evaluation import AccuracyOptions, EvaluationInputs, accuracy, read_inpu
 from qe.pair_verdicts import PairVerdict, pair_verdicts
 from qe.pairs import PairTable
 from qe.plots import accuracy_figure
-from qe.stability import StabilityResult, ranking_stability
+from qe.stability import StabilityResult
 from suite.changes import Changes
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores, QESystemInfo, list_qe_systems
@@ -81,50 +71,6 @@ class AccuracyView:
         return self.inputs.pairs
 
 
-class QESystemsModel(RowListModel[QESystemInfo]):
-    """The database's QE systems; the check box says whether a system takes part in the table."""
-
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__((RowColumn("QE system", flags=SELECTABLE | Qt.ItemFlag.ItemIsUserCheckable),
-                          RowColumn("kind"), RowColumn("direction"), RowColumn("scores", numeric=True)), parent)
-        self._unchecked: set[str] = set()
-
-    @property
-    def systems(self) -> list[QESystemInfo]:
-        return self.rows()
-
-    def set_systems(self, systems: list[QESystemInfo]) -> None:
-        self.set_rows(sorted(systems, key=lambda s: s.id))  # creation order, as the CLI's default columns
-
-    def checked(self) -> list[str]:
-        return [s.name for s in self.systems if s.name not in self._unchecked]
-
-    def set_checked(self, names: list[str]) -> None:
-        self._unchecked = {s.name for s in self.systems if s.name not in names}
-        if self.systems:
-            self.dataChanged.emit(self.index(0, 0), self.index(len(self.systems) - 1, 0))
-
-    def cell(self, row: QESystemInfo, number: int, column: int, role: int) -> Any:
-        if role == Qt.ItemDataRole.DisplayRole:
-            return (row.name, row.kind, row.direction, f"{row.scores:,}")[column]
-        if role == Qt.ItemDataRole.CheckStateRole and column == 0:
-            return Qt.CheckState.Unchecked if row.name in self._unchecked else Qt.CheckState.Checked
-        if role == Qt.ItemDataRole.ToolTipRole:
-            return ", ".join(f"{k}: {v}" for k, v in row.meta.items()) or row.kind
-        return None
-
-    def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
-        if role != Qt.ItemDataRole.CheckStateRole or index.column() != 0:
-            return False
-        name = self.systems[index.row()].name
-        if Qt.CheckState(value) == Qt.CheckState.Checked:
-            self._unchecked.discard(name)
-        else:
-            self._unchecked.add(name)
-        self.dataChanged.emit(index, index)
-        return True
-
-
 def _rows_key(by: str, category: str | None) -> str:
     """A combo box keeps strings faithfully (a tuple comes back as a list): "by:category", "in:CATEGORY"."""
     return f"by:{by}" if category is None else f"in:{category}"
@@ -135,13 +81,12 @@ def _rows_choice(key: str) -> tuple[str, str | None]:
     return (value, None) if kind == "by" else ("phenomenon", value)
 
 
-SYSTEMS_READ, ACCURACY_READ, STABILITY_READ, PAIRS_READ, DISAGREEMENT_READ = (
-    "reports/qe/systems", "reports/qe/accuracy", "reports/qe/stability", "reports/qe/pairs",
-    "reports/qe/disagreement")
+SYSTEMS_READ, ACCURACY_READ, PAIRS_READ, DISAGREEMENT_READ = (
+    "reports/qe/systems", "reports/qe/accuracy", "reports/qe/pairs", "reports/qe/disagreement")
 STABILITY_PAGE, DISAGREEMENT_PAGE = 1, 2
 
 
-class QETab(ReportTab):
+class QETab(QESystemsPane, QEStabilityPage, ReportTab):
     def __init__(self, state: AppState, ops: Operations, parent: QWidget | None = None) -> None:
         super().__init__(state, ops, (SYSTEMS_READ, ACCURACY_READ, STABILITY_READ, PAIRS_READ, DISAGREEMENT_READ),
                          parent)
@@ -151,25 +96,7 @@ class QETab(ReportTab):
         self._inputs: EvaluationInputs | None = None
         self.stability: StabilityResult | None = None
 
-        # QE systems and what can be done with them
-        self.systems_model = QESystemsModel(self)
-        self.systems_view = report_view(self.systems_model, whole_rows=True)
-        self.import_button = QPushButton("Import scores…")
-        self.train_button = QPushButton("Train…")
-        self.predict_button = QPushButton("Predict")
-        self.metric_button = QPushButton("Metric as QE…")
-        self.remove_button = QPushButton("Remove")
-        self.predict_button.setToolTip("Score every output of the suite with the selected trained QE system")
-        self.metric_button.setToolTip("Store a reference-based metric (chrF, BLEU, TER) as a QE proxy")
-        buttons = QHBoxLayout()
-        for button in (self.import_button, self.train_button, self.predict_button, self.metric_button,
-                       self.remove_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
-        systems_box = QGroupBox("QE systems (checked ones are compared)")
-        systems_layout = QVBoxLayout(systems_box)
-        systems_layout.addWidget(self.systems_view)
-        systems_layout.addLayout(buttons)
+        systems_box = self._build_systems()
 
         # options of the table
         self.rows = QComboBox()
@@ -222,32 +149,7 @@ class QETab(ReportTab):
         accuracy_page.setStretchFactor(1, 2)
         self.accuracy_page = accuracy_page
 
-        # stability
-        self.splits = QSpinBox()
-        self.splits.setRange(1, 10_000)
-        self.splits.setValue(200)
-        self.splits.setPrefix("splits ")
-        self.stability_status = ElidedLabel()
-        self.stability_status.setStyleSheet("color: #555")
-        self.stability_model = TableModel(self)
-        self.stability_view = report_view(self.stability_model)
-        self.stability_notes = QLabel()
-        self.stability_notes.setWordWrap(True)
-        self.stability_notes.setStyleSheet("color: #555; font-size: 11px")
-        self.stability_export = ExportButton("QE ranking stability table", self.stability_table, None, self,
-                                             document=self.stability_document)
-        stability_controls = QHBoxLayout()
-        question = QLabel("Does the ranking of the QE systems hold between random halves of the items?")
-        question.setWordWrap(True)
-        stability_controls.addWidget(question, 1)
-        stability_controls.addWidget(self.splits)
-        stability_controls.addWidget(self.stability_status)
-        stability_controls.addWidget(self.stability_export)
-        stability_page = QWidget()
-        stability_layout = QVBoxLayout(stability_page)
-        stability_layout.addLayout(stability_controls)
-        stability_layout.addWidget(self.stability_view)
-        stability_layout.addWidget(self.stability_notes)
+        stability_page = self._build_stability()
 
         # disagreement between rows
         self.disagreement_page = DisagreementPage()
@@ -278,14 +180,8 @@ class QETab(ReportTab):
         for spin in (self.bootstrap, self.seed):
             spin.valueChanged.connect(self._recompute.start)
         self.systems_model.dataChanged.connect(self._recompute.start)
-        self.splits.valueChanged.connect(self.compute_stability)
         self.disagreement_page.count_too_few.toggled.connect(self.compute_disagreement)
         self.pages.currentChanged.connect(self._page_changed)
-        self.import_button.clicked.connect(self._import_scores)
-        self.train_button.clicked.connect(self._train)
-        self.predict_button.clicked.connect(self._predict)
-        self.metric_button.clicked.connect(self._metric)
-        self.remove_button.clicked.connect(self._remove)
         self.add_menu_actions((("Import QE scores…", self._import_scores), ("Train a QE system…", self._train),
                                ("Store a metric as QE…", self._metric)))
 
@@ -296,14 +192,8 @@ class QETab(ReportTab):
     def document(self) -> str | None:
         return None if self.view_data is None else self.view_data.result.to_json() + "\n"
 
-    def stability_document(self) -> str | None:
-        return None if self.stability is None else self.stability.to_json() + "\n"
-
     def figure(self) -> Figure | None:
         return self.chart.export_figure()
-
-    def stability_table(self) -> Table | None:
-        return self.stability_model.table
 
     def options(self) -> AccuracyOptions:
         by, category = _rows_choice(self.rows.currentData())
@@ -362,22 +252,6 @@ class QETab(ReportTab):
         if self.pages.currentIndex() == STABILITY_PAGE:
             self.compute_stability()
 
-    def compute_stability(self) -> None:
-        db, suite = self._state.db, self._state.suite_name
-        if db is None:
-            return
-        options, splits = self.options(), self.splits.value()
-        self.stability_status.setText("computing…")
-        known = self._inputs
-
-        def work(task: TaskState) -> StabilityResult:
-            inputs = known if known is not None else read_inputs(db, suite)
-            return ranking_stability(inputs.pairs, inputs.chosen(options.qe), by=options.by,
-                                     category=options.category, ties=inputs.ties(options.ties), splits=splits,
-                                     seed=options.seed)
-
-        self._ops.read(work, self._show_stability, key=STABILITY_READ, on_failure=self._stability_failed)
-
     def compute_disagreement(self) -> None:
         """The disagreement between the rows of the table on screen (no database read: the table has the ranks)."""
         data = self.view_data
@@ -417,17 +291,17 @@ class QETab(ReportTab):
 
         self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key=PAIRS_READ)
 
-    def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("reports/qe/splitter", self.splitter.saveState())
-        settings.setValue("reports/qe/table_splitter", self.table_splitter.saveState())
-        settings.setValue("reports/qe/accuracy_page", self.accuracy_page.saveState())
-        settings.setValue("reports/qe/disagreement_page", self.disagreement_page.splitter.saveState())
+    def save_settings(self, settings: Settings) -> None:
+        settings.set("reports/qe/splitter", self.splitter.saveState())
+        settings.set("reports/qe/table_splitter", self.table_splitter.saveState())
+        settings.set("reports/qe/accuracy_page", self.accuracy_page.saveState())
+        settings.set("reports/qe/disagreement_page", self.disagreement_page.splitter.saveState())
 
-    def restore_settings(self, settings: QSettings) -> None:
+    def restore_settings(self, settings: Settings) -> None:
         for key, splitter in (("splitter", self.splitter), ("table_splitter", self.table_splitter),
                               ("accuracy_page", self.accuracy_page),
                               ("disagreement_page", self.disagreement_page.splitter)):
-            value = settings.value(f"reports/qe/{key}")
+            value = settings.layout(f"reports/qe/{key}")
             if value is not None:
                 splitter.restoreState(value)
 
@@ -493,22 +367,6 @@ class QETab(ReportTab):
         self.disagreement_page.clear(str(error))
         return True
 
-    def _show_stability(self, result: StabilityResult) -> None:
-        self.stability = result
-        table = result.to_table()
-        self.stability_model.set_table(table)
-        self.stability_view.resizeColumnsToContents()
-        self.stability_notes.setText("  ".join(table.display_notes()))
-        self.stability_status.setText(f"{result.splits} splits over {result.overall.items:,} items")
-
-    def _stability_failed(self, error: Exception) -> bool:
-        if not isinstance(error, TsqeError):
-            return False
-        self.stability = None
-        self.stability_model.set_table(None)
-        self.stability_status.setText(str(error))
-        return True
-
     def _page_changed(self, index: int) -> None:
         if index == STABILITY_PAGE and self.stability is None:
             self.compute_stability()
@@ -536,67 +394,4 @@ class QETab(ReportTab):
         self.stability_notes.setText("")
         self.stability_status.setText("")
 
-    def _selected_system(self) -> QESystemInfo | None:
-        rows = self.systems_view.selectionModel().selectedRows()
-        return self.systems_model.systems[rows[0].row()] if rows else None
 
-    # --- writes ----------------------------------------------------------------------------------------
-    def _import_scores(self) -> None:
-        dialog = ImportScoresDialog(self)
-        dialog.accepted.connect(lambda: self.import_scores(**vars(dialog.request())))
-        dialog.open()
-
-    def import_scores(self, path: str, name: str, lower_is_better: bool) -> None:
-        db, suite = self._state.db, self._state.suite_name
-        assert db is not None
-        qe_ops.import_scores(db, suite, path, name, lower_is_better).run(self._ops)
-
-    def _train(self) -> None:
-        dialog = TrainDialog(self)
-        dialog.accepted.connect(lambda: self.train(dialog.request()))
-        dialog.open()
-
-    def train(self, request: TrainRequest) -> None:
-        """Train in the background; Cancel stops it and nothing is stored (the model is saved last)."""
-        db, suite = self._state.db, self._state.suite_name
-        assert db is not None
-        qe_ops.train(db, suite, request.name, request.kind, list(request.data), request.target, request.folds,
-                     request.seed).run(self._ops)
-
-    def _predict(self) -> None:
-        system = self._selected_system()
-        if system is None:
-            self.status.setText("select a trained QE system to predict with")
-            return
-        self.predict(system.name)
-
-    def predict(self, name: str) -> None:
-        db, suite = self._state.db, self._state.suite_name
-        assert db is not None
-        qe_ops.predict(db, suite, name).run(self._ops)
-
-    def _metric(self) -> None:
-        dialog = MetricDialog(self)
-        dialog.accepted.connect(lambda: self.metric_as_qe(dialog.request()))
-        dialog.open()
-
-    def metric_as_qe(self, request: MetricRequest) -> None:
-        db, suite = self._state.db, self._state.suite_name
-        assert db is not None
-        qe_ops.metric_as_qe(db, suite, request.metric, request.name, request.refs).run(self._ops)
-
-    def _remove(self) -> None:
-        system = self._selected_system()
-        if system is None:
-            self.status.setText("select the QE system to remove")
-            return
-        box = QMessageBox(QMessageBox.Icon.Question, "tsqe — remove QE system",
-                          f"Remove the QE system {system.name!r} and its {system.scores:,} scores?",
-                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self)
-        box.accepted.connect(lambda: self.remove(system.name))
-        box.open()
-
-    def remove(self, name: str) -> None:
-        db = self._state.db
-        assert db is not None
-        qe_ops.remove(db, name).run(self._ops)

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QModelIndex,
-    QSettings,
     Qt,
 )
 from PySide6.QtGui import QFont
@@ -32,6 +31,7 @@ from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import RAW_ROLE, ramp, report_view
 from gui.row_table_model import RowColumn, RowListModel
+from gui.settings import Settings
 from gui.state import AppState
 from qe.plots import systems_figure
 from suite.changes import Changes
@@ -174,15 +174,15 @@ class SystemsTab(ReportTab):
     def figure(self) -> Figure | None:
         return self.chart.export_figure()
 
-    def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("reports/systems/splitter", self.splitter.saveState())
-        settings.setValue("reports/systems/by", self.by.currentData())
+    def save_settings(self, settings: Settings) -> None:
+        settings.set("reports/systems/splitter", self.splitter.saveState())
+        settings.set("reports/systems/by", self.by.currentData())
 
-    def restore_settings(self, settings: QSettings) -> None:
-        state = settings.value("reports/systems/splitter")
+    def restore_settings(self, settings: Settings) -> None:
+        state = settings.layout("reports/systems/splitter")
         if state is not None:
             self.splitter.restoreState(state)
-        index = self.by.findData(settings.value("reports/systems/by", "category"))
+        index = self.by.findData(settings.text("reports/systems/by", "category"))
         if index >= 0:
             self.by.setCurrentIndex(index)
 

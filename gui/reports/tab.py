@@ -8,6 +8,7 @@ notification and be shown, or be kept and reused, as if it were current.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QVBoxLayout, QWidget
@@ -15,6 +16,11 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QVBoxLayout, QWidget
 from gui.operations import Operations
 from gui.state import AppState
 from suite.changes import Changes
+
+if TYPE_CHECKING:
+    from store import Database
+
+T = TypeVar("T")
 
 
 class ReportTab(QWidget):
@@ -53,6 +59,11 @@ class ReportTab(QWidget):
     def _switched(self) -> None:
         self._clear_shown()
         self._invalidate()
+
+    def _while_current(self, db: Database, suite: str | None, shown: Callable[[T], None]) -> Callable[[T], None]:
+        """``shown``, only while the database and suite are those a job was started on: a ranking or correlation
+        that finished after a switch belongs to the previous database (issue 28)."""
+        return lambda result: shown(result) if self._state.db is db and self._state.suite_name == suite else None
 
     def add_menu_actions(self, actions: tuple[tuple[str, Callable[[], None]], ...]) -> None:
         """The window's QE menu lists a screen's actions (``QWidget.actions()``): the same forms as its buttons."""

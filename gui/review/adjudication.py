@@ -11,7 +11,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QCheckBox, QLabel, QTableView, QWidget
+from PySide6.QtWidgets import QCheckBox, QLabel, QMessageBox, QTableView, QWidget
 
 from gui.colours import LABEL_COLOURS
 from gui.operations import Operations
@@ -56,6 +56,7 @@ class AdjudicationPage(QWidget):
         self._ops = ops
         self.model = DisagreementsModel(self)
         self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
         self.show_all = QCheckBox("show adjudicated ones too", self)
         self.show_all.toggled.connect(lambda _: self.reload())
         self.table: QTableView = row_view(self.model, self)
@@ -64,6 +65,8 @@ class AdjudicationPage(QWidget):
         lay_out_page(self, self.table, self.detail, (80, 120, 120, 380, 110, 130), self.summary, self.show_all)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self._follow: int | None = None
+        self._own_disputes_confirmed: str | None = None  # the reviewer who said yes to settling their own
+        self.asking: QMessageBox | None = None
 
     def activate(self) -> None:
         self.reload()
@@ -80,9 +83,7 @@ class AdjudicationPage(QWidget):
     def _arrived(self, rows: list[ReviewDisagreement]) -> None:
         current = self.current()
         self.model.set_rows(rows)
-        open_ones = sum(row.adjudicated_by is None for row in rows)
-        self.summary.setText(f"{open_ones:,} disagreement{'s' if open_ones != 1 else ''} to adjudicate. P / F "
-                             "decide the output's label; both decisions stay in its history.")
+        self._say_summary()
         wanted = self._follow if self._follow is not None else current.assignment_id if current else None
         self._follow = None
         numbers = [i for i, row in enumerate(rows) if row.assignment_id == wanted]
@@ -90,6 +91,18 @@ class AdjudicationPage(QWidget):
             self.row_cursor.set_current(numbers[0] if numbers else 0)
         else:
             self.detail.show_row(None)
+
+    def _say_summary(self) -> None:
+        rows = self.model.rows()
+        open_ones = sum(row.adjudicated_by is None for row in rows)
+        text = (f"{open_ones:,} disagreement{'s' if open_ones != 1 else ''} to adjudicate. P / F decide the output's "
+                "label; both decisions stay in its history.")
+        chosen = self.current()
+        own = None if chosen is None else chosen.own_decision(self._state.author())
+        if own is not None:
+            text += (f" <span style='color:{LABEL_COLOURS['fail']}'><b>You are one of the two reviewers of this "
+                     f"dispute</b> (you decided {own}): an adjudicator is usually a third person.</span>")
+        self.summary.setText(text)
 
     def changed(self, changes: Changes) -> None:
         if changes.assignments or changes.reviews or changes.taxonomy:
@@ -109,12 +122,50 @@ class AdjudicationPage(QWidget):
             self._ops.message.emit(f"adjudicated already by {chosen.adjudicated_by}: change the output's label in "
                                    "the queue")
             return
+        author = self._state.author()
+        own = chosen.own_decision(author)
+        if own is not None and self._own_disputes_confirmed != author:
+            self._ask_own_dispute(chosen, label, own)
+            return
+        self._adjudicate(chosen, label)
+
+    def _adjudicate(self, chosen: ReviewDisagreement, label: str) -> None:
         rows = self.model.rows()
+        if chosen not in rows:
+            return
         following = next((row for row in rows[rows.index(chosen) + 1:] if row.adjudicated_by is None), None)
         self._follow = following.assignment_id if following is not None else None
         review_ops.adjudicate(self._state, self._ops, chosen, Label(label)).run(self._ops)
 
+    def _ask_own_dispute(self, chosen: ReviewDisagreement, label: str, own: str) -> None:
+        """Settling one's own dispute is allowed (a team of two has no third person) but asked about, once per
+        session and reviewer: a lead reading the history would otherwise take it for an independent judgement."""
+        author = self._state.author()
+        other = chosen.second_label if own == chosen.first_label else chosen.first_label
+        box = QMessageBox(QMessageBox.Icon.Warning, "tsqe — adjudicate your own dispute?",
+                          f"You ({author}) are one of the two reviewers of this dispute: you decided {own}, "
+                          f"the other reviewer {other}.",
+                          QMessageBox.StandardButton.NoButton, self)
+        box.setInformativeText(f"An adjudicator is usually a third person. Decide {label} anyway? (Asked once in "
+                               "this session.)")
+        go = box.addButton(f"Adjudicate {label}", QMessageBox.ButtonRole.AcceptRole)
+        cancel = box.addButton(QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(cancel)
+        box.setEscapeButton(cancel)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def answered() -> None:
+            self.asking = None
+            if box.clickedButton() is go:
+                self._own_disputes_confirmed = author
+                self._adjudicate(chosen, label)
+
+        box.finished.connect(lambda _: answered())
+        self.asking = box
+        box.open()
+
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._say_summary()
         chosen = self.current()
         db = self._state.db
         if chosen is None or chosen.output_id is None or db is None:

@@ -88,6 +88,13 @@ class AssignmentsPage(QWidget):
         self._taken_once = False
         self._follow: int | None = None
         """The assignment to put the cursor on when the rows come back (the one after the last answered)."""
+        state.reviewer_changed.connect(self._reviewer_changed)
+
+    def _reviewer_changed(self) -> None:
+        """Another reviewer's assignments are theirs: the page lists the new name's (taking some once)."""
+        self._taken_once = False
+        if self.isVisible():
+            self.activate()
 
     def activate(self) -> None:
         """Shown: read the reviewer's assignments, and take some the first time if none is open."""

@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from gui.colours import NEGATIVE, POSITIVE
-from gui.review.model import DISPLAY, SPANS_ROLE
+from gui.review.columns import DISPLAY, SPANS_ROLE
 from suite.engine.preview import PreviewSpan
 from suite.engine.rules import Span
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 
 from gui.colours import LABEL_COLOURS, NEGATIVE, POSITIVE
 from gui.operations import Operations
-from gui.review.model import initials
+from gui.review.columns import initials
 from gui.state import AppState
 from suite.assist.hints import RowHints
 from suite.editing.item_detail import ItemDetail, item_detail, nearest_translation

@@ -52,21 +52,31 @@ def _percent(value: float | None) -> str:
 def report_html(report: TeamReport) -> str:
     agreement = report.agreement
     head = "<tr>" + "".join(f"<th align='left'>{h}</th>" for h in (
-        "reviewers", "category", "outputs", "agreed", "agreement", "κ")) + "</tr>"
+        "reviewers", "category", "outputs", "agreed", "agreement", "κ", "AC1")) + "</tr>"
     rows = []
+    notes = []
     for row in agreement.rows:
         weight = "font-weight:bold;" if row.overall else ""
         kappa = "–" if row.kappa is None else f"{row.kappa:.2f}"
+        note = row.kappa_note()
+        if note is not None:
+            kappa += "*"
+            if (line := f"{' · '.join(row.reviewers)}: {note}") not in notes:
+                notes.append(line)  # a category's row may be one-sided where the pair's overall row is not
+        ac1 = "–" if row.ac1 is None else f"{row.ac1:.2f}"
         rows.append(f"<tr style='{weight}'><td>{html.escape(' · '.join(row.reviewers)) if row.overall else ''}</td>"
                     f"<td>{'all categories' if row.overall else html.escape(row.category or NO_CATEGORY)}</td>"
                     f"<td align='right'>{row.compared:,}</td><td align='right'>{row.agreed:,}</td>"
-                    f"<td align='right'>{_percent(row.raw)}</td><td align='right'>{kappa}</td></tr>")
+                    f"<td align='right'>{_percent(row.raw)}</td><td align='right'>{kappa}</td>"
+                    f"<td align='right'>{ac1}</td></tr>")
     parts = ["<h3 style='margin:2px 0'>Agreement of reviewers</h3>",
              f"<p>{agreement.answered:,} of {agreement.planned:,} planned double reviews answered · "
              f"{agreement.open_disagreements:,} disagreements to adjudicate · {agreement.adjudicated:,} "
              "adjudicated</p>"]
     if rows:
         parts.append(f"<table cellspacing='0' cellpadding='3'>{head}{''.join(rows)}</table>")
+        parts.append("<p style='color:#555555'>κ: Cohen's kappa; AC1: Gwet's AC1, which stays meaningful when one "
+                     "label dominates." + "".join(f"<br>* {html.escape(note)}" for note in notes) + "</p>")
     elif not agreement.planned:
         parts.append("<p style='color:#777777'>No double review is planned: plan one to have a share of each "
                      "category's reviewed outputs decided again, blind, by a second reviewer.</p>")

@@ -279,6 +279,17 @@ class ReviewDisagreement:
     adjudicated_label: Label | None
     adjudicated_by: str | None
 
+    def own_decision(self, reviewer: str) -> str | None:
+        """The label ``reviewer`` gave in this dispute (None: not one of its two reviewers). An adjudicator who is
+        one of them settles their own dispute, which a lead wants to know about (issue 28); names compare as
+        stored, without surrounding spaces."""
+        name = reviewer.strip()
+        if name == (self.first_reviewer or "").strip():
+            return self.first_label
+        if name == self.second_reviewer.strip():
+            return self.second_label
+        return None
+
 
 def disagreements(db: Database, *, suite_name: str | None = None, open_only: bool = True) -> list[ReviewDisagreement]:
     """The suite's double reviews whose answers differ from the first decision, in suite order; adjudicated ones

@@ -5,11 +5,18 @@ would do: the flips on the item and, through the scope preview, across its pheno
 build on a suite of 14,000 outputs) between items, as the editor asks for one item after another; the item's
 own outputs are read afresh every time, so a review or an edit of the item itself is always seen. A front-end
 calls ``invalidate`` after writes that change other items' labels (reading them again costs that second).
+
+Given the editor's unsaved draft, the suggestions are measured against it, not against the stored rules: what
+each one decides "here" are the outputs still undecided under the draft, its flips are what it changes on top
+of the draft, and one that decides nothing the draft leaves undecided is not offered. Measured against the
+stored rules, the list kept saying "decides 6 here" after the linguist had typed a rule deciding those six
+(issue 28). The evidence (which texts are decided) stays the stored one: an unsaved rule decides nothing yet.
 """
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -24,15 +31,18 @@ from suite.assist.rule_suggestions import RuleSuggestion, matcher, suggest_rules
 from suite.engine.preview import (
     Draft,
     DraftRule,
+    ItemPreview,
     PreviewOutput,
     PreviewSession,
     ScopePreview,
     draft_of,
+    ordered_flips,
     preview_scope,
 )
 from suite.errors import TsqeError
 from suite.tasks import TaskState, progress_of
 
+DECIDED = ("pass", "fail")
 SCOPE = "phenomenon"
 """Where the flips of a suggestion are counted beyond its item (``suite.engine.preview.SCOPES``)."""
 
@@ -88,8 +98,10 @@ class SuggestionSession:
         """Read the suites' items again before the next suggestion (their labels changed)."""
         self._contexts.clear()
 
-    def suggestions(self, item_id: int, *, scope: bool = True, task: TaskState | None = None) -> ItemSuggestions:
-        """The rules suggested for the item, most useful first, each checked and with its flips."""
+    def suggestions(self, item_id: int, *, draft: Draft | None = None, scope: bool = True,
+                    task: TaskState | None = None) -> ItemSuggestions:
+        """The rules suggested for the item, most useful first, each checked and with its flips; against the
+        unsaved ``draft`` of its rules when one is given (see the module docstring)."""
         progress = progress_of(task)
         with self.db.session() as session:
             suite_id = session.scalar(select(Item.suite_id).where(Item.id == item_id))
@@ -102,31 +114,55 @@ class SuggestionSession:
             item = suite_evidence(session, suite_id, [item_id])[0]
         found = suggest_rules(item, context)
         offered: list[OfferedSuggestion] = []
-        stored = draft_of(self.db, item_id)
         previews = PreviewSession(self.db)
+        base = draft_of(self.db, item_id) if draft is None else draft
+        under_draft = None if draft is None else previews.preview(item_id, draft)
+        undecided = len(item.undecided) if under_draft is None else len(_undecided(under_draft))
         for index, suggestion in enumerate(found):
             progress.progress(index, len(found), "trying the suggestions")
+            if under_draft is not None:
+                still = _undecided(under_draft)
+                suggestion = replace(suggestion, decides=tuple(i for i in suggestion.decides if i in still))
+                if not suggestion.decides:
+                    continue  # the draft decides them already
             rule = DraftRule(Polarity(suggestion.polarity), suggestion.pattern, suggestion.ignore_case)
-            preview = previews.preview(item_id, Draft((*stored.rules, rule), stored.known))
-            if _contradicts(suggestion, preview.outputs) or _against_rules(suggestion, stored.rules):
+            preview = previews.preview(item_id, Draft((*base.rules, rule), base.known))
+            if _contradicts(suggestion, preview.outputs, under_draft) or _against_rules(suggestion, base.rules):
                 continue
             wider = preview_scope(self.db, item_id, [rule], SCOPE) if scope and item.phenomenon is not None \
                 else None
-            offered.append(OfferedSuggestion(suggestion, preview.flips, wider))
+            flips = preview.flips if under_draft is None else _flips(under_draft, preview)
+            offered.append(OfferedSuggestion(suggestion, flips, wider))
         progress.progress(len(found), len(found), "trying the suggestions")
         return ItemSuggestions(item.item_id, item.external_id, item.category, item.phenomenon,
-                               len(item.texts("pass")), len(item.texts("fail")), len(item.undecided), offered)
+                               len(item.texts("pass")), len(item.texts("fail")), undecided, offered)
 
 
-def _contradicts(suggestion: RuleSuggestion, outputs: Sequence[PreviewOutput]) -> bool:
-    """Whether, added to the item's rules, the suggestion would go against a reviewer (deciding an output they
-    decided otherwise) or change a decided automatic label (a fail its rules gave turned into a conflict)."""
+def _undecided(preview: ItemPreview) -> set[int]:
+    return {output.output_id for output in preview.outputs if output.effective_after not in DECIDED}
+
+
+def _flips(before: ItemPreview, after: ItemPreview) -> dict[str, int]:
+    """What ``after`` changes on top of ``before`` (both previews of the same item)."""
+    was = {output.output_id: output.label_after for output in before.outputs}
+    return ordered_flips(Counter(f"{was[output.output_id]}->{output.label_after}" for output in after.outputs
+                                 if was.get(output.output_id, output.label_after) != output.label_after))
+
+
+def _contradicts(suggestion: RuleSuggestion, outputs: Sequence[PreviewOutput],
+                 under_draft: ItemPreview | None = None) -> bool:
+    """Whether, added to the item's rules (or the draft's), the suggestion would go against a reviewer (deciding an
+    output they decided otherwise) or change a decided automatic label (a fail its rules gave turned into a
+    conflict)."""
     decides = matcher(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
+    was = {output.output_id: output.label_now for output in outputs} if under_draft is None else \
+        {output.output_id: output.label_after for output in under_draft.outputs}
     for output in outputs:
-        if output.manual in ("pass", "fail"):
+        before = was.get(output.output_id)
+        if output.manual in DECIDED:
             if output.manual != suggestion.label and decides(output.text):
                 return True
-        elif output.label_now in ("pass", "fail") and output.label_after != output.label_now:
+        elif before in DECIDED and output.label_after != before:
             return True
     return False
 

@@ -79,17 +79,40 @@ def write_drafts(path: Path, database_url: str, drafts: Sequence[EditorDraft]) -
 
 def read_drafts(path: Path) -> Autosaved | None:
     """The drafts kept in ``path``; None when there is no file. A file that cannot be read is refused in words
-    (the caller keeps it, for a person to look at, rather than deleting what may be someone's work)."""
+    (the caller sets it aside with ``set_aside``, for a person to look at, rather than deleting what may be
+    someone's work). JSON nested deeper than the parser's recursion limit raises RecursionError, and a document
+    of the wrong shape AttributeError as well as KeyError/TypeError: both are a damaged file too (issue 27)."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return None
-    except (OSError, ValueError) as error:
-        raise TsqeError(f"{path}: the autosaved drafts cannot be read ({error})") from error
+    except (OSError, ValueError, RecursionError) as error:
+        raise TsqeError(f"{path.name}: the autosaved drafts cannot be read ({_why(error)})") from error
     if not isinstance(document, dict) or document.get("format") != FORMAT:
-        raise TsqeError(f"{path}: not an autosave of drafts this version of tsqe writes")
+        raise TsqeError(f"{path.name}: not an autosave of drafts this version of tsqe writes")
     try:
         return Autosaved([EditorDraft.from_json(draft) for draft in document["drafts"]],
                          datetime.fromisoformat(document["saved_at"]))
-    except (KeyError, TypeError, ValueError) as error:
-        raise TsqeError(f"{path}: the autosaved drafts are damaged ({error})") from error
+    except (KeyError, TypeError, ValueError, AttributeError, RecursionError) as error:
+        raise TsqeError(f"{path.name}: the autosaved drafts are damaged ({_why(error)})") from error
+
+
+def _why(error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    if isinstance(error, KeyError):
+        return f"{error} is missing"
+    return str(error)[:200]
+
+
+def set_aside(path: Path) -> Path:
+    """Move a damaged autosave out of the way (``….json.damaged``, numbered if one is there already), so that it
+    is not offered or reported again and is still there for a person to look at. The new path; OSError when it
+    cannot be moved."""
+    target = path.with_name(path.name + ".damaged")
+    number = 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.name}.damaged-{number}")
+    os.replace(path, target)
+    return target

@@ -314,11 +314,14 @@ def browse_outputs(db: Database, filter: OutputFilter = OutputFilter(), *, suite
 def _impact_ids(session: Session, suite_id: int, filter: OutputFilter, descending: bool) -> list[int]:
     """The matching ids in impact order, ranked in Python from the items' effective label counts: the rank of an
     output depends on its whole item, which a sort key of SQL would count again for every output."""
-    query = _filtered(select(Output.id, Output.item_id, effective_label(Output.id)).select_from(Output), suite_id,
-                      filter, "impact")
-    rows = [(output_id, item_id, label) for output_id, item_id, label in
-            session.execute(query.order_by(*_ordering("item", False)))]
-    return impact_order(rows, effective_counts(session.connection(), suite_id), descending)
+    query = _filtered(select(Output.id, Output.item_id, effective_label(Output.id), degenerate_output(suite_id))
+                      .select_from(Output), suite_id, filter, "impact")
+    rows, degenerate = [], set()
+    for output_id, item_id, label, is_degenerate in session.execute(query.order_by(*_ordering("item", False))):
+        rows.append((output_id, item_id, label))
+        if is_degenerate:
+            degenerate.add(output_id)
+    return impact_order(rows, effective_counts(session.connection(), suite_id), descending, degenerate)
 
 
 def _matches_per_item(connection: Connection, suite_id: int, filter: OutputFilter) -> list[tuple[int, int, int]]:

@@ -4,11 +4,14 @@ A pair is a passing and a failing distinct output of one item (``qe.pairs``), so
 ``pass`` adds one pair per failing output of its item, and ``fail`` one per passing output. The queue ordered by
 impact puts first the undecided outputs of items that have outputs of only one label, where any decision of the
 other label makes pairs and none exist yet; then those of items with both labels; then those of items with
-neither, where one decision alone makes none; decided outputs last. Within each, the most pairs first.
+neither, where one decision alone makes none; then the degenerate outputs (empty, a placeholder such as UF's
+``####``, or the source copied: ``suite.engine.output_policy``), whatever their item's counts: a pair made of a
+placeholder tells nothing about a QE metric, and on DFKI de-en 11 ``####`` filled the top of the queue (issue
+28); decided outputs last. Within each, the most pairs first.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -51,9 +54,11 @@ class PairsAdded:
         return " · ".join(parts)
 
 
-def impact_rank(counts: LabelCounts, effective: str | None) -> tuple[int, int]:
+def impact_rank(counts: LabelCounts, effective: str | None, degenerate: bool = False) -> tuple[int, int]:
     """Where an output stands in the impact order (smaller first): its tier, then the most pairs it could add."""
     if effective in DECIDING:
+        return 4, 0
+    if degenerate:
         return 3, 0
     added = PairsAdded.of(counts)
     tier = 0 if added.one_sided else 1 if added.most else 2
@@ -61,11 +66,13 @@ def impact_rank(counts: LabelCounts, effective: str | None) -> tuple[int, int]:
 
 
 def impact_order(rows: Sequence[tuple[int, int, str | None]], counts: dict[int, LabelCounts],
-                 descending: bool = False) -> list[int]:
+                 descending: bool = False, degenerate: Collection[int] = ()) -> list[int]:
     """The ids of ``rows`` ((output id, item id, effective label), in suite order) in impact order; ties keep
-    suite order, and ``descending`` reverses the whole order as every other sort does."""
+    suite order, and ``descending`` reverses the whole order as every other sort does. ``degenerate``: the ids of
+    the degenerate outputs among them."""
     empty = LabelCounts()
-    ranked = sorted(range(len(rows)), key=lambda i: impact_rank(counts.get(rows[i][1], empty), rows[i][2]))
+    ranked = sorted(range(len(rows)), key=lambda i: impact_rank(counts.get(rows[i][1], empty), rows[i][2],
+                                                                rows[i][0] in degenerate))
     ids = [rows[i][0] for i in ranked]
     return ids[::-1] if descending else ids
 

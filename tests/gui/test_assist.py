@@ -49,11 +49,14 @@ def test_enter_adds_a_suggestion_to_the_draft_with_its_preview(qtbot, screen, st
     qtbot.keyClick(view, Qt.Key.Key_Return)
     assert screen.draft is not None
     assert [(row.pattern, row.is_new) for row in screen.draft.rules["negative"]] == [(r"\bmay\b", True)]
-    assert ops.wait_idle()
-    assert screen.last_preview is not None and screen.last_preview.flips == {"unknown->fail": 1}
     assert "✓" in screen.suggestions.model.index(2, 0).data() and not screen.suggestions.add_button.isEnabled()
     qtbot.keyClick(view, Qt.Key.Key_Return)  # taken already: not added twice
     assert len(screen.draft.rules["negative"]) == 1
+    assert ops.wait_idle()
+    assert screen.last_preview is not None and screen.last_preview.flips == {"unknown->fail": 1}
+    model = screen.suggestions.model  # measured against the draft now: what it decides is not offered again
+    patterns = [model.row(row).suggestion.pattern for row in range(model.rowCount())]
+    assert r"\bmay\b" not in patterns and patterns[0] == r"\bmust\b"
 
     view.setCurrentIndex(screen.suggestions.model.index(0, PATTERN))
     screen.suggestions.add_button.click()

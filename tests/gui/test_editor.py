@@ -19,6 +19,7 @@ import gui.editor.screen as screen_module
 from gui.editor.pattern_edit import PatternEdit
 from gui.editor.screen import ItemEditorScreen
 from gui.operations import Operations
+from gui.settings import Settings
 from gui.state import AppState, Selection
 from store import Database, open_database
 from store.models import Output
@@ -491,7 +492,7 @@ def test_splitters_and_scope_are_remembered(qtbot, state, ops, tmp_path: Path) -
     first.show()
     first.splitter.setSizes([300, 1100])
     first.scope.scope.setCurrentText("suite")
-    settings = QSettings(str(tmp_path / "editor.ini"), QSettings.Format.IniFormat)
+    settings = Settings(QSettings(str(tmp_path / "editor.ini"), QSettings.Format.IniFormat))
     first.save_settings(settings)
     second = ItemEditorScreen(state, ops)
     qtbot.addWidget(second)

@@ -4,8 +4,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from gui.main_window import MainWindow
+from gui.review.columns import COLUMN
 from gui.review.delegate import ELLIPSIS, focus_start, shown_from
-from gui.review.model import COLUMN
 from suite.engine.rules import Span
 
 TEXT = "Yesterday on the way home from school you get a bank account opened by your parents."

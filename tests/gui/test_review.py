@@ -13,7 +13,8 @@ from sqlalchemy import select
 import gui.review.model as model_module
 from gui.main_window import MainWindow
 from gui.operations import Write, changes_nothing
-from gui.review.model import COLUMN, ReviewModel
+from gui.review.columns import COLUMN
+from gui.review.model import ReviewModel
 from store import Database
 from store.models import KnownTranslation, ManualLabel
 from suite.editing.review import set_manual_label

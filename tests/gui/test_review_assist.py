@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from gui.main_window import MainWindow
-from gui.review.model import COLUMN
+from gui.review.columns import COLUMN
 from store import Database, open_database
 from suite.assist.double_review import plan_review_checks
 from suite.editing.api import item_history
@@ -182,8 +182,16 @@ def test_a_disagreement_is_adjudicated_with_both_decisions_in_the_history(qtbot,
     first = adjudication.current()
     assert first is not None and (first.first_label, first.second_label) == ("pass", "fail")
     qtbot.waitUntil(lambda: first.text in adjudication.detail.browser.toPlainText(), timeout=5000)
+    # Test Reviewer answered the double reviews: settling their own dispute is warned about (issue 28)
+    assert "You are one of the two reviewers of this dispute" in adjudication.summary.text()
     adjudication.table.setFocus()
     qtbot.keyClick(adjudication.table, Qt.Key.Key_F)
+    box = adjudication.asking
+    assert box is not None and box.isVisible()
+    assert "You (Test Reviewer) are one of the two reviewers of this dispute: you decided fail" in box.text()
+    assert adjudication.model.rowCount() == count  # nothing done before the answer
+    [go] = [button for button in box.buttons() if button.text() == "Adjudicate fail"]
+    go.click()
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: adjudication.model.rowCount() == count - 1, timeout=5000)
     (row,) = output_rows(suite_db, [first.output_id or 0])

@@ -11,7 +11,8 @@ from PySide6.QtWidgets import QScrollBar, QStyleFactory, QTableView, QWidget
 import gui.review.model as model_module
 from gui.colours import LABEL_COLOURS
 from gui.main_window import MainWindow
-from gui.review.model import COLUMN, ReviewModel
+from gui.review.columns import COLUMN
+from gui.review.model import ReviewModel
 from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
 from suite.editing.items import remove_item

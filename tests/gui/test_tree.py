@@ -5,7 +5,8 @@ from PySide6.QtTest import QAbstractItemModelTester
 
 from gui.main_window import MainWindow
 from gui.state import Selection
-from gui.tree import COUNTS_ROLE, SELECTION_ROLE, SuiteTreeModel, load_tree
+from gui.tree import load_tree
+from gui.tree_model import COUNTS_ROLE, SELECTION_ROLE, SuiteTreeModel
 
 
 def _visible_items(window: MainWindow) -> list[int]:
@@ -118,7 +119,8 @@ def test_a_node_shows_its_outputs_stacked_by_label_with_the_counts(qtbot, window
     from PySide6.QtWidgets import QStyleOptionViewItem
 
     from gui.colours import LABEL_COLOURS
-    from gui.tree import LABELS, LabelBarDelegate, bar_segments
+    from gui.label_bars import LabelBarDelegate, bar_segments
+    from gui.tree_model import LABELS
     from suite.engine.label_counts import LabelCounts
 
     counts = LabelCounts(passed=4, unknown=7, outputs=11)

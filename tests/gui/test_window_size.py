@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QApplication, QTableView
 
 from gui.main_window import MAX_MIN_WIDTH, MainWindow
 from gui.review.column_fit import OUTPUT_SHARE
-from gui.review.model import COLUMN, COLUMNS
+from gui.review.columns import COLUMN, COLUMNS
 from gui.state import Selection
 from suite.importers.suite_import import import_suite
 from tests.conftest import SHARED_DATA
@@ -47,7 +47,7 @@ def _walk(qtbot, window: MainWindow, widths: list[tuple[str, int, int]]) -> None
     note("a job on a long file name")
     window._job_busy(False)
     for label in (window.systems.status, window.qe.status, window.qe.stability_status,
-                  window.discriminative.correlation_status, window.discriminative.kept, window.review.scope_label):
+                  window.discriminative.correlation_status, window.discriminative.kept, window.review.scope_chip):
         label.setText("no QE system yet: import scores, train one, or store a metric as QE " * 4)
     window.discriminative.status.setText("chrf compares outputs with references, and this suite has none " * 4)
     for i in range(window.tabs.count()):
