@@ -36,6 +36,7 @@ from gui.editor.scope import ScopePane
 from gui.editor.suggestions import SuggestionsPane
 from gui.operations import Operations
 from gui.shortcuts import screen_action
+from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState, Selection
 from store.domain import Polarity
 from suite.assist.item_suggestions import SuggestionSession
@@ -209,15 +210,11 @@ class ItemEditorScreen(EditorPreviews, EditorSaving, QWidget):
                 self.take_suggestion_action]
 
     def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("editor/splitter", self.splitter.saveState())
-        settings.setValue("editor/right_splitter", self.right_splitter.saveState())
+        save_splitters(settings, {"editor/splitter": self.splitter, "editor/right_splitter": self.right_splitter})
         settings.setValue("editor/scope", self.scope.current_scope())
 
     def restore_settings(self, settings: QSettings) -> None:
-        for key, splitter in (("editor/splitter", self.splitter), ("editor/right_splitter", self.right_splitter)):
-            value = settings.value(key)
-            if value is not None:
-                splitter.restoreState(value)
+        restore_splitters(settings, {"editor/splitter": self.splitter, "editor/right_splitter": self.right_splitter})
         scope = settings.value("editor/scope")
         if isinstance(scope, str) and self.scope.scope.findText(scope) >= 0:
             self.scope.scope.setCurrentText(scope)

@@ -46,6 +46,7 @@ from gui.reports.discriminative_item import ItemView, item_html
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
 from gui.reports.table_model import RAW_ROLE, TableModel, report_view
+from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState
 from suite.changes import Changes
 from suite.qe_scores import list_qe_systems
@@ -246,16 +247,15 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         scores_ops.difficulty(db, suite, refs).success(self._difficulty_done).failure(self._failed).run(self._ops)
 
     def save_settings(self, settings: QSettings) -> None:
-        settings.setValue("reports/discriminative/splitter", self.splitter.saveState())
-        settings.setValue("reports/discriminative/outer", self.outer.saveState())
+        save_splitters(settings, self._splitters())
         settings.setValue("reports/discriminative/drop", self.drop.value())
 
     def restore_settings(self, settings: QSettings) -> None:
-        for key, splitter in (("splitter", self.splitter), ("outer", self.outer)):
-            value = settings.value(f"reports/discriminative/{key}")
-            if value is not None:
-                splitter.restoreState(value)
+        restore_splitters(settings, self._splitters())
         self.drop.setValue(int(str(settings.value("reports/discriminative/drop", 60))))
+
+    def _splitters(self) -> dict[str, QSplitter]:
+        return {"reports/discriminative/splitter": self.splitter, "reports/discriminative/outer": self.outer}
 
     # --- internals ------------------------------------------------------------------------------------
     def _fill_metrics(self, qe_names: list[str], choices: ReferenceChoices) -> None:
