@@ -218,7 +218,7 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         refs = self._ranking_refs(metric)
         self.known_good_button.hide()
         self.status.setText(f"scoring with {metric}…")
-        scores_ops.score(db, suite, metric, refs).success(self._scored).failure(
+        scores_ops.score(db, suite, metric, refs, quiet=not asked).success(self._scored).failure(
             self._failed if asked else self._told).run(self._ops)
 
     def set_drop(self, fraction: float) -> None:
@@ -406,5 +406,5 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         if changes.qe_systems:
             self.refresh()
         if changes.label_state and self.scores is not None and self.scores.metric == LABEL:
-            self.rank()
+            self.rank(asked=False)
         super()._changed(changes)

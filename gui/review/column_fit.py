@@ -92,14 +92,14 @@ class FittedColumns(QObject):
     @classmethod
     def of_contents(cls, table: QTableView, stretch: int = 0) -> FittedColumns:
         """A fitter for a table whose columns come and go with its model (the reports): call ``contents_changed``
-        after each new table; each column prefers its contents' width and gives up width down to its header's."""
+        after each new table."""
         fitter = cls(table, [])
         fitter._stretch = stretch
         return fitter
 
     def contents_changed(self) -> None:
-        """The model has new columns: each prefers what it shows (``resizeColumnsToContents``), the ``stretch`` one
-        (the row names, elided in the middle) takes what the others leave, and none is squeezed below its header."""
+        """The model has new columns: each is as wide as what it shows and its header (``resizeColumnsToContents``),
+        and the ``stretch`` one (the row names, elided in the middle) takes what the others leave."""
         header = self._table.horizontalHeader()
         self._fitting = True
         try:
@@ -107,9 +107,10 @@ class FittedColumns(QObject):
         finally:
             self._fitting = False
         count = header.count()
+        # A figure is never elided ("8…*" for 88.2*): only the names give up width; a table of more columns than
+        # the screen holds (19 systems at 1,280 px) scrolls sideways rather than hide its numbers.
         self._columns = [None if logical == self._stretch else
-                         ColumnWidth(header.sectionSize(logical), min(header.sectionSize(logical),
-                                                                      header_width(header, logical)))
+                         ColumnWidth(header.sectionSize(logical), header.sectionSize(logical))
                          for logical in range(count)]
         if self._stretch >= count:
             return
