@@ -143,7 +143,7 @@ class RuleHealthPane(QWidget):
                   OVERRIDDEN: 80, PRECISION: 70}
         for column, width in widths.items():
             header.resizeSection(column, width)
-        least = {PHENOMENON: 64, PATTERN: 120}
+        least = {ITEM: 80, PHENOMENON: 64, PATTERN: 120}  # an id is never elided
         self.columns = FittedColumns(self.view, [
             None if column == PROBLEMS else at_least(widths[column], max(least.get(column, 0),
                                                                        header_width(header, column)))
