@@ -15,6 +15,7 @@ from gui.colours import LABEL_COLOURS
 from gui.editor.pane import pane_layout
 from gui.operations import Operations
 from gui.reports.export import ExportButton
+from gui.review.column_fit import FittedColumns, at_least, header_width
 from gui.row_table_model import RowColumn, RowListModel, row_view
 from gui.state import AppState, Selection
 from suite.assist.rule_health import RuleHealth, RuleHealthReport, rule_health
@@ -138,11 +139,18 @@ class RuleHealthPane(QWidget):
         header = self.view.horizontalHeader()
         # Fixed widths, the problems taking the rest: sizing columns to their contents measured every one of a
         # suite's 3,718 rules on the main thread, and the window froze for seconds.
-        header.setStretchLastSection(True)
+        # The problems take what the others leave (at least a share of the table: at 1,280 px the fixed widths
+        # left them cut), the phenomenon and pattern giving up width first, and no header is cut.
         widths = {ITEM: 80, PHENOMENON: 140, RULE: 44, PATTERN: 260, MATCHES: 70, DECISIONS: 70, REVIEWED: 70,
                   OVERRIDDEN: 80, PRECISION: 70}
         for column, width in widths.items():
             header.resizeSection(column, width)
+        least = {ITEM: 80, PHENOMENON: 64, PATTERN: 120}  # an id is never elided
+        self.columns = FittedColumns(self.view, [
+            None if column == PROBLEMS else at_least(widths[column], max(least.get(column, 0),
+                                                                       header_width(header, column)))
+            for column in range(len(_COLUMNS))])
+        self.columns.adopt_widths()
         self.view.doubleClicked.connect(self._open)
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.TextFormat.RichText)

@@ -37,6 +37,7 @@ from gui.editor.suggestions import SuggestionsPane
 from gui.operations import Operations
 from gui.settings import Settings
 from gui.shortcuts import screen_action
+from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState, Selection
 from store.domain import Polarity
 from suite.assist.item_suggestions import SuggestionSession
@@ -212,15 +213,11 @@ class ItemEditorScreen(EditorPreviews, EditorSaving, QWidget):
                 self.take_suggestion_action]
 
     def save_settings(self, settings: Settings) -> None:
-        settings.set("editor/splitter", self.splitter.saveState())
-        settings.set("editor/right_splitter", self.right_splitter.saveState())
+        save_splitters(settings, {"editor/splitter": self.splitter, "editor/right_splitter": self.right_splitter})
         settings.set("editor/scope", self.scope.current_scope())
 
     def restore_settings(self, settings: Settings) -> None:
-        for key, splitter in (("editor/splitter", self.splitter), ("editor/right_splitter", self.right_splitter)):
-            value = settings.layout(key)
-            if value is not None:
-                splitter.restoreState(value)
+        restore_splitters(settings, {"editor/splitter": self.splitter, "editor/right_splitter": self.right_splitter})
         scope = settings.text("editor/scope")
         if scope and self.scope.scope.findText(scope) >= 0:
             self.scope.scope.setCurrentText(scope)

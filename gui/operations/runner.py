@@ -24,6 +24,7 @@ from PySide6.QtCore import (
     QEventLoop,
     QObject,
     QRunnable,
+    Qt,
     QThreadPool,
     QTimer,
     Signal,
@@ -40,6 +41,8 @@ T = TypeVar("T")
 PROGRESS_DELAY_MS = 500
 """A dialog that flashes up for a quick save is worse than none; only work that lasts gets one."""
 PROGRESS_WIDTH = 440
+PROGRESS_LINES = 3
+"""The progress dialog's text is this many lines high, whatever it says: title, message, count and time left."""
 
 CANCELLED = "cancelled: nothing was stored"
 """Every write is one transaction (or, for a save of several edits, stops before the next one): a cancelled
@@ -77,6 +80,9 @@ class Write(Generic[T]):
     changes: Callable[[T], Changes] = said_by_core
     progress: bool = True
     """Whether a progress dialog (with Cancel) may open once the write lasts; quick edits go without."""
+    quiet: bool = False
+    """A write the window started by itself (a tab refreshing its report, which shows the result): its success is
+    not said in the status bar, where "scoring with label: 47,871 outputs scored" replaced what a QE import said."""
     on_success: list[Callable[[T], None]] = field(default_factory=list)
     on_failure: list[Callable[[Exception], bool]] = field(default_factory=list)
 
@@ -226,6 +232,10 @@ class Operations(QObject):
         # width as the messages came and Cancel moved under the pointer (issue 16).
         label = QLabel(dialog)
         label.setWordWrap(True)
+        # One height too, whether the phase has a message or not: sized to its text, the dialog grew by a line
+        # when the first message came and Cancel moved 14 px under the pointer (issue 28).
+        label.setFixedHeight(PROGRESS_LINES * label.fontMetrics().lineSpacing() + 4)
+        label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         dialog.setLabel(label)
         dialog.setFixedWidth(PROGRESS_WIDTH)
         dialog.canceled.connect(self._cancel_from_dialog)
@@ -288,7 +298,8 @@ class Operations(QObject):
         except Exception as error:  # noqa: BLE001 - a bug in a factory must reach the user, not the console
             self._fail(job, error)
             return
-        self.message.emit(f"{job.title}: {said}")
+        if not write.quiet:
+            self.message.emit(f"{job.title}: {said}")
         self._succeed(job, result)
         self._state.operation_executed.emit(changes)
 

@@ -13,10 +13,13 @@ from suite.changes import METRIC_SCORES
 from suite.references import RefChoice
 
 
-def score(db: Database, suite: str | None, metric: str, refs: RefChoice | None = None) -> Write[SegmentScores]:
+def score(db: Database, suite: str | None, metric: str, refs: RefChoice | None = None, *,
+          quiet: bool = False) -> Write[SegmentScores]:
+    """``quiet``: the tab ranks by itself (its first look, after a change), so the status bar is not told."""
     return Write(f"scoring with {metric}",
                  lambda task: score_outputs(db, metric, suite_name=suite, refs=refs, task=task),
-                 said=lambda scores: f"{len(scores.rows):,} outputs scored", changes=lambda _: METRIC_SCORES)
+                 said=lambda scores: f"{len(scores.rows):,} outputs scored", changes=lambda _: METRIC_SCORES,
+                 quiet=quiet)
 
 
 def difficulty(db: Database, suite: str | None, refs: RefChoice | None = None) -> Write[DifficultyResult]:
@@ -25,9 +28,9 @@ def difficulty(db: Database, suite: str | None, refs: RefChoice | None = None) -
 
 
 def correlate(db: Database, suite: str | None, metrics: list[str], entries: list[RefChoice],
-              top: int | None) -> Write[CorrelationTable]:
+              top: int | None, *, quiet: bool = False) -> Write[CorrelationTable]:
     return Write("correlating metrics with human scores", lambda task: correlate_table(
         db, metrics, entries, top=top, suite_name=suite, task=task),
         said=lambda table: f"{len(table.rows):,} metric and reference row{'s' if len(table.rows) != 1 else ''} "
                            "correlated",
-        changes=lambda _: METRIC_SCORES)
+        changes=lambda _: METRIC_SCORES, quiet=quiet)

@@ -35,7 +35,7 @@ class CorrelationPane(DiscriminativeSurface):
             return
         top = self.top.value() or None
         self.correlation_status.setText("correlating…")
-        scores_ops.correlate(db, suite, metrics, entries, top).success(
+        scores_ops.correlate(db, suite, metrics, entries, top, quiet=not asked).success(
             self._while_current(db, suite, self._correlated)).failure(
             self._correlation_failed if asked else self._correlation_told).run(self._ops)
 

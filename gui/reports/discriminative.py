@@ -47,6 +47,7 @@ from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
 from gui.reports.table_model import RAW_ROLE, TableModel, report_view
 from gui.settings import Settings
+from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState
 from suite.changes import Changes
 from suite.qe_scores import list_qe_systems
@@ -219,7 +220,8 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         refs = self._ranking_refs(metric)
         self.known_good_button.hide()
         self.status.setText(f"scoring with {metric}…")
-        scores_ops.score(db, suite, metric, refs).success(self._while_current(db, suite, self._scored)).failure(
+        scores_ops.score(db, suite, metric, refs, quiet=not asked).success(
+            self._while_current(db, suite, self._scored)).failure(
             self._failed if asked else self._told).run(self._ops)
 
     def set_drop(self, fraction: float) -> None:
@@ -249,17 +251,16 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
             self._failed).run(self._ops)
 
     def save_settings(self, settings: Settings) -> None:
-        settings.set("reports/discriminative/splitter", self.splitter.saveState())
-        settings.set("reports/discriminative/outer", self.outer.saveState())
+        save_splitters(settings, self._splitters())
         settings.set("reports/discriminative/drop", self.drop.value())
 
     def restore_settings(self, settings: Settings) -> None:
-        for key, splitter in (("splitter", self.splitter), ("outer", self.outer)):
-            value = settings.layout(f"reports/discriminative/{key}")
-            if value is not None:
-                splitter.restoreState(value)
+        restore_splitters(settings, self._splitters())
         self.drop.setValue(settings.integer("reports/discriminative/drop", 60, self.drop.minimum(),
                                             self.drop.maximum()))
+
+    def _splitters(self) -> dict[str, QSplitter]:
+        return {"reports/discriminative/splitter": self.splitter, "reports/discriminative/outer": self.outer}
 
     # --- internals ------------------------------------------------------------------------------------
     def _fill_metrics(self, qe_names: list[str], choices: ReferenceChoices) -> None:
@@ -417,5 +418,5 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         if changes.qe_systems:
             self.refresh()
         if changes.label_state and self.scores is not None and self.scores.metric == LABEL:
-            self.rank()
+            self.rank(asked=False)
         super()._changed(changes)

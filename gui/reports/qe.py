@@ -35,7 +35,9 @@ from gui.reports.qe_stability import STABILITY_READ, QEStabilityPage
 from gui.reports.qe_systems import QESystemsPane
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
+from gui.review.column_fit import FittedColumns
 from gui.settings import Settings
+from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState
 from qe.accuracy import TIES, TIES_COLUMN, AccuracyResult
 from qe.disagreement import row_disagreement
@@ -83,7 +85,7 @@ def _rows_choice(key: str) -> tuple[str, str | None]:
 
 SYSTEMS_READ, ACCURACY_READ, PAIRS_READ, DISAGREEMENT_READ = (
     "reports/qe/systems", "reports/qe/accuracy", "reports/qe/pairs", "reports/qe/disagreement")
-STABILITY_PAGE, DISAGREEMENT_PAGE = 1, 2
+STABILITY_PAGE, DISAGREEMENT_PAGE, SYSTEMS_PAGE = 1, 2, 4  # 0: pairwise accuracy, 3: its chart
 
 
 class QETab(QESystemsPane, QEStabilityPage, ReportTab):
@@ -131,22 +133,23 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
         options.addWidget(self.export)
 
         # the table, its chart and its pairs
-        self.model = TableModel(self)
+        self.model = TableModel(self, intervals_in_tooltip=True)
         self.view = report_view(self.model)
+        self.columns = FittedColumns.of_contents(self.view)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectItems)
         self.view.clicked.connect(self._cell_clicked)
         self.notes = note_label()
         self.chart = ChartView("the chart appears once the table is computed", ops, "reports/qe/chart")
         self.pairs = PairsView()
-        self.table_splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.table_splitter.addWidget(with_notes(self.view, self.notes))
-        self.table_splitter.addWidget(self.chart)
-        self.table_splitter.setSizes([700, 600])
+        # The table over the whole width (its systems side by side) and three quarters of the height, its pairs
+        # under it, the chart on a page of its own: beside the chart and under the QE systems the table showed 7 of
+        # its 14 rows at 1,280×720, scrolling sideways, and the pairs pane one pair.
         accuracy_page = QSplitter(Qt.Orientation.Vertical)
-        accuracy_page.addWidget(self.table_splitter)
+        accuracy_page.addWidget(with_notes(self.view, self.notes))
         accuracy_page.addWidget(self.pairs)
         accuracy_page.setStretchFactor(0, 3)
-        accuracy_page.setStretchFactor(1, 2)
+        accuracy_page.setStretchFactor(1, 1)
+        accuracy_page.setSizes([750, 250])
         self.accuracy_page = accuracy_page
 
         stability_page = self._build_stability()
@@ -159,17 +162,13 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
         self.pages.addTab(stability_page, "Stability")
         self.pages.addTab(self.disagreement_page, "Disagreement")
 
-        self.splitter = QSplitter(Qt.Orientation.Vertical)
-        self.splitter.addWidget(systems_box)
-        lower = QWidget()
-        lower_layout = QVBoxLayout(lower)
-        lower_layout.setContentsMargins(0, 0, 0, 0)
-        lower_layout.addLayout(options)
-        lower_layout.addWidget(self.pages)
-        self.splitter.addWidget(lower)
-        self.splitter.setSizes([190, 800])  # room for four QE systems before the list scrolls
+        # The QE systems are a page of their own: above the pages they took a fifth of a 720 px screen, and the
+        # table, what is read, showed 7 of its 14 rows. The options stay above every page.
+        self.pages.addTab(self.chart, "Chart")
+        self.pages.addTab(systems_box, "QE systems")
         layout = QVBoxLayout(self)
-        layout.addWidget(self.splitter)
+        layout.addLayout(options)
+        layout.addWidget(self.pages, 1)
 
         self._recompute = QTimer(self)
         self._recompute.setSingleShot(True)
@@ -180,6 +179,7 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
         for spin in (self.bootstrap, self.seed):
             spin.valueChanged.connect(self._recompute.start)
         self.systems_model.dataChanged.connect(self._recompute.start)
+        self.systems_model.dataChanged.connect(self._name_systems_page)
         self.disagreement_page.count_too_few.toggled.connect(self.compute_disagreement)
         self.pages.currentChanged.connect(self._page_changed)
         self.add_menu_actions((("Import QE scores…", self._import_scores), ("Train a QE system…", self._train),
@@ -292,18 +292,15 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
         self._ops.read(work, lambda pairs: self.pairs.show_pairs(title, pairs), key=PAIRS_READ)
 
     def save_settings(self, settings: Settings) -> None:
-        settings.set("reports/qe/splitter", self.splitter.saveState())
-        settings.set("reports/qe/table_splitter", self.table_splitter.saveState())
-        settings.set("reports/qe/accuracy_page", self.accuracy_page.saveState())
-        settings.set("reports/qe/disagreement_page", self.disagreement_page.splitter.saveState())
+        save_splitters(settings, self._splitters())
 
     def restore_settings(self, settings: Settings) -> None:
-        for key, splitter in (("splitter", self.splitter), ("table_splitter", self.table_splitter),
-                              ("accuracy_page", self.accuracy_page),
-                              ("disagreement_page", self.disagreement_page.splitter)):
-            value = settings.layout(f"reports/qe/{key}")
-            if value is not None:
-                splitter.restoreState(value)
+        restore_splitters(settings, self._splitters())
+
+    def _splitters(self) -> dict[str, QSplitter]:
+        # A new key for the accuracy page: the state saved before it held the table and its chart over the pairs.
+        return {"reports/qe/table_and_pairs": self.accuracy_page,
+                "reports/qe/disagreement_page": self.disagreement_page.splitter}
 
     # --- internals -----------------------------------------------------------------------------------
     def _fill_rows(self, categories: list[str]) -> None:
@@ -320,11 +317,18 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
 
     def _systems_loaded(self, systems: list[QESystemInfo]) -> None:
         self.systems_model.set_systems(systems)
-        self.systems_view.resizeColumnsToContents()
+        self.systems_columns.contents_changed()
+        self._name_systems_page()
         if systems:
             self.compute()
         else:
             self._failed(TsqeError("no QE system yet: import scores, train one, or store a metric as QE"))
+            self.pages.setCurrentIndex(SYSTEMS_PAGE)  # where its buttons are
+
+    def _name_systems_page(self) -> None:
+        """The page's tab says how many QE systems the table compares, seen from every other page."""
+        total, checked = len(self.systems_model.systems), len(self.systems_model.checked())
+        self.pages.setTabText(SYSTEMS_PAGE, f"QE systems ({checked} of {total} compared)" if total else "QE systems")
 
     def _show(self, data: AccuracyView) -> None:
         self.view_data = data
@@ -332,7 +336,7 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
         result = data.result
         table = result.to_table()
         self.model.set_table(table)
-        self.view.resizeColumnsToContents()
+        self.columns.contents_changed()
         self.notes.setText("  ".join(table.display_notes()))
         self.chart.set_chart(lambda: accuracy_figure(result))
         categories = data.pairs.outputs.categories()

@@ -24,6 +24,7 @@ from gui.reports.qe_dialogs import (
 )
 from gui.reports.qe_surface import QESurface
 from gui.reports.table_model import report_view
+from gui.review.column_fit import FittedColumns
 from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, RowListModel
 from suite.qe_scores import QESystemInfo
 
@@ -80,6 +81,7 @@ class QESystemsPane(QESurface):
     def _build_systems(self) -> QGroupBox:
         self.systems_model = QESystemsModel(self)
         self.systems_view = report_view(self.systems_model, whole_rows=True)
+        self.systems_columns = FittedColumns.of_contents(self.systems_view)
         self.import_button = QPushButton("Import scores…")
         self.train_button = QPushButton("Train…")
         self.predict_button = QPushButton("Predict")

@@ -30,8 +30,10 @@ from gui.reports.charts import ChartView
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import RAW_ROLE, ramp, report_view
+from gui.review.column_fit import FittedColumns
 from gui.row_table_model import RowColumn, RowListModel
 from gui.settings import Settings
+from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState
 from qe.plots import systems_figure
 from suite.changes import Changes
@@ -89,8 +91,7 @@ class SystemsModel(RowListModel[ReportRow]):
         cell = row.cells[self.report.systems[column - FIXED_COLUMNS]]
         if role == Qt.ItemDataRole.DisplayRole:
             rate = "–" if cell.rate is None else f"{100 * cell.rate:.1f}"
-            counts = f"  {cell.counts.passed}/{cell.counts.judged}" if cell.counts is not None else ""
-            return f"{rate}{'*' if cell.best_cluster else ''}{counts}"
+            return f"{rate}{'*' if cell.best_cluster else ''}"  # the counts are the tooltip: 19 systems fit
         if role == RAW_ROLE:
             return cell.rate
         if role == Qt.ItemDataRole.FontRole and cell.best_cluster:
@@ -151,12 +152,15 @@ class SystemsTab(ReportTab):
         self.model = SystemsModel(self)
         self.view = report_view(self.model)
         self.view.doubleClicked.connect(self._open_review)
+        self.columns = FittedColumns.of_contents(self.view)
         self.chart = ChartView("the chart appears once the report is computed", ops, "reports/systems/chart")
         self.legend = note_label()
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.addWidget(with_notes(self.view, self.legend))
         self.splitter.addWidget(self.chart)
-        self.splitter.setSizes([300, 500])  # a readable chart even when the table is long (it scrolls)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setSizes([600, 400])  # the table first (its 14 categories at 1,280×720), the chart below
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.splitter)
@@ -175,13 +179,11 @@ class SystemsTab(ReportTab):
         return self.chart.export_figure()
 
     def save_settings(self, settings: Settings) -> None:
-        settings.set("reports/systems/splitter", self.splitter.saveState())
+        save_splitters(settings, {"reports/systems/splitter": self.splitter})
         settings.set("reports/systems/by", self.by.currentData())
 
     def restore_settings(self, settings: Settings) -> None:
-        state = settings.layout("reports/systems/splitter")
-        if state is not None:
-            self.splitter.restoreState(state)
+        restore_splitters(settings, {"reports/systems/splitter": self.splitter})
         index = self.by.findData(settings.text("reports/systems/by", "category"))
         if index >= 0:
             self.by.setCurrentIndex(index)
@@ -204,13 +206,13 @@ class SystemsTab(ReportTab):
     # --- internals ------------------------------------------------------------------------------------
     def _show(self, report: SystemsReport) -> None:
         self.model.set_report(report)
-        self.view.resizeColumnsToContents()
+        self.columns.contents_changed()
         self.chart.set_chart(lambda: systems_figure(report))
         judged = sum(c.counts.judged for c in report.overall.cells.values() if c.counts is not None)
         self.status.setText(f"{len(report.rows)} rows · {len(report.systems)} systems · {judged:,} judged outputs")
         self.legend.setText(
-            "Cell: pass rate in % and pass/judged system outputs (effective labels; unknown, conflict, error and "
-            f"unlabelled left out). * and bold: the best system of the row and those not significantly worse "
+            "Cell: pass rate in % (its tooltip: pass/judged system outputs; effective labels, unknown, conflict, "
+            f"error and unlabelled left out). * and bold: the best system of the row and those not significantly worse "
             f"(one-sided two-proportion z-test, α = {report.alpha:g}). Double-click a cell to review its outputs.")
         self._follow_selection()
 

@@ -32,7 +32,15 @@ def ramp(fraction: float | None) -> QColor | None:
                   round(255 + (tint.blue() - 255) * strength))
 
 
-def cell_text(cell: Cell, column: Column) -> str:
+def interval_text(cell: Cell) -> str:
+    """A fraction cell's interval, " [58.1, 66.4]", or nothing."""
+    if cell.ci is None or any(map(_missing, cell.ci)):
+        return ""
+    return f" [{100 * cell.ci[0]:.1f}, {100 * cell.ci[1]:.1f}]"
+
+
+def cell_text(cell: Cell, column: Column, *, interval: bool = True) -> str:
+    """As the display formats render the cell; without its ``interval`` for a screen that shows it as a tooltip."""
     value = cell.value
     kind = cell.kind or column.kind
     if kind == "fraction":
@@ -40,8 +48,8 @@ def cell_text(cell: Cell, column: Column) -> str:
             text = "–"
         else:
             text = f"{100 * float(value):.1f}"  # type: ignore[arg-type]
-            if cell.ci is not None and not any(map(_missing, cell.ci)):
-                text += f" [{100 * cell.ci[0]:.1f}, {100 * cell.ci[1]:.1f}]"
+            if interval:
+                text += interval_text(cell)
     elif kind == "number":
         text = "–" if _missing(value) else f"{float(value):.{column.decimals}f}"  # type: ignore[arg-type]
     elif kind == "count":
@@ -54,8 +62,11 @@ def cell_text(cell: Cell, column: Column) -> str:
 class TableModel(RowListModel[list[Cell]]):
     """The table's body, then its footer; one column per column of the table that is not a flag."""
 
-    def __init__(self, parent: Any = None) -> None:
+    def __init__(self, parent: Any = None, *, intervals_in_tooltip: bool = False) -> None:
+        """``intervals_in_tooltip``: a fraction's interval is its tooltip rather than part of its text, so that a
+        table of several systems fits 1,280 px without scrolling sideways (the export keeps them)."""
         super().__init__((), parent)
+        self._intervals_in_tooltip = intervals_in_tooltip
         self._table: Table | None = None
         self._columns: list[int] = []
 
@@ -80,7 +91,7 @@ class TableModel(RowListModel[list[Cell]]):
         j = self._columns[column]
         cell, spec = row[j], self._table.columns[j]
         if role == Qt.ItemDataRole.DisplayRole:
-            return cell_text(cell, spec)
+            return cell_text(cell, spec, interval=not self._intervals_in_tooltip)
         if role == RAW_ROLE:
             return cell.value
         if role == Qt.ItemDataRole.FontRole:
@@ -97,8 +108,11 @@ class TableModel(RowListModel[list[Cell]]):
             return QColor("#1a1a1a")
         if role == Qt.ItemDataRole.TextAlignmentRole:  # numbers are right-aligned by their column
             return int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.ToolTipRole and cell.bold and self._table.bold_note:
-            return f"bold: {self._table.bold_note}"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            tips = [f"interval{interval_text(cell)}"] if self._intervals_in_tooltip and interval_text(cell) else []
+            if cell.bold and self._table.bold_note:
+                tips.append(f"bold: {self._table.bold_note}")
+            return "\n".join(tips) or None
         return None
 
 
@@ -118,4 +132,5 @@ def report_view(model: QAbstractTableModel, *, whole_rows: bool = False) -> QTab
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     view.setWordWrap(False)
+    view.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # a long phenomenon keeps its start and its end
     return view

@@ -62,7 +62,8 @@ class AdjudicationPage(QWidget):
         self.table: QTableView = row_view(self.model, self)
         self.row_cursor = RowCursor(self.table, self.model)
         self.detail = DetailPanel(state, ops, self, key="review-disagreement-detail")
-        lay_out_page(self, self.table, self.detail, (80, 120, 120, 380, 110, 130), self.summary, self.show_all)
+        self.layout_parts = lay_out_page(self, self.table, self.detail, (80, 120, 120, None, 110, 130), self.summary,
+                                         self.show_all)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self._follow: int | None = None
         self._own_disputes_confirmed: str | None = None  # the reviewer who said yes to settling their own

@@ -83,7 +83,8 @@ class AssignmentsPage(QWidget):
         self.row_cursor = RowCursor(self.table, self.model)
         self.detail = QTextBrowser(self)
         self.detail.setMinimumWidth(220)
-        lay_out_page(self, self.table, self.detail, (80, 110, 240, 380, 90), self.summary, self.take_button)
+        self.layout_parts = lay_out_page(self, self.table, self.detail, (80, 110, 240, None, 90), self.summary,
+                                         self.take_button)
         self.table.selectionModel().currentRowChanged.connect(self._current_changed)
         self._taken_once = False
         self._follow: int | None = None

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtWidgets import QHeaderView, QTableView
+from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
 
 OUTPUT_SHARE = 0.26
 """The part of the table's width the output keeps before the other columns get their preferred widths: at
@@ -27,6 +27,19 @@ class ColumnWidth:
     """One column's preferred width (the user's, once dragged) and the narrowest it may be squeezed to."""
     preferred: int
     least: int
+
+
+def header_width(header: QHeaderView, logical: int) -> int:
+    """The narrowest a column is while its title reads whole: the title's text and the header's margins (Qt's own
+    size hint adds room for a sort arrow too, which a column not sorted by never draws)."""
+    title = str(header.model().headerData(logical, header.orientation()) or "") if header.model() else ""
+    margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
+    return header.fontMetrics().horizontalAdvance(title) + 2 * margin + 4
+
+
+def at_least(preferred: int, least: int) -> ColumnWidth:
+    """A column that prefers ``preferred`` px but never fewer than ``least`` (its header's width, say)."""
+    return ColumnWidth(max(preferred, least), least)
 
 
 def fit_widths(columns: Sequence[ColumnWidth | None], available: int) -> list[int]:
@@ -66,6 +79,7 @@ class FittedColumns(QObject):
         self._columns = list(columns)
         self._fitting = False
         self._kept: int | None = None
+        self._stretch = 0
         # A fit asked while the header changes a section (hiding one, a drag) runs once the header is done: sections
         # resized from inside its signal left the hidden column's room as an empty gap before the output.
         self._later = QTimer(self)
@@ -74,6 +88,33 @@ class FittedColumns(QObject):
         self._later.timeout.connect(lambda: self.fit(self._kept))
         table.horizontalHeader().sectionResized.connect(self._section_resized)
         table.viewport().installEventFilter(self)
+
+    @classmethod
+    def of_contents(cls, table: QTableView, stretch: int = 0) -> FittedColumns:
+        """A fitter for a table whose columns come and go with its model (the reports): call ``contents_changed``
+        after each new table."""
+        fitter = cls(table, [])
+        fitter._stretch = stretch
+        return fitter
+
+    def contents_changed(self) -> None:
+        """The model has new columns: each is as wide as what it shows and its header (``resizeColumnsToContents``),
+        and the ``stretch`` one (the row names, elided in the middle) takes what the others leave."""
+        header = self._table.horizontalHeader()
+        self._fitting = True
+        try:
+            self._table.resizeColumnsToContents()
+        finally:
+            self._fitting = False
+        count = header.count()
+        # A figure is never elided ("8…*" for 88.2*): only the names give up width; a table of more columns than
+        # the screen holds (19 systems at 1,280 px) scrolls sideways rather than hide its numbers.
+        self._columns = [None if logical == self._stretch else
+                         ColumnWidth(header.sectionSize(logical), header.sectionSize(logical))
+                         for logical in range(count)]
+        if self._stretch >= count:
+            return
+        self.adopt_widths()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802  (Qt's name)
         if event.type() == QEvent.Type.Resize:
@@ -97,7 +138,8 @@ class FittedColumns(QObject):
         self._later.stop()
         self._kept = None
         header = self._table.horizontalHeader()
-        shown = [logical for logical in range(len(self._columns)) if not header.isSectionHidden(logical)]
+        shown = [logical for logical in range(min(len(self._columns), header.count()))
+                 if not header.isSectionHidden(logical)]
         wanted = []
         for logical in shown:
             column = self._columns[logical]
@@ -114,7 +156,7 @@ class FittedColumns(QObject):
             self._fitting = False
 
     def _section_resized(self, logical: int, _old: int, new: int) -> None:
-        if self._fitting:
+        if self._fitting or logical >= len(self._columns):
             return
         column = self._columns[logical]
         if column is not None and new > 0:  # dragged, or shown again: its width is the one wanted

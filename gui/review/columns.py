@@ -16,6 +16,7 @@ from suite.engine.rules import Span
 from suite.reading.browse import (
     OutputRow,
 )
+from suite.reading.impact import PairsAdded
 
 SPANS_ROLE = int(Qt.ItemDataRole.UserRole.value) + 1
 OUTPUT_ID_ROLE = int(Qt.ItemDataRole.UserRole.value) + 2
@@ -43,7 +44,7 @@ COLUMNS = (
     Column("decided_by", "decided by", None, 160, 60),
     Column("manual", "manual", "label", 84, 80),
     Column("suggestion", "suggestion", None, 230, 70),
-    Column("pairs", "pairs", "impact", 96, 52),
+    Column("pairs", "pairs", "impact", 96, 84),  # "P +12 · F +12" whole
     Column("reviewer", "reviewer", None, 100, 64),
     Column("reviewed_at", "time", None, 120, 80),
     Column("comment", "comment", None, 140, 64),
@@ -77,6 +78,12 @@ class Cell(NamedTuple):
     spans: list[Span] | None
 
 
+def pairs_text(added: PairsAdded) -> str:
+    """The pairs column's short form, "P +2 · F +3" (the sentence, "+2 if pass · +3 if fail", is its tooltip): the
+    sentence was cut to "+8 if …" at 1,280 px, hiding which decision adds the pairs."""
+    return " · ".join(f"{letter} +{n:,}" for letter, n in (("P", added.if_pass), ("F", added.if_fail)) if n)
+
+
 def initials(name: str | None) -> str:
     return "".join(part[0].upper() for part in (name or "").split() if part)
 
@@ -92,7 +99,7 @@ def _display(row: OutputRow, key: str, hints: RowHints | None) -> str:
         if key == "suggestion":
             return "" if hints.neighbour is None else hints.neighbour.text()
         if key == "pairs":
-            return "" if hints.pairs is None else hints.pairs.text()
+            return "" if hints.pairs is None else pairs_text(hints.pairs)
         if hints.group is not None:
             return ", ".join(hints.group.systems)
     if key in ("alike", "suggestion", "pairs"):

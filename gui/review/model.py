@@ -395,4 +395,7 @@ class ReviewModel(QAbstractTableModel):
         key = COLUMNS[index.column()].key
         if key in ("source", "output", "comment", "systems", "decided_by", "suggestion"):
             return cell.text or None
+        if key == "pairs":
+            hints = self._hints.get(output_id)
+            return None if hints is None or hints.pairs is None else hints.pairs.text() or None
         return f"{row.manual_label} by {row.reviewer}" if key == "manual" and row.manual_label else None

@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from gui.operations import Operations
 from gui.review.adjudication import AdjudicationPage
 from gui.review.assignments import AssignmentsPage
-from gui.review.column_fit import ColumnWidth, FittedColumns
+from gui.review.column_fit import FittedColumns, at_least, header_width
 from gui.review.columns import COLUMN, COLUMNS
 from gui.review.decisions import QueueDecisions
 from gui.review.detail import DetailPanel
@@ -46,6 +46,7 @@ from gui.review.reviewer import ask_reviewer
 from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
 from gui.settings import Settings
+from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState
 from suite.assist.neighbours import NeighbourContext, suite_context
 from suite.changes import Changes
@@ -86,7 +87,8 @@ class ReviewScreen(QueueFilterBar, QueueDecisions, QWidget):
             header.hideSection(COLUMN[key])  # the manual column has the initials, the detail panel the rest
         # The output takes what the other columns leave, but keeps a share of the table on a small screen.
         self.columns = FittedColumns(self.table, [None if column.key == "output" else
-                                                  ColumnWidth(column.width, column.least) for column in COLUMNS])
+                                                  at_least(column.width, max(column.least, header_width(header, i)))
+                                                  for i, column in enumerate(COLUMNS)])
         self.columns.adopt_widths()
         self.detail = DetailPanel(state, ops, self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
@@ -350,14 +352,16 @@ class ReviewScreen(QueueFilterBar, QueueDecisions, QWidget):
 
     def save_settings(self, settings: Settings) -> None:
         settings.set("review/header", self.table.horizontalHeader().saveState())
-        settings.set("review/splitter", self.splitter.saveState())
+        save_splitters(settings, self._splitters())
 
     def restore_settings(self, settings: Settings) -> None:
         header = settings.layout("review/header")
         if header is not None:
             self.table.horizontalHeader().restoreState(header)
             self.columns.adopt_widths()
-        splitter = settings.layout("review/splitter")
-        if splitter is not None:
-            self.splitter.restoreState(splitter)
+        restore_splitters(settings, self._splitters())
+
+    def _splitters(self) -> dict[str, QSplitter]:
+        return {"review/splitter": self.splitter, "review/assignments_splitter": self.assignments.layout_parts.splitter,
+                "review/adjudication_splitter": self.adjudication.layout_parts.splitter}
 

@@ -14,6 +14,10 @@ from gui.review.reviewers_view import ReviewersView
 from gui.window.surface import WindowSurface
 from suite.engine.label_counts import LabelCounts
 
+MESSAGE_MS = 10_000
+"""How long a message stays: long enough to read twice, short enough not to be taken for the state of things."""
+JOB_BAR_WIDTH = 120
+
 
 def counts_html(counts: LabelCounts) -> str:
     words = [("pass", counts.passed), ("fail", counts.failed), ("conflict", counts.conflict),
@@ -28,25 +32,39 @@ class WindowStatus(WindowSurface):
     """The status bar's widgets and what they show."""
 
     def _build_status(self) -> None:
+        """The job line and its bar on the left, where messages show (a message covers them, and a job's last
+        message replaces its line when it ends); the counts on the right. The bar keeps its room while hidden,
+        so nothing moves as a job's phases come and go."""
         self.counts_label = QLabel(self)
         self.review_label = QLabel(self)
         self.review_label.linkActivated.connect(lambda _: self.show_reviewers())
         self.reviewers_view = ReviewersView(self.state, self.ops, self._show_review_page, self)
         self.job_label = ElidedLabel("", self)
-        self.job_label.setMaximumWidth(360)
         self.job_bar = QProgressBar(self)
-        self.job_bar.setMaximumWidth(140)
+        self.job_bar.setFixedWidth(JOB_BAR_WIDTH)
         self.job_bar.setRange(0, 1000)
+        policy = self.job_bar.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.job_bar.setSizePolicy(policy)
         self.job_bar.hide()
+        self._job_title: str | None = None
         status = self.statusBar()
+        status.addWidget(self.job_label, 1)
+        status.addWidget(self.job_bar)
         status.addPermanentWidget(self.counts_label)
         status.addPermanentWidget(self.review_label)
-        status.addPermanentWidget(self.job_label)
-        status.addPermanentWidget(self.job_bar)
-        self.ops.message.connect(status.showMessage)  # stays until the next one: what the last job did
+        self.ops.message.connect(self.show_message)
         self.ops.progressed.connect(self._job_progress)
         self.ops.busy_changed.connect(self._job_busy)
         self.state.tree_loaded.connect(self._show_counts)
+
+    def show_message(self, text: str) -> None:
+        """What a job did or a screen says, for ``MESSAGE_MS``; its whole text stays the status bar's tooltip
+        (a long one is cut at the bar's end). Messages used to stay until the next: "opening dfki.sqlite: 1 suite"
+        was still there an hour later."""
+        status = self.statusBar()
+        status.showMessage(text, MESSAGE_MS)
+        status.setToolTip(text)
 
     def _show_counts(self) -> None:
         tree = self.state.tree
@@ -72,12 +90,20 @@ class WindowStatus(WindowSurface):
         self.review.show_page(page)
 
     def _job_progress(self, title: str, fraction: float) -> None:
-        self.job_label.setText(f" │ {title}…")  # plain text: a quote in a name is a quote, not &#x27;
+        """The running job's line: a new job takes the line from the last one's message."""
+        if title != self._job_title:
+            self._job_title = title
+            self.statusBar().clearMessage()
+        text = f"{title}…"  # plain text: a quote in a name is a quote, not &#x27;
+        self.job_label.setText(text)
+        self.job_label.setToolTip(text)
         self.job_bar.setVisible(fraction >= 0)
         if fraction >= 0:
             self.job_bar.setValue(round(fraction * 1000))
 
     def _job_busy(self, busy: bool) -> None:
         if not busy:
+            self._job_title = None
             self.job_label.clear()
+            self.job_label.setToolTip("")
             self.job_bar.hide()

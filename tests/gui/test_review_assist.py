@@ -70,7 +70,9 @@ def test_a_group_shows_once_and_one_key_decides_it_as_one_undo_step(qtbot, windo
     assert review.group_box.isChecked() and review.count_label.text() == "6 rows · 8 outputs"
     walk = row_of(window, "I shall walk.")
     assert cell(window, walk, "alike") == "+2" and cell(window, walk, "systems") == "E, F, G"
-    assert cell(window, walk, "pairs") == "+3 if pass · +9 if fail"  # three outputs, each one fail and three pass
+    assert cell(window, walk, "pairs") == "P +3 · F +9"  # three outputs, each one fail and three pass
+    assert window.review.model.index(walk, COLUMN["pairs"]).data(Qt.ItemDataRole.ToolTipRole) == \
+        "+3 if pass · +9 if fail"  # the short form's sentence
     review.set_current_row(walk)
     review.table.setFocus()
     qtbot.keyClick(review.table, Qt.Key.Key_F)
@@ -123,7 +125,7 @@ def test_the_pairs_column_orders_the_queue_by_impact(qtbot, window: MainWindow, 
     shown = [review.model.output_id(r) for r in range(review.model.rowCount())]
     assert shown == output_ids(suite_db, OutputFilter(label="unknown", grouped=True), sort="impact")
     first = review.model.cached(0)
-    assert first is not None and cell(window, 0, "pairs") == "+3 if fail"  # f4 has passing outputs only
+    assert first is not None and cell(window, 0, "pairs") == "F +3"  # f4 has passing outputs only
     assert review.table.horizontalHeader().sortIndicatorSection() == COLUMN["pairs"]
 
 

@@ -74,7 +74,7 @@ def test_the_keys_dialog_lists_every_action_with_a_key(qtbot, window: MainWindow
 
 def test_the_status_bar_shows_a_job_title_as_written(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     window._job_progress("training 'pgb' <gb>", 0.3)
-    assert window.job_label.text() == " │ training 'pgb' <gb>…"
+    assert window.job_label.text() == "training 'pgb' <gb>…"
     assert "&#x27;" not in window.job_label.text()
 
 
