@@ -39,11 +39,13 @@ from pathlib import Path
 from sqlalchemy import insert
 
 from store import Database
+from store.domain import NameKind
 from store.models import HumanScore
 from suite.errors import Problem, TsqeError
 from suite.file_names import read_mapping
 from suite.importers.human_scores import SystemMatch, write_segment_scores
 from suite.importers.human_segments import SegmentScore
+from suite.importers.names import NameChecks, given_name
 from suite.importers.result import Problems
 from suite.importers.table_files import read_lines
 from suite.importers.wmt import TestSet, add_test_set
@@ -138,10 +140,14 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
         if len(places) != len(sources) and not problems.errors:
             problems.error(None, f"has {len(places)} lines but sources/{lp}.txt has {len(sources)}",
                            file=str(docs_path))
-    system_names = _names(root / "system-outputs" / lp / "tsqe-names.tsv", problems)
+    mapped = _names(root / "system-outputs" / lp / "tsqe-names.tsv", problems)
+    checks = NameChecks(problems, NameKind.SYSTEM)
+    system_names = {system: checks.of(mapped.get(system, system), None,
+                                      file=str(root / "system-outputs" / lp / f"{system}.txt")) or system
+                    for system in systems}
     found = MtmeFolder(TestSet(source_lang, target_lang, [text.strip() for text in sources], references,
-                               {system_names.get(system, system): texts for system, texts in systems.items()}, places),
-                       system_names={system: system_names.get(system, system) for system in systems})
+                               {system_names[system]: texts for system, texts in systems.items()}, places),
+                       system_names=system_names)
     for path in sorted((root / "human-scores").glob(f"{lp}.*.score")):
         parts = path.name.split(".")
         name, level = ".".join(parts[1:-2]), parts[-2]
@@ -155,6 +161,7 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
         found.human[name] = {found.system_names[system]: values[0][1] for system, values in scores.items()
                              if values[0][1] is not None}
     metric_names = _names(root / "metric-scores" / lp / "tsqe-names.tsv", problems)
+    metric_checks = NameChecks(problems, NameKind.QE_SYSTEM)
     for path in sorted((root / "metric-scores" / lp).glob("*.score")):
         name, level = path.name.rsplit(".", 2)[:2]
         if level not in LEVELS or "-" not in name:
@@ -164,7 +171,8 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
             found.left.append(f"metric {name} ({level})")
             continue
         metric = _segment_file(path, problems, systems, len(sources), allow_none=False)
-        found.metrics[metric_names.get(name, name)] = {
+        metric_name = metric_checks.of(metric_names.get(name, name), None, file=str(path)) or name
+        found.metrics[metric_name] = {
             found.system_names[system]: [v for _, v in values if v is not None] for system, values in metric.items()}
     return found
 
@@ -237,8 +245,8 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
     as QE systems (those named in ``lower_is_better`` by their base NAME are stored lower-is-better)."""
     task = progress_of(task)
     root = Path(root)
-    name = name or f"{root.resolve().name}.{lp}"
     problems = Problems(str(root))
+    name = given_name(name or f"{root.resolve().name}.{lp}", NameKind.SUITE, problems)
     task.progress(0, 2, f"reading {root.name} {lp}")
     found = read_mtme(root, lp, problems)
     chosen = _chosen_human(found, human, problems)
