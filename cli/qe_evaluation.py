@@ -11,11 +11,13 @@ from cli.choices import ACCURACY_ROWS
 from cli.context import app_context
 from cli.main import app
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
+from cli.unlabelled import say_unlabelled
 from suite.errors import TsqeError
 
 if TYPE_CHECKING:
     from qe.accuracy import AccuracyResult
     from qe.evaluation import EvaluationInputs
+    from suite.reading.status import Unlabelled
 
 plot_app = typer.Typer(help="Draw figures of the evaluation.", no_args_is_help=True)
 app.add_typer(plot_app, name="plot")
@@ -63,6 +65,7 @@ def pairs_command(
     from suite.safe_export import spreadsheet_frame, writing_text
 
     context = app_context(ctx)
+    say_unlabelled(context.database, context.suite_name)
     table = build_pairs(context.database, context.suite_name).frame()
     if out is None:
         spreadsheet_frame(table).to_csv(sys.stdout, sep="\t", index=False, lineterminator="\n")
@@ -113,25 +116,28 @@ def accuracy_command(
         context = app_context(ctx)
         names = _names(qe)
         results = {}
+        unlabelled: Unlabelled | None = None
         for suite in (name.strip() for name in suites.split(",") if name.strip()):
+            say_unlabelled(context.database, suite)
             inputs = read_inputs(context.database, suite, names)
             results[suite] = accuracy(inputs, AccuracyOptions(qe=names, ties=ties, tie_epsilon=tie_epsilon,
                                                               bootstrap=bootstrap, seed=seed))
         disagreement = suite_disagreement(results)
     else:
+        unlabelled = say_unlabelled(app_context(ctx).database, app_context(ctx).suite_name)
         result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
                            bootstrap=bootstrap, seed=seed)
         if table == "accuracy":
             if heat_map is not None:
                 raise TsqeError("a heat map shows disagreement: add --table disagreement (or ranks)")
-            emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+            emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n", unlabelled=unlabelled)
             return
         disagreement = row_disagreement(result, count_too_few=count_too_few)
     if heat_map is not None:
         save_figure(disagreement.heat_map(), heat_map)
         typer.echo(f"wrote {heat_map}", err=True)
     shown = disagreement.ranks_table() if table == "ranks" else disagreement.to_table()
-    emit_table(shown, fmt, out, document=disagreement.to_json() + "\n")
+    emit_table(shown, fmt, out, document=disagreement.to_json() + "\n", unlabelled=unlabelled)
 
 
 @app.command("stability")
@@ -154,10 +160,11 @@ def stability_command(
     from qe.stability import ranking_stability
 
     names = _names(qe)
+    unlabelled = say_unlabelled(app_context(ctx).database, app_context(ctx).suite_name)
     inputs = _inputs(ctx, names)
     result = ranking_stability(inputs.pairs, inputs.chosen(names), by=by, category=category,
                                ties=inputs.ties(ties), tie_epsilon=tie_epsilon, splits=splits, seed=seed)
-    emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+    emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n", unlabelled=unlabelled)
 
 
 @plot_app.command("accuracy")

@@ -1,14 +1,18 @@
 """The ``--format``/``--out`` pair of every command that writes a table, over ``suite.tables`` only."""
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from suite.errors import TsqeError
-from suite.tables import FORMATS, Table, render, write_table
+from suite.tables import FORMATS, Table, render, suffix_format, write_table
+
+if TYPE_CHECKING:
+    from suite.reading.status import Unlabelled
 
 FORMAT_HELP = (f"Table format: {', '.join(FORMATS)} (default: text, or what the --out file's suffix names: "
                ".txt .csv .tsv .json .md .tex .html .xlsx).")
@@ -27,10 +31,18 @@ def heat_map_option(help_text: str) -> Any:
     return typer.Option(None, "--heat-map", dir_okay=False, help=f"{help_text}: .png, .svg or .pdf.")
 
 
-def emit_table(table: Table, fmt: str | None, out: Path | None, *, document: str | None = None) -> None:
-    """Print or write the table; ``document`` replaces the table's own JSON when the result has a richer one."""
+def emit_table(table: Table, fmt: str | None, out: Path | None, *, document: str | None = None,
+               unlabelled: Unlabelled | None = None) -> None:
+    """Print or write the table; ``document`` replaces the table's own JSON when the result has a richer one.
+    ``unlabelled`` (``cli.unlabelled.say_unlabelled``, which has said it on standard error): a JSON document gets
+    the count as ``unlabelled_outputs``, other formats stay as they are."""
     if fmt is not None and fmt not in FORMATS:
         raise TsqeError(f"--format {fmt!r} is not one of: {', '.join(FORMATS)}")
+    if unlabelled is not None and (fmt or (suffix_format(out) if out is not None else "text")) == "json":
+        shown = json.loads(render(table, "json", document=document))
+        if isinstance(shown, dict):
+            shown["unlabelled_outputs"] = unlabelled.outputs
+        document = json.dumps(shown, indent=2, ensure_ascii=False) + "\n"
     if out is None:
         fmt = fmt or "text"
         if fmt == "xlsx":
