@@ -33,6 +33,7 @@ from store.models import IntegrityCheck, Suite, utcnow
 
 CHECK_AGE = timedelta(days=30)
 """How old the last check may be before ``status`` suggests another."""
+OLDER_SCHEMA = "the database is of an older schema, and checking never migrates it; any other command does"
 SHOWN_PROBLEMS = 100
 """SQLite's own default for how many problems ``integrity_check`` reports."""
 
@@ -44,6 +45,8 @@ class IntegrityReport:
     problems: tuple[str, ...] = field(default_factory=tuple)
     recorded: bool = False
     """Whether the result was stored in the database (a damaged or read-only file is not written to)."""
+    why_not_recorded: str = "the file cannot be written"
+    """When ``recorded`` is False and the pages are intact: why the result was not kept."""
 
     @property
     def ok(self) -> bool:
@@ -65,7 +68,7 @@ def check_database(db: str | None, *, quick: bool = False) -> IntegrityReport:
         return IntegrityReport(str(path), kind, problems)
     _refuse_not_tsqe(sqlite_tables(path) or [], str(path))
     if not _sqlite_up_to_date(path):  # an older schema: checking must not migrate it to record the result
-        return IntegrityReport(str(path), kind)
+        return IntegrityReport(str(path), kind, why_not_recorded=OLDER_SCHEMA)
     try:
         database = open_database(path)
     except TsqeError:  # read-only: the pages are fine, the result cannot be kept
@@ -109,7 +112,7 @@ def _check_server(url: str) -> IntegrityReport:
         finally:
             engine.dispose()
     if not up_to_date:
-        return IntegrityReport(where, "connection")
+        return IntegrityReport(where, "connection", why_not_recorded=OLDER_SCHEMA)
     database = open_database(url)
     try:
         with database.transaction() as session:
