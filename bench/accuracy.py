@@ -24,6 +24,7 @@ import numpy as np
 
 from qe.accuracy import pairwise_accuracy
 from qe.pairs import LabelledOutputs, pairs_from_outputs
+from suite.domain import Ties
 from suite.qe_scores import QEScores
 
 
@@ -87,7 +88,7 @@ def main() -> None:
         raise SystemExit("fewer than 1,000,000 pairs: raise --items")
 
     start = time.perf_counter()
-    result = pairwise_accuracy(pairs, systems, by="category", ties="half", bootstrap=args.resamples,
+    result = pairwise_accuracy(pairs, systems, by="category", ties=Ties.HALF, bootstrap=args.resamples,
                                seed=args.seed)
     scored = time.perf_counter() - start
     print(f"accuracy per category + {args.resamples} item-bootstrap resamples + paired significance: "

@@ -24,8 +24,8 @@ from sqlalchemy import insert, select
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from filters.bertscore import resolve_model  # noqa: E402
-from filters.difficulty import da_bertscore  # noqa: E402
 from filters.metrics import MetricOptions  # noqa: E402
+from filters.metrics.da_bertscore import da_bertscore  # noqa: E402
 from store import Database, open_database  # noqa: E402
 from store.models import Item, Output, Reference, Suite, System, SystemOutput  # noqa: E402
 

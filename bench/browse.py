@@ -36,6 +36,7 @@ from sqlalchemy import func, insert, literal_column, select
 from bench import label as label_bench
 from store import Database, open_database
 from store.bulk import insert_tuples
+from store.domain import Label, Polarity
 from store.models import Item, ItemLabelCounts, ManualLabel, Output, Suite, System, SystemOutput
 from suite.engine.label_counts import ReviewMove, count_reviews
 from suite.engine.labelling import relabel
@@ -96,8 +97,8 @@ def preview_keystroke(db: Database) -> tuple[float, int]:
     previews = PreviewSession(db)
     seconds = []
     for typed in range(1, len(TYPED) + 1):
-        unsaved = (DraftRule("positive", r"\bthe\b", True), DraftRule("negative", r"\w+ing\b"),
-                   DraftRule("negative", TYPED[:typed]))
+        unsaved = (DraftRule(Polarity.POSITIVE, r"\bthe\b", True), DraftRule(Polarity.NEGATIVE, r"\w+ing\b"),
+                   DraftRule(Polarity.NEGATIVE, TYPED[:typed]))
         started = time.perf_counter()
         previews.preview(item_id, Draft((*stored.rules, *unsaved), stored.known))
         seconds.append(time.perf_counter() - started)
@@ -137,15 +138,15 @@ def main() -> None:
 
         tree_s, tree = median_seconds(lambda: suite_tree(db), args.rounds)
         by_label_s, by_label = median_seconds(
-            lambda: browse_outputs(db, OutputFilter(label="fail"), limit=100), args.rounds)
+            lambda: browse_outputs(db, OutputFilter(label=Label.FAIL), limit=100), args.rounds)
         by_pass_s, by_pass = median_seconds(
-            lambda: browse_outputs(db, OutputFilter(label="pass"), limit=100), args.rounds)
+            lambda: browse_outputs(db, OutputFilter(label=Label.PASS), limit=100), args.rounds)
         by_system_s, by_system = median_seconds(
             lambda: browse_outputs(db, OutputFilter(system=system), limit=100), args.rounds)
         every = output_ids(db)
         spread = every[::max(1, len(every) // 100)][:100]
         rows_s, _ = median_seconds(lambda: output_rows(db, spread), args.rounds)
-        ids_s, ids = median_seconds(lambda: output_ids(db, OutputFilter(label="fail")), args.rounds)
+        ids_s, ids = median_seconds(lambda: output_ids(db, OutputFilter(label=Label.FAIL)), args.rounds)
         preview_s, previewed = preview_keystroke(db)
         db.close()
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from store import Database, open_database
+from store.domain import Label, Polarity
 from store.models import Item, Output, System, SystemOutput
 from suite.editing.api import (
     ItemSnapshot,
@@ -65,14 +66,14 @@ def main() -> None:
         details = {item: item_detail(db, item) for item in picked}
         print(f"{len(items)} items, {len(outputs)} outputs reviewed, {len(picked)} items edited")
         report("item_detail", timed([partial(item_detail, db, item) for item in picked]))
-        add = [partial(add_rule, db, item, "negative", r"\bxyzzy\b", author="bench") for item in picked]
+        add = [partial(add_rule, db, item, Polarity.NEGATIVE, r"\bxyzzy\b", author="bench") for item in picked]
         report("add_rule", timed(add))
         added = [detail.rules[-1].id for detail in map(partial(item_detail, db), picked)]
         report("change_rule (first rule, pattern changed)", timed([
             partial(change_rule, db, d.rules[0].id, pattern=d.rules[0].pattern + "|xyzzy", author="bench")
             for d in details.values() if d.rules]))
         report("remove_rule", timed([partial(remove_rule, db, rule, author="bench") for rule in added]))
-        report("set_manual_label", timed([partial(set_manual_label, db, output, "pass", "bench")
+        report("set_manual_label", timed([partial(set_manual_label, db, output, Label.PASS, "bench")
                                           for output in outputs]))
         snapshots: list[ItemSnapshot] = []
         report("remove_item", timed([partial(_remove, db, item, snapshots) for item in picked]))

@@ -11,7 +11,8 @@ Timed, in each of ``--rounds`` rounds and for each of the two ways labelling sta
 and (b) a plain loop calling the same compiled regexes' ``search`` on the same (rule, output) pairs, right
 before and right after (a). A round's ratio is time (a) / mean time (b): this machine's speed drifts by half
 within minutes, and bracketing (a) by (b) compares them at the same speed. ``ratio, forked:`` and ``ratio, fork
-server:`` are the median rounds' ratios.
+server:`` are the median rounds' ratios; ``cpu ratio forked:`` and ``cpu ratio fork server:`` the median rounds'
+CPU seconds of every process (writer and workers) over the plain loop's, which the machine's load moves less.
 
 The two ways: "forked", this process running one thread, so that labelling forks its workers (the command
 line without a drawn progress bar); "fork server", one idle thread kept alive during the run, so that the
@@ -103,9 +104,9 @@ def load(db_path: Path, lp: str, wanted: int) -> tuple[Database, dict[str, list[
     return db, rules, copies
 
 
-def plain_loop(pairs: list[tuple[list, list[str]]], timeout: float | None) -> float:
-    """Seconds to call every compiled rule of an item on every output of that item."""
-    start = time.perf_counter()
+def plain_loop(pairs: list[tuple[list, list[str]]], timeout: float | None) -> tuple[float, float]:
+    """Seconds (wall clock, CPU) to call every compiled rule of an item on every output of that item."""
+    start, cpu = time.perf_counter(), time.process_time()
     if timeout is None:
         for searches, texts in pairs:
             for text in texts:
@@ -116,7 +117,7 @@ def plain_loop(pairs: list[tuple[list, list[str]]], timeout: float | None) -> fl
             for text in texts:
                 for search in searches:
                     search(text, timeout=timeout)
-    return time.perf_counter() - start
+    return time.perf_counter() - start, time.process_time() - cpu
 
 
 def relabel_fresh(pristine: Path, run: Path) -> tuple[dict[str, int], float, float]:
@@ -158,8 +159,10 @@ class Route:
     name: str
     threaded: bool
     pool: WorkerPool
-    rounds: list[tuple[float, float, float, float, float]] = field(default_factory=list)
-    """(ratio, relabel seconds, plain loop seconds, writer CPU, workers' CPU) per round."""
+    rounds: list[tuple[float, float, float, float, float, float]] = field(default_factory=list)
+    """(ratio, relabel seconds, plain loop seconds, writer CPU, workers' CPU, CPU ratio) per round. The CPU ratio
+    is the CPU seconds of all processes (the writer and its workers) over the plain loop's: a loaded machine
+    stretches wall-clock time much more than CPU time, so it moves less with the load than the first."""
 
 
 def main() -> None:
@@ -193,7 +196,7 @@ def main() -> None:
         routes = [Route("forked", False, WorkerPool(labelling.WORKER_NICENESS)),
                   Route("fork server", True, WorkerPool(labelling.WORKER_NICENESS))]
         kept_pool = labelling._POOL
-        plain_before = plain_loop(pairs, None)
+        plain_before, plain_cpu_before = plain_loop(pairs, None)
         for number in range(1, args.rounds + 1):
             for route in routes:
                 stop = threading.Event()
@@ -210,16 +213,17 @@ def main() -> None:
                     stop.set()
                     if route.threaded:
                         idle.join()
-                cpu = time.process_time()
-                plain_after = plain_loop(pairs, None)
-                plain_cpu = time.process_time() - cpu
+                plain_after, plain_cpu = plain_loop(pairs, None)
                 plain = (plain_before + plain_after) / 2
-                route.rounds.append((labelling_time / plain, labelling_time, plain, writer_cpu, worker_cpu))
+                plain_cpu_mean = (plain_cpu_before + plain_cpu) / 2
+                route.rounds.append((labelling_time / plain, labelling_time, plain, writer_cpu, worker_cpu,
+                                     (writer_cpu + worker_cpu) / plain_cpu_mean))
                 print(f"round {number}, {route.name}: relabel {labelling_time:.2f} s (CPU {writer_cpu:.2f} s writing, "
                       f"{worker_cpu:.2f} s in workers), plain loop {plain_before:.2f} s before and "
-                      f"{plain_after:.2f} s after (CPU {plain_cpu:.2f} s), ratio {labelling_time / plain:.2f}")
-                plain_before = plain_after
-        plain_timed = plain_loop(pairs, DEFAULT_TIMEOUT)
+                      f"{plain_after:.2f} s after (CPU {plain_cpu:.2f} s), ratio {labelling_time / plain:.2f}, "
+                      f"cpu ratio {route.rounds[-1][5]:.2f}")
+                plain_before, plain_cpu_before = plain_after, plain_cpu
+        plain_timed, _ = plain_loop(pairs, DEFAULT_TIMEOUT)
         for route in routes:
             route.pool.shutdown()
 
@@ -254,13 +258,16 @@ def main() -> None:
     print(f"plain loop with timeout: {plain_timed:.2f} s, {n_outputs / plain_timed:,.0f} outputs/s")
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for route in routes:
-        ratio, labelling_time, plain, writer_cpu, worker_cpu = sorted(route.rounds)[len(route.rounds) // 2]
+        ratio, labelling_time, plain, writer_cpu, worker_cpu, _ = sorted(route.rounds)[len(route.rounds) // 2]
         first = route.rounds[0]
         print(f"{route.name}: median round {labelling_time:.2f} s against a plain loop of {plain:.2f} s "
               f"({n_outputs / labelling_time:,.0f} outputs/s; CPU {writer_cpu:.2f} s writing + {worker_cpu:.2f} s in "
               f"workers); first round, starting the workers and compiling the patterns: {first[0]:.2f}")
     for route in routes:
         print(f"ratio, {route.name}: {sorted(route.rounds)[len(route.rounds) // 2][0]:.2f}")
+    for route in routes:
+        cpu_ratios = sorted(r[5] for r in route.rounds)
+        print(f"cpu ratio {route.name}: {cpu_ratios[len(cpu_ratios) // 2]:.2f}x (target 3)")
 
 
 if __name__ == "__main__":

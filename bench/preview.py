@@ -25,6 +25,7 @@ from pathlib import Path
 from sqlalchemy import func, insert, select
 
 from store import open_database
+from store.domain import Polarity
 from store.models import Output
 from suite.engine.labelling import relabel
 from suite.engine.preview import (
@@ -67,8 +68,8 @@ def main() -> None:
               f"{time.perf_counter() - started:.1f} s")
 
         def draft(typed: int) -> Draft:
-            unsaved = (DraftRule("positive", r"\bthe\b", True), DraftRule("negative", r"\w+ing\b"),
-                       DraftRule("negative", TYPED[:typed] or "x"))
+            unsaved = (DraftRule(Polarity.POSITIVE, r"\bthe\b", True), DraftRule(Polarity.NEGATIVE, r"\w+ing\b"),
+                       DraftRule(Polarity.NEGATIVE, TYPED[:typed] or "x"))
             return Draft((*stored.rules, *unsaved), stored.known)
 
         previews = PreviewSession(db)
@@ -84,7 +85,7 @@ def main() -> None:
             preview_item(db, item_id, draft(typed))
             uncached.append(time.perf_counter() - start)
         start = time.perf_counter()
-        scope = preview_scope(db, item_id, [DraftRule("negative", r"\bwould\b")], "suite")
+        scope = preview_scope(db, item_id, [DraftRule(Polarity.NEGATIVE, r"\bwould\b")], "suite")
         scope_time = time.perf_counter() - start
         db.close()
 

@@ -12,8 +12,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
+from store.domain import Label
 from suite.errors import TsqeError
 from suite.tables import terminal_text
 
@@ -22,14 +23,6 @@ if TYPE_CHECKING:
     from suite.engine.label_counts import LabelCounts
     from suite.reading.browse import OutputRow
     from suite.reading.impact import PairsAdded
-
-
-class Label(StrEnum):
-    passed = "pass"
-    failed = "fail"
-    conflict = "conflict"
-    unknown = "unknown"
-    error = "error"
 
 
 class Sort(StrEnum):
@@ -88,7 +81,7 @@ def outputs_command(
     context = app_context(ctx)
     page = browse_outputs(
         context.database,
-        OutputFilter(label=label and label.value, auto_label=auto_label and auto_label.value, reviewed=reviewed,
+        OutputFilter(label=label, auto_label=auto_label, reviewed=reviewed,
                      disagree=disagree, category=category, phenomenon=phenomenon, item=item, system=system,
                      contains=contains, grouped=grouped, degenerate=degenerate),
         suite_name=context.suite_name, sort=sort.value, descending=desc, limit=limit, offset=offset)

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import typer
 
+from cli.app import import_app
 from cli.choices import CHALLENGE_FORMATS
 from cli.context import app_context
 from cli.importing import _print_result
-from cli.main import import_app
 from cli.progress import progress_bar
 
 SHOWN_IDS = 20

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 
 SHOWN = 20
 """Problems printed; a damaged file can have thousands, which would scroll its summary away."""

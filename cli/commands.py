@@ -1,4 +1,4 @@
-"""The list of command modules; each adds its commands to ``cli.main.app`` when imported.
+"""The list of command modules; each adds its commands to ``cli.app.app`` when imported.
 
 ``tsqe --help`` imports them all, so a command module imports the core (``store``, ``suite``, ``qe``, ``filters``)
 inside its command functions, not at its top: at the top they brought SQLAlchemy and NumPy into every start, most of

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import typer
 
-from cli.main import app
+from cli.app import app
 from cli.progress import progress_bar
 
 

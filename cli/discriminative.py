@@ -11,9 +11,9 @@ from pathlib import Path
 
 import typer
 
+from cli.app import app
 from cli.choices import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from cli.context import app_context
-from cli.main import app
 from cli.metric_options import (
     REFS_HELP,
     combine_option,

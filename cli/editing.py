@@ -9,9 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.rule_group import rule_app
+from store.domain import Label, Polarity
 from suite.errors import TsqeError
 
 if TYPE_CHECKING:
@@ -209,7 +210,7 @@ def rule_add(
         raise typer.BadParameter("give exactly one of --positive and --negative")
     context = app_context(ctx)
     target = find_item(context.database, item_id, context.suite_name)
-    result = add_rule(context.database, target, "positive" if positive else "negative", pattern,
+    result = add_rule(context.database, target, Polarity.POSITIVE if positive else Polarity.NEGATIVE, pattern,
                       ignore_case=ignore_case, position=position, author=_author(author))
     _rule_result(result, "added", as_json)
 
@@ -322,7 +323,7 @@ def review_command(
         _review_group(database, output_id, label, who, comment, seen_version, as_known)
         return
     if as_known:
-        decided = decide(database, [OutputDecision(SeenOutput(output_id, seen_version, comment), label)], who,
+        decided = decide(database, [OutputDecision(SeenOutput(output_id, seen_version, comment), Label(label))], who,
                          as_known=True)
         kind = "good" if label == "pass" else "bad"
         typer.echo(f"output {output_id} reviewed as {label} by {who} (version {decided.reviews[0].version}); "
@@ -334,7 +335,7 @@ def review_command(
         typer.echo(f"cleared the manual label of output {output_id}" if cleared
                    else f"output {output_id} had no manual label")
         return
-    info = set_manual_label(database, output_id, label, who, comment, expected_version=seen_version)
+    info = set_manual_label(database, output_id, Label(label), who, comment, expected_version=seen_version)
     typer.echo(f"output {output_id} reviewed as {info.label} by {info.reviewer} (version {info.version})")
 
 
@@ -347,7 +348,7 @@ def _review_group(database: Database, output_id: int, label: str, who: str, comm
     if output_id not in found:
         raise TsqeError(f"no output with id {output_id}")
     members = found[output_id]
-    decided = decide(database, group_decisions(members, None if label == "clear" else label, comment=comment,
+    decided = decide(database, group_decisions(members, None if label == "clear" else Label(label), comment=comment,
                                                seen_version=seen_version), who, as_known=as_known)
     ids = ", ".join(str(change.output_id) for change in decided.reviews)
     done = "cleared the manual labels of" if label == "clear" else f"reviewed as {label} by {who}:"

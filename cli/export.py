@@ -5,8 +5,8 @@ from pathlib import Path
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.unlabelled import say_unlabelled
 
 export_app = typer.Typer(help="Export data as files.", no_args_is_help=True)

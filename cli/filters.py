@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, TextIO
 
 import typer
 
+from cli.app import app
 from cli.choices import HUMAN
 from cli.context import app_context
-from cli.main import app
 from cli.metric_options import (
     combine_option,
     device_option,
@@ -29,7 +29,7 @@ from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
 
 if TYPE_CHECKING:
-    from filters.difficulty import DifficultyResult
+    from filters.metrics.da_bertscore import DifficultyResult
 
 
 def _open_out(out: Path | None) -> AbstractContextManager[TextIO]:
@@ -102,7 +102,7 @@ def difficulty_command(
 
     Without --format or --out it prints both; with either it writes the per-system table (suite.tables).
     """
-    from filters.difficulty import da_bertscore
+    from filters.metrics.da_bertscore import da_bertscore
     from filters.systems import choose_systems
 
     context = app_context(ctx)
@@ -129,7 +129,7 @@ def difficulty_json(result: DifficultyResult) -> dict[str, object]:
 
 
 def write_difficulty_report(result: DifficultyResult, stream: TextIO) -> None:
-    from filters.difficulty import SCORE_KEYS
+    from filters.metrics.da_bertscore import SCORE_KEYS
 
     width = max(len("system"), *(len(s) for s in result.systems))
     stream.write(f"# {result.signature}\n")

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from cli.app import import_app
 from cli.context import app_context
-from cli.main import import_app
 from cli.progress import progress_bar
 
 if TYPE_CHECKING:

@@ -7,8 +7,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.progress import progress_bar
 from suite.engine.rules import DEFAULT_TIMEOUT
 

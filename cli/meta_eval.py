@@ -13,8 +13,8 @@ from typing import cast
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.metric_options import (
     combine_option,
     device_option,

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import typer
 
+from cli.app import import_app
 from cli.context import app_context
 from cli.export import export_app
 from cli.importing import _print_result
-from cli.main import import_app
 from cli.progress import progress_bar
 
 

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
+from cli.app import app
 from cli.choices import ACCURACY_ROWS
 from cli.context import app_context
-from cli.main import app
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
 from cli.unlabelled import say_unlabelled
 from suite.errors import TsqeError

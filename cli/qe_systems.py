@@ -11,8 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.metric_options import (
     combine_option,
     device_option,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.table_output import emit_table, format_option, out_option
 from cli.unlabelled import say_unlabelled
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 from cli.table_output import emit_table, format_option, out_option
+from store.domain import Label
 from suite.errors import TsqeError
 
 reviewers_app = typer.Typer(help="Check a team's reviewers: double review, controls, agreement, adjudication.",
@@ -28,11 +29,11 @@ def _reviewer(name: str | None) -> str:
     return name or default_author()
 
 
-def _answer(label: str) -> str | None:
+def _answer(label: str) -> Label | None:
     label = label.strip().lower()
     if label not in ANSWERS:
         raise typer.BadParameter(f"the answer is one of {', '.join(ANSWERS)}, not {label!r}")
-    return None if label == "clear" else label
+    return None if label == "clear" else Label(label)
 
 
 @reviewers_app.command("plan")
@@ -186,7 +187,7 @@ def neighbours_command(
 
     context = app_context(ctx)
     database = context.database
-    ids = [i for label in ("unknown", "conflict", "error") for i in output_ids(
+    ids = [i for label in (Label.UNKNOWN, Label.CONFLICT, Label.ERROR) for i in output_ids(
         database, OutputFilter(label=label, item=item, category=category, reviewed=False),
         suite_name=context.suite_name)]
     found = neighbours(database, suite_context(database, context.suite_name), sorted(ids))

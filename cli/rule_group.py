@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import typer
 
-from cli.main import app
+from cli.app import app
 
 rule_app = typer.Typer(help="Add, change, remove and test an item's rules.", no_args_is_help=True)
 app.add_typer(rule_app, name="rule")

@@ -13,6 +13,7 @@ from cli.choices import PREVIEW_SCOPES, PREVIEW_TIMEOUT
 from cli.context import app_context
 from cli.progress import progress_bar
 from cli.rule_group import rule_app
+from store.domain import Polarity
 from suite.errors import TsqeError
 
 if TYPE_CHECKING:
@@ -46,7 +47,7 @@ def test_command(
         raise typer.BadParameter("give exactly one of --positive PATTERN and --negative PATTERN")
     if scope not in SCOPES:
         raise typer.BadParameter(f"--scope is one of {', '.join(SCOPES)}, not {scope!r}")
-    polarity, pattern = ("positive", positive) if positive is not None else ("negative", negative)
+    polarity, pattern = (Polarity.POSITIVE, positive) if positive is not None else (Polarity.NEGATIVE, negative)
     context = app_context(ctx)
     db = context.database
     item_id = find_item(db, external_id, context.suite_name)

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import typer
 
+from cli.app import app
 from cli.choices import RULE_HEALTH_SORTS as SORTS
 from cli.context import app_context
-from cli.main import app
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
 

@@ -5,8 +5,8 @@ import json
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
-from cli.main import app
 
 
 @app.command("status")

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from cli.app import app
 from cli.context import app_context
 from cli.editing import AUTHOR_HELP
-from cli.main import app
 from cli.progress import progress_bar
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ def edit_suite_command(
     again with the values before undoes it."""
     from suite.editing.item_edit import default_author
     from suite.editing.suite_edit import rename_suite, set_languages, set_output_policy
-    from suite.engine.output_policy import output_policy
+    from suite.engine.output_policy import EMPTY_OUTPUTS, UNTRANSLATED_OUTPUTS, output_policy, parse_policy_label
     from suite.suites import suite_info
 
     context = app_context(ctx)
@@ -58,8 +58,10 @@ def edit_suite_command(
     if empty_output is None and untranslated_output is None and not placeholders and not no_placeholders:
         return
     policy = output_policy(context.database, info.name)
-    policy = replace(policy, empty_output=empty_output or policy.empty_output,
-                     untranslated_output=untranslated_output or policy.untranslated_output,
+    policy = replace(policy, empty_output=parse_policy_label(empty_output, EMPTY_OUTPUTS) if empty_output
+                     else policy.empty_output,
+                     untranslated_output=parse_policy_label(untranslated_output, UNTRANSLATED_OUTPUTS)
+                     if untranslated_output else policy.untranslated_output,
                      placeholders=() if no_placeholders else tuple(placeholders) if placeholders
                      else policy.placeholders)
     with progress_bar("labelling") as task:

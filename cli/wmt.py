@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from cli.app import import_app
 from cli.context import app_context
 from cli.export import export_app
 from cli.importing import _print_result
-from cli.main import import_app
 
 if TYPE_CHECKING:
     from suite.importers import ImportResult

@@ -149,7 +149,7 @@ class SentenceEmbedding:
 
     @cached_property
     def unit(self) -> np.ndarray:
-        return self.vectors / np.linalg.norm(self.vectors, axis=1, keepdims=True)
+        return np.asarray(self.vectors / np.linalg.norm(self.vectors, axis=1, keepdims=True))
 
     @property
     def empty(self) -> bool:
@@ -183,7 +183,7 @@ class Encoder:
         from bert_score.utils import get_model
         from transformers.utils import logging
 
-        logging.disable_progress_bar()  # the per-tensor loading bar would break the CLI's own progress bar
+        logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # transformers' own; the per-tensor loading bar would break the CLI's own progress bar
         return get_model(str(self.spec.path), self.spec.layer).to(self.spec.device)
 
     def token_ids(self, sentence: str) -> list[int]:
@@ -193,8 +193,8 @@ class Encoder:
         from bert_score.utils import sent_encode
 
         if sentence.strip() == "":
-            return self.tokenizer.encode("", add_special_tokens=True)
-        return sent_encode(self.tokenizer, sentence)
+            return list(self.tokenizer.encode("", add_special_tokens=True))
+        return list(sent_encode(self.tokenizer, sentence))
 
     def encode(self, ids: Sequence[Sequence[int]]) -> list[SentenceEmbedding]:
         """The embeddings of token id sequences, each rounded to the model's precision."""

@@ -6,7 +6,7 @@ are compared on the most competitive systems. Difficulty-aware BERTScore compute
 exactly those systems, as the paper does.
 
 System level means the metric's own system-level score where its specification has one (BLEU, chrF and TER
-as sacrebleu corpus scores; DA-BERTScore as ``filters.difficulty`` aggregates it), else the mean of the
+as sacrebleu corpus scores; DA-BERTScore as ``filters.metrics.da_bertscore`` aggregates it), else the mean of the
 system's segment scores (BERTScore, label, imported QE).
 Correlations are reported as computed on the raw metric values, so a lower-is-better metric such as TER
 correlates negatively when it agrees with the humans (``higher_is_better`` says which sign is good); the
@@ -123,8 +123,7 @@ def system_level_scores(db: Database, metric: str, systems: Sequence[str], *, su
     own = scorer.system_scores(db, systems, refs, suite_name=suite_name, task=progress_of(task))
     if own is not None:
         return own
-    scores = score_outputs(db, metric, suite_name=suite_name, systems=list(systems), refs=refs, options=options,
-                           task=task)
+    scores = score_outputs(db, scorer, suite_name=suite_name, systems=list(systems), refs=refs, task=task)
     item_ids, names, values = scores.matrix()
     column = {name: index for index, name in enumerate(names)}
     missing = [system for system in systems if system not in column]

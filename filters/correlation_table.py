@@ -29,7 +29,7 @@ from filters.correlation import (
     human_scores,
     system_level_scores,
 )
-from filters.metrics import MetricOptions, Signature, metric_spec, suite_metric
+from filters.metrics import MetricOptions, Signature, check_options_any, metric_spec, suite_metric
 from filters.metrics.base import Metric
 from filters.metrics.corpus import CorpusReads
 from filters.metrics.statistics import RESAMPLES, SEED, Resamplable
@@ -47,7 +47,7 @@ Interval = tuple[float, float]
 
 
 @dataclass(frozen=True)
-class Agreement:
+class RankingAgreement:
     """The correlations of a metric with human scores over one set of systems."""
 
     systems: list[str]
@@ -70,8 +70,8 @@ class CorrelationRow:
     signature: Signature
     higher_is_better: bool
     segments: int
-    overall: Agreement
-    top: Agreement | None
+    overall: RankingAgreement
+    top: RankingAgreement | None
     by_k: list[tuple[int, float]]
     """Kendall tau over the k best systems by human score, k = 3 ... all (the paper's Figure 2)."""
 
@@ -170,13 +170,13 @@ class CorrelationTable:
         return document
 
 
-def _json_intervals(agreement: Agreement) -> dict[str, list[float | None]] | None:
+def _json_intervals(agreement: RankingAgreement) -> dict[str, list[float | None]] | None:
     if agreement.intervals is None:
         return None
     return {name: [finite(low), finite(high)] for name, (low, high) in agreement.intervals.items()}
 
 
-def _cells(agreement: Agreement) -> list[Cell]:
+def _cells(agreement: RankingAgreement) -> list[Cell]:
     return [Cell(agreement.figure(name), ci=None if agreement.intervals is None else agreement.intervals[name])
             for name in FIGURES]
 
@@ -196,7 +196,7 @@ def correlate_table(db: Database, metrics: Sequence[str], entries: Sequence[RefC
             for metric in dict.fromkeys(metrics)
             for entry in (entries if metric_spec(metric).needs_references else [None])]
     options = options or MetricOptions()
-    options.check_any([metric_spec(metric) for metric in metrics])
+    check_options_any(options, [metric_spec(metric) for metric in metrics])
     scorers = {metric: suite_metric(metric, options.applicable(metric_spec(metric)), db)
                for metric in dict.fromkeys(metrics)}  # one per metric: sacrebleu's keeps segment statistics
     reads = CorpusReads(db, suite_name)
@@ -254,11 +254,11 @@ def _resampled(statistics: Resamplable | None, resamples: int, seed: int) -> dic
 
 
 def _agreement(human: dict[str, float], systems: list[str], scores: dict[str, float],
-               resampled: dict[str, np.ndarray] | None) -> Agreement:
+               resampled: dict[str, np.ndarray] | None) -> RankingAgreement:
     found = correlations([human[s] for s in systems], [scores[s] for s in systems])
     intervals = None if resampled is None else _intervals([human[s] for s in systems],
                                                           np.column_stack([resampled[s] for s in systems]))
-    return Agreement(systems, {s: scores[s] for s in systems}, found.pearson, found.spearman, found.kendall,
+    return RankingAgreement(systems, {s: scores[s] for s in systems}, found.pearson, found.spearman, found.kendall,
                      intervals)
 
 

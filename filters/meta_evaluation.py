@@ -38,8 +38,8 @@ import numpy as np
 
 from filters.human_judgements import HumanJudgements, HumanTest, read_human_judgements
 from filters.metrics import MetricOptions, metric_spec
-from filters.metrics.specs import TOKENIZE
-from filters.system_statistics import MetricStatistics, metric_statistics
+from filters.metrics.spec_types import TOKENIZE
+from filters.system_statistics import SystemMetricStatistics, metric_statistics
 from store import Database
 from suite.errors import TsqeError
 from suite.figures import heat_map
@@ -334,7 +334,7 @@ class _Scorer:
     """A metric's system scores (higher better: TER's negated) on resamples of the dataset's common items, its
     own items outside them weighted 0."""
 
-    def __init__(self, statistics: MetricStatistics, systems: list[str], items: list[int]) -> None:
+    def __init__(self, statistics: SystemMetricStatistics, systems: list[str], items: list[int]) -> None:
         self.statistics = statistics
         self.systems = systems
         position = {item: k for k, item in enumerate(statistics.items)}

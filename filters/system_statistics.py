@@ -10,7 +10,7 @@ datasets and metrics at once:
   the project machine, every time ``tsqe correlate`` or ``tsqe meta-eval`` runs. ``metric_statistics`` keeps each
   distinct output's statistics under the metric's signature (with its reference choice) and a hash of its item's
   references, so an edited reference is never served stale statistics;
-- **one unit of segments**: every :class:`MetricStatistics` is over item database ids, so the metrics of a dataset
+- **one unit of segments**: every :class:`SystemMetricStatistics` is over item database ids, so the metrics of a dataset
   (and its segment-level human scores) are resampled on the same segments.
 """
 from __future__ import annotations
@@ -42,7 +42,7 @@ STATISTICS_CHUNK = 2000
 
 
 @dataclass(frozen=True)
-class MetricStatistics:
+class SystemMetricStatistics:
     """A metric's resamplable statistics for some systems, over item database ids."""
 
     metric: str
@@ -64,7 +64,7 @@ class MetricStatistics:
 
 def metric_statistics(db: Database, metric: str, systems: Sequence[str], *, suite_name: str | None = None,
                       refs: RefChoice | None = None, options: MetricOptions | None = None,
-                      task: TaskState | None = None) -> MetricStatistics:
+                      task: TaskState | None = None) -> SystemMetricStatistics:
     """The statistics of ``metric`` for ``systems`` over the items all of them translated (and the references
     cover, for a reference-based metric)."""
     spec = metric_spec(metric)
@@ -77,12 +77,12 @@ def metric_statistics(db: Database, metric: str, systems: Sequence[str], *, suit
 
         scorer = get_metric(metric, options, db)
         assert isinstance(scorer, SacreBleuMetric)
-        singles = refs.singles() if refs.combine != "multi" else [refs]
+        singles = refs.scored()
         parts = [_corpus_statistics(db, scorer, systems, single, suite_name, progress_of(task)) for single in singles]
         statistics: Resamplable = parts[0] if len(parts) == 1 else \
             CombinedStatistics(parts, refs.combine, scorer.higher_is_better)
-        return MetricStatistics(metric, str(scorer.signature_for(refs)), scorer.higher_is_better, spec.tie_epsilon,
-                                statistics)
+        return SystemMetricStatistics(metric, str(scorer.signature_for(refs)), scorer.higher_is_better,
+                                      spec.tie_epsilon, statistics)
     scores = score_outputs(db, metric, suite_name=suite_name, systems=list(systems), refs=refs, options=options,
                            task=task)
     external_ids, values = scores.columns(systems)
@@ -93,7 +93,7 @@ def metric_statistics(db: Database, metric: str, systems: Sequence[str], *, suit
     rows = [i for i, item in enumerate(external_ids) if item_ids[item] in translated]
     statistics = mean_statistics([item_ids[external_ids[i]] for i in rows],
                                  {system: values[rows, j] for j, system in enumerate(systems)})
-    return MetricStatistics(metric, str(scores.signature), scores.higher_is_better, spec.tie_epsilon, statistics)
+    return SystemMetricStatistics(metric, str(scores.signature), scores.higher_is_better, spec.tie_epsilon, statistics)
 
 
 def _items_of_every_system(session: Session, suite_id: int, systems: Sequence[str]) -> set[int]:

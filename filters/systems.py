@@ -14,13 +14,13 @@ import numpy as np
 from sqlalchemy import select
 
 from filters.metrics import MetricOptions, metric_spec
-from filters.scoring import score_outputs, suite_systems
+from filters.scoring import score_outputs
 from store import Database
 from store.models import HumanScore, Suite, System
 from suite.errors import TsqeError
 from suite.importers.human_scores import read_human_scores
 from suite.references import RefChoice
-from suite.suites import UNKNOWN_LANGUAGE, find_suite, language_pair
+from suite.suites import UNKNOWN_LANGUAGE, find_suite, language_pair, suite_systems
 from suite.tasks import TaskState
 
 HUMAN = "human"

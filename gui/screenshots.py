@@ -24,7 +24,7 @@ from gui.operations import Write, changes_nothing
 from gui.review.model import COLUMN
 from gui.state import Selection
 from store import Database, open_database
-from store.domain import Polarity
+from store.domain import Label, Polarity
 from suite.changes import ANYWHERE, Changes
 from suite.demo import create_demo
 from suite.editing.api import find_item
@@ -64,7 +64,7 @@ def main_window(window: MainWindow) -> QPixmap:
 @shot("review")
 def review(window: MainWindow) -> QPixmap:
     window.tabs.setCurrentWidget(window.review)
-    window.state.show_review(OutputFilter(label="fail", category="Ambiguity"))
+    window.state.show_review(OutputFilter(label=Label.FAIL, category="Ambiguity"))
     settle(window)
     window.review.set_current_row(0)
     settle(window)
@@ -305,7 +305,7 @@ def _team_at_work(db: Database) -> None:
             if row.effective_label in ("pass", "fail")]
     rng.shuffle(rows)
     for reviewer, part in (("anna", rows[:60]), ("jonas", rows[60:90])):
-        for label in ("pass", "fail"):
+        for label in (Label.PASS, Label.FAIL):
             decide(db, [OutputDecision(SeenOutput(row.output_id), label) for row in part
                         if row.effective_label == label], reviewer)
     plan_review_checks(db, double_share=0.4, control_share=0.2, seed=1, author="lead")
@@ -313,8 +313,8 @@ def _team_at_work(db: Database) -> None:
         given = take_assignments(db, reviewer, limit=count)
         with db.session() as session:
             expected = dict(session.execute(select(ReviewAssignment.id, ReviewAssignment.expected)).tuples().all())
-        answers = [Answer(a.id, expected[a.id] if rng.random() > differently else
-                          "fail" if expected[a.id] == "pass" else "pass") for a in given[:count - 4]]
+        answers = [Answer(a.id, Label(expected[a.id]) if rng.random() > differently else
+                          Label.FAIL if expected[a.id] == Label.PASS else Label.PASS) for a in given[:count - 4]]
         answer_assignments(db, answers, reviewer)
 
 

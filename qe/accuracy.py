@@ -34,19 +34,21 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
 from qe.pairs import PairTable
 from qe.statistics import CONFIDENCE, bootstrap_group_sums, percentile_interval
+from suite.domain import Ties
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores
 from suite.significance import ALPHA, significance_ranks
 from suite.tables import NO_CATEGORY, NO_PHENOMENON, Cell, Column, Table
 from suite.tasks import TaskState, progress_of
 
-TIES = ("half", "wrong", "drop")
+TIES: tuple[Ties, ...] = tuple(Ties)
 BY = ("category", "phenomenon")
 MIN_PAIRS = 30
 MIN_ITEMS = 5
@@ -75,11 +77,50 @@ def aligned_scores(pairs: PairTable, qe: QEScores) -> np.ndarray:
     return aligned
 
 
-def check_ties(ties: str, tie_epsilon: float | None = None) -> None:
+def check_ties(ties: str, tie_epsilon: float | None = None) -> Ties:
+    """``ties`` as a tie rule, or the error that names the rules; and the margin checked."""
     if ties not in TIES:
         raise TsqeError(f"unknown ties policy {ties!r} (choose one of: {', '.join(TIES)})")
     if tie_epsilon is not None and not tie_epsilon >= 0:
         raise TsqeError(f"a tie margin is 0 or more, not {tie_epsilon}")
+    return Ties(ties)
+
+
+class Verdict(StrEnum):
+    """What a QE system made of one pair, whatever a tie then earns."""
+
+    CORRECT = "correct"
+    WRONG = "wrong"
+    TIE = "tie"
+    UNSCORED = "unscored"
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    """Per pair, for one QE system: how much it prefers the passing output (NaN where it scored a side not),
+    and which pairs are ties (scores at most the tie margin apart). The one place a pair is judged: the accuracy
+    table's credit and the pairs shown behind a cell both come from it."""
+
+    better: np.ndarray
+    scored: np.ndarray
+    tie: np.ndarray
+
+    def verdict(self, pair: int) -> Verdict:
+        if not self.scored[pair]:
+            return Verdict.UNSCORED
+        return Verdict.TIE if self.tie[pair] else Verdict.CORRECT if self.better[pair] > 0 else Verdict.WRONG
+
+
+def pair_outcome(pairs: PairTable, qe: QEScores, tie_epsilon: float | None = None) -> PairOutcome:
+    """How the QE system judges each pair; a tie is a difference of at most ``tie_epsilon`` (default: the
+    system's own)."""
+    epsilon = qe.tie_epsilon if tie_epsilon is None else tie_epsilon
+    scores = aligned_scores(pairs, qe)
+    better = scores[pairs.pass_index] - scores[pairs.fail_index]
+    if not qe.higher_is_better:
+        better = -better
+    scored = ~np.isnan(better)
+    return PairOutcome(better, scored, scored & (np.abs(better) <= epsilon))
 
 
 @dataclass(frozen=True)
@@ -93,25 +134,20 @@ class PairCredit:
     tie: np.ndarray
 
 
-def pair_credit(pairs: PairTable, qe: QEScores, ties: str = "half", tie_epsilon: float | None = None) -> PairCredit:
-    """What the QE system earns on each pair; a tie is a difference of at most ``tie_epsilon`` (default: the
-    system's own)."""
+def pair_credit(pairs: PairTable, qe: QEScores, ties: Ties = Ties.HALF,
+                tie_epsilon: float | None = None) -> PairCredit:
+    """What the QE system earns on each pair under the tie rule ``ties``."""
     check_ties(ties, tie_epsilon)
-    epsilon = qe.tie_epsilon if tie_epsilon is None else tie_epsilon
-    scores = aligned_scores(pairs, qe)
-    better = scores[pairs.pass_index] - scores[pairs.fail_index]
-    if not qe.higher_is_better:
-        better = -better
-    scored = ~np.isnan(better)
-    tie = scored & (np.abs(better) <= epsilon)
-    credit = ((better > 0) & ~tie).astype(np.float64)
-    counted = scored.copy()
-    if ties == "half":
+    outcome = pair_outcome(pairs, qe, tie_epsilon)
+    tie = outcome.tie
+    credit = ((outcome.better > 0) & ~tie).astype(np.float64)
+    counted = outcome.scored.copy()
+    if ties == Ties.HALF:
         credit[tie] = 0.5
-    elif ties == "drop":
+    elif ties == Ties.DROP:
         counted &= ~tie
     credit[~counted] = 0.0
-    return PairCredit(credit, counted, scored, tie)
+    return PairCredit(credit, counted, outcome.scored, tie)
 
 
 @dataclass(frozen=True)
@@ -126,7 +162,7 @@ class ItemSums:
     ties: np.ndarray  # (n_items, K) float
 
 
-def item_sums(pairs: PairTable, systems: Sequence[QEScores], ties: str = "half",
+def item_sums(pairs: PairTable, systems: Sequence[QEScores], ties: Ties = Ties.HALF,
               tie_epsilon: float | None = None) -> ItemSums:
     n_items = pairs.outputs.item_ids.size
     sums = {name: np.zeros((n_items, len(systems))) for name in ("credit", "counted", "scored", "tie")}
@@ -225,7 +261,7 @@ def too_few(amount: int, items: int) -> bool:
 class AccuracyResult:
     by: str
     category: str | None
-    ties: str
+    ties: Ties
     qe_systems: list[str]
     higher_is_better: dict[str, bool]
     bootstrap: int
@@ -350,7 +386,7 @@ class AccuracyResult:
 
 
 def pairwise_accuracy(pairs: PairTable, systems: Sequence[QEScores], *, by: str = "category",
-                      category: str | None = None, ties: str = "half", tie_epsilon: float | None = None,
+                      category: str | None = None, ties: Ties = Ties.HALF, tie_epsilon: float | None = None,
                       bootstrap: int = 1000, seed: int | None = None,
                       task: TaskState | None = None) -> AccuracyResult:
     """Accuracy per row, Total and weighed, with bootstrap intervals, best-system marks and tie rates.
@@ -386,7 +422,7 @@ def pairwise_accuracy(pairs: PairTable, systems: Sequence[QEScores], *, by: str 
 
     def accuracy_of(s: np.ndarray) -> np.ndarray:
         with np.errstate(invalid="ignore", divide="ignore"):
-            return s[..., :k] / s[..., k:]
+            return np.asarray(s[..., :k] / s[..., k:])
 
     row_point = accuracy_of(point)  # (G, K)
     row_boot = accuracy_of(samples) if samples is not None else None  # (G, B, K)
@@ -433,7 +469,7 @@ def _nanmean(values: np.ndarray, axis: int) -> np.ndarray:
     count = present.sum(axis=axis)
     total = np.where(present, values, 0.0).sum(axis=axis)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return total / count
+        return np.asarray(total / count)
 
 
 def _number(value: float) -> float | None:

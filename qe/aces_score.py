@@ -27,6 +27,7 @@ import numpy as np
 
 from qe.accuracy import item_sums, row_groups
 from qe.pairs import PairTable
+from suite.domain import Ties
 from suite.qe_scores import QEScores
 
 ACES_WEIGHTS = {"addition": 5.0, "omission": 5.0, "mistranslation": 5.0, "untranslated": 1.0,
@@ -37,7 +38,7 @@ ACES_WEIGHTS = {"addition": 5.0, "omission": 5.0, "mistranslation": 5.0, "untran
 def phenomenon_taus(pairs: PairTable, systems: Sequence[QEScores],
                     tie_epsilon: float | None = None) -> dict[tuple[str | None, str | None], np.ndarray]:
     """(category, phenomenon) -> each system's tau over the phenomenon's pairs (NaN: it scored none of them)."""
-    sums = item_sums(pairs, systems, "wrong", tie_epsilon)
+    sums = item_sums(pairs, systems, Ties.WRONG, tie_epsilon)
     keys, groups = row_groups(pairs, "phenomenon")
     taus = {}
     for key, members in zip(keys, groups):

@@ -14,18 +14,19 @@ from qe.accuracy import AccuracyResult, check_ties, pairwise_accuracy
 from qe.aces_score import aces_scores
 from qe.pairs import PairTable, build_pairs
 from store import Database
+from suite.domain import Ties
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores, read_qe_scores
 from suite.suites import find_suite
 from suite.tasks import TaskState
 
-QE_TIES = "half"
-CHALLENGE_TIES = "wrong"
+QE_TIES = Ties.HALF
+CHALLENGE_TIES = Ties.WRONG
 """The default ties policies: half for QE (a coin flip, its chance level), wrong for a suite imported as a
 challenge set (the field's published convention: the incorrect translation must score strictly lower)."""
 
 
-def default_ties(challenge: str | None) -> str:
+def default_ties(challenge: str | None) -> Ties:
     """The ties policy of a suite's tables when none is asked for (see ``qe.accuracy``)."""
     return QE_TIES if challenge is None else CHALLENGE_TIES
 
@@ -39,9 +40,9 @@ class EvaluationInputs:
     challenge: str | None = None
     """The challenge-set layout the suite was imported from, None for any other suite."""
 
-    def ties(self, asked: str | None) -> str:
+    def ties(self, asked: str | None) -> Ties:
         """The ties policy asked for, else the suite's default."""
-        return default_ties(self.challenge) if asked is None else asked
+        return default_ties(self.challenge) if asked is None else check_ties(asked)
 
     def chosen(self, names: Sequence[str] | None) -> list[QEScores]:
         """The named systems in that order; None: every system read (creation order)."""

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 from sqlalchemy import select
 
-from qe.accuracy import AccuracyResult, aligned_scores
+from qe.accuracy import AccuracyResult, Verdict, aligned_scores, pair_outcome
 from qe.pairs import PairTable
 from store import Database
 from store.models import Item
 from suite.qe_scores import QEScores
 from suite.suites import find_suite
-
-Verdict = Literal["correct", "wrong", "tie", "unscored"]
 
 
 @dataclass(frozen=True)
@@ -58,34 +55,28 @@ def pair_verdicts(db: Database, pairs: PairTable, qe: QEScores, result: Accuracy
         mask = np.ones(len(pairs), dtype=bool) if result.category is None else _equal(categories, result.category)
     else:
         raise IndexError(f"the table has {len(result.table_rows)} rows, not {row + 1}")
-    chosen = pairs.subset(mask)
+    positions = np.flatnonzero(mask)
     scores = aligned_scores(pairs, qe)
-    epsilon = result.tie_epsilon.get(qe.name, qe.tie_epsilon)
+    outcome = pair_outcome(pairs, qe, result.tie_epsilon.get(qe.name, qe.tie_epsilon))
     with db.session() as session:
         suite = find_suite(session, suite_name)
         sources = dict(session.execute(select(Item.external_id, Item.source).where(Item.suite_id == suite.id)).all())
     verdicts = []
-    for item, p, f in zip(chosen.pair_item, chosen.pass_index, chosen.fail_index):
+    for position in positions:
+        item, p, f = pairs.pair_item[position], pairs.pass_index[position], pairs.fail_index[position]
         pass_score, fail_score = float(scores[p]), float(scores[f])
         verdicts.append(PairVerdict(
             item_id=str(out.item_ids[item]), category=out.item_categories[item], phenomenon=out.item_phenomena[item],
             source=sources.get(out.item_ids[item], ""), pass_output=str(out.output_texts[p]),
             fail_output=str(out.output_texts[f]), pass_systems=str(out.output_systems[p]),
             fail_systems=str(out.output_systems[f]), pass_score=_score(pass_score), fail_score=_score(fail_score),
-            verdict=_verdict(pass_score, fail_score, qe.higher_is_better, epsilon)))
+            verdict=outcome.verdict(int(position))))
     return verdicts
 
 
 def _equal(values: np.ndarray, wanted: str | None) -> np.ndarray:
     """Element-wise equality on an object array that also finds None."""
     return np.array([value == wanted for value in values], dtype=bool)
-
-
-def _verdict(pass_score: float, fail_score: float, higher_is_better: bool, tie_epsilon: float) -> Verdict:
-    if math.isnan(pass_score) or math.isnan(fail_score):
-        return "unscored"
-    better = pass_score - fail_score if higher_is_better else fail_score - pass_score
-    return "tie" if abs(better) <= tie_epsilon else "correct" if better > 0 else "wrong"
 
 
 def _score(value: float) -> float | None:

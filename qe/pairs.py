@@ -66,11 +66,11 @@ class PairTable:
 
     @property
     def pass_output_ids(self) -> np.ndarray:
-        return self.outputs.output_ids[self.pass_index]
+        return np.asarray(self.outputs.output_ids[self.pass_index])
 
     @property
     def fail_output_ids(self) -> np.ndarray:
-        return self.outputs.output_ids[self.fail_index]
+        return np.asarray(self.outputs.output_ids[self.fail_index])
 
     def subset(self, mask: np.ndarray) -> PairTable:
         """The pairs selected by a boolean mask over pairs (same items and outputs)."""

@@ -76,7 +76,7 @@ def win_probability(estimator: Any, features: np.ndarray, first: np.ndarray, sec
         return np.zeros(0)
     forward = estimator.predict_proba(pair_design(features, first, second))[:, 1]
     backward = estimator.predict_proba(pair_design(features, second, first))[:, 1]
-    return (forward + 1.0 - backward) / 2.0
+    return np.asarray((forward + 1.0 - backward) / 2.0)
 
 
 def tournament_scores(estimator: Any, features: np.ndarray, groups: np.ndarray) -> np.ndarray:

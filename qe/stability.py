@@ -31,6 +31,7 @@ from threadpoolctl import threadpool_limits
 
 from qe.accuracy import TOO_FEW_MARK, item_sums, row_groups, row_name, too_few
 from qe.pairs import PairTable
+from suite.domain import Ties
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores
 from suite.significance import ALPHA
@@ -60,7 +61,7 @@ class StabilityRow:
 @dataclass(frozen=True)
 class StabilityResult:
     by: str
-    ties: str
+    ties: Ties
     qe_systems: list[str]
     splits: int
     seed: int | None
@@ -106,7 +107,7 @@ class StabilityResult:
 
 
 def ranking_stability(pairs: PairTable, systems: Sequence[QEScores], *, by: str = "category",
-                      category: str | None = None, ties: str = "half", tie_epsilon: float | None = None,
+                      category: str | None = None, ties: Ties = Ties.HALF, tie_epsilon: float | None = None,
                       splits: int = 200, seed: int | None = None, task: TaskState | None = None) -> StabilityResult:
     """Split-half agreement of the QE systems' ranking, overall and per row; reads and writes no database.
     ``tie_epsilon`` is every system's tie margin (default: each system's own)."""

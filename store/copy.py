@@ -37,7 +37,7 @@ class CopyRefused(TsqeError):
     """The copy was not started (the message says why) and nothing was written."""
 
 
-class Progress(Protocol):
+class CopyProgress(Protocol):
     """Where a copy reports rows done; ``suite.tasks.TaskState`` is one, and may cancel by raising."""
 
     def progress(self, done: int, total: int, message: str = "") -> None: ...
@@ -63,7 +63,7 @@ class CopyResult:
 
 
 def copy_database(source: str | os.PathLike[str], target: str | os.PathLike[str],
-                  progress: Progress | None = None) -> CopyResult:
+                  progress: CopyProgress | None = None) -> CopyResult:
     """Copy every row of the database ``source`` (a path or URL) into the empty database ``target``, which is
     created (as a SQLite file) or migrated first; refused with ``CopyRefused`` when the source does not exist,
     is the target, or the target holds any row."""
@@ -89,7 +89,7 @@ def copy_database(source: str | os.PathLike[str], target: str | os.PathLike[str]
         source_db.close()
 
 
-def _copy(source: Database, target: Database, progress: Progress | None) -> CopyResult:
+def _copy(source: Database, target: Database, progress: CopyProgress | None) -> CopyResult:
     tables = Base.metadata.sorted_tables
     with _snapshot(source.engine) as reading, target.engine.begin() as writing:
         occupied = [table.name for table in tables if writing.scalar(select(func.count()).select_from(table))]

@@ -33,7 +33,7 @@ from store.domain import CONSTRUCTED_LABELS as CONSTRUCTED_LABELS
 from store.domain import MANUAL_LABELS as MANUAL_LABELS
 from store.domain import POLICY_LABELS as POLICY_LABELS
 from store.domain import STORED_AUTO_LABELS as STORED_AUTO_LABELS
-from store.domain import ChallengeFormat, EmbeddingPrecision, Polarity, TranslationKind
+from store.domain import ChallengeFormat, EmbeddingPrecision, Label, Polarity, TranslationKind
 from store.group_key import KEY_LENGTH, group_key
 from store.text import nfc as nfc  # where the importers have always found it
 
@@ -124,7 +124,7 @@ class Suite(Base):
                                                  passive_deletes=True)
 
 
-class OutputPolicy(Base):
+class StoredOutputPolicy(Base):
     """How a suite's degenerate outputs are labelled: empty ones and placeholders (``OutputPlaceholder``), and
     outputs identical to their item's source (not translated). A suite without a row has the default policy,
     ``unknown`` for both, under which the rules decide them as any output."""
@@ -135,8 +135,8 @@ class OutputPolicy(Base):
         CheckConstraint(_in("untranslated_output", POLICY_LABELS), name="ck_output_policies_untranslated"),
     )
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
-    empty_output: Mapped[str] = mapped_column(String(10), server_default="unknown")
-    untranslated_output: Mapped[str] = mapped_column(String(10), server_default="unknown")
+    empty_output: Mapped[Label] = mapped_column(String(10), server_default="unknown")
+    untranslated_output: Mapped[Label] = mapped_column(String(10), server_default="unknown")
 
 
 class OutputPlaceholder(Base):
@@ -231,7 +231,7 @@ class Rule(Base):
     __table_args__ = (CheckConstraint(_in("polarity", POLARITIES), name="ck_rules_polarity"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    polarity: Mapped[str] = mapped_column(String(10))
+    polarity: Mapped[Polarity] = mapped_column(String(10))
     pattern: Mapped[str] = mapped_column(NFCText)
     ignore_case: Mapped[bool] = mapped_column(Boolean, default=False)
     valid: Mapped[bool] = mapped_column(Boolean, default=True)
@@ -247,7 +247,7 @@ class KnownTranslation(Base):
     __table_args__ = (CheckConstraint(_in("kind", TRANSLATION_KINDS), name="ck_known_translations_kind"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), index=True)
-    kind: Mapped[str] = mapped_column(String(10))
+    kind: Mapped[TranslationKind] = mapped_column(String(10))
     text: Mapped[str] = mapped_column(NFCText)
     version: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
 
@@ -304,7 +304,7 @@ class ConstructedLabel(Base):
     __tablename__ = "constructed_labels"
     __table_args__ = (CheckConstraint(_in("label", CONSTRUCTED_LABELS), name="ck_constructed_labels_label"),)
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
-    label: Mapped[str] = mapped_column(String(10))
+    label: Mapped[Label] = mapped_column(String(10))
 
 
 class SystemOutput(Base):
@@ -327,7 +327,7 @@ class AutoLabel(Base):
     __tablename__ = "auto_labels"
     __table_args__ = (CheckConstraint(_in("label", STORED_AUTO_LABELS), name="ck_auto_labels_label"),)
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
-    label: Mapped[str] = mapped_column(String(10))
+    label: Mapped[Label] = mapped_column(String(10))
     rule_id: Mapped[int | None] = mapped_column(ForeignKey("rules.id", ondelete="SET NULL"))
     reason: Mapped[str | None] = mapped_column(Text)
 
@@ -405,7 +405,7 @@ class ManualLabel(Base):
     __tablename__ = "manual_labels"
     __table_args__ = (CheckConstraint(_in("label", MANUAL_LABELS), name="ck_manual_labels_label"),)
     output_id: Mapped[int] = mapped_column(ForeignKey("outputs.id", ondelete="CASCADE"), primary_key=True)
-    label: Mapped[str] = mapped_column(String(10))
+    label: Mapped[Label] = mapped_column(String(10))
     reviewer: Mapped[str] = mapped_column(String(200))
     reviewed_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     comment: Mapped[str | None] = mapped_column(Text)
@@ -622,9 +622,9 @@ class ReviewAssignment(Base):
     """The place in a reviewer's queue, drawn at random, so that controls do not stand out by where they are."""
     reviewer: Mapped[str | None] = mapped_column(String(200))
     given_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    label: Mapped[str | None] = mapped_column(String(10))
+    label: Mapped[Label | None] = mapped_column(String(10))
     comment: Mapped[str | None] = mapped_column(Text)
     answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    adjudicated_label: Mapped[str | None] = mapped_column(String(10))
+    adjudicated_label: Mapped[Label | None] = mapped_column(String(10))
     adjudicated_by: Mapped[str | None] = mapped_column(String(200))
     adjudicated_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
@@ -34,11 +34,11 @@ from store import Database
 from store.domain import NameKind
 from store.models import STANDARD_REFERENCE, Item, KnownTranslation, Reference
 from store.names import check_name
+from suite.domain import Combine
 from suite.errors import TsqeError
 from suite.suites import find_suite
 
-Combine = Literal["multi", "max", "mean"]
-COMBINATIONS: tuple[Combine, ...] = ("multi", "max", "mean")
+COMBINATIONS: tuple[Combine, ...] = tuple(Combine)
 KNOWN_GOOD = "known-good"
 """The choice of the items' known good translations as references; no set may take this name."""
 DEFAULT = "default"
@@ -76,11 +76,11 @@ class RefChoice:
     """
 
     sets: tuple[str, ...] = ()
-    combine: Combine = "multi"
+    combine: Combine = Combine.MULTI
 
     def __post_init__(self) -> None:
-        if len(self.sets) < 2 and self.combine != "multi":
-            object.__setattr__(self, "combine", "multi")
+        if len(self.sets) < 2 and self.combine != Combine.MULTI:
+            object.__setattr__(self, "combine", Combine.MULTI)
 
     @classmethod
     def default(cls) -> RefChoice:
@@ -100,7 +100,7 @@ class RefChoice:
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
             raise TsqeError(f"reference set(s) {', '.join(repeated)} named twice in {entry!r}")
-        return cls(tuple(names), combine)
+        return cls(tuple(names), Combine(combine))
 
     @property
     def is_default(self) -> bool:
@@ -130,6 +130,11 @@ class RefChoice:
     def singles(self) -> list[RefChoice]:
         """Each set of the entry on its own, as ``max`` and ``mean`` combine them."""
         return [RefChoice((name,)) for name in self.sets]
+
+    def scored(self) -> list[RefChoice]:
+        """What a metric scores for this entry: the entry itself in the metric's own multi-reference form, else
+        each set on its own, for ``max`` or ``mean`` to join (``filters.metrics.statistics.combine``)."""
+        return [self] if self.combine == Combine.MULTI else self.singles()
 
 
 def parse_ref_entries(text: str | None, combine: str = "multi") -> list[RefChoice]:

@@ -3,13 +3,14 @@ them)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import Suite
+from store.models import Suite, System
 from suite.errors import SuiteChoiceError, TsqeError
 
 UNKNOWN_LANGUAGE = ""
@@ -70,3 +71,14 @@ def find_suite(session: Session, name: str | None = None) -> Suite:
 def suite_info(db: Database, suite_name: str | None = None) -> SuiteInfo:
     with db.session() as session:
         return SuiteInfo.of(find_suite(session, suite_name))
+
+
+def suite_systems(session: Session, suite_id: int, systems: Sequence[str] | None) -> list[str]:
+    """The requested systems (all of the suite's by default), rejecting names the suite does not have."""
+    known = list(session.scalars(select(System.name).where(System.suite_id == suite_id).order_by(System.name)))
+    if systems is None:
+        return known
+    unknown = [s for s in systems if s not in known]
+    if unknown:
+        raise TsqeError(f"unknown system(s) {', '.join(unknown)} (systems of this suite: {', '.join(known)})")
+    return list(dict.fromkeys(systems))

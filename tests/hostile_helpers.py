@@ -20,15 +20,13 @@ import pytest
 from import_helpers import snapshot
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import open_database
 from suite.demo import create_demo
 
 MEMORY_LIMIT = 2 * 1024 ** 3
 """Bytes of address space a hostile run may take: tsqe's imports need a few hundred megabytes."""
 REPOSITORY = Path(__file__).resolve().parents[1]
-
-_register_commands()
 
 
 def tsqe(db: Path, *args: str) -> tuple[int, str]:

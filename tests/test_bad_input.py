@@ -19,13 +19,11 @@ from import_helpers import snapshot
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database, open_database
 from store.models import AutoLabel, Item, Output
 from suite.demo import create_demo
 from suite.engine import labelling
-
-_register_commands()
 
 BAD = Path(__file__).parent / "data" / "bad"
 TEN_MB = "a" * (10 * 1024 * 1024)

@@ -13,7 +13,7 @@ from import_helpers import snapshot
 from sqlalchemy import select
 from test_label_counts import assert_consistent
 
-from filters.difficulty import da_bertscore
+from filters.metrics.da_bertscore import da_bertscore
 from filters.qe_proxy import store_metric_as_qe
 from filters.scoring import score_outputs
 from qe.accuracy import pairwise_accuracy
@@ -240,19 +240,19 @@ def test_import_wmt_and_human_scores(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("metric", ["bleu", "chrf"])
 def test_scoring_with_a_text_metric(tmp_path: Path, metric: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("filters.metrics.base.SCORE_CHUNK", 50)
+    monkeypatch.setattr("filters.scoring.SCORE_CHUNK", 50)
     assert_cancelling_changes_nothing(tmp_path, demo, lambda db, task: score_outputs(db, metric, task=task))
 
 
 def test_storing_a_metric_as_a_qe_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("filters.metrics.base.SCORE_CHUNK", 50)
+    monkeypatch.setattr("filters.scoring.SCORE_CHUNK", 50)
     assert_cancelling_changes_nothing(tmp_path, demo, lambda db, task: store_metric_as_qe(db, "chrf", task=task))
 
 
 def test_bertscore_and_da_bertscore_take_their_embeddings_back(tmp_path: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("filters.metrics.base.SCORE_CHUNK", 1)
-    monkeypatch.setattr("filters.difficulty.ITEM_CHUNK", 1)
+    monkeypatch.setattr("filters.scoring.SCORE_CHUNK", 1)
+    monkeypatch.setattr("filters.metrics.da_bertscore.ITEM_CHUNK", 1)
     wmt = wmt_test_set(tmp_path)
     assert_cancelling_changes_nothing(tmp_path / "bertscore", wmt,
                                       lambda db, task: score_outputs(db, "bertscore-f", task=task))

@@ -13,7 +13,7 @@ from sacrebleu.metrics import BLEU, CHRF
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from filters.qe_proxy import store_metric_as_qe
 from qe.aces_score import ACES_WEIGHTS
 from qe.evaluation import AccuracyOptions, accuracy, read_inputs
@@ -317,7 +317,6 @@ def test_a_table_suite_without_rule_columns_imports(db: Database, tmp_path: Path
 
 
 def test_the_command_reports_what_it_left_out(tmp_path: Path) -> None:
-    _register_commands()
     path = write(tmp_path / "set.tsv", CONTRASTIVE)
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "t.sqlite"), "import", "challenge", str(path),
                                       "--format", "contrastive-tsv", "--name", "mine"])

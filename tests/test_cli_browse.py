@@ -9,12 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import open_database
 from suite.reading.browse import OutputFilter, browse_outputs
 from suite.reading.tree import suite_tree
-
-_register_commands()
 
 
 def tsqe(db: Path, *args: str, code: int = 0) -> Result:

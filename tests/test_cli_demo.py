@@ -13,13 +13,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner, Result
 
-from cli.main import _register_commands, app
+from cli.main import app
 
 DEMO = "tsqe-demo-de-en"
 EFFECTIVE_AFTER_DEMO = {"pass": 177, "fail": 86, "conflict": 4, "unknown": 6, "error": 5}
 SYSTEMS = ["Lindenbaum-NMT", "Rheinfall-LLM", "Online-X", "Baseline-SMT"]  # best overall first
-
-_register_commands()
 
 
 def tsqe(db: Path, *args: str) -> Result:

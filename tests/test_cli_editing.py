@@ -9,10 +9,9 @@ import pytest
 from table_dump import dump
 from typer.testing import CliRunner, Result
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import open_database
 
-_register_commands()
 BANK = "amb-01"  # positive \bbench\b, negative \bbank\b; 4 outputs
 
 

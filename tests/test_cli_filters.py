@@ -8,7 +8,7 @@ from sqlalchemy import insert, select, update
 from suite_builder import add_reference_set, build_suite
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from filters.metrics import get_metric
 from store import open_database
 from store.models import HumanScore, Suite, System
@@ -30,7 +30,6 @@ def db_path(tmp_path: Path) -> Path:
         session.execute(insert(HumanScore), [{"system_id": ids[n], "lp": "de-en", "score": s}
                                              for n, s in (("good", 0.3), ("fair", 0.1), ("poor", -0.5))])
     database.close()
-    _register_commands()
     return path
 
 

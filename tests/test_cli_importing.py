@@ -6,9 +6,7 @@ from pathlib import Path
 from import_helpers import OUTPUTS_TSV, SUITE_JSON, write
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
-
-_register_commands()
+from cli.main import app
 
 
 def tsqe(db: Path, *args: str):  # type: ignore[no-untyped-def]

@@ -7,11 +7,9 @@ from qe_testdata import stored_scores, toy_suite
 from test_qe_models import dropped_words_data, learnable_suite, write_mlqe
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import open_database
 from store.models import Item, Reference
-
-_register_commands()
 
 
 def tsqe(db: Path, *args: str):  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy import func, select
 from typer.testing import CliRunner, Result
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import open_database
 from store.models import Rule
 from suite.editing.api import find_item
@@ -20,8 +20,6 @@ from suite.engine.preview import (
     preview_item,
     preview_scope,
 )
-
-_register_commands()
 
 
 def tsqe(db: Path, *args: str) -> Result:

@@ -9,7 +9,7 @@ from import_helpers import snapshot, write
 from sqlalchemy import func, insert, select
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database, open_database
 from store.copy import CopyRefused, copy_database
 from store.models import (
@@ -24,7 +24,7 @@ from store.models import (
     MetricStatistics,
     Output,
     OutputPlaceholder,
-    OutputPolicy,
+    StoredOutputPolicy,
     Suite,
     System,
 )
@@ -71,7 +71,7 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(HumanSignificance).values(system_id=first, other_id=second, difference=0.125,
                                                          p_below=0.01, source="ad-DA-diff-wilcoxon-rs-deen.csv"))
         session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
-        session.execute(insert(OutputPolicy).values(suite_id=suite_id, empty_output="fail"))
+        session.execute(insert(StoredOutputPolicy).values(suite_id=suite_id, empty_output="fail"))
         session.execute(insert(OutputPlaceholder).values(suite_id=suite_id, text="####"))
     plan_review_checks(database, double_share=0.5, control_share=0.5, seed=1, author="Ann")
     take_assignments(database, "Zed", limit=4)  # double reviews and controls
@@ -141,7 +141,6 @@ def test_a_cancelled_copy_removes_the_file_it_created(tmp_path: Path) -> None:
 
 
 def test_cli_copy_reports_the_rows_and_refuses_a_full_target(tmp_path: Path) -> None:
-    _register_commands()
     filled(open_database(tmp_path / "a.sqlite"), tmp_path)
     runner = CliRunner()
     rows = sum(map(len, snapshot(open_database(tmp_path / "a.sqlite")).values()))

@@ -13,7 +13,7 @@ from sqlalchemy import insert, select
 from suite_builder import add_reference_set, build_suite
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from filters.correlation_table import correlate_table
 from filters.metrics import get_metric
 from store import Database, open_database
@@ -113,7 +113,6 @@ def test_cli_table_json_and_figure(tmp_path: Path) -> None:
     db = open_database(path)
     _suite(db)
     db.close()
-    _register_commands()
     figure = tmp_path / "k.svg"
     result = CliRunner().invoke(app, ["--db", str(path), "correlate", "--metric", "bleu,chrf,label", "--refs",
                                       "standard,para,standard+para", "--top", "3", "--bootstrap", "100",

@@ -52,8 +52,6 @@ def _serve() -> None:
     import filters.qe_proxy  # noqa: F401  (imported lazily by the commands; preloaded so forks start warm)
     import filters.scoring  # noqa: F401
     import qe.training  # noqa: F401
-
-    cli.main._register_commands()
     protocol = os.fdopen(os.dup(1), "w", buffering=1)
     for line in sys.stdin:
         request = json.loads(line)

@@ -22,11 +22,9 @@ from import_helpers import snapshot
 from sqlalchemy import text
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import open_database
 from store.migrations import upgrade_to_head
-
-_register_commands()
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ from suite_builder import add_reference_set, build_suite
 
 from filters import bertscore
 from filters.bertscore import greedy_match
-from filters.difficulty import da_bertscore, difficulty_scores, repeated_token_weights
+from filters.metrics.da_bertscore import da_bertscore, difficulty_scores, repeated_token_weights
 from filters.scoring import score_outputs
 
 

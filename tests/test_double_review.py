@@ -265,9 +265,7 @@ def test_concurrent_reviewers_never_get_the_same_assignment(suite: Database) -> 
 def test_the_reviewers_commands_end_to_end(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from cli.main import _register_commands, app
-
-    _register_commands()
+    from cli.main import app
     path = tmp_path / "cli.sqlite"
     db = open_database(path)
     build_review_suite(db, tmp_path)

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database
 from suite.engine.labelling import label_counts
 from suite.errors import SuiteChoiceError
@@ -14,7 +14,6 @@ from suite.importers import import_suite
 
 
 def tsqe(db: Path, *args: str) -> tuple[int, str]:
-    _register_commands()
     result = CliRunner().invoke(app, ["--db", str(db), *args])
     return result.exit_code, result.stderr
 

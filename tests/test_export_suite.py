@@ -138,9 +138,7 @@ def test_what_a_layout_cannot_hold_is_refused_before_writing(db: Database, tmp_p
 def test_cli_export_suite_and_suite_edit(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from cli.main import _register_commands, app
-
-    _register_commands()
+    from cli.main import app
     db = str(tmp_path / "t.sqlite")
 
     def tsqe(*args: str) -> Any:

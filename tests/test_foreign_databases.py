@@ -16,13 +16,12 @@ from sqlalchemy import create_engine, inspect
 from sqlalchemy.engine import make_url
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import open_database
 from store.errors import TsqeError
 
 
 def tsqe(db: Path | str, *args: str) -> tuple[int, str, str]:
-    _register_commands()
     result = CliRunner().invoke(app, ["--db", str(db), *args])
     return result.exit_code, result.stdout, result.stderr
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database, open_database
 from suite.demo import create_demo
 from suite.editing.api import (
@@ -26,7 +26,6 @@ from suite.editing.api import (
 from suite.editing.history import FieldChange, change_text, changed_fields
 from suite.editing.review import clear_manual_label, set_manual_label
 
-_register_commands()
 FLOWERS = "amb-03"  # Strauß: positive \b(bouquet|bunch of flowers|flowers)\b, negative \bostrich\b
 
 

@@ -9,15 +9,13 @@ import pytest
 from import_helpers import OUTPUTS_TSV, small_suite, snapshot, write
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database, open_database
 from suite.changes import Where
 from suite.engine.labelling import label_counts, label_suite
 from suite.importers import import_outputs
 from suite.importers import outputs as outputs_importer
 from suite.tasks import Cancelled, Progress, TaskState
-
-_register_commands()
 
 LABELLED = "7 new outputs labelled · pass +3 · fail +1 · unknown +3 · in 3 items"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import open_database
 from suite.importers.wmt import import_wmt
 from suite.reading.status import unlabelled_outputs
@@ -68,7 +68,6 @@ def kill_label_part_way(db_path: Path) -> None:
 
 
 def tsqe(db_path: Path, *args: str) -> tuple[int, str, str]:
-    _register_commands()
     result = CliRunner().invoke(app, ["--db", str(db_path), *args])
     return result.exit_code, result.stdout, result.stderr
 

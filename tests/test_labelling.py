@@ -8,7 +8,7 @@ from import_helpers import small_suite, write
 from sqlalchemy import delete, func, insert, select, update
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database, open_database
 from store.models import (
     AutoLabel,
@@ -281,7 +281,6 @@ def test_explain_gives_decision_and_spans(db: Database) -> None:
 
 def test_cli_label_interrupted_says_what_it_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl+C during ``tsqe label``: the chunks written stay, and the words say so (not "nothing was changed")."""
-    _register_commands()
     database = tmp_path / "t.sqlite"
     small_suite(open_database(database), tmp_path)
 
@@ -296,7 +295,6 @@ def test_cli_label_interrupted_says_what_it_kept(tmp_path: Path, monkeypatch: py
 
 
 def test_cli_label_json_and_table(tmp_path: Path) -> None:
-    _register_commands()
     path = tmp_path / "cli.sqlite"
     db = open_database(path)
     build(db)

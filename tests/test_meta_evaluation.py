@@ -11,7 +11,7 @@ from sqlalchemy import select
 from suite_builder import build_suite
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from filters.correlation import system_level_scores
 from filters.meta_evaluation import MetaOptions, meta_evaluate, pair_errors
 from filters.metrics import get_metric
@@ -24,7 +24,6 @@ from suite.qe_scores import save_qe_system
 from suite.references import RefChoice
 from suite.tables import render
 
-_register_commands()
 SYSTEMS = ("s1", "s2", "s3", "s4")
 ITEMS = 12
 QUALITY = {"s1": 4.0, "s2": 3.0, "s3": 2.0, "s4": 1.0}

@@ -9,7 +9,7 @@ from scipy.stats import kendalltau, pearsonr
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from filters.correlation import correlate
 from filters.human_judgements import read_human_judgements
 from filters.qe_proxy import store_metric_as_qe
@@ -181,7 +181,6 @@ def test_imported_metric_scores_serve_accuracy_and_correlate(db: Database, tmp_p
 
 
 def test_the_commands(tmp_path: Path) -> None:
-    _register_commands()
     db_path = str(tmp_path / "t.sqlite")
     result = CliRunner().invoke(app, ["--db", db_path, "import", "mtme", str(mtme_folder(tmp_path / "wmt99")),
                                       "--lp", "de-en", "--lower-is-better", "COMET-22"])

@@ -11,7 +11,7 @@ from import_helpers import SUITE_JSON, small_suite, snapshot, write
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database
 from store.domain import NameKind
 from store.models import ManualLabel, QESystem, Reference, Suite, System
@@ -153,7 +153,6 @@ def test_reviewer_names_are_checked_in_the_file_the_command_and_the_core(db: Dat
 
 
 def test_the_review_command_refuses_a_long_reviewer_name(tmp_path: Path) -> None:
-    _register_commands()
     db_path = tmp_path / "t.sqlite"
     runner = CliRunner()
     assert runner.invoke(app, ["--db", str(db_path), "demo"]).exit_code == 0

@@ -11,7 +11,7 @@ from migration_helpers import at_revision
 from sqlalchemy import select, text
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database, open_database
 from store.models import LabelFingerprint, Output
 from suite.editing.api import add_rule, find_item, suite_history
@@ -147,7 +147,6 @@ def test_the_migration_adds_the_policy_without_changing_any_fingerprint(tmp_path
 
 
 def test_tsqe_suite_edit_sets_the_policy_and_says_how_many_outputs_it_decides(tmp_path: Path) -> None:
-    _register_commands()
     database = tmp_path / "demo.sqlite"
     db = open_database(database)
     small_suite(db, tmp_path)

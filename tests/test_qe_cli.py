@@ -9,7 +9,7 @@ import pytest
 from qe_testdata import ItemSpec, add_qe, make_suite
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 
 
 @pytest.fixture
@@ -21,7 +21,6 @@ def cli(db, tmp_path):  # type: ignore[no-untyped-def]
     ])
     add_qe(db, "first", {o: float(len(t)) + (1.0 if t in "ad" else 0.0) for (_, t), o in ids.items()})
     add_qe(db, "second", {o: (1.0 if t in ("b", "d") else 0.0) for (_, t), o in ids.items()})
-    _register_commands()
     url = str(db.engine.url)
     runner = CliRunner()
 
@@ -105,7 +104,6 @@ def test_end_to_end_through_the_importers(db, tmp_path) -> None:  # type: ignore
     import_qe_scores(db, write("qe.tsv", "item_id\tsystem\tscore\n1\tS1\t0.1\n1\tS2\t0.1\n1\tS3\t0.5\n"
                                          "1\tS4\t0.05\n2\tS1\t0.2\n2\tS2\t0.9\n"), name="ter-like",
                      lower_is_better=True)
-    _register_commands()
     runner = CliRunner()
     pairs = runner.invoke(app, ["--db", str(db.engine.url), "pairs"])
     assert [line.split("\t")[3:] for line in pairs.stdout.splitlines()[1:]] == [

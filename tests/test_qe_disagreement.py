@@ -9,15 +9,13 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from qe.accuracy import pairwise_accuracy
 from qe.disagreement import row_disagreement, suite_disagreement
 from qe.pairs import LabelledOutputs, pairs_from_outputs
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores
 from suite.tables import render
-
-_register_commands()
 
 
 def objects(values: list[object]) -> np.ndarray:

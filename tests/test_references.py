@@ -198,9 +198,7 @@ def test_migration_names_sets_after_kinds_and_keeps_the_default_scores(tmp_path:
 def _cli(db_path: Path, *args: str):  # type: ignore[no-untyped-def]
     from typer.testing import CliRunner
 
-    from cli.main import _register_commands, app
-
-    _register_commands()
+    from cli.main import app
     return CliRunner().invoke(app, ["--db", str(db_path), *args])
 
 

@@ -10,7 +10,7 @@ from review_suites import build_review_suite, output_id
 from sqlalchemy import select, text
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database, open_database
 from store.group_key import group_key, normal_form
 from store.models import HistoryEntry, Output
@@ -19,8 +19,6 @@ from suite.editing.review import set_manual_label
 from suite.editing.undoable_edits import Decide, Ledger, ReviewedOutput, output_name
 from suite.errors import EditConflict
 from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
-
-_register_commands()
 
 
 @pytest.fixture

@@ -9,14 +9,12 @@ import pytest
 from review_suites import build_review_suite, output_id
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database, open_database
 from suite.editing.review import set_manual_label
 from suite.engine.label_counts import LabelCounts
 from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
 from suite.reading.impact import PairsAdded, impact_order, pairs_added
-
-_register_commands()
 
 
 @pytest.fixture

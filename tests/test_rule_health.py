@@ -11,7 +11,7 @@ import pytest
 from assist_suites import build, suite_row
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database
 from suite.assist.pattern_slips import pattern_slips
 from suite.assist.rule_health import RuleHealth, rule_health
@@ -20,8 +20,6 @@ from suite.editing.review import set_manual_label
 from suite.errors import TsqeError
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 from suite.tables import render
-
-_register_commands()
 
 
 def health_suite(directory: Path) -> Database:

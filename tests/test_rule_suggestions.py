@@ -9,7 +9,7 @@ import pytest
 from assist_suites import obligation
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database
 from suite.assist.context import SuggestionContext
 from suite.assist.evidence import ItemEvidence, suite_evidence
@@ -22,7 +22,6 @@ from suite.editing.api import find_item
 from suite.editing.review import set_manual_label
 from suite.suites import find_suite
 
-_register_commands()
 LETTER = ["She has to send the letter.", "She must send the letter.", "She may send the letter."]
 
 

@@ -66,9 +66,7 @@ def test_every_command_builds_its_help() -> None:
     import typer.main
     from typer.testing import CliRunner
 
-    from cli.main import _register_commands, app
-
-    _register_commands()
+    from cli.main import app
     group = typer.main.get_group(app)
     runner = CliRunner()
 

@@ -14,9 +14,9 @@ import pytest
 from sqlalchemy import delete, insert, select
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from filters.correlation import correlate
-from filters.difficulty import da_bertscore
+from filters.metrics.da_bertscore import da_bertscore
 from filters.qe_proxy import store_metric_as_qe
 from filters.scoring import score_outputs
 from filters.variance import variance_filter
@@ -184,7 +184,6 @@ def test_no_category_is_named_the_same_everywhere(db: Database) -> None:
 
 @pytest.mark.parametrize("name", TABLES)
 def test_the_cli_writes_what_render_gives(demo: Path, tables: dict[str, Table], name: str, tmp_path: Path) -> None:
-    _register_commands()
     for fmt, suffix in (("csv", ".csv"), ("latex", ".tex")):
         out = tmp_path / f"{name}{suffix}"
         result = CliRunner().invoke(app, ["--db", str(demo), *CLI_OPTIONS[name], "--format", fmt, "--out", str(out)])
@@ -210,7 +209,6 @@ def test_suffixes_and_bad_formats(tables: dict[str, Table], tmp_path: Path) -> N
 
 def test_the_out_suffix_names_the_format_and_json_keeps_richer_documents(demo: Path, tables: dict[str, Table],
                                                                           tmp_path: Path) -> None:
-    _register_commands()
     out = tmp_path / "report.md"
     assert CliRunner().invoke(app, ["--db", str(demo), "report", "systems", "--out", str(out)]).exit_code == 0
     assert out.read_text(encoding="utf-8") == render(tables["systems"], "md")

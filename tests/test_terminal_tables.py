@@ -9,7 +9,7 @@ import pytest
 from import_helpers import small_suite, write
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import open_database
 from suite.engine.labelling import label_suite
 from suite.importers import import_outputs
@@ -53,7 +53,6 @@ def test_a_file_keeps_the_full_layout() -> None:
 
 def test_report_systems_fits_columns_and_outputs_escape_control_characters(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    _register_commands()
     db = open_database(tmp_path / "t.sqlite")
     small_suite(db, tmp_path, outputs=False)
     rows = "".join(f"{item}\t{name}\tHe will run {item}.\n" for item in (1, 2, 3) for name in SYSTEMS)

@@ -10,7 +10,7 @@ from import_helpers import snapshot, write
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database
 from store.models import Item, Output, Suite, System, SystemOutput
 from suite.demo import DEMO_SUITE, create_demo
@@ -114,7 +114,6 @@ def test_a_suite_of_several_languages_is_submitted_per_language_pair(db: Databas
 
 
 def test_the_commands(tmp_path: Path) -> None:
-    _register_commands()
     db_path = str(tmp_path / "t.sqlite")
     assert CliRunner().invoke(app, ["--db", db_path, "demo"]).exit_code == 0
     result = CliRunner().invoke(app, ["--db", db_path, "export", "testsuite-submission", str(tmp_path / "wmt"),

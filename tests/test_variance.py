@@ -150,9 +150,7 @@ def test_correlate_label_pass_rates_with_human_scores(labelled) -> None:
 def test_cli_variance_and_correlate_print_json(labelled, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from cli.main import _register_commands, app
-
-    _register_commands()
+    from cli.main import app
     db_path = str(labelled.engine.url.database)
     runner = CliRunner()
     result = runner.invoke(app, ["--db", db_path, "correlate", "--metric", "label", "--json"])

@@ -11,7 +11,7 @@ from import_helpers import snapshot
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from store import Database
 from store.models import Item, Output, Reference, Suite, System, SystemOutput
 from suite.errors import InputFileError
@@ -144,7 +144,6 @@ def test_a_system_missing_segments_is_a_warning_and_its_other_outputs_are_kept(d
 
 
 def test_the_command_takes_xml_files(tmp_path: Path) -> None:
-    _register_commands()
     path = write(tmp_path / "t.xml", dataset(DOCS))
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "t.sqlite"), "import", "wmt", "--xml", str(path),
                                       "--name", "nt"])

@@ -11,7 +11,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from filters.metrics.signature import Signature
-from filters.metrics.specs import LABEL, QE_PREFIX, MetricOptions, MetricSpec, metric_names, metric_spec
+from filters.metrics.specs import (
+    LABEL,
+    QE_PREFIX,
+    MetricOptions,
+    MetricSpec,
+    check_options_any,
+    make_metric,
+    metric_names,
+    metric_spec,
+)
 from suite.errors import TsqeError
 
 if TYPE_CHECKING:
@@ -22,10 +31,7 @@ if TYPE_CHECKING:
 def suite_metric(name: str, options: MetricOptions | None = None, db: Database | None = None) -> Metric:
     """The metric called ``name`` (``label`` and ``qe:NAME`` included), configured by ``options``; ``db``
     holds BERTScore's token-embedding cache."""
-    spec = metric_spec(name)
-    options = options or MetricOptions()
-    options.check(spec)
-    return spec.factory(options, db)
+    return make_metric(metric_spec(name), options or MetricOptions(), db)
 
 
 def references_note(signature: Signature) -> str | None:
@@ -53,5 +59,5 @@ def get_metric(name: str, options: MetricOptions | None = None, db: Database | N
     return metric
 
 
-__all__ = ["LABEL", "QE_PREFIX", "MetricOptions", "MetricSpec", "Signature", "get_metric", "metric_names",
-           "metric_spec", "references_note", "suite_metric"]
+__all__ = ["LABEL", "QE_PREFIX", "MetricOptions", "MetricSpec", "Signature", "check_options_any", "get_metric",
+           "metric_names", "metric_spec", "references_note", "suite_metric"]

@@ -12,20 +12,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from sqlalchemy import select
 
-from filters.metrics.cache import cached_scores
 from filters.metrics.corpus import CorpusReads
 from filters.metrics.signature import Signature
-from filters.metrics.specs import MetricSpec
+from filters.metrics.spec_types import MetricSpec
 from filters.metrics.statistics import Resamplable
 from store import Database
-from store.models import Output
 from suite.errors import TsqeError
-from suite.references import RefChoice, references_of
+from suite.references import RefChoice
 from suite.tasks import TaskState
-
-SCORE_CHUNK = 2000
 
 
 @dataclass
@@ -60,11 +55,6 @@ class Metric(ABC):
     def name(self) -> str:
         return self.spec.name
 
-    @abstractmethod
-    def output_scores(self, db: Database, suite_id: int, output_ids: Sequence[int], refs: RefChoice,
-                      task: TaskState) -> OutputScores:
-        """The scores of ``output_ids`` (those the metric can score) against ``refs``."""
-
     def system_scores(self, db: Database, systems: Sequence[str], refs: RefChoice, *, suite_name: str | None,
                       task: TaskState) -> SystemScores | None:
         """A system-level score of the metric's own (``spec.corpus_form`` or ``spec.level == "system"``);
@@ -84,8 +74,21 @@ class Metric(ABC):
             raise TsqeError(f"{self.name} {self.spec.compares}: it takes no reference set")
 
 
+class SuiteMetric(Metric):
+    """A metric whose score of an output depends on the suite, not on its text alone: read from the database (the
+    label, a QE system) or computed over the suite's systems together (difficulty-aware BERTScore)."""
+
+    @abstractmethod
+    def output_scores(self, db: Database, suite_id: int, output_ids: Sequence[int], refs: RefChoice,
+                      task: TaskState) -> OutputScores:
+        """The scores of ``output_ids`` (those the metric can score) against ``refs``."""
+
+
 class TextMetric(Metric):
-    """A metric computed from an output's text and its item's references."""
+    """A metric computed from an output's text and its item's references: texts in, scores out, as sacrebleu's
+    metrics are. Reading the texts, caching the scores and chunking the work are the scoring service's
+    (``filters.scoring``), the same for every text metric.
+    """
 
     @property
     @abstractmethod
@@ -113,51 +116,6 @@ class TextMetric(Metric):
     def corpus_score(self, hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> float:
         """A corpus-level score of its own; only metrics whose spec has ``corpus_form`` have one."""
         raise TsqeError(f"{self.name} has no corpus-level score: a system's score is the mean of its segments")
-
-    def output_scores(self, db: Database, suite_id: int, output_ids: Sequence[int], refs: RefChoice,
-                      task: TaskState) -> OutputScores:
-        if refs.combine != "multi":
-            return self._combined(db, suite_id, output_ids, refs, task)
-        signature = self.signature_for(refs)
-        with db.session() as session:
-            try:
-                references = references_of(session, suite_id, refs)
-            except TsqeError as error:
-                raise TsqeError(f"{self.name} {self.spec.compares}, and {error}") from error
-            scores = cached_scores(session, suite_id, str(signature))
-            todo = sorted(o for o in output_ids if o not in scores)
-            texts: dict[int, tuple[str, int]] = {}
-            for start in range(0, len(todo), 5000):
-                texts.update((o, (text, item_id)) for o, text, item_id in session.execute(
-                    select(Output.id, Output.text, Output.item_id).where(Output.id.in_(todo[start:start + 5000]))))
-        todo = [o for o in todo if texts[o][1] in references]
-        fresh: dict[str, list[tuple[int, float]]] = {str(signature): []}
-        for start in range(0, len(todo), SCORE_CHUNK):
-            task.progress(start, len(todo), f"scoring output {start:,} of {len(todo):,} with {self.name}")
-            chunk = todo[start:start + SCORE_CHUNK]
-            results = self.score_many([texts[o][0] for o in chunk], [references[texts[o][1]] for o in chunk])
-            for sibling, values in results.items():
-                key = str(sibling.with_fields(*refs.signature_fields()))
-                fresh.setdefault(key, []).extend(zip(chunk, map(float, values)))
-        scores.update(fresh[str(signature)])
-        wanted = {o: scores[o] for o in output_ids if o in scores}
-        return OutputScores(signature, self.higher_is_better, wanted,
-                            fresh if todo else {}, unreferenced=len(output_ids) - len(wanted))
-
-    def _combined(self, db: Database, suite_id: int, output_ids: Sequence[int], refs: RefChoice,
-                  task: TaskState) -> OutputScores:
-        """The best (``max``) or the mean of the single-set scores, over the sets that have a reference for
-        the output's item; each set's scores are cached under its own signature."""
-        parts = [self.output_scores(db, suite_id, output_ids, single, task) for single in refs.singles()]
-        best = max if self.higher_is_better else min
-        combined: dict[int, float] = {}
-        for output_id in output_ids:
-            values = [part.scores[output_id] for part in parts if output_id in part.scores]
-            if values:
-                combined[output_id] = best(values) if refs.combine == "max" else float(np.mean(values))
-        fresh = {key: rows for part in parts for key, rows in part.fresh.items()}
-        return OutputScores(self.signature_for(refs), self.higher_is_better, combined, fresh,
-                            unreferenced=len(output_ids) - len(combined))
 
     @staticmethod
     def _check(hypotheses: Sequence[str], references: Sequence[Sequence[str]]) -> None:

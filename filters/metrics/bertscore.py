@@ -8,23 +8,23 @@ import numpy as np
 from filters.bertscore import EmbeddingCache, bertscore, embedding_cache
 from filters.metrics.base import TextMetric
 from filters.metrics.signature import Signature
-from filters.metrics.specs import MetricOptions, metric_spec
+from filters.metrics.spec_types import MetricOptions, MetricSpec
 from store import Database
 
 BERTSCORE_COMPONENTS = ("P", "R", "F")
 
 
 class BertScoreMetric(TextMetric):
-    def __init__(self, component: str, cache: EmbeddingCache) -> None:
-        self.component = component
-        self.spec = metric_spec(f"bertscore-{component.lower()}")
+    def __init__(self, spec: MetricSpec, cache: EmbeddingCache) -> None:
+        self.spec = spec
+        self.component = spec.name.rsplit("-", 1)[1].upper()
         self.cache = cache
 
     @classmethod
-    def make(cls, component: str, options: MetricOptions, db: Database | None) -> BertScoreMetric:
+    def make(cls, spec: MetricSpec, options: MetricOptions, db: Database | None) -> BertScoreMetric:
         """``db`` holds the token-embedding cache (without one, or with ``options.embeddings`` ``none``,
         embeddings are kept in memory for the metric's lifetime)."""
-        return cls(component, embedding_cache(options.model, options.layers, options.device, options.embeddings, db))
+        return cls(spec, embedding_cache(options.model, options.layers, options.device, options.embeddings, db))
 
     def forget_stored(self) -> None:
         self.cache.forget_added()

@@ -1,4 +1,4 @@
-"""Difficulty-aware BERTScore in the registry (``filters.difficulty`` computes it).
+"""Difficulty-aware BERTScore in the registry (``filters.metrics.da_bertscore`` computes it).
 
 Its system score is the authors' (DA-F: the harmonic mean of the segment-averaged DA-P and DA-R), computed
 over exactly the systems compared, so a bootstrap resamples the segments' DA-P and DA-R and takes the harmonic
@@ -16,11 +16,13 @@ from collections.abc import Sequence
 import numpy as np
 from sqlalchemy import select
 
-from filters.metrics.base import Metric, OutputScores, SystemScores
-from filters.metrics.specs import MetricOptions, metric_spec
-from filters.metrics.statistics import CombinedStatistics, Resamplable, SegmentStatistics
+from filters.metrics.base import OutputScores, SuiteMetric, SystemScores
+from filters.metrics.da_bertscore import da_bertscore
+from filters.metrics.spec_types import MetricOptions, MetricSpec
+from filters.metrics.statistics import CombinedStatistics, Resamplable, SegmentStatistics, combine
 from store import Database
 from store.models import Item, Suite, System, SystemOutput
+from suite.domain import Combine
 from suite.references import RefChoice
 from suite.tasks import TaskState
 
@@ -28,14 +30,20 @@ COLUMNS = {"P": 3, "R": 4}
 """Where DA-P and DA-R are in ``DifficultyResult.segments`` rows ([P, R, F, DA-P, DA-R])."""
 
 
+def _joined(refs: RefChoice) -> Combine:
+    """How joined sets are combined: the authors weigh one reference's tokens, so ``multi`` has no form of its own
+    here and is the best of the sets, as bert_score combines references."""
+    return Combine.MEAN if refs.combine == Combine.MEAN else Combine.MAX
+
+
 def _harmonic(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r != 0 else 0.0
 
 
-class DifficultyMetric(Metric):
-    def __init__(self, component: str, options: MetricOptions) -> None:
-        self.spec = metric_spec(f"da-bertscore-{component.lower()}")
-        self.component = component.upper()
+class DifficultyMetric(SuiteMetric):
+    def __init__(self, spec: MetricSpec, options: MetricOptions) -> None:
+        self.spec = spec
+        self.component = spec.name.rsplit("-", 1)[1].upper()
         self.key = f"DA-{self.component}"
         self.options = options
 
@@ -49,14 +57,13 @@ class DifficultyMetric(Metric):
     def system_scores(self, db: Database, systems: Sequence[str], refs: RefChoice, *, suite_name: str | None,
                       task: TaskState) -> SystemScores:
         """The difficulty computed over exactly ``systems`` (the paper's top-K setting is K systems)."""
-        from filters.difficulty import da_bertscore
 
         if len(refs.sets) > 1:
             parts = [self.system_scores(db, systems, single, suite_name=suite_name, task=task)
                      for single in refs.singles()]
             statistics: Resamplable = CombinedStatistics(
                 [part.statistics for part in parts if part.statistics is not None],
-                "mean" if refs.combine == "mean" else "max", True)
+                _joined(refs), True)
             scores = statistics.scores(np.ones((1, len(statistics.items))))
             signature = parts[0].signature.with_fields(*refs.signature_fields())
             return SystemScores(signature, True, {s: float(scores[s][0]) for s in systems}, len(statistics.items),
@@ -74,7 +81,6 @@ class DifficultyMetric(Metric):
     def output_scores(self, db: Database, suite_id: int, output_ids: Sequence[int], refs: RefChoice,
                       task: TaskState) -> OutputScores:
         """Each output's segment-level DA score, the difficulty taken over all the suite's systems."""
-        from filters.difficulty import da_bertscore
 
         with db.session() as session:
             suite_name = session.get_one(Suite, suite_id).name
@@ -94,8 +100,8 @@ class DifficultyMetric(Metric):
             if rows:
                 by_output[output_id] = [self._finish(np.array([row[COLUMNS["P"]], row[COLUMNS["R"]], 1.0]))
                                         for row in rows]
-        combine = np.mean if refs.combine == "mean" else np.max
-        scores = {output_id: float(combine(values)) for output_id, values in by_output.items()}
+        scores = {output_id: float(combine(np.array(values), _joined(refs), True))
+                  for output_id, values in by_output.items()}
         signature = parts[0].signature.renamed(self.name).with_fields(("difficulty", "all-systems"),
                                                                        *refs.signature_fields())
         return OutputScores(signature, True, scores, unreferenced=len(wanted) - len(scores))

@@ -19,10 +19,11 @@ from filters.metrics.base import SystemScores, TextMetric
 from filters.metrics.corpus import CorpusReads
 from filters.metrics.pair_statistics import PairStatistics, Wanted
 from filters.metrics.signature import Signature
-from filters.metrics.specs import MetricOptions, MetricSpec
+from filters.metrics.spec_types import MetricOptions, MetricSpec
 from filters.metrics.statistics import CombinedStatistics, Resamplable, SegmentStatistics
 from filters.metrics.summed_scores import Scores, summed_scores
 from store import Database
+from suite.domain import Combine
 from suite.errors import TsqeError
 from suite.references import RefChoice
 from suite.tasks import TaskState
@@ -33,7 +34,7 @@ def _chrf_multi(per_reference: np.ndarray, starts: np.ndarray, f_scores: Scores)
     picks them; ``per_reference``: a row per segment and reference, segment ``k``'s from ``starts[k]`` on."""
     segment = np.repeat(np.arange(len(starts)), np.diff(np.append(starts, len(per_reference))))
     ranked = np.lexsort((np.arange(len(per_reference)), -f_scores(per_reference), segment))
-    return per_reference[ranked[starts]]
+    return np.asarray(per_reference[ranked[starts]])
 
 
 def _ter_multi(per_reference: np.ndarray, starts: np.ndarray, f_scores: Scores) -> np.ndarray:
@@ -51,7 +52,6 @@ system at once (chrF's sentence F of 130,000 pairs one by one took seconds of a 
 
 class SacreBleuMetric(TextMetric):
     def __init__(self, spec: MetricSpec, options: MetricOptions) -> None:
-        options.check(spec)
         self.spec = spec
         if options.tokenize is not None and options.tokenize not in BLEU.TOKENIZERS:
             raise TsqeError(f"unknown BLEU tokenizer {options.tokenize!r} (sacrebleu's: "
@@ -79,7 +79,7 @@ class SacreBleuMetric(TextMetric):
         reads the next entry), and read the entries' inputs through ``reads`` from now on."""
         self._reads = reads
         choices = dict.fromkeys(single for entry in entries
-                                for single in (entry.singles() if entry.combine != "multi" else [entry]))
+                                for single in entry.scored())
         by_item: dict[int, list[Wanted]] = {}
         for choice in choices:
             inputs = reads.inputs(systems, choice)
@@ -92,7 +92,7 @@ class SacreBleuMetric(TextMetric):
         """Corpus scores over the segments every system translated, from sacrebleu's segment statistics (so a
         bootstrap over segments recomputes them exactly). Joined sets: sacrebleu's multi-reference corpus score
         (``multi``), or the best or mean of the single-set corpus scores (``max``, ``mean``)."""
-        if refs.combine == "multi":
+        if refs.combine == Combine.MULTI:
             reads = self._reads if self._reads is not None else CorpusReads(db, suite_name)
             inputs = reads.inputs(systems, refs)
             statistics: Resamplable = SegmentStatistics(

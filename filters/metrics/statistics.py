@@ -15,6 +15,8 @@ from typing import Protocol
 
 import numpy as np
 
+from suite.domain import Combine
+
 RESAMPLES = 1000
 """Bootstrap resamples of segments behind a correlation's interval, by default."""
 SEED = 0
@@ -63,12 +65,24 @@ def _ratio(total: np.ndarray) -> float:
     return float(total[0] / total[1]) if total[1] else float("nan")
 
 
+def combine(stacked: np.ndarray, how: Combine, higher_is_better: bool) -> np.ndarray:
+    """The one rule that joins single-set scores along the first axis: ``max`` takes the best (the lowest for a
+    lower-is-better metric), ``mean`` the mean, each ignoring sets without a score (NaN). ``multi`` is a metric's
+    own multi-reference form, never a join of single-set scores: whoever holds single-set scores under ``multi``
+    chose beforehand what stands for it."""
+    if how == Combine.MEAN:
+        return np.asarray(np.nanmean(stacked, axis=0))
+    if how == Combine.MAX:
+        return np.asarray((np.fmax if higher_is_better else np.fmin).reduce(stacked, axis=0))
+    raise ValueError(f"{how!r} is a metric's own multi-reference form, not a join of single-set scores")
+
+
 @dataclass(frozen=True)
 class CombinedStatistics:
     """The best (``max``; the lowest for a lower-is-better metric) or the mean of several sets' scores."""
 
     parts: Sequence[Resamplable]
-    how: str
+    how: Combine
     higher_is_better: bool
 
     @property
@@ -78,9 +92,5 @@ class CombinedStatistics:
     def scores(self, weights: np.ndarray) -> dict[str, np.ndarray]:
         column = {item: k for k, item in enumerate(self.items)}
         per_part = [part.scores(weights[:, [column[item] for item in part.items]]) for part in self.parts]
-        best = np.fmax if self.higher_is_better else np.fmin
-        combined: dict[str, np.ndarray] = {}
-        for system in per_part[0]:
-            stacked = np.vstack([scores[system] for scores in per_part])
-            combined[system] = best.reduce(stacked, axis=0) if self.how == "max" else np.nanmean(stacked, axis=0)
-        return combined
+        return {system: combine(np.vstack([scores[system] for scores in per_part]), self.how, self.higher_is_better)
+                for system in per_part[0]}

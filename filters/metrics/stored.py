@@ -8,9 +8,9 @@ from collections.abc import Sequence
 
 from sqlalchemy import select
 
-from filters.metrics.base import Metric, OutputScores
+from filters.metrics.base import OutputScores, SuiteMetric
 from filters.metrics.signature import Signature
-from filters.metrics.specs import LABEL, MetricSpec, metric_spec
+from filters.metrics.spec_types import LABEL, MetricSpec
 from store import Database
 from suite.engine.labels import effective_labels_select
 from suite.qe_scores import suite_qe_scores
@@ -21,9 +21,9 @@ LABEL_SIGNATURE = Signature(LABEL, (("effective", ""), ("pass", "1"), ("fail", "
 """The effective label (a reviewer's decision over the rules'): pass 1, fail 0, anything else no score."""
 
 
-class LabelMetric(Metric):
-    def __init__(self) -> None:
-        self.spec = metric_spec(LABEL)
+class LabelMetric(SuiteMetric):
+    def __init__(self, spec: MetricSpec) -> None:
+        self.spec = spec
 
     def output_scores(self, db: Database, suite_id: int, output_ids: Sequence[int], refs: RefChoice,
                       task: TaskState) -> OutputScores:
@@ -37,7 +37,7 @@ class LabelMetric(Metric):
         return OutputScores(LABEL_SIGNATURE, True, {o: v for o, v in scores.items() if o in wanted})
 
 
-class QEMetric(Metric):
+class QEMetric(SuiteMetric):
     def __init__(self, spec: MetricSpec, system: str) -> None:
         self.spec = spec
         self.system = system

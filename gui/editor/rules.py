@@ -38,6 +38,7 @@ from gui.editor.pane import pane_layout, tool_button
 from gui.editor.pattern_edit import PatternEdit, field_height
 from gui.row_table_model import SELECTABLE, ModelIndex, RowColumn, fit_to_rows, row_view
 from gui.shortcuts import screen_action
+from store.domain import Polarity
 from suite.editing.item_draft import EditorDraft, RuleRow, new_rule
 from suite.engine.rules import pattern_problem
 
@@ -110,7 +111,7 @@ class RuleModel(DraftRowModel[RuleRow]):
 
     def add(self, pattern: str = "", ignore_case: bool = False) -> int:
         """Append a new rule (empty unless a pattern is given); its row."""
-        return self.append(replace(new_rule(self.polarity), pattern=pattern, ignore_case=ignore_case))
+        return self.append(replace(new_rule(Polarity(self.polarity)), pattern=pattern, ignore_case=ignore_case))
 
     def remove(self, row: int) -> None:
         self.removeRows(row, 1)

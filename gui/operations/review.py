@@ -14,12 +14,13 @@ from gui.operations.runner import Operations, Write
 from gui.operations.undo import EditsWrite, undoable
 from gui.state import AppState
 from store import Database
+from store.domain import Label
 from suite.assist.assignment_edits import Adjudicate, AnswerAssignments, answer_name
 from suite.assist.double_review import (
     Answer,
     Assignment,
-    Disagreement,
     PlanResult,
+    ReviewDisagreement,
     plan_review_checks,
     take_assignments,
 )
@@ -42,7 +43,7 @@ def _write(state: AppState, ops: Operations, rows: Sequence[OutputRow], decision
     return write
 
 
-def decide(state: AppState, ops: Operations, rows: Sequence[OutputRow], label: str, *,
+def decide(state: AppState, ops: Operations, rows: Sequence[OutputRow], label: Label, *,
            as_known: bool = False) -> EditsWrite:
     """P / F, or with ``as_known`` Shift+P / Shift+F (the outputs also become known translations)."""
     return _write(state, ops, rows, Decide(tuple(map(reviewed, rows)), label, as_known=as_known))
@@ -58,14 +59,14 @@ def comment(state: AppState, ops: Operations, rows: Sequence[OutputRow], text: s
     return _write(state, ops, rows, Decide(tuple(map(reviewed, rows)), None, text.strip() or None, commenting=True))
 
 
-def answer(state: AppState, ops: Operations, assignments: Sequence[Assignment], label: str | None) -> EditsWrite:
+def answer(state: AppState, ops: Operations, assignments: Sequence[Assignment], label: Label | None) -> EditsWrite:
     """P / F / U on one's own blind assignments: an answer, kept in the assignment; one undo step."""
     names = [assignment.external_id or f"assignment {assignment.id}" for assignment in assignments]
     step = AnswerAssignments(tuple(Answer(a.id, label) for a in assignments), answer_name(label, names))
     return undoable(state, ops, [step], step.summary())
 
 
-def adjudicate(state: AppState, ops: Operations, disagreement: Disagreement, label: str) -> EditsWrite:
+def adjudicate(state: AppState, ops: Operations, disagreement: ReviewDisagreement, label: Label) -> EditsWrite:
     """P / F on a disagreement: the output's label from now on, with both decisions in its history; one undo step."""
     assert disagreement.output_id is not None and disagreement.item_id is not None
     step = Adjudicate(disagreement.assignment_id, disagreement.output_id, disagreement.item_id,

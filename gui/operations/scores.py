@@ -5,7 +5,7 @@ correlations with human scores. They read more than they write: what they store 
 from __future__ import annotations
 
 from filters.correlation_table import CorrelationTable, correlate_table
-from filters.difficulty import DifficultyResult, da_bertscore
+from filters.metrics.da_bertscore import DifficultyResult, da_bertscore
 from filters.scoring import SegmentScores, score_outputs
 from gui.operations.runner import Write
 from store import Database

@@ -4,7 +4,7 @@ Items are ranked by the standard deviation of a segment metric over systems (``f
 then ``filters.variance.variance_filter``, as ``tsqe variance``); the slider is the fraction dropped and shows
 at once how many items stay, since filtering is cheap once the scores exist. The kept subset is written in the
 released VAT layout (``filters.variance.export_selection``). The selected item shows each system's output and
-score and, once computed, its reference tokens shaded by difficulty (``filters.difficulty.da_bertscore``).
+score and, once computed, its reference tokens shaded by difficulty (``filters.metrics.da_bertscore.da_bertscore``).
 With human scores imported, the correlation table puts the metrics side by side (``filters.correlation``).
 Scoring writes the score and embedding caches, so it runs as a background write with progress and Cancel;
 the second run of a metric reads the caches and is immediate.
@@ -36,8 +36,8 @@ from PySide6.QtWidgets import (
 )
 
 from filters.correlation_table import CorrelationTable
-from filters.difficulty import DifficultyResult
 from filters.metrics import LABEL, metric_names, metric_spec
+from filters.metrics.da_bertscore import DifficultyResult
 from filters.scoring import SegmentScores
 from filters.variance import VarianceResult, export_selection, variance_filter
 from gui.elided_label import ElidedLabel

@@ -20,7 +20,8 @@ from gui.review.detail import DetailPanel
 from gui.review.page_layout import lay_out_page
 from gui.row_table_model import RowColumn, RowCursor, RowListModel, row_view
 from gui.state import AppState
-from suite.assist.double_review import Disagreement, disagreements
+from store.domain import Label
+from suite.assist.double_review import ReviewDisagreement, disagreements
 from suite.changes import Changes
 from suite.reading.browse import OutputRow, output_rows
 from suite.tables import NO_CATEGORY
@@ -33,11 +34,11 @@ _FOREGROUND = int(Qt.ItemDataRole.ForegroundRole.value)
 _TOOLTIP = int(Qt.ItemDataRole.ToolTipRole.value)
 
 
-class DisagreementsModel(RowListModel[Disagreement]):
+class DisagreementsModel(RowListModel[ReviewDisagreement]):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(_COLUMNS, parent)
 
-    def cell(self, row: Disagreement, number: int, column: int, role: int) -> Any:
+    def cell(self, row: ReviewDisagreement, number: int, column: int, role: int) -> Any:
         labels = (None, row.first_label, row.second_label, None, None, row.adjudicated_label)
         if role == _FOREGROUND and labels[column]:
             return QColor(LABEL_COLOURS.get(labels[column] or "", "#000000"))
@@ -76,7 +77,7 @@ class AdjudicationPage(QWidget):
         self._ops.read(lambda task: disagreements(db, suite_name=suite, open_only=not everything), self._arrived,
                        key="review-disagreements")
 
-    def _arrived(self, rows: list[Disagreement]) -> None:
+    def _arrived(self, rows: list[ReviewDisagreement]) -> None:
         current = self.current()
         self.model.set_rows(rows)
         open_ones = sum(row.adjudicated_by is None for row in rows)
@@ -94,7 +95,7 @@ class AdjudicationPage(QWidget):
         if changes.assignments or changes.reviews or changes.taxonomy:
             self.reload()
 
-    def current(self) -> Disagreement | None:
+    def current(self) -> ReviewDisagreement | None:
         return self.row_cursor.current()
 
     def step(self, step: int) -> None:
@@ -111,7 +112,7 @@ class AdjudicationPage(QWidget):
         rows = self.model.rows()
         following = next((row for row in rows[rows.index(chosen) + 1:] if row.adjudicated_by is None), None)
         self._follow = following.assignment_id if following is not None else None
-        review_ops.adjudicate(self._state, self._ops, chosen, label).run(self._ops)
+        review_ops.adjudicate(self._state, self._ops, chosen, Label(label)).run(self._ops)
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         chosen = self.current()

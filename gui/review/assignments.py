@@ -27,6 +27,7 @@ from gui.operations import review as review_ops
 from gui.review.page_layout import lay_out_page
 from gui.row_table_model import RowColumn, RowCursor, RowListModel, row_view
 from gui.state import AppState
+from store.domain import Label
 from suite.assist.double_review import Assignment, BlindItem, blind_item, my_assignments
 from suite.changes import Changes
 from suite.tables import NO_CATEGORY
@@ -151,7 +152,7 @@ class AssignmentsPage(QWidget):
         after = max(rows.index(a) for a in chosen)
         following = next((row for row in rows[after + 1:] if row.label is None and row not in chosen), None)
         self._follow = following.id if following is not None and label is not None else chosen[0].id
-        review_ops.answer(self._state, self._ops, chosen, label).run(self._ops)
+        review_ops.answer(self._state, self._ops, chosen, None if label is None else Label(label)).run(self._ops)
 
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         assignment = self.current()

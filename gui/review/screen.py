@@ -55,6 +55,7 @@ from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
 from gui.shortcuts import screen_action
 from gui.state import AppState, Selection
+from store.domain import Label
 from suite.assist.neighbours import NeighbourContext, suite_context
 from suite.changes import Changes
 from suite.editing.api import EditConflict, default_author
@@ -64,11 +65,11 @@ from suite.reading.names import system_names
 
 LABEL_STATES: tuple[tuple[str, OutputFilter], ...] = (
     ("any label", OutputFilter()),
-    ("unknown", OutputFilter(label="unknown")),
-    ("conflict", OutputFilter(label="conflict")),
-    ("error", OutputFilter(label="error")),
-    ("pass", OutputFilter(label="pass")),
-    ("fail", OutputFilter(label="fail")),
+    ("unknown", OutputFilter(label=Label.UNKNOWN)),
+    ("conflict", OutputFilter(label=Label.CONFLICT)),
+    ("error", OutputFilter(label=Label.ERROR)),
+    ("pass", OutputFilter(label=Label.PASS)),
+    ("fail", OutputFilter(label=Label.FAIL)),
     ("reviewed", OutputFilter(reviewed=True)),
     ("not reviewed", OutputFilter(reviewed=False)),
     ("manual differs from automatic", OutputFilter(disagree=True)),
@@ -579,7 +580,7 @@ class ReviewScreen(QWidget):
         if not replaces_others(self, rows, reviewer, label):
             return
         ids = [r.output_id for r in rows]
-        review_ops.decide(self._state, self._ops, rows, label, as_known=as_known).failure(
+        review_ops.decide(self._state, self._ops, rows, Label(label), as_known=as_known).failure(
             lambda error: self._conflict(error, ids)).run(self._ops)
         self._advance(set(ids))
 

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from store import Database
+from store.domain import Label
 from suite.assist.double_review import Answer, adjudicate, answer_assignments, reopen_adjudication
 from suite.changes import ASSIGNMENTS, Changes, review_changes
-from suite.editing.review import Verdict
+from suite.editing.review import ReviewerDecision
 from suite.editing.undoable_edits import Edit, Ledger
 
 
@@ -35,7 +36,7 @@ class AnswerAssignments:
         return ASSIGNMENTS
 
 
-def answer_name(label: str | None, names: Sequence[str]) -> str:
+def answer_name(label: Label | None, names: Sequence[str]) -> str:
     """"pass on 00544005", "take back the answer on 3 assignments"."""
     verb = f"{label} on" if label else "take back the answer on"
     return f"{verb} {names[0] if len(names) == 1 else f'{len(names)} assignments'}"
@@ -48,7 +49,7 @@ class Adjudicate:
     item_id: int
     name: str
     """The output's name ("00544005 · UEdin")."""
-    label: str
+    label: Label
     version: int
     """The output's review version the adjudicator saw."""
     comment: str | None = None
@@ -74,11 +75,11 @@ class ReopenAdjudication:
     output_id: int
     item_id: int
     name: str
-    label: str
+    label: Label
     comment: str | None
     version: int
     """The review's version the adjudication left."""
-    review: Verdict | None
+    review: ReviewerDecision | None
     """The review before the adjudication, put back."""
 
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:

@@ -26,6 +26,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import Label
 from store.models import (
     MANUAL_LABELS,
     Category,
@@ -40,7 +41,15 @@ from store.models import (
 from suite.assist.controls import QUEUE_PLACES, add_controls
 from suite.editing.history import check_author
 from suite.editing.item_detail import item_detail
-from suite.editing.review import Decided, OutputDecision, ReviewPut, SeenOutput, Verdict, decide_in, put_reviews_in
+from suite.editing.review import (
+    Decided,
+    OutputDecision,
+    ReviewerDecision,
+    ReviewPut,
+    SeenOutput,
+    decide_in,
+    put_reviews_in,
+)
 from suite.errors import TsqeError
 from suite.suites import find_suite
 from suite.tables import NO_CATEGORY
@@ -147,7 +156,7 @@ class Assignment:
     phenomenon: str | None
     source: str | None
     text: str
-    label: str | None
+    label: Label | None
     comment: str | None
 
 
@@ -213,7 +222,7 @@ class Answer:
     """A reviewer's answer to an assignment (``label`` None: no answer yet)."""
 
     assignment_id: int
-    label: str | None
+    label: Label | None
     comment: str | None = None
 
 
@@ -250,7 +259,7 @@ def answer_assignments(db: Database, answers: Sequence[Answer], reviewer: str) -
 
 
 @dataclass(frozen=True)
-class Disagreement:
+class ReviewDisagreement:
     """A double review whose two decisions differ, with the output's manual label as it is now (what an
     adjudication replaces, at ``manual_version``)."""
 
@@ -264,14 +273,14 @@ class Disagreement:
     first_reviewer: str | None
     second_label: str
     second_reviewer: str
-    manual_label: str | None
+    manual_label: Label | None
     manual_reviewer: str | None
     manual_version: int
-    adjudicated_label: str | None
+    adjudicated_label: Label | None
     adjudicated_by: str | None
 
 
-def disagreements(db: Database, *, suite_name: str | None = None, open_only: bool = True) -> list[Disagreement]:
+def disagreements(db: Database, *, suite_name: str | None = None, open_only: bool = True) -> list[ReviewDisagreement]:
     """The suite's double reviews whose answers differ from the first decision, in suite order; adjudicated ones
     too unless ``open_only``."""
     with db.session() as session:
@@ -280,7 +289,7 @@ def disagreements(db: Database, *, suite_name: str | None = None, open_only: boo
 
 
 def _disagreements(session: Session, suite_id: int, *, open_only: bool,
-                   assignment_id: int | None = None) -> list[Disagreement]:
+                   assignment_id: int | None = None) -> list[ReviewDisagreement]:
     query = (select(ReviewAssignment.id, ReviewAssignment.output_id, ReviewAssignment.item_id, Item.external_id,
                     ReviewAssignment.category, ReviewAssignment.text, ReviewAssignment.expected,
                     ReviewAssignment.first_reviewer, ReviewAssignment.label, ReviewAssignment.reviewer,
@@ -295,10 +304,10 @@ def _disagreements(session: Session, suite_id: int, *, open_only: bool,
         query = query.where(ReviewAssignment.adjudicated_by.is_(None))
     if assignment_id is not None:
         query = query.where(ReviewAssignment.id == assignment_id)
-    return [Disagreement(*list(row)) for row in session.execute(query)]
+    return [ReviewDisagreement(*list(row)) for row in session.execute(query)]
 
 
-def _disagreement(session: Session, assignment_id: int) -> tuple[ReviewAssignment, Disagreement]:
+def _disagreement(session: Session, assignment_id: int) -> tuple[ReviewAssignment, ReviewDisagreement]:
     row = session.get(ReviewAssignment, assignment_id, populate_existing=True)
     if row is None:
         raise TsqeError(f"no assignment with id {assignment_id}")
@@ -310,7 +319,7 @@ def _disagreement(session: Session, assignment_id: int) -> tuple[ReviewAssignmen
     return row, found[0]
 
 
-def adjudicate(db: Database, assignment_id: int, label: str, adjudicator: str, *, comment: str | None = None,
+def adjudicate(db: Database, assignment_id: int, label: Label, adjudicator: str, *, comment: str | None = None,
                expected_version: int | None = None) -> Decided:
     """Settle a disagreement: the output gets ``label`` as the adjudicator's manual label (refused like any
     decision when its review changed since ``expected_version`` was read), and its history entry names the first
@@ -330,7 +339,7 @@ def adjudicate(db: Database, assignment_id: int, label: str, adjudicator: str, *
         return decided
 
 
-def reopen_adjudication(db: Database, assignment_id: int, *, expected_version: int, review: Verdict | None,
+def reopen_adjudication(db: Database, assignment_id: int, *, expected_version: int, review: ReviewerDecision | None,
                         author: str) -> Decided:
     """Take an adjudication back: the output's review as it was before (found at ``expected_version``, as the
     adjudication left it) and the disagreement open again, in one transaction."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from store import Database
+from store.domain import Label
 from store.models import Output
 from suite.editing.review import OutputDecision, SeenOutput
 from suite.engine.labels import automatic_label, join_labels
@@ -81,7 +82,7 @@ def systems_text(systems: Sequence[str], shown: int = 2) -> str:
     return ", ".join(systems[:shown]) + (f" +{more}" if more > 0 else "")
 
 
-def group_decisions(group: OutputGroup, label: str | None, *, comment: str | None = None,
+def group_decisions(group: OutputGroup, label: Label | None, *, comment: str | None = None,
                     seen_version: int | None = None) -> list[OutputDecision]:
     """One decision for every output of the group (``label`` None clears them), for ``suite.editing.review.decide``.
     ``seen_version`` is the first output's review as read; the others are decided without a version, which

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import select
 
 from store import Database
+from store.domain import Polarity
 from store.models import Item
 from suite.assist.context import SuggestionContext
 from suite.assist.evidence import suite_evidence
@@ -104,7 +105,7 @@ class SuggestionSession:
         previews = PreviewSession(self.db)
         for index, suggestion in enumerate(found):
             progress.progress(index, len(found), "trying the suggestions")
-            rule = DraftRule(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
+            rule = DraftRule(Polarity(suggestion.polarity), suggestion.pattern, suggestion.ignore_case)
             preview = previews.preview(item_id, Draft((*stored.rules, rule), stored.known))
             if _contradicts(suggestion, preview.outputs):
                 continue

@@ -18,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import Label, Polarity
 from store.models import AutoLabel, Category, Item, ManualLabel, Output, Phenomenon, Rule
 from suite.assist.pattern_slips import PatternSlip, pattern_slips
 from suite.engine.labels import automatic_label, join_labels
@@ -38,7 +39,7 @@ class RuleHealth:
     external_id: str
     category: str | None
     phenomenon: str | None
-    polarity: str
+    polarity: Polarity
     number: int
     """Its place among the item's rules of its polarity, from 1, as the editor numbers them."""
     pattern: str
@@ -150,7 +151,7 @@ class _StoredRule(NamedTuple):
     external_id: str
     category: str | None
     phenomenon: str | None
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool
     valid: bool
@@ -161,7 +162,7 @@ class _StoredOutput(NamedTuple):
     text: str
     decided_by: int | None
     """The rule its automatic pass or fail label is attributed to."""
-    label: str | None
+    label: Label | None
     manual: str | None
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from store.domain import Polarity
 from suite.assist.context import SuggestionContext
 from suite.assist.evidence import ItemEvidence, Label
 from suite.assist.markers import MarkerEvidence, Z, wilson_lower_bound
@@ -81,7 +82,7 @@ class _Part:
 def matcher(polarity: str, pattern: str, ignore_case: bool) -> Callable[[str], bool]:
     """Whether the labelling engine, given only this rule, decides a text (a search that times out counts as
     deciding, so that such a pattern is never offered as contradicting nothing)."""
-    engine = ItemMatcher([RuleSpec(-1, polarity, pattern, ignore_case)], ())
+    engine = ItemMatcher([RuleSpec(-1, Polarity(polarity), pattern, ignore_case)], ())
     return lambda text: engine.decide(text).label != "unknown"
 
 

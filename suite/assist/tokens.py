@@ -79,7 +79,7 @@ def ngram_surfaces(text: str, ngram: tuple[str, ...]) -> Iterator[str]:
             yield found[start].text + surface(found, start + 1, start + size)
 
 
-class Change(NamedTuple):
+class TokenEdit(NamedTuple):
     """One stretch where two token sequences differ: ``old[old_start:old_end]`` became ``new[new_start:new_end]``."""
 
     old_start: int
@@ -88,7 +88,7 @@ class Change(NamedTuple):
     new_end: int
 
 
-def changes(old: Sequence[str], new: Sequence[str]) -> list[Change]:
+def changes(old: Sequence[str], new: Sequence[str]) -> list[TokenEdit]:
     """The stretches where ``new`` differs from ``old`` (difflib's opcodes other than equal)."""
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
-    return [Change(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    return [TokenEdit(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]

@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import Polarity
 from store.models import (
     POLARITIES,
     TRANSLATION_KINDS,
@@ -97,7 +98,7 @@ def _rule_fields(rule: Rule, rules: Sequence[Rule]) -> dict[str, Any]:
             "position": same.index(rule.id) if rule.id in same else None}
 
 
-def add_rule(db: Database, item_id: int, polarity: str, pattern: str, *, ignore_case: bool = False,
+def add_rule(db: Database, item_id: int, polarity: Polarity, pattern: str, *, ignore_case: bool = False,
              position: int | None = None, author: str) -> EditResult:
     """Add a rule at ``position`` among the item's rules of its polarity (from 0; None: after the last)."""
     if polarity not in POLARITIES:

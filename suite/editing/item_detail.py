@@ -7,6 +7,7 @@ from datetime import datetime
 from sqlalchemy import select
 
 from store import Database
+from store.domain import Label, Polarity
 from store.models import (
     AutoLabel,
     Item,
@@ -29,7 +30,7 @@ from suite.word_diff import closest
 @dataclass(frozen=True)
 class RuleInfo:
     id: int
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool
     valid: bool
@@ -68,14 +69,14 @@ class ItemOutput:
     output_id: int
     text: str
     systems: tuple[str, ...]
-    auto_label: str | None
+    auto_label: Label | None
     """None when the output has not been labelled yet."""
     decided_by: str | None
-    manual_label: str | None
+    manual_label: Label | None
     reviewer: str | None
     reviewed_at: datetime | None
     comment: str | None
-    effective_label: str | None
+    effective_label: Label | None
     manual_version: int
     """The manual label's version, 0 when there is none: what ``set_manual_label`` expects back."""
 

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 from store import models
+from store.domain import Polarity
 from suite.editing.api import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo
 from suite.editing.undoable_edits import (
     AddEntry,
@@ -57,7 +58,7 @@ def _keep_below(keys: Iterable[int]) -> None:
 class RuleRow:
     key: int
     """The stored rule's id, or a stand-in for a new rule."""
-    polarity: str
+    polarity: Polarity
     pattern: str = ""
     ignore_case: bool = False
     stored_pattern: str | None = None
@@ -100,12 +101,12 @@ class DraftProblem:
     """Why the draft cannot be saved yet; ``pattern`` is set for a rule whose pattern does not compile."""
 
     message: str
-    polarity: str | None = None
+    polarity: Polarity | None = None
     row: int | None = None
     pattern: PatternProblem | None = None
 
 
-def new_rule(polarity: str) -> RuleRow:
+def new_rule(polarity: Polarity) -> RuleRow:
     return RuleRow(_new_key(), polarity)
 
 

@@ -16,6 +16,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import Label, Polarity
 from store.models import (
     Category,
     ConstructedLabel,
@@ -55,7 +56,7 @@ SNAPSHOT_CHUNK = 500
 
 @dataclass(frozen=True)
 class RuleSnapshot:
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool
     valid: bool
@@ -77,7 +78,7 @@ class TextSnapshot:
 
 @dataclass(frozen=True)
 class ManualLabelSnapshot:
-    label: str
+    label: Label
     reviewer: str
     reviewed_at: datetime
     comment: str | None
@@ -268,10 +269,10 @@ def _snapshots(session: Session, items: Sequence[Item]) -> list[ItemSnapshot]:
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text, KnownTranslation.version)
             .where(KnownTranslation.item_id.in_(ids)).order_by(KnownTranslation.id)):
         texts[(KnownTranslation, item_id)].append(TextSnapshot(kind, text, version))
-    for item_id, kind, text, version, set_name in session.execute(
+    for item_id, reference_kind, text, version, set_name in session.execute(
             select(Reference.item_id, Reference.kind, Reference.text, Reference.version, Reference.set_name)
             .where(Reference.item_id.in_(ids)).order_by(Reference.id)):
-        texts[(Reference, item_id)].append(TextSnapshot(kind, text, version, set_name))
+        texts[(Reference, item_id)].append(TextSnapshot(reference_kind, text, version, set_name))
     systems: dict[int, list[str]] = defaultdict(list)
     for output_id, name in session.execute(select(SystemOutput.output_id, System.name)
                                            .join(System, System.id == SystemOutput.system_id)

@@ -15,7 +15,7 @@ from sqlalchemy import Insert, delete, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.domain import NameKind
+from store.domain import Label, NameKind
 from store.models import (
     MANUAL_LABELS,
     AutoLabel,
@@ -60,7 +60,7 @@ def _output(session: Session, output_id: int) -> Output:
 @dataclass(frozen=True)
 class ManualLabelInfo:
     output_id: int
-    label: str
+    label: Label
     reviewer: str
     reviewed_at: datetime
     comment: str | None
@@ -149,7 +149,7 @@ def _history(session: Session, output: Output, action: str, author: str, before:
                             after, version)])
 
 
-def set_manual_label(db: Database, output_id: int, label: str, reviewer: str, comment: str | None = None, *,
+def set_manual_label(db: Database, output_id: int, label: Label, reviewer: str, comment: str | None = None, *,
                      expected_version: int | None = None) -> ManualLabelInfo:
     """Record (or replace) a reviewer's label for one distinct output, stamped with the current time.
 
@@ -160,7 +160,7 @@ def set_manual_label(db: Database, output_id: int, label: str, reviewer: str, co
     return info
 
 
-def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: str, reviewer: str, *,
+def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: Label, reviewer: str, *,
                       task: TaskState | None = None) -> list[ManualLabelInfo]:
     """One reviewer's label for several distinct outputs at once, in one transaction: all of them or none.
 
@@ -173,17 +173,17 @@ def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: str, r
 
 
 @dataclass(frozen=True)
-class Verdict:
+class ReviewerDecision:
     """A reviewer's decision on one output as stored: what undoing a later decision puts back as it was."""
 
-    label: str
+    label: Label
     reviewer: str
     comment: str | None
     reviewed_at: datetime
 
     @staticmethod
-    def of(row: ManualLabel | None) -> Verdict | None:
-        return None if row is None else Verdict(row.label, row.reviewer, row.comment, row.reviewed_at)
+    def of(row: ManualLabel | None) -> ReviewerDecision | None:
+        return None if row is None else ReviewerDecision(row.label, row.reviewer, row.comment, row.reviewed_at)
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ class OutputDecision:
     A comment (C) is a decision that gives each output the label it has, with the comment in ``seen``."""
 
     seen: SeenOutput
-    label: str | None
+    label: Label | None
 
 
 @dataclass(frozen=True)
@@ -201,8 +201,8 @@ class ReviewChange:
 
     output_id: int
     item_id: int
-    before: Verdict | None
-    after: Verdict | None
+    before: ReviewerDecision | None
+    after: ReviewerDecision | None
     version: int
 
 
@@ -269,14 +269,14 @@ def decide_in(session: Session, decisions: Sequence[OutputDecision], reviewer: s
     changes = []
     for done, ((seen, output), decision) in enumerate(zip(checked, decisions, strict=True)):
         task.progress(done, len(checked), f"reviewing output {done + 1:,} of {len(checked):,}")
-        before = Verdict.of(session.get(ManualLabel, output.id, populate_existing=True))
+        before = ReviewerDecision.of(session.get(ManualLabel, output.id, populate_existing=True))
         if decision.label is None:
             _clear(session, output, seen, reviewer)
             changes.append(ReviewChange(output.id, output.item_id, before, None, 0))
         else:
             info = _set(session, output, seen, decision.label, reviewer, reviewed_at, (noted or {}).get(output.id))
-            changes.append(ReviewChange(output.id, output.item_id, before,
-                                        Verdict(info.label, reviewer, info.comment, reviewed_at), info.version))
+            after = ReviewerDecision(info.label, reviewer, info.comment, reviewed_at)
+            changes.append(ReviewChange(output.id, output.item_id, before, after, info.version))
     _count(session, changes)
     known = tuple(added for (_, output), decision in zip(checked, decisions, strict=True)
                   if as_known and (added := _add_known(session, output, decision.label, reviewer)) is not None)
@@ -290,11 +290,11 @@ def _count(session: Session, changes: Sequence[ReviewChange]) -> None:
                                          for change in changes])
 
 
-def _label(verdict: Verdict | None) -> str | None:
+def _label(verdict: ReviewerDecision | None) -> str | None:
     return None if verdict is None else verdict.label
 
 
-def _add_known(session: Session, output: Output, label: str | None, author: str) -> KnownChange | None:
+def _add_known(session: Session, output: Output, label: Label | None, author: str) -> KnownChange | None:
     kind = "good" if label == "pass" else "bad"
     result = add_known_in(session, output.item_id, kind, output.text, author=author)
     if result is None:
@@ -309,7 +309,7 @@ class ReviewPut:
 
     output_id: int
     expected_version: int
-    verdict: Verdict | None
+    verdict: ReviewerDecision | None
 
 
 @dataclass(frozen=True)
@@ -344,7 +344,7 @@ def put_reviews_in(session: Session, puts: Sequence[ReviewPut], *, author: str, 
         existing = session.get(ManualLabel, output.id, populate_existing=True)
         if (0 if existing is None else existing.version) != put.expected_version:
             raise _conflict(session, output)
-        changes.append(ReviewChange(output.id, output.item_id, Verdict.of(existing), put.verdict,
+        changes.append(ReviewChange(output.id, output.item_id, ReviewerDecision.of(existing), put.verdict,
                                     _put(session, output, existing, put.verdict, author)))
     _count(session, changes)
     removed = []
@@ -363,7 +363,7 @@ def put_reviews_in(session: Session, puts: Sequence[ReviewPut], *, author: str, 
     return Decided(tuple(changes), tuple(added), tuple(removed))
 
 
-def _put(session: Session, output: Output, existing: ManualLabel | None, verdict: Verdict | None,
+def _put(session: Session, output: Output, existing: ManualLabel | None, verdict: ReviewerDecision | None,
          author: str) -> int:
     """Write ``verdict`` over ``existing`` (both None: nothing to do); the review's version after it."""
     if verdict is None:
@@ -394,7 +394,7 @@ def _put(session: Session, output: Output, existing: ManualLabel | None, verdict
     return version
 
 
-def _set(session: Session, output: Output, seen: SeenOutput, label: str, reviewer: str,
+def _set(session: Session, output: Output, seen: SeenOutput, label: Label, reviewer: str,
          reviewed_at: datetime, noted: Mapping[str, str] | None = None) -> ManualLabelInfo:
     existing = session.get(ManualLabel, output.id, populate_existing=True)
     version_read = 0 if existing is None else existing.version

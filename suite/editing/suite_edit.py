@@ -10,8 +10,7 @@ from sqlalchemy import delete, insert, select
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import OutputPlaceholder, Suite
-from store.models import OutputPolicy as StoredPolicy
+from store.models import OutputPlaceholder, StoredOutputPolicy, Suite
 from suite.changes import Changes
 from suite.editing.history import Change, check_author, record
 from suite.engine.labelling import relabel
@@ -99,9 +98,9 @@ def set_output_policy(db: Database, policy: OutputPolicy, *, suite_name: str | N
 
 
 def _store(session: Session, suite_id: int, policy: OutputPolicy) -> None:
-    session.execute(delete(StoredPolicy).where(StoredPolicy.suite_id == suite_id))
+    session.execute(delete(StoredOutputPolicy).where(StoredOutputPolicy.suite_id == suite_id))
     session.execute(delete(OutputPlaceholder).where(OutputPlaceholder.suite_id == suite_id))
-    session.execute(insert(StoredPolicy).values(suite_id=suite_id, empty_output=policy.empty_output,
+    session.execute(insert(StoredOutputPolicy).values(suite_id=suite_id, empty_output=policy.empty_output,
                                                 untranslated_output=policy.untranslated_output))
     if policy.placeholders:
         session.execute(insert(OutputPlaceholder), [{"suite_id": suite_id, "text": text}

@@ -20,11 +20,12 @@ from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar
 
 from store import Database
+from store.domain import Label, Polarity
 from suite.changes import NOWHERE, Changes, Where, item_changes, review_changes
 from suite.editing import api as editing
 from suite.editing import review
 from suite.editing.api import EditResult, ItemSnapshot
-from suite.editing.review import KnownPut, OutputDecision, ReviewPut, SeenOutput, Verdict
+from suite.editing.review import KnownPut, OutputDecision, ReviewerDecision, ReviewPut, SeenOutput
 
 Entity = Literal["item", "rule", "known", "reference"]
 Versioned = Literal["item", "rule", "known", "reference", "review"]
@@ -227,7 +228,7 @@ class RenameCategory:
 @dataclass(frozen=True)
 class AddRule:
     item_id: int
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool
     key: int
@@ -251,7 +252,7 @@ class AddRule:
 class RemoveRule:
     item_id: int
     rule_id: int
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool
     position: int | None = None
@@ -408,7 +409,7 @@ class ReviewedOutput:
     version: int
     """Its review's version when it was read (0: not reviewed)."""
     comment: str | None = None
-    label: str | None = None
+    label: Label | None = None
     """Its manual label when it was read."""
 
 
@@ -418,7 +419,7 @@ class Decide:
     its label), Shift+P / Shift+F (``as_known``: also a known good / bad translation of its item)."""
 
     outputs: tuple[ReviewedOutput, ...]
-    label: str | None
+    label: Label | None
     comment: str | None = None
     commenting: bool = False
     as_known: bool = False
@@ -454,7 +455,7 @@ class PutReviews:
 
     name: str
     """The step's name, the same whichever way it goes ("pass on 00544005 · UEdin")."""
-    reviews: tuple[tuple[int, int, Verdict | None], ...]
+    reviews: tuple[tuple[int, int, ReviewerDecision | None], ...]
     """(output id, item id, the review it gets)."""
     add_known: tuple[tuple[int, KnownPut], ...] = ()
     """(the id the known translation had, what to add back)."""

@@ -45,6 +45,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 
 from store.bulk import insert_tuples, select_tuples
+from store.domain import Label
 from store.models import (
     AutoLabel,
     Item,
@@ -92,7 +93,7 @@ class LabelCounts:
         """Outputs whose label still needs a person: unknown, conflict or error (what "most undecided" sorts by)."""
         return self.unknown + self.conflict + self.error
 
-    def of(self, label: str | None) -> int:
+    def of(self, label: Label | None) -> int:
         """How many outputs have ``label`` (None: not labelled yet)."""
         count: int = getattr(self, FIELD_OF_LABEL[label])
         return count

@@ -45,6 +45,7 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.bulk import insert_columns, insert_tuples, select_columns_each, select_tuples
+from store.domain import Polarity, TranslationKind
 from store.engine import make_engine
 from store.locks import lock_outputs_of_suite
 from store.models import (
@@ -144,9 +145,9 @@ class _Chunk:
     """Whether every search is bounded by the timeout: a redo of a chunk whose untimed run overran."""
 
 
-RuleRow = tuple[int, str, str, bool, bool, str | None]
+RuleRow = tuple[int, Polarity, str, bool, bool, str | None]
 """A rule as planning reads it: the fields of a ``RuleSpec``, in its order."""
-KnownRow = tuple[str, str]
+KnownRow = tuple[TranslationKind, str]
 """A known translation as planning reads it: the fields of a ``KnownSpec``."""
 
 

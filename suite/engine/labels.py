@@ -14,6 +14,7 @@ from sqlalchemy import (
     ScalarSelect,
     Select,
     SQLColumnExpression,
+    String,
     and_,
     case,
     func,
@@ -24,6 +25,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import aliased
 
+from store.domain import Label
 from store.models import (
     AUTO_LABELS,
     STORED_AUTO_LABELS,
@@ -50,12 +52,13 @@ def join_labels(query: _Query, output_id: SQLColumnExpression[int], item_id: SQL
             .outerjoin(LabelFingerprint, LabelFingerprint.item_id == item_id))
 
 
-def automatic_label(output_id: SQLColumnExpression[int]) -> ColumnElement[str]:
+def automatic_label(output_id: SQLColumnExpression[int]) -> ColumnElement[Label]:
     """The rule engine's label of ``output_id`` (joined by ``join_labels``); NULL when not labelled yet."""
-    return func.coalesce(AutoLabel.label, case((output_id <= LabelFingerprint.labelled_through, literal("unknown"))))
+    return func.coalesce(AutoLabel.label,
+                         case((output_id <= LabelFingerprint.labelled_through, literal(Label.UNKNOWN.value, String))))
 
 
-def effective_label(output_id: SQLColumnExpression[int]) -> ColumnElement[str]:
+def effective_label(output_id: SQLColumnExpression[int]) -> ColumnElement[Label]:
     """The manual label, else the automatic one; NULL when the output has been neither labelled nor reviewed."""
     return func.coalesce(ManualLabel.label, automatic_label(output_id))
 
@@ -80,7 +83,7 @@ def effective_labels_select(suite_id: int) -> Select[*tuple[Any, ...]]:
     return join_labels(query, Output.id, Output.item_id).where(Item.suite_id == suite_id)
 
 
-def effective_label_candidates(label: str) -> CompoundSelect[int] | None:
+def effective_label_candidates(label: Label) -> CompoundSelect[int] | None:
     """Ids of the outputs whose effective label may be ``label``, found from the label tables alone: a filter
     on a rare label then visits those outputs instead of every output of the suite. A superset (a review may
     override the automatic label), so the caller still tests ``effective_label``; None for ``unknown``, which
@@ -91,7 +94,7 @@ def effective_label_candidates(label: str) -> CompoundSelect[int] | None:
                      select(ManualLabel.output_id).where(ManualLabel.label == label))
 
 
-def automatic_label_candidates(label: str) -> Select[int] | None:
+def automatic_label_candidates(label: Label) -> Select[int] | None:
     """Ids of the outputs whose automatic label is ``label`` (see ``effective_label_candidates``)."""
     if label not in STORED_AUTO_LABELS:
         return None

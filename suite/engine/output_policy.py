@@ -28,37 +28,46 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, aliased
 
 from store import Database
-from store.models import POLICY_LABELS, Item, Output, OutputPlaceholder
-from store.models import OutputPolicy as StoredPolicy
+from store.domain import Label
+from store.models import POLICY_LABELS, Item, Output, OutputPlaceholder, StoredOutputPolicy
 from store.text import nfc
 from suite.changes import ANYWHERE, Changes
 from suite.engine.rules import Decision
 from suite.errors import TsqeError
 from suite.suites import find_suite
 
-EMPTY = Decision("fail", None, "empty output", "empty output")
-PLACEHOLDER = Decision("fail", None, "placeholder output", "placeholder output")
-UNTRANSLATED = Decision("fail", None, "identical to the source (not translated)",
+EMPTY = Decision(Label.FAIL, None, "empty output", "empty output")
+PLACEHOLDER = Decision(Label.FAIL, None, "placeholder output", "placeholder output")
+UNTRANSLATED = Decision(Label.FAIL, None, "identical to the source (not translated)",
                         "identical to the source (not translated)")
 MAX_PLACEHOLDER = 200
 """Characters a placeholder may have (what the database stores)."""
+
+
+EMPTY_OUTPUTS = "empty and placeholder outputs"
+UNTRANSLATED_OUTPUTS = "outputs identical to the source"
+
+
+def parse_policy_label(text: str, what: str) -> Label:
+    """``text`` as the label a policy gives ``what`` (the outputs it decides), or the error that names the two."""
+    if text not in POLICY_LABELS:
+        raise TsqeError(f"{what} are labelled {' or '.join(POLICY_LABELS)}, not {text!r}")
+    return Label(text)
 
 
 @dataclass(frozen=True)
 class OutputPolicy:
     """What a suite decides about its degenerate outputs (see the module docstring)."""
 
-    empty_output: str = "unknown"
-    untranslated_output: str = "unknown"
+    empty_output: Label = Label.UNKNOWN
+    untranslated_output: Label = Label.UNKNOWN
     placeholders: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # outputs and sources are stored NFC: a placeholder typed in another normal form must still find them
         object.__setattr__(self, "placeholders", tuple(dict.fromkeys(nfc(text) for text in self.placeholders)))
-        for name, label in (("empty and placeholder outputs", self.empty_output),
-                            ("outputs identical to the source", self.untranslated_output)):
-            if label not in POLICY_LABELS:
-                raise TsqeError(f"{name} are labelled {' or '.join(POLICY_LABELS)}, not {label!r}")
+        parse_policy_label(self.empty_output, EMPTY_OUTPUTS)
+        parse_policy_label(self.untranslated_output, UNTRANSLATED_OUTPUTS)
         for text in self.placeholders:
             if not text.strip():
                 raise TsqeError("a placeholder cannot be empty (empty outputs are always degenerate)")
@@ -145,14 +154,14 @@ class PolicyChange:
                 f"{'s' if counts.untranslated != 1 else ''} identical to the source {_fate(after.untranslated_output)}")
 
 
-def _fate(label: str) -> str:
+def _fate(label: Label) -> str:
     return "fail" if label == "fail" else "left to the rules (unknown unless a rule matches)"
 
 
 def read_policy(reader: Session | Connection, suite_id: int) -> OutputPolicy:
     """The suite's policy, read in the caller's session or connection (labelling plans on a bare connection)."""
-    stored = reader.execute(select(StoredPolicy.empty_output, StoredPolicy.untranslated_output)
-                            .where(StoredPolicy.suite_id == suite_id)).first()
+    stored = reader.execute(select(StoredOutputPolicy.empty_output, StoredOutputPolicy.untranslated_output)
+                            .where(StoredOutputPolicy.suite_id == suite_id)).first()
     placeholders = tuple(text for text, in reader.execute(
         select(OutputPlaceholder.text).where(OutputPlaceholder.suite_id == suite_id).order_by(OutputPlaceholder.text)))
     if stored is None:

@@ -17,6 +17,7 @@ from sqlalchemy import Integer, Select, bindparam, func, select
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import Label, Polarity, TranslationKind
 from store.models import (
     AutoLabel,
     Category,
@@ -29,10 +30,10 @@ from store.models import (
     OutputPlaceholder,
     Phenomenon,
     Rule,
+    StoredOutputPolicy,
     System,
     SystemOutput,
 )
-from store.models import OutputPolicy as StoredPolicy
 from suite.engine.labels import automatic_label, join_labels, rule_number
 from suite.engine.output_policy import read_policy
 from suite.engine.rules import (
@@ -64,7 +65,7 @@ _SCOPE_CHUNK = 200
 
 @dataclass(frozen=True)
 class DraftRule:
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool = False
     rule_id: int | None = None
@@ -89,7 +90,7 @@ class Draft:
 class PreviewSpan:
     start: int
     end: int
-    polarity: str
+    polarity: Polarity
     rule_index: int
     """Index into ``Draft.rules``: which rule of the draft matched here."""
 
@@ -238,14 +239,14 @@ class _DraftMatcher:
         self.timeout = timeout
         self.problems = [RuleProblem(index, problem) for index, (rule, rule_id) in enumerate(zip(rules, self.rule_ids))
                          if rule_id is not None and (problem := pattern_problem(rule.pattern, rule.ignore_case))]
-        self.matcher = ItemMatcher(specs, [KnownSpec(k.kind, k.text) for k in known], timeout, decided)
+        self.matcher = ItemMatcher(specs, [KnownSpec(TranslationKind(k.kind), k.text) for k in known], timeout, decided)
 
     def decide(self, text: str, constructed: str | None = None) -> tuple[Decision, bool]:
         """The draft's decision on ``text`` (an output labelled by construction keeps that label, as labelling
         gives it) and whether it is an ``error`` because a search timed out (an engine whose rules all compile has
         no other way to reach ``error``)."""
         if constructed is not None:
-            return CONSTRUCTED[constructed], False
+            return CONSTRUCTED[Label(constructed)], False
         decision = self.matcher.decide(text)
         return decision, decision.label == "error" and not self.problems
 
@@ -271,7 +272,7 @@ class _DraftMatcher:
                                              for text in texts)
             for spans, matched in zip(found, matches):
                 spans.extend((start, end, rule_id, rule.polarity, index) for start, end in matched)
-        return [tuple(PreviewSpan(start, end, polarity, index)
+        return [tuple(PreviewSpan(start, end, Polarity(polarity), index)
                       for start, end, _, polarity, index in sorted(spans)) for spans in found]
 
 
@@ -358,8 +359,8 @@ def _stamp() -> Select[Any]:
         reviews.add_columns(func.sum(ManualLabel.version)),
         select(func.count()).where(produced),
         select(func.sum(SystemOutput.output_id + SystemOutput.system_id)).where(produced),
-        select(StoredPolicy.empty_output).where(StoredPolicy.suite_id == suite_id),
-        select(StoredPolicy.untranslated_output).where(StoredPolicy.suite_id == suite_id),
+        select(StoredOutputPolicy.empty_output).where(StoredOutputPolicy.suite_id == suite_id),
+        select(StoredOutputPolicy.untranslated_output).where(StoredOutputPolicy.suite_id == suite_id),
         placeholders.add_columns(func.count()),
         placeholders.add_columns(func.min(OutputPlaceholder.text)),
         placeholders.add_columns(func.max(OutputPlaceholder.text)),

@@ -21,11 +21,11 @@ import json
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import NamedTuple
 
 import regex
 
+from store.domain import Label, Polarity, TranslationKind
 from store.text import nfc
 from suite.engine.pattern_bounds import too_complex
 
@@ -38,7 +38,7 @@ class RuleSpec:
     """What the engine needs to know of a stored ``Rule``."""
 
     id: int
-    polarity: str
+    polarity: Polarity
     pattern: str
     ignore_case: bool = False
     valid: bool = True
@@ -49,7 +49,7 @@ class RuleSpec:
 
 @dataclass(frozen=True)
 class KnownSpec:
-    kind: str  # "good" | "bad"
+    kind: TranslationKind
     text: str
 
 
@@ -59,7 +59,7 @@ class Decision(NamedTuple):
     ``label``, ``rule_id`` and ``reason`` are what is stored; ``decided_by`` is ``describe`` of them.
     """
 
-    label: str
+    label: Label
     rule_id: int | None
     reason: str | None
     decided_by: str
@@ -69,7 +69,7 @@ class Span(NamedTuple):
     start: int
     end: int
     rule_id: int
-    polarity: str
+    polarity: Polarity
 
 
 def normalise(text: str) -> str:
@@ -181,7 +181,7 @@ _WITHOUT_RULE = {
 }
 
 
-def describe(label: str, number: int | None = None, polarity: str | None = None, pattern: str | None = None,
+def describe(label: Label, number: int | None = None, polarity: Polarity | None = None, pattern: str | None = None,
              reason: str | None = None) -> str:
     """What decided a stored automatic label, in words: its reason if it has one, else its rule (by ``number``, as
     the editor numbers it: ``suite.engine.labels.rule_number``), else how a label is reached without a rule (exports,
@@ -197,19 +197,19 @@ def rule_name(rule: RuleSpec, number: int) -> str:
     return f"{rule.polarity} rule {number}"
 
 
-def _decision(label: str, rule: RuleSpec | None = None, number: int | None = None, reason: str | None = None
+def _decision(label: Label, rule: RuleSpec | None = None, number: int | None = None, reason: str | None = None
               ) -> Decision:
     return Decision(label, None if rule is None else rule.id, reason,
                     describe(label, number, None if rule is None else rule.polarity,
                              None if rule is None else rule.pattern, reason))
 
 
-UNKNOWN = _decision("unknown")
-KNOWN_GOOD = _decision("pass")
-KNOWN_BAD = _decision("fail")
-KNOWN_BOTH = _decision("conflict")
-CONSTRUCTED = {"pass": _decision("pass", reason="good translation by construction (challenge set)"),
-               "fail": _decision("fail", reason="bad translation by construction (challenge set)")}
+UNKNOWN = _decision(Label.UNKNOWN)
+KNOWN_GOOD = _decision(Label.PASS)
+KNOWN_BAD = _decision(Label.FAIL)
+KNOWN_BOTH = _decision(Label.CONFLICT)
+CONSTRUCTED = {Label.PASS: _decision(Label.PASS, reason="good translation by construction (challenge set)"),
+               Label.FAIL: _decision(Label.FAIL, reason="bad translation by construction (challenge set)")}
 """The decisions of an output's label by construction (``store.models.ConstructedLabel``), which labelling
 gives such an output whatever the rules say: it is what the challenge set is made of."""
 
@@ -259,41 +259,44 @@ class ItemMatcher:
         for rule in self.rules:
             pattern = _compile(rule.pattern, rule.ignore_case) if rule.valid else (rule.error or "marked invalid")
             if isinstance(pattern, str):
-                self._invalid = _decision("error", rule, numbers[rule.id],
+                self._invalid = _decision(Label.ERROR, rule, numbers[rule.id],
                                           f"{rule_name(rule, numbers[rule.id])} is invalid: {pattern}")
                 break
             compiled.append((rule, pattern))
         self._compiled = compiled
-        self._positive = tuple((p.search, _decision("pass", r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
-                               for r, p in compiled if r.polarity == "positive")
-        self._negative = tuple((p.search, _decision("fail", r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
-                               for r, p in compiled if r.polarity == "negative")
+        self._positive = tuple((p.search, _decision(Label.PASS, r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
+                               for r, p in compiled if r.polarity == Polarity.POSITIVE)
+        self._negative = tuple((p.search, _decision(Label.FAIL, r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
+                               for r, p in compiled if r.polarity == Polarity.NEGATIVE)
         self._conflicts: dict[tuple[int, int], Decision] = {}
-        good = {normalise(k.text) for k in known if k.kind == "good"} - {""}
-        bad = {normalise(k.text) for k in known if k.kind == "bad"} - {""}
+        good = {normalise(k.text) for k in known if k.kind == TranslationKind.GOOD} - {""}
+        bad = {normalise(k.text) for k in known if k.kind == TranslationKind.BAD} - {""}
         self._known = {text: KNOWN_GOOD for text in good - bad}
         self._known.update({text: KNOWN_BAD for text in bad - good})
         self._known.update({text: KNOWN_BOTH for text in good & bad})
 
     def _timed_out(self, rule: RuleSpec, number: int) -> Decision:
-        return _decision("error", rule, number, f"{rule_name(rule, number)} timed out after {self.timeout:g} s")
+        return _decision(Label.ERROR, rule, number, f"{rule_name(rule, number)} timed out after {self.timeout:g} s")
 
     def _conflict(self, positive: Decision, negative: Decision) -> Decision:
         key = (positive.rule_id or 0, negative.rule_id or 0)
         decision = self._conflicts.get(key)
         if decision is None:
             reason = f"{positive.decided_by} and {negative.decided_by} both matched"
-            decision = self._conflicts[key] = Decision("conflict", positive.rule_id, reason, reason)
+            decision = self._conflicts[key] = Decision(Label.CONFLICT, positive.rule_id, reason, reason)
         return decision
 
-    def _settle(self, positive: Decision | None, negative: Decision | None, text: str) -> Decision:
-        if positive is not None:
-            return positive if negative is None else self._conflict(positive, negative)
-        if negative is not None:
-            return negative
-        if self._known:
-            return self._known.get(normalise(text), UNKNOWN)
-        return UNKNOWN
+    def _settle(self, positives: Iterable[Decision | None], negatives: Iterable[Decision | None],
+                texts: Iterable[str]) -> list[Decision]:
+        """The one place a label is decided from the first positive and the first negative rule that matched
+        each text: both → conflict, one → its decision, none → the known translations, else unknown. Written as
+        a single comprehension because it runs once per output of a labelling (a call per output cost more
+        than the decision)."""
+        known, conflict = self._known, self._conflict
+        return [(positive if negative is None else conflict(positive, negative)) if positive is not None
+                else negative if negative is not None
+                else known.get(normalise(text), UNKNOWN) if known else UNKNOWN
+                for positive, negative, text in zip(positives, negatives, texts)]
 
     def decide(self, text: str) -> Decision:
         """The automatic label of one output: the output policy's, else rules, then known translations, else
@@ -315,15 +318,13 @@ class ItemMatcher:
                     break
         except TimeoutError:
             return timed_out
-        return self._settle(positive, negative, text)
+        return self._settle((positive,), (negative,), (text,))[0]
 
     def decide_all(self, texts: Sequence[str]) -> list[Decision]:
         """``decide`` for many outputs, searching untimed: each rule runs over all texts in one C-level
         ``map`` instead of one Python call per output, which costs more than most searches. Only for a
         caller that bounds the whole run some other way (labelling's watchdog).
 
-        Items with at most one positive and one negative rule (every item imported from a file) are
-        decided in a single pass over the searches' results.
         """
         if self._decided and any(text in self._decided for text in texts):
             positions = [position for position, text in enumerate(texts) if text not in self._decided]
@@ -336,31 +337,7 @@ class ItemMatcher:
     def _decide_all(self, texts: Sequence[str]) -> list[Decision]:
         if self._invalid is not None:
             return [self._invalid] * len(texts)
-        known, conflict = self._known, self._conflict
-        if len(self._positive) > 1 or len(self._negative) > 1:
-            return [(positive if negative is None else conflict(positive, negative)) if positive is not None
-                    else negative if negative is not None
-                    else known.get(normalise(text), UNKNOWN) if known else UNKNOWN
-                    for positive, negative, text in zip(_first_hits(self._positive, texts),
-                                                        _first_hits(self._negative, texts), texts)]
-        passed = failed = both = UNKNOWN  # placeholders, read only where the rule they stand for exists
-        positives: Iterable[object] = repeat(None)
-        negatives: Iterable[object] = repeat(None)
-        if self._positive:
-            search, passed, _ = self._positive[0]
-            positives = map(search, texts)
-        if self._negative:
-            search, failed, _ = self._negative[0]
-            negatives = map(search, texts)
-            if self._positive:
-                both = conflict(passed, failed)
-        if known:
-            return [(passed if negative is None else both) if positive is not None
-                    else failed if negative is not None else known.get(normalise(text), UNKNOWN)
-                    for positive, negative, text in zip(positives, negatives, texts)]
-        return [(passed if negative is None else both) if positive is not None
-                else failed if negative is not None else UNKNOWN
-                for positive, negative, _ in zip(positives, negatives, texts)]
+        return self._settle(_first_hits(self._positive, texts), _first_hits(self._negative, texts), texts)
 
     def spans(self, text: str) -> list[Span]:
         """Every stretch of ``text`` each valid rule matches, in text order, for highlighting.

@@ -20,6 +20,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from store.domain import Polarity
 from store.models import STANDARD_REFERENCE, nfc
 from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
 from suite.importers.limits import MAX_SUITE_ITEMS
@@ -91,8 +92,8 @@ def _item(raw: Any, line: int, problems: Problems) -> tuple[ItemSpec, tuple[str,
         fields["id"] = str(fields["id"])
     strings = {key: _string(fields, key, line, problems, required=key in REQUIRED_KEYS)
                for key in ("id", "langpair", "category", "phenomenon", "source_sentence", "comment")}
-    positive = _rules(fields, "positive", line, problems)
-    negative = _rules(fields, "negative", line, problems)
+    positive = _rules(fields, Polarity.POSITIVE, line, problems)
+    negative = _rules(fields, Polarity.NEGATIVE, line, problems)
     references = _references(fields.get("references"), line, problems)
     positive_tokens = _string_list(fields, "positive_tokens", line, problems)
     negative_tokens = _string_list(fields, "negative_tokens", line, problems)
@@ -127,7 +128,7 @@ def _string(fields: dict[str, Any], key: str, line: int, problems: Problems, *, 
     return nfc(value.strip() if key == "id" else value)
 
 
-def _rules(fields: dict[str, Any], polarity: str, line: int, problems: Problems) -> list[RulePattern]:
+def _rules(fields: dict[str, Any], polarity: Polarity, line: int, problems: Problems) -> list[RulePattern]:
     """A polarity's patterns: DFKI's one string ("" for none), or tsqe's list, with its ignore-case flags."""
     key, flags_key = f"{polarity}_regex", f"{polarity}_ignore_case"
     value = fields.get(key)

@@ -68,7 +68,7 @@ _UNIQUE_VIOLATION = "23505"
 """PostgreSQL's code for a row whose key another transaction took."""
 
 
-class OutputRow(NamedTuple):
+class ImportedOutput(NamedTuple):
     line: int
     item_id: int
     system: str
@@ -114,7 +114,7 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
     with _raced_as_user_error(path), db.transaction() as session:
         suite = find_suite(session, suite_name)
         writing.progress(0, 1, "reading MT outputs")
-        rows: Iterable[OutputRow]
+        rows: Iterable[ImportedOutput]
         if submission_map is not None:
             rows = _mapped_rows(path, Path(submission_map), _item_ids(session, suite.id), system, problems, counts)
             rows_in_file = len(rows)
@@ -171,12 +171,12 @@ def _summary(c: dict[str, int]) -> tuple[str, ...]:
             f"({c['outputs_added']:,} new, {c['outputs_removed']:,} replaced ones removed)")
 
 
-def _count_checked(rows: Iterable[OutputRow]) -> int:
+def _count_checked(rows: Iterable[ImportedOutput]) -> int:
     return sum(1 for _ in rows)
 
 
-def _chunks(rows: Iterable[OutputRow]) -> Iterator[list[OutputRow]]:
-    chunk: list[OutputRow] = []
+def _chunks(rows: Iterable[ImportedOutput]) -> Iterator[list[ImportedOutput]]:
+    chunk: list[ImportedOutput] = []
     for row in rows:
         chunk.append(row)
         if len(chunk) == CHUNK:
@@ -205,7 +205,7 @@ def _raced_as_user_error(path: Path) -> Iterator[None]:
                         f"moment; nothing was imported from this file: import it again") from error
 
 
-def _table_rows(path: Path, item_ids: dict[str, int], problems: Problems) -> Iterator[OutputRow]:
+def _table_rows(path: Path, item_ids: dict[str, int], problems: Problems) -> Iterator[ImportedOutput]:
     """The rows of an ``item_id, system, output`` table, one at a time, checked as they come.
 
     A system's second output for an item is found through ``_FirstLines``, not a set of every key read: two
@@ -233,7 +233,7 @@ def _table_rows(path: Path, item_ids: dict[str, int], problems: Problems) -> Ite
             problems.error(line, f"duplicate output of system {system!r} for item {external_id!r} "
                                  f"(first at line {first})")
             continue
-        yield OutputRow(line, item_id, system, row["output"].strip())
+        yield ImportedOutput(line, item_id, system, row["output"].strip())
     stripped.report()
 
 
@@ -275,7 +275,7 @@ class _FirstLines:
 
 
 def _mapped_rows(path: Path, map_path: Path, item_ids: dict[str, int], system: str | None, problems: Problems,
-                 counts: dict[str, int]) -> list[OutputRow]:
+                 counts: dict[str, int]) -> list[ImportedOutput]:
     """A returned translation of a test-suite submission, brought back to the items through its map. The rows are
     held (a returned file is read whole, so they are bounded as it is) and written in chunks as any others."""
     mapped = read_map(map_path, item_ids, problems)
@@ -285,7 +285,7 @@ def _mapped_rows(path: Path, map_path: Path, item_ids: dict[str, int], system: s
     for row in returned.rows:
         check_length(row.system, System.name, "system name", row.line, problems)
     counts["documents_elsewhere"] = returned.documents_elsewhere
-    return [OutputRow(row.line, row.item_id, row.system, row.text) for row in returned.rows]
+    return [ImportedOutput(row.line, row.item_id, row.system, row.text) for row in returned.rows]
 
 
 def _items_in_order(session: Session, suite_id: int) -> list[tuple[int, str]]:
@@ -294,7 +294,7 @@ def _items_in_order(session: Session, suite_id: int) -> list[tuple[int, str]]:
 
 
 def _aligned_rows(session: Session, suite_id: int, path: Path, system: str,
-                  problems: Problems) -> list[OutputRow]:
+                  problems: Problems) -> list[ImportedOutput]:
     """Line N is the output for the suite's N-th item."""
     lines = read_lines(path, problems)
     if lines is None:
@@ -307,12 +307,12 @@ def _aligned_rows(session: Session, suite_id: int, path: Path, system: str,
         problems.error(len(lines), f"the file ends after {len(lines)} lines but the suite has {len(items)} "
                                    f"items: one output per line in item order was expected "
                                    f"(or give the source file)")
-    return [OutputRow(number, item_id, system, line.strip())
+    return [ImportedOutput(number, item_id, system, line.strip())
             for number, ((item_id, _), line) in enumerate(zip(items, lines), start=1)]
 
 
 def _rows_by_source(session: Session, suite_id: int, path: Path, source: Path, system: str,
-                    problems: Problems, counts: dict[str, int]) -> list[OutputRow]:
+                    problems: Problems, counts: dict[str, int]) -> list[ImportedOutput]:
     """Pair line N of the output file with line N of the source file and keep the lines whose source is
     an item's source (every item with that source gets the output).
 
@@ -332,7 +332,7 @@ def _rows_by_source(session: Session, suite_id: int, path: Path, source: Path, s
     items_by_source: dict[str, list[int]] = defaultdict(list)
     for item_id, text in _items_in_order(session, suite_id):
         items_by_source[text.strip()].append(item_id)
-    rows: list[OutputRow] = []
+    rows: list[ImportedOutput] = []
     first: dict[str, tuple[int, str]] = {}
     for number, (source_line, line) in enumerate(zip(source_lines, lines), start=1):
         key, text = source_line.strip(), line.strip()
@@ -345,7 +345,7 @@ def _rows_by_source(session: Session, suite_id: int, path: Path, source: Path, s
                                       f"differently; kept the output of line {first_number}")
             continue
         first[key] = (number, text)
-        rows += [OutputRow(number, item_id, system, text) for item_id in items_by_source[key]]
+        rows += [ImportedOutput(number, item_id, system, text) for item_id in items_by_source[key]]
     counts.update({"lines": len(lines), "lines_matched": len(first), "items_matched": len(rows),
                    "items_unmatched": sum(len(ids) for ids in items_by_source.values()) - len(rows)})
     return rows
@@ -383,7 +383,7 @@ class _Writer:
         self.replaced: set[int] = set()
         self._keys_made = False
 
-    def write(self, rows: list[OutputRow]) -> None:
+    def write(self, rows: list[ImportedOutput]) -> None:
         session = self.session
         new_systems = [name for name in dict.fromkeys(row.system for row in rows) if name not in self.system_ids]
         if new_systems:
@@ -452,7 +452,7 @@ class _Writer:
             self.outputs_seen.extend(bytes(max(byte + 1 - len(self.outputs_seen), len(self.outputs_seen))))
         self.outputs_seen[byte] |= 1 << (output_id & 7)
 
-    def _record_replaced(self, replaced: list[tuple[OutputRow, int]]) -> None:
+    def _record_replaced(self, replaced: list[tuple[ImportedOutput, int]]) -> None:
         """One history entry per system output replaced: the output the system no longer produces, and its text
         before and the new one after."""
         if not replaced:

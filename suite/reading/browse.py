@@ -33,6 +33,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import Label
 from store.models import (
     AUTO_LABELS,
     AutoLabel,
@@ -77,9 +78,9 @@ _ID_CHUNK = 500
 class OutputFilter:
     """Which outputs to show; every field that is set must hold (they combine with AND)."""
 
-    label: str | None = None
+    label: Label | None = None
     """Effective label: pass, fail, conflict, unknown or error."""
-    auto_label: str | None = None
+    auto_label: Label | None = None
     reviewed: bool | None = None
     """True: has a manual label; False: has none."""
     disagree: bool = False
@@ -114,14 +115,14 @@ class OutputRow:
     source: str
     text: str
     systems: tuple[str, ...]
-    auto_label: str | None
+    auto_label: Label | None
     decided_by: str | None
     rule_id: int | None
-    manual_label: str | None
+    manual_label: Label | None
     reviewer: str | None
     reviewed_at: datetime | None
     comment: str | None
-    effective_label: str | None
+    effective_label: Label | None
     manual_version: int
     """The manual label's version, 0 when not reviewed: what an edit passes back as ``expected_version``."""
 
@@ -169,7 +170,7 @@ def _needs_labels(filter: OutputFilter, sort: str | None) -> bool:
             or filter.reviewed is not None or filter.disagree)
 
 
-def _label_rank(label: ColumnElement[str]) -> ColumnElement[int]:
+def _label_rank(label: ColumnElement[Label]) -> ColumnElement[int]:
     """Labels in their fixed order (pass, fail, conflict, unknown, error), unlabelled outputs last."""
     return case({name: rank for rank, name in enumerate(EFFECTIVE_LABELS)}, value=label,
                 else_=len(EFFECTIVE_LABELS))

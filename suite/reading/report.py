@@ -26,6 +26,7 @@ from typing import Any, Literal
 from sqlalchemy import func, select
 
 from store import Database
+from store.domain import Label
 from store.models import Category, Item, Phenomenon, System, SystemOutput
 from suite.engine.labels import effective_label, join_labels
 from suite.suites import find_suite
@@ -67,13 +68,13 @@ class Counts:
                       self.unlabelled + other.unlabelled)
 
     @classmethod
-    def of_label(cls, label: str | None, n: int) -> Counts:
+    def of_label(cls, label: Label | None, n: int) -> Counts:
         field_name = "unlabelled" if label is None else {"pass": "passed", "fail": "failed"}.get(label, label)
         return cls(**{field_name: n})
 
 
 @dataclass(frozen=True)
-class Cell:
+class SystemCell:
     """One system in one row. ``counts`` is None in the macro row, whose rate is a mean of rates."""
 
     rate: float | None
@@ -87,7 +88,7 @@ class ReportRow:
     category: str | None
     phenomenon: str | None
     items: int
-    cells: dict[str, Cell]
+    cells: dict[str, SystemCell]
 
 
 @dataclass(frozen=True)
@@ -158,7 +159,7 @@ class SystemsReport:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
 
 
-def _cell_document(cell: Cell) -> dict[str, Any]:
+def _cell_document(cell: SystemCell) -> dict[str, Any]:
     document: dict[str, Any] = {"rate": cell.rate, "best_cluster": cell.best_cluster}
     if cell.counts is not None:
         c = cell.counts
@@ -221,7 +222,7 @@ class CountRow:
     system: str
     category: str
     phenomenon: str
-    label: str | None
+    label: Label | None
     n: int
 
 
@@ -257,7 +258,7 @@ def build_systems_report(
         full = {name: row_counts.get(name, Counts()) for name in names}
         cluster = best_cluster(full, alpha)
         return ReportRow(kind, category, phenomenon, n_items,
-                         {name: Cell(c.rate, name in cluster, c) for name, c in full.items()})
+                         {name: SystemCell(c.rate, name in cluster, c) for name, c in full.items()})
 
     if by == "category":
         rows = [make_row("category", cat, None, n, by_category[cat]) for cat, n in category_items.items()]
@@ -280,7 +281,7 @@ def _macro_row(names: list[str], categories: list[dict[str, Counts]], n_items: i
         means[name] = sum(rates) / len(rates) if rates else None
     known = [m for m in means.values() if m is not None]
     top = max(known) if known else None
-    cells = {name: Cell(m, m is not None and top is not None and math.isclose(m, top), None)
+    cells = {name: SystemCell(m, m is not None and top is not None and math.isclose(m, top), None)
              for name, m in means.items()}
     return ReportRow("macro", None, None, n_items, cells), len(categories)
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 from qe_testdata import ItemSpec, add_qe, make_suite
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 from gui.operations import Operations
 from gui.reports.qe import DISAGREEMENT_PAGE, QETab
 from gui.reports.table_model import RAW_ROLE
@@ -20,7 +20,6 @@ from gui.state import AppState
 from store import Database, open_database
 from suite.tables import render
 
-_register_commands()
 CATEGORIES = {"A": 10, "B": 10, "C": 2, "D": 10}
 RIGHT = {"A": "x", "B": "y", "C": "y", "D": "x"}
 

@@ -14,7 +14,7 @@ from PySide6.QtTest import QAbstractItemModelTester
 from typer.testing import CliRunner
 
 import gui.reports.qe as qe_module
-from cli.main import _register_commands, app
+from cli.main import app
 from gui.operations import Operations
 from gui.reports.export import CHART_FILTERS, TABLE_SUFFIXES, copy_table
 from gui.reports.qe import QETab
@@ -28,8 +28,6 @@ from suite.figures import PLOT_SUFFIXES, save_figure
 from suite.qe_scores import list_qe_systems
 from suite.reading.browse import OutputFilter
 from suite.tables import write_table
-
-_register_commands()
 
 
 def tsqe(db: Database, *args: str) -> str:

@@ -61,13 +61,13 @@ from filters.bertscore import (
     prf,
     single_threaded_blas,
 )
-from filters.metrics import MetricOptions, Signature
-from filters.scoring import suite_systems
+from filters.metrics.signature import Signature
+from filters.metrics.spec_types import MetricOptions
 from store import Database
 from store.models import Item, Output, System, SystemOutput
 from suite.errors import TsqeError
 from suite.references import RefChoice, references_of
-from suite.suites import find_suite
+from suite.suites import find_suite, suite_systems
 from suite.tables import Cell, Column, Table
 from suite.tasks import Cancelled, TaskState, progress_of
 
