@@ -16,6 +16,7 @@ from cli.app import app
 from cli.context import app_context
 from store.domain import Label
 from suite.errors import TsqeError
+from suite.tables import terminal_text
 
 if TYPE_CHECKING:
     from suite.assist.groups import OutputGroup
@@ -40,8 +41,10 @@ class Format(StrEnum):
 
 
 def _console() -> Console:
-    # A pipe gets the full table rather than rich's 80-column fallback.
-    return Console() if sys.stdout.isatty() else Console(width=160)
+    # A pipe gets the full table rather than rich's 80-column fallback. No markup: an output "[bold]x" or
+    # "[link=…]" is text, and the cells are escaped for the terminal (suite.tables.terminal_text).
+    return Console(markup=False, highlight=False, emoji=False) if sys.stdout.isatty() else \
+        Console(width=160, markup=False, highlight=False, emoji=False)
 
 
 @app.command("outputs")
@@ -102,8 +105,9 @@ def outputs_command(
             systems = group.systems if group is not None else row.systems
             cells = ([str(group.size - 1) if group is not None and group.size > 1 else ""] if grouped else []) + \
                 ([_pairs_text(row.output_id, group, pairs)] if "pairs" in extra else [])
-            table.add_row(str(row.output_id), row.external_id, row.text, ", ".join(systems),
-                          row.auto_label or "", row.manual_label or "", row.effective_label or "", *cells)
+            table.add_row(str(row.output_id), terminal_text(row.external_id), terminal_text(row.text),
+                          terminal_text(", ".join(systems)), row.auto_label or "", row.manual_label or "",
+                          row.effective_label or "", *cells)
         _console().print(table)
 
 
@@ -174,9 +178,9 @@ def tree_command(
         table.add_column(column, justify="left" if column == "node" else "right")
 
     def add(name: str, counts: LabelCounts) -> None:
-        table.add_row(name, *(str(n) for n in (counts.outputs, counts.passed, counts.failed, counts.conflict,
-                                               counts.unknown, counts.error, counts.undecided, counts.reviewed)),
-                      _rate(counts))
+        numbers = (counts.outputs, counts.passed, counts.failed, counts.conflict, counts.unknown, counts.error,
+                   counts.undecided, counts.reviewed)
+        table.add_row(terminal_text(name), *(str(n) for n in numbers), _rate(counts))
 
     for category in tree.categories:
         add(category.name, category.counts)

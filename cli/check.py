@@ -27,7 +27,7 @@ def check_command(
     report = check_database(app_context(ctx).db, quick=quick)
     if report.ok:
         typer.echo(f"{report.database}: intact ({report.kind})"
-                   + ("" if report.recorded else "; the result was not recorded (the file cannot be written)"))
+                   + ("" if report.recorded else f"; the result was not recorded ({report.why_not_recorded})"))
         return
     typer.echo(f"error: {report.database} is damaged ({report.kind} found {len(report.problems)} "
                f"problem{'s' if len(report.problems) != 1 else ''}); restore it from a backup:", err=True)

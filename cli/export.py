@@ -7,6 +7,7 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
+from cli.unlabelled import say_unlabelled
 
 export_app = typer.Typer(help="Export data as files.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
@@ -25,6 +26,7 @@ def export_labels_command(
     from suite.exporters.labels_tsv import LABEL_COLUMNS, export_labels
 
     context = app_context(ctx)
+    say_unlabelled(context.database, context.suite_name)
     rows = export_labels(context.database, file, context.suite_name)
     typer.echo(f"wrote {rows} rows ({len(LABEL_COLUMNS)} columns) to {file}")
 

@@ -11,11 +11,13 @@ from cli.app import app
 from cli.choices import ACCURACY_ROWS
 from cli.context import app_context
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
+from cli.unlabelled import say_unlabelled
 from suite.errors import TsqeError
 
 if TYPE_CHECKING:
     from qe.accuracy import AccuracyResult
     from qe.evaluation import EvaluationInputs
+    from suite.reading.status import Unlabelled
 
 plot_app = typer.Typer(help="Draw figures of the evaluation.", no_args_is_help=True)
 app.add_typer(plot_app, name="plot")
@@ -63,6 +65,7 @@ def pairs_command(
     from suite.safe_export import spreadsheet_frame, writing_text
 
     context = app_context(ctx)
+    say_unlabelled(context.database, context.suite_name)
     table = build_pairs(context.database, context.suite_name).frame()
     if out is None:
         spreadsheet_frame(table).to_csv(sys.stdout, sep="\t", index=False, lineterminator="\n")
@@ -112,21 +115,25 @@ def accuracy_command(
             raise TsqeError("several suites are compared by their disagreement: add --table disagreement")
         options = AccuracyOptions(qe=_names(qe), ties=ties, tie_epsilon=tie_epsilon, bootstrap=bootstrap, seed=seed)
         names = [name.strip() for name in suites.split(",") if name.strip()]
+        unlabelled: Unlabelled | None = None
+        for name in names:
+            say_unlabelled(app_context(ctx).database, name)
         disagreement = suite_disagreement(suites_accuracy(app_context(ctx).database, names, options))
     else:
+        unlabelled = say_unlabelled(app_context(ctx).database, app_context(ctx).suite_name)
         result = _accuracy(ctx, by=by, category=category, qe=qe, ties=ties, tie_epsilon=tie_epsilon,
                            bootstrap=bootstrap, seed=seed)
         if table == "accuracy":
             if heat_map is not None:
                 raise TsqeError("a heat map shows disagreement: add --table disagreement (or ranks)")
-            emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+            emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n", unlabelled=unlabelled)
             return
         disagreement = row_disagreement(result, count_too_few=count_too_few)
     if heat_map is not None:
         save_figure(disagreement.heat_map(), heat_map)
         typer.echo(f"wrote {heat_map}", err=True)
     shown = disagreement.ranks_table() if table == "ranks" else disagreement.to_table()
-    emit_table(shown, fmt, out, document=disagreement.to_json() + "\n")
+    emit_table(shown, fmt, out, document=disagreement.to_json() + "\n", unlabelled=unlabelled)
 
 
 @app.command("stability")
@@ -149,9 +156,10 @@ def stability_command(
     from qe.evaluation import AccuracyOptions, stability
 
     names = _names(qe)
+    unlabelled = say_unlabelled(app_context(ctx).database, app_context(ctx).suite_name)
     result = stability(_inputs(ctx, names), AccuracyOptions(by=by, category=category, qe=names, ties=ties,
                                                             tie_epsilon=tie_epsilon, seed=seed), splits)
-    emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+    emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n", unlabelled=unlabelled)
 
 
 @plot_app.command("accuracy")

@@ -9,6 +9,7 @@ import typer
 from cli.app import app
 from cli.context import app_context
 from cli.table_output import emit_table, format_option, out_option
+from cli.unlabelled import say_unlabelled
 
 report_app = typer.Typer(help="Reports on the suite's labels.", no_args_is_help=True)
 app.add_typer(report_app, name="report")
@@ -38,7 +39,8 @@ def report_systems(
     from suite.reading.report import systems_report
 
     context = app_context(ctx)
+    unlabelled = say_unlabelled(context.database, context.suite_name)
     report = systems_report(context.database, context.suite_name, by=by.value, alpha=alpha)
-    emit_table(report.to_table(), fmt, out, document=report.to_json() + "\n")
+    emit_table(report.to_table(), fmt, out, document=report.to_json() + "\n", unlabelled=unlabelled)
     if not any(cell.counts and cell.counts.judged for cell in report.overall.cells.values()):
         typer.echo("note: no output has a pass or fail label yet; run `tsqe label` first", err=True)

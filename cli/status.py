@@ -16,14 +16,15 @@ def status_command(
 ) -> None:
     """Counts of items, categories, phenomena, systems, outputs and labels (over distinct outputs)."""
     from store.integrity import CHECK_AGE, check_age
-    from suite.reading.status import suite_status
+    from suite.reading.status import suite_status, unlabelled_outputs
 
     context = app_context(ctx)
     status = suite_status(context.database, context.suite_name)
+    unlabelled = unlabelled_outputs(context.database, context.suite_name)
     age = check_age(context.database)
     if as_json:
-        typer.echo(json.dumps({**status, "last_integrity_check": age.last.isoformat() if age.last else None},
-                              indent=2))
+        typer.echo(json.dumps({**status, "unlabelled_outputs": unlabelled.outputs,
+                               "last_integrity_check": age.last.isoformat() if age.last else None}, indent=2))
         return
     if age.overdue:
         when = f"last on {age.last:%Y-%m-%d}" if age.last else "never"
@@ -39,3 +40,6 @@ def status_command(
         cells = [labels[kind].get(label) for kind in ("auto", "manual", "effective")]
         typer.echo(f"    {label:<14}" + "".join(f"{'' if n is None else n:>{w}}"
                                                for n, w in zip(cells, (9, 9, 11), strict=True)))
+    if unlabelled.notice is not None:
+        typer.echo(f"{unlabelled.notice}: run tsqe label to label them (a labelling that was stopped resumes where "
+                   "it stopped; what it committed is kept)")

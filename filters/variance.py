@@ -25,6 +25,7 @@ from filters.metrics import Signature, references_note
 from store import Database
 from store.models import Item
 from suite.errors import TsqeError
+from suite.file_names import safe_file_name
 from suite.references import RefChoice, read_references
 from suite.safe_export import writing
 from suite.suites import find_suite
@@ -138,15 +139,17 @@ def export_selection(db: Database, result: VarianceResult, out_dir: Path, *, met
     selected = [(position, item_id, source) for position, (item_id, external_id, source) in enumerate(items)
                 if external_id in kept]
     out_dir.mkdir(parents=True, exist_ok=True)
-    stem = f"vat_{name}-{sl}{tl}"
-    written = [_write_lines(out_dir / f"{stem}-src.{sl}", [_one_line(source) for _, _, source in selected])]
+    # names and languages come from the data: each becomes a file name's part through suite.file_names
+    file_sl, file_tl = (safe_file_name(str(language), blanks=False) for language in (sl, tl))
+    stem = f"vat_{safe_file_name(name, blanks=False)}-{file_sl}{file_tl}"
+    written = [_write_lines(out_dir / f"{stem}-src.{file_sl}", [_one_line(source) for _, _, source in selected])]
     width = max((len(references.get(item_id, [])) for _, item_id, _ in selected), default=0)
     for k in range(width):
         suffix = "ref" if k == 0 else f"ref{k + 1}"
-        written.append(_write_lines(out_dir / f"{stem}-{suffix}.{tl}", [
+        written.append(_write_lines(out_dir / f"{stem}-{suffix}.{file_tl}", [
             _one_line(references[item_id][k]) if len(references.get(item_id, [])) > k else ""
             for _, item_id, _ in selected]))
-    meta = out_dir / f"{metric}_filter-std{round(result.drop * 100)}.json"
+    meta = out_dir / f"{safe_file_name(metric, blanks=False)}_filter-std{round(result.drop * 100)}.json"
     with writing(meta) as temporary:
         temporary.write_text(json.dumps({f"{sl}-{tl}": [position for position, _, _ in selected]}) + "\n",
                              encoding="utf-8")

@@ -6,13 +6,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from sqlalchemy import Connection, Engine
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from store.engine import make_engine, resolve_url, sqlite_path
-from store.errors import DatabaseBusyError
+from store.errors import DatabaseBusyError, TsqeError
 from store.faults import checked_url, database_fault, display_url
-from store.migrations import upgrade_to_head
+from store.migrations import refuse_foreign, sqlite_tables, upgrade_to_head
 
 
 @contextmanager
@@ -145,6 +146,21 @@ class Database:
         self.engine.dispose()
 
 
+def refuse_unopenable(url: str) -> None:
+    """Refuse, before anything connects, a SQLite path that is not a regular file (``/dev/null``: SQLite would
+    leave a ``/dev/null-journal`` beside it) or a file of another program's tables (connecting switches its
+    journal mode, a write)."""
+    path = sqlite_path(make_url(url))
+    if path is None or not path.exists():
+        return
+    if not path.is_file():
+        raise TsqeError(f"{path} is not a database file (it is a {'folder' if path.is_dir() else 'device or pipe'}); "
+                        "nothing was changed")
+    tables = sqlite_tables(path)
+    if tables is not None:
+        refuse_foreign(tables, str(path))
+
+
 def open_database(db: str | os.PathLike[str] | None = None) -> Database:
     """Open (creating if needed) and migrate the database named by a path, URL, ``$TSQE_DB`` or the default.
 
@@ -152,7 +168,9 @@ def open_database(db: str | os.PathLike[str] | None = None) -> Database:
     ``TsqeError`` naming the database without its password (``store.faults``)."""
     url = resolve_url(db)
     with faults_as_user_errors(display_url(url)):
-        engine = make_engine(checked_url(url))
+        checked = checked_url(url)
+        refuse_unopenable(checked)
+        engine = make_engine(checked)
         try:
             upgrade_to_head(engine)
         except BaseException:

@@ -99,3 +99,14 @@ def parse(kind: type[_E], text: str, what: str | None = None) -> _E:
     except ValueError:
         accepted = ", ".join(member.value for member in kind)
         raise ValueError(f"{what or kind.__name__.lower()} {text!r} is not one of {accepted}") from None
+
+
+class NameKind(StrEnum):
+    """What a name names, for its one validation at import (``store.names``): each is stored in a column of its
+    own length."""
+
+    SYSTEM = "system"
+    QE_SYSTEM = "QE system"
+    SUITE = "suite"
+    REFERENCE_SET = "reference set"
+    REVIEWER = "reviewer"

@@ -9,9 +9,11 @@ from __future__ import annotations
 import ast
 import sqlite3
 import threading
+from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, inspect, text
 
@@ -36,6 +38,38 @@ class MigrationFailed(TsqeError):
 
 class NewerDatabaseError(TsqeError):
     """The database's schema is of a revision this tsqe does not know: a newer tsqe wrote it."""
+
+
+class ForeignDatabaseError(TsqeError):
+    """The database holds another program's tables: tsqe never migrates it (which would add its own tables to
+    it) and changes nothing."""
+
+
+TSQE_MARKS = frozenset({"alembic_version", "suites", "items"})
+"""Tables every tsqe database has had since its first revision: a database holding tables but not these is
+another program's (a database of another alembic project has ``alembic_version`` but not tsqe's tables)."""
+SHOWN_TABLES = 8
+
+
+def refuse_foreign(tables: Iterable[str], where: str) -> None:
+    """Raise ``ForeignDatabaseError`` unless the database (its ``tables``) is empty or tsqe's."""
+    found = sorted(name for name in tables if not name.startswith("sqlite_"))
+    if not found or TSQE_MARKS <= set(found):
+        return
+    shown = ", ".join(found[:SHOWN_TABLES]) + (f" and {len(found) - SHOWN_TABLES} more"
+                                               if len(found) > SHOWN_TABLES else "")
+    raise ForeignDatabaseError(f"{where} is not a tsqe database (it holds table{'s' if len(found) > 1 else ''} "
+                               f"{shown}); nothing was changed")
+
+
+def sqlite_tables(path: Path) -> list[str] | None:
+    """The tables of an existing SQLite file, read through a read-only connection that writes nothing (no journal
+    mode switched, no journal left); None when SQLite cannot read it (``store.faults`` then names the fault)."""
+    try:
+        with closing(sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)) as connection:
+            return [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.DatabaseError:
+        return None
 
 
 def script_location() -> Path:
@@ -74,9 +108,13 @@ def upgrade_to_head(engine: Engine) -> Path | None:
     """
     with engine.connect() as connection:
         stored = _stored_revisions(connection)
-        has_tables = bool(inspect(connection).get_table_names())
-    if stored and stored == newest_revisions():
-        return None  # no write lock taken: opening must not wait for another process's long transaction
+        if stored and stored == newest_revisions():
+            return None  # no write lock taken: opening must not wait for another process's long transaction
+        tables = inspect(connection).get_table_names()
+    path = sqlite_path(engine.url)
+    where = str(path) if path is not None else display_url(engine.url)
+    refuse_foreign(tables, where)
+    has_tables = bool(tables)
     from alembic.script import ScriptDirectory
 
     config = alembic_config()
@@ -85,8 +123,6 @@ def upgrade_to_head(engine: Engine) -> Path | None:
     revision = next(iter(stored)) if len(stored) == 1 else None
     if revision == head:
         return None
-    path = sqlite_path(engine.url)
-    where = str(path) if path is not None else display_url(engine.url)
     if revision is not None and revision not in {known.revision for known in script.walk_revisions()}:
         # before any backup: a copy on every failed try would only fill the disk
         raise NewerDatabaseError(f"{where} was written by a newer tsqe (schema revision {revision}; this tsqe knows "
@@ -114,6 +150,12 @@ def upgrade_to_head(engine: Engine) -> Path | None:
                               f"the database was left as it was and a copy of it is kept in {backup}",
                               backup) from error
     return backup
+
+
+def is_up_to_date(connection: Connection) -> bool:
+    """Whether the database is tsqe's at the newest revision, so that using it migrates nothing."""
+    stored = _stored_revisions(connection)
+    return bool(stored) and stored == newest_revisions()
 
 
 def _stored_revisions(connection: Connection) -> frozenset[str]:

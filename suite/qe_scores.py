@@ -20,7 +20,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import NameKind
 from store.models import Item, Output, QEScore, QESystem
+from store.names import check_name
 from suite.errors import TsqeError
 from suite.suites import find_suite
 
@@ -150,6 +152,7 @@ def merge_scores(session: Session, *, name: str, kind: str, higher_is_better: bo
     builds one system. A system of another kind is never mixed with these scores; the direction given wins
     for all of the system's scores (``direction_changed`` says when that changed it).
     """
+    name = check_name(name, NameKind.QE_SYSTEM).text
     qe_system = session.scalar(select(QESystem).where(QESystem.name == name))
     added_system = qe_system is None
     direction_changed = False

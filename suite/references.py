@@ -31,7 +31,9 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import NameKind
 from store.models import STANDARD_REFERENCE, Item, KnownTranslation, Reference
+from store.names import check_name
 from suite.domain import Combine
 from suite.errors import TsqeError
 from suite.suites import find_suite
@@ -53,7 +55,9 @@ def is_set_name(name: str) -> bool:
 
 
 def check_set_name(name: str) -> str:
-    """``name`` if it can name a reference set (:func:`is_set_name`), else an error saying what can."""
+    """``name`` (blanks around it stripped) if it can name a reference set (``store.names.check_name``, then
+    :func:`is_set_name`), else an error saying what can."""
+    name = check_name(name, NameKind.REFERENCE_SET).text if name.strip() else name
     if name in (KNOWN_GOOD, DEFAULT):
         meaning = "the items' known good translations" if name == KNOWN_GOOD else "the default reference choice"
         raise TsqeError(f"{name!r} names {meaning}; choose another set name")
@@ -232,7 +236,7 @@ def add_reference_set(session: Session, suite_id: int, name: str, kind: str,
                       texts_by_item: Mapping[int, Sequence[str]]) -> int:
     """Add the reference set ``name`` of ``kind`` (references by item id, in order) to the suite; returns how
     many references were written. A name the suite's sets already use is refused: a set is added whole."""
-    check_set_name(name)
+    name = check_set_name(name)
     if not kind.strip() or len(kind) > 40:
         raise TsqeError("the kind of a reference set must be 1 to 40 characters long")
     existing = session.scalar(select(func.count()).select_from(Reference).join(Item, Item.id == Reference.item_id)

@@ -24,6 +24,9 @@ import io
 import json
 import math
 import re
+import textwrap
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -78,14 +81,18 @@ class Table:
         return self.notes + ([bold_prefix + self.bold_note] if self.bold_note else [])
 
 
-def render(table: Table, fmt: str, *, document: str | None = None) -> str:
+def render(table: Table, fmt: str, *, document: str | None = None, width: int | None = None,
+           terminal: bool = False) -> str:
     """The table as text in one of :data:`FORMATS` except xlsx, which is a workbook: see :func:`write_table`.
 
     In JSON, a result's own ``document`` stands for the table when given, so that no front-end writes a
-    poorer JSON than another for the same result.
+    poorer JSON than another for the same result. ``width`` and ``terminal``: plain text for a terminal
+    (``render_text``).
     """
     if fmt == "json" and document is not None:
         return document
+    if fmt == "text":
+        return render_text(table, width=width, terminal=terminal)
     renderers = {"text": render_text, "csv": lambda t: render_delimited(t, ","),
                  "tsv": lambda t: render_delimited(t, "\t"), "json": render_json, "md": render_markdown,
                  "latex": render_latex, "html": render_html}
@@ -186,27 +193,95 @@ def render_json(table: Table) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
-def render_text(table: Table) -> str:
-    """A box table for the terminal; ``*`` marks bold numbers, since plain text has no bold."""
+_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r", "\x1b": "\\e"}
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+FULL_WIDTH = 100_000
+"""The width a text table is laid out in when nothing bounds it (a file, a pipe): its full layout."""
+
+
+def terminal_text(text: str) -> str:
+    """``text`` as a terminal shows it safely: every control character as a visible escape (``\\e`` for ESC,
+    ``\\x07`` for BEL, ``\\n`` for a line break, ``\\u202e`` for a bidirectional override, a lone surrogate as
+    ``\\udc80``). An MT output holding ``ESC ]0;…BEL`` retitled the terminal, ``ESC [2J`` cleared it, and a
+    right-to-left override reordered what a reader saw; files keep the text as it is."""
+    if text.isprintable():
+        return text
+    out = []
+    for c in text:
+        if c in _ESCAPES:
+            out.append(_ESCAPES[c])
+        elif c in _BIDI_CONTROLS or unicodedata.category(c) in ("Cc", "Cs", "Zl", "Zp"):
+            out.append(f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def render_text(table: Table, *, width: int | None = None, terminal: bool = False) -> str:
+    """A box table; ``*`` marks bold numbers, since plain text has no bold.
+
+    ``terminal``: control characters escaped (``terminal_text``). ``width``: the terminal's columns; a table wider
+    than that is printed in blocks of columns that fit, each repeating the row labels (the leading text columns),
+    a column group (a system's rate, pass and judged columns: names that start with the group's first name) kept
+    together, so that no name is cut ("Onl…" for 19 systems of three columns in 80 or 200 columns). Without a
+    width (a file, a pipe) the table keeps its full layout on one block.
+    """
+    shown = _shown(table)
+    text = terminal_text if terminal else str
+    keys = [j for j in shown[:next((i for i, j in enumerate(shown) if table.columns[j].kind != "text"), len(shown))]]
+    groups = _column_groups(table, [j for j in shown if j not in keys])
+    block = _text_block(table, shown, text, table.title)
+    notes = [text(note) for note in table.display_notes("* ")]
+    if width is not None:  # a terminal wraps a long line anywhere: wrap the notes between words
+        notes = [line for note in notes for line in textwrap.wrap(note, width) or [""]]
+    if width is None or _block_width(block) <= width or not groups:
+        return "\n".join(block + notes) + "\n"
+    blocks: list[list[int]] = []
+    for group in groups:
+        if blocks and _block_width(_text_block(table, keys + blocks[-1] + group, text, "")) <= width:
+            blocks[-1] += group
+        else:
+            blocks.append(list(group))
+    lines: list[str] = []
+    for number, columns in enumerate(blocks, start=1):
+        title = f"{table.title} ({number}/{len(blocks)})" if table.title else ""
+        lines += [*(_text_block(table, keys + columns, text, title)), ""]
+    return "\n".join(lines + notes) + "\n"
+
+
+def _column_groups(table: Table, columns: list[int]) -> list[list[int]]:
+    groups: list[list[int]] = []
+    for j in columns:
+        if groups and table.columns[j].name.startswith(table.columns[groups[-1][0]].name + " "):
+            groups[-1].append(j)
+        else:
+            groups.append([j])
+    return groups
+
+
+def _block_width(lines: list[str]) -> int:
+    return max((len(line) for line in lines), default=0)
+
+
+def _text_block(table: Table, shown: list[int], text: Callable[[str], str], title: str) -> list[str]:
     from rich.console import Console
     from rich.table import Table as RichTable
 
-    shown = _shown(table)
-    rich_table = RichTable(title=table.title, title_justify="left")
+    rich_table = RichTable(title=text(title) if title else None, title_justify="left")
     for j in shown:
         column = table.columns[j]
-        rich_table.add_column(column.name, justify="left" if column.kind == "text" else "right")
+        rich_table.add_column(text(column.name), justify="left" if column.kind == "text" else "right",
+                              overflow="fold")
     for row in table.body:
-        rich_table.add_row(*(_display(row[j], table.columns[j], bold_marker="*") for j in shown))
+        rich_table.add_row(*(text(_display(row[j], table.columns[j], bold_marker="*")) for j in shown))
     if table.footer:
         rich_table.add_section()
     for row in table.footer:
-        rich_table.add_row(*(_display(row[j], table.columns[j], bold_marker="*") for j in shown))
+        rich_table.add_row(*(text(_display(row[j], table.columns[j], bold_marker="*")) for j in shown))
     buffer = io.StringIO()
-    console = Console(file=buffer, width=400, color_system=None, highlight=False, markup=False, emoji=False)
+    console = Console(file=buffer, width=FULL_WIDTH, color_system=None, highlight=False, markup=False, emoji=False)
     console.print(rich_table)
-    lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
-    return "\n".join(lines + table.display_notes("* ")) + "\n"
+    return [line.rstrip() for line in buffer.getvalue().splitlines()]
 
 
 def render_markdown(table: Table) -> str:

@@ -4,6 +4,10 @@ A hidden tab computes nothing; once a write that concerns it has finished, it co
 shown, as soon as) it is seen. Every read the tab started before that write's notification may have read the
 data as they were and is superseded (``Operations.supersede``): its result would otherwise land after the
 notification and be shown, or be kept and reused, as if it were current.
+
+While some of the suite's outputs are not labelled yet (a labelling stopped part-way, new outputs, rules changed
+since), every tab shows one line above its tables saying how many (``UnlabelledNotice``): its figures count those
+outputs as unlabelled.
 """
 from __future__ import annotations
 
@@ -11,11 +15,41 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtGui import QAction, QShowEvent
-from PySide6.QtWidgets import QAbstractItemView, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from gui.operations import Operations
 from gui.state import AppState
 from suite.changes import Changes
+from suite.reading.status import Unlabelled, unlabelled_outputs
+
+UNLABELLED_READ = "unlabelled outputs"
+
+
+class UnlabelledNotice(QLabel):
+    """"13,104 outputs are not labelled yet": shown above a report's tables (and in Review) while the count is
+    not zero, hidden otherwise."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("unlabelledNotice")
+        self.setWordWrap(True)
+        self.setStyleSheet("background: #fff4ce; color: #5c4400; padding: 4px 8px; border-radius: 3px")
+        self.hide()
+
+    def show_count(self, unlabelled: Unlabelled) -> None:
+        if unlabelled.notice is None:
+            self.hide()
+            return
+        self.setText(f"{unlabelled.notice}: label the suite to count them (the figures below leave them out)")
+        self.show()
+
+    def refresh(self, state: AppState, ops: Operations, key: str) -> None:
+        """Read the count in the background and show it."""
+        db, suite = state.db, state.suite_name
+        if db is None or suite is None:
+            self.hide()
+            return
+        ops.read(lambda task: unlabelled_outputs(db, suite), self.show_count, key=key)
 
 if TYPE_CHECKING:
     from store import Database
@@ -32,6 +66,7 @@ class ReportTab(QWidget):
         self._ops = ops
         self._reads = reads
         self._stale = True
+        self.unlabelled_notice = UnlabelledNotice(self)
         state.database_changed.connect(self._switched)
         state.suite_changed.connect(self._switched)
         state.operation_executed.connect(self._changed)
@@ -77,7 +112,7 @@ class ReportTab(QWidget):
         self._ops.supersede(*self._reads)
         self._forget()
         if self.isVisible():
-            self.refresh()
+            self._refresh_all()
 
     def _changed(self, changes: Changes) -> None:
         if self.concerns(changes):
@@ -85,8 +120,15 @@ class ReportTab(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        layout = self.layout()
+        if isinstance(layout, QBoxLayout) and layout.indexOf(self.unlabelled_notice) < 0:
+            layout.insertWidget(0, self.unlabelled_notice)  # above whatever the tab lays out
         if self._stale:
-            self.refresh()
+            self._refresh_all()
+
+    def _refresh_all(self) -> None:
+        self.unlabelled_notice.refresh(self._state, self._ops, f"{UNLABELLED_READ} {id(self)}")
+        self.refresh()
 
 
 def note_label() -> QLabel:

@@ -15,7 +15,7 @@ from sqlalchemy import Insert, delete, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.domain import Label
+from store.domain import Label, NameKind
 from store.models import (
     MANUAL_LABELS,
     AutoLabel,
@@ -27,6 +27,7 @@ from store.models import (
     Rule,
     utcnow,
 )
+from store.names import BadName, check_name
 from store.upsert import conflict_insert
 from suite.changes import Changes, Where
 from suite.editing.api import add_known_in, remove_known_in
@@ -108,6 +109,15 @@ def _refuse_unseen(session: Session, output: Output, seen: SeenOutput, existing:
         raise EditConflict(f"{_name(session, output)}: decided {existing.label} by {existing.reviewer}; another "
                            f"reviewer's decision is replaced or removed only knowingly, with the version seen "
                            f"({existing.version})")
+
+
+def reviewer_name(text: str) -> str:
+    """A reviewer's name as every manual label stores it (``store.names.check_name``: blanks around it stripped;
+    empty, too long or holding a control character refused), for the command line's ``--reviewer`` and the
+    window's reviewer field alike."""
+    if not text.strip():
+        raise BadName("a manual label needs the reviewer's name")
+    return check_name(text, NameKind.REVIEWER).text
 
 
 def decided_by_others(rows: Sequence[OutputRow], reviewer: str) -> list[OutputRow]:
@@ -244,8 +254,7 @@ def _check_decisions(decisions: Sequence[OutputDecision], reviewer: str, as_know
             raise TsqeError(f"manual label must be one of {', '.join(MANUAL_LABELS)}, not {label!r}")
         if as_known and label not in ("pass", "fail"):
             raise TsqeError(f"only a pass or a fail makes an output a known translation, not {label or 'no label'}")
-    if not reviewer.strip():
-        raise TsqeError("a manual label needs the reviewer's name")
+    reviewer_name(reviewer)
 
 
 def decide_in(session: Session, decisions: Sequence[OutputDecision], reviewer: str, *, as_known: bool = False,
@@ -255,7 +264,7 @@ def decide_in(session: Session, decisions: Sequence[OutputDecision], reviewer: s
     an output's new label (by output id): what the history keeps about how the decision came about."""
     _check_decisions(decisions, reviewer, as_known)
     task = progress_of(task)
-    reviewer, reviewed_at = reviewer.strip(), utcnow()
+    reviewer, reviewed_at = reviewer_name(reviewer), utcnow()
     checked = _checked_outputs(session, [decision.seen for decision in decisions])
     changes = []
     for done, ((seen, output), decision) in enumerate(zip(checked, decisions, strict=True)):
@@ -422,8 +431,6 @@ def clear_manual_labels(db: Database, outputs: Sequence[SeenOutput], *, reviewer
                         task: TaskState | None = None) -> list[int]:
     """Remove the manual labels of several outputs at once, in one transaction: all of them or none (refused
     like ``set_manual_labels``); the ids of the outputs that had one."""
-    if not reviewer.strip():
-        raise TsqeError("clearing a manual label needs the reviewer's name")
     decided = decide(db, [OutputDecision(seen, None) for seen in outputs], reviewer, task=task)
     return [change.output_id for change in decided.reviews if change.before is not None]
 

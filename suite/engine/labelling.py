@@ -339,27 +339,9 @@ def _plan(connection: Connection, suite_id: int, timeout: float, only: Collectio
     # the million-output benchmark's 1.5 s went on SQLAlchemy's rows).
     stamps = dict(select_tuples(connection, select(ItemLabelCounts.item_id, ItemLabelCounts.stamp)
                                 .where(ItemLabelCounts.item_id.in_(in_suite))))
-    rules: dict[int, list[RuleRow]] = defaultdict(list)
-    for item_id, rule_id, polarity, pattern, ignore_case, valid, error in select_tuples(connection, (
-            select(Rule.item_id, Rule.id, Rule.polarity, Rule.pattern, Rule.ignore_case, Rule.valid, Rule.error)
-            .where(Rule.item_id.in_(in_suite)).order_by(Rule.item_id, Rule.position, Rule.id))):
-        rules[item_id].append((rule_id, polarity, pattern, bool(ignore_case), bool(valid), error))
-    known: dict[int, list[KnownRow]] = defaultdict(list)
-    for item_id, kind, text in select_tuples(connection, (
-            select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
-            .where(KnownTranslation.item_id.in_(in_suite)))):
-        known[item_id].append((kind, text))
-    policy = read_policy(connection, suite_id)
-    sources: dict[int, str] = {}
-    if policy.untranslated_output != "unknown":
-        sources = dict(select_tuples(connection, select(Item.id, Item.source).where(Item.id.in_(in_suite))))
-    plan = _Plan({item_id: tuple(rows) for item_id, rows in rules.items()},
-                 {item_id: tuple(rows) for item_id, rows in known.items()}, timeout, policy, sources,
-                 constructed=_constructed(connection, suite_id, in_suite))
+    plan = _read_plan(connection, suite_id, timeout, in_suite)
     item_ids = [item_id for item_id, in select_tuples(connection, in_suite_query.order_by(Item.id))]
-    stored = {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
-        select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)
-        .where(LabelFingerprint.item_id.in_(in_suite)))}
+    stored = _stored_fingerprints(connection, in_suite)
     # An item without a fingerprint has no label rows either: labelling writes both, and deleting an item
     # deletes both.
     unlabelled = [item_id for item_id in item_ids if item_id not in stored]
@@ -378,6 +360,43 @@ def _plan(connection: Connection, suite_id: int, timeout: float, only: Collectio
     chunks += [_Chunk(tuple(items), False) for items in _chunks(kept, CHUNK)]
     through = {**dict.fromkeys(unlabelled + changed, 0), **{item_id: stored[item_id][1] for item_id in kept}}
     return _Planned(plan, chunks, through, stamps)
+
+
+def _read_plan(connection: Connection, suite_id: int, timeout: float, in_suite: ScalarSelect[int]) -> _Plan:
+    """The rules, known translations, policy (and the sources it needs) and constructed labels of the items."""
+    rules: dict[int, list[RuleRow]] = defaultdict(list)
+    for item_id, rule_id, polarity, pattern, ignore_case, valid, error in select_tuples(connection, (
+            select(Rule.item_id, Rule.id, Rule.polarity, Rule.pattern, Rule.ignore_case, Rule.valid, Rule.error)
+            .where(Rule.item_id.in_(in_suite)).order_by(Rule.item_id, Rule.position, Rule.id))):
+        rules[item_id].append((rule_id, polarity, pattern, bool(ignore_case), bool(valid), error))
+    known: dict[int, list[KnownRow]] = defaultdict(list)
+    for item_id, kind, text in select_tuples(connection, (
+            select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)
+            .where(KnownTranslation.item_id.in_(in_suite)))):
+        known[item_id].append((kind, text))
+    policy = read_policy(connection, suite_id)
+    sources: dict[int, str] = {}
+    if policy.untranslated_output != "unknown":
+        sources = dict(select_tuples(connection, select(Item.id, Item.source).where(Item.id.in_(in_suite))))
+    return _Plan({item_id: tuple(rows) for item_id, rows in rules.items()},
+                 {item_id: tuple(rows) for item_id, rows in known.items()}, timeout, policy, sources,
+                 constructed=_constructed(connection, suite_id, in_suite))
+
+
+def _stored_fingerprints(connection: Connection, in_suite: ScalarSelect[int]) -> dict[int, tuple[str, int]]:
+    return {item_id: (fingerprint, through) for item_id, fingerprint, through in connection.execute(
+        select(LabelFingerprint.item_id, LabelFingerprint.fingerprint, LabelFingerprint.labelled_through)
+        .where(LabelFingerprint.item_id.in_(in_suite)))}
+
+
+def stale_items(connection: Connection, suite_id: int) -> list[int]:
+    """The suite's items labelled under rules, known translations or an output policy that have changed since
+    (their stored fingerprint is not their current one): their labels are out of date until the next labelling.
+    Items never labelled are not among them (their outputs count as not labelled in ``item_label_counts``)."""
+    in_suite = select(Item.id).where(Item.suite_id == suite_id).scalar_subquery()
+    plan = _read_plan(connection, suite_id, 0.0, in_suite)
+    return [item_id for item_id, (fingerprint, _) in sorted(_stored_fingerprints(connection, in_suite).items())
+            if fingerprint != plan.fingerprint(item_id)]
 
 
 def _constructed(connection: Connection, suite_id: int, in_suite: ScalarSelect[int]) -> dict[int, Decision]:

@@ -22,6 +22,12 @@ Written under the folder given (the test set's folder, as ``suite.importers.mtme
   reads only ``*.score``). A score that covers only some outputs cannot be written in this
   layout (it has no missing metric scores) and is reported instead.
 
+Names come from the data and become file names (``../../x`` is a legal system name): every system, reference set
+and metric is written under its ``suite.file_names`` form (one path component, no blanks, since mt-metrics-eval
+splits ``SYSNAME SCORE`` lines on them), and the names that had to change are listed in ``tsqe-names.tsv`` beside
+their files (``system-outputs/LP/``, ``references/``, ``metric-scores/LP/``), which ``tsqe import mtme`` reads back
+so that the round trip gives the original names. Nothing is written outside the folder given.
+
 Everything is read and checked before the first file is written. Importing the written folder gives the same
 suite back (tested), and exporting an imported folder gives its files back.
 """
@@ -56,12 +62,15 @@ from store.models import (
     SystemOutput,
 )
 from suite.errors import TsqeError
+from suite.file_names import FileNames, safe_file_name, write_mapping
 from suite.importers.mtme import SOURCE_OF_SCORES
 from suite.safe_export import write_text_files
 from suite.suites import find_suite, split_language_pair
 
 NO_PLACE = "none"
 SIGNATURES_FILE = "tsqe-signatures.tsv"
+NAMES_FILE = "tsqe-names.tsv"
+"""Beside the files whose names had to change: file name -> original name (``suite.file_names.write_mapping``)."""
 _RESERVED_REFERENCES = ("all", "src")
 
 
@@ -85,7 +94,7 @@ def _name(text: str) -> str:
 
 
 def _reference_name(name: str) -> str:
-    cleaned = re.sub(r"[.\-]", "_", name)
+    cleaned = re.sub(r"[.\-]", "_", safe_file_name(name, blanks=False))
     return f"ref_{cleaned}" if cleaned in _RESERVED_REFERENCES else cleaned
 
 
@@ -148,9 +157,13 @@ def _files(session: Session, suite_id: int, lp: str, human_name: str) -> tuple[d
             export.notes.append(f"reference set {set_name!r}: {several} items with several references (the first "
                                 f"written)")
     export.references = list(written_names.values())
+    _add_mapping(files, f"references/{lp}.{NAMES_FILE}", {written: name for name, written in written_names.items()
+                                                                 if written != name})
 
-    systems = dict(session.execute(select(System.id, System.name).where(System.suite_id == suite_id)
-                                   .order_by(System.name)).all())
+    system_names = FileNames(blanks=False)
+    systems = {system_id: system_names.of(name) for system_id, name in session.execute(
+        select(System.id, System.name).where(System.suite_id == suite_id).order_by(System.name))}
+    _add_mapping(files, f"system-outputs/{lp}/{NAMES_FILE}", system_names.mapping())
     produced: dict[int, dict[int, int]] = defaultdict(dict)  # system -> position -> output id
     texts: dict[int, str] = {}
     for system_id, item_id, output_id, text in session.execute(
@@ -166,17 +179,18 @@ def _files(session: Session, suite_id: int, lp: str, human_name: str) -> tuple[d
             export.notes.append(f"system {name!r}: {len(items) - len(outputs)} items without an output (empty lines)")
     export.systems = len(systems)
 
-    human = session.execute(select(System.name, HumanScore.score).join(HumanScore, HumanScore.system_id == System.id)
+    human = session.execute(select(System.id, HumanScore.score).join(HumanScore, HumanScore.system_id == System.id)
                             .where(System.id.in_(list(systems))).order_by(System.name)).all()
     if human:
-        files[f"human-scores/{lp}.{human_name}.sys.score"] = [f"{name} {score!r}" for name, score in human]
+        files[f"human-scores/{lp}.{human_name}.sys.score"] = [f"{systems[system_id]} {score!r}"
+                                                              for system_id, score in human]
         export.human_scores = len(human)
     segment_scores: dict[str, dict[int, float]] = defaultdict(dict)
-    for name, item_id, score in session.execute(
-            select(System.name, HumanSegmentScore.item_id, HumanSegmentScore.score)
+    for system_id, item_id, score in session.execute(
+            select(System.id, HumanSegmentScore.item_id, HumanSegmentScore.score)
             .join(HumanSegmentScore, HumanSegmentScore.system_id == System.id)
             .where(System.id.in_(list(systems))).order_by(System.name)):
-        segment_scores[name][position[item_id]] = score
+        segment_scores[systems[system_id]][position[item_id]] = score
     if segment_scores:
         files[f"human-scores/{lp}.{human_name}.seg.score"] = [
             f"{name} {repr(by_position[i]) if i in by_position else 'None'}"
@@ -185,7 +199,8 @@ def _files(session: Session, suite_id: int, lp: str, human_name: str) -> tuple[d
 
     standard = [written_names[name] for name, k in kinds.items() if STANDARD_REFERENCE in k]
     default_refs = "all" if set(standard) == set(written_names.values()) else ".".join(sorted(standard))
-    scored = _scored(session, suite_id, written_names, default_refs)
+    scored, metric_names = _scored(session, suite_id, written_names, default_refs)
+    _add_mapping(files, f"metric-scores/{lp}/{NAMES_FILE}", metric_names)
     signatures: list[str] = []
     for file_name, (signature, by_output) in scored.items():
         unscored = sum(produced[system_id].get(i) not in by_output for system_id in systems for i in range(len(items)))
@@ -200,6 +215,11 @@ def _files(session: Session, suite_id: int, lp: str, human_name: str) -> tuple[d
     if signatures:
         files[f"metric-scores/{lp}/{SIGNATURES_FILE}"] = ["file\tsignature", *signatures]
     return files, export
+
+
+def _add_mapping(files: dict[str, list[str]], path: str, mapping: dict[str, str]) -> None:
+    if mapping:
+        files[path] = write_mapping(mapping).splitlines()
 
 
 def _documents(places: list[tuple[str | None, str | None]]) -> list[str]:
@@ -218,8 +238,18 @@ def _documents(places: list[tuple[str | None, str | None]]) -> list[str]:
 
 
 def _scored(session: Session, suite_id: int, reference_names: dict[str, str],
-            default_refs: str) -> dict[str, tuple[str, dict[int, float]]]:
-    """mt-metrics-eval file name (``NAME-REF``) -> (tsqe's signature or QE system, scores by output id)."""
+            default_refs: str) -> tuple[dict[str, tuple[str, dict[int, float]]], dict[str, str]]:
+    """mt-metrics-eval file name (``NAME-REF``) -> (tsqe's signature or QE system, scores by output id); and the
+    file names that are not the name they stand for (-> that name, e.g. the QE system's)."""
+    names = FileNames(blanks=False)
+    renamed: dict[str, str] = {}
+
+    def file_name_of(base: str, refs: str) -> str:
+        written = f"{names.of(base)}-{safe_file_name(refs, blanks=False).replace('-', '_')}"
+        if written != f"{base}-{refs}":
+            renamed[written] = f"{base}-{refs}"
+        return written
+
     in_suite = select(Output.id).join(Item, Item.id == Output.item_id).where(Item.suite_id == suite_id)
     found: dict[str, tuple[str, dict[int, float]]] = {}
     cached: dict[str, dict[int, float]] = defaultdict(dict)
@@ -232,7 +262,7 @@ def _scored(session: Session, suite_id: int, reference_names: dict[str, str],
         label = next((f.split(":", 1)[1] for f in fields[1:] if f.startswith("refs:")), None)
         refs = _refs(label, reference_names, default_refs)
         if refs is not None:
-            found[_unique(f"{fields[0]}-{refs}", found, signature)] = (signature, scores)
+            found[_unique(file_name_of(fields[0], refs), found, signature)] = (signature, scores)
     for qe_id, qe_name, kind, meta in session.execute(select(QESystem.id, QESystem.name, QESystem.kind,
                                                              QESystem.meta).order_by(QESystem.id)):
         meta = json.loads(meta or "{}")
@@ -242,17 +272,17 @@ def _scored(session: Session, suite_id: int, reference_names: dict[str, str],
                                       .where(QEScore.qe_system_id == qe_id, QEScore.output_id.in_(in_suite))).all())
         if not scores:
             continue
-        if meta.get("imported_from") == SOURCE_OF_SCORES:
-            file_name = qe_name
+        if meta.get("imported_from") == SOURCE_OF_SCORES and "-" in qe_name:
+            file_name = file_name_of(*qe_name.rsplit("-", 1))
         elif kind == "metric":
             refs = _refs(meta.get("refs"), reference_names, default_refs)
             if refs is None:
                 continue
-            file_name = f"{qe_name}-{refs}"
+            file_name = file_name_of(qe_name, refs)
         else:
-            file_name = f"{qe_name}-src"
+            file_name = file_name_of(qe_name, "src")
         found[_unique(file_name, found, qe_name)] = (f"qe:{qe_name}", scores)
-    return found
+    return found, renamed
 
 
 def _refs(label: str | None, reference_names: dict[str, str], default_refs: str) -> str | None:
@@ -272,4 +302,4 @@ def _unique(file_name: str, taken: Mapping[str, object], what: str) -> str:
     if file_name not in taken:
         return file_name
     base, refs = file_name.rsplit("-", 1)
-    return f"{base}_{hashlib.sha256(what.encode('utf-8')).hexdigest()[:6]}-{refs}"
+    return f"{base}_{hashlib.sha256(what.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}-{refs}"

@@ -27,6 +27,7 @@ from sqlalchemy import select
 from store import Database
 from store.models import Item
 from suite.errors import TsqeError
+from suite.file_names import safe_file_name
 from suite.safe_export import spreadsheet_text, write_text_files
 from suite.suites import find_suite
 
@@ -75,9 +76,11 @@ def export_testsuite_submission(db: Database, folder: str | os.PathLike[str], *,
     written = []
     texts: dict[Path, str] = {}
     for (source_lang, target_lang), items in by_pair.items():
-        stem = folder / f"{name}.{source_lang}-{target_lang}"
-        files = SubmissionFiles((source_lang, target_lang), Path(f"{stem}.src.xml"),
-                                Path(f"{stem}.src.{source_lang}"), Path(f"{stem}.map.tsv"), len(items))
+        # the languages are the items' own (a mul suite's come from the data): file names of their own too
+        file_source, file_target = (safe_file_name(language, blanks=False) for language in (source_lang, target_lang))
+        stem = folder / f"{safe_file_name(name, blanks=False)}.{file_source}-{file_target}"
+        files = SubmissionFiles((source_lang, target_lang), Path(f"{stem}.src.xml"), Path(f"{stem}.src.{file_source}"),
+                                Path(f"{stem}.map.tsv"), len(items))
         texts[files.xml] = _xml(name, source_lang, items)
         texts[files.text] = "".join(f"{_one_line(source)}\n" for _, source in items)
         texts[files.map] = _map(name, items)

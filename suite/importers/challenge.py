@@ -23,6 +23,7 @@ from pathlib import Path
 from sqlalchemy import insert, select
 
 from store import Database
+from store.domain import NameKind
 from store.models import (
     CHALLENGE_FORMATS,
     STANDARD_REFERENCE,
@@ -35,6 +36,7 @@ from store.models import (
     System,
     SystemOutput,
 )
+from store.names import check_name
 from suite.engine.label_counts import add_unlabelled
 from suite.engine.labelling import relabel_items
 from suite.errors import Problem, TsqeError
@@ -142,11 +144,12 @@ def import_challenge(db: Database, path: str | os.PathLike[str], format: str, *,
     """Create the suite ``name`` (default: from the path) from a challenge set, labelled by construction."""
     task = progress_of(task)
     path = Path(path)
-    name = (name or default_challenge_name(path)).strip()
-    if not 0 < len(name) <= max_length(Suite.name):
-        raise TsqeError(f"a suite name has 1 to {max_length(Suite.name)} characters")
+    named = check_name(name or default_challenge_name(path), NameKind.SUITE)
+    name = named.text
     task.progress(0, 3, f"reading {path.name}")
     challenge, warnings = read_challenge_set(path, format, include_unchecked=include_unchecked)
+    if named.note is not None:
+        warnings = [Problem(str(path), None, named.note), *warnings]
     items = challenge.items
     source_lang, target_lang = _suite_languages(items)
     identical = [item.external_id for item in items if item.good == item.bad]

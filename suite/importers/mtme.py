@@ -21,6 +21,9 @@ The layout (mt-metrics-eval's README, "File organization and naming convention")
   (the same metric on another language pair) gets this suite's scores added. System-, document- and domain-level
   metric scores are reported and left (tsqe computes a metric's system score from its segment scores).
 
+Names that ``tsqe export mtme`` had to change to make them file names are listed in a ``tsqe-names.tsv`` beside
+their files (``suite.file_names.write_mapping``): systems, reference sets and metrics get their original names back.
+
 Lines are read as mt-metrics-eval reads them (trailing whitespace stripped). Every file is checked before
 anything is written; the whole import is one transaction.
 """
@@ -29,16 +32,20 @@ from __future__ import annotations
 import math
 import os
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sqlalchemy import insert
 
 from store import Database
+from store.domain import NameKind
 from store.models import HumanScore
 from suite.errors import Problem, TsqeError
+from suite.file_names import read_mapping
 from suite.importers.human_scores import SystemMatch, write_segment_scores
 from suite.importers.human_segments import SegmentScore
+from suite.importers.names import NameChecks, given_name
 from suite.importers.result import Problems
 from suite.importers.table_files import read_lines
 from suite.importers.wmt import TestSet, add_test_set
@@ -66,11 +73,25 @@ class MtmeFolder:
     """Metric NAME-REF -> system -> its segment scores."""
     left: list[str] = field(default_factory=list)
     """Score files not imported (other levels), by name."""
+    system_names: dict[str, str] = field(default_factory=dict)
+    """A system's name in the score files -> its name (``tsqe-names.tsv``; the same where none is listed)."""
 
 
 def _lines(path: Path, problems: Problems) -> list[str] | None:
     lines = read_lines(path, problems, file=str(path))
     return None if lines is None else [line.rstrip() for line in lines]
+
+
+def _names(path: Path, problems: Problems) -> dict[str, str]:
+    """File name -> original name from a ``tsqe-names.tsv`` (none: no name changed)."""
+    if not path.is_file():
+        return {}
+    lines = read_lines(path, problems, file=str(path))
+    try:
+        return read_mapping("\n".join(lines or []))
+    except ValueError as error:
+        problems.error(None, f"not a tsqe name mapping: {error}", file=str(path))
+        return {}
 
 
 def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
@@ -95,13 +116,14 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
         return {index: line.strip() for index, line in enumerate(lines)}
 
     references: list[tuple[str | None, dict[int, str]]] = []
+    reference_names = _names(root / "references" / f"{lp}.tsqe-names.tsv", problems)
     for path in sorted((root / "references").glob(f"{lp}.*.txt")):
         name = path.name[len(lp) + 1:-len(".txt")]
         if not name or "." in name or "-" in name or name in ("all", "src"):
             problems.error(None, f"reference name {name!r}: mt-metrics-eval's names have no '.' or '-' and are not "
                                  f"'all' or 'src'", file=str(path))
             continue
-        references.append((name, aligned(path)))
+        references.append((reference_names.get(name, name), aligned(path)))
     systems = {path.name[:-len(".txt")]: aligned(path)
                for path in sorted((root / "system-outputs" / lp).glob("*.txt"))}
     if not systems:
@@ -118,8 +140,14 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
         if len(places) != len(sources) and not problems.errors:
             problems.error(None, f"has {len(places)} lines but sources/{lp}.txt has {len(sources)}",
                            file=str(docs_path))
-    found = MtmeFolder(TestSet(source_lang, target_lang, [text.strip() for text in sources], references, systems,
-                               places))
+    mapped = _names(root / "system-outputs" / lp / "tsqe-names.tsv", problems)
+    checks = NameChecks(problems, NameKind.SYSTEM)
+    system_names = {system: checks.of(mapped.get(system, system), None,
+                                      file=str(root / "system-outputs" / lp / f"{system}.txt")) or system
+                    for system in systems}
+    found = MtmeFolder(TestSet(source_lang, target_lang, [text.strip() for text in sources], references,
+                               {system_names[system]: texts for system, texts in systems.items()}, places),
+                       system_names=system_names)
     for path in sorted((root / "human-scores").glob(f"{lp}.*.score")):
         parts = path.name.split(".")
         name, level = ".".join(parts[1:-2]), parts[-2]
@@ -130,7 +158,10 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
             found.left.append(f"human {name} ({level})")
             continue
         scores = _score_file(path, problems, systems, allow_none=True)
-        found.human[name] = {system: values[0][1] for system, values in scores.items() if values[0][1] is not None}
+        found.human[name] = {found.system_names[system]: values[0][1] for system, values in scores.items()
+                             if values[0][1] is not None}
+    metric_names = _names(root / "metric-scores" / lp / "tsqe-names.tsv", problems)
+    metric_checks = NameChecks(problems, NameKind.QE_SYSTEM)
     for path in sorted((root / "metric-scores" / lp).glob("*.score")):
         name, level = path.name.rsplit(".", 2)[:2]
         if level not in LEVELS or "-" not in name:
@@ -140,11 +171,13 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
             found.left.append(f"metric {name} ({level})")
             continue
         metric = _segment_file(path, problems, systems, len(sources), allow_none=False)
-        found.metrics[name] = {system: [v for _, v in values if v is not None] for system, values in metric.items()}
+        metric_name = metric_checks.of(metric_names.get(name, name), None, file=str(path)) or name
+        found.metrics[metric_name] = {
+            found.system_names[system]: [v for _, v in values if v is not None] for system, values in metric.items()}
     return found
 
 
-def _segment_file(path: Path, problems: Problems, systems: dict[str, dict[int, str]], segments: int,
+def _segment_file(path: Path, problems: Problems, systems: Collection[str], segments: int,
                   allow_none: bool) -> dict[str, list[tuple[int, float | None]]]:
     """A segment-level score file: each system's block must have one line per segment of the test set."""
     scores = _score_file(path, problems, systems, allow_none)
@@ -155,17 +188,17 @@ def _segment_file(path: Path, problems: Problems, systems: dict[str, dict[int, s
     return scores
 
 
-def _human_segments(path: Path, problems: Problems, systems: dict[str, dict[int, str]],
+def _human_segments(path: Path, problems: Problems, system_names: dict[str, str],
                     segments: int) -> tuple[list[SegmentScore], int]:
     """The segment-level human scores of one NAME as the suite's items ``1..N`` take them, and how many ``None``
     lines (no score) were skipped."""
-    scores = _segment_file(path, problems, systems, segments, allow_none=True)
-    kept = [SegmentScore(system, str(index + 1), value, None, None, line)
+    scores = _segment_file(path, problems, system_names, segments, allow_none=True)
+    kept = [SegmentScore(system_names[system], str(index + 1), value, None, None, line)
             for system, values in scores.items() for index, (line, value) in enumerate(values) if value is not None]
     return kept, sum(len(values) for values in scores.values()) - len(kept)
 
 
-def _score_file(path: Path, problems: Problems, systems: dict[str, dict[int, str]],
+def _score_file(path: Path, problems: Problems, systems: Collection[str],
                 allow_none: bool) -> dict[str, list[tuple[int, float | None]]]:
     """``SYSNAME SCORE`` lines as mt-metrics-eval's ``ReadScoreFile`` reads them: system -> (line, score) in
     order."""
@@ -212,13 +245,13 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
     as QE systems (those named in ``lower_is_better`` by their base NAME are stored lower-is-better)."""
     task = progress_of(task)
     root = Path(root)
-    name = name or f"{root.resolve().name}.{lp}"
     problems = Problems(str(root))
+    name = given_name(name or f"{root.resolve().name}.{lp}", NameKind.SUITE, problems)
     task.progress(0, 2, f"reading {root.name} {lp}")
     found = read_mtme(root, lp, problems)
     chosen = _chosen_human(found, human, problems)
     segment_path = found.human_segments.get(chosen) if chosen is not None else None
-    segment_scores, unscored = (_human_segments(segment_path, problems, found.test_set.systems,
+    segment_scores, unscored = (_human_segments(segment_path, problems, found.system_names,
                                                 len(found.test_set.sources))
                                 if segment_path is not None else ([], 0))
     problems.raise_if_any()

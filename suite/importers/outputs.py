@@ -39,8 +39,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import NameKind
 from store.locks import lock_outputs_of_suite
 from store.models import Item, LabelFingerprint, ManualLabel, Output, System, SystemOutput
+from store.names import check_name
 from suite.changes import Changes, Where
 from suite.editing.history import Change, check_author, record
 from suite.editing.item_edit import default_author
@@ -48,7 +50,8 @@ from suite.engine.label_counts import add_unlabelled, automatic_counts, refresh_
 from suite.engine.label_run import LabelRun
 from suite.engine.labelling import relabel_items
 from suite.errors import TsqeError
-from suite.importers.lookups import StrippedIds, check_length, max_length
+from suite.importers.lookups import StrippedIds, check_length
+from suite.importers.names import NameChecks
 from suite.importers.result import ImportResult, Problems
 from suite.importers.submission import read_map, returned_outputs
 from suite.importers.table_files import iter_table, read_lines
@@ -93,8 +96,8 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
             raise TsqeError(f"{file}: no such file")
     if submission_map is not None and source is not None:
         raise TsqeError("a submission's map and a source file both align outputs: give one of them")
-    if system is not None and not 0 < len(system.strip()) <= max_length(System.name):
-        raise TsqeError(f"a system name has 1 to {max_length(System.name)} characters, not {len(system.strip())}")
+    if system is not None:
+        system = check_name(system, NameKind.SYSTEM).text
     if source is not None and system is None and submission_map is None:
         raise TsqeError("a source file aligns a plain-text output file: also name its system")
     problems = Problems(str(path))
@@ -209,7 +212,7 @@ def _table_rows(path: Path, item_ids: dict[str, int], problems: Problems) -> Ite
     million rows must not cost two million entries in memory.
     """
     first_lines = _FirstLines(item_ids.values())
-    longest = max_length(System.name)
+    names = NameChecks(problems, NameKind.SYSTEM)
     stripped = StrippedIds(problems)
     for row in iter_table(path, problems, ("item_id", "system", "output")):
         line, external_id, system = row.line, row["item_id"], row["system"]
@@ -221,8 +224,8 @@ def _table_rows(path: Path, item_ids: dict[str, int], problems: Problems) -> Ite
         if not system:
             problems.error(line, "empty system")
             continue
-        if len(system) > longest:
-            check_length(system, System.name, "system name", line, problems)
+        if names.of(system, line) is None:
+            continue
         if item_id is None:
             continue
         first = first_lines.first(system, item_id, line)

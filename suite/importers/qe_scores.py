@@ -15,10 +15,11 @@ from pathlib import Path
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import QESystem
+from store.domain import NameKind
 from suite.changes import Changes
 from suite.errors import TsqeError
-from suite.importers.lookups import StrippedIds, SuiteIndex, max_length, output_ids, resolve_item, resolve_system_output
+from suite.importers.lookups import StrippedIds, SuiteIndex, output_ids, resolve_item, resolve_system_output
+from suite.importers.names import given_name
 from suite.importers.result import ImportResult, Problems
 from suite.importers.table_files import TableRow, read_table
 from suite.qe_scores import merge_scores, set_tie_epsilon
@@ -37,25 +38,22 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
     task = progress_of(task)
     if not path.is_file():
         raise TsqeError(f"{path}: no such file")
-    if not name.strip():
-        raise TsqeError("a QE system needs a name")
-    if len(name.strip()) > max_length(QESystem.name):
-        raise TsqeError(f"a QE system name has at most {max_length(QESystem.name)} characters")
+    problems = Problems(str(path))
+    name = given_name(name, NameKind.QE_SYSTEM, problems)
     if tie_epsilon is not None and not tie_epsilon >= 0:
         raise TsqeError(f"a tie margin is 0 or more, not {tie_epsilon}")
-    problems = Problems(str(path))
     with db.transaction() as session:
         suite = find_suite(session, suite_name)
         task.progress(0, 2, "reading QE scores")
         scores = _scores(session, suite.id, path, problems)
         problems.raise_if_any()
         task.progress(1, 2, "writing QE scores")
-        counts = _write(session, path, name.strip(), not lower_is_better, scores, problems)
+        counts = _write(session, path, name, not lower_is_better, scores, problems)
         if tie_epsilon is not None:
             set_tie_epsilon(session, counts["qe_system_id"], tie_epsilon)
         task.progress(2, 2, "QE scores imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings, changes=Changes(qe_systems=True),
-                        summary=(f"QE system {name.strip()!r}{' (new)' if counts['qe_system_added'] else ''}: scores "
+                        summary=(f"QE system {name!r}{' (new)' if counts['qe_system_added'] else ''}: scores "
                                  f"for {counts['scores']:,} distinct outputs ({counts['scores_added']:,} added, "
                                  f"{counts['scores_changed']:,} changed, {counts['scores_unchanged']:,} unchanged)",))
 

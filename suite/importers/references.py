@@ -18,9 +18,11 @@ from pathlib import Path
 from sqlalchemy import select
 
 from store import Database
+from store.domain import NameKind
 from store.models import STANDARD_REFERENCE, Item
 from suite.errors import TsqeError
 from suite.importers.lookups import StrippedIds
+from suite.importers.names import given_name
 from suite.importers.result import ImportResult, Problems
 from suite.importers.table_files import TABLE_SUFFIXES, iter_table, read_lines
 from suite.references import add_reference_set, check_set_name, reference_sets
@@ -33,8 +35,8 @@ def import_references(db: Database, path: Path, *, name: str, kind: str = STANDA
     """Add the reference set ``name`` of ``kind`` from ``path`` to the suite; the counts say how many
     references were written and how many of the suite's items the set covers."""
     task = progress_of(task)
-    check_set_name(name)
     problems = Problems(str(path))
+    name = check_set_name(given_name(name, NameKind.REFERENCE_SET, problems) if name.strip() else name)
     task.progress(0, 2, f"reading reference set {name}")
     with db.session() as session:
         suite = find_suite(session, suite_name)

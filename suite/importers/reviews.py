@@ -13,12 +13,14 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import NameKind
 from store.models import MANUAL_LABELS, Item, ManualLabel, Output, utcnow
 from suite.changes import Changes, Where
 from suite.editing.history import Change, next_versions, record
 from suite.engine.label_counts import ReviewMove, count_reviews
 from suite.errors import TsqeError
-from suite.importers.lookups import StrippedIds, SuiteIndex, check_length, resolve_system_output
+from suite.importers.lookups import StrippedIds, SuiteIndex, resolve_system_output
+from suite.importers.names import NameChecks
 from suite.importers.result import ImportResult, Problems
 from suite.importers.table_files import TableRow, read_table
 from suite.suites import find_suite
@@ -53,6 +55,7 @@ def _reviews(session: Session, suite_id: int, path: Path, problems: Problems) ->
     reviews: dict[int, TableRow] = {}
     first_line: dict[tuple[str, str], int] = {}
     stripped = StrippedIds(problems)
+    reviewers = NameChecks(problems, NameKind.REVIEWER)
     for row in rows:
         external_id, system = stripped.strip(row["item_id"], row.line), stripped.strip(row["system"], row.line)
         label = row["label"].strip().lower()
@@ -60,7 +63,8 @@ def _reviews(session: Session, suite_id: int, path: Path, problems: Problems) ->
             problems.error(row.line, f"label {row['label'].strip()!r} is not one of {', '.join(MANUAL_LABELS)}")
         if not row["reviewer"].strip():
             problems.error(row.line, "empty reviewer")
-        check_length(row["reviewer"].strip(), ManualLabel.reviewer, "reviewer", row.line, problems)
+        else:
+            reviewers.of(row["reviewer"], row.line)
         key = (external_id, system)
         if key in first_line:
             problems.error(row.line, f"duplicate review of system {system!r} on item {external_id!r} "

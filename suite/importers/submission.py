@@ -13,8 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from store.domain import NameKind
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.lookups import resolve_item
+from suite.importers.names import NameChecks
 from suite.importers.result import Problems
 from suite.importers.table_files import iter_table, read_lines
 from suite.importers.wmt_xml import parse_xml
@@ -98,6 +100,7 @@ def _from_xml(path: Path, mapped: SubmissionMap, system: str | None, problems: P
     root, lines = parsed
     returned = ReturnedOutputs([])
     seen: dict[tuple[str, int, str], int] = {}
+    names = NameChecks(problems, NameKind.SYSTEM)
     for doc in root.iter("doc"):
         doc_id = doc.get("id", "")
         hyps = [side for side in doc if side.tag == "hyp"]
@@ -105,9 +108,12 @@ def _from_xml(path: Path, mapped: SubmissionMap, system: str | None, problems: P
             returned.documents_elsewhere += 1
             continue
         for hyp in hyps:
-            name = system or (hyp.get("system") or "").strip()
-            if not name:
+            named = system or (hyp.get("system") or "").strip()
+            if not named:
                 problems.error(lines.get(id(hyp)), f"document {doc_id!r}: a <hyp> without a system name")
+                continue
+            name = names.of(named, lines.get(id(hyp)))
+            if name is None:
                 continue
             for seg in hyp.iter("seg"):
                 number = seg.get("id", "")

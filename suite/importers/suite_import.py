@@ -19,6 +19,7 @@ from sqlalchemy import ColumnElement, Select, delete, func, insert, select, upda
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import NameKind
 from store.models import (
     Category,
     Item,
@@ -42,6 +43,7 @@ from suite.importers.item_parts import PARTS, ItemRef, Part, PartChanges, finger
 from suite.importers.item_spec import ItemSpec
 from suite.importers.limits import long_field
 from suite.importers.lookups import check_length
+from suite.importers.names import given_name
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_table import parse_suite_table
 from suite.importers.table_files import TABLE_SUFFIXES
@@ -97,9 +99,7 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
     rules = _rules(items, problems, strict)
     problems.raise_if_any()
     languages = _languages(path, file_languages, source_lang, target_lang)
-    name = name or default_suite_name(path)
-    if len(name) > 200:
-        raise TsqeError(f"a suite name has at most 200 characters, not {len(name)}")
+    name = given_name(name or default_suite_name(path), NameKind.SUITE, problems)
     task.progress(2, 3, "writing the suite")
     with db.transaction() as session:
         suite = session.scalar(select(Suite).where(Suite.name == name))

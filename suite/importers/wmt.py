@@ -17,9 +17,11 @@ from sqlalchemy import insert, select
 from sqlalchemy.orm import Session
 
 from store import Database
+from store.domain import NameKind
 from store.models import STANDARD_REFERENCE, Item, Output, Suite, System, SystemOutput
 from suite.engine.label_counts import add_unlabelled
 from suite.errors import Problem, TsqeError
+from suite.importers.names import NameChecks, given_name
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_import import place_ids
 from suite.importers.table_files import read_lines
@@ -117,6 +119,7 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
     by the file (:func:`reference_set_name`)."""
     task = progress_of(task)
     problems = Problems(str(src))
+    name = given_name(name, NameKind.SUITE, problems)
     if not refs:
         raise TsqeError("a WMT test set needs at least one reference file")
     if ref_names and len(ref_names) != len(refs):
@@ -171,6 +174,7 @@ def import_wmt_xml(db: Database, paths: Sequence[Path], *, name: str, testsuite:
     if not paths:
         raise TsqeError("name at least one XML file of the test set")
     problems = Problems(str(paths[0]))
+    name = given_name(name, NameKind.SUITE, problems)
     task.progress(0, 2, "reading the WMT XML test set")
     found = read_wmt_xml(paths, problems, testsuite=testsuite)
     chosen = (source_lang or found.source_lang, target_lang or found.target_lang)
@@ -258,6 +262,7 @@ def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestS
 def _system_files(paths: Sequence[Path], problems: Problems) -> list[SystemFile]:
     files: list[SystemFile] = []
     seen: dict[str, Path] = {}
+    names = NameChecks(problems, NameKind.SYSTEM)
     for path in paths:
         parsed = system_file(path)
         if parsed is None:
@@ -266,7 +271,10 @@ def _system_files(paths: Sequence[Path], problems: Problems) -> list[SystemFile]
                               "<testset>.<src>-<tgt>.hyp.<SYSTEM>.<tgt>, e.g. newstest2021.de-en.hyp.UEdin.en",
                            file=str(path))
             continue
-        name, languages = parsed
+        named, languages = parsed
+        name = names.of(named, None, file=str(path))
+        if name is None:
+            continue
         if name in seen:
             problems.error(None, f"system {name!r} also comes from {seen[name]}; each system needs one file",
                            file=str(path))

@@ -21,8 +21,10 @@ from pathlib import Path
 from typing import Any
 from xml.parsers import expat
 
+from store.domain import NameKind
 from store.models import nfc
 from suite.importers.limits import MAX_FIELD_CHARS, MAX_WHOLE_FILE_BYTES, size_text
+from suite.importers.names import NameChecks
 from suite.importers.result import Problems
 from suite.references import is_set_name
 
@@ -144,7 +146,7 @@ def read_wmt_xml(paths: Sequence[Path], problems: Problems, *, testsuite: str | 
         if parsed is None:
             continue
         root, lines = parsed
-        reader = _FileReader(path, lines, problems, found, index, documents)
+        reader = _FileReader(path, lines, problems, found, index, documents, NameChecks(problems, NameKind.SYSTEM))
         for doc in root.iter("doc"):
             if doc.get("testsuite") != testsuite:
                 found.left_out.add(doc.get("id", ""))
@@ -164,6 +166,7 @@ class _FileReader:
     found: XmlTestSet
     index: dict[tuple[str, int], int]
     documents: dict[str, list[int]]
+    names: NameChecks
 
     def error(self, element: ET.Element, message: str) -> None:
         self.problems.error(self.lines.get(id(element)), message, file=str(self.path))
@@ -238,6 +241,10 @@ class _FileReader:
                 if not system:
                     self.error(side, f"document {doc_id!r}: a <hyp> without a system name")
                     continue
+                checked = self.names.of(side.get("system") or "", self.lines.get(id(side)), file=str(self.path))
+                if checked is None:
+                    continue
+                system = checked
                 self.translations(side, doc_id, system, self.found.systems, "system")
 
     def translations(self, side: ET.Element, doc_id: str, name: Any, into: dict[Any, dict[int, str]],

@@ -1,13 +1,25 @@
 """What a suite holds: the counts behind ``tsqe status``."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Select, func, select
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import AUTO_LABELS, MANUAL_LABELS, Category, Item, Phenomenon, Rule, System, SystemOutput
+from store.models import (
+    AUTO_LABELS,
+    MANUAL_LABELS,
+    Category,
+    Item,
+    ItemLabelCounts,
+    Phenomenon,
+    Rule,
+    System,
+    SystemOutput,
+)
+from suite.engine.labelling import stale_items
 from suite.engine.labels import EFFECTIVE_LABELS, effective_labels_select
 from suite.suites import find_suite
 
@@ -43,6 +55,35 @@ def suite_status(db: Database, suite_name: str | None = None) -> dict[str, Any]:
                 "effective": _by_label(session, labels.c.effective_label, EFFECTIVE_LABELS, "unlabelled"),
             },
         }
+
+
+@dataclass(frozen=True)
+class Unlabelled:
+    """How many of a suite's distinct outputs are not labelled yet: new ones, those of items never labelled (a
+    labelling that was stopped part-way: it commits chunk by chunk, so that reviews are not held up), and every
+    output of an item whose rules, known translations or output policy changed since it was labelled. Every
+    report computed meanwhile counts them as unlabelled, and says so (``notice``)."""
+
+    outputs: int
+    stale_items: int
+
+    @property
+    def notice(self) -> str | None:
+        """What a report says above its table while outputs are not labelled; None when all are."""
+        if not self.outputs:
+            return None
+        return f"{self.outputs:,} output{'s are' if self.outputs != 1 else ' is'} not labelled yet"
+
+
+def unlabelled_outputs(db: Database, suite_name: str | None = None) -> Unlabelled:
+    """The suite's outputs not labelled yet (``item_label_counts``, and the items whose labels are stale)."""
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        counts = session.execute(select(ItemLabelCounts.item_id, ItemLabelCounts.unlabelled, ItemLabelCounts.outputs)
+                                 .join(Item, Item.id == ItemLabelCounts.item_id).where(Item.suite_id == suite.id))
+        stale = set(stale_items(session.connection(), suite.id))
+        outputs = sum(total if item_id in stale else unlabelled for item_id, unlabelled, total in counts)
+    return Unlabelled(outputs, len(stale))
 
 
 def _count(session: Session, query: Select) -> int:  # type: ignore[type-arg]
