@@ -50,12 +50,12 @@ def json_escape(text: str) -> Unstorable | None:
         return None
     for match in _JSON_ESCAPE.finditer(text):
         if match.group("bad") is not None:
-            return _at(text, match.start(), f"{_name(int(match.group('bad'), 16))} (written {match.group()})")
+            return _at(text, match.start(), f"{_name(int(match.group('bad'), 16))} written {match.group()}")
     return None
 
 
 def _name(code: int) -> str:
-    return "a NUL character" if code == 0 else f"a lone surrogate (U+{code:04X}, half of a pair)"
+    return "a NUL character" if code == 0 else f"half of a surrogate pair (U+{code:04X}) alone"
 
 
 def _at(text: str, offset: int, what: str) -> Unstorable:
