@@ -387,9 +387,8 @@ def main() -> None:
             db.unlink(missing_ok=True)
         submission: dict[str, Path] = {}
         for name, paths, args in steps(files, next(iter(databases.values())), folder / "returned.xml"):
-            wanted = options.only is None or name in options.only
-            needed = name in ("suite TSV", "outputs TSV")
-            if not wanted and not needed:
+            measure = options.only is None or name in options.only
+            if not measure and name not in ("suite TSV", "outputs TSV"):
                 continue
             size_mb = _size(paths) / 1e6 if name != "submission (returned XML)" else 0.0
             row = ""
@@ -409,7 +408,7 @@ def main() -> None:
                     row += f"  ({last[:120]})"
             target = max(TARGET_FLOOR_MB, TARGET_FACTOR * size_mb)
             verdict = "meets" if peaks[0] <= target else "OVER"
-            if wanted:
+            if measure:
                 print(f"{name:<32}{size_mb:>9,.0f}{target:>11,.0f}{row}  {verdict}", flush=True)
         print(f"load at the end {os.getloadavg()}")
 

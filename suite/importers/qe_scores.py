@@ -12,15 +12,15 @@ import os
 from pathlib import Path
 from typing import NamedTuple
 
-from sqlalchemy import Column, Connection, Float, Integer, MetaData, Table, Text, case, delete, func, insert, select
+from sqlalchemy import Column, Connection, Float, Integer, MetaData, Table, case, func, insert, select
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import Item, Output, QESystem, System, SystemOutput
+from store.models import Item, Output, QESystem, System
 from suite.changes import Changes
 from suite.errors import TsqeError
 from suite.importers.limits import SHOWN_PROBLEMS
-from suite.importers.lookups import StrippedIds, max_length, resolve_item
+from suite.importers.lookups import LOOKUP_CHUNK, OutputLookup, StrippedIds, max_length, resolve_item
 from suite.importers.result import ImportResult, Problems
 from suite.importers.table_files import TableRow, iter_table
 from suite.qe_scores import merge_score_table, set_tie_epsilon
@@ -30,13 +30,6 @@ from suite.tasks import TaskState, progress_of
 TOLERANCE = 1e-9
 
 
-CHUNK = 5_000
-"""Rows resolved and written at a time: an import's memory is that of a chunk, whatever the file's size."""
-
-_KEYS = Table("tsqe_qe_keys", MetaData(), Column("row", Integer, primary_key=True), Column("item_id", Integer),
-              Column("system_id", Integer), Column("text", Text), prefixes=["TEMPORARY"])
-"""A chunk's rows as the file names their outputs, joined to the outputs or system outputs through their unique
-indexes (one statement per chunk)."""
 _ROWS = Table("tsqe_qe_rows", MetaData(), Column("line", Integer, primary_key=True), Column("system_id", Integer),
               Column("output_id", Integer), Column("score", Float), prefixes=["TEMPORARY"])
 """Every score read, with its line and its output: duplicates and disagreements are found here, by the database,
@@ -71,7 +64,7 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
         suite = find_suite(session, suite_name)
         task.progress(0, 2, "reading QE scores")
         connection = session.connection()
-        for table in (_KEYS, _ROWS, _MEANS):
+        for table in (_ROWS, _MEANS):
             table.create(connection)
         _read_scores(session, suite.id, path, problems)
         _duplicates(session, problems)
@@ -79,7 +72,7 @@ def import_qe_scores(db: Database, path: str | os.PathLike[str], *, name: str, l
         _means(connection, problems)
         task.progress(1, 2, "writing QE scores")
         counts = _write(session, path, name.strip(), not lower_is_better, problems)
-        for table in (_KEYS, _ROWS, _MEANS):
+        for table in (_ROWS, _MEANS):
             table.drop(connection)
         if tie_epsilon is not None:
             set_tie_epsilon(session, counts["qe_system_id"], tie_epsilon)
@@ -104,6 +97,7 @@ def _read_scores(session: Session, suite_id: int, path: Path, problems: Problems
     item_ids = dict(session.execute(select(Item.external_id, Item.id).where(Item.suite_id == suite_id)).all())
     system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite_id)).all())
     stripped = StrippedIds(problems)
+    lookup = OutputLookup(session)
     by_system: bool | None = None
     chunk: list[_Row] = []
     for row in iter_table(path, problems, ("item_id", "score"), ("system", "output")):
@@ -111,7 +105,7 @@ def _read_scores(session: Session, suite_id: int, path: Path, problems: Problems
             columns = set(row.values)
             if ("system" in columns) == ("output" in columns):
                 problems.error(1, "the header must name either a system column or an output column (not both)")
-                return
+                break
             by_system = "system" in columns
         score = _score(row, problems)
         external_id = stripped.strip(row["item_id"], row.line)
@@ -125,33 +119,24 @@ def _read_scores(session: Session, suite_id: int, path: Path, problems: Problems
         if item_id is None or score is None:
             continue
         chunk.append(_Row(row.line, item_id, external_id, key, score))
-        if len(chunk) == CHUNK:
-            _resolve(session, chunk, system_ids if by_system else None, problems)
+        if len(chunk) == LOOKUP_CHUNK:
+            _resolve(session, lookup, chunk, system_ids if by_system else None, problems)
             chunk = []
     if chunk:
-        _resolve(session, chunk, system_ids if by_system else None, problems)
+        _resolve(session, lookup, chunk, system_ids if by_system else None, problems)
+    lookup.close()
     stripped.report()
     if by_system is None and not problems.error_count:
         problems.error(None, "the file holds no scores")
 
 
-def _resolve(session: Session, chunk: list[_Row], system_ids: dict[str, int] | None, problems: Problems) -> None:
+def _resolve(session: Session, lookup: OutputLookup, chunk: list[_Row], system_ids: dict[str, int] | None,
+             problems: Problems) -> None:
     """The outputs a chunk's rows score (by system, through the system outputs; else by text), into ``_ROWS``."""
-    connection = session.connection()
-    connection.execute(delete(_KEYS))
-    connection.execute(insert(_KEYS), [{"row": number, "item_id": row.item_id,
-                                        "system_id": system_ids[row.key] if system_ids is not None else None,
-                                        "text": None if system_ids is not None else row.key}
-                                       for number, row in enumerate(chunk)])
-    if system_ids is not None:
-        found = select(_KEYS.c.row, SystemOutput.output_id).outerjoin(
-            SystemOutput, (SystemOutput.system_id == _KEYS.c.system_id) & (SystemOutput.item_id == _KEYS.c.item_id))
-    else:
-        found = select(_KEYS.c.row, Output.id).outerjoin(
-            Output, (Output.item_id == _KEYS.c.item_id) & (Output.text == _KEYS.c.text))
+    found = lookup.by_system([(system_ids[row.key], row.item_id) for row in chunk]) if system_ids is not None \
+        else lookup.by_text([(row.item_id, row.key) for row in chunk])
     rows = []
-    for number, output_id in connection.execute(found.order_by(_KEYS.c.row)):
-        row = chunk[number]
+    for row, output_id in zip(chunk, found, strict=True):
         if output_id is None:
             if system_ids is not None:
                 problems.error(row.line, f"system {row.key!r} has no output for item {row.external_id!r}")
@@ -163,7 +148,7 @@ def _resolve(session: Session, chunk: list[_Row], system_ids: dict[str, int] | N
         rows.append({"line": row.line, "system_id": system_ids[row.key] if system_ids is not None else 0,
                      "output_id": output_id, "score": row.score})
     if rows:
-        connection.execute(insert(_ROWS), rows)
+        session.connection().execute(insert(_ROWS), rows)
 
 
 def _duplicates(session: Session, problems: Problems) -> None:
