@@ -34,6 +34,9 @@ _REVIEWS = Table("tsqe_import_reviews", MetaData(), Column("line", Integer, prim
 """Every review read, with its line and output: duplicates and disagreeing labels are found here by the
 database, and the reviews written from here a chunk at a time, so that a file of millions of rows takes the
 memory of a chunk (a review held as a row cost 2.7 KB: 10 million rows would have taken 27 GB)."""
+_FIRSTS = Table("tsqe_import_first_reviews", MetaData(), Column("output_id", Integer, primary_key=True),
+                Column("line", Integer), prefixes=["TEMPORARY"])
+"""The line of each output's first review (its review), made once: the reviews are written in pages of it."""
 WRITE_CHUNK = 5_000
 SHOWN_IDS = 100_000
 """Reviewed outputs named one by one to the window's screens; past this, the import changed reviews anywhere."""
@@ -51,11 +54,15 @@ def import_reviews(db: Database, path: str | os.PathLike[str], *, suite_name: st
         task.progress(0, 2, "reading reviews")
         connection = session.connection()
         _REVIEWS.create(connection)
+        _FIRSTS.create(connection)
         systems = _read_reviews(session, suite.id, path, problems)
+        connection.execute(insert(_FIRSTS).from_select(["output_id", "line"], select(
+            _REVIEWS.c.output_id, func.min(_REVIEWS.c.line)).group_by(_REVIEWS.c.output_id)))
         _check_reviews(session, systems, problems)
         problems.raise_if_any()
         task.progress(1, 2, "writing reviews")
         counts, reviewed = _write(session, suite.id)
+        _FIRSTS.drop(connection)
         _REVIEWS.drop(connection)
         task.progress(2, 2, "reviews imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=problems.warnings, changes=Changes(reviews=reviewed),
@@ -137,13 +144,11 @@ def _check_reviews(session: Session, systems: dict[int, str], problems: Problems
     for line, first, system_id, external_id in session.execute(repeated):
         problems.error(line, f"duplicate review of system {systems[system_id]!r} on item {external_id!r} (first at "
                              f"line {first})")
-    first = aliased(_REVIEWS)
-    first_line = select(func.min(_REVIEWS.c.line)).group_by(_REVIEWS.c.output_id)
-    other = aliased(_REVIEWS)
+    first, other = aliased(_REVIEWS), aliased(_REVIEWS)
     differing = (select(other.c.line, other.c.system_id, other.c.label, first.c.line, first.c.system_id,
                         first.c.label, Item.external_id)
-                 .select_from(other)
-                 .join(first, (first.c.output_id == other.c.output_id) & first.c.line.in_(first_line))
+                 .select_from(other).join(_FIRSTS, _FIRSTS.c.output_id == other.c.output_id)
+                 .join(first, first.c.line == _FIRSTS.c.line)
                  .join(Output, Output.id == other.c.output_id).join(Item, Item.id == Output.item_id)
                  .where(other.c.label != first.c.label, other.c.system_id != first.c.system_id)
                  .order_by(other.c.line))
@@ -157,18 +162,16 @@ def _write(session: Session, suite_id: int) -> tuple[dict[str, int], Where]:
     """Add and replace manual labels in bulk, each with a new version and one history entry (the importing
     reviewer is its author), so that a reviewer who had the output open sees their save refused; the first
     review of each output is its review, written a chunk of outputs at a time."""
-    inner = aliased(_REVIEWS)
-    reviews = (select(_REVIEWS.c.output_id, _REVIEWS.c.label, _REVIEWS.c.reviewer, _REVIEWS.c.comment,
+    reviews = (select(_FIRSTS.c.output_id, _REVIEWS.c.label, _REVIEWS.c.reviewer, _REVIEWS.c.comment,
                       Item.external_id)
-               .select_from(_REVIEWS).join(Output, Output.id == _REVIEWS.c.output_id)
-               .join(Item, Item.id == Output.item_id)
-               .where(_REVIEWS.c.line.in_(select(func.min(inner.c.line)).group_by(inner.c.output_id))))
+               .select_from(_FIRSTS).join(_REVIEWS, _REVIEWS.c.line == _FIRSTS.c.line)
+               .join(Output, Output.id == _FIRSTS.c.output_id).join(Item, Item.id == Output.item_id))
     counts = Counter[str]()
     reviewed: list[int] = []
     after = 0
     now = utcnow()
     while True:
-        chunk = session.execute(reviews.where(_REVIEWS.c.output_id > after).order_by(_REVIEWS.c.output_id)
+        chunk = session.execute(reviews.where(_FIRSTS.c.output_id > after).order_by(_FIRSTS.c.output_id)
                                 .limit(WRITE_CHUNK)).all()
         if not chunk:
             break
