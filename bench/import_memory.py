@@ -369,6 +369,8 @@ def main() -> None:
     parser.add_argument("--only", nargs="*", default=None, help="the steps to measure (default: all)")
     parser.add_argument("--baseline", type=Path, help="another checkout to measure in the same run")
     parser.add_argument("--dir", type=Path, help="where the generated files go (default: a temporary folder)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep the database of an earlier run in --dir (its suite and outputs)")
     options = parser.parse_args()
     sizes = Inputs.scaled(options.scale)
     with tempfile.TemporaryDirectory() as temporary:
@@ -384,11 +386,12 @@ def main() -> None:
                                                                          for name, _ in codes) + "  result")
         databases = {name: folder / f"{name.replace(' ', '-')}.sqlite" for name, _ in codes}
         for db in databases.values():
-            db.unlink(missing_ok=True)
+            if not options.reuse:
+                db.unlink(missing_ok=True)
         submission: dict[str, Path] = {}
         for name, paths, args in steps(files, next(iter(databases.values())), folder / "returned.xml"):
             measure = options.only is None or name in options.only
-            if not measure and name not in ("suite TSV", "outputs TSV"):
+            if not measure and (options.reuse or name not in ("suite TSV", "outputs TSV")):
                 continue
             size_mb = _size(paths) / 1e6 if name != "submission (returned XML)" else 0.0
             row = ""
