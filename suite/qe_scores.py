@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import CursorResult, delete, func, insert, select, update
+from sqlalchemy import CursorResult, Table, delete, exists, func, insert, literal, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -152,20 +152,7 @@ def merge_scores(session: Session, *, name: str, kind: str, higher_is_better: bo
     builds one system. A system of another kind is never mixed with these scores; the direction given wins
     for all of the system's scores (``direction_changed`` says when that changed it).
     """
-    name = check_name(name, NameKind.QE_SYSTEM).text
-    qe_system = session.scalar(select(QESystem).where(QESystem.name == name))
-    added_system = qe_system is None
-    direction_changed = False
-    if qe_system is None:
-        qe_system = QESystem(name=name, kind=kind, higher_is_better=higher_is_better,
-                             meta=json.dumps(meta, ensure_ascii=False, sort_keys=True))
-        session.add(qe_system)
-        session.flush()
-    elif qe_system.kind != kind:
-        raise TsqeError(f"QE system {name!r} is a {qe_system.kind} system, not {kind} scores: choose another name")
-    elif qe_system.higher_is_better != higher_is_better:
-        direction_changed = True
-        qe_system.higher_is_better = higher_is_better
+    qe_system, added_system, direction_changed = _merged_system(session, name, kind, higher_is_better, meta)
     existing = dict(session.execute(select(QEScore.output_id, QEScore.score)
                                     .where(QEScore.qe_system_id == qe_system.id)).all())
     added = {o: score for o, score in scores.items() if o not in existing}
@@ -176,6 +163,55 @@ def merge_scores(session: Session, *, name: str, kind: str, higher_is_better: bo
         session.execute(update(QEScore), changed)
     return MergedScores(qe_system_id=qe_system.id, system_added=added_system, direction_changed=direction_changed,
                         added=len(added), changed=len(changed), unchanged=len(scores) - len(added) - len(changed))
+
+
+def merge_score_table(session: Session, *, name: str, kind: str, higher_is_better: bool, scores: Table,
+                      meta: dict[str, Any]) -> MergedScores:
+    """``merge_scores`` from a table of the caller's transaction (columns ``output_id``, unique, and ``score``),
+    in a few statements: a file of millions of scores is never a dictionary in memory, nor are the system's
+    scores already stored."""
+    qe_system, added_system, direction_changed = _merged_system(session, name, kind, higher_is_better, meta)
+    stored = cast(Table, QEScore.__table__)
+    same_output = (stored.c.qe_system_id == qe_system.id) & (stored.c.output_id == scores.c.output_id)
+    total = session.scalar(select(func.count()).select_from(scores)) or 0
+    changed = session.scalar(select(func.count()).select_from(scores.join(stored, same_output))
+                             .where(stored.c.score != scores.c.score)) or 0
+    new = ~exists().where(same_output)
+    added = session.scalar(select(func.count()).select_from(scores).where(new)) or 0
+    if changed:
+        session.execute(update(stored).where(stored.c.qe_system_id == qe_system.id,
+                                             exists().where(scores.c.output_id == stored.c.output_id,
+                                                            scores.c.score != stored.c.score))
+                        .values(score=select(scores.c.score).where(scores.c.output_id == stored.c.output_id)
+                                .scalar_subquery()))
+    try:
+        session.execute(insert(stored).from_select(["qe_system_id", "output_id", "score"],
+                                                   select(literal(qe_system.id), scores.c.output_id, scores.c.score)
+                                                   .where(new)))
+    except IntegrityError:
+        raise TsqeError("QE scores name outputs that are not in the database; nothing was saved") from None
+    return MergedScores(qe_system_id=qe_system.id, system_added=added_system, direction_changed=direction_changed,
+                        added=added, changed=changed, unchanged=total - added - changed)
+
+
+def _merged_system(session: Session, name: str, kind: str, higher_is_better: bool,
+                   meta: dict[str, Any]) -> tuple[QESystem, bool, bool]:
+    """The QE system scores are merged into (created if new), whether it is new, and whether its direction
+    changed."""
+    name = check_name(name, NameKind.QE_SYSTEM).text
+    qe_system = session.scalar(select(QESystem).where(QESystem.name == name))
+    if qe_system is None:
+        qe_system = QESystem(name=name, kind=kind, higher_is_better=higher_is_better,
+                             meta=json.dumps(meta, ensure_ascii=False, sort_keys=True))
+        session.add(qe_system)
+        session.flush()
+        return qe_system, True, False
+    if qe_system.kind != kind:
+        raise TsqeError(f"QE system {name!r} is a {qe_system.kind} system, not {kind} scores: choose another name")
+    if qe_system.higher_is_better != higher_is_better:
+        qe_system.higher_is_better = higher_is_better
+        return qe_system, False, True
+    return qe_system, False, False
 
 
 def set_tie_epsilon(session: Session, system_id: int, tie_epsilon: float) -> None:

@@ -105,11 +105,11 @@ ROUND_TRIP = {
     "system-outputs/de-en/sysB.txt": FILES["system-outputs/de-en/sysB.txt"],
     "human-scores/de-en.wmt-z.sys.score": ["refB 0.75", "sysA -0.25", "sysB 0.5"],
     "human-scores/de-en.wmt-z.seg.score": [
-        "refB 0.5", "refB None", "refB 0.25", "refB 0.75", "sysA -0.5", "sysA 0.125", "sysA None", "sysA 1.0",
-        "sysB 0.0", "sysB 0.5", "sysB -1.25", "sysB 0.375"],
+        "refB 0.5", "refB None", "refB 0.25", "refB 0.75", "sysA -0.5", "sysA 0.125", "sysA None", "sysA 1",
+        "sysB 0", "sysB 0.5", "sysB -1.25", "sysB 0.375"],
     "metric-scores/de-en/BLEU-refA.seg.score": [
-        "refB 50.0", "refB 15.0", "refB 20.0", "refB 5.0", "sysA 50.0", "sysA 100.0", "sysA 100.0", "sysA 10.0",
-        "sysB 100.0", "sysB 100.0", "sysB 20.0", "sysB 30.0"],
+        "refB 50", "refB 15", "refB 20", "refB 5", "sysA 50", "sysA 100", "sysA 100", "sysA 10",
+        "sysB 100", "sysB 100", "sysB 20", "sysB 30"],
     "metric-scores/de-en/COMET-22-src.seg.score": [
         "refB 0.75", "refB 0.6", "refB 0.65", "refB 0.4", "sysA 0.75", "sysA 0.9", "sysA 0.95", "sysA 0.2",
         "sysB 0.85", "sysB 0.9", "sysB 0.65", "sysB 0.5"],
@@ -242,3 +242,20 @@ def test_a_wrong_count_of_segment_human_scores_is_refused_and_changes_nothing(db
     unscored = {**FILES, "human-scores/de-en.wmt-z.seg.score": [line.split()[0] + " None" for line in SEGMENTS]}
     counts = import_mtme(db, mtme_folder(tmp_path / "none", unscored), lp="de-en", human="wmt-z").counts
     assert (counts["human_segment_scores"], counts["human_segments_without_score"]) == (0, 8)
+
+
+ROUND_TRIP_FOLDER = Path(__file__).parent / "data" / "mtme_round_trip"
+
+
+def test_an_mtme_folder_comes_back_byte_for_byte(db: Database, tmp_path: Path) -> None:
+    """Numbers come back as they were written: ``10`` stays ``10`` (it was exported ``10.0``), ``1e-05`` and
+    ``-0.1`` stay as they are, and an output every system produced keeps its one score ``0.1`` (the mean of three
+    equal scores was ``0.10000000000000002``)."""
+    import_mtme(db, ROUND_TRIP_FOLDER, lp="de-en", name="wmt99")
+    export_mtme(db, tmp_path / "out", human_name="mqm")
+    given = {path.relative_to(ROUND_TRIP_FOLDER): path.read_bytes()
+             for path in ROUND_TRIP_FOLDER.rglob("*") if path.is_file()}
+    written = {path.relative_to(tmp_path / "out"): path.read_bytes()
+               for path in (tmp_path / "out").rglob("*") if path.is_file()}
+    assert written.pop(Path("metric-scores/de-en/tsqe-signatures.tsv")) == b"file\tsignature\nBLEU-refA\tqe:BLEU-refA\n"
+    assert written == given

@@ -89,6 +89,15 @@ class MtmeExport:
     notes: list[str] = field(default_factory=list)
 
 
+def number_text(value: float) -> str:
+    """A score as mt-metrics-eval's files write it and as it was read: the shortest text that reads back as the same
+    number (Python's ``repr``), without the ``.0`` of a whole number, so that ``10`` comes back as ``10``, not
+    ``10.0``, and ``0.1`` as ``0.1``. A number is stored, not its text: one written ``10.0`` comes back as ``10``
+    (the same number for every reader), and ``1e-05`` stays in Python's exponent form."""
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
 def _name(text: str) -> str:
     return "_".join(text.split()) or NO_PLACE
 
@@ -182,7 +191,7 @@ def _files(session: Session, suite_id: int, lp: str, human_name: str) -> tuple[d
     human = session.execute(select(System.id, HumanScore.score).join(HumanScore, HumanScore.system_id == System.id)
                             .where(System.id.in_(list(systems))).order_by(System.name)).all()
     if human:
-        files[f"human-scores/{lp}.{human_name}.sys.score"] = [f"{systems[system_id]} {score!r}"
+        files[f"human-scores/{lp}.{human_name}.sys.score"] = [f"{systems[system_id]} {number_text(score)}"
                                                               for system_id, score in human]
         export.human_scores = len(human)
     segment_scores: dict[str, dict[int, float]] = defaultdict(dict)
@@ -193,7 +202,7 @@ def _files(session: Session, suite_id: int, lp: str, human_name: str) -> tuple[d
         segment_scores[systems[system_id]][position[item_id]] = score
     if segment_scores:
         files[f"human-scores/{lp}.{human_name}.seg.score"] = [
-            f"{name} {repr(by_position[i]) if i in by_position else 'None'}"
+            f"{name} {number_text(by_position[i]) if i in by_position else 'None'}"
             for name, by_position in segment_scores.items() for i in range(len(items))]
         export.human_segment_scores = sum(len(by_position) for by_position in segment_scores.values())
 
@@ -208,7 +217,7 @@ def _files(session: Session, suite_id: int, lp: str, human_name: str) -> tuple[d
             export.notes.append(f"{file_name}: not written, {unscored} system outputs have no score")
             continue
         files[f"metric-scores/{lp}/{file_name}.seg.score"] = [
-            f"{name} {by_output[produced[system_id][i]]!r}" for system_id, name in systems.items()
+            f"{name} {number_text(by_output[produced[system_id][i]])}" for system_id, name in systems.items()
             for i in range(len(items))]
         signatures.append(f"{file_name}\t{signature}")
         export.metrics.append(file_name)

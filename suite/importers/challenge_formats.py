@@ -26,6 +26,7 @@ from typing import Any
 
 from store.models import nfc
 from suite.errors import TsqeError
+from suite.importers.characters import json_escape
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
@@ -188,6 +189,13 @@ def _json_list(path: Path, problems: Problems) -> list[dict[str, Any]]:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         problems.error(error.lineno, f"not valid JSON: {error.msg}")
+        return []
+    except RecursionError:
+        problems.error(None, "the JSON is nested too deeply to be a list of examples")
+        return []
+    bad = json_escape(text)
+    if bad is not None:
+        problems.error(bad.line, bad.message())
         return []
     if not isinstance(data, list) or not all(isinstance(record, dict) for record in data):
         problems.error(None, "expected a JSON list of examples (objects), as DEMETR's dataset files are")

@@ -22,6 +22,7 @@ from typing import Any
 
 from store.domain import Polarity
 from store.models import STANDARD_REFERENCE, nfc
+from suite.importers.characters import json_escape
 from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.result import Problems
@@ -48,6 +49,10 @@ def parse_dfki(path: Path, problems: Problems) -> tuple[list[ItemSpec], tuple[st
         return [], None
     except RecursionError:
         problems.error(None, "the JSON is nested too deeply to be a test suite")
+        return [], None
+    bad = json_escape(text)
+    if bad is not None:
+        problems.error(bad.line, bad.message())
         return [], None
     if not isinstance(document, dict) or not isinstance(document.get("items"), list):
         problems.error(None, 'expected a JSON object with an "items" list (the DFKI test-suite format)')

@@ -222,6 +222,10 @@ def _write_system_scores(session: Session, suite: str, systems: Mapping[str, int
     return len(found)
 
 
+WRITE_CHUNK = 20_000
+"""Segment scores inserted by one statement."""
+
+
 def write_segment_scores(session: Session, suite_id: int, suite: str, systems: Mapping[str, int],
                          match: SystemMatch, scores: Sequence[SegmentScore], path: Path, problems: Problems) -> int:
     """Replace the segment scores of the systems ``scores`` name (``SegmentScore.item_id``: the item's external
@@ -237,10 +241,12 @@ def write_segment_scores(session: Session, suite_id: int, suite: str, systems: M
         problems.error(score.line, f"item {score.item_id!r} is not in suite {suite!r}")
     problems.raise_if_any()
     session.execute(delete(HumanSegmentScore).where(HumanSegmentScore.system_id.in_(found.values())))
-    rows = [{"system_id": found[s.system], "item_id": items[s.item_id], "score": s.score, "raw": s.raw,
-             "judgements": s.judgements} for s in scores if s.system in found]
-    session.execute(insert(HumanSegmentScore), rows)
-    return len(rows)
+    kept = [s for s in scores if s.system in found]
+    for start in range(0, len(kept), WRITE_CHUNK):  # a list of row dictionaries would cost ~400 bytes a score
+        session.execute(insert(HumanSegmentScore), [
+            {"system_id": found[s.system], "item_id": items[s.item_id], "score": s.score, "raw": s.raw,
+             "judgements": s.judgements} for s in kept[start:start + WRITE_CHUNK]])
+    return len(kept)
 
 
 def _write_significance(session: Session, suite: str, systems: Mapping[str, int], match: SystemMatch,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from suite.importers.result import Problems
-from suite.importers.table_files import read_lines, read_table
+from suite.importers.table_files import iter_table, read_lines
 
 WMT_SEGMENT_HEADER = ("SYS", "SID", "RAW.SCR", "Z.SCR", "N")
 TABLE_COLUMNS = ("system", "item_id", "score")
@@ -27,7 +27,7 @@ STARS = {1: 0.05, 2: 0.01, 3: 0.001}
 """WMT's significance marks: the number of stars -> the threshold the p-value is below."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SegmentScore:
     system: str
     item_id: str
@@ -103,10 +103,12 @@ def _wmt_segment_scores(lines: list[str], problems: Problems) -> list[SegmentSco
 
 
 def _table_segment_scores(path: Path, problems: Problems) -> list[SegmentScore]:
-    rows = read_table(path, problems, TABLE_COLUMNS)
+    """The table's scores, read row by row; a system's name is kept once, not once per row."""
     scores = []
-    for row in rows:
+    names: dict[str, str] = {}
+    for row in iter_table(path, problems, TABLE_COLUMNS):
         system, item_id = row["system"].strip(), row["item_id"].strip()
+        system = names.setdefault(system, system)
         if not system or not item_id:
             problems.error(row.line, "empty system" if not system else "empty item_id")
             continue

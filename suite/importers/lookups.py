@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Column, Integer, MetaData, Table, Text, delete, insert, select
 from sqlalchemy.orm import Session
 
 from store.models import Item, Output, System, SystemOutput
@@ -102,3 +102,52 @@ class StrippedIds:
             line, value = self._first
             self._problems.warn(line, f"{self.count:,} id(s) or name(s) had spaces around them, which were dropped "
                                       f"(the first: {value!r})")
+
+
+LOOKUP_CHUNK = 5_000
+"""Rows of a file resolved to their outputs at a time (``OutputLookup``)."""
+
+_PAIRS = Table("tsqe_import_pairs", MetaData(), Column("row", Integer, primary_key=True), Column("item_id", Integer),
+               Column("system_id", Integer), Column("text", Text), prefixes=["TEMPORARY"])
+
+
+class OutputLookup:
+    """The outputs a chunk of a file's rows name, by system (through the system outputs) or by text, found in one
+    statement: the chunk's keys go to a temporary table of the import's transaction and are joined through the
+    unique indexes. A file of millions of rows so never needs the suite's millions of system outputs in memory
+    (``SuiteIndex`` holds them all), nor a list of pairs in an ``IN``, which SQLite answers with a scan."""
+
+    def __init__(self, session: Session) -> None:
+        self._session = session
+        self._made = False
+
+    def by_system(self, keys: list[tuple[int, int]]) -> list[int | None]:
+        """Per (system id, item id): the output the system produced for the item, or None."""
+        self._fill([{"row": n, "item_id": item, "system_id": system, "text": None}
+                    for n, (system, item) in enumerate(keys)])
+        return self._found(select(_PAIRS.c.row, SystemOutput.output_id).outerjoin(
+            SystemOutput, (SystemOutput.system_id == _PAIRS.c.system_id) & (SystemOutput.item_id == _PAIRS.c.item_id)))
+
+    def by_text(self, keys: list[tuple[int, str]]) -> list[int | None]:
+        """Per (item id, stripped text): the item's output of that text, or None."""
+        self._fill([{"row": n, "item_id": item, "system_id": None, "text": text}
+                    for n, (item, text) in enumerate(keys)])
+        return self._found(select(_PAIRS.c.row, Output.id).outerjoin(
+            Output, (Output.item_id == _PAIRS.c.item_id) & (Output.text == _PAIRS.c.text)))
+
+    def close(self) -> None:
+        if self._made:
+            _PAIRS.drop(self._session.connection())
+            self._made = False
+
+    def _fill(self, rows: list[dict[str, Any]]) -> None:
+        connection = self._session.connection()
+        if not self._made:
+            _PAIRS.create(connection)
+            self._made = True
+        connection.execute(delete(_PAIRS))
+        if rows:
+            connection.execute(insert(_PAIRS), rows)
+
+    def _found(self, query: Any) -> list[int | None]:
+        return [output_id for _, output_id in self._session.connection().execute(query.order_by(_PAIRS.c.row))]

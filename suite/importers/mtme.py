@@ -280,7 +280,7 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
             disagreeing += sum(len(set(values)) > 1 for values in by_output.values())
             base, refs = metric.rsplit("-", 1)
             merge_scores(session, name=metric, kind="imported", higher_is_better=base not in lower_is_better,
-                         scores={output: sum(values) / len(values) for output, values in by_output.items()},
+                         scores={output: _mean(values) for output, values in by_output.items()},
                          meta={"imported_from": SOURCE_OF_SCORES, "metric": base, "refs": refs})
         counts["metrics"] = len(found.metrics)
         counts["outputs_scored_differently"] = disagreeing
@@ -288,6 +288,14 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
     left = found.left + [f"human {other} (sys)" for other in found.human if other != chosen] + [
         f"human {other} (seg)" for other in found.human_segments if other != chosen]
     return MtmeImport(name, counts, chosen, left, problems.warnings)
+
+
+def _mean(values: list[float]) -> float:
+    """The score of an output several systems produced: their one score when they agree (a mean of equal numbers
+    can differ from them in the last digit, ``(0.1 + 0.1 + 0.1) / 3``, and the export would not give the file
+    back), else the mean."""
+    first = values[0]
+    return first if all(value == first for value in values) else math.fsum(values) / len(values)
 
 
 def _chosen_human(found: MtmeFolder, human: str | None, problems: Problems) -> str | None:

@@ -8,7 +8,6 @@ be the translation of the submitted plain-text file itself.
 """
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +18,7 @@ from suite.importers.lookups import resolve_item
 from suite.importers.names import NameChecks
 from suite.importers.result import Problems
 from suite.importers.table_files import iter_table, read_lines
-from suite.importers.wmt_xml import parse_xml
+from suite.importers.wmt_xml import read_documents
 
 MAP_COLUMNS = ("line", "doc_id", "seg_id", "item_id")
 
@@ -94,44 +93,41 @@ def _from_text(path: Path, mapped: SubmissionMap, system: str | None, problems: 
 
 
 def _from_xml(path: Path, mapped: SubmissionMap, system: str | None, problems: Problems) -> ReturnedOutputs:
-    parsed = parse_xml(path, problems)
-    if parsed is None:
-        return ReturnedOutputs([])
-    root, lines = parsed
+    """The ``<hyp>`` segments of the map's documents, read as the test set's XML is (``read_documents``: each
+    segment's full text content, entities and external DTDs refused, one document in memory at a time)."""
     returned = ReturnedOutputs([])
     seen: dict[tuple[str, int, str], int] = {}
     names = NameChecks(problems, NameKind.SYSTEM)
-    for doc in root.iter("doc"):
-        doc_id = doc.get("id", "")
-        hyps = [side for side in doc if side.tag == "hyp"]
-        if not any((doc_id, number) in mapped.by_segment for number in _numbers(doc)):
+    for doc in read_documents(path, problems):
+        doc_id = doc.get("id") or ""
+        segments = [seg for side in doc.sides for seg in side.segments]
+        if not any((doc_id, seg.number) in mapped.by_segment for seg in segments):
             returned.documents_elsewhere += 1
             continue
-        for hyp in hyps:
+        for hyp in (side for side in doc.sides if side.tag == "hyp"):
             named = system or (hyp.get("system") or "").strip()
             if not named:
-                problems.error(lines.get(id(hyp)), f"document {doc_id!r}: a <hyp> without a system name")
+                problems.error(hyp.line, f"document {doc_id!r}: a <hyp> without a system name")
                 continue
-            name = names.of(named, lines.get(id(hyp)))
+            name = names.of(named, hyp.line)
             if name is None:
                 continue
-            for seg in hyp.iter("seg"):
-                number = seg.get("id", "")
-                item_id = mapped.by_segment.get((doc_id, int(number))) if number.isdigit() else None
-                line = lines.get(id(seg), 0)
+            for seg in hyp.segments:
+                number = seg.number
+                if number is None:
+                    problems.error(seg.line, f"document {doc_id!r}: a <seg> needs a positive number as its id, not "
+                                             f"{seg.id!r}")
+                    continue
+                item_id = mapped.by_segment.get((doc_id, number))
                 if item_id is None:
-                    problems.error(line, f"document {doc_id!r} has no segment {number!r} in the map")
+                    problems.error(seg.line, f"document {doc_id!r} has no segment {seg.id!r} in the map")
                     continue
-                if (doc_id, int(number), name) in seen:
-                    problems.error(line, f"system {name!r} translates document {doc_id!r} segment {number} twice "
-                                         f"(first at line {seen[(doc_id, int(number), name)]})")
+                if (doc_id, number, name) in seen:
+                    problems.error(seg.line, f"system {name!r} translates document {doc_id!r} segment {number} "
+                                             f"twice (first at line {seen[(doc_id, number, name)]})")
                     continue
-                seen[(doc_id, int(number), name)] = line
-                returned.rows.append(MappedOutput(line, item_id, name, (seg.text or "").strip()))
+                seen[(doc_id, number, name)] = seg.line
+                returned.rows.append(MappedOutput(seg.line, item_id, name, seg.text))
     if not returned.rows and not problems.errors:
         problems.error(None, "no <hyp> translates a document of the map")
     return returned
-
-
-def _numbers(doc: ET.Element) -> list[int]:
-    return [int(n) for seg in doc.iter("seg") if (n := seg.get("id", "")).isdigit()]

@@ -10,6 +10,7 @@ from typing import Any, BinaryIO, NoReturn
 from xml.etree import ElementTree
 
 from store.models import nfc
+from suite.importers.characters import unstorable
 from suite.importers.limits import (
     MAX_COLUMNS,
     MAX_FIELD_CHARS,
@@ -25,6 +26,7 @@ from suite.importers.result import Problems
 from suite.safe_export import from_spreadsheet
 
 TABLE_SUFFIXES = (".tsv", ".csv", ".xlsx")
+BINARY_ADVICE = " (a binary or UTF-16 file read as UTF-8 does); save the file as UTF-8 text"
 
 
 class TableRow:
@@ -57,9 +59,9 @@ def read_text(path: Path, problems: Problems, file: str | None = None) -> str | 
     """The file as text (UTF-8, an optional BOM dropped, in Unicode NFC as everything is stored), or None after
     reporting, as ``file`` (default: the problems' file), why it cannot be read.
 
-    NUL characters are refused as well: valid UTF-8 may hold them (a UTF-16 file of ASCII text decodes
-    without error), but no sentence does, and PostgreSQL cannot store them. The file is read whole, so it is
-    bounded by ``MAX_WHOLE_FILE_BYTES``.
+    NUL characters are refused as well (``suite.importers.characters``): valid UTF-8 may hold them (a UTF-16
+    file of ASCII text decodes without error), but no sentence does, and PostgreSQL cannot store them. The file
+    is read whole, so it is bounded by ``MAX_WHOLE_FILE_BYTES``.
     """
     try:
         size = path.stat().st_size
@@ -77,10 +79,9 @@ def read_text(path: Path, problems: Problems, file: str | None = None) -> str | 
         problems.error(data.count(b"\n", 0, error.start) + 1,
                        f"not valid UTF-8 (byte {data[error.start]:#04x}); save the file as UTF-8", file=file)
         return None
-    nul = text.find("\x00")
-    if nul >= 0:
-        problems.error(text.count("\n", 0, nul) + 1, "holds a NUL character, as a binary or UTF-16 file does; "
-                                                     "save the file as UTF-8 text", file=file)
+    bad = unstorable(text)
+    if bad is not None:
+        problems.error(bad.line, bad.message(BINARY_ADVICE), file=file)
         return None
     return nfc(text)
 
@@ -254,8 +255,9 @@ class _Lines:
             text = raw.decode("utf-8")
         except UnicodeDecodeError as error:
             self._refuse(f"not valid UTF-8 (byte {raw[error.start]:#04x}); save the file as UTF-8")
-        if "\x00" in text:
-            self._refuse("holds a NUL character, as a binary or UTF-16 file does; save the file as UTF-8 text")
+        bad = unstorable(text)
+        if bad is not None:
+            self._refuse(bad.message(BINARY_ADVICE))
         if text.endswith("\r\n"):
             text = text[:-2] + "\n"
         return nfc(text)
@@ -377,6 +379,11 @@ def _sheet_rows(workbook: Any, sheet: Any, problems: Problems) -> Iterator[tuple
                 if len(text) > MAX_FIELD_CHARS:
                     problems.error(number, f"{where}: a cell is longer than {MAX_FIELD_CHARS:,} characters; this is "
                                            f"not a table of sentences")
+                    refused = True
+                    continue
+                bad = unstorable(text)
+                if bad is not None:  # XML holds neither, but a reader that unescapes _x0000_ would make one
+                    problems.error(number, f"{where}: {bad.message()}")
                     refused = True
                     continue
                 values.extend([""] * (column - 1 - len(values)))

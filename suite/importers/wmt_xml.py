@@ -14,8 +14,8 @@ by id, and a source repeated in a later file must be the same.
 """
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,55 @@ class XmlTestSet:
     """Ids of the documents of test suites (or, with a test suite chosen, of everything else) not read."""
 
 
+@dataclass(slots=True)
+class XmlSegment:
+    """A ``<seg>``: its id as written, its full text content (stripped, NFC) and the line it starts on."""
+
+    id: str
+    text: str
+    line: int
+
+    @property
+    def number(self) -> int | None:
+        """The id as a positive number, or None when it is not one (``1``, ``042``; not ``1a``, ``-1``, ``²``, or
+        a number of more digits than any test set has segments)."""
+        return int(self.id) if _NUMBER.fullmatch(self.id) and int(self.id) > 0 else None
+
+
+@dataclass(slots=True)
+class XmlSide:
+    """A ``<src>``, ``<ref>`` or ``<hyp>`` of a document with the segments under it (in ``<p>``s or not)."""
+
+    tag: str
+    attributes: dict[str, str]
+    line: int
+    segments: list[XmlSegment] = field(default_factory=list)
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        return self.attributes.get(name, default)
+
+
+@dataclass(slots=True)
+class XmlDocument:
+    """A ``<doc>``: its attributes, line and sides, in file order."""
+
+    attributes: dict[str, str]
+    line: int
+    sides: list[XmlSide] = field(default_factory=list)
+
+    def get(self, name: str, default: str | None = None) -> str | None:
+        return self.attributes.get(name, default)
+
+
+SIDES = ("src", "ref", "hyp")
+CHUNK_BYTES = 1 << 20
+"""Bytes handed to the parser at a time: a document is passed on as soon as it is closed, so that the memory of
+reading a file is that of what is kept from it, never that of its elements."""
+MAX_DEPTH = 64
+"""Elements open at once (WMT's deepest is ``dataset/doc/src/p/seg``, a few more with inline markup)."""
+_NUMBER = re.compile("[0-9]{1,12}")
+
+
 class _Refused(Exception):
     """What the parser met cannot be read safely: ``message`` says what, at ``line``."""
 
@@ -57,83 +106,167 @@ class _Refused(Exception):
         self.message = message
 
 
-def parse_xml(path: Path, problems: Problems) -> tuple[ET.Element, dict[int, int]] | None:
-    """The file's element tree and the line each element starts on (expat's own parser: ElementTree's hides the
-    line numbers), for messages that point into the file; texts and attribute values in Unicode NFC.
+def read_documents(path: Path, problems: Problems) -> Iterator[XmlDocument]:
+    """The file's ``<doc>``s one by one as the file is read (expat's own parser, fed a chunk at a time: ElementTree's
+    hides the line numbers), each with its sides and segments; texts and attribute values in Unicode NFC. What
+    stands outside a side's segments (``<p>``, whitespace, anything else) is passed over, not kept, so that a file
+    of millions of empty elements costs no memory; a problem is reported and ends the documents.
 
-    The tree is held whole, so the file is bounded as any file read whole (``MAX_WHOLE_FILE_BYTES``), and each
-    text as a field (``MAX_FIELD_CHARS``). An entity declaration is refused where it stands, as defusedxml
+    A segment's text is its full text content: inline markup (``<seg>Hello <b>big</b> wide world.</seg>``) keeps
+    every word and loses its tags, and a warning counts the segments that had any. Refusing them would stop a file
+    that is right about its words; reading only the text before the first tag, as ElementTree's ``.text`` does,
+    drops words without a word. WMT's schema has no markup in segments, so the warning says which were read so.
+
+    The test set read is held in memory, so the file is bounded as any file read whole (``MAX_WHOLE_FILE_BYTES``)
+    and each text as a field (``MAX_FIELD_CHARS``). An entity declaration is refused where it stands, as defusedxml
     does: WMT's files declare none, and a declared entity is how a hostile file expands a few kilobytes to
-    gigabytes ("billion laughs") or has the parser read another file (an external entity).
+    gigabytes ("billion laughs") or has the parser read another file (an external entity). A DOCTYPE naming an
+    external DTD is refused as well, and so is any entity reference left unexpanded: expat reads no external DTD
+    and would silently drop the text of an entity one defines, leaving an empty or shortened segment.
     """
     try:
         size = path.stat().st_size
     except OSError as error:
         problems.error(None, f"cannot read the file: {error.strerror or error}", file=str(path))
-        return None
+        return
     if size > MAX_WHOLE_FILE_BYTES:
         problems.error(None, f"the file has {size_text(size)}; at most {size_text(MAX_WHOLE_FILE_BYTES)} of XML are "
                              f"read", file=str(path))
-        return None
-    lines: dict[int, int] = {}
-    stack: list[ET.Element] = []
-    pieces: list[list[str]] = []
-    """Per open element, the parts of its text (expat hands a long text over in parts) and their length."""
-    lengths: list[int] = []
-    roots: list[ET.Element] = []
-    parser = expat.ParserCreate()
-
-    def start(tag: str, attributes: dict[str, str]) -> None:
-        element = ET.Element(tag, {name: nfc(value) for name, value in attributes.items()})
-        lines[id(element)] = parser.CurrentLineNumber
-        if stack:
-            stack[-1].append(element)
-        else:
-            roots.append(element)
-        stack.append(element)
-        pieces.append([])
-        lengths.append(0)
-
-    def end(tag: str) -> None:
-        element, parts = stack.pop(), pieces.pop()
-        lengths.pop()
-        if parts:
-            element.text = nfc("".join(parts))
-
-    def text(data: str) -> None:
-        if stack and not len(stack[-1]):  # text before any child: a segment's words
-            pieces[-1].append(data)
-            lengths[-1] += len(data)
-            if lengths[-1] > MAX_FIELD_CHARS:
-                raise _Refused(parser.CurrentLineNumber, f"<{stack[-1].tag}> holds a text longer than "
-                                                         f"{MAX_FIELD_CHARS:,} characters; a segment is one sentence")
-
-    def entity(name: str, *_: object) -> None:
-        raise _Refused(parser.CurrentLineNumber, f"the file declares an entity ({name!r}), which WMT's XML never "
-                                                 f"does; refused, since an entity can expand to gigabytes or read "
-                                                 f"another file")
-
-    parser.StartElementHandler, parser.EndElementHandler, parser.CharacterDataHandler = start, end, text
-    parser.EntityDeclHandler = entity
+        return
+    reader = _StreamReader(path)
     try:
         with path.open("rb") as file:
-            parser.ParseFile(file)
+            while chunk := file.read(CHUNK_BYTES):
+                reader.parser.Parse(chunk, False)
+                yield from reader.take()
+            reader.parser.Parse(b"", True)
+            yield from reader.take()
     except _Refused as refused:
         problems.error(refused.line, refused.message, file=str(path))
-        return None
+        return
     except expat.ExpatError as error:
         problems.error(error.lineno, f"not well-formed XML: {expat.errors.messages[error.code]} (column "
                                      f"{error.offset + 1})", file=str(path))
-        return None
+        return
     except OSError as error:
         problems.error(None, f"cannot read the file: {error.strerror or error}", file=str(path))
-        return None
-    root = roots[0]
-    if root.tag != "dataset":
-        problems.error(lines.get(id(root)), f"the root element is <{root.tag}>, not <dataset> (WMT's XML test sets "
-                                            f"are a <dataset> of <doc>s)", file=str(path))
-        return None
-    return root, lines
+        return
+    if reader.marked_up:
+        first = reader.first_markup
+        problems.warn(first[0], f"{reader.marked_up:,} segment(s) hold markup (the first <{first[1]}> here); read "
+                                f"as their text content, every word kept and the tags left out", file=str(path))
+
+
+class _StreamReader:
+    """expat's handlers: builds the document being read and hands each over when it is closed (``take``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.parser = expat.ParserCreate()
+        self.path = path
+        self.depth = 0
+        self.root_seen = False
+        self.document: XmlDocument | None = None
+        self.document_depth = 0
+        self.side: XmlSide | None = None
+        self.segment_line = 0
+        self.segment_id: str | None = None
+        self.segment_depth = 0
+        self.pieces: list[str] = []
+        self.length = 0
+        self.ready: list[XmlDocument] = []
+        self.marked_up = 0
+        self.segment_marked = False
+        self.first_markup: tuple[int, str] = (0, "")
+        parser = self.parser
+        parser.StartElementHandler, parser.EndElementHandler = self.start, self.end
+        parser.CharacterDataHandler = self.text
+        parser.EntityDeclHandler = self.entity
+        parser.SkippedEntityHandler = self.skipped
+        parser.StartDoctypeDeclHandler = self.doctype
+
+    def take(self) -> list[XmlDocument]:
+        ready, self.ready = self.ready, []
+        return ready
+
+    def line(self) -> int:
+        return int(self.parser.CurrentLineNumber)
+
+    def start(self, tag: str, attributes: dict[str, str]) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise _Refused(self.line(), f"elements are nested more than {MAX_DEPTH} deep; WMT's XML nests a few")
+        if not self.root_seen:
+            self.root_seen = True
+            if tag != "dataset":
+                raise _Refused(self.line(), f"the root element is <{tag}>, not <dataset> (WMT's XML test sets are a "
+                                            f"<dataset> of <doc>s)")
+            return
+        if self.segment_id is not None:  # inline markup: its text is the segment's
+            if tag == "seg":
+                raise _Refused(self.line(), "a <seg> inside a <seg>")
+            if not self.segment_marked:
+                self.segment_marked = True
+                self.marked_up += 1
+                if self.marked_up == 1:
+                    self.first_markup = (self.line(), tag)
+            return
+        if tag == "doc":
+            if self.document is not None:
+                raise _Refused(self.line(), "a <doc> inside a <doc>")
+            self.document = XmlDocument(_nfc_attributes(attributes), self.line())
+            self.document_depth = self.depth
+        elif self.document is not None and self.side is None and tag in SIDES \
+                and self.depth == self.document_depth + 1:
+            self.side = XmlSide(tag, _nfc_attributes(attributes), self.line())
+        elif tag == "seg" and self.side is not None:
+            self.segment_id = nfc(attributes.get("id", "")).strip()
+            self.segment_line, self.segment_depth = self.line(), self.depth
+            self.pieces, self.length, self.segment_marked = [], 0, False
+
+    def end(self, tag: str) -> None:
+        depth, self.depth = self.depth, self.depth - 1
+        if self.segment_id is not None:
+            if depth == self.segment_depth:
+                assert self.side is not None
+                self.side.segments.append(XmlSegment(self.segment_id, nfc("".join(self.pieces)).strip(),
+                                                     self.segment_line))
+                self.segment_id, self.pieces = None, []
+            return
+        if self.side is not None and depth == self.document_depth + 1:
+            assert self.document is not None
+            self.document.sides.append(self.side)
+            self.side = None
+        elif self.document is not None and depth == self.document_depth:
+            self.ready.append(self.document)
+            self.document = None
+
+    def text(self, data: str) -> None:
+        if self.segment_id is None:
+            return
+        self.pieces.append(data)
+        self.length += len(data)
+        if self.length > MAX_FIELD_CHARS:
+            raise _Refused(self.line(), f"<seg> holds a text longer than {MAX_FIELD_CHARS:,} characters; a segment "
+                                        f"is one sentence")
+
+    def entity(self, name: str, *_: object) -> None:
+        raise _Refused(self.line(), f"the file declares an entity ({name!r}), which WMT's XML never does; refused, "
+                                    f"since an entity can expand to gigabytes or read another file")
+
+    def skipped(self, name: str, _is_parameter: int) -> None:
+        raise _Refused(self.line(), f"the entity &{name}; is not defined in the file; refused, since its text would "
+                                    f"be lost")
+
+    def doctype(self, name: str, system_id: str | None, public_id: str | None, _internal: int) -> None:
+        if system_id or public_id:
+            dtd = system_id or public_id
+            raise _Refused(self.line(), f"the file's DOCTYPE names an external DTD ({dtd!r}), which tsqe does not "
+                                        f"read; refused, since the entities it defines would be lost (WMT's XML has "
+                                        f"no DOCTYPE)")
+
+
+def _nfc_attributes(attributes: dict[str, str]) -> dict[str, str]:
+    return {name: nfc(value) for name, value in attributes.items()}
 
 
 def read_wmt_xml(paths: Sequence[Path], problems: Problems, *, testsuite: str | None = None) -> XmlTestSet:
@@ -142,14 +275,10 @@ def read_wmt_xml(paths: Sequence[Path], problems: Problems, *, testsuite: str | 
     index: dict[tuple[str, int], int] = {}
     documents: dict[str, list[int]] = {}
     for path in paths:
-        parsed = parse_xml(path, problems)
-        if parsed is None:
-            continue
-        root, lines = parsed
-        reader = _FileReader(path, lines, problems, found, index, documents, NameChecks(problems, NameKind.SYSTEM))
-        for doc in root.iter("doc"):
+        reader = _FileReader(path, problems, found, index, documents, NameChecks(problems, NameKind.SYSTEM))
+        for doc in read_documents(path, problems):
             if doc.get("testsuite") != testsuite:
-                found.left_out.add(doc.get("id", ""))
+                found.left_out.add(doc.get("id", "") or "")
                 continue
             reader.document(doc)
     if not found.sources and not problems.errors:
@@ -158,99 +287,102 @@ def read_wmt_xml(paths: Sequence[Path], problems: Problems, *, testsuite: str | 
     return found
 
 
+def numbered_segments(side: XmlSide, doc_id: str, problems: Problems, path: Path) -> dict[int, XmlSegment] | None:
+    """The side's segments by number, in number order (as ``wmt-unwrap`` reads them), or None after reporting a
+    segment whose id is not a positive number or is repeated."""
+    segs: dict[int, XmlSegment] = {}
+    for seg in side.segments:
+        number = seg.number
+        if number is None:
+            problems.error(seg.line, f"document {doc_id!r}: a <seg> needs a positive number as its id, not "
+                                     f"{seg.id!r}", file=str(path))
+            return None
+        if number in segs:
+            problems.error(seg.line, f"document {doc_id!r}: segment {number} appears twice in one <{side.tag}>",
+                           file=str(path))
+            return None
+        segs[number] = seg
+    return dict(sorted(segs.items()))
+
+
 @dataclass
 class _FileReader:
     path: Path
-    lines: dict[int, int]
     problems: Problems
     found: XmlTestSet
     index: dict[tuple[str, int], int]
     documents: dict[str, list[int]]
     names: NameChecks
 
-    def error(self, element: ET.Element, message: str) -> None:
-        self.problems.error(self.lines.get(id(element)), message, file=str(self.path))
+    def error(self, line: int, message: str) -> None:
+        self.problems.error(line, message, file=str(self.path))
 
-    def warn(self, element: ET.Element, message: str) -> None:
-        self.problems.warn(self.lines.get(id(element)), message, file=str(self.path))
+    def warn(self, line: int, message: str) -> None:
+        self.problems.warn(line, message, file=str(self.path))
 
-    def segments(self, side: ET.Element, doc_id: str) -> dict[int, ET.Element] | None:
-        """The side's ``<seg>`` elements by number, in number order (as ``wmt-unwrap`` reads them)."""
-        segs: dict[int, ET.Element] = {}
-        for seg in side.iter("seg"):
-            number = seg.get("id", "")
-            if not number.isdigit() or int(number) < 1:
-                self.error(seg, f"document {doc_id!r}: a <seg> needs a positive number as its id, not {number!r}")
-                return None
-            if int(number) in segs:
-                self.error(seg, f"document {doc_id!r}: segment {number} appears twice in one <{side.tag}>")
-                return None
-            segs[int(number)] = seg
-        return dict(sorted(segs.items()))
-
-    def language(self, side: ET.Element, which: str) -> None:
+    def language(self, side: XmlSide, which: str) -> None:
         lang = (side.get("lang") or side.get("language") or "").strip().lower() or None
         known = getattr(self.found, which)
         if lang is not None and known is not None and lang != known:
-            self.error(side, f"<{side.tag} lang={lang!r}> differs from the language {known!r} read before")
+            self.error(side.line, f"<{side.tag} lang={lang!r}> differs from the language {known!r} read before")
         elif lang is not None:
             setattr(self.found, which, lang)
 
-    def document(self, doc: ET.Element) -> None:
-        doc_id = doc.get("id", "").strip()
+    def document(self, doc: XmlDocument) -> None:
+        doc_id = (doc.get("id") or "").strip()
         if not doc_id:
-            self.error(doc, "a <doc> without an id")
+            self.error(doc.line, "a <doc> without an id")
             return
-        sources = [child for child in doc if child.tag == "src"]
+        sources = [side for side in doc.sides if side.tag == "src"]
         if len(sources) > 1:
-            self.error(sources[1], f"document {doc_id!r} has more than one <src>")
+            self.error(sources[1].line, f"document {doc_id!r} has more than one <src>")
             return
         if sources:
             self.language(sources[0], "source_lang")
-            segs = self.segments(sources[0], doc_id)
+            segs = numbered_segments(sources[0], doc_id, self.problems, self.path)
             if segs is None:
                 return
-            texts = {number: _text(seg) for number, seg in segs.items()}
+            texts = {number: seg.text for number, seg in segs.items()}
             if doc_id in self.documents:
                 known = [self.found.sources[i] for i in self.documents[doc_id]]
                 if known != list(texts.values()):
-                    self.error(sources[0], f"document {doc_id!r}: its source differs from the one read before")
+                    self.error(sources[0].line, f"document {doc_id!r}: its source differs from the one read before")
                     return
             else:
                 self.documents[doc_id] = []
                 for number, text in texts.items():
                     if not text:
-                        self.error(segs[number], f"document {doc_id!r}: segment {number} has an empty source")
+                        self.error(segs[number].line, f"document {doc_id!r}: segment {number} has an empty source")
                     self.index[(doc_id, number)] = len(self.found.sources)
                     self.documents[doc_id].append(len(self.found.sources))
                     self.found.segments.append((doc_id, number))
                     self.found.sources.append(text)
         elif doc_id not in self.documents:
-            self.error(doc, f"document {doc_id!r} has no <src> here or in a file read before")
+            self.error(doc.line, f"document {doc_id!r} has no <src> here or in a file read before")
             return
-        for side in doc:
+        for side in doc.sides:
             if side.tag == "ref":
                 translator = side.get("translator") or UNNAMED_REFERENCE
                 if translator is not None and not is_set_name(translator):
-                    self.error(side, f"document {doc_id!r}: translator {translator!r} cannot name a reference set "
-                                     "(letters, digits, '.', '_' and '-')")
+                    self.error(side.line, f"document {doc_id!r}: translator {translator!r} cannot name a reference "
+                                          "set (letters, digits, '.', '_' and '-')")
                     continue
                 self.translations(side, doc_id, translator, self.found.references, "reference set")
             elif side.tag == "hyp":
-                system = (side.get("system") or "").strip()
-                if not system:
-                    self.error(side, f"document {doc_id!r}: a <hyp> without a system name")
+                named = (side.get("system") or "").strip()
+                if not named:
+                    self.error(side.line, f"document {doc_id!r}: a <hyp> without a system name")
                     continue
-                checked = self.names.of(side.get("system") or "", self.lines.get(id(side)), file=str(self.path))
+                checked = self.names.of(named, side.line, file=str(self.path))
                 if checked is None:
                     continue
                 system = checked
                 self.translations(side, doc_id, system, self.found.systems, "system")
 
-    def translations(self, side: ET.Element, doc_id: str, name: Any, into: dict[Any, dict[int, str]],
+    def translations(self, side: XmlSide, doc_id: str, name: Any, into: dict[Any, dict[int, str]],
                      what: str) -> None:
         self.language(side, "target_lang")
-        segs = self.segments(side, doc_id)
+        segs = numbered_segments(side, doc_id, self.problems, self.path)
         if segs is None:
             return
         target = into.setdefault(name, {})
@@ -259,18 +391,14 @@ class _FileReader:
         for number, seg in segs.items():
             position = self.index.get((doc_id, number))
             if position is None:
-                self.error(seg, f"document {doc_id!r}: {shown} has segment {number}, which the source has not")
+                self.error(seg.line, f"document {doc_id!r}: {shown} has segment {number}, which the source has not")
                 continue
             if position in target:
-                self.error(seg, f"document {doc_id!r}: {shown} translates segment {number} twice")
+                self.error(seg.line, f"document {doc_id!r}: {shown} translates segment {number} twice")
                 continue
-            target[position] = _text(seg)
+            target[position] = seg.text
         if missing:
-            self.warn(side, f"document {doc_id!r}: {shown} lacks segment(s) {', '.join(map(str, missing))}")
+            self.warn(side.line, f"document {doc_id!r}: {shown} lacks segment(s) {', '.join(map(str, missing))}")
 
     def documents_numbers(self, doc_id: str) -> list[int]:
         return [self.found.segments[i][1] for i in self.documents.get(doc_id, [])]
-
-
-def _text(seg: ET.Element) -> str:
-    return (seg.text or "").strip()
