@@ -16,7 +16,8 @@
 
 ``--statistics-only`` runs only the WMT statistics of issue 30 (``wmt_statistics``): on TED en-de MQM (13 systems x
 529 segments, read from the shared file; sentence BLEU, chrF and -TER against the human translation ``ref``) every
-statistic of ``suite.agreement`` with 1,000 permutations between every two metrics (target: all in under 30 s),
+statistic of ``suite.agreement`` with every grouping and 1,000 permutations between every two metrics (target: all
+in under 30 s),
 the WMT-style table, and the same values from mt-metrics-eval's own functions (vendored in tests/vendor) with
 their time; its permutation tests are timed on ``--mtme-draws`` draws and scaled to 1,000 (a thousand of its
 tie calibrations by system take about 17 hours).
@@ -113,14 +114,10 @@ def wmt_statistics(data: Path, permutations: int, mtme_draws: int) -> None:
     gold, metrics = ted.gold, ted.metrics
     system_gold = gold.mean(axis=1, keepdims=True)
     system_metrics = {name: m.mean(axis=1, keepdims=True) for name, m in metrics.items()}
-    # the segment-level statistics of the WMT findings (acc-eq by item: WMT23/24; Pearson and Kendall over all
-    # scores: WMT22) and the per-item and per-system means of the correlations; the tie-calibrated accuracy and
-    # Kendall per system and Kendall over all scores are left out of the timed set: a permutation draw over
-    # vectors of 529 (or 6,877) scores sorts 1.8 million pairs for the calibration (about 10 minutes for 6,000
-    # draws at load 10) and calls scipy's Kendall per vector (256 s per system, 70 s over all scores, same load)
-    segment = [Setting(Statistic.ACC_EQ, Grouping.ITEM), Setting(Statistic.PEARSON, Grouping.NONE),
-               Setting(Statistic.PEARSON, Grouping.ITEM), Setting(Statistic.PEARSON, Grouping.SYSTEM),
-               Setting(Statistic.KENDALL, Grouping.ITEM), Setting(Statistic.KENDALL_23, Grouping.ITEM)]
+    # every statistic at the segment level with every grouping (acc-eq by item: WMT23/24; Pearson and Kendall
+    # over all scores: WMT22), and every one at the system level
+    segment = [Setting(statistic, grouping) for statistic in Statistic if statistic is not Statistic.SPA
+               for grouping in Grouping]
     system = [Setting(Statistic.SPA), Setting(Statistic.ACC_EQ), Setting(Statistic.PEARSON),
               Setting(Statistic.KENDALL), Setting(Statistic.KENDALL_23)]
     print(f"load: {os.getloadavg()}")
