@@ -109,10 +109,12 @@ def kendall_counts(draws: np.ndarray, index: np.ndarray, offsets: np.ndarray, ra
 
 @njit(cache=True)
 def _window(xs: np.ndarray, rs: np.ndarray, starts: np.ndarray, weight: np.ndarray, epsilon: float,
-            tree: np.ndarray, count: np.ndarray) -> tuple[float, float]:
-    """Weighted (concordant pairs, human-tied pairs) with a metric gap of at most ``epsilon``."""
+            tree: np.ndarray, count: np.ndarray) -> tuple[float, float, float]:
+    """Weighted (concordant pairs, human-tied pairs) with a metric gap of at most ``epsilon``, and how many pairs
+    have such a gap (unweighted)."""
     concordant = 0.0
     tied = 0.0
+    pairs = 0.0
     for v in range(starts.size - 1):
         start, stop = starts[v], starts[v + 1]
         if stop - start < 2:
@@ -129,11 +131,38 @@ def _window(xs: np.ndarray, rs: np.ndarray, starts: np.ndarray, weight: np.ndarr
                 first += 1
             con += _below(tree, rs[j])
             ties += count[rs[j]]
+            pairs += j - first
             _add(tree, rs[j], 1)
             count[rs[j]] += 1
         concordant += weight[v] * con
         tied += weight[v] * ties
-    return concordant, tied
+    return concordant, tied, pairs
+
+
+_ENUMERATED = 4096
+"""An interval of thresholds with at most this many pairs' gaps inside is solved by sorting those gaps: deeper
+splits around the optimum cost more than one pass that lists them."""
+
+
+@njit(cache=True)
+def _inside(xs: np.ndarray, rs: np.ndarray, starts: np.ndarray, weight: np.ndarray, a: float, b: float,
+            gaps: np.ndarray, deltas: np.ndarray) -> int:
+    """The pairs with a metric gap in (a, b]: their gaps and what a tie does to each (a human tie won: +weight; a
+    concordant pair lost: -weight; a discordant one: 0)."""
+    k = 0
+    for v in range(starts.size - 1):
+        near = starts[v]
+        far = starts[v]
+        for j in range(starts[v], starts[v + 1]):
+            while xs[j] - xs[far] > b:
+                far += 1
+            while xs[j] - xs[near] > a:
+                near += 1
+            for i in range(far, near):
+                gaps[k] = xs[j] - xs[i]
+                deltas[k] = weight[v] if rs[i] == rs[j] else -weight[v] if rs[i] < rs[j] else 0.0
+                k += 1
+    return k
 
 
 @njit(cache=True)
@@ -147,9 +176,10 @@ def calibrated_accuracy(draws: np.ndarray, index: np.ndarray, offsets: np.ndarra
     rs = np.empty(index.size, dtype=np.int64)
     tree = np.zeros(ranks + 1, dtype=np.int64)
     count = np.zeros(ranks, dtype=np.int64)
-    stack = np.empty((256, 6))
+    stack = np.empty((256, 8))
+    gaps = np.empty(_ENUMERATED)
+    deltas = np.empty(_ENUMERATED)
     last = 0.0
-    cl, tl = 0.0, 0.0
     for d in range(draws.shape[0]):
         widest = 0.0
         for v in range(vectors):
@@ -158,41 +188,50 @@ def calibrated_accuracy(draws: np.ndarray, index: np.ndarray, offsets: np.ndarra
                 continue
             _sorted(draws[d], index, rank, start, stop, xs[start:stop], rs[start:stop])
             widest = max(widest, xs[stop - 1] - xs[start])
-        # C(inf): every concordant pair; at epsilon 0 the ties are the metric's exact ties
-        total, _ = _window(xs, rs, offsets, weight, np.inf, tree, count)
-        c0, t0 = _window(xs, rs, offsets, weight, 0.0, tree, count)
-        c1, t1 = _window(xs, rs, offsets, weight, widest, tree, count)
-        best = max(total - c0 + t0, total - c1 + t1)
+        # every concordant pair; at threshold 0 the ties are the metric's exact ties
+        total, _, _ = _window(xs, rs, offsets, weight, np.inf, tree, count)
+        c0, t0, u0 = _window(xs, rs, offsets, weight, 0.0, tree, count)
+        c1, t1, u1 = _window(xs, rs, offsets, weight, widest, tree, count)
+        best, at = total - c0 + t0, 0.0
+        if total - c1 + t1 > best:
+            best, at = total - c1 + t1, widest
         # the previous draw's best threshold is near this one's: a high value early prunes most intervals
         if 0.0 < last < widest:
-            cl, tl = _window(xs, rs, offsets, weight, last, tree, count)
-            best = max(best, total - cl + tl)
-        at = 0.0 if best == total - c0 + t0 else widest
-        if 0.0 < last < widest and best == total - cl + tl:
-            at = last
-        stack[0, 0], stack[0, 1], stack[0, 2] = 0.0, c0, t0
-        stack[0, 3], stack[0, 4], stack[0, 5] = widest, c1, t1
+            cl, tl, _ = _window(xs, rs, offsets, weight, last, tree, count)
+            if total - cl + tl > best:
+                best, at = total - cl + tl, last
+        stack[0, 0], stack[0, 1], stack[0, 2], stack[0, 3] = 0.0, c0, t0, u0
+        stack[0, 4], stack[0, 5], stack[0, 6], stack[0, 7] = widest, c1, t1, u1
         top = 1
         while top > 0:
             top -= 1
-            a, ca, ta, b, cb, tb = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3], stack[top, 4], \
-                stack[top, 5]
-            if total - ca + tb <= best + 1e-12 or tb - ta <= 1e-15 or cb - ca <= 1e-15:
+            a, ca, ta, ua = stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3]
+            b, cb, tb, ub = stack[top, 4], stack[top, 5], stack[top, 6], stack[top, 7]
+            if total - ca + tb <= best + 1e-13 or tb - ta <= 1e-15 or cb - ca <= 1e-15:
                 continue  # nothing better inside, or monotone inside (its end already counted)
+            if ub - ua <= _ENUMERATED:
+                inside = _inside(xs, rs, offsets, weight, a, b, gaps, deltas)
+                order = np.argsort(gaps[:inside])
+                value = total - ca + ta
+                for k in range(inside):
+                    value += deltas[order[k]]
+                    if (k + 1 == inside or gaps[order[k + 1]] != gaps[order[k]]) and value > best:
+                        best, at = value, gaps[order[k]]
+                continue
             middle = a + (b - a) / 2
             if middle <= a or middle >= b:
                 continue
-            cm, tm = _window(xs, rs, offsets, weight, middle, tree, count)
+            cm, tm, um = _window(xs, rs, offsets, weight, middle, tree, count)
             if total - cm + tm > best:
                 best, at = total - cm + tm, middle
             if top + 2 > stack.shape[0]:
-                grown = np.empty((stack.shape[0] * 2, 6))
+                grown = np.empty((stack.shape[0] * 2, 8))
                 grown[:top] = stack[:top]
                 stack = grown
-            stack[top, 0], stack[top, 1], stack[top, 2] = middle, cm, tm
-            stack[top, 3], stack[top, 4], stack[top, 5] = b, cb, tb
-            stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2] = a, ca, ta
-            stack[top + 1, 3], stack[top + 1, 4], stack[top + 1, 5] = middle, cm, tm
+            stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = middle, cm, tm, um
+            stack[top, 4], stack[top, 5], stack[top, 6], stack[top, 7] = b, cb, tb, ub
+            stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = a, ca, ta, ua
+            stack[top + 1, 4], stack[top + 1, 5], stack[top + 1, 6], stack[top + 1, 7] = middle, cm, tm, um
             top += 2
         out[d] = best
         last = at
