@@ -7,7 +7,7 @@ from pathlib import Path
 from test_mqm_import import HEADER
 from typer.testing import CliRunner
 
-from cli.main import _register_commands, app
+from cli.main import app
 
 SYSTEMS = {"good": ["Hallo Welt.", "Guten Morgen.", "Danke schön.", "Bis bald."],
            "fair": ["Hallo Erde.", "Guten Tag Morgen.", "Danke sehr.", "Bis später bald."],
@@ -32,7 +32,6 @@ def mqm_file(tmp_path: Path) -> Path:
 
 
 def run(db: Path, *args: str):  # type: ignore[no-untyped-def]
-    _register_commands()
     return CliRunner().invoke(app, ["--db", str(db), *args])
 
 
