@@ -27,6 +27,10 @@ import numpy as np
 from numba import njit
 
 
+_INSERTION = 24
+"""Vectors up to this length are sorted by insertion."""
+
+
 @njit(cache=True)
 def _add(tree: np.ndarray, at: int, value: int) -> None:
     at += 1
@@ -49,10 +53,21 @@ def _below(tree: np.ndarray, at: int) -> int:
 def _sorted(values: np.ndarray, index: np.ndarray, rank: np.ndarray, start: int, stop: int,
             xs: np.ndarray, rs: np.ndarray) -> None:
     """One vector's metric scores ascending, human ranks descending among equal metric scores (``index`` is in
-    descending human order and the sort is stable)."""
+    descending human order and both sorts are stable)."""
+    n = stop - start
+    if n <= _INSERTION:
+        # a vector of one item's systems: an insertion sort in place, no allocation per vector
+        for k in range(n):
+            x, r = values[index[start + k]], rank[start + k]
+            at = k
+            while at > 0 and xs[at - 1] > x:
+                xs[at], rs[at] = xs[at - 1], rs[at - 1]
+                at -= 1
+            xs[at], rs[at] = x, r
+        return
     x = values[index[start:stop]]
     order = np.argsort(x, kind="mergesort")
-    for k in range(stop - start):
+    for k in range(n):
         xs[k] = x[order[k]]
         rs[k] = rank[start + order[k]]
 
