@@ -26,7 +26,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-
 _INSERTION = 24
 """Vectors up to this length are sorted by insertion."""
 
