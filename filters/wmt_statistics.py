@@ -101,7 +101,7 @@ class WmtEvaluation:
                 text = f"{v.value:.3f}" + (f" ε={v.epsilon:.3g}" if v.epsilon is not None else "")
                 cells.append(Cell(f"{text} ({compared.ranks[k]})", bold=compared.ranks[k] == 1))
             body.append(cells)
-        footer = [[Cell("chance"), *(Cell(f"{d.chance[s]:.3f}") for s in settings)]]
+        footer = [[Cell("chance"), *(Cell(f"{d.chance[s] + 0.0:.3f}") for s in settings)]]
         test = (f"paired permutation test between metrics ({self.options.permutations:,} permutations, seed "
                 f"{self.options.seed}); (n): significance cluster, metrics not significantly worse than the best of "
                 f"their cluster (p > {self.options.alpha}) share it" if self.options.permutations
@@ -152,6 +152,14 @@ def human_kind(db: Database, suite: str) -> HumanScoreKind:
     return HumanScoreKind(kind) if kind is not None else HumanScoreKind.Z
 
 
+def segments_aligned(db: Database, suite: str) -> bool:
+    """Whether the suite's segment scores can be aligned with its items (``HumanScoreSet.segments_aligned``)."""
+    with db.session() as session:
+        suite_id = find_suite(session, suite).id
+        aligned = session.scalar(select(HumanScoreSet.segments_aligned).where(HumanScoreSet.suite_id == suite_id))
+    return aligned is None or bool(aligned)
+
+
 def _human_segments(db: Database, suite: str, systems: list[str], items: list[str]) -> np.ndarray:
     """(systems, items) segment scores by the items' external ids, NaN where not judged."""
     values = np.full((len(systems), len(items)), np.nan)
@@ -175,6 +183,10 @@ def _dataset(db: Database, suite: str, options: WmtOptions, task: TaskState | No
     human = read_human_judgements(db, suite, test=None)
     systems = sorted(human.segments) if human.segments else sorted(human.scores)
     needs_segments = options.level is Level.SEGMENT or any(s.statistic is Statistic.SPA for s in options.settings)
+    if needs_segments and not segments_aligned(db, suite):
+        raise TsqeError(f"suite {suite!r}: its segment scores number the segments as WMT's annotation campaign "
+                        "served them, not as its items, so they cannot be aligned: only system-level statistics "
+                        "other than soft pairwise accuracy are possible on it")
     if needs_segments and not human.segments:
         raise TsqeError(f"suite {suite!r} has no segment-level human scores: segment-level statistics and soft "
                         "pairwise accuracy need them")

@@ -23,6 +23,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    true,
 )
 from sqlalchemy.engine import Dialect
 from sqlalchemy.engine.default import DefaultExecutionContext
@@ -558,6 +559,10 @@ class HumanScoreSet(Base):
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
     kind: Mapped[str] = mapped_column(String(10))
     source: Mapped[str] = mapped_column(NFCString(400))
+    segments_aligned: Mapped[bool] = mapped_column(Boolean, server_default=true(), default=True)
+    """False when the segment scores name their segments by a numbering that is not the items': WMT's ``SYS SID``
+    layout numbers segments as its annotation campaign served them (newstest2021 de-en: read as test-set lines,
+    sentence chrF correlates with them at Pearson 0.014), so they serve system means and WMT's tests only."""
 
 
 class HumanErrorSpan(Base):

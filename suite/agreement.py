@@ -13,9 +13,12 @@ and the mean of none is 0, as there.
 - :func:`tie_calibrated_accuracy` is ``KendallWithTiesOpt(variant='acc23')`` with ``sample_rate=1.0``: pairwise
   accuracy where a pair is right when metric and humans order it the same way or both call it a tie, the metric's
   tie threshold ε chosen to maximise it. mt-metrics-eval samples a tenth of the pairs by default because its exact
-  search walks every pair in Python; here every pair is counted (the optimum is exact) with one sort.
-- :func:`correlation` is Pearson, Kendall's tau-b (``scipy.stats.kendalltau``) and the ``23`` variant of
-  ``KendallVariants`` (ties in both count as agreement, a tie in one as disagreement).
+  search walks every pair in Python; here every pair is counted (the optimum is exact): for one value with one
+  sort of every pair's gap, for the draws of a permutation test without enumerating the pairs
+  (:mod:`suite.pair_counts`).
+- :func:`correlation` is Pearson, Kendall's tau-b (``scipy.stats.kendalltau``'s value, from the same pair counts
+  as the ``23`` variant of ``KendallVariants``: ties in both count as agreement, a tie in one as disagreement;
+  counted by :mod:`suite.pair_counts` in O(n log n) a vector).
 - :func:`soft_pairwise_accuracy` is ``PairwiseConfidenceError``: 1 - mean |p_human - p_metric| over system pairs,
   the p-values of "system i is better than j" from a paired permutation test over segments (``pce.py``: 1,000
   sign flips, seed 4, float32, as there, so the values are the same).
@@ -30,28 +33,19 @@ and the mean of none is 0, as there.
 """
 from __future__ import annotations
 
-import math
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.stats
 
 from suite.domain import Grouping, Statistic
-from suite.errors import TsqeError
 from suite.significance import ALPHA
 
 PERMUTATIONS = 1000
 SPA_PERMUTATIONS = 1000
 SPA_SEED = 4
 """``pce.compute_pairwise_p_values``' seed: the same sign flips, so the same soft pairwise accuracy."""
-CALIBRATION_PAIRS_PER_DRAW = 5_000_000
-"""A permutation test calibrates ε again on every draw: over this many pairs a draw (a sort of every pair) takes
-seconds and a thousand of them an hour, so such a test is refused (group by item or system instead)."""
-_SMALL_GROUP = 64
-"""Vectors up to this size count their pairs directly (one array operation for every vector of every draw);
-longer ones through a sort per vector (scipy's Kendall)."""
 
 
 @dataclass(frozen=True)
@@ -133,67 +127,50 @@ class _Pairs:
                    weight, len(counts), len(set(counts)) == 1)
 
 
-def _kendall_counts_small(g: np.ndarray, mask: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(con, dis, tied in humans only, tied in metric only, tied in both), each (draws, vectors), pair by pair."""
-    n = g.shape[-1]
-    i, j = np.triu_indices(n, 1)
-    valid = mask[:, i] & mask[:, j]
-    sg = np.sign(g[:, i] - g[:, j])
-    sg = np.where(valid, sg, 0)
-    sm = np.sign(m[..., i] - m[..., j])
-    both = (sg != 0) & (sm != 0)
-    con = (both & (sg == sm) & valid).sum(axis=-1)
-    dis = (both & (sg != sm) & valid).sum(axis=-1)
-    th = ((sg == 0) & (sm != 0) & valid).sum(axis=-1)
-    tm = ((sg != 0) & (sm == 0) & valid).sum(axis=-1)
-    tb = ((sg == 0) & (sm == 0) & valid).sum(axis=-1)
-    return con, dis, th, tm, tb
+@dataclass(frozen=True)
+class _Ragged:
+    """The entries with a human score of every vector, for :mod:`suite.pair_counts` (see there): flat positions
+    in descending human order, vector by vector, and the human scores' dense ranks."""
+
+    index: np.ndarray
+    offsets: np.ndarray
+    rank: np.ndarray
+    ranks: int
+    weight: np.ndarray
+    """A pair's weight in the mean over vectors: 1 / (its vector's pairs x vectors with pairs)."""
+
+    @classmethod
+    def of(cls, g: np.ndarray, mask: np.ndarray) -> _Ragged:
+        indices, ranks, offsets, pairs = [], [], [0], []
+        width = g.shape[1]
+        for v in range(g.shape[0]):
+            present = np.flatnonzero(mask[v]).astype(np.int64)
+            values = g[v, present]
+            order = np.argsort(-values, kind="stable")
+            _, dense = np.unique(values[order], return_inverse=True)
+            indices.append(present[order] + v * width)
+            ranks.append(dense.astype(np.int64))
+            offsets.append(offsets[-1] + present.size)
+            pairs.append(present.size * (present.size - 1) // 2)
+        counts = np.array(pairs, dtype=float)
+        with_pairs = max(int((counts > 0).sum()), 1)
+        weight = np.where(counts > 0, 1.0 / (np.maximum(counts, 1) * with_pairs), 0.0)
+        rank = np.concatenate(ranks) if ranks else np.zeros(0, dtype=np.int64)
+        return cls(np.concatenate(indices) if indices else np.zeros(0, dtype=np.int64),
+                   np.array(offsets, dtype=np.int64), rank, int(rank.max()) + 1 if rank.size else 1, weight)
 
 
-def _ties(values: np.ndarray) -> int:
-    _, counts = np.unique(values, return_counts=True)
-    return int((counts * (counts - 1) // 2).sum())
+def _kendall_counts(ragged: _Ragged, m: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(con, dis, tied in humans only, tied in metric only, tied in both), each (draws, vectors)."""
+    from suite.pair_counts import kendall_counts
+
+    flat = np.ascontiguousarray(m.reshape(m.shape[0], -1), dtype=float)
+    counts = kendall_counts(flat, ragged.index, ragged.offsets, ragged.rank, ragged.ranks)
+    return tuple(np.moveaxis(counts, -1, 0))
 
 
-def _joint_ties(a: np.ndarray, b: np.ndarray) -> int:
-    order = np.lexsort((b, a))
-    a, b = a[order], b[order]
-    starts = np.r_[True, (a[1:] != a[:-1]) | (b[1:] != b[:-1]), True]
-    counts = np.diff(np.flatnonzero(starts))
-    return int((counts * (counts - 1) // 2).sum())
-
-
-def _kendall_counts_sorted(g: np.ndarray, m: np.ndarray) -> tuple[int, int, int, int, int]:
-    """The same counts for one vector (no missing entries) through sorts: scipy's tau-b gives con - dis."""
-    n = g.size
-    total = n * (n - 1) // 2
-    gold_ties, metric_ties, both = _ties(g), _ties(m), _joint_ties(g, m)
-    untied = total - gold_ties - metric_ties + both
-    if total - gold_ties == 0 or total - metric_ties == 0:
-        difference = 0
-    else:
-        tau = scipy.stats.kendalltau(g, m).statistic
-        difference = round(float(tau) * math.sqrt(total - gold_ties) * math.sqrt(total - metric_ties))
-    con = (untied + difference) // 2
-    return con, untied - con, gold_ties - both, metric_ties - both, both
-
-
-def _kendall_counts(g: np.ndarray, mask: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, ...]:
-    if g.shape[-1] <= _SMALL_GROUP:
-        return _kendall_counts_small(g, mask, m)
-    out = np.zeros((5, m.shape[0], g.shape[0]), dtype=np.int64)
-    for v in range(g.shape[0]):
-        keep = mask[v]
-        if keep.sum() < 2:
-            continue
-        gv = g[v, keep]
-        for d in range(m.shape[0]):
-            out[:, d, v] = _kendall_counts_sorted(gv, m[d, v, keep])
-    return tuple(out)
-
-
-def _kendall(g: np.ndarray, mask: np.ndarray, m: np.ndarray, variant: Statistic) -> np.ndarray:
-    con, dis, th, tm, tb = (c.astype(float) for c in _kendall_counts(g, mask, m))
+def _kendall(ragged: _Ragged, m: np.ndarray, variant: Statistic) -> np.ndarray:
+    con, dis, th, tm, tb = (c.astype(float) for c in _kendall_counts(ragged, m))
     total = con + dis + th + tm + tb
     with np.errstate(invalid="ignore", divide="ignore"):
         if variant is Statistic.KENDALL_23:
@@ -203,10 +180,12 @@ def _kendall(g: np.ndarray, mask: np.ndarray, m: np.ndarray, variant: Statistic)
         return np.where(defined, (con - dis) / np.sqrt(total - metric_ties) / np.sqrt(total - gold_ties), np.nan)
 
 
-def _correlations(statistic: Statistic, g: np.ndarray, mask: np.ndarray, m: np.ndarray) -> np.ndarray:
+def _correlations(statistic: Statistic, g: np.ndarray, mask: np.ndarray, m: np.ndarray,
+                  ragged: _Ragged | None = None) -> np.ndarray:
     """(draws,) the mean over vectors."""
     counted = mask.sum(axis=-1) >= 2
-    values = _pearson(g, mask, m) if statistic is Statistic.PEARSON else _kendall(g, mask, m, statistic)
+    values = _pearson(g, mask, m) if statistic is Statistic.PEARSON else \
+        _kendall(ragged or _Ragged.of(g, mask), m, statistic)
     return _mean(values, np.broadcast_to(counted, values.shape))
 
 
@@ -255,29 +234,13 @@ def _calibrate(pairs: _Pairs, flat: np.ndarray) -> Value:
     return Value(float(candidates[best]), float(at[best]))
 
 
-def _calibrated_values(pairs: _Pairs, flats: np.ndarray) -> np.ndarray:
+def _calibrated_values(ragged: _Ragged, flats: np.ndarray) -> np.ndarray:
     """(draws,) the best accuracy of each row of ``flats`` (draws, entries): :func:`_calibrate`'s value, for many
-    draws at once (one sort along the rows of a block)."""
-    out = np.zeros(flats.shape[0])
-    if pairs.vectors == 0:
-        return out
-    right_tied = pairs.gold_sign == 0
-    block = max(1, 4_000_000 // max(pairs.first.size, 1))
-    for start in range(0, flats.shape[0], block):
-        flat = flats[start:start + block]
-        difference = flat[:, pairs.first] - flat[:, pairs.second]
-        right_untied = np.sign(difference).astype(np.int8) == pairs.gold_sign
-        base = (right_untied * pairs.weight).sum(axis=1)
-        gains = right_tied & ~right_untied
-        losses = right_untied & ~right_tied
-        key = np.where(gains | losses, np.abs(difference), np.inf)
-        order = np.argsort(key, axis=1)
-        key = np.take_along_axis(key, order, axis=1)
-        delta = np.take_along_axis(np.where(gains, pairs.weight, np.where(losses, -pairs.weight, 0.0)), order, axis=1)
-        ends = np.c_[key[:, 1:] != key[:, :-1], np.ones(key.shape[0], bool)] & np.isfinite(key)
-        values = np.where(ends, base[:, None] + np.cumsum(delta, axis=1), -np.inf)
-        out[start:start + block] = np.maximum(base, values.max(axis=1, initial=-np.inf))
-    return out
+    draws at once, without enumerating the pairs (:func:`suite.pair_counts.calibrated_accuracy`)."""
+    from suite.pair_counts import calibrated_accuracy
+
+    return np.asarray(calibrated_accuracy(np.ascontiguousarray(flats, dtype=float), ragged.index, ragged.offsets,
+                                          ragged.rank, ragged.ranks, ragged.weight))
 
 
 def tie_calibrated_accuracy(gold: np.ndarray, metric: np.ndarray, grouping: Grouping) -> Value:
@@ -304,17 +267,24 @@ def pairwise_p_values(segments: np.ndarray, flips: np.ndarray | None = None) -> 
     the paired permutation test of ``pce.py``."""
     flips = _signs(segments.shape[-1]) if flips is None else flips
     scores = segments.astype(np.float32)
-    systems = scores.shape[-2]
-    totals = scores.sum(axis=-1)
-    lead = scores.shape[:-2]
-    # one product for every matrix: (permutations, segments) @ (segments, matrices x systems)
-    partial = np.moveaxis((flips @ scores.reshape(-1, scores.shape[-1]).T)
-                          .reshape(flips.shape[0], *lead, systems), 0, -2)  # (..., permutations, systems)
+    return _p_values(_flipped(scores, flips), scores.sum(axis=-1), flips.shape[0])
+
+
+def _flipped(scores: np.ndarray, flips: np.ndarray) -> np.ndarray:
+    """(..., permutations, systems) the sign-flipped sums: one product for every matrix, (permutations,
+    segments) @ (segments, matrices x systems)."""
+    lead, systems = scores.shape[:-2], scores.shape[-2]
+    return np.moveaxis((flips @ scores.reshape(-1, scores.shape[-1]).T).reshape(flips.shape[0], *lead, systems),
+                       0, -2)
+
+
+def _p_values(partial: np.ndarray, totals: np.ndarray, permutations: int) -> np.ndarray:
+    systems = partial.shape[-1]
     i, j = np.triu_indices(systems, 1)
-    p = np.full((*segments.shape[:-2], systems, systems), np.nan)
+    p = np.full((*partial.shape[:-2], systems, systems), np.nan)
     null = partial[..., :, i] - partial[..., :, j]
     test = (totals[..., i] - totals[..., j])[..., None, :]
-    p[..., i, j] = (null >= test).sum(axis=-2) / flips.shape[0]
+    p[..., i, j] = (null >= test).sum(axis=-2) / permutations
     return p
 
 
@@ -362,8 +332,7 @@ class _Evaluator:
         else:
             self.g = rows(gold, setting.grouping)
             self.mask = ~np.isnan(self.g)
-        if setting.statistic is Statistic.ACC_EQ:
-            self.pairs = _Pairs.of(self.g, self.mask)
+            self.ragged = _Ragged.of(self.g, self.mask)
 
     def values(self, metrics: np.ndarray) -> list[Value]:
         """One value per (systems, items) matrix of ``metrics`` (draws, systems, items)."""
@@ -372,22 +341,39 @@ class _Evaluator:
             return [Value(float(v)) for v in _spa(self.gold_p, metrics[:, :, self.complete])]
         if statistic is Statistic.ACC_EQ:
             flats = rows(metrics, self.setting.grouping).reshape(metrics.shape[0], -1)
-            if metrics.shape[0] == 1 or self.pairs.uniform:
-                # equal weights need no argsort: two plain sorts a draw beat one argsort of a block of draws
-                # (TED en-de by item, 3 metric pairs x 2,000 draws: 62 s against 101 s at load 10)
-                return [_calibrate(self.pairs, flat) for flat in flats]
-            return [Value(float(v)) for v in _calibrated_values(self.pairs, flats)]
+            if metrics.shape[0] == 1:
+                # the point estimate with its threshold, from every pair's gap
+                return [_calibrate(_Pairs.of(self.g, self.mask), flats[0])]
+            return [Value(float(v)) for v in _calibrated_values(self.ragged, flats)]
         out: list[Value] = []
         for start in range(0, metrics.shape[0], 100):
             m = rows(metrics[start:start + 100], self.setting.grouping)
-            out += [Value(float(v)) for v in _correlations(statistic, self.g, self.mask, m)]
+            out += [Value(float(v)) for v in _correlations(statistic, self.g, self.mask, m, self.ragged)]
         return out
 
-    def check_draws(self) -> None:
-        if self.setting.statistic is Statistic.ACC_EQ and self.pairs.first.size > CALIBRATION_PAIRS_PER_DRAW:
-            raise TsqeError(f"{self.setting}: a permutation test calibrates the tie threshold again on each draw, "
-                            f"here over {self.pairs.first.size:,} pairs each: too many (at most "
-                            f"{CALIBRATION_PAIRS_PER_DRAW:,}); group the segments by item or by system")
+
+    def mixtures(self, first: np.ndarray, second: np.ndarray, swap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(draws,) the statistic of both mixtures of two (systems, items) matrices, ``first`` where ``swap`` is
+        false and ``second`` where it is true, and the other way round."""
+        if self.setting.statistic is not Statistic.SPA:
+            return (np.array([v.value for v in self.values(np.where(swap, second, first))]),
+                    np.array([v.value for v in self.values(np.where(swap, first, second))]))
+        # a sign-flipped sum is linear in the scores: the second mixture's sums are both matrices' sums less the
+        # first's, one product for both mixtures
+        keep = self.complete
+        flips = _signs(int(keep.sum()))
+        both = (first[:, keep] + second[:, keep]).astype(np.float32)
+        both_partial, both_totals = _flipped(both, flips), both.sum(axis=-1)
+        systems = self.gold_p.shape[0]
+        i, j = np.triu_indices(systems, 1)
+        out = np.empty((2, swap.shape[0]))
+        for start in range(0, swap.shape[0], 50):
+            a = np.where(swap[start:start + 50][:, :, keep], second[:, keep], first[:, keep]).astype(np.float32)
+            partial, totals = _flipped(a, flips), a.sum(axis=-1)
+            for k, (pk, tk) in enumerate(((partial, totals), (both_partial - partial, both_totals - totals))):
+                p = _p_values(pk, tk, flips.shape[0])
+                out[k, start:start + 50] = 1.0 - np.abs(self.gold_p[i, j] - p[:, i, j]).mean(axis=-1)
+        return out[0], out[1]
 
 
 def value(setting: Setting, gold: np.ndarray, metric: np.ndarray) -> Value:
@@ -459,7 +445,7 @@ def compare(setting: Setting, gold: np.ndarray, metrics: dict[str, np.ndarray], 
     evaluator = _Evaluator(setting, gold)
     names = sorted(metrics)
     stacked = np.stack([np.asarray(metrics[n], dtype=float) for n in names])
-    point = evaluator.values(stacked)
+    point = [evaluator.values(m[None])[0] for m in stacked]  # one at a time: with the threshold
     order = sorted(range(len(names)), key=lambda k: (-point[k].value, names[k]))
     names = [names[k] for k in order]
     point = [point[k] for k in order]
@@ -468,7 +454,6 @@ def compare(setting: Setting, gold: np.ndarray, metrics: dict[str, np.ndarray], 
     if permutations <= 0 or len(names) < 2:
         ranks = [1 + sum(1 for q in point if q.value > v.value) for v in point]
         return Compared(names, point, ranks, p, 0)
-    evaluator.check_draws()
     # mt-metrics-eval standardises over the entries with human scores, except for the tie-calibrated accuracy,
     # which is handed the unfiltered vectors
     keep = np.ones(gold.shape, bool) if setting.statistic is Statistic.ACC_EQ else ~np.isnan(gold)
@@ -479,11 +464,8 @@ def compare(setting: Setting, gold: np.ndarray, metrics: dict[str, np.ndarray], 
             progress(done, len(pairs))
         rng = np.random.default_rng([seed, *sorted((_name_seed(names[i]), _name_seed(names[j])))])
         swap = rng.integers(0, 2, size=(permutations, *gold.shape)).astype(bool)
-        first = np.where(swap, z[j], z[i])
-        second = np.where(swap, z[i], z[j])
         delta = point[i].value - point[j].value
-        a = np.array([v.value for v in evaluator.values(first)])
-        b = np.array([v.value for v in evaluator.values(second)])
+        a, b = evaluator.mixtures(z[i], z[j], swap)
         p[i, j] = float(np.mean(a - b >= delta))
     return Compared(names, point, assign_ranks(p, alpha), p, permutations)
 

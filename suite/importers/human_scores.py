@@ -24,11 +24,13 @@ from sqlalchemy import delete, insert, or_, select
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.models import HumanScore, HumanSegmentScore, HumanSignificance, Item, System, nfc
+from store.domain import HumanScoreKind
+from store.models import HumanScore, HumanScoreSet, HumanSegmentScore, HumanSignificance, Item, System, nfc
 from suite.errors import TsqeError
 from suite.importers.human_segments import (
     SegmentScore,
     SignificanceCell,
+    numbers_campaign_segments,
     read_score_lines,
     read_segment_scores,
     read_significance,
@@ -175,11 +177,23 @@ def import_human_scores(db: Database, path: Path | None = None, *, lp: str | Non
         if segment_scores is not None and segments is not None:
             counts["segment_scores"] = write_segment_scores(session, suite.id, suite.name, systems, match,
                                                             segment_scores, segments, read["segments"])
+            _record_alignment(session, suite.id, segments)
         if cells is not None and significance is not None:
             counts["significance_pairs"] = _write_significance(session, suite.name, systems, match, cells,
                                                                significance, read["significance"])
         task.progress(2, 2, "human scores imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=[w for problems in read.values() for w in problems.warnings])
+
+
+def _record_alignment(session: Session, suite_id: int, segments: Path) -> None:
+    """Whether the segment scores just written can be aligned with the items (``numbers_campaign_segments``)."""
+    aligned = not numbers_campaign_segments(segments)
+    kinds = session.get(HumanScoreSet, suite_id)
+    if kinds is None:
+        session.add(HumanScoreSet(suite_id=suite_id, kind=HumanScoreKind.Z, source=segments.name[:400],
+                                  segments_aligned=aligned))
+    else:
+        kinds.segments_aligned = aligned
 
 
 def _matched(names: Iterable[tuple[str, int]], match: SystemMatch, suite: str, what: str, path: Path,

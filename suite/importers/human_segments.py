@@ -55,6 +55,18 @@ def read_score_lines(path: Path, problems: Problems) -> list[str]:
     return [] if lines is None or problems.error_count > errors else lines
 
 
+def numbers_campaign_segments(path: Path) -> bool:
+    """Whether the file is in WMT's ``SYS SID`` layout, whose SIDs number the segments as WMT's annotation campaign
+    served them, not as the test set's lines: they cannot be aligned with the items (newstest2021 de-en, read as
+    lines: sentence chrF against the reference correlates with the scores at Pearson 0.014, about 0 at every
+    offset, where aligned MQM data give 0.158), so they serve system means and WMT's tests only."""
+    if path.suffix.lower() == ".xlsx":
+        return False
+    lines = read_score_lines(path, Problems(str(path)))
+    first = next((line for line in lines if line.strip()), "")
+    return tuple(first.split()) == WMT_SEGMENT_HEADER
+
+
 def read_segment_scores(path: Path, problems: Problems) -> list[SegmentScore]:
     """Every segment score of the file (WMT's layout or a plain table), duplicates reported as errors."""
     lines = [] if path.suffix.lower() == ".xlsx" else read_score_lines(path, problems)
