@@ -74,7 +74,7 @@ def _inputs(data: Data):  # type: ignore[no-untyped-def]
     return read_inputs(db, DFKI_DEEN, list(SYSTEMS))
 
 
-def _verb_part(inputs, part: int):  # type: ignore[no-untyped-def]
+def verb_part(inputs, part: int):  # type: ignore[no-untyped-def]
     """The inputs with each verb phenomenon renamed to its tense (part 1) or type (part 0); every other item
     taken out of the verb category, so that the table restricted to it has the paper's rows only."""
     outputs = inputs.pairs.outputs
@@ -104,7 +104,7 @@ def _records(table: str, result, published: Callable[[str], tuple[str, Quoted] |
     return records
 
 
-def _accuracy(inputs, category: str | None):  # type: ignore[no-untyped-def]
+def table_accuracy(inputs, category: str | None):  # type: ignore[no-untyped-def]
     from qe.evaluation import AccuracyOptions, accuracy
 
     return accuracy(inputs, AccuracyOptions(by="category" if category is None else "phenomenon", category=category,
@@ -116,11 +116,11 @@ def table2(data: Data) -> list[Record]:
         row = CATEGORIES.get(name)
         return None if row is None else (row[0], (row[1], row[2], row[3]))
 
-    return _records("table2", _accuracy(_inputs(data), None), quoted)
+    return _records("table2", table_accuracy(_inputs(data), None), quoted)
 
 
 def _verb_table(data: Data, table: str, part: int, rows: dict[str, Quoted]) -> list[Record]:
-    result = _accuracy(_verb_part(_inputs(data), part), VERBS)
+    result = table_accuracy(verb_part(_inputs(data), part), VERBS)
     return _records(table, result, lambda name: (name, rows[name]) if name in rows else None)
 
 
