@@ -157,6 +157,14 @@ class AdversarialPage(QWidget):
         pairs = len(validation.separations)
         self.status.setText(f"{pairs} pair{'s' if pairs != 1 else ''} of suites, {validation.options.seeds} seeds")
 
+    def reset(self) -> None:
+        """Another database: its suites are listed when the page is next shown, nothing computed is kept."""
+        self.suites.clear()
+        self.validation = None
+        self.model.set_validation(None)
+        self.notes.setText("")
+        self.status.setText("")
+
     def _suites_loaded(self, names: list[str]) -> None:
         before = set(self.checked()) if self.suites.count() else {self._state.suite_name}
         self.suites.clear()

@@ -235,6 +235,8 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
             return
         self._stale = False
         self._ops.read(lambda task: list_qe_systems(db), self._systems_loaded, key=SYSTEMS_READ)
+        if self.pages.currentIndex() == ADVERSARIAL_PAGE:
+            self.adversarial_page.refresh()
 
     def compute(self) -> None:
         db, suite = self._state.db, self._state.suite_name
@@ -404,5 +406,6 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
         self.stability_model.set_table(None)
         self.stability_notes.setText("")
         self.stability_status.setText("")
+        self.adversarial_page.reset()
 
 

@@ -87,3 +87,14 @@ def test_no_suite_checked_says_so_on_the_page(tab: QETab) -> None:
     assert tab.ops.wait_idle()  # type: ignore[attr-defined]
     assert page.table() is None
     assert page.status.text() == "adversarial validation needs at least one suite"
+
+
+def test_a_switch_of_suite_lists_the_suites_again_with_the_new_one_checked(tab: QETab) -> None:
+    page = tab.adversarial_page
+    page.set_checked(["cats", "dogs"])
+    page.run.click()
+    assert tab.ops.wait_idle()  # type: ignore[attr-defined]
+    assert page.table() is not None
+    tab._state.choose_suite("dogs")
+    assert tab.ops.wait_idle()  # type: ignore[attr-defined]
+    assert page.table() is None and page.checked() == ["dogs"]
