@@ -220,6 +220,17 @@ def read_kept_positions(path: Path, pair: str | None = None) -> list[int]:
     return positions
 
 
+def positions_of_items(db: Database, kept_items: Iterable[str], suite_name: str | None = None) -> list[int]:
+    """The 0-based suite positions of the items with these external ids (a ranking's kept items, as the
+    desktop's Discriminative tab holds them), the positions ``export_selection`` writes for them."""
+    wanted = set(kept_items)
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        ids = session.scalars(select(Item.external_id).where(Item.suite_id == suite.id)
+                              .order_by(Item.position, Item.id)).all()
+    return [position for position, external_id in enumerate(ids) if external_id in wanted]
+
+
 def selection_properties(db: Database, kept_positions: Sequence[int], *, suite_name: str | None = None,
                          refs: RefChoice | None = None, paraphrase: str | None = None,
                          corpus: Sequence[str] | None = None) -> SelectionProperties:

@@ -20,6 +20,7 @@ from store.models import Suite
 WMT19_ENDE = "newstest2019-ende"
 WMT19_DEEN = "newstest2019-deen"
 NEWSTEST2021_DEEN = "newstest2021-deen"
+DFKI_DEEN = "dfki-de-en"
 PARAPHRASED = {"ar": ("ar", "standard"), "ar.p": ("arp", "paraphrase"), "wmt.p": ("wmtp", "paraphrase"),
                "hq-r": ("hqr", "standard"), "hq-p": ("hqp", "paraphrase"), "hq-all": ("hqall", "paraphrase")}
 """Set name -> (file stem in wmt19/ende, kind), as bench/references.py names them."""
@@ -88,6 +89,16 @@ def _newstest2021(db: Database, shared: Path) -> None:
                         renames={"Nemo.7": "NVIDIA-NeMo"}, suite_name=NEWSTEST2021_DEEN)
 
 
+def _dfki(db: Database, shared: Path) -> None:
+    """The public DFKI de-en suite with the WMT21 systems' outputs on it, labelled by its rules."""
+    from suite.engine.labelling import label_suite
+    from suite.importers import import_outputs, import_suite
+
+    import_suite(db, shared / "mt-testsuite" / "testset" / "de-en" / "items.json", name=DFKI_DEEN)
+    import_outputs(db, shared / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv", suite_name=DFKI_DEEN)
+    label_suite(db, DFKI_DEEN)
+
+
 IMPORTS = {WMT19_ENDE: lambda db, shared: _wmt19(db, shared, "en-de"),
            WMT19_DEEN: lambda db, shared: _wmt19(db, shared, "de-en"),
-           NEWSTEST2021_DEEN: _newstest2021}
+           NEWSTEST2021_DEEN: _newstest2021, DFKI_DEEN: _dfki}

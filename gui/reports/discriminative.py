@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QSlider,
     QSpinBox,
     QSplitter,
+    QTabWidget,
     QTextBrowser,
     QVBoxLayout,
     QWidget,
@@ -46,6 +47,7 @@ from gui.reports.discriminative_item import ItemView, item_html
 from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab
 from gui.reports.table_model import RAW_ROLE, TableModel, report_view
+from gui.reports.vat_properties import VATPropertiesPane
 from gui.settings import Settings
 from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState
@@ -116,7 +118,12 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         self.detail.setHtml(NOTHING_RANKED)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.view)
-        self.splitter.addWidget(self.detail)
+        # what the kept items are like, beside the ranking (the item's page is the default)
+        self.properties = VATPropertiesPane(state, ops)
+        self.beside = QTabWidget()
+        self.beside.addTab(self.detail, "Item")
+        self.beside.addTab(self.properties, "What the selection keeps")
+        self.splitter.addWidget(self.beside)
         self.splitter.setSizes([360, 1000])  # the ranking is four narrow columns; the item needs the room
 
         self.correlation_metrics = QListWidget()
@@ -267,6 +274,7 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         """The metric and reference choices; by default a metric this suite can compute (chrF against its
         references, else the pass/fail label)."""
         self.choices = choices
+        self.properties.set_choices(choices)
         current_refs = self.refs_choice.currentData()
         self.refs_choice.clear()
         for entry in choices.entries():
@@ -346,6 +354,10 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         self.view.resizeColumnsToContents()
         self.kept.setText(f"{self.drop.value()} % → {len(result.kept):,} of {len(result.ranking):,} items kept "
                           f"(std > {result.threshold:.4g})")
+        if result.ranking:
+            self.properties.set_selection(result.kept, self.scores.refs)
+        else:  # nothing ranked (no outputs): no selection to describe
+            self.properties.clear()
         if current is not None:
             self.select_item(current)
 
@@ -412,6 +424,7 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
         self._first_look = True
         self.model.set_table(None)
         self.correlation_model.set_table(None)
+        self.properties.clear()
 
     def _changed(self, changes: Changes) -> None:
         """New QE systems are new metrics; a ranking by labels is ranked again; the rest makes it all stale."""

@@ -1,5 +1,5 @@
-"""The QE accuracy tab: the suite's QE systems, Table 2 of Avramidis et al., its chart, its pairs, stability, and
-where the ranking flips between rows.
+"""The QE accuracy tab: the suite's QE systems, Table 2 of Avramidis et al., its chart, its pairs, stability,
+where the ranking flips between rows, and whether the database's suites can be told apart.
 
 Everything is the core's: ``qe.evaluation`` (as ``tsqe accuracy``), ``qe.plots.accuracy_figure`` (as ``tsqe
 plot accuracy``), ``qe.stability.ranking_stability`` (as ``tsqe stability``), ``qe.disagreement`` (as ``tsqe
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from gui.elided_label import ElidedLabel
 from gui.operations import Operations
+from gui.reports.adversarial import AdversarialPage
 from gui.reports.charts import ChartView
 from gui.reports.disagreement import DisagreementPage
 from gui.reports.export import ExportButton
@@ -85,7 +86,7 @@ def _rows_choice(key: str) -> tuple[str, str | None]:
 
 SYSTEMS_READ, ACCURACY_READ, PAIRS_READ, DISAGREEMENT_READ = (
     "reports/qe/systems", "reports/qe/accuracy", "reports/qe/pairs", "reports/qe/disagreement")
-STABILITY_PAGE, DISAGREEMENT_PAGE, SYSTEMS_PAGE = 1, 2, 4  # 0: pairwise accuracy, 3: its chart
+STABILITY_PAGE, DISAGREEMENT_PAGE, ADVERSARIAL_PAGE, SYSTEMS_PAGE = 1, 2, 3, 5  # 0: pairwise accuracy, 4: its chart
 
 
 class QETab(QESystemsPane, QEStabilityPage, ReportTab):
@@ -156,11 +157,14 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
 
         # disagreement between rows
         self.disagreement_page = DisagreementPage()
+        # and between suites, beside it
+        self.adversarial_page = AdversarialPage(state, ops)
 
         self.pages = QTabWidget()
         self.pages.addTab(accuracy_page, "Pairwise accuracy")
         self.pages.addTab(stability_page, "Stability")
         self.pages.addTab(self.disagreement_page, "Disagreement")
+        self.pages.addTab(self.adversarial_page, "Adversarial validation")
 
         # The QE systems are a page of their own: above the pages they took a fifth of a 720 px screen, and the
         # table, what is read, showed 7 of its 14 rows. The options stay above every page.
@@ -231,6 +235,8 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
             return
         self._stale = False
         self._ops.read(lambda task: list_qe_systems(db), self._systems_loaded, key=SYSTEMS_READ)
+        if self.pages.currentIndex() == ADVERSARIAL_PAGE:
+            self.adversarial_page.refresh()
 
     def compute(self) -> None:
         db, suite = self._state.db, self._state.suite_name
@@ -300,7 +306,8 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
     def _splitters(self) -> dict[str, QSplitter]:
         # A new key for the accuracy page: the state saved before it held the table and its chart over the pairs.
         return {"reports/qe/table_and_pairs": self.accuracy_page,
-                "reports/qe/disagreement_page": self.disagreement_page.splitter}
+                "reports/qe/disagreement_page": self.disagreement_page.splitter,
+                "reports/qe/adversarial_page": self.adversarial_page.splitter}
 
     # --- internals -----------------------------------------------------------------------------------
     def _fill_rows(self, categories: list[str]) -> None:
@@ -376,6 +383,8 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
             self.compute_stability()
         elif index == DISAGREEMENT_PAGE:
             self.compute_disagreement()
+        elif index == ADVERSARIAL_PAGE:
+            self.adversarial_page.refresh()
 
     def _cell_clicked(self, index: QModelIndex) -> None:
         self.show_pairs(index.row(), index.column())
@@ -397,5 +406,6 @@ class QETab(QESystemsPane, QEStabilityPage, ReportTab):
         self.stability_model.set_table(None)
         self.stability_notes.setText("")
         self.stability_status.setText("")
+        self.adversarial_page.reset()
 
 
