@@ -18,8 +18,8 @@ that the word is needed, not enough. The systems' outputs rarely show this (DFKI
 pluperfect subjunctive II": ``had`` is in passing outputs only, but the linguists' bad translations have it
 too, wrong elsewhere), so the lone ``\bhad\b`` and ``\bwould\b`` were the best suggestion of an item
 whose own known bad translations they passed in 12.5 % of the items (``bench/suggest.py``'s violations); with
-this check 0.9 % (BENCHMARKS.md, issue 28). Markers of failing are not checked against known good translations:
-it cost held-out outputs decided and removed no contradiction.
+this check 0.9 % (seeds 1-3; BENCHMARKS.md, issue 28). Markers of failing are not checked against known good
+translations: it cost held-out outputs decided and removed no contradiction.
 """
 from __future__ import annotations
 
