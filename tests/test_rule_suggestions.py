@@ -3,11 +3,12 @@ patterns built from it, and that nothing offered contradicts a decided output.""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from assist_suites import build, obligation, suite_row
+from assist_suites import NEGATIVE, OBLIGATION, POSITIVE, build, obligation, suite_row
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -203,6 +204,23 @@ def test_a_word_only_the_item_s_own_translations_have_is_never_a_marker(tmp_path
     db = obligation(tmp_path, ["She must do homework now.", "She may do homework."], good=good)
     _, found = suggestions(db)
     assert found and all("homework" not in s.pattern for s in found if s.found_by == ("markers",))
+
+
+def test_a_word_another_item_s_known_bad_translation_keeps_is_no_marker_of_passing(tmp_path: Path) -> None:
+    """"must" is in 7 passing outputs of the paradigm and no failing one, but a linguist's bad translation of
+    ob-1 keeps it, wrong elsewhere: "must" is needed, not enough, and would pass the new item's own bad
+    translation "She must sent the letter." (DFKI de-en's lone ``\\bhad\\b``, issue 28). The marker of failing
+    stays."""
+    def rows(bad: Sequence[str]) -> list[str]:
+        found = [suite_row(item_id, source, POSITIVE, NEGATIVE, bad=bad if item_id == "ob-1" else ())
+                 for item_id, source, _ in OBLIGATION]
+        return [*found, suite_row("new", "Sie muss den Brief abschicken.")]
+    outputs = [(item_id, text) for item_id, _, texts in OBLIGATION for text in texts]
+    outputs += [("new", text) for text in LETTER]
+    _, before = suggestions(build(tmp_path / "before", rows(()), outputs))
+    assert ("positive", r"\bmust\b") in [(s.polarity, s.pattern) for s in before]
+    _, found = suggestions(build(tmp_path / "after", rows(["I must got up early."]), outputs))
+    assert [(s.polarity, s.pattern) for s in found] == [("negative", r"\bmay\b")]
 
 
 def test_a_negative_suggestion_never_matches_what_the_item_s_positive_rules_spell_out() -> None:

@@ -11,6 +11,15 @@ and a failing output (elsewhere every word of a good translation would look like
 
 A marker's *confidence* is the Wilson lower bound (z = ``Z``) of the share of its label among the outputs it
 is found in: those items' outputs plus this item's own decided ones, which it must not contradict.
+
+A marker of passing is never judged at all when a known bad translation of another item of its phenomenon (or,
+for the category's counts, of its category) holds it: a linguist's bad translation that keeps the word shows
+that the word is needed, not enough. The systems' outputs rarely show this (DFKI de-en "Conditional -
+pluperfect subjunctive II": ``had`` is in passing outputs only, but the linguists' bad translations have it
+too, wrong elsewhere), so the lone ``\bhad\b`` and ``\bwould\b`` were the best suggestion of an item
+whose own known bad translations they passed in 12.5 % of the items (``bench/suggest.py``'s violations); with
+this check 0.9 % (seeds 1-3; BENCHMARKS.md, issue 28). Markers of failing are not checked against known good
+translations: it cost held-out outputs decided and removed no contradiction.
 """
 from __future__ import annotations
 
@@ -89,15 +98,24 @@ class MarkerStats:
 
     by_group: dict[Group, _Index] = field(default_factory=lambda: defaultdict(_index))
     by_category: dict[str | None, _Index] = field(default_factory=lambda: defaultdict(_index))
+    bad_by_group: dict[Group, _Index] = field(default_factory=lambda: defaultdict(_index))
+    """Every word sequence of the known bad translations no system produced, per phenomenon."""
+    bad_by_category: dict[str | None, _Index] = field(default_factory=lambda: defaultdict(_index))
 
     @classmethod
     def of(cls, items: Iterable[ItemEvidence]) -> MarkerStats:
         stats = cls()
         for item in items:
+            words = source_words(item.source)
+            for known in item.decided:
+                if known.output_id is None and known.label == "fail":
+                    occurrence = _Occurrence(item.item_id, known.label, words)
+                    for ngram in ngrams(known.text):
+                        stats.bad_by_group[item.group][ngram].append(occurrence)
+                        stats.bad_by_category[item.category][ngram].append(occurrence)
             if not item.contrasts:
                 continue
             in_group, in_category = stats.by_group[item.group], stats.by_category[item.category]
-            words = source_words(item.source)
             for decided in item.decided_outputs():
                 occurrence = _Occurrence(item.item_id, decided.label, words)
                 for ngram in ngrams(decided.text):
@@ -109,14 +127,26 @@ class MarkerStats:
               excluded: frozenset[int], wanted: float) -> MarkerEvidence | None:
         """The clearest evidence for ``ngram`` marking ``label`` in ``item`` (found in ``own`` of its decided
         texts of that label and in none of the other): the phenomenon's, else, when that is not ``wanted``
-        confident, the category's if clearer. None when it is found in too few outputs."""
+        confident, the category's if clearer. None when it is found in too few outputs, or when it would mark
+        passing and a known bad translation of another item there holds it (see the module docstring)."""
+        if label == "pass" and _held(self.bad_by_group.get(item.group, {}).get(ngram, ()), item, excluded):
+            return None
         best = _clearest(self.by_group.get(item.group, {}).get(ngram, ()), item, label, own, excluded, False)
         if best is None or best.confidence < wanted:
+            if label == "pass" and _held(self.bad_by_category.get(item.category, {}).get(ngram, ()), item,
+                                         excluded):
+                return best
             wider = _clearest(self.by_category.get(item.category, {}).get(ngram, ()), item, label, own, excluded,
                               True)
             if wider is not None and (best is None or wider.confidence > best.confidence):
                 return wider
         return best
+
+
+def _held(occurrences: Iterable[_Occurrence], item: ItemEvidence, excluded: frozenset[int]) -> bool:
+    """Whether an item other than ``item`` and those ``excluded`` has one of ``occurrences``."""
+    return any(occurrence.item_id != item.item_id and occurrence.item_id not in excluded
+               for occurrence in occurrences)
 
 
 def _clearest(occurrences: Iterable[_Occurrence], item: ItemEvidence, label: Label, own: int,
