@@ -84,8 +84,9 @@ def test_a_line_over_the_field_limit_is_refused(db: Path, tmp_path: Path, option
 
 def test_a_segment_table_field_over_the_limit_is_refused(db: Path, tmp_path: Path) -> None:
     path = write(tmp_path / "seg.tsv", f"system\titem_id\tscore\n{NAME}\t1\t0.5\nsys1\t1\t{LONG}\n")
-    stderr = refused(db, "--segments", str(path))
-    assert stderr.startswith(f"error: {path}:3: the line is longer than {limits.MAX_FIELD_CHARS:,} characters")
+    stderr = refused(db, "--segments", str(path))  # read row by row, as every table: the table reader's one line
+    assert stderr == (f"error: {path}:3: a field is longer than {limits.MAX_FIELD_CHARS:,} characters; this is not a "
+                      f"table of sentences\n")
 
 
 # --- wrong column counts and values that are not numbers ---------------------------------------------------------

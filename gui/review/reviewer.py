@@ -15,25 +15,19 @@ from PySide6.QtWidgets import (
 from gui.colours import LABEL_COLOURS
 from gui.settings import Settings
 from gui.state import AppState
-from suite.editing.history import check_author
-from suite.editing.review import decided_by_others
+from suite.editing.review import decided_by_others, reviewer_name
 from suite.errors import TsqeError
 from suite.reading.browse import OutputRow
 
 SETTINGS_REVIEWER = "review/reviewer"
 
 
-def reviewer_name(text: str) -> str:
-    """The name as every decision will store it, or TsqeError in the core's words. The one place the window checks
-    a reviewer's name: the core's check of an author, which the one validation of names at import (issue 27) is to
-    replace here once the core has it."""
-    return check_author(text)
-
-
 class ReviewerDialog(QDialog):
     """The reviewer's name, asked before the first decision and changed with File → Reviewer… (a second reviewer on
-    the same computer needed a second configuration folder, issue 28). A name the core refuses is told under the
-    field, and the dialog stays."""
+    the same computer needed a second configuration folder, issue 28). The name goes through the core's one check of a
+    reviewer's name (``suite.editing.review.reviewer_name``, as ``--reviewer`` does: empty, too long for the column
+    or holding a control character refused, blanks around it stripped); a name it refuses is told under the field,
+    and the dialog stays."""
 
     def __init__(self, state: AppState, parent: QWidget | None = None, question: str | None = None) -> None:
         super().__init__(parent)

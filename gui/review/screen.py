@@ -45,6 +45,7 @@ from gui.review.model import ReviewModel
 from gui.review.reviewer import ask_reviewer
 from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
+from gui.review.unlabelled import ReviewUnlabelledNotice
 from gui.settings import Settings
 from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState
@@ -126,6 +127,8 @@ class ReviewScreen(QueueFilterBar, QueueDecisions, QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(2)
+        self.unlabelled_notice = ReviewUnlabelledNotice(state, ops, self)
+        layout.addWidget(self.unlabelled_notice)
         layout.addLayout(modes)
         layout.addWidget(self.pages, 1)
         self._learn_timer = QTimer(self)

@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import delete, insert, or_, select
+from sqlalchemy import Column, Connection, Float, Integer, MetaData, Table, Text, delete, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -30,9 +30,9 @@ from suite.errors import TsqeError
 from suite.importers.human_segments import (
     SegmentScore,
     SignificanceCell,
+    iter_segment_scores,
     numbers_campaign_segments,
     read_score_lines,
-    read_segment_scores,
     read_significance,
 )
 from suite.importers.result import ImportResult, Problems
@@ -145,18 +145,17 @@ def import_human_scores(db: Database, path: Path | None = None, *, lp: str | Non
     with db.session() as session:
         suite = find_suite(session, suite_name)
         suite_pair = language_pair(suite.source_lang, suite.target_lang)
-    system_scores = segment_scores = cells = None
+    system_scores = cells = None
     if path is not None:
         read["system"] = Problems(str(path))
         system_scores = read_human_scores(path, lp or suite_pair, read["system"])
     if segments is not None:
         read["segments"] = Problems(str(segments))
-        segment_scores = read_segment_scores(segments, read["segments"])
     if significance is not None:
         read["significance"] = Problems(str(significance))
         cells = read_significance(significance, read["significance"])
-    for problems in read.values():
-        problems.raise_if_any()
+    if segments is None and "significance" in read:
+        read["significance"].raise_if_any()
 
     task.progress(1, 2, "writing human scores")
     counts: dict[str, int] = {}
@@ -174,10 +173,13 @@ def import_human_scores(db: Database, path: Path | None = None, *, lp: str | Non
                                        f"{suite_pair}")
             counts["human_scores"] = _write_system_scores(session, suite.name, systems, match, system_scores,
                                                           lp or suite_pair, path, read["system"])
-        if segment_scores is not None and segments is not None:
+        if segments is not None:  # read as it is written; its problems before the significance file's
             counts["segment_scores"] = write_segment_scores(session, suite.id, suite.name, systems, match,
-                                                            segment_scores, segments, read["segments"])
+                                                            iter_segment_scores(segments, read["segments"]),
+                                                            segments, read["segments"])
             _record_alignment(session, suite.id, segments)
+            if "significance" in read:
+                read["significance"].raise_if_any()
         if cells is not None and significance is not None:
             counts["significance_pairs"] = _write_significance(session, suite.name, systems, match, cells,
                                                                significance, read["significance"])
@@ -239,28 +241,70 @@ def _write_system_scores(session: Session, suite: str, systems: Mapping[str, int
 WRITE_CHUNK = 20_000
 """Segment scores inserted by one statement."""
 
+_SEGMENTS = Table("tsqe_segment_rows", MetaData(), Column("line", Integer, primary_key=True),
+                  Column("name", Integer), Column("system_id", Integer), Column("item", Text), Column("score", Float),
+                  Column("raw", Float), Column("judgements", Integer), prefixes=["TEMPORARY"])
+"""Every score read, with its line, the file's system name (by number) and the suite system it means (none: not a
+suite system): duplicates, unknown items and the replacement are worked out here by the database, once the file is
+read."""
+
 
 def write_segment_scores(session: Session, suite_id: int, suite: str, systems: Mapping[str, int],
-                         match: SystemMatch, scores: Sequence[SegmentScore], path: Path, problems: Problems) -> int:
+                         match: SystemMatch, scores: Iterable[SegmentScore], path: Path, problems: Problems) -> int:
     """Replace the segment scores of the systems ``scores`` name (``SegmentScore.item_id``: the item's external
-    id); the one writer of segment-level human scores (``tsqe import human-scores``, ``tsqe import mtme``)."""
+    id); the one writer of segment-level human scores (``tsqe import human-scores``, ``tsqe import mtme``).
+
+    ``scores`` is consumed once, a chunk at a time, into a temporary table of the caller's transaction: ten million
+    scores take the memory of a chunk, not of a list (and of a dictionary of every (system, item) seen). The file's
+    problems (``problems``, reported while ``scores`` is read) are raised before anything is replaced."""
+    connection = session.connection()
+    _SEGMENTS.create(connection)
     first_line: dict[str, int] = {}
+    numbers: dict[str, int] = {}
+    chunk: list[dict[str, object]] = []
     for score in scores:
+        number = numbers.setdefault(score.system, len(numbers))
         first_line.setdefault(score.system, score.line)
+        chunk.append({"line": score.line, "name": number, "system_id": match(score.system), "item": score.item_id,
+                      "score": score.score, "raw": score.raw, "judgements": score.judgements})
+        if len(chunk) == WRITE_CHUNK:
+            connection.execute(insert(_SEGMENTS), chunk)
+            chunk = []
+    if chunk:
+        connection.execute(insert(_SEGMENTS), chunk)
+    _duplicate_segments(connection, list(numbers), problems)
+    if not first_line and not problems.errors:
+        problems.error(None, "the file holds no segment scores")
+    problems.raise_if_any()
     found = _matched(first_line.items(), match, suite, "segment scores", path, problems)
     _missing(systems, found, "segment scores", problems)
-    items = dict(session.execute(select(Item.external_id, Item.id).where(Item.suite_id == suite_id)).all())
-    unknown = [score for score in scores if score.system in found and score.item_id not in items]
-    for score in unknown[:20]:
-        problems.error(score.line, f"item {score.item_id!r} is not in suite {suite!r}")
+    same_item = (Item.suite_id == suite_id) & (Item.external_id == _SEGMENTS.c.item)
+    unknown = connection.execute(select(_SEGMENTS.c.line, _SEGMENTS.c.item).outerjoin(Item, same_item)
+                                 .where(_SEGMENTS.c.system_id.is_not(None), Item.id.is_(None))
+                                 .order_by(_SEGMENTS.c.line).limit(20))
+    for line, item in unknown:
+        problems.error(line, f"item {item!r} is not in suite {suite!r}")
     problems.raise_if_any()
     session.execute(delete(HumanSegmentScore).where(HumanSegmentScore.system_id.in_(found.values())))
-    kept = [s for s in scores if s.system in found]
-    for start in range(0, len(kept), WRITE_CHUNK):  # a list of row dictionaries would cost ~400 bytes a score
-        session.execute(insert(HumanSegmentScore), [
-            {"system_id": found[s.system], "item_id": items[s.item_id], "score": s.score, "raw": s.raw,
-             "judgements": s.judgements} for s in kept[start:start + WRITE_CHUNK]])
-    return len(kept)
+    kept = select(_SEGMENTS.c.system_id, Item.id, _SEGMENTS.c.score, _SEGMENTS.c.raw, _SEGMENTS.c.judgements) \
+        .join(Item, same_item).where(_SEGMENTS.c.system_id.is_not(None))
+    written = connection.execute(insert(HumanSegmentScore).from_select(
+        ["system_id", "item_id", "score", "raw", "judgements"], kept))
+    count = connection.execute(select(func.count()).select_from(kept.subquery())).scalar_one() \
+        if written.rowcount is None or written.rowcount < 0 else written.rowcount
+    _SEGMENTS.drop(connection)
+    return int(count)
+
+
+def _duplicate_segments(connection: Connection, names: list[str], problems: Problems) -> None:
+    """A second score of a system for an item, at its line, with the first's."""
+    first = (select(_SEGMENTS.c.name, _SEGMENTS.c.item, func.min(_SEGMENTS.c.line).label("first"))
+             .group_by(_SEGMENTS.c.name, _SEGMENTS.c.item).having(func.count() > 1).subquery())
+    repeated = (select(_SEGMENTS.c.line, first.c.first, _SEGMENTS.c.name, _SEGMENTS.c.item)
+                .join(first, (first.c.name == _SEGMENTS.c.name) & (first.c.item == _SEGMENTS.c.item))
+                .where(_SEGMENTS.c.line != first.c.first).order_by(_SEGMENTS.c.line))
+    for line, first_line, name, item in connection.execute(repeated):
+        problems.error(line, f"system {names[name]!r} already has a score for item {item!r} at line {first_line}")
 
 
 def _write_significance(session: Session, suite: str, systems: Mapping[str, int], match: SystemMatch,

@@ -29,27 +29,28 @@ anything is written; the whole import is one transaction.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import os
-from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlalchemy import insert
+from sqlalchemy import Column, Float, Integer, MetaData, Table, case, func, insert, select
+from sqlalchemy.orm import Session
 
 from store import Database
 from store.domain import NameKind
 from store.models import HumanScore
 from suite.errors import Problem, TsqeError
 from suite.file_names import read_mapping
-from suite.importers.human_scores import SystemMatch, write_segment_scores
+from suite.importers.human_scores import WRITE_CHUNK, SystemMatch, write_segment_scores
 from suite.importers.human_segments import SegmentScore
 from suite.importers.names import NameChecks, given_name
 from suite.importers.result import Problems
 from suite.importers.table_files import read_lines
-from suite.importers.wmt import TestSet, add_test_set
-from suite.qe_scores import merge_scores
+from suite.importers.wmt import TestSet, WrittenTestSet, add_test_set
+from suite.qe_scores import merge_score_table
 from suite.suites import split_language_pair
 from suite.tasks import TaskState, progress_of
 
@@ -69,8 +70,8 @@ class MtmeFolder:
     """Human score name -> system -> system-level score (``None`` lines left out)."""
     human_segments: dict[str, Path] = field(default_factory=dict)
     """Human score name -> its segment-level file (read once the name to import is chosen)."""
-    metrics: dict[str, dict[str, list[float]]] = field(default_factory=dict)
-    """Metric NAME-REF -> system -> its segment scores."""
+    metrics: dict[str, Path] = field(default_factory=dict)
+    """Metric NAME-REF -> its segment-level file, checked (its scores are read again as they are written)."""
     left: list[str] = field(default_factory=list)
     """Score files not imported (other levels), by name."""
     system_names: dict[str, str] = field(default_factory=dict)
@@ -157,9 +158,11 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
         if level != "sys":
             found.left.append(f"human {name} ({level})")
             continue
-        scores = _score_file(path, problems, systems, allow_none=True)
-        found.human[name] = {found.system_names[system]: values[0][1] for system, values in scores.items()
-                             if values[0][1] is not None}
+        firsts: dict[str, float | None] = {}
+        for _, system, value in _score_file(path, problems, systems, allow_none=True):
+            firsts.setdefault(system, value)
+        found.human[name] = {found.system_names[system]: value for system, value in firsts.items()
+                             if value is not None}
     metric_names = _names(root / "metric-scores" / lp / "tsqe-names.tsv", problems)
     metric_checks = NameChecks(problems, NameKind.QE_SYSTEM)
     for path in sorted((root / "metric-scores" / lp).glob("*.score")):
@@ -170,39 +173,42 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
         if level != "seg":
             found.left.append(f"metric {name} ({level})")
             continue
-        metric = _segment_file(path, problems, systems, len(sources), allow_none=False)
-        metric_name = metric_checks.of(metric_names.get(name, name), None, file=str(path)) or name
-        found.metrics[metric_name] = {
-            found.system_names[system]: [v for _, v in values if v is not None] for system, values in metric.items()}
+        for _ in _segment_scores(path, problems, systems, len(sources), allow_none=False):
+            pass
+        found.metrics[metric_checks.of(metric_names.get(name, name), None, file=str(path)) or name] = path
     return found
 
 
-def _segment_file(path: Path, problems: Problems, systems: Collection[str], segments: int,
-                  allow_none: bool) -> dict[str, list[tuple[int, float | None]]]:
-    """A segment-level score file: each system's block must have one line per segment of the test set."""
-    scores = _score_file(path, problems, systems, allow_none)
-    for system, values in scores.items():
-        if len(values) != segments:
-            problems.error(values[0][0], f"system {system!r} has {len(values)} segment scores (its first at this "
-                                         f"line) but the test set has {segments} segments", file=str(path))
-    return scores
+def _segment_scores(path: Path, problems: Problems, systems: Collection[str], segments: int,
+                    allow_none: bool) -> Iterator[tuple[int, str, int, float | None]]:
+    """A segment-level score file as (line, system, segment index, score), one at a time; each system's block
+    must have one line per segment of the test set (reported once the file is read)."""
+    counts: dict[str, tuple[int, int]] = {}
+    for line, system, value in _score_file(path, problems, systems, allow_none):
+        first, count = counts.get(system, (line, 0))
+        counts[system] = (first, count + 1)
+        yield line, system, count, value
+    for system, (first, count) in counts.items():
+        if count != segments:
+            problems.error(first, f"system {system!r} has {count} segment scores (its first at this line) but the "
+                                  f"test set has {segments} segments", file=str(path))
 
 
-def _human_segments(path: Path, problems: Problems, system_names: dict[str, str],
-                    segments: int) -> tuple[list[SegmentScore], int]:
-    """The segment-level human scores of one NAME as the suite's items ``1..N`` take them, and how many ``None``
-    lines (no score) were skipped."""
-    scores = _segment_file(path, problems, system_names, segments, allow_none=True)
-    kept = [SegmentScore(system_names[system], str(index + 1), value, None, None, line)
-            for system, values in scores.items() for index, (line, value) in enumerate(values) if value is not None]
-    return kept, sum(len(values) for values in scores.values()) - len(kept)
+def _human_segments(path: Path, problems: Problems, system_names: dict[str, str], segments: int,
+                    unscored: list[int]) -> Iterator[SegmentScore]:
+    """The segment-level human scores of one NAME as the suite's items ``1..N`` take them, one at a time;
+    ``unscored`` gets how many ``None`` lines (no score) were skipped."""
+    for line, system, index, value in _segment_scores(path, problems, system_names, segments, allow_none=True):
+        if value is None:
+            unscored[0] += 1
+        else:
+            yield SegmentScore(system_names[system], str(index + 1), value, None, None, line)
 
 
 def _score_file(path: Path, problems: Problems, systems: Collection[str],
-                allow_none: bool) -> dict[str, list[tuple[int, float | None]]]:
-    """``SYSNAME SCORE`` lines as mt-metrics-eval's ``ReadScoreFile`` reads them: system -> (line, score) in
+                allow_none: bool) -> Iterator[tuple[int, str, float | None]]:
+    """``SYSNAME SCORE`` lines as mt-metrics-eval's ``ReadScoreFile`` reads them: (line, system, score) in
     order."""
-    scores: dict[str, list[tuple[int, float | None]]] = defaultdict(list)
     for number, line in enumerate(_lines(path, problems) or [], start=1):
         fields = line.split()
         if len(fields) != 2:
@@ -213,7 +219,7 @@ def _score_file(path: Path, problems: Problems, systems: Collection[str],
             problems.error(number, f"system {system!r} has no output file (system-outputs/)", file=str(path))
             continue
         if text == "None" and allow_none:
-            scores[system].append((number, None))
+            yield number, system, None
             continue
         try:
             value = float(text)
@@ -222,8 +228,56 @@ def _score_file(path: Path, problems: Problems, systems: Collection[str],
         if not math.isfinite(value):
             problems.error(number, f"score {text!r} is not a finite number", file=str(path))
             continue
-        scores[system].append((number, value))
-    return dict(scores)
+        yield number, system, value
+
+
+_METRIC_ROWS = Table("tsqe_mtme_rows", MetaData(), Column("line", Integer, primary_key=True),
+                     Column("output_id", Integer), Column("score", Float), prefixes=["TEMPORARY"])
+"""One metric's segment scores with their outputs, a chunk at a time: an output several systems produced has
+several."""
+_METRIC_SCORES = Table("tsqe_mtme_scores", MetaData(), Column("output_id", Integer, primary_key=True),
+                       Column("score", Float), prefixes=["TEMPORARY"])
+"""The score of each distinct output, merged into the QE system (``merge_score_table``)."""
+
+
+def _write_metric(session: Session, metric: str, path: Path, found: MtmeFolder, written: WrittenTestSet,
+                  lower_is_better: frozenset[str]) -> int:
+    """The metric's segment scores merged into its QE system; how many outputs several systems produced and got
+    different scores. The file was checked by ``read_mtme`` and is read again here, line by line, into temporary
+    tables: no list of every score, nor a dictionary of every output's scores, is held."""
+    connection = session.connection()
+    for table in (_METRIC_ROWS, _METRIC_SCORES):
+        table.create(connection)
+    problems = Problems(str(path))
+    texts = {system: found.test_set.systems[name] for system, name in found.system_names.items()}
+    chunk: list[dict[str, object]] = []
+    for line, system, index, value in _segment_scores(path, problems, texts, len(found.test_set.sources),
+                                                      allow_none=False):
+        item_id = written.item_ids[index]
+        chunk.append({"line": line, "score": value,
+                      "output_id": written.output_ids[(item_id, texts[system][index])]})
+        if len(chunk) == WRITE_CHUNK:
+            connection.execute(insert(_METRIC_ROWS), chunk)
+            chunk = []
+    if chunk:
+        connection.execute(insert(_METRIC_ROWS), chunk)
+    problems.raise_if_any()  # the file changed since it was checked
+    low, high = func.min(_METRIC_ROWS.c.score), func.max(_METRIC_ROWS.c.score)
+    # an output's one score when its systems agree (a mean of equal numbers can differ from them in the last digit,
+    # ``(0.1 + 0.1 + 0.1) / 3``, and the export would not give the file back), else their mean
+    connection.execute(insert(_METRIC_SCORES).from_select(
+        ["output_id", "score"], select(_METRIC_ROWS.c.output_id, case((low == high, low),
+                                                                      else_=func.avg(_METRIC_ROWS.c.score)))
+        .group_by(_METRIC_ROWS.c.output_id)))
+    disagreeing = connection.execute(select(func.count()).select_from(
+        select(_METRIC_ROWS.c.output_id).group_by(_METRIC_ROWS.c.output_id).having(low != high).subquery())
+    ).scalar_one()
+    base, refs = metric.rsplit("-", 1)
+    merge_score_table(session, name=metric, kind="imported", higher_is_better=base not in lower_is_better,
+                      scores=_METRIC_SCORES, meta={"imported_from": SOURCE_OF_SCORES, "metric": base, "refs": refs})
+    for table in (_METRIC_ROWS, _METRIC_SCORES):
+        table.drop(connection)
+    return int(disagreeing)
 
 
 @dataclass(frozen=True)
@@ -251,9 +305,9 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
     found = read_mtme(root, lp, problems)
     chosen = _chosen_human(found, human, problems)
     segment_path = found.human_segments.get(chosen) if chosen is not None else None
-    segment_scores, unscored = (_human_segments(segment_path, problems, found.system_names,
-                                                len(found.test_set.sources))
-                                if segment_path is not None else ([], 0))
+    if segment_path is not None:  # checked before anything is written, read again as it is written
+        for _ in _human_segments(segment_path, problems, found.system_names, len(found.test_set.sources), [0]):
+            pass
     problems.raise_if_any()
     task.progress(1, 2, f"writing {root.name} {lp}")
     with db.transaction() as session:
@@ -265,37 +319,25 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
                                                  for system, score in scores.items()])
             counts["human_scores"] = len(scores)
         if segment_path is not None:
+            unscored = [0]
+            segment_problems = problems.for_file(str(segment_path))
+            rows = _human_segments(segment_path, segment_problems, found.system_names,
+                                   len(found.test_set.sources), unscored)
+            first = next(rows, None)
             counts["human_segment_scores"] = write_segment_scores(
                 session, written.suite_id, name, written.system_ids, SystemMatch(written.system_ids, {}),
-                segment_scores, segment_path, problems.for_file(str(segment_path))) if segment_scores else 0
-            counts["human_segments_without_score"] = unscored
-        disagreeing = 0
-        for metric, by_system in found.metrics.items():
-            by_output: dict[int, list[float]] = defaultdict(list)
-            for system, values in by_system.items():
-                texts = found.test_set.systems[system]
-                for index, value in enumerate(values):
-                    item_id = written.item_ids[index]
-                    by_output[written.output_ids[(item_id, texts[index])]].append(value)
-            disagreeing += sum(len(set(values)) > 1 for values in by_output.values())
-            base, refs = metric.rsplit("-", 1)
-            merge_scores(session, name=metric, kind="imported", higher_is_better=base not in lower_is_better,
-                         scores={output: _mean(values) for output, values in by_output.items()},
-                         meta={"imported_from": SOURCE_OF_SCORES, "metric": base, "refs": refs})
+                itertools.chain([first], rows), segment_path, segment_problems) if first is not None else 0
+            for _ in rows:  # every None line counted when no line has a score
+                pass
+            counts["human_segments_without_score"] = unscored[0]
+        disagreeing = sum(_write_metric(session, metric, path, found, written, lower_is_better)
+                          for metric, path in found.metrics.items())
         counts["metrics"] = len(found.metrics)
         counts["outputs_scored_differently"] = disagreeing
         task.progress(2, 2, "imported")  # before the commit: a cancel here still changes nothing
     left = found.left + [f"human {other} (sys)" for other in found.human if other != chosen] + [
         f"human {other} (seg)" for other in found.human_segments if other != chosen]
     return MtmeImport(name, counts, chosen, left, problems.warnings)
-
-
-def _mean(values: list[float]) -> float:
-    """The score of an output several systems produced: their one score when they agree (a mean of equal numbers
-    can differ from them in the last digit, ``(0.1 + 0.1 + 0.1) / 3``, and the export would not give the file
-    back), else the mean."""
-    first = values[0]
-    return first if all(value == first for value in values) else math.fsum(values) / len(values)
 
 
 def _chosen_human(found: MtmeFolder, human: str | None, problems: Problems) -> str | None:

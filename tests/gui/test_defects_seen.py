@@ -2,6 +2,7 @@
 tested in the window (offscreen) as it was met."""
 from __future__ import annotations
 
+import pytest
 from conftest import make_active
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStyleOptionViewItem
@@ -130,7 +131,7 @@ def test_file_reviewer_changes_the_name_every_decision_stores(qtbot, window: Mai
     assert dialog is not None and dialog.isVisible() and dialog.name.text() == "Test Reviewer"
     dialog.name.setText("   ")
     dialog.accept()
-    assert dialog.isVisible() and "an edit needs its author's name" in dialog.error.text()  # said under the field
+    assert dialog.isVisible() and "a manual label needs the reviewer's name" in dialog.error.text()  # said under it
     assert window.state.reviewer == "Test Reviewer"
     dialog.name.setText("  Ben Second  ")
     dialog.accept()
@@ -233,3 +234,25 @@ def test_suggestions_are_recomputed_against_the_draft(qtbot, window: MainWindow)
     for row in range(model.rowCount()):
         assert set(model.row(row).suggestion.decides).isdisjoint(first.decides)
     assert "decides 2 here" not in editor.suggestions.summary.text()
+
+
+@pytest.mark.parametrize(("typed", "said"), [
+    ("evil\x1b]0;owned\x07", "holds the control character U+001B (a control character) at position 5"),
+    ("x" * 201, "has 201 characters; a reviewer name holds at most 200"),
+])
+def test_the_reviewer_dialog_refuses_a_name_the_core_refuses(qtbot, window: MainWindow, typed: str,  # type: ignore[no-untyped-def]
+                                                             said: str) -> None:
+    """The window's reviewer field goes through the same check as ``--reviewer`` (``store.names.check_name``): a
+    name with a control character, or longer than the column, was stored by the window until issue 27."""
+    from gui.review.reviewer import ReviewerDialog
+
+    dialog = ReviewerDialog(window.state, window)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.name.setText(typed)
+    dialog.accept()
+    assert dialog.isVisible() and not dialog.error.isHidden() and said in dialog.error.text()  # told under the field
+    assert window.state.reviewer == "Test Reviewer"
+    dialog.name.setText("Ada")
+    dialog.accept()
+    assert not dialog.isVisible() and window.state.reviewer == "Ada"
