@@ -24,6 +24,7 @@ from store.models import (
     LabelFingerprint,
     ManualLabel,
     Output,
+    OutputPlaceholder,
     Phenomenon,
     Rule,
     System,
@@ -62,6 +63,8 @@ class Raw:
     systems: frozenset[str]
     auto: str | None
     manual: str | None
+    degenerate: bool = False
+    """Empty, one of the suite's placeholders, or the item's source (``suite.engine.output_policy``)."""
 
     @property
     def effective(self) -> str | None:
@@ -72,7 +75,7 @@ def raw_outputs(db: Database, suite: str) -> list[Raw]:
     with db.session() as session:
         suite_items = {row.id: row for row in session.execute(
             select(Item.id, Item.position, Item.external_id, Phenomenon.name.label("phenomenon"),
-                   Category.name.label("category"))
+                   Category.name.label("category"), Item.source, Item.suite_id)
             .outerjoin(Phenomenon, Phenomenon.id == Item.phenomenon_id)
             .outerjoin(Category, Category.id == Phenomenon.category_id)
             .where(Item.suite.has(name=suite)))}
@@ -85,14 +88,16 @@ def raw_outputs(db: Database, suite: str) -> list[Raw]:
                                                .join(System, System.id == SystemOutput.system_id)):
             systems[output_id].add(name)
         outputs = session.execute(select(Output.id, Output.item_id, Output.text)).all()
+        placeholders = set(session.execute(select(OutputPlaceholder.suite_id, OutputPlaceholder.text)).tuples())
     raws = []
     for output_id, item_id, text in outputs:
         if item_id not in suite_items:
             continue
         item = suite_items[item_id]
         automatic = auto.get(output_id) or ("unknown" if output_id <= through.get(item_id, 0) else None)
+        degenerate = text == "" or (item.suite_id, text) in placeholders or text == item.source.strip(" ")
         raws.append(Raw(output_id, item_id, item.position, item.external_id, item.category, item.phenomenon, text,
-                        frozenset(systems[output_id]), automatic, manual.get(output_id)))
+                        frozenset(systems[output_id]), automatic, manual.get(output_id), degenerate))
     return raws
 
 
@@ -124,6 +129,8 @@ def brute_force(raws: list[Raw], f: OutputFilter, sort: str, descending: bool) -
         if sort == "impact":  # items with one label only first, then the most pairs a decision adds
             passed, failed = decided[r.item_id, "pass"], decided[r.item_id, "fail"]
             if r.effective in ("pass", "fail"):
+                return (4, 0, *ties)
+            if r.degenerate:  # after every undecided output that is not degenerate (issue 28)
                 return (3, 0, *ties)
             return ((passed == 0) == (failed == 0) and (2 if not passed else 1), -max(passed, failed), *ties)
         if sort == "label":
