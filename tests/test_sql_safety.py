@@ -27,6 +27,9 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("store/bulk.py", "_insert_positional"):
         "repeats the placeholder group of an INSERT that SQLAlchemy compiled from a table's columns, so that one "
         "statement carries a few hundred rows; every value stays a bound parameter",
+    ("gui/window/files.py", "WindowFiles._opened"):
+        "Settings.text is the window's typed settings reader (gui/settings.py), not SQL: the key names the suite last "
+        "chosen for the database's URL",
 }
 """(file, enclosing function) → why its formatted SQL holds only constants."""
 
