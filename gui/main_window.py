@@ -35,6 +35,7 @@ from gui.state import AppState, Selection
 from gui.suite_edits import SuiteEdits
 from gui.tree import SuiteTreePane
 from gui.window.files import WindowFiles
+from gui.window.focus_return import FocusReturn
 from gui.window.menus import TABS, WindowMenus
 from gui.window.status import WindowStatus
 from gui.window.steps import WindowSteps
@@ -55,6 +56,7 @@ class MainWindow(WindowMenus, WindowFiles, WindowSteps, WindowStatus, QMainWindo
         self.ops = Operations(self.state, self)
         self.setAcceptDrops(True)
         self.fit_to_screen()
+        self._focus_return = FocusReturn(self)
         self._db_target: str | None = None
         self.keys_dialog: QDialog | None = None
         self._fallbacks_at_start: str | None = None  # the settings told at the start, said again once opened

@@ -37,6 +37,11 @@ class ReviewTable(QTableView):
         self._line = {bold: metrics.ascent() + metrics.descent()
                       for bold, metrics in ((False, QFontMetricsF(self.font())), (True, QFontMetricsF(self._bold)))}
 
+    def keyboardSearch(self, search: str) -> None:  # noqa: N802  (Qt's name)
+        """Nothing: in Review a letter is a decision (P, F, U…), and a letter that reached the table because its
+        shortcut did not fire (no active window after a dialog, 2026-12-03) moved the cursor to the next item
+        starting with it ("p": pun-01), away from the rows the reviewer meant, without a word."""
+
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802  (Qt's name)
         model = self._model
         area = event.rect()

@@ -77,10 +77,12 @@ def wait_until(condition: Callable[[], Any], timeout: float, what: str) -> Any:
 class RealWindow:
     """An X server of its own and ``tsqe-gui`` on it, with settings and autosaves in ``home``."""
 
-    def __init__(self, home: Path, size: str = "1600x1000") -> None:
+    def __init__(self, home: Path, size: str = "1600x1000", *, reviewer_known: bool = True) -> None:
         self.home = home
         (home / "config" / "tsqe").mkdir(parents=True, exist_ok=True)
-        (home / "config" / "tsqe" / "tsqe.conf").write_text(f"[review]\nreviewer={REVIEWER}\n", encoding="utf-8")
+        if reviewer_known:
+            (home / "config" / "tsqe" / "tsqe.conf").write_text(f"[review]\nreviewer={REVIEWER}\n",
+                                                               encoding="utf-8")
         read, write = os.pipe()
         self.server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", f"{size}x24",
                                         "-nolisten", "tcp"], pass_fds=(write,), stdout=subprocess.DEVNULL,
@@ -90,7 +92,7 @@ class RealWindow:
             self.display = f":{numbers.readline().strip()}"
         self.env = {**os.environ, "DISPLAY": self.display, "QT_QPA_PLATFORM": "xcb",
                     "XDG_CONFIG_HOME": str(home / "config"), "XDG_DATA_HOME": str(home / "data"),
-                    "TSQE_USER": REVIEWER}
+                    "TSQE_USER": "login-name"}
         self.app: subprocess.Popen[bytes] | None = None
         self.shots = 0
 
@@ -245,6 +247,31 @@ def _reviews(path: Path) -> dict[int, str]:
                                         .where(ManualLabel.reviewer == REVIEWER)).all())  # type: ignore[arg-type]
     finally:
         db.close()
+
+
+def test_the_name_asked_at_the_first_p_then_every_p_decides(tmp_path: Path, demo_file: Path) -> None:
+    """Without a window manager no window was active after the name dialog: of ten P presses one decided, and the
+    other nine moved the cursor by the table's keyboard search (2026-12-03)."""
+    window = RealWindow(tmp_path / "home", size="1280x720", reviewer_known=False)
+    try:
+        window.start(demo_file)
+        window.focus()
+        window.key("ctrl+f", *["shift+Tab"] * 4, "n", "ctrl+2")  # show: not reviewed; the keys back to the table
+        window.settle()
+        window.key("p")
+        [asked] = wait_until(lambda: window.windows("reviewer"), 30, "the reviewer's name asked")
+        window.focus(asked)
+        window.key("ctrl+a")
+        window.type(REVIEWER)
+        window.key("Return")
+        wait_until(lambda: len(_reviews(demo_file)) == 1, 30, "the first decision")
+        window.key(*["p"] * 9, delay_ms=400)
+        wait_until(lambda: len(_reviews(demo_file)) == 10, 60, "ten decisions stored")
+        window.screenshot("ten-decided")
+        window.key("ctrl+q")
+        assert window.wait_exit() == 0
+    finally:
+        window.close()
 
 
 def _db_dump(path: Path) -> dict[str, list[tuple[Any, ...]]]:
