@@ -1,12 +1,16 @@
 """The five papers' tables and figures made by tsqe from ../shared, each figure beside the paper's.
 
     PYTHONPATH=. python bench/papers.py --json [--only KEY,...] [--cache DIR] [--data DIR] [--figures DIR]
+        [--no-embeddings]
 
 KEY is a paper (``avramidis``, ``zhan2021vat``, ``zhan2021da``, ``freitag2020``, ``xiang2022``) or one of its
 tables (``freitag2020:table4``). With ``--json`` it prints one JSON list of records ``{"paper", "table", "row",
 "column", "tsqe", "published"}`` (rows and columns the paper's own labels; ``published`` null where the paper
 prints no number); without, one line a record. Times per table go to stderr. The databases are kept in
-``--cache`` (default out/papers-cache): the first run imports and scores, later runs read the caches.
+``--cache`` (default out/papers-cache): the first run imports and scores, later runs read the caches, and the
+tables' costly results (correlation tables, bootstraps, classifiers, alignments) are kept there too
+(``Data.kept``). ``--no-embeddings`` leaves out the BERTScore family, whose embeddings of every output are most
+of a first run.
 docs/papers/ shows the same figures with the commands that make them.
 """
 from __future__ import annotations
@@ -58,15 +62,20 @@ def main() -> int:
     parser.add_argument("--cache", default=str(ROOT / "out" / "papers-cache"), help="keep the databases here")
     parser.add_argument("--data", default=str(SHARED), help="the external data folder (../shared/data/external)")
     parser.add_argument("--figures", default=None, help="also draw the papers' figures tsqe makes into this folder")
+    parser.add_argument("--no-embeddings", action="store_true",
+                        help="leave out BERTScore and DA-BERTScore (null cells; their own tables skipped)")
     args = parser.parse_args()
     tables = chosen(args.only)
-    data = Data(Path(args.data), Path(args.cache))
+    data = Data(Path(args.data), Path(args.cache), embeddings=not args.no_embeddings)
     if not (data.shared / "global-explainability-metrics").is_dir():
         print(f"missing {data.shared}: the papers' data are not there", file=sys.stderr)
         return 1
     records: list[Record] = []
     try:
         for paper, table in tables:
+            if not data.embeddings and table in getattr(PAPERS[paper], "EMBEDDING_TABLES", ()):
+                print(f"{paper}:{table}: skipped (--no-embeddings)", file=sys.stderr)
+                continue
             started = time.perf_counter()
             made = PAPERS[paper].TABLES[table](data)
             print(f"{paper}:{table}: {len(made)} records, {time.perf_counter() - started:.1f} s", file=sys.stderr)

@@ -22,6 +22,7 @@ import cli.importing  # noqa: F401
 import cli.labelling  # noqa: F401
 import cli.matched_ngrams  # noqa: F401
 import cli.meta_eval  # noqa: F401
+import cli.monotonicity  # noqa: F401
 import cli.mtme  # noqa: F401
 import cli.qe_evaluation  # noqa: F401
 import cli.qe_systems  # noqa: F401

@@ -92,6 +92,9 @@ def difficulty_command(
     layers: int = layers_option(),
     device: str = device_option(),
     embeddings: str = embeddings_option(),
+    figure: Path = typer.Option(None, "--figure", dir_okay=False,
+                                help="Draw the distribution of the token difficulty weights (Zhan et al.'s Figure "
+                                     "3): .png, .svg or .pdf."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON document, with the token difficulties."),
     fmt: str = format_option(),
     out: Path = out_option(),
@@ -112,6 +115,14 @@ def difficulty_command(
                                 refs=choice, options=options, task=task)
         result = da_bertscore(context.database, suite_name=context.suite_name, systems=chosen, refs=choice,
                               options=options, task=task)
+    if figure is not None:
+        from filters.distributions import distribution_figure, distributions
+        from suite.figures import save_figure
+
+        drawn = distributions({f"{len(chosen)} systems": result.weights()})
+        save_figure(distribution_figure(drawn, title="Difficulty weights of the reference tokens",
+                                        xlabel="difficulty weight of a reference token"), figure)
+        typer.echo(f"wrote {figure}", err=True)
     if as_json:
         document = json.dumps(result.to_dict(), ensure_ascii=False, indent=1) + "\n"
         emit_table(result.to_table(), "json", out, document=document)

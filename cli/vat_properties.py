@@ -23,6 +23,10 @@ def vat_properties_command(
     corpus: Path = typer.Option(None, "--corpus", exists=True, dir_okay=False,
                                 help="Count word frequencies in this text file (default: the suite's references)."),
     refs: str = typer.Option(None, "--refs", help="The references whose words are grouped (default: standard)."),
+    distribution: str = typer.Option(None, "--distribution",
+                                     help="With --figure: a metric (the filtering one, e.g. bertscore-r) whose mean "
+                                          "over the systems per item is drawn, kept against removed (Figure 8)."),
+    figure: Path = typer.Option(None, "--figure", dir_okay=False, help="Where --distribution draws: .png, .svg, .pdf."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     fmt: str = format_option(),
     out: Path = out_option(),
@@ -31,12 +35,27 @@ def vat_properties_command(
     frequency group (20/60/100 % percentiles), and the edit distance to a paraphrased reference, kept against
     removed. Part of speech needs a tagger that tsqe does not install: not computed."""
     from filters.selection_properties import read_kept_positions, selection_properties
+    from suite.errors import TsqeError
     from suite.references import RefChoice
 
+    if (distribution is None) != (figure is None):
+        raise TsqeError("--distribution and --figure go together: the metric to draw and where to draw it")
     context = app_context(ctx)
     lines = corpus.read_text(encoding="utf-8").splitlines() if corpus is not None else None
-    result = selection_properties(context.database, read_kept_positions(kept, pair), suite_name=context.suite_name,
-                                  refs=RefChoice.parse(refs) if refs else None, paraphrase=paraphrase, corpus=lines)
+    positions = read_kept_positions(kept, pair)
+    choice = RefChoice.parse(refs) if refs else None
+    result = selection_properties(context.database, positions, suite_name=context.suite_name, refs=choice,
+                                  paraphrase=paraphrase, corpus=lines)
+    if distribution is not None and figure is not None:
+        from filters.distributions import distribution_figure, distributions
+        from filters.selection_properties import metric_by_selection
+        from suite.figures import save_figure
+
+        drawn = distributions(metric_by_selection(context.database, positions, distribution,
+                                                  suite_name=context.suite_name, refs=choice))
+        save_figure(distribution_figure(drawn, title=f"{result.suite}: {distribution} of the kept and removed items",
+                                        xlabel=f"mean {distribution} of an item over the systems"), figure)
+        typer.echo(f"wrote {figure}", err=True)
     if as_json:
         typer.echo(result.to_json())
     else:

@@ -17,6 +17,9 @@ the original suite and in the kept subset and the change between them in percent
   13a tokens (punctuation split off): on WMT19 en-de with the released selection that gives 19.76 / 20.23 /
   19.06 against the paper's 19.82 / 20.25 / 19.17, where whitespace tokens give 18.55 / 19.08 / 17.76.
 
+The distribution of the filtering metric (Figure 8): each item's mean score over the suite's systems, for the kept
+and the removed items (``filters.distributions`` bins and draws them); the paper shows it for WMT20 en-de.
+
 Part of speech (Figure 7) needs an English tagger (the paper used NLTK's); none is installed with tsqe, so it is
 not computed, and the result says so. Words are lower-cased runs of letters and digits (``\\w+``).
 """
@@ -198,6 +201,32 @@ def mean_edit_distances(pairs: Sequence[tuple[str, str] | None], kept: Sequence[
 
     return EditDistances(names[0], names[1], mean(d for d, _ in distances), mean(d for d, k in distances if not k),
                          mean(d for d, k in distances if k), len(distances))
+
+
+def kept_and_removed(scores: Iterable[tuple[int, float]], kept_positions: Iterable[int]) -> dict[str, list[float]]:
+    """Each item's mean score over systems, from (suite-order index, score) pairs, for the kept and the removed
+    items in suite order; an item without a score is in neither (NaN scores are skipped)."""
+    sums: dict[int, list[float]] = {}
+    for index, score in scores:
+        if not np.isnan(score):
+            sums.setdefault(index, []).append(score)
+    wanted = set(kept_positions)
+    means = {index: float(np.mean(values)) for index, values in sorted(sums.items())}
+    return {"kept": [m for index, m in means.items() if index in wanted],
+            "removed": [m for index, m in means.items() if index not in wanted]}
+
+
+def metric_by_selection(db: Database, kept_positions: Sequence[int], metric: str, *, suite_name: str | None = None,
+                        refs: RefChoice | None = None) -> dict[str, list[float]]:
+    """Figure 8's values: each item's mean ``metric`` over the suite's systems, kept against removed."""
+    from filters.scoring import score_outputs
+
+    scores = score_outputs(db, metric, suite_name=suite_name, refs=refs)
+    with db.session() as session:
+        suite = find_suite(session, suite_name)
+        order = {external_id: index for index, external_id in enumerate(session.scalars(
+            select(Item.external_id).where(Item.suite_id == suite.id).order_by(Item.position, Item.id)))}
+    return kept_and_removed(((order[row.item_id], row.score) for row in scores.rows), kept_positions)
 
 
 def read_kept_positions(path: Path, pair: str | None = None) -> list[int]:

@@ -58,6 +58,14 @@ def test_difficulty_top_k_by_human_scores_json(db_path: Path) -> None:
     assert [t for t, _ in document["items"]["1"]] == ["the", "committee", "approved", "the", "budget", "."]
 
 
+def test_difficulty_draws_the_distribution_of_the_weights(db_path: Path, tmp_path: Path) -> None:
+    result = run(db_path, "difficulty", "--systems", "top:2", "--figure", str(tmp_path / "weights.svg"), "--json")
+    assert result.exit_code == 0, result.output
+    assert "<svg" in (tmp_path / "weights.svg").read_text(encoding="utf-8")
+    bad = run(db_path, "difficulty", "--figure", str(tmp_path / "weights.gif"))
+    assert bad.exit_code == 2 and "must end in one of .png, .svg, .pdf" in bad.output
+
+
 def test_difficulty_rank_by_file_and_text_report(db_path: Path, tmp_path: Path) -> None:
     ranking = tmp_path / "DA-syslevel.csv"
     ranking.write_text("LP HUMAN SYSTEM\nen-de 9.0 poor\nde-en 0.2 poor\nde-en 0.1 good\nde-en -1 fair\n")

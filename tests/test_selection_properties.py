@@ -8,6 +8,8 @@ import pytest
 from filters.selection_properties import (
     NO_TAGGER,
     edit_distance,
+    kept_and_removed,
+    metric_by_selection,
     read_kept_positions,
     selection_properties,
 )
@@ -75,3 +77,31 @@ def test_selection_files_are_checked(db, tmp_path):
         read_kept_positions(several)
     with pytest.raises(TsqeError, match="has 6 items: kept positions \\[6\\]"):
         selection_properties(db, [0, 6])
+
+
+def test_each_items_mean_score_kept_against_removed():
+    # item 0: (0.2 + 0.4) / 2, item 1: NaN skipped -> 0.5, item 2 kept 0.9, item 3 has no score at all
+    scores = [(0, 0.2), (0, 0.4), (1, 0.5), (1, float("nan")), (2, 0.9)]
+    assert kept_and_removed(scores, [2, 3]) == {"kept": [0.9], "removed": [pytest.approx(0.3), 0.5]}
+
+
+def test_the_filtering_metric_of_the_kept_and_removed_items(tmp_path):
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    database = open_database(tmp_path / "m.sqlite")
+    build_suite(database, "s", [["the cat sat"], ["a dog"], ["hello there"]],
+                {"x": ["the cat sat", "a dog", "bye"], "y": ["the cat sat", "no", "bye"]})
+    found = metric_by_selection(database, [0], "chrf")
+    database.close()
+    assert found["kept"] == [100.0]  # item 0: both outputs equal the reference
+    assert len(found["removed"]) == 2 and all(0 <= value < 100 for value in found["removed"])
+    kept = tmp_path / "kept.json"
+    kept.write_text(json.dumps({"de-en": [0]}), encoding="utf-8")
+    base = ["--db", str(tmp_path / "m.sqlite"), "vat-properties", "--kept", str(kept)]
+    drawn = CliRunner().invoke(app, [*base, "--distribution", "chrf", "--figure", str(tmp_path / "f8.svg")])
+    assert drawn.exit_code == 0, drawn.output
+    assert "<svg" in (tmp_path / "f8.svg").read_text(encoding="utf-8")
+    alone = CliRunner().invoke(app, [*base, "--distribution", "chrf"])
+    assert alone.exit_code == 2 and "--distribution and --figure go together" in alone.output

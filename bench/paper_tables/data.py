@@ -9,13 +9,21 @@ source for Xiang et al.'s adversarial validation and error numbers) and the DFKI
 """
 from __future__ import annotations
 
+import hashlib
+import pickle
+import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import select
 
 from store import Database, open_database
 from store.models import Suite
+from suite.version import VERSION
+
+T = TypeVar("T")
 
 WMT19_ENDE = "newstest2019-ende"
 WMT19_DEEN = "newstest2019-deen"
@@ -33,6 +41,9 @@ class Data:
 
     shared: Path
     cache: Path
+    embeddings: bool = True
+    """False: the BERTScore family's cells are left null and the tables made of it alone are skipped (its
+    embeddings of every output are hours of a loaded 2-core machine the first time)."""
     opened: Database | None = None
     present: set[str] = field(default_factory=set)
 
@@ -40,6 +51,8 @@ class Data:
         """The database, with ``suites`` in it."""
         if self.opened is None:
             self.cache.mkdir(parents=True, exist_ok=True)
+            if not (self.cache / "papers.sqlite").exists():  # results of another database's scores go with it
+                shutil.rmtree(self.results, ignore_errors=True)
             self.opened = open_database(self.cache / "papers.sqlite")
         for suite in suites:
             if suite in self.present:
@@ -50,6 +63,30 @@ class Data:
                 IMPORTS[suite](self.opened, self.shared)
             self.present.add(suite)
         return self.opened
+
+    @property
+    def results(self) -> Path:
+        return self.cache / "results"
+
+    def kept(self, key: str, compute: Callable[[], T]) -> T:
+        """``compute()``'s result, kept in the cache folder between runs under ``key`` (the call's arguments)
+        and tsqe's version: the database keeps segment scores, but a correlation table's pair statistics (TER's
+        above all), a bootstrap or a classifier's accuracies are computed again on every run without this.
+        A fresh database (or deleting ``results/``) computes them again."""
+        self.database()
+        digest = hashlib.sha256(f"{VERSION}\n{key}".encode()).hexdigest()[:20]
+        path = self.results / f"{digest}.pickle"
+        if path.exists():
+            with path.open("rb") as stream:
+                found: T = pickle.load(stream)  # written by this script into its own cache folder
+            return found
+        value = compute()
+        self.results.mkdir(parents=True, exist_ok=True)
+        partial = path.with_suffix(".partial")
+        with partial.open("wb") as stream:
+            pickle.dump(value, stream)
+        partial.replace(path)
+        return value
 
     def close(self) -> None:
         if self.opened is not None:

@@ -11,7 +11,7 @@ not in ../shared), the 2010-2018 columns and Figures 1-2 over them (those test s
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from bench.paper_tables import Record
@@ -32,8 +32,8 @@ METRICS = {"BLEU": "bleu", "TER": "ter", "chrF": "chrf"}
 def _separated(data: Data, with_outputs: bool):  # type: ignore[no-untyped-def]
     from filters.adversarial import AdversarialOptions, adversarial_validation
 
-    return adversarial_validation(data.database(*YEARS.values()),
-                                  AdversarialOptions(tuple(YEARS.values()), with_outputs, seeds=5))
+    options = AdversarialOptions(tuple(YEARS.values()), with_outputs, seeds=5)
+    return data.kept(f"adversarial {options}", lambda: adversarial_validation(data.database(*YEARS.values()), options))
 
 
 def table5(data: Data) -> list[Record]:
@@ -53,7 +53,8 @@ def table3(data: Data) -> list[Record]:
 
     records = []
     for year, suite in YEARS.items():
-        result = meta_evaluate(data.database(suite), MetaOptions(suites=(suite,), metrics=tuple(METRICS.values())))
+        options = MetaOptions(suites=(suite,), metrics=tuple(METRICS.values()))
+        result = data.kept(f"meta-eval {options}", partial(meta_evaluate, data.database(suite), options))
         outcomes = result.datasets[suite].metrics
         for label, metric in METRICS.items():
             o = outcomes[metric]

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from pathlib import Path
 
 from bench.paper_tables import Record
 from bench.paper_tables.data import WMT19_DEEN, WMT19_ENDE, Data
+from filters.distributions import Distribution
 
 PAPER = "zhan2021vat"
 SELECTION = Path("Variance-Aware-MT-Test-Sets") / "VAT_meta" / "wmt19" / "bert-r_filter-std60.json"
@@ -79,8 +80,9 @@ def table3(data: Data) -> list[Record]:
     for label, (pair, suite) in PAIRS.items():
         for row, name in (("BLEU", suite), ("+VAT", None)):
             name = name or _vat_suite(data, pair)
-            table = correlate_table(data.database(suite), ["bleu"], [RefChoice.parse("wmt")], suite_name=name,
-                                    options=MetricOptions(tokenize="intl"), resamples=0)
+            table = data.kept(f"correlate {name} bleu intl wmt", partial(
+                correlate_table, data.database(suite), ["bleu"], [RefChoice.parse("wmt")], suite_name=name,
+                options=MetricOptions(tokenize="intl"), resamples=0))
             published = TABLE3_T19[label][0 if row == "BLEU" else 1]
             records.append(Record(PAPER, "table3", row, f"{label} T.19", round(table.rows[0].overall.pearson, 3),
                                   published))
@@ -120,5 +122,39 @@ def figure6(data: Data) -> list[Record]:
     return _figure(data, "figure6", "frequency")
 
 
+@cache
+def _figure8(data: Data) -> list[Distribution]:
+    """En-de (the paper draws WMT20 en-de): BERTScore R against the WMT reference, the released selection's
+    filtering metric, its scores those Freitag et al.'s BERTScore F filled (one pass scores P, R and F)."""
+    from filters.distributions import distributions
+    from filters.selection_properties import metric_by_selection
+    from suite.references import RefChoice
+
+    values = data.kept(f"bertscore-r by selection {WMT19_ENDE} {SELECTION}", lambda: metric_by_selection(
+        data.database(WMT19_ENDE), _positions(data, "en-de"), "bertscore-r", suite_name=WMT19_ENDE,
+        refs=RefChoice.parse("wmt")))
+    return distributions({"Preserved": values["kept"], "Filtered Out": values["removed"]})
+
+
+def figure8(data: Data) -> list[Record]:
+    """The paper draws the distributions only: tsqe's records are each one's items, mean and median."""
+    return [Record(PAPER, "figure8", distribution.label, column, round(value, 4), None)
+            for distribution in _figure8(data)
+            for column, value in (("items", distribution.count), ("mean", distribution.mean),
+                                  ("median", distribution.median))]
+
+
+def draw_figure8(data: Data, folder: Path) -> Path:
+    from filters.distributions import distribution_figure
+    from suite.figures import save_figure
+
+    drawn = distribution_figure(_figure8(data), title="WMT19 en-de: BERTScore R of the preserved and removed items",
+                                xlabel="mean BERTScore R of an item over the 22 systems (MiniLM)")
+    return save_figure(drawn, folder / "zhan2021vat-figure8.png")
+
+
 TABLES: dict[str, Callable[[Data], list[Record]]] = {"table3": table3, "table4": table4, "figure5": figure5,
-                                                     "figure6": figure6}
+                                                     "figure6": figure6, "figure8": figure8}
+FIGURES: dict[str, Callable[[Data, Path], Path]] = {"figure8": draw_figure8}
+EMBEDDING_TABLES = ("figure8",)
+"""Made of BERTScore alone: skipped by ``bench/papers.py --no-embeddings``."""

@@ -126,6 +126,19 @@ class DifficultyResult:
     segments: dict[str, dict[int, np.ndarray]] = field(default_factory=dict)
     """Per system, per item position: [P, R, F, DA-P, DA-R] of its output (the system averages' terms)."""
 
+    def weights(self) -> list[float]:
+        """Every reference token's difficulty weight, item by item (Zhan et al.'s Figure 3 counts these)."""
+        return [weight for tokens in self.token_difficulty.values() for _token, weight in tokens]
+
+    def segment(self, system: str, position: int) -> tuple[float, float]:
+        """The BERTScore F and DA-F of one output (DA-F the harmonic mean of its own DA-P and DA-R), the scores
+        Zhan et al.'s Table 3 prints for a segment."""
+        row = self.segments.get(system, {}).get(position)
+        if row is None:
+            raise TsqeError(f"system {system} has no output scored at position {position}")
+        da_p, da_r = float(row[3]), float(row[4])
+        return float(row[2]), 2 * da_p * da_r / (da_p + da_r) if da_p + da_r != 0 else 0.0
+
     def ranked(self) -> list[str]:
         """Systems by DA-F, best first (ties in the order they were given)."""
         return sorted(self.systems, key=lambda s: -self.system_scores[s]["DA-F"])

@@ -1,0 +1,38 @@
+"""``tsqe monotonicity``: how closely each reference set follows the source's word order (Freitag et al. 2020
+§7.1, Table 8)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from cli.app import app
+from cli.context import app_context
+from cli.table_output import emit_table, format_option, out_option
+
+
+@app.command("monotonicity")
+def monotonicity_command(
+    ctx: typer.Context,
+    refs: str = typer.Option("default", "--refs",
+                             help="Reference sets, comma-separated, one row each (default: the standard references)."),
+    tokenize: str = typer.Option("13a", "--tokenize", help="sacrebleu's tokenizer for the aligned tokens."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    fmt: str = format_option(),
+    out: Path = out_option(),
+) -> None:
+    """The average absolute distance per alignment point between the source and each reference set, the
+    alignments made by eflomal trained on the suite itself (lower: a more word-by-word translation)."""
+    import json
+
+    from filters.monotonicity import monotonicity
+    from suite.references import RefChoice
+
+    context = app_context(ctx)
+    result = monotonicity(context.database, [RefChoice.parse(entry) for entry in refs.split(",") if entry.strip()],
+                          tokenize=tokenize, suite_name=context.suite_name)
+    document = json.dumps(result.to_dict(), indent=2, ensure_ascii=False)
+    if as_json:
+        typer.echo(document)
+    else:
+        emit_table(result.to_table(), fmt, out, document=document + "\n")
