@@ -222,7 +222,8 @@ class SystemsTab(ReportTab):
         judged = sum(c.counts.judged for c in report.overall.cells.values() if c.counts is not None)
         self.status.setText(f"{len(report.rows)} rows · {len(report.systems)} systems · {judged:,} judged outputs")
         self.legend.setText(
-            "Cell: pass rate in whole % (its tooltip: the rate to a tenth, pass/judged system outputs; effective labels, unknown, conflict, "
+            "Cell: pass rate in whole % (its tooltip: the rate to a tenth, pass/judged system outputs; effective "
+            "labels, unknown, conflict, "
             f"error and unlabelled left out). * and bold: the best system of the row and those not significantly worse "
             f"(one-sided two-proportion z-test, α = {report.alpha:g}). Double-click a cell to review its outputs.")
         self._follow_selection()

@@ -158,7 +158,8 @@ class FittedColumns(QObject):
             return  # the output is hidden: the columns keep their widths
         self._fitting = True
         try:
-            for logical, width in zip(shown, fit_widths(wanted, self._table.viewport().width(), self._share), strict=True):
+            widths = fit_widths(wanted, self._table.viewport().width(), self._share)
+            for logical, width in zip(shown, widths, strict=True):
                 if header.sectionSize(logical) != width:
                     header.resizeSection(logical, width)
         finally:

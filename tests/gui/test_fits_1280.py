@@ -17,9 +17,9 @@ from gui.reports.qe import SYSTEMS_PAGE
 from gui.review.column_fit import header_width
 from gui.review.columns import COLUMN
 from gui.state import Selection
+from store import Database
 from suite.assist.double_review import plan_review_checks
 from suite.editing.review import OutputDecision, SeenOutput, decide
-from store import Database
 from suite.importers import import_outputs
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 
