@@ -18,6 +18,7 @@ from gui.reports.export import ExportButton
 from gui.review.column_fit import FittedColumns, at_least, header_width
 from gui.row_table_model import RowColumn, RowListModel, row_view
 from gui.state import AppState, Selection
+from store import Database
 from suite.assist.rule_health import RuleHealth, RuleHealthReport, rule_health
 from suite.changes import Changes
 from suite.errors import TsqeError
@@ -151,6 +152,10 @@ class RuleHealthPane(QWidget):
         self.selection: Selection | None = None
         self._shown: tuple[str | None, Selection] | None = None  # the suite and selection the table shows
         self._stale = False  # the selection's health is not read yet: it is, once the pane is on screen
+        # The scope whose health is shown or being read, of the data as they are: the window's opening asked for
+        # the same suite's health three times (the database, the editor's empty page, the selection), three
+        # readers checking 3,718 rules while the review queue waited for one (issue 28).
+        self._asked: tuple[Database, str | None, Selection] | None = None
         self.model = RuleHealthModel(self)
         self.proxy = _ProblemFilter(self)
         self.proxy.setSourceModel(self.model)
@@ -198,7 +203,10 @@ class RuleHealthPane(QWidget):
     def _switched(self) -> None:
         """Another database or suite: the previous one's rules go at once, and a read of them still running is
         dropped (they stayed for 2-6 s on DFKI de-en until the new suite's were read, issue 28)."""
+        if self._asked is not None and self._asked[:2] == (self.state.db, self.state.suite_name):
+            return  # the new suite's are being read already: an opening says the database changed, then the suite
         self.ops.supersede(READ)
+        self._asked = None
         self.model.set_report(None)
         self.summary.setText("")
         self.selection = self._shown = None
@@ -231,6 +239,9 @@ class RuleHealthPane(QWidget):
         if db is None or selection is None:
             return
         self._stale = False
+        if self._asked == (db, suite, selection):
+            return
+        self._asked = (db, suite, selection)
         self.summary.setText("checking the rules…")
         category, phenomenon = selection.category, selection.phenomenon
         self.ops.read(lambda task: rule_health(db, suite, category=category, phenomenon=phenomenon, task=task),
@@ -243,6 +254,7 @@ class RuleHealthPane(QWidget):
                              "to sort.")
 
     def _failed(self, error: Exception) -> bool:
+        self._asked = None
         if not isinstance(error, TsqeError):
             return False
         self.model.set_report(None)
@@ -258,6 +270,7 @@ class RuleHealthPane(QWidget):
         if self.selection is not None and (
                 changes.items or changes.labels or changes.reviews or changes.outputs or changes.taxonomy):
             self._stale = True
+            self._asked = None  # what is shown or being read counts the rules as they were
             if self.isVisible():
                 self._read()
 
