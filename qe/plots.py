@@ -162,7 +162,7 @@ def systems_figure(report: SystemsReport) -> Figure:
             if np.isnan(rates[i, j]):
                 continue
             # Not in the layout: a cell's figure lies inside the axes, and constrained layout measured each of
-            # them (2,014 per phenomenon on DFKI de-en) on every draw for margins they never need.
+            # them (some 2,000 per phenomenon on DFKI de-en) on every draw for margins they never need.
             axes.text(j, i, f"{rates[i, j]:.0f}", ha="center", va="center", fontsize=size,
                       color="black" if rates[i, j] >= 55 else "white",
                       fontweight="bold" if row.cells[name].best_cluster else "normal", in_layout=False)
