@@ -93,6 +93,9 @@ def test_degenerate_outputs_are_never_impact_whatever_their_item_s_counts(suite:
     ranked = output_ids(suite, unknown, sort="impact")
     assert ranked[-2:] == hashes and ranked[0] == running and set(ranked) == set(before)
     assert output_ids(suite, unknown, sort="impact", descending=True)[:2] == hashes[::-1]
+    rows = output_rows(suite, [*hashes, running])
+    assert pairs_added(suite, [(r.output_id, r.item_id, r.effective_label) for r in rows]) == \
+        {running: PairsAdded(0, 3)}  # no pairs offered beside a placeholder either
 
 
 def test_impact_order_puts_degenerate_outputs_after_every_undecided_one() -> None:

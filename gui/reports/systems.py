@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
     QSplitter,
     QVBoxLayout,
@@ -35,6 +36,7 @@ from gui.row_table_model import RowColumn, RowListModel
 from gui.settings import Settings
 from gui.splitters import restore_splitters, save_splitters
 from gui.state import AppState
+from gui.vertical_titles import VerticalTitles
 from qe.plots import systems_figure
 from suite.changes import Changes
 from suite.reading.browse import OutputFilter
@@ -90,8 +92,10 @@ class SystemsModel(RowListModel[ReportRow]):
             return None
         cell = row.cells[self.report.systems[column - FIXED_COLUMNS]]
         if role == Qt.ItemDataRole.DisplayRole:
-            rate = "–" if cell.rate is None else f"{100 * cell.rate:.1f}"
-            return f"{rate}{'*' if cell.best_cluster else ''}"  # the counts are the tooltip: 19 systems fit
+            # Whole percents, the decimal and the counts in the tooltip: 19 systems fit 1,280 px (one output more
+            # or less moves a DFKI category's rate by 1 to 10 points, so the decimal is noise on the screen).
+            rate = "–" if cell.rate is None else f"{100 * cell.rate:.0f}"
+            return f"{rate}{'*' if cell.best_cluster else ''}"
         if role == RAW_ROLE:
             return cell.rate
         if role == Qt.ItemDataRole.FontRole and cell.best_cluster:
@@ -102,12 +106,17 @@ class SystemsModel(RowListModel[ReportRow]):
             return ramp(cell.rate)
         if role == Qt.ItemDataRole.ToolTipRole:
             if cell.counts is None:
-                return f"mean of the category rates over {self.report.macro_over} categories"
+                return f"{_percent(cell.rate)}: mean of the category rates over {self.report.macro_over} categories"
             c = cell.counts
-            return (f"pass {c.passed} · fail {c.failed} · excluded {c.excluded} (unknown {c.unknown}, "
+            return (f"{self.report.systems[column - FIXED_COLUMNS]}: {_percent(cell.rate)}\n"
+                    f"pass {c.passed} · fail {c.failed} · excluded {c.excluded} (unknown {c.unknown}, "
                     f"conflict {c.conflict}, error {c.error}, unlabelled {c.unlabelled})"
                     + ("\n* best cluster: best system or not significantly worse" if cell.best_cluster else ""))
         return None
+
+
+def _percent(rate: float | None) -> str:
+    return "no judged output" if rate is None else f"{100 * rate:.1f} %"
 
 
 def _row_title(row: ReportRow) -> str:
@@ -151,6 +160,8 @@ class SystemsTab(ReportTab):
 
         self.model = SystemsModel(self)
         self.view = report_view(self.model)
+        self.view.setHorizontalHeader(VerticalTitles(FIXED_COLUMNS, self.view))  # 19 systems' names fit
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.view.doubleClicked.connect(self._open_review)
         self.columns = FittedColumns.of_contents(self.view)
         self.chart = ChartView("the chart appears once the report is computed", ops, "reports/systems/chart")
@@ -160,7 +171,7 @@ class SystemsTab(ReportTab):
         self.splitter.addWidget(self.chart)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 2)
-        self.splitter.setSizes([600, 400])  # the table first (its 14 categories at 1,280×720), the chart below
+        self.splitter.setSizes([650, 350])  # the table first (its 14 categories at 1,280×720), the chart below
         layout = QVBoxLayout(self)
         layout.addLayout(controls)
         layout.addWidget(self.splitter)
@@ -211,7 +222,8 @@ class SystemsTab(ReportTab):
         judged = sum(c.counts.judged for c in report.overall.cells.values() if c.counts is not None)
         self.status.setText(f"{len(report.rows)} rows · {len(report.systems)} systems · {judged:,} judged outputs")
         self.legend.setText(
-            "Cell: pass rate in % (its tooltip: pass/judged system outputs; effective labels, unknown, conflict, "
+            "Cell: pass rate in whole % (its tooltip: the rate to a tenth, pass/judged system outputs; effective "
+            "labels, unknown, conflict, "
             f"error and unlabelled left out). * and bold: the best system of the row and those not significantly worse "
             f"(one-sided two-proportion z-test, α = {report.alpha:g}). Double-click a cell to review its outputs.")
         self._follow_selection()

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from PySide6.QtCore import QEvent, QObject, QTimer
 from PySide6.QtWidgets import QHeaderView, QStyle, QTableView
 
+from gui.vertical_titles import VerticalTitles
+
 OUTPUT_SHARE = 0.26
 """The part of the table's width the output keeps before the other columns get their preferred widths: at
 1,280 px about 180 px, three or four words around a match (the cell scrolls its text to the first match), which
@@ -32,6 +34,8 @@ class ColumnWidth:
 def header_width(header: QHeaderView, logical: int) -> int:
     """The narrowest a column is while its title reads whole: the title's text and the header's margins (Qt's own
     size hint adds room for a sort arrow too, which a column not sorted by never draws)."""
+    if isinstance(header, VerticalTitles) and header.upright(logical):
+        return header.title_width(logical)
     title = str(header.model().headerData(logical, header.orientation()) or "") if header.model() else ""
     margin = header.style().pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
     return header.fontMetrics().horizontalAdvance(title) + 2 * margin + 4
@@ -42,14 +46,15 @@ def at_least(preferred: int, least: int) -> ColumnWidth:
     return ColumnWidth(max(preferred, least), least)
 
 
-def fit_widths(columns: Sequence[ColumnWidth | None], available: int) -> list[int]:
+def fit_widths(columns: Sequence[ColumnWidth | None], available: int, share: float = OUTPUT_SHARE) -> list[int]:
     """Each shown column's width in a table ``available`` px wide; ``None`` marks the one column that takes
-    what is left (the output). Hidden columns are not passed: the caller maps the widths back."""
+    what is left (the output), which keeps ``share`` of the width first. Hidden columns are not passed: the caller
+    maps the widths back."""
     stretch = [i for i, column in enumerate(columns) if column is None]
     if len(stretch) != 1:
         raise ValueError("exactly one column takes what the others leave")
     fixed = [column for column in columns if column is not None]
-    floor = max(OUTPUT_LEAST, round(available * OUTPUT_SHARE))
+    floor = max(OUTPUT_LEAST, round(available * share))
     wanted = sum(column.preferred for column in fixed)
     room = available - floor
     if wanted <= room:
@@ -80,6 +85,7 @@ class FittedColumns(QObject):
         self._fitting = False
         self._kept: int | None = None
         self._stretch = 0
+        self._share = OUTPUT_SHARE
         # A fit asked while the header changes a section (hiding one, a drag) runs once the header is done: sections
         # resized from inside its signal left the hidden column's room as an empty gap before the output.
         self._later = QTimer(self)
@@ -95,6 +101,9 @@ class FittedColumns(QObject):
         after each new table."""
         fitter = cls(table, [])
         fitter._stretch = stretch
+        # The names keep no share of the width before the figures, only OUTPUT_LEAST: elided in the middle they
+        # still read, and at 1,280 px a quarter of the table for them made 19 systems' figures scroll sideways.
+        fitter._share = 0.0
         return fitter
 
     def contents_changed(self) -> None:
@@ -149,7 +158,8 @@ class FittedColumns(QObject):
             return  # the output is hidden: the columns keep their widths
         self._fitting = True
         try:
-            for logical, width in zip(shown, fit_widths(wanted, self._table.viewport().width()), strict=True):
+            widths = fit_widths(wanted, self._table.viewport().width(), self._share)
+            for logical, width in zip(shown, widths, strict=True):
                 if header.sectionSize(logical) != width:
                     header.resizeSection(logical, width)
         finally:

@@ -25,7 +25,8 @@ class ReviewUnlabelledNotice(UnlabelledNotice):
         super().__init__(parent)
         self._state = state
         self._ops = ops
-        state.database_changed.connect(self.reread)
+        # Not on database_changed too: opening a database also says its suite changed, and the count was read
+        # twice at every start, taking one of the four readers while the review queue waited for one.
         state.suite_changed.connect(self.reread)
         state.operation_executed.connect(self._changed)
         self.reread()

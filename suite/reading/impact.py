@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from store import Database
-from store.models import Item
+from store.models import Item, Output
 from suite.engine.label_counts import LabelCounts, effective_counts
+from suite.engine.output_policy import degenerate_output
 
 DECIDING = ("pass", "fail")
 
@@ -79,15 +80,20 @@ def impact_order(rows: Sequence[tuple[int, int, str | None]], counts: dict[int, 
 
 def pairs_added(db: Database, outputs: Sequence[tuple[int, int, str | None]]) -> dict[int, PairsAdded]:
     """What deciding each undecided output of ``outputs`` ((output id, item id, effective label)) would add,
-    under the current effective labels; decided outputs are left out."""
-    undecided = [(output_id, item_id) for output_id, item_id, label in outputs if label not in DECIDING]
+    under the current effective labels; decided outputs are left out, and so are degenerate ones: the queue
+    showed "+8 if pass" beside UF's ``####``, a pair the impact order already counts as none (issue 28)."""
+    undecided = {output_id: item_id for output_id, item_id, label in outputs if label not in DECIDING}
     if not undecided:
         return {}
-    items = {item_id for _, item_id in undecided}
+    items = set(undecided.values())
     with db.session() as session:
         suite_ids = set(session.scalars(select(Item.suite_id).where(Item.id.in_(sorted(items)))))
         counts: dict[int, LabelCounts] = {}
         for suite_id in suite_ids:
             counts.update(effective_counts(session.connection(), suite_id, items))
+            in_suite = select(Item.id).where(Item.suite_id == suite_id)
+            for output_id in session.scalars(select(Output.id).where(
+                    Output.id.in_(sorted(undecided)), Output.item_id.in_(in_suite), degenerate_output(suite_id))):
+                del undecided[output_id]
     empty = LabelCounts()
-    return {output_id: PairsAdded.of(counts.get(item_id, empty)) for output_id, item_id in undecided}
+    return {output_id: PairsAdded.of(counts.get(item_id, empty)) for output_id, item_id in undecided.items()}

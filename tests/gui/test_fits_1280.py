@@ -7,6 +7,8 @@ Systems chart taking two thirds of the tab.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtWidgets import QApplication, QTableView, QWidget
 
 from gui.editor.rule_health import PROBLEMS
@@ -15,8 +17,10 @@ from gui.reports.qe import SYSTEMS_PAGE
 from gui.review.column_fit import header_width
 from gui.review.columns import COLUMN
 from gui.state import Selection
+from store import Database
 from suite.assist.double_review import plan_review_checks
 from suite.editing.review import OutputDecision, SeenOutput, decide
+from suite.importers import import_outputs
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 SIZE = (1280, 720)
@@ -136,6 +140,46 @@ def test_systems_table_over_the_chart(qtbot, window: MainWindow) -> None:  # typ
     _fits(systems.view, list(range(systems.model.columnCount())))
     _half_high(systems.view, window)
     assert systems.view.height() > systems.chart.height()
+
+
+WMT21_DE_EN = ("Borderline", "Facebook-AI", "HuaweiTSC", "ICL", "Manifold", "NVIDIA-NeMo", "Online-A", "Online-B",
+               "Online-G", "Online-W", "Online-Y", "P3AI", "SMU", "UEdin", "UF", "VolcTrans-AT", "VolcTrans-GLAT",
+               "Watermelon", "happypoet")
+"""The 19 systems of newstest2021 de-en, as DFKI de-en with the WMT21 outputs has them."""
+
+
+def test_nineteen_systems_fit_without_scrolling_sideways(qtbot, window: MainWindow, demo_db: Database,
+                                                        tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 28: with DFKI de-en's 19 systems the table scrolled sideways at 1,280×720, each system's column as wide
+    as its name across ("VolcTrans-GLAT") for a figure a third as wide. Every system and the row names fit, each
+    name readable whole (upright) and each figure unelided. The demo's 4 systems and WMT21's 15 longest names
+    make 19."""
+    wmt21 = [name for name in WMT21_DE_EN if name not in ("ICL", "SMU", "UF", "P3AI")]
+    rows = output_rows(demo_db, output_ids(demo_db, OutputFilter()))
+    first = {row.external_id: row.text for row in reversed(rows)}
+    outputs = tmp_path / "wmt21.tsv"
+    outputs.write_text("item_id\tsystem\toutput\n" + "".join(
+        f"{item}\t{system}\t{text}\n" for item, text in first.items() for system in wmt21), encoding="utf-8")
+    import_outputs(demo_db, outputs, label=True)
+    _at_laptop_size(qtbot, window)
+    window.tabs.setCurrentWidget(window.systems)
+    systems = window.systems
+    systems.refresh()
+    qtbot.waitUntil(lambda: systems.model.report is not None and len(systems.model.report.systems) == 19,
+                    timeout=20000)
+    _settled(qtbot, window)
+    _fits(systems.view, list(range(systems.model.columnCount())))
+    header = systems.view.horizontalHeader()
+    names = [systems.model.system(c) for c in range(2, systems.model.columnCount())]
+    assert set(wmt21) <= set(names)
+    longest = max(range(2, header.count()), key=lambda c: header.fontMetrics().horizontalAdvance(names[c - 2]))
+    assert header.height() > header.fontMetrics().horizontalAdvance(names[longest - 2])  # upright, whole
+    for column in range(systems.model.columnCount()):  # no figure elided
+        for row in range(systems.model.rowCount()):
+            text = str(systems.model.index(row, column).data() or "")
+            if column:
+                assert header.fontMetrics().horizontalAdvance(text) < header.sectionSize(column), (row, column)
+    _half_high(systems.view, window)
 
 
 def test_splitters_keep_what_the_user_set(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]

@@ -80,9 +80,12 @@ def test_systems_tab_shows_what_report_systems_prints(systems_tab: SystemsTab, d
             assert (shown is None and cell["rate"] is None) or shown == pytest.approx(cell["rate"])
             text = model.data(model.index(r, c))
             assert ("*" in text) == cell["best_cluster"]
-            if "pass" in cell:  # the counts beside the rate are its tooltip, so that 19 systems fit 1,280 px
+            if cell["rate"] is not None:  # whole percents, so that 19 systems fit 1,280 px
+                assert text.rstrip("*") == f"{100 * cell['rate']:.0f}"
+            if "pass" in cell and cell["rate"] is not None:  # the rate to a tenth and the counts are its tooltip
                 tip = model.data(model.index(r, c), Qt.ItemDataRole.ToolTipRole)
-                assert tip.startswith(f"pass {cell['pass']} · fail {cell['fail']} ·")
+                assert tip.startswith(f"{name}: {100 * cell['rate']:.1f} %\npass {cell['pass']} · "
+                                      f"fail {cell['fail']} ·")
     assert systems_tab.chart.image is not None
 
 

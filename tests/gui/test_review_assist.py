@@ -129,6 +129,30 @@ def test_the_pairs_column_orders_the_queue_by_impact(qtbot, window: MainWindow, 
     assert review.table.horizontalHeader().sortIndicatorSection() == COLUMN["pairs"]
 
 
+def test_a_placeholder_output_shows_no_pairs(qtbot, window: MainWindow, suite_db: Database, tmp_path: Path) -> None:
+    """Issue 28: "+8 if pass" stood beside UF's ``####``, which the impact order already ranks as adding none: a
+    pair made of a placeholder tells nothing about a QE metric. Neither the column, its tooltip nor the detail
+    offers pairs for it once the suite's policy lists it (an ordinary output of its item keeps its hint)."""
+    from suite.editing.suite_edit import set_output_policy
+    from suite.engine.output_policy import OutputPolicy
+    from suite.importers import import_outputs
+
+    placeholders = tmp_path / "placeholders.tsv"
+    placeholders.write_text("item_id\tsystem\toutput\nf4\tUF\t####\n", encoding="utf-8")
+    import_outputs(suite_db, placeholders, label=True)
+    set_output_policy(suite_db, OutputPolicy(placeholders=("####",)), author="lead")
+    review = window.review
+    review.apply_filter(OutputFilter(label="unknown", item="f4"))
+    settle(qtbot, window)
+    hashes, run = row_of(window, "####"), row_of(window, "She shall run.")
+    assert cell(window, run, "pairs") == "F +3"  # f4 has passing outputs only
+    assert cell(window, hashes, "pairs") == ""
+    assert review.model.index(hashes, COLUMN["pairs"]).data(Qt.ItemDataRole.ToolTipRole) is None
+    review.set_current_row(hashes)
+    qtbot.waitUntil(lambda: "####" in review.detail.browser.toPlainText(), timeout=5000)
+    assert "pass/fail pairs" not in review.detail.browser.toPlainText()
+
+
 def reviewed_by_anna(db: Database) -> None:
     ids = output_ids(db, OutputFilter(label="pass")) + output_ids(db, OutputFilter(label="fail"))
     decide(db, [OutputDecision(SeenOutput(i), "pass") for i in ids], "anna")

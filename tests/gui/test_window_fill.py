@@ -1,0 +1,32 @@
+"""The window's opening reads each thing once (issue 28): the whole suite's rule health was read three times and the
+unlabelled count twice at every start, so that on DFKI de-en four background readers were busy for seconds
+checking the same 3,718 rules while the review queue's first page waited for one of them."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from gui.main_window import MainWindow
+from store import Database
+
+
+def test_opening_reads_the_rule_health_and_the_unlabelled_count_once(qtbot, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+    window = MainWindow()
+    qtbot.addWidget(window, before_close_func=lambda w: w.editor.discard_all())
+    window.resize(1280, 720)
+    window.tabs.setCurrentWidget(window.editor)  # Rule health of the whole suite on screen: no item selected
+    window.show()
+    asked: Counter[str | None] = Counter()
+    read = window.ops.read
+
+    def counted(*args: Any, key: str | None = None, **kwargs: Any) -> None:
+        asked[key] += 1
+        read(*args, key=key, **kwargs)
+
+    window.ops.read = counted  # type: ignore[method-assign]
+    window.open_target(str(demo_db.engine.url.database))
+    qtbot.waitUntil(lambda: window.editor.health.model.rowCount() > 0, timeout=20000)
+    assert window.ops.wait_idle()
+    assert window.editor.pages.currentWidget() is window.editor.health
+    assert (asked["rule-health"], asked["review-unlabelled"]) == (1, 1)
+    assert "rules:" in window.editor.health.summary.text()
