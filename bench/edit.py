@@ -30,7 +30,7 @@ from suite.editing.api import (
     remove_rule,
     restore_item,
 )
-from suite.editing.review import set_manual_label
+from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_reviews, import_suite
 
@@ -73,8 +73,8 @@ def main() -> None:
             partial(change_rule, db, d.rules[0].id, pattern=d.rules[0].pattern + "|xyzzy", author="bench")
             for d in details.values() if d.rules]))
         report("remove_rule", timed([partial(remove_rule, db, rule, author="bench") for rule in added]))
-        report("set_manual_label", timed([partial(set_manual_label, db, output, Label.PASS, "bench")
-                                          for output in outputs]))
+        report("decide (one output)", timed([partial(decide, db, [OutputDecision(SeenOutput(output), Label.PASS)],
+                                                     "bench") for output in outputs]))
         snapshots: list[ItemSnapshot] = []
         report("remove_item", timed([partial(_remove, db, item, snapshots) for item in picked]))
         report("restore_item", timed([partial(restore_item, db, s, author="bench") for s in snapshots]))

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import regex
+from reviewing import review_output
 from sqlalchemy import func, select
 from table_dump import dump
 
@@ -53,7 +54,7 @@ from suite.editing.api import (
     restore_item,
 )
 from suite.editing.history import checked_update
-from suite.editing.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
+from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.engine.labelling import relabel
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
@@ -233,18 +234,18 @@ def test_stale_saves_are_refused_across_databases(demo: Database) -> None:
         # a reviewer who saw "not reviewed" (version 0) loses to one who reviewed it meanwhile
         output = next(o for o in item_detail(demo, item).outputs if o.manual_label is None)
         assert output.manual_version == 0
-        assert set_manual_label(other, output.output_id, "fail", "bob", expected_version=0).version == 1
+        assert review_output(other, output.output_id, "fail", "bob", expected_version=0).version == 1
         with pytest.raises(EditConflict, match="changed by bob at .*: now fail by bob"):
-            set_manual_label(demo, output.output_id, "pass", "ada", expected_version=0)
+            review_output(demo, output.output_id, "pass", "ada", expected_version=0)
         with pytest.raises(EditConflict):
-            clear_manual_label(demo, output.output_id, reviewer="ada", expected_version=0)
-        assert clear_manual_label(other, output.output_id, reviewer="bob", expected_version=1)
+            review_output(demo, output.output_id, None, "ada", expected_version=0)
+        assert review_output(other, output.output_id, None, "bob", expected_version=1).before is not None
         with pytest.raises(EditConflict, match="now not reviewed"):
-            set_manual_label(demo, output.output_id, "pass", "ada", expected_version=1)
+            review_output(demo, output.output_id, "pass", "ada", expected_version=1)
         # set again after a clear: a new version, so whoever saw the cleared label's version 1 is still refused
-        assert set_manual_label(other, output.output_id, "pass", "bob", expected_version=0).version == 2
+        assert review_output(other, output.output_id, "pass", "bob", expected_version=0).version == 2
         with pytest.raises(EditConflict):
-            set_manual_label(demo, output.output_id, "fail", "ada", expected_version=1)
+            review_output(demo, output.output_id, "fail", "ada", expected_version=1)
         assert manual_labels(demo)[output.output_id] == ("pass", "bob")
         actions = [(h.entity, h.action, h.version) for h in item_history(demo, BANK)
                    if h.entity == "manual_label" and h.entity_id == output.output_id]
@@ -318,7 +319,7 @@ def test_remove_then_restore_gives_back_everything(demo: Database) -> None:
         session.add_all(QEScore(qe_system_id=qe.id, output_id=output_id, score=0.5 + output_id / 1000)
                         for output_id in session.scalars(select(Output.id).where(Output.item_id == item)))
     add_known(demo, item, "good", "The bench had been painted.", author="ada")
-    set_manual_label(demo, item_detail(demo, item).outputs[0].output_id, "fail", "ada", "too literal")
+    review_output(demo, item_detail(demo, item).outputs[0].output_id, "fail", "ada", "too literal")
     with demo.transaction() as session:  # a reference in a named set comes back in it
         add_reference_set(session, session.scalar(select(Item.suite_id).where(Item.id == item)), "ar", "standard",
                           {item: ["The bench by the river had been freshly painted."]})

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from reviewing import review_outputs
 from sqlalchemy import Connection, select, text
 from table_dump import dump
 
@@ -26,7 +27,7 @@ from suite.editing.api import (
 )
 from suite.editing.history import checked_row, checked_update
 from suite.editing.items import snapshot_items
-from suite.editing.review import SeenOutput, set_manual_labels
+from suite.editing.review import SeenOutput
 from suite.errors import EditConflict
 from suite.importers import import_outputs, import_suite
 
@@ -194,7 +195,7 @@ def test_a_replaced_output_is_in_the_history_and_refuses_its_reviewer(demo: Data
     # the unreviewed output is gone: a reviewer who still shows it is refused, naming who replaced it
     before = dump(demo)
     with pytest.raises(EditConflict, match=rf"^output {smt.output_id}: {CHANGED}removed$"):
-        set_manual_labels(demo, [SeenOutput(reviewed.output_id, reviewed.manual_version),
+        review_outputs(demo, [SeenOutput(reviewed.output_id, reviewed.manual_version),
                                  SeenOutput(smt.output_id, 0)], "pass", "ada")
     assert dump(demo) == before
     # the reviewed one is kept with its label, no longer produced by Online-X

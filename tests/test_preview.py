@@ -13,13 +13,13 @@ import pytest
 import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reviewing import review_output
 from sqlalchemy import delete, event, insert, select
 
 from store import Database, open_database
 from store.models import Item, KnownTranslation, Output, Rule
 from suite.demo import create_demo
 from suite.editing.api import find_item
-from suite.editing.review import set_manual_label
 from suite.engine.labelling import relabel
 from suite.engine.labels import automatic_label, join_labels
 from suite.engine.preview import (
@@ -252,7 +252,7 @@ def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> Non
 
     # a review is noticed
     output_id = next(o.output_id for o in first.outputs if o.manual is None)
-    set_manual_label(demo, output_id, "fail", "tester")
+    review_output(demo, output_id, "fail", "tester")
     assert next(o for o in session.preview(item_id, draft).outputs if o.output_id == output_id).manual == "fail"
     # saving and labelling is noticed: the draft is now what is stored
     save(demo, {item_id: draft})

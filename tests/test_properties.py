@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from label_helpers import seen_version
+from reviewing import review_output
 from sqlalchemy import insert, select
 
 from store import Database, open_database
@@ -23,7 +24,6 @@ from suite.demo import DEMO_SUITE, create_demo
 from suite.editing.api import add_known, add_rule
 from suite.editing.item_edit import automatic_labels
 from suite.editing.items import add_item
-from suite.editing.review import set_manual_label
 from suite.engine.labelling import relabel
 from suite.engine.preview import Draft, DraftRule, draft_of, preview_item
 from suite.errors import TsqeError
@@ -94,7 +94,7 @@ def _labels_by_text(db: Database, item_id: int) -> dict[str, str | None]:
 def test_relabelling_never_changes_a_manual_label(demo: Database, data: st.DataObject) -> None:
     items, outputs = _item_ids(demo), _output_ids(demo)
     for output_id in data.draw(st.lists(st.sampled_from(outputs), max_size=4, unique=True)):
-        set_manual_label(demo, output_id, data.draw(st.sampled_from(["pass", "fail", "unknown"])), reviewer=AUTHOR,
+        review_output(demo, output_id, data.draw(st.sampled_from(["pass", "fail", "unknown"])), reviewer=AUTHOR,
                          expected_version=seen_version(demo, output_id))
     before = _manual_labels(demo)
     for polarity, pattern, ignore_case in data.draw(st.lists(rules, max_size=3)):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from assist_suites import NEGATIVE, OBLIGATION, POSITIVE, build, obligation, suite_row
+from reviewing import review_output
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -22,7 +23,6 @@ from suite.assist.rule_suggestions import RuleSuggestion, matcher, suggest_rules
 from suite.assist.tokens import copied_words
 from suite.assist.variants import VariantStats, change_key
 from suite.editing.api import find_item
-from suite.editing.review import set_manual_label
 from suite.engine.labelling import relabel
 from suite.engine.preview import DraftRule, draft_of
 from suite.importers import import_outputs, import_suite
@@ -77,7 +77,7 @@ def test_a_suggestion_that_would_contradict_a_reviewer_is_never_offered(tmp_path
     new, before = suggestions(db)
     assert before[0].pattern == r"\bmust\b" and len(before[0].decides) == 2
     must = output_id(new, LETTER[1])
-    set_manual_label(db, must, "fail", "reviewer")  # a reviewer says "must" is wrong here
+    review_output(db, must, "fail", "reviewer")  # a reviewer says "must" is wrong here
     new, after = suggestions(db)
     assert {s.polarity for s in after} == {"negative"}, "no positive rule may match what the reviewer failed"
     # what differs from the failed output only by a change that never changed a label fails too
@@ -133,7 +133,7 @@ def test_the_session_reads_the_items_own_outputs_afresh(tmp_path: Path) -> None:
     item_id = find_item(db, "new", "assist")
     assert session.suggestions(item_id).undecided == 3
     _, new = evidence(db)
-    set_manual_label(db, output_id(new, LETTER[0]), "pass", "reviewer")
+    review_output(db, output_id(new, LETTER[0]), "pass", "reviewer")
     assert session.suggestions(item_id).undecided == 2
 
 

@@ -78,7 +78,8 @@ class ItemOutput:
     comment: str | None
     effective_label: Label | None
     manual_version: int
-    """The manual label's version, 0 when there is none: what ``set_manual_label`` expects back."""
+    """The manual label's version, 0 when there is none: what a decision passes back as the version seen
+    (``suite.editing.review.SeenOutput``)."""
 
 
 @dataclass(frozen=True)
