@@ -70,7 +70,7 @@ def main() -> None:
         report("add_rule", timed(add))
         added = [detail.rules[-1].id for detail in map(partial(item_detail, db), picked)]
         report("change_rule (first rule, pattern changed)", timed([
-            partial(change_rule, db, d.rules[0].id, pattern=d.rules[0].pattern + "|xyzzy", author="bench")
+            partial(change_rule, db, d.rules[0].id, pattern=d.rules[0].spec.pattern + "|xyzzy", author="bench")
             for d in details.values() if d.rules]))
         report("remove_rule", timed([partial(remove_rule, db, rule, author="bench") for rule in added]))
         report("decide (one output)", timed([partial(decide, db, [OutputDecision(SeenOutput(output), Label.PASS)],

@@ -80,8 +80,9 @@ def _print_detail(detail: ItemDetail) -> None:
         typer.echo(f"  comment     {detail.comment}")
     typer.echo("rules (id, polarity and number as the editor shows them, pattern)")
     for rule in detail.rules:
-        flags = (" [ignore case]" if rule.ignore_case else "") + ("" if rule.valid else f" [invalid: {rule.error}]")
-        typer.echo(f"  {rule.id:>6}  {rule.polarity:<8} {rule.position + 1:>2}  {rule.pattern}{flags}")
+        spec = rule.spec
+        flags = (" [ignore case]" if spec.ignore_case else "") + ("" if rule.valid else f" [invalid: {rule.error}]")
+        typer.echo(f"  {rule.id:>6}  {spec.polarity:<8} {rule.position + 1:>2}  {spec.pattern}{flags}")
     typer.echo("known translations (id, kind, text)")
     for known in detail.known:
         typer.echo(f"  {known.id:>6}  {known.kind:<8}  {known.text}")

@@ -42,6 +42,7 @@ def test_command(
     """Show what adding a rule to the item's stored rules would label each of its outputs; nothing is saved."""
     from suite.editing.api import find_item
     from suite.engine.preview import SCOPES, Draft, DraftRule, draft_of, preview_item, preview_scope
+    from suite.engine.rules import RuleSpec
 
     if (positive is None) == (negative is None):
         raise typer.BadParameter("give exactly one of --positive PATTERN and --negative PATTERN")
@@ -51,7 +52,7 @@ def test_command(
     context = app_context(ctx)
     db = context.database
     item_id = find_item(db, external_id, context.suite_name)
-    added = DraftRule(polarity, pattern, ignore_case)
+    added = DraftRule(RuleSpec(polarity, pattern, ignore_case))
     stored = draft_of(db, item_id)
     preview = preview_item(db, item_id, Draft((*stored.rules, added), stored.known), timeout=timeout)
     for problem in preview.problems:

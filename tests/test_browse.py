@@ -34,7 +34,7 @@ from store.models import (
 from suite.demo import DEMO_SUITE, create_demo
 from suite.engine.label_counts import LabelCounts
 from suite.engine.labelling import label_counts, relabel
-from suite.engine.rules import ItemMatcher, RuleSpec
+from suite.engine.rules import ItemMatcher, ItemRule
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_reviews, import_suite
 from suite.reading.browse import (
@@ -281,7 +281,7 @@ def test_output_spans_are_the_stored_rules_matches(demo: tuple[Database, list[Ra
     assert sorted(spans) == sorted(ids)
     with db.session() as session:
         for r in raws[:40]:
-            rules = [RuleSpec(x.id, x.polarity, x.pattern, x.ignore_case, x.valid, x.error) for x in session.scalars(
+            rules = [ItemRule.of(x) for x in session.scalars(
                 select(Rule).where(Rule.item_id == r.item_id).order_by(Rule.position, Rule.id))]
             assert spans[r.output_id] == ItemMatcher(rules, []).spans(r.text)
             for span in spans[r.output_id]:

@@ -45,7 +45,7 @@ def _flowers_output(db: Database) -> int:
 
 def test_a_rule_change_reads_as_the_fields_it_changed(demo: Database) -> None:
     detail = item_detail(demo, find_item(demo, FLOWERS))
-    rule = next(r for r in detail.rules if r.polarity == "positive")
+    rule = next(r for r in detail.rules if r.spec.polarity == "positive")
     change_rule(demo, rule.id, pattern=r"\b(bouquet|flowers)\b", author="Ada")
     change_rule(demo, rule.id, ignore_case=True, author="Ada")
     case, pattern = item_history(demo, FLOWERS)[:2]

@@ -84,7 +84,7 @@ def test_an_update_is_in_the_history_and_refuses_stale_editors(demo: Database, t
     # amb-01: the kept rule has its id and version; the changed one was removed and added, as an edit would
     positive, negative = bank.rules
     now = item_detail(demo, bank.id)
-    assert now.rules[0] == positive and now.rules[1].pattern == r"\bbanks?\b" and now.rules[1].id != negative.id
+    assert now.rules[0] == positive and now.rules[1].spec.pattern == r"\bbanks?\b" and now.rules[1].id != negative.id
     entries = [(h.entity, h.entity_id, h.action, h.author, h.before, h.after)
                for h in item_history(demo, "amb-01") if h.author == "importer"]
     assert entries == [
@@ -160,7 +160,7 @@ def test_a_rule_that_moves_keeps_its_id_and_the_order_is_recorded(demo: Database
     path = edited_suite(tmp_path, {"amb-01": [r"positive_regex=\bseat\b ||| \bbench\b"]})
     import_suite(demo, path, name=DEMO_SUITE, update=True, author="importer")
     now = item_detail(demo, item.id)
-    assert [(r.pattern, r.position) for r in now.rules] == [(r"\bseat\b", 0), (r"\bbench\b", 1), (r"\bbank\b", 0)]
+    assert [(r.spec.pattern, r.position) for r in now.rules] == [(r"\bseat\b", 0), (r"\bbench\b", 1), (r"\bbank\b", 0)]
     assert (now.rules[1].id, now.rules[1].version) == (positive.id, positive.version)
     assert now.rules[2] == negative  # moved from the second place to the third, still the first negative rule
     assert [(h.entity, h.action) for h in item_history(demo, "amb-01") if h.author == "importer"] == [
@@ -229,7 +229,7 @@ def test_an_update_reads_what_an_editor_saves_at_the_same_moment(pg: Database, t
     assert not importing.is_alive() and failures == []
     removal = next(h for h in item_history(pg, "amb-01") if h.action == "remove" and h.entity_id == rule.id)
     assert removal.before == {"polarity": "negative", "pattern": r"\bshore\b", "ignore_case": False, "position": 0}
-    assert saved == rule.version + 1 and item_detail(pg, item).rules[1].pattern == r"\bbanks?\b"
+    assert saved == rule.version + 1 and item_detail(pg, item).rules[1].spec.pattern == r"\bbanks?\b"
 
 
 def waiting_for_a_lock(connection: Connection, thread: threading.Thread) -> None:

@@ -32,7 +32,7 @@ from suite.engine.preview import (
     preview_item,
     preview_scope,
 )
-from suite.engine.rules import ItemMatcher, KnownSpec, RuleSpec, compile_error
+from suite.engine.rules import ItemMatcher, ItemRule, KnownSpec, RuleSpec, compile_error
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
 from suite.tasks import Cancelled, TaskState
@@ -66,7 +66,7 @@ def demo(pristine_demo: Path, tmp_path: Path) -> Iterator[Database]:
 
 def _blank(rule: DraftRule) -> bool:
     """A new rule with nothing typed yet, which is not a rule: saving leaves it out."""
-    return rule.rule_id is None and not rule.pattern.strip()
+    return rule.rule_id is None and not rule.spec.pattern.strip()
 
 
 def save(db: Database, drafts: dict[int, Draft]) -> None:
@@ -76,9 +76,10 @@ def save(db: Database, drafts: dict[int, Draft]) -> None:
             kept = {rule.rule_id for rule in draft.rules if rule.rule_id is not None}
             session.execute(delete(Rule).where(Rule.item_id == item_id, Rule.id.not_in(kept)))
             for position, rule in enumerate(r for r in draft.rules if not _blank(r)):
-                error = compile_error(rule.pattern, rule.ignore_case)
-                fields = {"polarity": rule.polarity, "pattern": rule.pattern, "ignore_case": rule.ignore_case,
-                          "valid": error is None, "error": error, "position": position}
+                error = compile_error(rule.spec.pattern, rule.spec.ignore_case)
+                fields = {"polarity": rule.spec.polarity, "pattern": rule.spec.pattern,
+                          "ignore_case": rule.spec.ignore_case, "valid": error is None, "error": error,
+                          "position": position}
                 stored = session.get(Rule, rule.rule_id) if rule.rule_id is not None else None
                 if stored is None:
                     session.add(Rule(item_id=item_id, **fields))
@@ -121,7 +122,8 @@ def drafts(draw: st.DrawFn, stored: Draft, outputs: list[str]) -> Draft:
     words = sorted({word for text in outputs for word in text.split()}) or ["the"]
     pattern = st.one_of(st.sampled_from(PATTERN_PIECES), st.sampled_from(words).map(lambda w: w.strip(".,")),
                         st.sampled_from(words).map(lambda w: rf"\b{w.strip('.,')}"))
-    new_rule = st.builds(DraftRule, st.sampled_from(["positive", "negative"]), pattern, st.booleans())
+    new_rule = st.builds(DraftRule,
+                         st.builds(RuleSpec, st.sampled_from(["positive", "negative"]), pattern, st.booleans()))
     rules = list(stored.rules)
     known = list(stored.known)
     for _ in range(draw(st.integers(0, 4))):
@@ -133,7 +135,7 @@ def drafts(draw: st.DrawFn, stored: Draft, outputs: list[str]) -> Draft:
         elif action == "change" and rules:
             index = draw(st.integers(0, len(rules) - 1))
             changed = draw(new_rule)
-            rules[index] = DraftRule(changed.polarity, changed.pattern, changed.ignore_case, rules[index].rule_id)
+            rules[index] = DraftRule(changed.spec, rules[index].rule_id)
         elif action == "swap" and len(rules) > 1:
             rules.reverse()
         elif action == "known" and outputs:
@@ -164,7 +166,7 @@ def test_preview_gives_exactly_the_labels_saving_then_labelling_gives(pristine_d
         assert not any(o.timed_out for o in preview.outputs)
         assert [p.rule_index for p in preview.problems] == [
             index for index, rule in enumerate(draft.rules)
-            if not _blank(rule) and compile_error(rule.pattern, rule.ignore_case)]
+            if not _blank(rule) and compile_error(rule.spec.pattern, rule.spec.ignore_case)]
     finally:
         db.close()
 
@@ -174,7 +176,7 @@ def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(d
     for item_id in demo_item_ids(demo):
         draft = draft_of(demo, item_id)
         with demo.session() as session:
-            rules = [RuleSpec(r.id, r.polarity, r.pattern, r.ignore_case, r.valid, r.error) for r in session.scalars(
+            rules = [ItemRule.of(r) for r in session.scalars(
                 select(Rule).where(Rule.item_id == item_id).order_by(Rule.position, Rule.id))]
             known = [KnownSpec(k.kind, k.text) for k in session.scalars(
                 select(KnownTranslation).where(KnownTranslation.item_id == item_id))]
@@ -199,7 +201,8 @@ def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(d
 def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) -> None:
     item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
-    preview = preview_item(demo, item_id, Draft((DraftRule("positive", "painted"), *stored.rules), stored.known))
+    preview = preview_item(demo, item_id, Draft((DraftRule(RuleSpec("positive", "painted")), *stored.rules),
+                                                stored.known))
     reviewed = [o for o in preview.outputs if o.manual is not None]
     assert reviewed and all(o.effective_after == o.manual for o in reviewed)
     assert {o.decided_by_after for o in preview.outputs if o.label_after == "pass"} == \
@@ -212,7 +215,8 @@ def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) 
 def test_an_invalid_pattern_is_a_problem_with_its_position_and_labels_every_output_error(demo: Database) -> None:
     item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
-    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule("negative", r"\bbank(")), stored.known))
+    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule(RuleSpec("negative", r"\bbank("))),
+                                                stored.known))
     [problem] = preview.problems
     assert problem.rule_index == len(stored.rules)
     assert str(problem.problem) == "pattern does not compile at position 7: missing )"
@@ -227,8 +231,8 @@ def test_a_catastrophic_pattern_times_out_on_that_output_only(demo: Database) ->
         session.execute(insert(Output).values(item_id=item_id, text="a" * 60 + "b"))
     stored = draft_of(demo, item_id)
     started = time.monotonic()
-    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule("positive", "^(a|aa)+$")), stored.known),
-                           timeout=0.05)
+    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule(RuleSpec("positive", "^(a|aa)+$"))),
+                                                stored.known), timeout=0.05)
     assert time.monotonic() - started < 30  # it returns; without a timeout this search runs for years
     slow = [o for o in preview.outputs if o.text.startswith("aaa")]
     assert [(o.label_after, o.timed_out) for o in slow] == [("error", True)]
@@ -240,7 +244,7 @@ def test_a_catastrophic_pattern_times_out_on_that_output_only(demo: Database) ->
 def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> None:
     item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
-    draft = Draft((*stored.rules, DraftRule("negative", "painted")), stored.known)
+    draft = Draft((*stored.rules, DraftRule(RuleSpec("negative", "painted"))), stored.known)
     session = PreviewSession(demo)
     statements: list[str] = []
     event.listen(demo.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
@@ -277,7 +281,7 @@ def _add_everywhere(db: Database, item_ids: list[int], added: list[DraftRule]) -
 def test_scope_previews_equal_adding_the_rules_everywhere_and_labelling(demo: Database, tmp_path: Path,
                                                                         pristine_demo: Path, scope: str) -> None:
     item_id = find_item(demo, "vt-03")
-    added = [DraftRule("negative", r"\bthe\b", True), DraftRule("positive", r"\bhad\b")]
+    added = [DraftRule(RuleSpec("negative", r"\bthe\b", True)), DraftRule(RuleSpec("positive", r"\bhad\b"))]
     preview = preview_scope(demo, item_id, added, scope)
     with demo.session() as session:
         item = session.get(Item, item_id)
@@ -309,13 +313,13 @@ def test_scope_previews_equal_adding_the_rules_everywhere_and_labelling(demo: Da
 def test_scope_preview_reports_progress_and_can_be_cancelled(demo: Database) -> None:
     item_id = find_item(demo, "vt-03")
     reports: list[tuple[int, int]] = []
-    preview_scope(demo, item_id, [DraftRule("negative", "the")], "suite",
+    preview_scope(demo, item_id, [DraftRule(RuleSpec("negative", "the"))], "suite",
                   task=TaskState(lambda progress: reports.append((progress.done, progress.total))))
     assert reports[-1] == (78, 78)
     task = TaskState()
     task.cancel()
     with pytest.raises(Cancelled):
-        preview_scope(demo, item_id, [DraftRule("negative", "the")], "suite", task=task)
+        preview_scope(demo, item_id, [DraftRule(RuleSpec("negative", "the"))], "suite", task=task)
 
 
 def test_bad_requests_are_user_errors(demo: Database) -> None:
@@ -354,9 +358,11 @@ def test_dfki_previews_equal_saving_then_labelling(db: Database, shared_data: Pa
         elif number % 3 == 1:  # a word of one of its outputs, so that it matches somewhere
             word = rng.choice(rng.choice(outputs_of(db, item_id)).split())
             polarity = rng.choice(["positive", "negative"])
-            drafts[item_id] = Draft((*stored.rules, DraftRule(polarity, regex.escape(word), True)), stored.known)
+            drafts[item_id] = Draft((*stored.rules, DraftRule(RuleSpec(polarity, regex.escape(word), True))),
+                                    stored.known)
         else:  # another item's pattern
-            drafts[item_id] = Draft((DraftRule("negative", rng.choice(patterns)), *stored.rules), stored.known)
+            drafts[item_id] = Draft((DraftRule(RuleSpec("negative", rng.choice(patterns))), *stored.rules),
+                                    stored.known)
     before = stored_labels(db)
     previews = {item_id: preview_item(db, item_id, draft) for item_id, draft in drafts.items()}
     save(db, drafts)

@@ -26,6 +26,7 @@ from suite.editing.item_edit import automatic_labels
 from suite.editing.items import add_item
 from suite.engine.labelling import relabel
 from suite.engine.preview import Draft, DraftRule, draft_of, preview_item
+from suite.engine.rules import RuleSpec
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
 from tests.table_dump import dump
@@ -185,11 +186,11 @@ def test_a_preview_shows_the_labels_that_saving_stores(demo: Database, data: st.
                                                          added: list[tuple[str, str, bool]]) -> None:
     item_id = data.draw(st.sampled_from(_item_ids(demo)))
     draft = draft_of(demo, item_id)
-    new = tuple(DraftRule(polarity, pattern, ignore_case) for polarity, pattern, ignore_case in added)
+    new = tuple(DraftRule(RuleSpec(polarity, pattern, ignore_case)) for polarity, pattern, ignore_case in added)
     preview = preview_item(demo, item_id, Draft(rules=draft.rules + new, known=draft.known))
     assert preview.outputs
     for rule in new:
-        add_rule(demo, item_id, rule.polarity, rule.pattern, ignore_case=rule.ignore_case, author=AUTHOR)
+        add_rule(demo, item_id, rule.spec.polarity, rule.spec.pattern, ignore_case=rule.spec.ignore_case, author=AUTHOR)
     with demo.session() as session:
         saved = automatic_labels(session, item_id)
     assert {output.output_id: output.label_after for output in preview.outputs} == saved

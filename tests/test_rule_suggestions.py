@@ -25,6 +25,7 @@ from suite.assist.variants import VariantStats, change_key
 from suite.editing.api import find_item
 from suite.engine.labelling import relabel
 from suite.engine.preview import DraftRule, draft_of
+from suite.engine.rules import RuleSpec
 from suite.importers import import_outputs, import_suite
 from suite.suites import find_suite
 
@@ -231,7 +232,7 @@ def test_a_negative_suggestion_never_matches_what_the_item_s_positive_rules_spel
     assert pattern_examples(r"\b[Ss]he(?: would|'d)? go\b") == ["She would go", "She'd go", "She go", "she would go",
                                                                 "she'd go", "she go"]
     assert pattern_examples(r"Who.*(gets|receives)") is None and pattern_examples(r"\w+ ran") is None
-    rule = DraftRule("positive", r"You (baked|were baking) (a cake for Tim|Tim a cake)\.")
+    rule = DraftRule(RuleSpec("positive", r"You (baked|were baking) (a cake for Tim|Tim a cake)\."))
     tim = RuleSuggestion("negative", r"\bTim\b", False, ("markers",), (1,), 0, 0, 3, 0.9, ())
     bake = RuleSuggestion("negative", r"\bbake\b", False, ("markers",), (1,), 0, 0, 3, 0.9, ())
     assert _against_rules(tim, [rule]) and not _against_rules(bake, [rule])
@@ -274,7 +275,7 @@ def test_suggestions_are_measured_against_the_unsaved_draft(tmp_path: Path) -> N
     assert first.suggestion.pattern == r"\bmust\b" and len(first.suggestion.decides) == 2
     assert first.flips == {"unknown->pass": 2}
     rules = draft_of(db, item_id)
-    typed = Draft((*rules.rules, DraftRule("positive", r"\bmust\b", False)), rules.known)
+    typed = Draft((*rules.rules, DraftRule(RuleSpec("positive", r"\bmust\b", False))), rules.known)
     drafted = session.suggestions(item_id, draft=typed, scope=False)
     assert drafted.undecided == stored.undecided - 2
     assert r"\bmust\b" not in [offered.suggestion.pattern for offered in drafted.suggestions]

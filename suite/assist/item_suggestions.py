@@ -39,6 +39,7 @@ from suite.engine.preview import (
     ordered_flips,
     preview_scope,
 )
+from suite.engine.rules import RuleSpec
 from suite.errors import TsqeError
 from suite.tasks import TaskState, progress_of
 
@@ -125,7 +126,7 @@ class SuggestionSession:
                 suggestion = replace(suggestion, decides=tuple(i for i in suggestion.decides if i in still))
                 if not suggestion.decides:
                     continue  # the draft decides them already
-            rule = DraftRule(Polarity(suggestion.polarity), suggestion.pattern, suggestion.ignore_case)
+            rule = DraftRule(RuleSpec(Polarity(suggestion.polarity), suggestion.pattern, suggestion.ignore_case))
             preview = previews.preview(item_id, Draft((*base.rules, rule), base.known))
             if _contradicts(suggestion, preview.outputs, under_draft) or _against_rules(suggestion, base.rules):
                 continue
@@ -174,9 +175,9 @@ def _against_rules(suggestion: RuleSuggestion, rules: Sequence[DraftRule]) -> bo
     repetition spell out no texts (``suite.assist.patterns.pattern_examples``)."""
     decides = matcher(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
     for rule in rules:
-        if rule.polarity == suggestion.polarity:
+        if rule.spec.polarity == suggestion.polarity:
             continue
-        if any(decides(text) for text in pattern_examples(rule.pattern) or ()):
+        if any(decides(text) for text in pattern_examples(rule.spec.pattern) or ()):
             return True
     return False
 

@@ -40,8 +40,8 @@ from suite.engine.rules import (
     DEFAULT_TIMEOUT,
     Decision,
     ItemMatcher,
+    ItemRule,
     KnownSpec,
-    RuleSpec,
     Span,
     describe,
 )
@@ -408,9 +408,8 @@ def explain(db: Database, output_id: int, timeout: float = DEFAULT_TIMEOUT) -> E
         item = session.get(Item, output.item_id)
         assert item is not None  # an output's item is deleted with it
         decided = read_policy(session, item.suite_id).decisions(item.source)
-        rules = [RuleSpec(r.id, r.polarity, r.pattern, r.ignore_case, r.valid, r.error)
-                 for r in session.scalars(select(Rule).where(Rule.item_id == output.item_id)
-                                          .order_by(Rule.position, Rule.id))]
+        rules = [ItemRule.of(r) for r in session.scalars(select(Rule).where(Rule.item_id == output.item_id)
+                                                         .order_by(Rule.position, Rule.id))]
         known = [KnownSpec(k.kind, k.text) for k in session.scalars(
             select(KnownTranslation).where(KnownTranslation.item_id == output.item_id))]
         stored = join_labels(select(automatic_label(Output.id), rule_number(), Rule.polarity, Rule.pattern,

@@ -40,6 +40,7 @@ from suite.engine.rules import (
     CONSTRUCTED,
     Decision,
     ItemMatcher,
+    ItemRule,
     KnownSpec,
     PatternProblem,
     RuleSpec,
@@ -65,9 +66,9 @@ _SCOPE_CHUNK = 200
 
 @dataclass(frozen=True)
 class DraftRule:
-    polarity: Polarity
-    pattern: str
-    ignore_case: bool = False
+    """A rule of a draft: not yet checked, so without a validity, and perhaps not stored yet."""
+
+    spec: RuleSpec
     rule_id: int | None = None
     """The stored rule this draft edits; None for a new rule."""
 
@@ -174,7 +175,7 @@ def draft_of(db: Database, item_id: int) -> Draft:
                                 .where(Rule.item_id == item_id).order_by(Rule.position, Rule.id)).all()
         known = session.execute(select(KnownTranslation.kind, KnownTranslation.text)
                                 .where(KnownTranslation.item_id == item_id).order_by(KnownTranslation.id)).all()
-    return Draft(tuple(DraftRule(polarity, pattern, ignore_case, rule_id)
+    return Draft(tuple(DraftRule(RuleSpec(polarity, pattern, ignore_case), rule_id)
                        for rule_id, polarity, pattern, ignore_case in rules),
                  tuple(DraftKnown(kind, text) for kind, text in known))
 
@@ -221,24 +222,24 @@ class _DraftMatcher:
 
     def __init__(self, rules: Sequence[DraftRule], known: Iterable[DraftKnown], timeout: float,
                  decided: Mapping[str, Decision] | None = None) -> None:
-        specs: list[RuleSpec] = []
+        specs: list[ItemRule] = []
         taken: set[int] = set()
         self.rule_ids: list[int | None] = []
         numbers: Counter[str] = Counter()
         for index, rule in enumerate(rules):
-            numbers[rule.polarity] += 1
-            if rule.rule_id is None and not rule.pattern.strip():
+            numbers[rule.spec.polarity] += 1
+            if rule.rule_id is None and not rule.spec.pattern.strip():
                 self.rule_ids.append(None)
                 continue
             rule_id = rule.rule_id if rule.rule_id is not None and rule.rule_id not in taken else -(index + 1)
             taken.add(rule_id)
             self.rule_ids.append(rule_id)
-            specs.append(RuleSpec(rule_id, rule.polarity, rule.pattern, rule.ignore_case,
-                                  number=numbers[rule.polarity]))
+            specs.append(ItemRule(rule_id, rule.spec, number=numbers[rule.spec.polarity]))
         self.rules = tuple(rules)
         self.timeout = timeout
         self.problems = [RuleProblem(index, problem) for index, (rule, rule_id) in enumerate(zip(rules, self.rule_ids))
-                         if rule_id is not None and (problem := pattern_problem(rule.pattern, rule.ignore_case))]
+                         if rule_id is not None
+                         and (problem := pattern_problem(rule.spec.pattern, rule.spec.ignore_case))]
         self.matcher = ItemMatcher(specs, [KnownSpec(TranslationKind(k.kind), k.text) for k in known], timeout, decided)
 
     def decide(self, text: str, constructed: str | None = None) -> tuple[Decision, bool]:
@@ -263,15 +264,14 @@ class _DraftMatcher:
         for index, (rule, rule_id) in enumerate(zip(self.rules, self.rule_ids)):
             if rule_id is None:
                 continue
-            key = (rule.pattern, rule.ignore_case, self.timeout)
+            key = (rule.spec.pattern, rule.spec.ignore_case, self.timeout)
             matches = cache.get(key)
             if matches is None:
-                alone = ItemMatcher([RuleSpec(rule_id, rule.polarity, rule.pattern, rule.ignore_case)], (),
-                                    self.timeout)
+                alone = ItemMatcher([ItemRule(rule_id, rule.spec)], (), self.timeout)
                 matches = cache[key] = tuple(tuple((span.start, span.end) for span in alone.spans(text))
                                              for text in texts)
             for spans, matched in zip(found, matches):
-                spans.extend((start, end, rule_id, rule.polarity, index) for start, end in matched)
+                spans.extend((start, end, rule_id, rule.spec.polarity, index) for start, end in matched)
         return [tuple(PreviewSpan(start, end, Polarity(polarity), index)
                       for start, end, _, polarity, index in sorted(spans)) for spans in found]
 
@@ -468,7 +468,7 @@ def _stored_rules_and_outputs(session: Session, item_ids: list[int]) -> tuple[
     for item_id, rule_id, polarity, pattern, ignore_case in session.execute(
             select(Rule.item_id, Rule.id, Rule.polarity, Rule.pattern, Rule.ignore_case)
             .where(Rule.item_id.in_(item_ids)).order_by(Rule.item_id, Rule.position, Rule.id)):
-        rules[item_id].append(DraftRule(polarity, pattern, ignore_case, rule_id))
+        rules[item_id].append(DraftRule(RuleSpec(polarity, pattern, ignore_case), rule_id))
     known: dict[int, list[DraftKnown]] = defaultdict(list)
     for item_id, kind, text in session.execute(
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)

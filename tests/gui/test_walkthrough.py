@@ -45,7 +45,7 @@ def test_e_in_review_opens_the_items_rules_and_ctrl_2_comes_back_to_the_same_row
     detail = item_detail(window.state.db, row.item_id)  # type: ignore[arg-type]
     assert row.external_id in editor.title.text()
     shown = [editor.rule_lists[p].model.rowCount() for p in ("positive", "negative")]
-    assert shown == [sum(r.polarity == p for r in detail.rules) for p in ("positive", "negative")]
+    assert shown == [sum(r.spec.polarity == p for r in detail.rules) for p in ("positive", "negative")]
     assert editor.history.model.rowCount() > 0 or row.manual_label is None
 
     # the shared selection, and so the queue, are as they were
