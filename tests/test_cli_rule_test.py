@@ -58,7 +58,7 @@ def test_json_shows_the_items_outputs_with_the_rule_added(demo_db: Path) -> None
         db.close()
     assert shown["flips"] == expected.flips == {"pass->conflict": 2}
     assert shown["outputs"] == [
-        {"output_id": o.output_id, "text": o.text, "label_now": o.label_now, "manual": o.manual,
+        {"output_id": o.stored.output_id, "text": o.stored.text, "label_now": o.stored.label, "manual": o.stored.manual,
          "label_after": o.label_after, "spans": [[s.start, s.end, s.polarity] for s in o.spans]}
         for o in expected.outputs]
     # "The" at the start of every output is highlighted as a match of the (case-insensitive) negative rule

@@ -160,8 +160,8 @@ def test_preview_gives_exactly_the_labels_saving_then_labelling_gives(pristine_d
         save(db, {item_id: draft})
         relabel(db)
         after = stored_labels(db, [item_id])
-        assert {o.output_id: o.label_after for o in preview.outputs} == after
-        assert {o.output_id: o.label_now for o in preview.outputs} == before
+        assert {o.stored.output_id: o.label_after for o in preview.outputs} == after
+        assert {o.stored.output_id: o.stored.label for o in preview.outputs} == before
         assert preview.flips == dict(Counter(f"{before[i]}->{after[i]}" for i in after if before[i] != after[i]))
         assert not any(o.timed_out for o in preview.outputs)
         assert [p.rule_index for p in preview.problems] == [
@@ -184,16 +184,16 @@ def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(d
         preview = preview_item(demo, item_id, draft)
         assert preview.flips == {}
         for output in preview.outputs:
-            assert output.label_after == output.label_now == matcher.decide(output.text).label
-            assert output.decided_by_after == output.decided_by_now
+            assert output.label_after == output.stored.label == matcher.decide(output.stored.text).label
+            assert output.decided_by_after == output.stored.decided_by
             shown = [(s.start, s.end, rules[s.rule_index].id, s.polarity) for s in output.spans]
             # each rule's matches as the engine finds them for that rule alone; where every rule compiles,
             # exactly the engine's spans for the whole item
             assert shown == sorted(tuple(span) for rule in rules
-                                   for span in ItemMatcher([rule], []).spans(output.text))
+                                   for span in ItemMatcher([rule], []).spans(output.stored.text))
             if all(rule.valid for rule in rules):
-                assert shown == [tuple(span) for span in matcher.spans(output.text)]
-            assert output.effective_after == (output.manual or output.label_after)
+                assert shown == [tuple(span) for span in matcher.spans(output.stored.text)]
+            assert output.effective_after == (output.stored.manual or output.label_after)
         invalid += not all(rule.valid for rule in rules)
     assert invalid == 2  # the demo's two deliberately broken rules
 
@@ -203,13 +203,13 @@ def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) 
     stored = draft_of(demo, item_id)
     preview = preview_item(demo, item_id, Draft((DraftRule(RuleSpec("positive", "painted")), *stored.rules),
                                                 stored.known))
-    reviewed = [o for o in preview.outputs if o.manual is not None]
-    assert reviewed and all(o.effective_after == o.manual for o in reviewed)
+    reviewed = [o for o in preview.outputs if o.stored.manual is not None]
+    assert reviewed and all(o.effective_after == o.stored.manual for o in reviewed)
     assert {o.decided_by_after for o in preview.outputs if o.label_after == "pass"} == \
         {"positive rule 1: painted"}  # as the editor numbers it: the stored positive rule is now its rule 2
-    stored_first = next(o for o in preview.outputs if o.label_now == "pass" and o.manual is None)
+    stored_first = next(o for o in preview.outputs if o.stored.label == "pass" and o.stored.manual is None)
     assert stored_first.decided_by_now.startswith("positive rule 1: ")
-    assert all(o.systems for o in preview.outputs)
+    assert all(o.stored.systems for o in preview.outputs)
 
 
 def test_an_invalid_pattern_is_a_problem_with_its_position_and_labels_every_output_error(demo: Database) -> None:
@@ -234,7 +234,7 @@ def test_a_catastrophic_pattern_times_out_on_that_output_only(demo: Database) ->
     preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule(RuleSpec("positive", "^(a|aa)+$"))),
                                                 stored.known), timeout=0.05)
     assert time.monotonic() - started < 30  # it returns; without a timeout this search runs for years
-    slow = [o for o in preview.outputs if o.text.startswith("aaa")]
+    slow = [o for o in preview.outputs if o.stored.text.startswith("aaa")]
     assert [(o.label_after, o.timed_out) for o in slow] == [("error", True)]
     assert "timed out after 0.05 s" in slow[0].decided_by_after
     assert not any(o.timed_out for o in preview.outputs if o not in slow)
@@ -255,9 +255,10 @@ def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> Non
     assert len(statements) == 1 and read_first > 1  # the stamp only
 
     # a review is noticed
-    output_id = next(o.output_id for o in first.outputs if o.manual is None)
+    output_id = next(o.stored.output_id for o in first.outputs if o.stored.manual is None)
     review_output(demo, output_id, "fail", "tester")
-    assert next(o for o in session.preview(item_id, draft).outputs if o.output_id == output_id).manual == "fail"
+    [reviewed] = [o for o in session.preview(item_id, draft).outputs if o.stored.output_id == output_id]
+    assert reviewed.stored.manual == "fail"
     # saving and labelling is noticed: the draft is now what is stored
     save(demo, {item_id: draft})
     relabel(demo)
@@ -265,7 +266,7 @@ def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> Non
     # a new output is noticed
     with demo.transaction() as session_:
         session_.execute(insert(Output).values(item_id=item_id, text="A new painted bench."))
-    assert "A new painted bench." in [o.text for o in session.preview(item_id, draft).outputs]
+    assert "A new painted bench." in [o.stored.text for o in session.preview(item_id, draft).outputs]
     statements.clear()
     session.invalidate(item_id)
     session.preview(item_id, draft)
@@ -371,9 +372,9 @@ def test_dfki_previews_equal_saving_then_labelling(db: Database, shared_data: Pa
     changed = 0
     for preview in previews.values():
         for output in preview.outputs:
-            assert output.label_now == before[output.output_id]
-            assert output.label_after == after[output.output_id], output
-            changed += output.label_now != output.label_after
+            assert output.stored.label == before[output.stored.output_id]
+            assert output.label_after == after[output.stored.output_id], output
+            changed += output.stored.label != output.label_after
     assert changed > 50  # the drafts did change labels, so the comparison means something
 
 

@@ -193,4 +193,4 @@ def test_a_preview_shows_the_labels_that_saving_stores(demo: Database, data: st.
         add_rule(demo, item_id, rule.spec.polarity, rule.spec.pattern, ignore_case=rule.spec.ignore_case, author=AUTHOR)
     with demo.session() as session:
         saved = automatic_labels(session, item_id)
-    assert {output.output_id: output.label_after for output in preview.outputs} == saved
+    assert {output.stored.output_id: output.label_after for output in preview.outputs} == saved

@@ -140,14 +140,14 @@ class SuggestionSession:
 
 
 def _undecided(preview: ItemPreview) -> set[int]:
-    return {output.output_id for output in preview.outputs if output.effective_after not in DECIDED}
+    return {output.stored.output_id for output in preview.outputs if output.effective_after not in DECIDED}
 
 
 def _flips(before: ItemPreview, after: ItemPreview) -> dict[str, int]:
     """What ``after`` changes on top of ``before`` (both previews of the same item)."""
-    was = {output.output_id: output.label_after for output in before.outputs}
-    return ordered_flips(Counter(f"{was[output.output_id]}->{output.label_after}" for output in after.outputs
-                                 if was.get(output.output_id, output.label_after) != output.label_after))
+    was = {output.stored.output_id: output.label_after for output in before.outputs}
+    return ordered_flips(Counter(f"{was[output.stored.output_id]}->{output.label_after}" for output in after.outputs
+                                 if was.get(output.stored.output_id, output.label_after) != output.label_after))
 
 
 def _contradicts(suggestion: RuleSuggestion, outputs: Sequence[PreviewOutput],
@@ -156,12 +156,12 @@ def _contradicts(suggestion: RuleSuggestion, outputs: Sequence[PreviewOutput],
     output they decided otherwise) or change a decided automatic label (a fail its rules gave turned into a
     conflict)."""
     decides = matcher(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
-    was = {output.output_id: output.label_now for output in outputs} if under_draft is None else \
-        {output.output_id: output.label_after for output in under_draft.outputs}
+    was = {output.stored.output_id: output.stored.label for output in outputs} if under_draft is None else \
+        {output.stored.output_id: output.label_after for output in under_draft.outputs}
     for output in outputs:
-        before = was.get(output.output_id)
-        if output.manual in DECIDED:
-            if output.manual != suggestion.label and decides(output.text):
+        before = was.get(output.stored.output_id)
+        if output.stored.manual in DECIDED:
+            if output.stored.manual != suggestion.label and decides(output.stored.text):
                 return True
         elif before in DECIDED and output.label_after != before:
             return True

@@ -58,7 +58,7 @@ SCOPES = ("item", "phenomenon", "category", "suite")
 category or suite."""
 
 UNLABELLED = "unlabelled"
-"""How a flip names the label of an output that no labelling has covered yet (``label_now`` None)."""
+"""How a flip names the label of an output that no labelling has covered yet (a stored label of None)."""
 
 _SCOPE_CHUNK = 200
 """Items read and decided at a time by ``preview_scope``, between two progress reports (and cancel checks)."""
@@ -97,15 +97,27 @@ class PreviewSpan:
 
 
 @dataclass(frozen=True)
-class PreviewOutput:
+class StoredOutput:
+    """An item's output as stored, with what a preview shows of it beside the draft's label: its systems, its
+    automatic label (and in words what decided it), its review, and its label by a challenge set's construction,
+    which labelling gives it whatever the rules say."""
+
     output_id: int
     text: str
     systems: tuple[str, ...]
-    label_now: str | None
+    label: str | None
     """The stored automatic label (None: never labelled)."""
-    decided_by_now: str | None
+    decided_by: str | None
     manual: str | None
     reviewer: str | None
+    constructed: str | None
+
+
+@dataclass(frozen=True)
+class PreviewOutput:
+    """An output under a draft: as stored, and as the draft would label it."""
+
+    stored: StoredOutput
     label_after: str
     """The automatic label the draft would give."""
     decided_by_after: str
@@ -115,7 +127,7 @@ class PreviewOutput:
     @property
     def effective_after(self) -> str:
         """What the output would count as: a reviewer's label always wins over the automatic one."""
-        return self.manual if self.manual is not None else self.label_after
+        return self.stored.manual if self.stored.manual is not None else self.label_after
 
 
 @dataclass(frozen=True)
@@ -135,7 +147,7 @@ class ItemPreview:
     outputs: list[PreviewOutput]
     problems: list[RuleProblem]
     flips: dict[str, int]
-    """``"unknown->pass": n`` over automatic labels (label_now -> label_after), changed ones only; the most
+    """``"unknown->pass": n`` over automatic labels (the stored label -> label_after), changed ones only; the most
     frequent first (``ordered_flips``), as every screen and command lists them."""
 
 
@@ -180,19 +192,6 @@ def draft_of(db: Database, item_id: int) -> Draft:
                  tuple(DraftKnown(kind, text) for kind, text in known))
 
 
-@dataclass(frozen=True)
-class _StoredOutput:
-    output_id: int
-    text: str
-    systems: tuple[str, ...]
-    label_now: str | None
-    decided_by_now: str | None
-    manual: str | None
-    reviewer: str | None
-    constructed: str | None
-    """Its label by a challenge set's construction, which labelling gives it whatever the rules say."""
-
-
 _SpanCache = dict[tuple[str, bool, float], tuple[tuple[tuple[int, int], ...], ...]]
 """(pattern, ignore case, timeout) -> per output of an item, the (start, end) of every match."""
 
@@ -203,7 +202,7 @@ _SPAN_PATTERNS = 512
 @dataclass(frozen=True)
 class _Cached:
     stamp: tuple[object, ...]
-    outputs: tuple[_StoredOutput, ...]
+    outputs: tuple[StoredOutput, ...]
     spans: _SpanCache
     decided: dict[str, Decision]
     """What the suite's output policy decides for this item's outputs."""
@@ -312,10 +311,8 @@ class PreviewSession:
         flips: Counter[str] = Counter()
         for stored, output_spans in zip(cached.outputs, spans):
             decision, timed_out = matcher.decide(stored.text, stored.constructed)
-            previews.append(PreviewOutput(
-                stored.output_id, stored.text, stored.systems, stored.label_now, stored.decided_by_now,
-                stored.manual, stored.reviewer, decision.label, decision.decided_by, output_spans, timed_out))
-            if (flip := _flip(stored.label_now, decision.label)) is not None:
+            previews.append(PreviewOutput(stored, decision.label, decision.decided_by, output_spans, timed_out))
+            if (flip := _flip(stored.label, decision.label)) is not None:
                 flips[flip] += 1
         return ItemPreview(item_id, previews, matcher.problems, ordered_flips(flips))
 
@@ -371,7 +368,7 @@ def _stamp() -> Select[Any]:
 _STAMP = _stamp()
 
 
-def _stored_outputs(session: Session, item_id: int) -> tuple[_StoredOutput, ...]:
+def _stored_outputs(session: Session, item_id: int) -> tuple[StoredOutput, ...]:
     """The item's outputs with their systems, stored automatic labels (in words too) and reviews."""
     systems: dict[int, list[str]] = defaultdict(list)
     for output_id, name in session.execute(
@@ -387,7 +384,7 @@ def _stored_outputs(session: Session, item_id: int) -> tuple[_StoredOutput, ...]
         .outerjoin(Rule, Rule.id == AutoLabel.rule_id)
         .outerjoin(ConstructedLabel, ConstructedLabel.output_id == Output.id)
         .where(Output.item_id == item_id).order_by(Output.id))
-    return tuple(_StoredOutput(output_id, text, tuple(systems[output_id]), label,
+    return tuple(StoredOutput(output_id, text, tuple(systems[output_id]), label,
                                None if label is None else describe(label, number, polarity, pattern, reason),
                                manual, reviewer, constructed)
                  for output_id, text, label, number, polarity, pattern, reason, manual, reviewer, constructed in rows)

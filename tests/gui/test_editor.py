@@ -293,7 +293,7 @@ def test_a_catastrophic_pattern_times_out_while_the_window_answers(qtbot, screen
     timer.stop()
     preview = screen.last_preview
     assert preview is not None
-    stressed = [o for o in preview.outputs if o.text.startswith("aaaa")]
+    stressed = [o for o in preview.outputs if o.stored.text.startswith("aaaa")]
     assert len(stressed) == 1 and stressed[0].timed_out and stressed[0].label_after == "error"
     row = [screen.preview.model.output(r).output_id for r in range(screen.preview.model.rowCount())] \
         .index(stressed[0].output_id)
@@ -460,14 +460,14 @@ def test_on_the_real_dfki_suite_the_preview_is_what_saving_stores(qtbot, tmp_pat
     assert operations.wait_idle()
     stored = {o.output_id: o.auto_label for o in item_detail(db, item_id).outputs}
     assert editor.last_preview is not None
-    assert {o.output_id: o.label_now for o in editor.last_preview.outputs} == stored
+    assert {o.stored.output_id: o.stored.label for o in editor.last_preview.outputs} == stored
     editor.rule_lists["negative"].add_rule()
     field = editor.rule_lists["negative"].editor(editor.rule_lists["negative"].model.rowCount() - 1)
     assert field is not None
     qtbot.keyClicks(field, r"\bday\b")  # its outputs speak of a washing / laundry day
     editor.start_preview()
     assert operations.wait_idle()
-    preview = {o.output_id: o.label_after for o in editor.last_preview.outputs}
+    preview = {o.stored.output_id: o.label_after for o in editor.last_preview.outputs}
     assert preview != stored
     editor.save()
     assert operations.wait_idle()
@@ -507,14 +507,14 @@ def test_splitters_and_scope_are_remembered(qtbot, state, ops, tmp_path: Path) -
 def test_a_new_empty_rule_does_not_turn_the_outputs_into_errors(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
     """Adding a rule (Ctrl+Shift+P) showed every output as error ("empty pattern") before a key was typed."""
     _open(screen, state, ops, "amb-01")
-    before = {o.output_id: o.label_after for o in screen.last_preview.outputs}
+    before = {o.stored.output_id: o.label_after for o in screen.last_preview.outputs}
     screen.add_positive_action.trigger()
     _preview_settled(qtbot, screen, ops)
     screen.start_preview()
     assert ops.wait_idle()
     preview = screen.last_preview
     assert preview is not None and preview.problems == [] and preview.flips == {}
-    assert {o.output_id: o.label_after for o in preview.outputs} == before
+    assert {o.stored.output_id: o.label_after for o in preview.outputs} == before
     assert not screen.rule_lists["positive"].problem.isVisible()
     assert "error" not in screen.preview.flips.text()
     _type(qtbot, _editor(screen, "positive", 1), "painted")  # once typed, it is a rule like any other
