@@ -93,7 +93,7 @@ def test_the_preview_applies_the_policy_as_labelling_does(db: Database) -> None:
     item_id = find_item(db, "1")
     preview = preview_item(db, item_id, draft_of(db, item_id))
     assert preview.flips == {}
-    shown = {o.text: (o.label_after, o.decided_by_after) for o in preview.outputs}
+    shown = {o.stored.text: (o.label_after, o.decided_by_after) for o in preview.outputs}
     assert shown["####"] == ("fail", "placeholder output") and shown["Ihr Mann kam."][0] == "fail"
 
 

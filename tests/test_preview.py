@@ -208,7 +208,7 @@ def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) 
     assert {o.decided_by_after for o in preview.outputs if o.label_after == "pass"} == \
         {"positive rule 1: painted"}  # as the editor numbers it: the stored positive rule is now its rule 2
     stored_first = next(o for o in preview.outputs if o.stored.label == "pass" and o.stored.manual is None)
-    assert stored_first.decided_by_now.startswith("positive rule 1: ")
+    assert stored_first.stored.decided_by.startswith("positive rule 1: ")
     assert all(o.stored.systems for o in preview.outputs)
 
 
@@ -238,7 +238,7 @@ def test_a_catastrophic_pattern_times_out_on_that_output_only(demo: Database) ->
     assert [(o.label_after, o.timed_out) for o in slow] == [("error", True)]
     assert "timed out after 0.05 s" in slow[0].decided_by_after
     assert not any(o.timed_out for o in preview.outputs if o not in slow)
-    assert slow[0].label_now is None and preview.flips["unlabelled->error"] == 1
+    assert slow[0].stored.label is None and preview.flips["unlabelled->error"] == 1
 
 
 def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> None:

@@ -295,8 +295,8 @@ def test_a_catastrophic_pattern_times_out_while_the_window_answers(qtbot, screen
     assert preview is not None
     stressed = [o for o in preview.outputs if o.stored.text.startswith("aaaa")]
     assert len(stressed) == 1 and stressed[0].timed_out and stressed[0].label_after == "error"
-    row = [screen.preview.model.output(r).output_id for r in range(screen.preview.model.rowCount())] \
-        .index(stressed[0].output_id)
+    row = [screen.preview.model.output(r).stored.output_id for r in range(screen.preview.model.rowCount())] \
+        .index(stressed[0].stored.output_id)
     assert screen.preview.model.index(row, 3).data() == "error (timed out)"
     assert "timed out" in screen.preview.flips.text()
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
