@@ -41,6 +41,7 @@ from store.models import Item, ItemLabelCounts, ManualLabel, Output, Suite, Syst
 from suite.engine.label_counts import ReviewMove, count_reviews
 from suite.engine.labelling import relabel
 from suite.engine.preview import Draft, DraftRule, PreviewSession, draft_of
+from suite.engine.rules import RuleSpec
 from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
 from suite.reading.tree import suite_tree
 
@@ -97,8 +98,9 @@ def preview_keystroke(db: Database) -> tuple[float, int]:
     previews = PreviewSession(db)
     seconds = []
     for typed in range(1, len(TYPED) + 1):
-        unsaved = (DraftRule(Polarity.POSITIVE, r"\bthe\b", True), DraftRule(Polarity.NEGATIVE, r"\w+ing\b"),
-                   DraftRule(Polarity.NEGATIVE, TYPED[:typed]))
+        unsaved = (DraftRule(RuleSpec(Polarity.POSITIVE, r"\bthe\b", True)),
+                       DraftRule(RuleSpec(Polarity.NEGATIVE, r"\w+ing\b")),
+                   DraftRule(RuleSpec(Polarity.NEGATIVE, TYPED[:typed])))
         started = time.perf_counter()
         previews.preview(item_id, Draft((*stored.rules, *unsaved), stored.known))
         seconds.append(time.perf_counter() - started)

@@ -22,7 +22,7 @@ from store import open_database
 from store.copy import copy_database
 from store.domain import Label
 from store.models import Output
-from suite.editing.review import set_manual_label
+from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_suite
 
@@ -41,7 +41,7 @@ def main() -> None:
         relabel(database)
         with database.session() as session:
             for output_id in session.scalars(select(Output.id).order_by(Output.id).limit(1000)):
-                set_manual_label(database, output_id, Label.PASS, "bench")
+                decide(database, [OutputDecision(SeenOutput(output_id), Label.PASS)], "bench")
         database.close()
         admin = create_engine(server, isolation_level="AUTOCOMMIT")
         there, back = [], []

@@ -30,7 +30,7 @@ from suite.editing.api import (
     remove_rule,
     restore_item,
 )
-from suite.editing.review import set_manual_label
+from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_reviews, import_suite
 
@@ -70,11 +70,11 @@ def main() -> None:
         report("add_rule", timed(add))
         added = [detail.rules[-1].id for detail in map(partial(item_detail, db), picked)]
         report("change_rule (first rule, pattern changed)", timed([
-            partial(change_rule, db, d.rules[0].id, pattern=d.rules[0].pattern + "|xyzzy", author="bench")
+            partial(change_rule, db, d.rules[0].id, pattern=d.rules[0].spec.pattern + "|xyzzy", author="bench")
             for d in details.values() if d.rules]))
         report("remove_rule", timed([partial(remove_rule, db, rule, author="bench") for rule in added]))
-        report("set_manual_label", timed([partial(set_manual_label, db, output, Label.PASS, "bench")
-                                          for output in outputs]))
+        report("decide (one output)", timed([partial(decide, db, [OutputDecision(SeenOutput(output), Label.PASS)],
+                                                     "bench") for output in outputs]))
         snapshots: list[ItemSnapshot] = []
         report("remove_item", timed([partial(_remove, db, item, snapshots) for item in picked]))
         report("restore_item", timed([partial(restore_item, db, s, author="bench") for s in snapshots]))

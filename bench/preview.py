@@ -36,6 +36,7 @@ from suite.engine.preview import (
     preview_item,
     preview_scope,
 )
+from suite.engine.rules import RuleSpec
 from suite.importers import import_outputs, import_suite
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
@@ -68,8 +69,9 @@ def main() -> None:
               f"{time.perf_counter() - started:.1f} s")
 
         def draft(typed: int) -> Draft:
-            unsaved = (DraftRule(Polarity.POSITIVE, r"\bthe\b", True), DraftRule(Polarity.NEGATIVE, r"\w+ing\b"),
-                       DraftRule(Polarity.NEGATIVE, TYPED[:typed] or "x"))
+            unsaved = (DraftRule(RuleSpec(Polarity.POSITIVE, r"\bthe\b", True)),
+                       DraftRule(RuleSpec(Polarity.NEGATIVE, r"\w+ing\b")),
+                       DraftRule(RuleSpec(Polarity.NEGATIVE, TYPED[:typed] or "x")))
             return Draft((*stored.rules, *unsaved), stored.known)
 
         previews = PreviewSession(db)
@@ -85,7 +87,7 @@ def main() -> None:
             preview_item(db, item_id, draft(typed))
             uncached.append(time.perf_counter() - start)
         start = time.perf_counter()
-        scope = preview_scope(db, item_id, [DraftRule(Polarity.NEGATIVE, r"\bwould\b")], "suite")
+        scope = preview_scope(db, item_id, [DraftRule(RuleSpec(Polarity.NEGATIVE, r"\bwould\b"))], "suite")
         scope_time = time.perf_counter() - start
         db.close()
 

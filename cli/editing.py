@@ -80,8 +80,9 @@ def _print_detail(detail: ItemDetail) -> None:
         typer.echo(f"  comment     {detail.comment}")
     typer.echo("rules (id, polarity and number as the editor shows them, pattern)")
     for rule in detail.rules:
-        flags = (" [ignore case]" if rule.ignore_case else "") + ("" if rule.valid else f" [invalid: {rule.error}]")
-        typer.echo(f"  {rule.id:>6}  {rule.polarity:<8} {rule.position + 1:>2}  {rule.pattern}{flags}")
+        spec = rule.spec
+        flags = (" [ignore case]" if spec.ignore_case else "") + ("" if rule.valid else f" [invalid: {rule.error}]")
+        typer.echo(f"  {rule.id:>6}  {spec.polarity:<8} {rule.position + 1:>2}  {spec.pattern}{flags}")
     typer.echo("known translations (id, kind, text)")
     for known in detail.known:
         typer.echo(f"  {known.id:>6}  {known.kind:<8}  {known.text}")
@@ -311,7 +312,7 @@ def review_command(
                                                       "or Unicode form) at once: all or none."),
 ) -> None:
     """Set a reviewer's label for one distinct output (it wins over the automatic label), or clear it."""
-    from suite.editing.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
+    from suite.editing.review import OutputDecision, SeenOutput, decide
 
     label = label.strip().lower()
     if label not in REVIEW_CHOICES:
@@ -322,21 +323,21 @@ def review_command(
     if group:
         _review_group(database, output_id, label, who, comment, seen_version, as_known)
         return
+    decided = decide(database, [OutputDecision(SeenOutput(output_id, seen_version, comment),
+                                               None if label == "clear" else Label(label))], who, as_known=as_known)
+    (review,) = decided.reviews
     if as_known:
-        decided = decide(database, [OutputDecision(SeenOutput(output_id, seen_version, comment), Label(label))], who,
-                         as_known=True)
         kind = "good" if label == "pass" else "bad"
-        typer.echo(f"output {output_id} reviewed as {label} by {who} (version {decided.reviews[0].version}); "
+        typer.echo(f"output {output_id} reviewed as {label} by {who} (version {review.version}); "
                    + (f"added as known {kind} translation {decided.known_added[0].known_id}" if decided.known_added
                       else f"it was a known {kind} translation already"))
         return
-    if label == "clear":
-        cleared = clear_manual_label(database, output_id, reviewer=who, expected_version=seen_version)
-        typer.echo(f"cleared the manual label of output {output_id}" if cleared
+    if review.after is None:
+        typer.echo(f"cleared the manual label of output {output_id}" if review.before is not None
                    else f"output {output_id} had no manual label")
         return
-    info = set_manual_label(database, output_id, Label(label), who, comment, expected_version=seen_version)
-    typer.echo(f"output {output_id} reviewed as {info.label} by {info.reviewer} (version {info.version})")
+    typer.echo(f"output {output_id} reviewed as {review.after.label} by {review.after.reviewer} "
+               f"(version {review.version})")
 
 
 def _review_group(database: Database, output_id: int, label: str, who: str, comment: str | None,

@@ -42,6 +42,7 @@ def test_command(
     """Show what adding a rule to the item's stored rules would label each of its outputs; nothing is saved."""
     from suite.editing.api import find_item
     from suite.engine.preview import SCOPES, Draft, DraftRule, draft_of, preview_item, preview_scope
+    from suite.engine.rules import RuleSpec
 
     if (positive is None) == (negative is None):
         raise typer.BadParameter("give exactly one of --positive PATTERN and --negative PATTERN")
@@ -51,7 +52,7 @@ def test_command(
     context = app_context(ctx)
     db = context.database
     item_id = find_item(db, external_id, context.suite_name)
-    added = DraftRule(polarity, pattern, ignore_case)
+    added = DraftRule(RuleSpec(polarity, pattern, ignore_case))
     stored = draft_of(db, item_id)
     preview = preview_item(db, item_id, Draft((*stored.rules, added), stored.known), timeout=timeout)
     for problem in preview.problems:
@@ -69,8 +70,9 @@ def test_command(
 
 def _as_json(preview: ItemPreview, wider: ScopePreview | None) -> dict[str, object]:
     shown: dict[str, object] = {
-        "outputs": [{"output_id": output.output_id, "text": output.text, "label_now": output.label_now,
-                     "manual": output.manual, "label_after": output.label_after,
+        "outputs": [{"output_id": output.stored.output_id, "text": output.stored.text,
+                     "label_now": output.stored.label, "manual": output.stored.manual,
+                     "label_after": output.label_after,
                      "spans": [[span.start, span.end, span.polarity] for span in output.spans]}
                     for output in preview.outputs],
         "flips": preview.flips,
@@ -89,15 +91,15 @@ def _label(label: str | None) -> Text:
 def _show(preview: ItemPreview, wider: ScopePreview | None) -> None:
     console = Console(highlight=False, soft_wrap=True)
     for output in preview.outputs:
-        text = Text(output.text)
+        text = Text(output.stored.text)
         for span in output.spans:
             text.stylize(_POLARITY_STYLE[span.polarity], span.start, span.end)
-        change = Text.assemble(_label(output.label_now), " → ", _label(output.label_after))
+        change = Text.assemble(_label(output.stored.label), " → ", _label(output.label_after))
         if output.timed_out:
             change.append(" (timed out)")
-        if output.manual is not None:
-            change.append(f"   reviewed: {output.manual} by {output.reviewer}")
-        console.print(Text.assemble(f"{output.output_id:>7}  ", change, "\n         ", text))
+        if output.stored.manual is not None:
+            change.append(f"   reviewed: {output.stored.manual} by {output.stored.reviewer}")
+        console.print(Text.assemble(f"{output.stored.output_id:>7}  ", change, "\n         ", text))
     console.print(_flips("flips on this item", preview.flips))
     if wider is not None:
         for item in wider.items:

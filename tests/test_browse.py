@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reviewing import review_output
 from sqlalchemy import select
 
 from store import Database, open_database
@@ -31,10 +32,9 @@ from store.models import (
     SystemOutput,
 )
 from suite.demo import DEMO_SUITE, create_demo
-from suite.editing.review import set_manual_label
 from suite.engine.label_counts import LabelCounts
 from suite.engine.labelling import label_counts, relabel
-from suite.engine.rules import ItemMatcher, RuleSpec
+from suite.engine.rules import ItemMatcher, ItemRule
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_reviews, import_suite
 from suite.reading.browse import (
@@ -252,7 +252,7 @@ def test_a_row_shows_the_review_and_its_version(tmp_path: Path) -> None:
         create_demo(db)
         [row] = output_rows(db, output_ids(db, OutputFilter(reviewed=False))[:1])
         assert (row.manual_label, row.manual_version, row.reviewer) == (None, 0, None)
-        set_manual_label(db, row.output_id, "fail", "rita", "wrong sense")
+        review_output(db, row.output_id, "fail", "rita", "wrong sense")
         [after] = output_rows(db, [row.output_id])
         assert (after.manual_label, after.effective_label, after.reviewer, after.comment) == (
             "fail", "fail", "rita", "wrong sense")
@@ -281,7 +281,7 @@ def test_output_spans_are_the_stored_rules_matches(demo: tuple[Database, list[Ra
     assert sorted(spans) == sorted(ids)
     with db.session() as session:
         for r in raws[:40]:
-            rules = [RuleSpec(x.id, x.polarity, x.pattern, x.ignore_case, x.valid, x.error) for x in session.scalars(
+            rules = [ItemRule.of(x) for x in session.scalars(
                 select(Rule).where(Rule.item_id == r.item_id).order_by(Rule.position, Rule.id))]
             assert spans[r.output_id] == ItemMatcher(rules, []).spans(r.text)
             for span in spans[r.output_id]:
@@ -393,9 +393,9 @@ def test_dfki_de_en_with_wmt21_outputs(tmp_path: Path, shared_data: Path) -> Non
         import_outputs(db, shared_data / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv")
         relabel(db)
         for output_id in output_ids(db, OutputFilter(label="fail"))[::50]:
-            set_manual_label(db, output_id, "pass", "tester")
+            review_output(db, output_id, "pass", "tester")
         for output_id in output_ids(db, OutputFilter(label="unknown"))[::40]:
-            set_manual_label(db, output_id, "fail", "tester")
+            review_output(db, output_id, "fail", "tester")
         raws = raw_outputs(db, "de-en")
         assert len(raws) == 13985
         systems = sorted({s for r in raws for s in r.systems})

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from import_helpers import demetr_record, snapshot, write
+from reviewing import review_output
 from sacrebleu.metrics import BLEU, CHRF
 from sqlalchemy import select
 from typer.testing import CliRunner
@@ -22,9 +23,10 @@ from store import Database
 from store.models import AutoLabel, ConstructedLabel, Item, ManualLabel, Output, Reference, Suite, System
 from suite.editing.api import add_rule
 from suite.editing.items import remove_item, restore_removed_item
-from suite.editing.review import explain, set_manual_label
+from suite.editing.review import explain
 from suite.engine.labelling import label_counts, relabel
 from suite.engine.preview import Draft, DraftRule, preview_item, preview_scope
+from suite.engine.rules import RuleSpec
 from suite.errors import InputFileError, TsqeError
 from suite.importers.challenge import import_challenge
 
@@ -100,10 +102,11 @@ def test_a_rule_or_a_relabel_never_overrides_the_construction_but_a_reviewer_doe
     assert labels_by_system(db, "set")[("n1", "bad")][0] == "fail"
     # the detail panel, the editor's preview and its scope say the same as labelling does
     assert explain(db, bad).decision.reason == "bad translation by construction (challenge set)"
-    draft = Draft((DraftRule("negative", "didn't"),))
+    draft = Draft((DraftRule(RuleSpec("negative", "didn't")),))
     assert preview_item(db, n1, draft).flips == {}
-    assert preview_scope(db, n1, (DraftRule("negative", "."),), "suite").flips == {"unknown->fail": 1}  # p1 only
-    set_manual_label(db, bad, "pass", reviewer="ann", expected_version=0)
+    scope = preview_scope(db, n1, (DraftRule(RuleSpec("negative", ".")),), "suite")
+    assert scope.flips == {"unknown->fail": 1}  # p1 only
+    review_output(db, bad, "pass", reviewer="ann", expected_version=0)
     assert label_counts(db)["pass"] == 5
     assert build_pairs(db).frame()["item_id"].tolist() == ["n2", "t1", "p2"]
 

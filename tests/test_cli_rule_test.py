@@ -20,6 +20,7 @@ from suite.engine.preview import (
     preview_item,
     preview_scope,
 )
+from suite.engine.rules import RuleSpec
 
 
 def tsqe(db: Path, *args: str) -> Result:
@@ -51,13 +52,13 @@ def test_json_shows_the_items_outputs_with_the_rule_added(demo_db: Path) -> None
     try:
         item_id = find_item(db, "amb-01")
         stored = draft_of(db, item_id)
-        expected = preview_item(db, item_id, Draft((*stored.rules, DraftRule("negative", r"\bthe\b", True)),
+        expected = preview_item(db, item_id, Draft((*stored.rules, DraftRule(RuleSpec("negative", r"\bthe\b", True))),
                                                    stored.known))
     finally:
         db.close()
     assert shown["flips"] == expected.flips == {"pass->conflict": 2}
     assert shown["outputs"] == [
-        {"output_id": o.output_id, "text": o.text, "label_now": o.label_now, "manual": o.manual,
+        {"output_id": o.stored.output_id, "text": o.stored.text, "label_now": o.stored.label, "manual": o.stored.manual,
          "label_after": o.label_after, "spans": [[s.start, s.end, s.polarity] for s in o.spans]}
         for o in expected.outputs]
     # "The" at the start of every output is highlighted as a match of the (case-insensitive) negative rule
@@ -72,7 +73,7 @@ def test_a_wider_scope_lists_the_items_that_would_flip(demo_db: Path) -> None:
     shown = json.loads(result.stdout)
     db = open_database(demo_db)
     try:
-        expected = preview_scope(db, find_item(db, "amb-01"), [DraftRule("negative", "the")], "phenomenon")
+        expected = preview_scope(db, find_item(db, "amb-01"), [DraftRule(RuleSpec("negative", "the"))], "phenomenon")
     finally:
         db.close()
     assert shown["items"] == [{"item_id": i.external_id, "flips": i.flips} for i in expected.items]

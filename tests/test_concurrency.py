@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from import_helpers import write
+from reviewing import review_output
 from sqlalchemy import func, select
 from test_label_counts import assert_consistent
 
@@ -22,7 +23,6 @@ from store import Database, open_database
 from store.models import AutoLabel, HistoryEntry, LabelFingerprint, ManualLabel, Output, Rule, System
 from suite.demo import create_demo
 from suite.editing.api import change_rule
-from suite.editing.review import set_manual_label
 from suite.engine.labelling import relabel
 from suite.errors import EditConflict
 from suite.importers import import_outputs, import_suite
@@ -146,7 +146,7 @@ def deciding(url: str, output_id: int, label: str, reviewer: str, seen: int) -> 
     try:
         _barrier.wait(timeout=60)
         try:
-            set_manual_label(database, output_id, label, reviewer, expected_version=seen)
+            review_output(database, output_id, label, reviewer, expected_version=seen)
         except EditConflict as refused:
             return "refused", str(refused)
         return "won", ""
@@ -190,7 +190,7 @@ def test_two_reviewers_deciding_one_output_at_once_never_overwrite_each_other(an
         for round_, output_id in enumerate(outputs):
             seen = 0
             if round_ % 2:  # every other round the output has been reviewed once already
-                seen = set_manual_label(any_db, output_id, "unknown", "Cleo").version
+                seen = review_output(any_db, output_id, "unknown", "Cleo").version
             outcomes = [future.result(timeout=120) for future in
                         [pool.submit(deciding, url, output_id, label, person, seen)
                          for label, person in zip(("pass", "fail"), people)]]

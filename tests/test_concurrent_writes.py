@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from import_helpers import write
+from reviewing import review_output
 from sqlalchemy import select, text, update
 from sqlalchemy.exc import IntegrityError
 from test_label_counts import assert_consistent
@@ -15,7 +16,6 @@ from test_label_counts import assert_consistent
 from store import Database, open_database
 from store.models import AutoLabel, LabelFingerprint, ManualLabel, Output
 from suite.demo import create_demo
-from suite.editing.review import set_manual_label
 from suite.engine import labelling, watched_pool
 from suite.engine.labelling import label_counts, relabel
 from suite.errors import TsqeError
@@ -80,7 +80,7 @@ def relabel_with_a_review_meanwhile(db: Database, output_id: int, cancel_when_sa
     thread.start()
     assert labelling_started.wait(60)
     began = time.monotonic()
-    set_manual_label(db, output_id, "fail", "reviewer", "saved during a relabel")
+    review_output(db, output_id, "fail", "reviewer", "saved during a relabel")
     saved = time.monotonic()
     if cancel_when_saved:
         task.cancel()
@@ -171,7 +171,7 @@ def test_a_write_that_waits_too_long_is_a_user_error_and_changes_nothing(tmp_pat
         other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
         try:
             with pytest.raises(TsqeError, match="locked by another writer"):
-                set_manual_label(db, output_id, "fail", "reviewer")
+                review_output(db, output_id, "fail", "reviewer")
         finally:
             other.execute("ROLLBACK")
             other.close()

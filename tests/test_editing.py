@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import regex
+from reviewing import review_output
 from sqlalchemy import func, select
 from table_dump import dump
 
@@ -53,7 +54,7 @@ from suite.editing.api import (
     restore_item,
 )
 from suite.editing.history import checked_update
-from suite.editing.review import OutputDecision, SeenOutput, clear_manual_label, decide, set_manual_label
+from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.engine.labelling import relabel
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
@@ -89,7 +90,8 @@ def test_rule_edits_relabel_at_once_keep_reviews_and_write_history(demo: Databas
     item = find_item(demo, BANK)
     reviews = manual_labels(demo)
     before = item_detail(demo, item)
-    assert [(r.polarity, r.pattern) for r in before.rules] == [("positive", r"\bbench\b"), ("negative", r"\bbank\b")]
+    assert [(r.spec.polarity, r.spec.pattern) for r in before.rules] == [("positive", r"\bbench\b"),
+                                                                      ("negative", r"\bbank\b")]
     assert before.version == 1 and all(r.version == 1 for r in before.rules)
 
     added = add_rule(demo, item, "negative", r"\bfresh\b", author="ada")
@@ -111,7 +113,7 @@ def test_rule_edits_relabel_at_once_keep_reviews_and_write_history(demo: Databas
     removed = remove_rule(demo, added.entity_id, author="bob")
     assert removed.version is None and removed.entity_id == added.entity_id
     case = change_rule(demo, before.rules[1].id, ignore_case=True, author="bob")
-    assert case.version == 2 and item_detail(demo, item).rules[1].ignore_case is True
+    assert case.version == 2 and item_detail(demo, item).rules[1].spec.ignore_case is True
     assert manual_labels(demo) == reviews  # no edit touches a reviewer's label
 
     # the labels written inside the edits are what a full relabelling would write: nothing left to do
@@ -132,7 +134,7 @@ def test_rule_positions_and_reordering(demo: Database) -> None:
     first = add_rule(demo, item, "positive", r"\bseat\b", position=0, author="ada").entity_id
     last = add_rule(demo, item, "positive", r"\bpew\b", author="ada").entity_id
     rules = item_detail(demo, item).rules
-    assert [(r.pattern, r.position) for r in rules] == [
+    assert [(r.spec.pattern, r.position) for r in rules] == [
         (r"\bseat\b", 0), (r"\bbench\b", 1), (r"\bpew\b", 2), (r"\bbank\b", 0)]
     new_order = [rules[1].id, rules[3].id, last, first]
     reordered = reorder_rules(demo, item, new_order, author="ada")
@@ -233,18 +235,18 @@ def test_stale_saves_are_refused_across_databases(demo: Database) -> None:
         # a reviewer who saw "not reviewed" (version 0) loses to one who reviewed it meanwhile
         output = next(o for o in item_detail(demo, item).outputs if o.manual_label is None)
         assert output.manual_version == 0
-        assert set_manual_label(other, output.output_id, "fail", "bob", expected_version=0).version == 1
+        assert review_output(other, output.output_id, "fail", "bob", expected_version=0).version == 1
         with pytest.raises(EditConflict, match="changed by bob at .*: now fail by bob"):
-            set_manual_label(demo, output.output_id, "pass", "ada", expected_version=0)
+            review_output(demo, output.output_id, "pass", "ada", expected_version=0)
         with pytest.raises(EditConflict):
-            clear_manual_label(demo, output.output_id, reviewer="ada", expected_version=0)
-        assert clear_manual_label(other, output.output_id, reviewer="bob", expected_version=1)
+            review_output(demo, output.output_id, None, "ada", expected_version=0)
+        assert review_output(other, output.output_id, None, "bob", expected_version=1).before is not None
         with pytest.raises(EditConflict, match="now not reviewed"):
-            set_manual_label(demo, output.output_id, "pass", "ada", expected_version=1)
+            review_output(demo, output.output_id, "pass", "ada", expected_version=1)
         # set again after a clear: a new version, so whoever saw the cleared label's version 1 is still refused
-        assert set_manual_label(other, output.output_id, "pass", "bob", expected_version=0).version == 2
+        assert review_output(other, output.output_id, "pass", "bob", expected_version=0).version == 2
         with pytest.raises(EditConflict):
-            set_manual_label(demo, output.output_id, "fail", "ada", expected_version=1)
+            review_output(demo, output.output_id, "fail", "ada", expected_version=1)
         assert manual_labels(demo)[output.output_id] == ("pass", "bob")
         actions = [(h.entity, h.action, h.version) for h in item_history(demo, BANK)
                    if h.entity == "manual_label" and h.entity_id == output.output_id]
@@ -263,7 +265,7 @@ def test_a_save_that_loses_the_race_is_refused(demo: Database) -> None:
         change_rule(other, rule_id, pattern=r"\bseat\b", author="bob")
         with pytest.raises(EditConflict, match="changed by bob"), demo.transaction() as session:
             checked_update(session, Rule, stale, {"pattern": r"\bpew\b"})
-        assert item_detail(demo, find_item(demo, BANK)).rules[0].pattern == r"\bseat\b"
+        assert item_detail(demo, find_item(demo, BANK)).rules[0].spec.pattern == r"\bseat\b"
     finally:
         other.close()
 
@@ -278,7 +280,7 @@ def test_a_reused_id_does_not_take_the_removed_rows_version(demo: Database) -> N
         assert second.version == 3  # past the add and the removal of the first
     with pytest.raises(EditConflict):
         change_rule(demo, first.entity_id, pattern="x", author="ada", expected_version=first.version)
-    assert item_detail(demo, item).rules[-2].pattern == r"\bpew\b"
+    assert item_detail(demo, item).rules[-2].spec.pattern == r"\bpew\b"
 
 
 def test_item_edits(demo: Database) -> None:
@@ -318,7 +320,7 @@ def test_remove_then_restore_gives_back_everything(demo: Database) -> None:
         session.add_all(QEScore(qe_system_id=qe.id, output_id=output_id, score=0.5 + output_id / 1000)
                         for output_id in session.scalars(select(Output.id).where(Output.item_id == item)))
     add_known(demo, item, "good", "The bench had been painted.", author="ada")
-    set_manual_label(demo, item_detail(demo, item).outputs[0].output_id, "fail", "ada", "too literal")
+    review_output(demo, item_detail(demo, item).outputs[0].output_id, "fail", "ada", "too literal")
     with demo.transaction() as session:  # a reference in a named set comes back in it
         add_reference_set(session, session.scalar(select(Item.suite_id).where(Item.id == item)), "ar", "standard",
                           {item: ["The bench by the river had been freshly painted."]})
@@ -340,7 +342,7 @@ def test_remove_then_restore_gives_back_everything(demo: Database) -> None:
 
     def same(detail: Any) -> Any:
         return ((detail.external_id, detail.category, detail.phenomenon, detail.source, detail.comment),
-                [(r.polarity, r.pattern, r.ignore_case, r.valid, r.position) for r in detail.rules],
+                [(r.spec.polarity, r.spec.pattern, r.spec.ignore_case, r.valid, r.position) for r in detail.rules],
                 [(k.kind, k.text) for k in detail.known], [(r.kind, r.text) for r in detail.references],
                 sorted((o.text, o.systems, o.auto_label, o.manual_label, o.reviewer, o.reviewed_at, o.comment,
                         o.effective_label, o.manual_version) for o in detail.outputs))

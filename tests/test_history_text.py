@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from reviewing import review_output
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -24,7 +25,6 @@ from suite.editing.api import (
     remove_rule,
 )
 from suite.editing.history import FieldChange, change_text, changed_fields
-from suite.editing.review import clear_manual_label, set_manual_label
 
 FLOWERS = "amb-03"  # Strauß: positive \b(bouquet|bunch of flowers|flowers)\b, negative \bostrich\b
 
@@ -45,7 +45,7 @@ def _flowers_output(db: Database) -> int:
 
 def test_a_rule_change_reads_as_the_fields_it_changed(demo: Database) -> None:
     detail = item_detail(demo, find_item(demo, FLOWERS))
-    rule = next(r for r in detail.rules if r.polarity == "positive")
+    rule = next(r for r in detail.rules if r.spec.polarity == "positive")
     change_rule(demo, rule.id, pattern=r"\b(bouquet|flowers)\b", author="Ada")
     change_rule(demo, rule.id, ignore_case=True, author="Ada")
     case, pattern = item_history(demo, FLOWERS)[:2]
@@ -57,10 +57,10 @@ def test_a_rule_change_reads_as_the_fields_it_changed(demo: Database) -> None:
 
 def test_a_manual_label_added_commented_changed_and_removed(demo: Database) -> None:
     output_id = _flowers_output(demo)
-    set_manual_label(demo, output_id, "fail", "Ada")
-    set_manual_label(demo, output_id, "fail", "Ada", "bunch of flowers is fine")
-    set_manual_label(demo, output_id, "pass", "Ada", "bunch of flowers is fine")
-    clear_manual_label(demo, output_id, reviewer="Ada")
+    review_output(demo, output_id, "fail", "Ada")
+    review_output(demo, output_id, "fail", "Ada", "bunch of flowers is fine")
+    review_output(demo, output_id, "pass", "Ada", "bunch of flowers is fine")
+    review_output(demo, output_id, None, "Ada")
     removed, changed, commented, added = item_history(demo, FLOWERS)[:4]
     assert [r.action for r in (removed, changed, commented, added)] == ["remove", "change", "change", "add"]
 
@@ -102,8 +102,8 @@ def test_every_other_kind_of_edit_reads_as_words(demo: Database) -> None:
 
 def test_tsqe_history_prints_the_same_text(demo: Database, tmp_path: Path) -> None:
     output_id = _flowers_output(demo)
-    set_manual_label(demo, output_id, "fail", "Ada")
-    set_manual_label(demo, output_id, "fail", "Ada", "bunch of flowers is fine")
+    review_output(demo, output_id, "fail", "Ada")
+    review_output(demo, output_id, "fail", "Ada", "bunch of flowers is fine")
     demo.close()
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "demo.sqlite"), "history", FLOWERS])
     assert result.exit_code == 0, result.output

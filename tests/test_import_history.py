@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from reviewing import review_outputs
 from sqlalchemy import Connection, select, text
 from table_dump import dump
 
@@ -26,7 +27,7 @@ from suite.editing.api import (
 )
 from suite.editing.history import checked_row, checked_update
 from suite.editing.items import snapshot_items
-from suite.editing.review import SeenOutput, set_manual_labels
+from suite.editing.review import SeenOutput
 from suite.errors import EditConflict
 from suite.importers import import_outputs, import_suite
 
@@ -83,7 +84,7 @@ def test_an_update_is_in_the_history_and_refuses_stale_editors(demo: Database, t
     # amb-01: the kept rule has its id and version; the changed one was removed and added, as an edit would
     positive, negative = bank.rules
     now = item_detail(demo, bank.id)
-    assert now.rules[0] == positive and now.rules[1].pattern == r"\bbanks?\b" and now.rules[1].id != negative.id
+    assert now.rules[0] == positive and now.rules[1].spec.pattern == r"\bbanks?\b" and now.rules[1].id != negative.id
     entries = [(h.entity, h.entity_id, h.action, h.author, h.before, h.after)
                for h in item_history(demo, "amb-01") if h.author == "importer"]
     assert entries == [
@@ -159,7 +160,7 @@ def test_a_rule_that_moves_keeps_its_id_and_the_order_is_recorded(demo: Database
     path = edited_suite(tmp_path, {"amb-01": [r"positive_regex=\bseat\b ||| \bbench\b"]})
     import_suite(demo, path, name=DEMO_SUITE, update=True, author="importer")
     now = item_detail(demo, item.id)
-    assert [(r.pattern, r.position) for r in now.rules] == [(r"\bseat\b", 0), (r"\bbench\b", 1), (r"\bbank\b", 0)]
+    assert [(r.spec.pattern, r.position) for r in now.rules] == [(r"\bseat\b", 0), (r"\bbench\b", 1), (r"\bbank\b", 0)]
     assert (now.rules[1].id, now.rules[1].version) == (positive.id, positive.version)
     assert now.rules[2] == negative  # moved from the second place to the third, still the first negative rule
     assert [(h.entity, h.action) for h in item_history(demo, "amb-01") if h.author == "importer"] == [
@@ -194,7 +195,7 @@ def test_a_replaced_output_is_in_the_history_and_refuses_its_reviewer(demo: Data
     # the unreviewed output is gone: a reviewer who still shows it is refused, naming who replaced it
     before = dump(demo)
     with pytest.raises(EditConflict, match=rf"^output {smt.output_id}: {CHANGED}removed$"):
-        set_manual_labels(demo, [SeenOutput(reviewed.output_id, reviewed.manual_version),
+        review_outputs(demo, [SeenOutput(reviewed.output_id, reviewed.manual_version),
                                  SeenOutput(smt.output_id, 0)], "pass", "ada")
     assert dump(demo) == before
     # the reviewed one is kept with its label, no longer produced by Online-X
@@ -228,7 +229,7 @@ def test_an_update_reads_what_an_editor_saves_at_the_same_moment(pg: Database, t
     assert not importing.is_alive() and failures == []
     removal = next(h for h in item_history(pg, "amb-01") if h.action == "remove" and h.entity_id == rule.id)
     assert removal.before == {"polarity": "negative", "pattern": r"\bshore\b", "ignore_case": False, "position": 0}
-    assert saved == rule.version + 1 and item_detail(pg, item).rules[1].pattern == r"\bbanks?\b"
+    assert saved == rule.version + 1 and item_detail(pg, item).rules[1].spec.pattern == r"\bbanks?\b"
 
 
 def waiting_for_a_lock(connection: Connection, thread: threading.Thread) -> None:

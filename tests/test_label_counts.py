@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from import_helpers import SUITE_JSON, write
 from label_helpers import seen_version
 from migration_helpers import at_revision
+from reviewing import review_output
 from sqlalchemy import Connection, select, text, update
 
 from store import Database, open_database
@@ -41,7 +42,6 @@ from suite import demo as demo_package
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing import review as review_module
 from suite.editing.api import add_known, change_rule, remove_item, restore_removed_item
-from suite.editing.review import clear_manual_label, set_manual_label
 from suite.engine.label_counts import (
     COUNT_COLUMNS,
     FIELD_OF_LABEL,
@@ -227,7 +227,7 @@ class Writes:
 
     def review(self) -> None:
         output_id = self.rng.choice(self._outputs())
-        set_manual_label(self.db, output_id, self.rng.choice(["pass", "fail", "unknown"]), "tester",
+        review_output(self.db, output_id, self.rng.choice(["pass", "fail", "unknown"]), "tester",
                          expected_version=seen_version(self.db, output_id))
 
     def clear_review(self) -> None:
@@ -235,7 +235,7 @@ class Writes:
             reviewed = list(session.scalars(select(ManualLabel.output_id).order_by(ManualLabel.output_id)))
         if reviewed:
             output_id = self.rng.choice(reviewed)
-            clear_manual_label(self.db, output_id, reviewer="tester", expected_version=seen_version(self.db, output_id))
+            review_output(self.db, output_id, None, "tester", expected_version=seen_version(self.db, output_id))
 
     def remove_item(self) -> None:
         """An item missing from an updated suite file is removed with its outputs and labels."""
@@ -352,7 +352,7 @@ def test_dfki_de_en_counts_after_import_labelling_and_a_rule_edit(tmp_path: Path
         output_id = session.scalar(select(Output.id).order_by(Output.id.desc()).limit(1))
     assert rule_id is not None and output_id is not None
     change_rule(db, rule_id, pattern=r"\bthe\b", author="tester")
-    set_manual_label(db, output_id, "fail", "tester")
+    review_output(db, output_id, "fail", "tester")
     assert_consistent(db, "edit and review", "de-en")
     db.close()
 
@@ -433,7 +433,7 @@ def test_a_review_and_a_relabel_of_its_item_at_once_both_count(any_db: Database,
 
     monkeypatch.setattr(review_module, "count_reviews", held_open)
     with ThreadPoolExecutor(2) as pool:
-        decided = pool.submit(set_manual_label, any_db, output_id, "fail", "tester")
+        decided = pool.submit(review_output, any_db, output_id, "fail", "tester")
         assert counted.wait(60)
         relabelled = pool.submit(relabel, any_db, DEMO_SUITE)
         time.sleep(1.0)  # long enough for the relabel to write the item, were it not held up

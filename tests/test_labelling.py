@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 from import_helpers import small_suite, write
+from reviewing import review_output
 from sqlalchemy import delete, func, insert, select, update
 from typer.testing import CliRunner
 
@@ -22,7 +23,7 @@ from store.models import (
     System,
 )
 from suite.demo import create_demo
-from suite.editing.review import clear_manual_label, explain, set_manual_label
+from suite.editing.review import explain
 from suite.engine import labelling
 from suite.engine.labelling import label_counts, relabel
 from suite.engine.labels import automatic_label, join_labels, rule_number
@@ -177,8 +178,8 @@ def test_manual_labels_survive_and_win(db: Database) -> None:
     relabel(db)
     dog = ids["Her dog visited her."]
     man = ids["Her man visited her."]
-    set_manual_label(db, dog, "pass", "Ada", "a pet is fine here")
-    set_manual_label(db, man, "unknown", "Ada")
+    review_output(db, dog, "pass", "Ada", "a pet is fine here")
+    review_output(db, man, "unknown", "Ada")
     with db.transaction() as session:  # force the husband item to be relabelled
         session.execute(update(Rule).where(Rule.pattern == r"\bm[ae]n\b").values(ignore_case=True))
     counts = relabel(db)
@@ -188,19 +189,19 @@ def test_manual_labels_survive_and_win(db: Database) -> None:
     assert manual[dog].label == "pass" and manual[dog].reviewer == "Ada"
     assert manual[dog].comment == "a pet is fine here" and manual[dog].reviewed_at is not None
     assert auto(db)[dog][0] == "unknown"
-    assert clear_manual_label(db, dog, reviewer="Ada") is True
-    assert clear_manual_label(db, dog, reviewer="Ada") is False
+    assert review_output(db, dog, None, "Ada").before is not None
+    assert review_output(db, dog, None, "Ada").before is None
     assert label_counts(db)["unknown"] == 2
 
 
 def test_manual_label_validation(db: Database) -> None:
     ids = build(db)
     with pytest.raises(TsqeError, match="one of pass, fail, unknown"):
-        set_manual_label(db, ids["Her dog visited her."], "conflict", "Ada")
+        review_output(db, ids["Her dog visited her."], "conflict", "Ada")
     with pytest.raises(TsqeError, match="reviewer"):
-        set_manual_label(db, ids["Her dog visited her."], "pass", " ")
+        review_output(db, ids["Her dog visited her."], "pass", " ")
     with pytest.raises(TsqeError, match="no output"):
-        set_manual_label(db, 10_000, "pass", "Ada")
+        review_output(db, 10_000, "pass", "Ada")
 
 
 def test_invalid_and_timed_out_rules_give_errors_and_are_retried(db: Database) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from import_helpers import SUITE_JSON, small_suite, snapshot, write
+from reviewing import review_output
 from sqlalchemy import select
 from typer.testing import CliRunner
 
@@ -16,7 +17,7 @@ from store import Database
 from store.domain import NameKind
 from store.models import ManualLabel, QESystem, Reference, Suite, System
 from store.names import BadName, check_name, name_length
-from suite.editing.review import reviewer_name, set_manual_label
+from suite.editing.review import reviewer_name
 from suite.errors import InputFileError, TsqeError
 from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
 from suite.importers.challenge import import_challenge
@@ -145,7 +146,7 @@ def test_reviewer_names_are_checked_in_the_file_the_command_and_the_core(db: Dat
         output_id = session.scalar(select(ManualLabel.output_id)) or 1
     for bad in (HUGE, "eve\x07"):
         with pytest.raises(BadName, match="reviewer name"):
-            set_manual_label(db, output_id, "pass", bad)
+            review_output(db, output_id, "pass", bad)
     assert snapshot(db) == before
     assert reviewer_name("  ada ") == "ada"
     with pytest.raises(BadName, match="needs the reviewer's name"):

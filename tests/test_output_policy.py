@@ -26,7 +26,7 @@ from suite.engine.output_policy import (
     output_policy,
 )
 from suite.engine.preview import draft_of, preview_item
-from suite.engine.rules import KnownSpec, RuleSpec, item_fingerprint
+from suite.engine.rules import ItemRule, KnownSpec, RuleSpec, item_fingerprint
 from suite.errors import TsqeError
 from suite.importers import import_outputs
 from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
@@ -93,7 +93,7 @@ def test_the_preview_applies_the_policy_as_labelling_does(db: Database) -> None:
     item_id = find_item(db, "1")
     preview = preview_item(db, item_id, draft_of(db, item_id))
     assert preview.flips == {}
-    shown = {o.text: (o.label_after, o.decided_by_after) for o in preview.outputs}
+    shown = {o.stored.text: (o.label_after, o.decided_by_after) for o in preview.outputs}
     assert shown["####"] == ("fail", "placeholder output") and shown["Ihr Mann kam."][0] == "fail"
 
 
@@ -122,7 +122,7 @@ def test_a_bad_policy_is_refused(policy: dict[str, object], message: str) -> Non
 
 
 def test_the_migration_adds_the_policy_without_changing_any_fingerprint(tmp_path: Path) -> None:
-    rules, known = [RuleSpec(1, "positive", "x")], [KnownSpec("good", "y")]
+    rules, known = [ItemRule(1, RuleSpec("positive", "x"))], [KnownSpec("good", "y")]
     assert item_fingerprint(rules, known) == item_fingerprint(rules, known, OutputPolicy().fingerprint("Er kam."))
     path = tmp_path / "old.sqlite"
     with at_revision(f"sqlite:///{path}", "0005") as connection:

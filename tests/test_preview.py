@@ -13,13 +13,13 @@ import pytest
 import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reviewing import review_output
 from sqlalchemy import delete, event, insert, select
 
 from store import Database, open_database
 from store.models import Item, KnownTranslation, Output, Rule
 from suite.demo import create_demo
 from suite.editing.api import find_item
-from suite.editing.review import set_manual_label
 from suite.engine.labelling import relabel
 from suite.engine.labels import automatic_label, join_labels
 from suite.engine.preview import (
@@ -32,7 +32,7 @@ from suite.engine.preview import (
     preview_item,
     preview_scope,
 )
-from suite.engine.rules import ItemMatcher, KnownSpec, RuleSpec, compile_error
+from suite.engine.rules import ItemMatcher, ItemRule, KnownSpec, RuleSpec, compile_error
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_suite
 from suite.tasks import Cancelled, TaskState
@@ -66,7 +66,7 @@ def demo(pristine_demo: Path, tmp_path: Path) -> Iterator[Database]:
 
 def _blank(rule: DraftRule) -> bool:
     """A new rule with nothing typed yet, which is not a rule: saving leaves it out."""
-    return rule.rule_id is None and not rule.pattern.strip()
+    return rule.rule_id is None and not rule.spec.pattern.strip()
 
 
 def save(db: Database, drafts: dict[int, Draft]) -> None:
@@ -76,9 +76,10 @@ def save(db: Database, drafts: dict[int, Draft]) -> None:
             kept = {rule.rule_id for rule in draft.rules if rule.rule_id is not None}
             session.execute(delete(Rule).where(Rule.item_id == item_id, Rule.id.not_in(kept)))
             for position, rule in enumerate(r for r in draft.rules if not _blank(r)):
-                error = compile_error(rule.pattern, rule.ignore_case)
-                fields = {"polarity": rule.polarity, "pattern": rule.pattern, "ignore_case": rule.ignore_case,
-                          "valid": error is None, "error": error, "position": position}
+                error = compile_error(rule.spec.pattern, rule.spec.ignore_case)
+                fields = {"polarity": rule.spec.polarity, "pattern": rule.spec.pattern,
+                          "ignore_case": rule.spec.ignore_case, "valid": error is None, "error": error,
+                          "position": position}
                 stored = session.get(Rule, rule.rule_id) if rule.rule_id is not None else None
                 if stored is None:
                     session.add(Rule(item_id=item_id, **fields))
@@ -121,7 +122,8 @@ def drafts(draw: st.DrawFn, stored: Draft, outputs: list[str]) -> Draft:
     words = sorted({word for text in outputs for word in text.split()}) or ["the"]
     pattern = st.one_of(st.sampled_from(PATTERN_PIECES), st.sampled_from(words).map(lambda w: w.strip(".,")),
                         st.sampled_from(words).map(lambda w: rf"\b{w.strip('.,')}"))
-    new_rule = st.builds(DraftRule, st.sampled_from(["positive", "negative"]), pattern, st.booleans())
+    new_rule = st.builds(DraftRule,
+                         st.builds(RuleSpec, st.sampled_from(["positive", "negative"]), pattern, st.booleans()))
     rules = list(stored.rules)
     known = list(stored.known)
     for _ in range(draw(st.integers(0, 4))):
@@ -133,7 +135,7 @@ def drafts(draw: st.DrawFn, stored: Draft, outputs: list[str]) -> Draft:
         elif action == "change" and rules:
             index = draw(st.integers(0, len(rules) - 1))
             changed = draw(new_rule)
-            rules[index] = DraftRule(changed.polarity, changed.pattern, changed.ignore_case, rules[index].rule_id)
+            rules[index] = DraftRule(changed.spec, rules[index].rule_id)
         elif action == "swap" and len(rules) > 1:
             rules.reverse()
         elif action == "known" and outputs:
@@ -158,13 +160,13 @@ def test_preview_gives_exactly_the_labels_saving_then_labelling_gives(pristine_d
         save(db, {item_id: draft})
         relabel(db)
         after = stored_labels(db, [item_id])
-        assert {o.output_id: o.label_after for o in preview.outputs} == after
-        assert {o.output_id: o.label_now for o in preview.outputs} == before
+        assert {o.stored.output_id: o.label_after for o in preview.outputs} == after
+        assert {o.stored.output_id: o.stored.label for o in preview.outputs} == before
         assert preview.flips == dict(Counter(f"{before[i]}->{after[i]}" for i in after if before[i] != after[i]))
         assert not any(o.timed_out for o in preview.outputs)
         assert [p.rule_index for p in preview.problems] == [
             index for index, rule in enumerate(draft.rules)
-            if not _blank(rule) and compile_error(rule.pattern, rule.ignore_case)]
+            if not _blank(rule) and compile_error(rule.spec.pattern, rule.spec.ignore_case)]
     finally:
         db.close()
 
@@ -174,7 +176,7 @@ def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(d
     for item_id in demo_item_ids(demo):
         draft = draft_of(demo, item_id)
         with demo.session() as session:
-            rules = [RuleSpec(r.id, r.polarity, r.pattern, r.ignore_case, r.valid, r.error) for r in session.scalars(
+            rules = [ItemRule.of(r) for r in session.scalars(
                 select(Rule).where(Rule.item_id == item_id).order_by(Rule.position, Rule.id))]
             known = [KnownSpec(k.kind, k.text) for k in session.scalars(
                 select(KnownTranslation).where(KnownTranslation.item_id == item_id))]
@@ -182,16 +184,16 @@ def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(d
         preview = preview_item(demo, item_id, draft)
         assert preview.flips == {}
         for output in preview.outputs:
-            assert output.label_after == output.label_now == matcher.decide(output.text).label
-            assert output.decided_by_after == output.decided_by_now
+            assert output.label_after == output.stored.label == matcher.decide(output.stored.text).label
+            assert output.decided_by_after == output.stored.decided_by
             shown = [(s.start, s.end, rules[s.rule_index].id, s.polarity) for s in output.spans]
             # each rule's matches as the engine finds them for that rule alone; where every rule compiles,
             # exactly the engine's spans for the whole item
             assert shown == sorted(tuple(span) for rule in rules
-                                   for span in ItemMatcher([rule], []).spans(output.text))
+                                   for span in ItemMatcher([rule], []).spans(output.stored.text))
             if all(rule.valid for rule in rules):
-                assert shown == [tuple(span) for span in matcher.spans(output.text)]
-            assert output.effective_after == (output.manual or output.label_after)
+                assert shown == [tuple(span) for span in matcher.spans(output.stored.text)]
+            assert output.effective_after == (output.stored.manual or output.label_after)
         invalid += not all(rule.valid for rule in rules)
     assert invalid == 2  # the demo's two deliberately broken rules
 
@@ -199,20 +201,22 @@ def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(d
 def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) -> None:
     item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
-    preview = preview_item(demo, item_id, Draft((DraftRule("positive", "painted"), *stored.rules), stored.known))
-    reviewed = [o for o in preview.outputs if o.manual is not None]
-    assert reviewed and all(o.effective_after == o.manual for o in reviewed)
+    preview = preview_item(demo, item_id, Draft((DraftRule(RuleSpec("positive", "painted")), *stored.rules),
+                                                stored.known))
+    reviewed = [o for o in preview.outputs if o.stored.manual is not None]
+    assert reviewed and all(o.effective_after == o.stored.manual for o in reviewed)
     assert {o.decided_by_after for o in preview.outputs if o.label_after == "pass"} == \
         {"positive rule 1: painted"}  # as the editor numbers it: the stored positive rule is now its rule 2
-    stored_first = next(o for o in preview.outputs if o.label_now == "pass" and o.manual is None)
-    assert stored_first.decided_by_now.startswith("positive rule 1: ")
-    assert all(o.systems for o in preview.outputs)
+    stored_first = next(o for o in preview.outputs if o.stored.label == "pass" and o.stored.manual is None)
+    assert stored_first.stored.decided_by.startswith("positive rule 1: ")
+    assert all(o.stored.systems for o in preview.outputs)
 
 
 def test_an_invalid_pattern_is_a_problem_with_its_position_and_labels_every_output_error(demo: Database) -> None:
     item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
-    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule("negative", r"\bbank(")), stored.known))
+    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule(RuleSpec("negative", r"\bbank("))),
+                                                stored.known))
     [problem] = preview.problems
     assert problem.rule_index == len(stored.rules)
     assert str(problem.problem) == "pattern does not compile at position 7: missing )"
@@ -227,20 +231,20 @@ def test_a_catastrophic_pattern_times_out_on_that_output_only(demo: Database) ->
         session.execute(insert(Output).values(item_id=item_id, text="a" * 60 + "b"))
     stored = draft_of(demo, item_id)
     started = time.monotonic()
-    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule("positive", "^(a|aa)+$")), stored.known),
-                           timeout=0.05)
+    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule(RuleSpec("positive", "^(a|aa)+$"))),
+                                                stored.known), timeout=0.05)
     assert time.monotonic() - started < 30  # it returns; without a timeout this search runs for years
-    slow = [o for o in preview.outputs if o.text.startswith("aaa")]
+    slow = [o for o in preview.outputs if o.stored.text.startswith("aaa")]
     assert [(o.label_after, o.timed_out) for o in slow] == [("error", True)]
     assert "timed out after 0.05 s" in slow[0].decided_by_after
     assert not any(o.timed_out for o in preview.outputs if o not in slow)
-    assert slow[0].label_now is None and preview.flips["unlabelled->error"] == 1
+    assert slow[0].stored.label is None and preview.flips["unlabelled->error"] == 1
 
 
 def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> None:
     item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
-    draft = Draft((*stored.rules, DraftRule("negative", "painted")), stored.known)
+    draft = Draft((*stored.rules, DraftRule(RuleSpec("negative", "painted"))), stored.known)
     session = PreviewSession(demo)
     statements: list[str] = []
     event.listen(demo.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
@@ -251,9 +255,10 @@ def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> Non
     assert len(statements) == 1 and read_first > 1  # the stamp only
 
     # a review is noticed
-    output_id = next(o.output_id for o in first.outputs if o.manual is None)
-    set_manual_label(demo, output_id, "fail", "tester")
-    assert next(o for o in session.preview(item_id, draft).outputs if o.output_id == output_id).manual == "fail"
+    output_id = next(o.stored.output_id for o in first.outputs if o.stored.manual is None)
+    review_output(demo, output_id, "fail", "tester")
+    [reviewed] = [o for o in session.preview(item_id, draft).outputs if o.stored.output_id == output_id]
+    assert reviewed.stored.manual == "fail"
     # saving and labelling is noticed: the draft is now what is stored
     save(demo, {item_id: draft})
     relabel(demo)
@@ -261,7 +266,7 @@ def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> Non
     # a new output is noticed
     with demo.transaction() as session_:
         session_.execute(insert(Output).values(item_id=item_id, text="A new painted bench."))
-    assert "A new painted bench." in [o.text for o in session.preview(item_id, draft).outputs]
+    assert "A new painted bench." in [o.stored.text for o in session.preview(item_id, draft).outputs]
     statements.clear()
     session.invalidate(item_id)
     session.preview(item_id, draft)
@@ -277,7 +282,7 @@ def _add_everywhere(db: Database, item_ids: list[int], added: list[DraftRule]) -
 def test_scope_previews_equal_adding_the_rules_everywhere_and_labelling(demo: Database, tmp_path: Path,
                                                                         pristine_demo: Path, scope: str) -> None:
     item_id = find_item(demo, "vt-03")
-    added = [DraftRule("negative", r"\bthe\b", True), DraftRule("positive", r"\bhad\b")]
+    added = [DraftRule(RuleSpec("negative", r"\bthe\b", True)), DraftRule(RuleSpec("positive", r"\bhad\b"))]
     preview = preview_scope(demo, item_id, added, scope)
     with demo.session() as session:
         item = session.get(Item, item_id)
@@ -309,13 +314,13 @@ def test_scope_previews_equal_adding_the_rules_everywhere_and_labelling(demo: Da
 def test_scope_preview_reports_progress_and_can_be_cancelled(demo: Database) -> None:
     item_id = find_item(demo, "vt-03")
     reports: list[tuple[int, int]] = []
-    preview_scope(demo, item_id, [DraftRule("negative", "the")], "suite",
+    preview_scope(demo, item_id, [DraftRule(RuleSpec("negative", "the"))], "suite",
                   task=TaskState(lambda progress: reports.append((progress.done, progress.total))))
     assert reports[-1] == (78, 78)
     task = TaskState()
     task.cancel()
     with pytest.raises(Cancelled):
-        preview_scope(demo, item_id, [DraftRule("negative", "the")], "suite", task=task)
+        preview_scope(demo, item_id, [DraftRule(RuleSpec("negative", "the"))], "suite", task=task)
 
 
 def test_bad_requests_are_user_errors(demo: Database) -> None:
@@ -354,9 +359,11 @@ def test_dfki_previews_equal_saving_then_labelling(db: Database, shared_data: Pa
         elif number % 3 == 1:  # a word of one of its outputs, so that it matches somewhere
             word = rng.choice(rng.choice(outputs_of(db, item_id)).split())
             polarity = rng.choice(["positive", "negative"])
-            drafts[item_id] = Draft((*stored.rules, DraftRule(polarity, regex.escape(word), True)), stored.known)
+            drafts[item_id] = Draft((*stored.rules, DraftRule(RuleSpec(polarity, regex.escape(word), True))),
+                                    stored.known)
         else:  # another item's pattern
-            drafts[item_id] = Draft((DraftRule("negative", rng.choice(patterns)), *stored.rules), stored.known)
+            drafts[item_id] = Draft((DraftRule(RuleSpec("negative", rng.choice(patterns))), *stored.rules),
+                                    stored.known)
     before = stored_labels(db)
     previews = {item_id: preview_item(db, item_id, draft) for item_id, draft in drafts.items()}
     save(db, drafts)
@@ -365,9 +372,9 @@ def test_dfki_previews_equal_saving_then_labelling(db: Database, shared_data: Pa
     changed = 0
     for preview in previews.values():
         for output in preview.outputs:
-            assert output.label_now == before[output.output_id]
-            assert output.label_after == after[output.output_id], output
-            changed += output.label_now != output.label_after
+            assert output.stored.label == before[output.stored.output_id]
+            assert output.label_after == after[output.stored.output_id], output
+            changed += output.stored.label != output.label_after
     assert changed > 50  # the drafts did change labels, so the comparison means something
 
 

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from label_helpers import seen_version
+from reviewing import review_output
 from sqlalchemy import insert, select
 
 from store import Database, open_database
@@ -23,9 +24,9 @@ from suite.demo import DEMO_SUITE, create_demo
 from suite.editing.api import add_known, add_rule
 from suite.editing.item_edit import automatic_labels
 from suite.editing.items import add_item
-from suite.editing.review import set_manual_label
 from suite.engine.labelling import relabel
 from suite.engine.preview import Draft, DraftRule, draft_of, preview_item
+from suite.engine.rules import RuleSpec
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
 from tests.table_dump import dump
@@ -94,7 +95,7 @@ def _labels_by_text(db: Database, item_id: int) -> dict[str, str | None]:
 def test_relabelling_never_changes_a_manual_label(demo: Database, data: st.DataObject) -> None:
     items, outputs = _item_ids(demo), _output_ids(demo)
     for output_id in data.draw(st.lists(st.sampled_from(outputs), max_size=4, unique=True)):
-        set_manual_label(demo, output_id, data.draw(st.sampled_from(["pass", "fail", "unknown"])), reviewer=AUTHOR,
+        review_output(demo, output_id, data.draw(st.sampled_from(["pass", "fail", "unknown"])), reviewer=AUTHOR,
                          expected_version=seen_version(demo, output_id))
     before = _manual_labels(demo)
     for polarity, pattern, ignore_case in data.draw(st.lists(rules, max_size=3)):
@@ -185,11 +186,11 @@ def test_a_preview_shows_the_labels_that_saving_stores(demo: Database, data: st.
                                                          added: list[tuple[str, str, bool]]) -> None:
     item_id = data.draw(st.sampled_from(_item_ids(demo)))
     draft = draft_of(demo, item_id)
-    new = tuple(DraftRule(polarity, pattern, ignore_case) for polarity, pattern, ignore_case in added)
+    new = tuple(DraftRule(RuleSpec(polarity, pattern, ignore_case)) for polarity, pattern, ignore_case in added)
     preview = preview_item(demo, item_id, Draft(rules=draft.rules + new, known=draft.known))
     assert preview.outputs
     for rule in new:
-        add_rule(demo, item_id, rule.polarity, rule.pattern, ignore_case=rule.ignore_case, author=AUTHOR)
+        add_rule(demo, item_id, rule.spec.polarity, rule.spec.pattern, ignore_case=rule.spec.ignore_case, author=AUTHOR)
     with demo.session() as session:
         saved = automatic_labels(session, item_id)
-    assert {output.output_id: output.label_after for output in preview.outputs} == saved
+    assert {output.stored.output_id: output.label_after for output in preview.outputs} == saved

@@ -5,19 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from reviewing import review_output, review_outputs
 from table_dump import dump
 
 from store import Database, open_database
 from suite.demo import create_demo
 from suite.editing.api import find_item, item_detail, item_history, remove_item
 from suite.editing.item_detail import ItemOutput
-from suite.editing.review import (
-    SeenOutput,
-    clear_manual_label,
-    clear_manual_labels,
-    set_manual_label,
-    set_manual_labels,
-)
+from suite.editing.review import SeenOutput
 from suite.errors import EditConflict, TsqeError
 from suite.tasks import Cancelled, Progress, TaskState
 
@@ -49,7 +44,7 @@ def seen(rows: list[ItemOutput]) -> list[SeenOutput]:
 def test_a_decision_on_several_outputs_stores_each_with_its_history(demo: Database) -> None:
     rows = outputs(demo)
     reviewed = next(row for row in rows if row.manual_label is not None)
-    decided = set_manual_labels(demo, seen(rows), "fail", "ada")
+    decided = review_outputs(demo, seen(rows), "fail", "ada")
     assert [info.output_id for info in decided] == [row.output_id for row in rows]
     after = {row.output_id: row for row in outputs(demo)}
     assert {(row.manual_label, row.reviewer) for row in after.values()} == {("fail", "ada")}
@@ -60,7 +55,8 @@ def test_a_decision_on_several_outputs_stores_each_with_its_history(demo: Databa
     assert sorted(history[:len(rows)]) == sorted(
         (row.output_id, "change" if row.manual_label else "add", "ada") for row in rows)
 
-    assert clear_manual_labels(demo, seen(outputs(demo)), reviewer="ada") == [row.output_id for row in rows]
+    assert [change.output_id for change in review_outputs(demo, seen(outputs(demo)), None, "ada")
+            if change.before is not None] == [row.output_id for row in rows]
     assert {row.manual_label for row in outputs(demo)} == {None}
 
 
@@ -69,17 +65,17 @@ def test_one_stale_output_refuses_the_whole_decision(demo: Database, other: Data
     unreviewed = [row for row in rows if row.manual_label is None]
     assert len(unreviewed) >= 2
     stale = unreviewed[-1]
-    set_manual_label(other, stale.output_id, "pass", "bob", expected_version=0)  # bob decided it meanwhile
+    review_output(other, stale.output_id, "pass", "bob", expected_version=0)  # bob decided it meanwhile
     before = dump(demo)
     with pytest.raises(EditConflict, match=rf"^output {stale.output_id} of item 'amb-01' \('.*'\): changed by bob "
                                            rf"at \d{{4}}-\d\d-\d\d [\d:]+ UTC: now pass by bob$"):
-        set_manual_labels(demo, seen(rows), "fail", "ada")
+        review_outputs(demo, seen(rows), "fail", "ada")
     assert dump(demo) == before  # not even the outputs before the stale one
     with pytest.raises(EditConflict, match=f"output {stale.output_id} of item 'amb-01'"):
-        clear_manual_labels(demo, seen(rows), reviewer="ada")
+        review_outputs(demo, seen(rows), None, "ada")
     assert dump(demo) == before
     # read again, the same decision goes through
-    assert len(set_manual_labels(demo, seen(outputs(demo)), "fail", "ada")) == len(rows)
+    assert len(review_outputs(demo, seen(outputs(demo)), "fail", "ada")) == len(rows)
 
 
 def test_an_output_removed_since_it_was_read_refuses_the_decision(demo: Database) -> None:
@@ -87,12 +83,12 @@ def test_an_output_removed_since_it_was_read_refuses_the_decision(demo: Database
     remove_item(demo, find_item(demo, "amb-02"), author="bob")
     before = dump(demo)
     with pytest.raises(EditConflict, match=rf"^output {lock[0].output_id}: .*now removed"):
-        set_manual_labels(demo, seen(bank) + seen(lock), "pass", "ada")
+        review_outputs(demo, seen(bank) + seen(lock), "pass", "ada")
     assert dump(demo) == before
     with pytest.raises(TsqeError, match=f"no output with id {lock[0].output_id}"):  # not checked: not a conflict
-        set_manual_label(demo, lock[0].output_id, "pass", "ada")
+        review_output(demo, lock[0].output_id, "pass", "ada")
     with pytest.raises(TsqeError, match="names each output once"):
-        set_manual_labels(demo, seen(bank) + seen(bank[:1]), "pass", "ada")
+        review_outputs(demo, seen(bank) + seen(bank[:1]), "pass", "ada")
     assert dump(demo) == before
 
 
@@ -108,23 +104,23 @@ def test_a_decision_cancelled_at_its_last_report_stores_nothing(demo: Database) 
 
     task = TaskState(cancel_before_the_last)
     with pytest.raises(Cancelled):
-        set_manual_labels(demo, seen(rows), "pass", "ada", task=task)
+        review_outputs(demo, seen(rows), "pass", "ada", task=task)
     assert dump(demo) == before and [r.done for r in reports] == list(range(len(rows)))
 
 
 def test_single_output_calls_name_the_output_too(demo: Database, other: Database) -> None:
     row = next(row for row in outputs(demo) if row.manual_label is None)
-    set_manual_label(other, row.output_id, "fail", "bob", expected_version=0)
+    review_output(other, row.output_id, "fail", "bob", expected_version=0)
     with pytest.raises(EditConflict, match=rf"^output {row.output_id} of item 'amb-01'.*: now fail by bob$"):
-        set_manual_label(demo, row.output_id, "pass", "ada", expected_version=0)
+        review_output(demo, row.output_id, "pass", "ada", expected_version=0)
     with pytest.raises(EditConflict, match="now fail by bob"):
-        clear_manual_label(demo, row.output_id, reviewer="ada", expected_version=0)
+        review_output(demo, row.output_id, None, "ada", expected_version=0)
 
 
 def test_another_reviewers_comment_stays_with_their_decision_in_the_history(demo: Database) -> None:
     reviewed = next(row for row in outputs(demo) if row.manual_label is not None)
     assert (reviewed.manual_label, reviewed.reviewer) == ("pass", "jonas.w") and reviewed.comment
-    set_manual_labels(demo, seen([reviewed]), "fail", "ada")  # the comment passed back as it was read
+    review_outputs(demo, seen([reviewed]), "fail", "ada")  # the comment passed back as it was read
     row = next(row for row in outputs(demo) if row.output_id == reviewed.output_id)
     assert (row.manual_label, row.reviewer, row.comment) == ("fail", "ada", None)
     change = next(h for h in item_history(demo, BANK) if h.entity == "manual_label")
@@ -132,13 +128,13 @@ def test_another_reviewers_comment_stays_with_their_decision_in_the_history(demo
     assert change.after == {"label": "fail", "reviewer": "ada", "comment": None}
 
     # ada's own comment stays when she changes her mind, and one she writes on a decision is hers
-    set_manual_label(demo, row.output_id, "fail", "ada", "a bench, not a bank", expected_version=row.manual_version)
-    mine = set_manual_labels(demo, [SeenOutput(row.output_id, row.manual_version + 1, "a bench, not a bank")],
-                             "pass", "ada")
-    assert mine[0].comment == "a bench, not a bank"
-    theirs = set_manual_label(demo, row.output_id, "fail", "bob", "bank of a river: fine",
-                              expected_version=mine[0].version)
-    assert theirs.comment == "bank of a river: fine"
+    review_output(demo, row.output_id, "fail", "ada", "a bench, not a bank", expected_version=row.manual_version)
+    mine = review_outputs(demo, [SeenOutput(row.output_id, row.manual_version + 1, "a bench, not a bank")],
+                          "pass", "ada")
+    assert mine[0].after and mine[0].after.comment == "a bench, not a bank"
+    theirs = review_output(demo, row.output_id, "fail", "bob", "bank of a river: fine",
+                           expected_version=mine[0].version)
+    assert theirs.after and theirs.after.comment == "bank of a river: fine"
 
 
 def test_a_decision_made_without_checking_never_replaces_or_removes_a_colleagues(demo: Database) -> None:
@@ -150,14 +146,15 @@ def test_a_decision_made_without_checking_never_replaces_or_removes_a_colleagues
     before = dump(demo)
     refusal = (r"decided pass by jonas\.w; another reviewer's decision is replaced or removed only knowingly, "
                rf"with the version seen \({theirs.manual_version}\)")
-    for attempt in (lambda: set_manual_label(demo, theirs.output_id, "fail", "ada"),
-                    lambda: clear_manual_label(demo, theirs.output_id, reviewer="ada")):
+    for attempt in (lambda: review_output(demo, theirs.output_id, "fail", "ada"),
+                    lambda: review_output(demo, theirs.output_id, None, "ada")):
         with pytest.raises(EditConflict, match=refusal):
             attempt()
         assert dump(demo) == before
-    assert set_manual_label(demo, theirs.output_id, "pass", "jonas.w").reviewer == "jonas.w"  # their own: no check
-    mine = set_manual_label(demo, theirs.output_id, "fail", "ada", expected_version=theirs.manual_version + 1)
-    assert (mine.label, mine.reviewer) == ("fail", "ada")
-    assert clear_manual_label(demo, theirs.output_id, reviewer="ada")  # now ada's own decision
+    own = review_output(demo, theirs.output_id, "pass", "jonas.w").after  # their own: no check
+    assert own and own.reviewer == "jonas.w"
+    mine = review_output(demo, theirs.output_id, "fail", "ada", expected_version=theirs.manual_version + 1)
+    assert mine.after and (mine.after.label, mine.after.reviewer) == ("fail", "ada")
+    assert review_output(demo, theirs.output_id, None, "ada").before is not None  # now ada's own decision
     assert [(h.action, h.author) for h in item_history(demo, BANK)[:3]] == [
         ("remove", "ada"), ("change", "ada"), ("change", "jonas.w")]

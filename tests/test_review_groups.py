@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from review_suites import build_review_suite, output_id
+from reviewing import review_output
 from sqlalchemy import select, text
 from typer.testing import CliRunner
 
@@ -15,7 +16,6 @@ from store import Database, open_database
 from store.group_key import group_key, normal_form
 from store.models import HistoryEntry, Output
 from suite.assist.groups import output_groups
-from suite.editing.review import set_manual_label
 from suite.editing.undoable_edits import Decide, Ledger, ReviewedOutput, output_name
 from suite.errors import EditConflict
 from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
@@ -69,7 +69,7 @@ def test_the_grouped_queue_shows_each_group_once_by_its_first_output(suite: Data
     # the first output of a group that the filter lets through stands for it
     not_first = browse_outputs(suite, OutputFilter(label="unknown", grouped=True, contains="shall walk"), limit=9)
     assert [row.text for row in not_first.rows] == ["I shall walk."]
-    set_manual_label(suite, output_id(suite, "I shall walk."), "fail", "ada")
+    review_output(suite, output_id(suite, "I shall walk."), "fail", "ada")
     after = browse_outputs(suite, OutputFilter(label="unknown", grouped=True), limit=100)
     assert "i shall walk" in [row.text for row in after.rows]
 
@@ -97,8 +97,8 @@ def test_the_grouped_queue_s_totals_and_pages_from_the_group_counts_equal_a_grou
             assert backwards == output_ids(suite, filter, descending=True), (after, filter)
 
     check("no reviews")
-    set_manual_label(suite, output_id(suite, "i shall walk"), "fail", "ada")  # one member of a group of three
-    set_manual_label(suite, output_id(suite, "I went."), "pass", "ada")
+    review_output(suite, output_id(suite, "i shall walk"), "fail", "ada")  # one member of a group of three
+    review_output(suite, output_id(suite, "I went."), "pass", "ada")
     check("reviews")
 
 
@@ -135,7 +135,7 @@ def test_a_group_decision_is_one_transaction(suite: Database, tmp_path: Path) ->
     walk = output_id(suite, "I shall walk.")
     members = [m.output_id for m in output_groups(suite, [walk])[walk].members]
     decision = Decide(reviewed(suite, members), "pass")
-    set_manual_label(suite, members[1], "fail", "ben")
+    review_output(suite, members[1], "fail", "ben")
     with pytest.raises(EditConflict, match="i shall walk"):
         decision.apply(suite, "ada", Ledger())
     assert manual(suite, members) == [None, "fail", None]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 from review_suites import build_review_suite, output_id
+from reviewing import review_output
 from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database, open_database
-from suite.editing.review import set_manual_label
 from suite.engine.label_counts import LabelCounts
 from suite.importers import import_outputs
 from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
@@ -54,7 +54,7 @@ def test_the_queue_by_impact(suite: Database) -> None:
     rows = output_rows(suite, [running, walk[0], output_id(suite, "I went.")])
     added = pairs_added(suite, [(r.output_id, r.item_id, r.effective_label) for r in rows])
     assert added == {running: PairsAdded(0, 3), walk[0]: PairsAdded(1, 3)}
-    set_manual_label(suite, running, "fail", "ada")
+    review_output(suite, running, "fail", "ada")
     assert output_ids(suite, unknown, sort="impact") == [*walk, wants]
 
 

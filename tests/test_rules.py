@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from suite.engine.rules import (
     ItemMatcher,
+    ItemRule,
     KnownSpec,
     RuleSpec,
     Span,
@@ -18,8 +19,8 @@ from suite.engine.rules import (
     rule_numbers,
 )
 
-HUSBAND = RuleSpec(1, "positive", r"(husband|spouse|hubb(y|ies))")
-MAN = RuleSpec(2, "negative", r"\b(gentle)?m[ae]n\b")
+HUSBAND = ItemRule(1, RuleSpec("positive", r"(husband|spouse|hubb(y|ies))"))
+MAN = ItemRule(2, RuleSpec("negative", r"\b(gentle)?m[ae]n\b"))
 
 
 def decide(text: str, rules=(HUSBAND, MAN), known=(), timeout: float = 1.0):  # type: ignore[no-untyped-def]
@@ -47,7 +48,7 @@ def test_both_conflict() -> None:
 
 def test_search_is_unanchored_and_case_sensitive_unless_asked() -> None:
     assert decide("HUSBAND").label == "unknown"
-    assert decide("HUSBAND", rules=[RuleSpec(1, "positive", "husband", ignore_case=True)]).label == "pass"
+    assert decide("HUSBAND", rules=[ItemRule(1, RuleSpec("positive", "husband", ignore_case=True))]).label == "pass"
 
 
 def test_neither_falls_back_to_normalised_known_translations() -> None:
@@ -69,18 +70,18 @@ def test_rules_take_precedence_over_known_translations() -> None:
 
 
 def test_invalid_rules_give_error_with_the_reason() -> None:
-    stored_invalid = RuleSpec(7, "positive", "(unclosed", valid=False, error="missing )")
+    stored_invalid = ItemRule(7, RuleSpec("positive", "(unclosed"), valid=False, error="missing )")
     decision = decide("anything", rules=[stored_invalid, MAN])
     assert (decision.label, decision.rule_id) == ("error", 7)
     assert decision.decided_by == "positive rule 1 is invalid: missing )"
-    not_compiling = RuleSpec(8, "negative", "(unclosed")
+    not_compiling = ItemRule(8, RuleSpec("negative", "(unclosed"))
     decision = decide("anything", rules=[HUSBAND, not_compiling])
     assert (decision.label, decision.rule_id) == ("error", 8)
     assert "missing )" in decision.decided_by
 
 
 def test_catastrophic_backtracking_times_out_as_error() -> None:
-    slow = RuleSpec(9, "positive", r"(a|aa)+b")
+    slow = ItemRule(9, RuleSpec("positive", r"(a|aa)+b"))
     decision = decide("a" * 60, rules=[slow], timeout=0.01)
     assert decision[:3] == ("error", 9, "positive rule 1 timed out after 0.01 s")
     assert decision.decided_by == decision.reason
@@ -117,7 +118,7 @@ def test_fingerprint_changes_with_rules_and_known_translations_only() -> None:
     base = item_fingerprint([HUSBAND, MAN], [KnownSpec("good", "x")])
     assert base == item_fingerprint([HUSBAND, MAN], [KnownSpec("good", " x "), KnownSpec("bad", "")])
     assert base != item_fingerprint([HUSBAND], [KnownSpec("good", "x")])
-    assert base != item_fingerprint([HUSBAND, RuleSpec(2, "negative", MAN.pattern, ignore_case=True)],
+    assert base != item_fingerprint([HUSBAND, ItemRule(2, RuleSpec("negative", MAN.spec.pattern, ignore_case=True))],
                                     [KnownSpec("good", "x")])
     assert base != item_fingerprint([HUSBAND, MAN], [KnownSpec("bad", "x")])
 
@@ -145,8 +146,8 @@ def test_stored_decisions_are_described_like_fresh_ones() -> None:
     for text, expected in texts.items():
         decision = matcher.decide(text)
         rule = rules.get(decision.rule_id)  # type: ignore[arg-type]
-        stored = describe(decision.label, numbers.get(decision.rule_id or 0), rule and rule.polarity,
-                          rule and rule.pattern, decision.reason)
+        stored = describe(decision.label, numbers.get(decision.rule_id or 0), rule and rule.spec.polarity,
+                          rule and rule.spec.pattern, decision.reason)
         assert stored == decision.decided_by == expected
     assert describe("error", 1, "positive", "(a", "positive rule 1 is invalid: missing )") == \
         "positive rule 1 is invalid: missing )"
@@ -154,18 +155,18 @@ def test_stored_decisions_are_described_like_fresh_ones() -> None:
 
 def test_rules_are_named_by_their_number_in_their_list_not_by_their_id() -> None:
     """The editor shows positive rules 1, 2 and negative rules 1, 2; every text names them so (issue 16)."""
-    second = RuleSpec(40, "positive", r"\bpartner\b")
-    first_negative = RuleSpec(12, "negative", r"\bman\b")
+    second = ItemRule(40, RuleSpec("positive", r"\bpartner\b"))
+    first_negative = ItemRule(12, RuleSpec("negative", r"\bman\b"))
     matcher = ItemMatcher([HUSBAND, second, first_negative], [])
     assert matcher.decide("Her partner.").decided_by == r"positive rule 2: \bpartner\b"
     assert matcher.decide("Her man.").decided_by == r"negative rule 1: \bman\b"
     assert matcher.decide("Her man.").rule_id == 12
     assert rule_numbers([HUSBAND, second, first_negative]) == {1: 1, 40: 2, 12: 1}
-    assert rule_numbers([RuleSpec(5, "positive", "x", number=3)]) == {5: 3}  # a number given is kept
+    assert rule_numbers([ItemRule(5, RuleSpec("positive", "x"), number=3)]) == {5: 3}  # a number given is kept
 
 
 def test_decide_all_decides_like_decide() -> None:
-    second = RuleSpec(3, "positive", r"\bpartner\b")
+    second = ItemRule(3, RuleSpec("positive", r"\bpartner\b"))
     matcher = ItemMatcher([HUSBAND, MAN, second], [KnownSpec("good", "Her  pal."), KnownSpec("bad", "Her cat.")])
     texts = ["Her husband.", "Her man.", "Her husband, a man.", "Her partner.", "Her partner, a man.", "Her cat.",
              "Her pal.", "Her dog.", "Cafe\u0301 pal."]
@@ -177,5 +178,5 @@ def test_decide_all_decides_like_decide() -> None:
         for with_known in (known, []):
             matcher = ItemMatcher(rules, with_known)
             assert matcher.decide_all(texts) == [matcher.decide(text) for text in texts], (rules, with_known)
-    invalid = ItemMatcher([RuleSpec(7, "positive", "(a", valid=False, error="missing )")], [])
+    invalid = ItemMatcher([ItemRule(7, RuleSpec("positive", "(a"), valid=False, error="missing )")], [])
     assert invalid.decide_all(["a", "b"]) == [invalid.decide("a")] * 2

@@ -5,6 +5,7 @@ edit value says beforehand what it changes (``Changes``), which is what the wind
 from __future__ import annotations
 
 import pytest
+from reviewing import review_output
 from table_dump import dump
 
 from store import Database, open_database
@@ -12,7 +13,7 @@ from suite.changes import ANYWHERE, NOWHERE, Changes, Where
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing.api import find_item, item_detail, item_history
 from suite.editing.item_detail import ItemOutput
-from suite.editing.review import OutputDecision, SeenOutput, decide, set_manual_label
+from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.editing.undoable_edits import (
     AddItem,
     Decide,
@@ -85,7 +86,7 @@ def test_an_undo_never_overwrites_what_a_colleague_decided_since(demo: Database,
     undo = Decide(reviewed_outputs(demo, rows), "pass").apply(demo, "ada", ledger)
     other = open_database(demo.url.removeprefix("sqlite:///")) if demo.url.startswith("sqlite") else demo
     [row] = output_rows(demo, [rows[0].output_id])
-    set_manual_label(other, row.output_id, "fail", "bob", "wrong sense", expected_version=row.manual_version)
+    review_output(other, row.output_id, "fail", "bob", "wrong sense", expected_version=row.manual_version)
     state = dump(demo)
     with pytest.raises(EditConflict, match=rf"output {row.output_id} of item 'amb-01'.*now fail by bob"):
         undo.apply(demo, "ada", ledger)

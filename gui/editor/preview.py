@@ -59,25 +59,26 @@ Cell = dict[int, Any]
 def _cells(output: PreviewOutput) -> tuple[Cell, ...]:
     """Every role of every column of one output, worked out once per preview rather than per paint (the view
     asks for some 750 roles per repaint)."""
-    now = output.label_now or UNLABELLED
+    stored = output.stored
+    now = stored.label or UNLABELLED
     changed = now != output.label_after
 
     def colour(label: str) -> QColor:
         return _LABEL_COLOURS.get(label, _LABEL_COLOURS["unknown"])
 
-    text: Cell = {DISPLAY: output.text, SPANS_ROLE: output.spans, TOOLTIP: output.text}
-    systems: Cell = {DISPLAY: ", ".join(output.systems), TOOLTIP: ", ".join(output.systems)}
+    text: Cell = {DISPLAY: stored.text, SPANS_ROLE: output.spans, TOOLTIP: stored.text}
+    systems: Cell = {DISPLAY: ", ".join(stored.systems), TOOLTIP: ", ".join(stored.systems)}
     label_now: Cell = {DISPLAY: now, FOREGROUND: colour(now),
-                       TOOLTIP: output.decided_by_now or "not labelled yet"}
+                       TOOLTIP: stored.decided_by or "not labelled yet"}
     after: Cell = {DISPLAY: f"{output.label_after} (timed out)" if output.timed_out else output.label_after,
                    FOREGROUND: colour(output.label_after), TOOLTIP: output.decided_by_after}
     if changed:
         after.update({FONT: _BOLD, _BACKGROUND: FLIP_BACKGROUND})
     review: Cell = {}
-    if output.manual is not None:
-        review = {DISPLAY: f"{output.manual} ({initials(output.reviewer)})", FONT: _BOLD,
-                  FOREGROUND: colour(output.manual),
-                  TOOLTIP: f"reviewed by {output.reviewer}: {output.manual} (the effective label stays "
+    if stored.manual is not None:
+        review = {DISPLAY: f"{stored.manual} ({initials(stored.reviewer)})", FONT: _BOLD,
+                  FOREGROUND: colour(stored.manual),
+                  TOOLTIP: f"reviewed by {stored.reviewer}: {stored.manual} (the effective label stays "
                             f"{output.effective_after} whatever the rules say)"}
     return text, systems, label_now, after, review
 
@@ -95,7 +96,7 @@ class PreviewModel(RowListModel[_Shown]):
         """Replace the rows; when the same outputs are shown again (a keystroke), only the rows that changed
         are announced, so the view keeps its scroll position and selection and repaints only those."""
         shown = [_Shown(output, _cells(output)) for output in outputs]
-        if [row.output.output_id for row in shown] != [row.output.output_id for row in self._rows]:
+        if [row.output.stored.output_id for row in shown] != [row.output.stored.output_id for row in self._rows]:
             self.set_rows(shown)
             return
         changed = [number for number, (old, new) in enumerate(zip(self._rows, shown, strict=True))

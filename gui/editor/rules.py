@@ -75,15 +75,15 @@ class RuleModel(DraftRowModel[RuleRow]):
             return f"⠿ {number + 1}"
         if column == PATTERN:
             if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole):
-                return row.pattern
+                return row.spec.pattern
             if role == ProblemRole:
-                return pattern_problem(row.pattern, row.ignore_case)
+                return pattern_problem(row.spec.pattern, row.spec.ignore_case)
             if role == Qt.ItemDataRole.ToolTipRole:
-                problem = pattern_problem(row.pattern, row.ignore_case)
+                problem = pattern_problem(row.spec.pattern, row.spec.ignore_case)
                 return str(problem) if problem else ("new rule" if row.is_new else
                                                      "changed, not saved" if row.modified else None)
         if column == IGNORE_CASE and role == Qt.ItemDataRole.CheckStateRole:
-            return Qt.CheckState.Checked if row.ignore_case else Qt.CheckState.Unchecked
+            return Qt.CheckState.Checked if row.spec.ignore_case else Qt.CheckState.Unchecked
         if column == MATCHES and role == Qt.ItemDataRole.DisplayRole:
             return str(self._matches[number]) if number in self._matches else ""
         if column == GRIP and role == Qt.ItemDataRole.ForegroundRole and (row.is_new or row.modified):
@@ -96,11 +96,12 @@ class RuleModel(DraftRowModel[RuleRow]):
         rows = self.rows()
         row = rows[index.row()]
         if index.column() == PATTERN and role == Qt.ItemDataRole.EditRole:
-            if value == row.pattern:
+            if value == row.spec.pattern:
                 return True
-            rows[index.row()] = replace(row, pattern=str(value))
+            rows[index.row()] = replace(row, spec=replace(row.spec, pattern=str(value)))
         elif index.column() == IGNORE_CASE and role == Qt.ItemDataRole.CheckStateRole:
-            rows[index.row()] = replace(row, ignore_case=Qt.CheckState(value) == Qt.CheckState.Checked)
+            ignore_case = Qt.CheckState(value) == Qt.CheckState.Checked
+            rows[index.row()] = replace(row, spec=replace(row.spec, ignore_case=ignore_case))
         else:
             return False
         self.dataChanged.emit(self.index(index.row(), GRIP), self.index(index.row(), IGNORE_CASE))
@@ -111,7 +112,7 @@ class RuleModel(DraftRowModel[RuleRow]):
 
     def add(self, pattern: str = "", ignore_case: bool = False) -> int:
         """Append a new rule (empty unless a pattern is given); its row."""
-        return self.append(replace(new_rule(Polarity(self.polarity)), pattern=pattern, ignore_case=ignore_case))
+        return self.append(new_rule(Polarity(self.polarity), pattern, ignore_case))
 
     def remove(self, row: int) -> None:
         self.removeRows(row, 1)

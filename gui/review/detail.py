@@ -113,9 +113,9 @@ def detail_html(detail: Detail) -> str:
                   for k in item.known]
     if item.rules:
         parts.append(section.format("Rules"))
-        parts += [f'<p><span style="color:{POSITIVE if r.polarity == "positive" else NEGATIVE}">'
-                  f"{'+' if r.polarity == 'positive' else '−'}{r.position + 1}</span> "  # numbered as in the editor
-                  f"<code>{html.escape(r.pattern)}</code>"
+        parts += [f'<p><span style="color:{POSITIVE if r.spec.polarity == "positive" else NEGATIVE}">'
+                  f"{'+' if r.spec.polarity == 'positive' else '−'}{r.position + 1}</span> "  # as the editor numbers
+                  f"<code>{html.escape(r.spec.pattern)}</code>"
                   + ("" if r.problem is None else f" — {html.escape(r.problem)}") + "</p>"
                   for r in item.rules]
     return "".join(parts)

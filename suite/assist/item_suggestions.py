@@ -39,6 +39,7 @@ from suite.engine.preview import (
     ordered_flips,
     preview_scope,
 )
+from suite.engine.rules import RuleSpec
 from suite.errors import TsqeError
 from suite.tasks import TaskState, progress_of
 
@@ -125,7 +126,7 @@ class SuggestionSession:
                 suggestion = replace(suggestion, decides=tuple(i for i in suggestion.decides if i in still))
                 if not suggestion.decides:
                     continue  # the draft decides them already
-            rule = DraftRule(Polarity(suggestion.polarity), suggestion.pattern, suggestion.ignore_case)
+            rule = DraftRule(RuleSpec(Polarity(suggestion.polarity), suggestion.pattern, suggestion.ignore_case))
             preview = previews.preview(item_id, Draft((*base.rules, rule), base.known))
             if _contradicts(suggestion, preview.outputs, under_draft) or _against_rules(suggestion, base.rules):
                 continue
@@ -139,14 +140,14 @@ class SuggestionSession:
 
 
 def _undecided(preview: ItemPreview) -> set[int]:
-    return {output.output_id for output in preview.outputs if output.effective_after not in DECIDED}
+    return {output.stored.output_id for output in preview.outputs if output.effective_after not in DECIDED}
 
 
 def _flips(before: ItemPreview, after: ItemPreview) -> dict[str, int]:
     """What ``after`` changes on top of ``before`` (both previews of the same item)."""
-    was = {output.output_id: output.label_after for output in before.outputs}
-    return ordered_flips(Counter(f"{was[output.output_id]}->{output.label_after}" for output in after.outputs
-                                 if was.get(output.output_id, output.label_after) != output.label_after))
+    was = {output.stored.output_id: output.label_after for output in before.outputs}
+    return ordered_flips(Counter(f"{was[output.stored.output_id]}->{output.label_after}" for output in after.outputs
+                                 if was.get(output.stored.output_id, output.label_after) != output.label_after))
 
 
 def _contradicts(suggestion: RuleSuggestion, outputs: Sequence[PreviewOutput],
@@ -155,12 +156,12 @@ def _contradicts(suggestion: RuleSuggestion, outputs: Sequence[PreviewOutput],
     output they decided otherwise) or change a decided automatic label (a fail its rules gave turned into a
     conflict)."""
     decides = matcher(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
-    was = {output.output_id: output.label_now for output in outputs} if under_draft is None else \
-        {output.output_id: output.label_after for output in under_draft.outputs}
+    was = {output.stored.output_id: output.stored.label for output in outputs} if under_draft is None else \
+        {output.stored.output_id: output.label_after for output in under_draft.outputs}
     for output in outputs:
-        before = was.get(output.output_id)
-        if output.manual in DECIDED:
-            if output.manual != suggestion.label and decides(output.text):
+        before = was.get(output.stored.output_id)
+        if output.stored.manual in DECIDED:
+            if output.stored.manual != suggestion.label and decides(output.stored.text):
                 return True
         elif before in DECIDED and output.label_after != before:
             return True
@@ -174,9 +175,9 @@ def _against_rules(suggestion: RuleSuggestion, rules: Sequence[DraftRule]) -> bo
     repetition spell out no texts (``suite.assist.patterns.pattern_examples``)."""
     decides = matcher(suggestion.polarity, suggestion.pattern, suggestion.ignore_case)
     for rule in rules:
-        if rule.polarity == suggestion.polarity:
+        if rule.spec.polarity == suggestion.polarity:
             continue
-        if any(decides(text) for text in pattern_examples(rule.pattern) or ()):
+        if any(decides(text) for text in pattern_examples(rule.spec.pattern) or ()):
             return True
     return False
 

@@ -22,7 +22,7 @@ from store.domain import Label, Polarity
 from store.models import AutoLabel, Category, Item, ManualLabel, Output, Phenomenon, Rule
 from suite.assist.pattern_slips import PatternSlip, pattern_slips
 from suite.engine.labels import automatic_label, join_labels
-from suite.engine.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec
+from suite.engine.rules import DEFAULT_TIMEOUT, ItemMatcher, ItemRule
 from suite.errors import TsqeError
 from suite.suites import find_suite
 from suite.tables import NO_CATEGORY, NO_PHENOMENON, Cell, Column, Table
@@ -150,20 +150,20 @@ def _count(count: int, one: str, more: str) -> str:
     return f"{count} {one if count == 1 else more}"
 
 
-class _StoredRule(NamedTuple):
-    id: int
+class _PlacedRule(NamedTuple):
+    """A rule with the item it belongs to, where the report places it."""
+
+    rule: ItemRule
     item_id: int
     external_id: str
     category: str | None
     phenomenon: str | None
-    polarity: Polarity
-    pattern: str
-    ignore_case: bool
-    valid: bool
-    error: str | None
 
 
-class _StoredOutput(NamedTuple):
+class _CountedOutput(NamedTuple):
+    """An output as a rule's health counts it: the rule its label is attributed to (by id, not in words as the
+    preview's ``LabelledOutput`` says it), read for a whole suite at once."""
+
     text: str
     decided_by: int | None
     """The rule its automatic pass or fail label is attributed to."""
@@ -178,8 +178,7 @@ def rule_health(db: Database, suite_name: str | None = None, *, category: str | 
     progress = progress_of(task)
     with db.session() as session:
         suite = find_suite(session, suite_name)
-        query = (select(Rule.id, Rule.item_id, Item.external_id, Category.name, Phenomenon.name, Rule.polarity,
-                        Rule.pattern, Rule.ignore_case, Rule.valid, Rule.error)
+        query = (select(Rule, Item.external_id, Category.name, Phenomenon.name)
                  .join(Item, Item.id == Rule.item_id)
                  .outerjoin(Phenomenon, Phenomenon.id == Item.phenomenon_id)
                  .outerjoin(Category, Category.id == Phenomenon.category_id)
@@ -193,9 +192,10 @@ def rule_health(db: Database, suite_name: str | None = None, *, category: str | 
             scope = f"phenomenon {phenomenon}" + (f" of {category}" if category else "")
         if item_id is not None:
             query = query.where(Item.id == item_id)
-        by_item: dict[int, list[_StoredRule]] = defaultdict(list)
-        for row in session.execute(query):
-            by_item[row[1]].append(_StoredRule._make(row))
+        by_item: dict[int, list[_PlacedRule]] = defaultdict(list)
+        for stored, external_id, category_name, phenomenon_name in session.execute(query):
+            by_item[stored.item_id].append(_PlacedRule(ItemRule.of(stored), stored.item_id, external_id,
+                                                       category_name, phenomenon_name))
         if item_id is not None and by_item:
             scope = f"item {by_item[item_id][0].external_id}"
         outputs = _outputs(session, sorted(by_item))
@@ -206,49 +206,50 @@ def rule_health(db: Database, suite_name: str | None = None, *, category: str | 
         texts = [output.text for output in outputs[item]]
         matched: dict[int, list[bool | None]] = {}
         numbers = {"positive": 0, "negative": 0}
-        for rule in item_rules:
-            numbers[rule.polarity] += 1
-            names[rule.id] = f"{rule.polarity} rule {numbers[rule.polarity]}"
+        for placed in item_rules:
+            rule, spec = placed.rule, placed.rule.spec
+            numbers[spec.polarity] += 1
+            names[rule.id] = f"{spec.polarity} rule {numbers[spec.polarity]}"
             if rule.valid:
-                engine = ItemMatcher([RuleSpec(rule.id, rule.polarity, rule.pattern, rule.ignore_case)], (),
-                                     DEFAULT_TIMEOUT)
+                engine = ItemMatcher([ItemRule(rule.id, spec)], (), DEFAULT_TIMEOUT)
                 matched[rule.id] = [None if label == "error" else label != "unknown"
                                     for label in (engine.decide(text).label for text in texts)]
-        for rule in item_rules:
+        for placed in item_rules:
+            rule, spec = placed.rule, placed.rule.spec
             hits = matched.get(rule.id, [])
             decided = [output for output in outputs[item] if output.decided_by == rule.id]
             reviewed = [output for output in decided if output.manual is not None]
             found.append(RuleHealth(
-                rule.id, item, rule.external_id, rule.category, rule.phenomenon, rule.polarity,
-                int(names[rule.id].rsplit(" ", 1)[1]), rule.pattern, rule.ignore_case,
+                rule.id, item, placed.external_id, placed.category, placed.phenomenon, spec.polarity,
+                int(names[rule.id].rsplit(" ", 1)[1]), spec.pattern, spec.ignore_case,
                 None if rule.valid else rule.error or "marked invalid", len(texts),
                 sum(hit is True for hit in hits), sum(hit is None for hit in hits), len(decided), len(reviewed),
                 sum(output.manual != output.label for output in reviewed),
-                _always_with(rule, item_rules, matched),
-                tuple(pattern_slips(rule.pattern, rule.ignore_case, texts, hits)) if rule.valid else ()))
+                _always_with(rule, [other.rule for other in item_rules], matched),
+                tuple(pattern_slips(spec.pattern, spec.ignore_case, texts, hits)) if rule.valid else ()))
     progress.progress(len(by_item), len(by_item), "rules")
     return RuleHealthReport(suite.name, scope, found, names)
 
 
-def _outputs(session: Session, item_ids: list[int]) -> dict[int, list[_StoredOutput]]:
-    outputs: dict[int, list[_StoredOutput]] = defaultdict(list)
+def _outputs(session: Session, item_ids: list[int]) -> dict[int, list[_CountedOutput]]:
+    outputs: dict[int, list[_CountedOutput]] = defaultdict(list)
     for start in range(0, len(item_ids), 500):
         query = join_labels(select(Output.item_id, Output.text, automatic_label(Output.id), AutoLabel.rule_id,
                                    ManualLabel.label), Output.id, Output.item_id) \
             .where(Output.item_id.in_(item_ids[start:start + 500])).order_by(Output.id)
         for item, text, label, rule_id, manual in session.execute(query):
-            outputs[item].append(_StoredOutput(text, rule_id if label in ("pass", "fail") else None, label, manual))
+            outputs[item].append(_CountedOutput(text, rule_id if label in ("pass", "fail") else None, label, manual))
     return outputs
 
 
-def _always_with(rule: _StoredRule, item_rules: list[_StoredRule], matched: dict[int, list[bool | None]]
+def _always_with(rule: ItemRule, item_rules: list[ItemRule], matched: dict[int, list[bool | None]]
                  ) -> tuple[int, ...]:
     """The other polarity's rules that match what ``rule`` matches, when every output it matches is also
     matched by one of them; () when it matches some output alone, or nothing."""
     mine = [index for index, hit in enumerate(matched.get(rule.id, [])) if hit]
     if not mine:
         return ()
-    others = [other.id for other in item_rules if other.polarity != rule.polarity and other.id in matched]
+    others = [other.id for other in item_rules if other.spec.polarity != rule.spec.polarity and other.id in matched]
     with_mine = [other for other in others if any(matched[other][index] for index in mine)]
     if all(any(matched[other][index] for other in with_mine) for index in mine):
         return tuple(with_mine)

@@ -30,7 +30,7 @@ from suite.assist.markers import MarkerEvidence, Z, wilson_lower_bound
 from suite.assist.patterns import alternatives, template_union, variant_templates
 from suite.assist.tokens import copied_words, ngram_surfaces, ngrams
 from suite.assist.variants import ChangeKey
-from suite.engine.rules import ItemMatcher, RuleSpec
+from suite.engine.rules import ItemMatcher, ItemRule, RuleSpec
 
 CONFIDENT = 0.85
 """The least confidence (a lower bound on its precision, see ``suite.assist.markers``) a marker needs: on DFKI
@@ -85,7 +85,7 @@ class _Part:
 def matcher(polarity: str, pattern: str, ignore_case: bool) -> Callable[[str], bool]:
     """Whether the labelling engine, given only this rule, decides a text (a search that times out counts as
     deciding, so that such a pattern is never offered as contradicting nothing)."""
-    engine = ItemMatcher([RuleSpec(-1, Polarity(polarity), pattern, ignore_case)], ())
+    engine = ItemMatcher([ItemRule(-1, RuleSpec(Polarity(polarity), pattern, ignore_case))], ())
     return lambda text: engine.decide(text).label != "unknown"
 
 

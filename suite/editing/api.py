@@ -37,7 +37,7 @@ from suite.editing.item_detail import (
     ItemOutput,
     KnownInfo,
     ReferenceInfo,
-    RuleInfo,
+    StoredRule,
     item_detail,
 )
 from suite.editing.item_edit import EditResult, ItemEdit, default_author, edit_in, editing
@@ -62,7 +62,7 @@ from suite.errors import EditConflict, PatternError, TsqeError
 
 __all__ = [
     "EditConflict", "EditResult", "HistoryRecord", "ItemDetail", "ItemOutput", "ItemSnapshot", "KnownInfo",
-    "PatternError", "ReferenceInfo", "RuleInfo", "add_item", "add_known", "add_reference", "add_rule",
+    "PatternError", "ReferenceInfo", "StoredRule", "add_item", "add_known", "add_reference", "add_rule",
     "change_item", "change_known", "change_reference", "change_rule", "default_author", "find_item",
     "item_detail", "item_history", "merge_categories", "merge_phenomena", "move_item", "remove_item",
     "remove_known", "remove_reference", "remove_rule", "rename_category", "rename_phenomenon", "reorder_rules",

@@ -1,8 +1,9 @@
 """One item read whole, with the versions an editor sends back with its saves (``tsqe item show``, the GUI)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 
@@ -22,22 +23,32 @@ from store.models import (
 )
 from suite.editing.taxonomy import place
 from suite.engine.labels import automatic_label, effective_label, join_labels, rule_number
-from suite.engine.rules import describe, pattern_problem
+from suite.engine.rules import RuleSpec, describe, pattern_problem
 from suite.errors import TsqeError
 from suite.word_diff import closest
 
 
 @dataclass(frozen=True)
-class RuleInfo:
+class StoredRule:
+    """A rule read for editing: its save sends the version back."""
+
     id: int
-    polarity: Polarity
-    pattern: str
-    ignore_case: bool
+    spec: RuleSpec
     valid: bool
     error: str | None
     position: int
     """Its place among the item's rules of its polarity, from 0, as ``add_rule`` takes it."""
     version: int
+
+    def to_json(self) -> dict[str, Any]:
+        """Flat, as the autosave has always held it (``suite.editing.draft_autosave``)."""
+        return {"id": self.id, **asdict(self.spec), "valid": self.valid, "error": self.error,
+                "position": self.position, "version": self.version}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> StoredRule:
+        return StoredRule(data["id"], RuleSpec(Polarity(data["polarity"]), data["pattern"], data["ignore_case"]),
+                          data["valid"], data["error"], data["position"], data["version"])
 
     @property
     def problem(self) -> str | None:
@@ -45,7 +56,8 @@ class RuleInfo:
         compile: …"); None for a valid one."""
         if self.valid:
             return None
-        return str(pattern_problem(self.pattern, self.ignore_case) or f"pattern does not compile: {self.error}")
+        return str(pattern_problem(self.spec.pattern, self.spec.ignore_case)
+                   or f"pattern does not compile: {self.error}")
 
 
 @dataclass(frozen=True)
@@ -78,7 +90,8 @@ class ItemOutput:
     comment: str | None
     effective_label: Label | None
     manual_version: int
-    """The manual label's version, 0 when there is none: what ``set_manual_label`` expects back."""
+    """The manual label's version, 0 when there is none: what a decision passes back as the version seen
+    (``suite.editing.review.SeenOutput``)."""
 
 
 @dataclass(frozen=True)
@@ -91,7 +104,7 @@ class ItemDetail:
     source: str
     comment: str | None
     version: int
-    rules: list[RuleInfo]
+    rules: list[StoredRule]
     """In the order they are tried."""
     known: list[KnownInfo]
     references: list[ReferenceInfo]
@@ -109,8 +122,8 @@ def item_detail(db: Database, item_id: int) -> ItemDetail:
         seen = {"positive": 0, "negative": 0}
         rules = []
         for rule in session.scalars(select(Rule).where(Rule.item_id == item_id).order_by(Rule.position, Rule.id)):
-            rules.append(RuleInfo(rule.id, rule.polarity, rule.pattern, rule.ignore_case, rule.valid, rule.error,
-                                  seen[rule.polarity], rule.version))
+            rules.append(StoredRule(rule.id, RuleSpec(rule.polarity, rule.pattern, rule.ignore_case), rule.valid,
+                                    rule.error, seen[rule.polarity], rule.version))
             seen[rule.polarity] += 1
         known = [KnownInfo(k.id, k.kind, k.text, k.version) for k in session.scalars(
             select(KnownTranslation).where(KnownTranslation.item_id == item_id).order_by(KnownTranslation.id))]

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from store import models
 from store.domain import Polarity
-from suite.editing.api import ItemDetail, KnownInfo, ReferenceInfo, RuleInfo
+from suite.editing.api import ItemDetail, KnownInfo, ReferenceInfo, StoredRule
 from suite.editing.undoable_edits import (
     AddEntry,
     AddRule,
@@ -32,7 +32,7 @@ from suite.editing.undoable_edits import (
     ReorderRules,
 )
 from suite.engine.preview import Draft, DraftKnown, DraftRule, ItemPreview
-from suite.engine.rules import PatternProblem, normalise, pattern_problem
+from suite.engine.rules import PatternProblem, RuleSpec, normalise, pattern_problem
 
 POLARITIES = models.POLARITIES
 KNOWN_KINDS = models.TRANSLATION_KINDS
@@ -56,29 +56,45 @@ def _keep_below(keys: Iterable[int]) -> None:
 
 @dataclass(frozen=True)
 class RuleRow:
+    """A row of the editor's rule table: the rule as typed, beside the rule as stored."""
+
     key: int
     """The stored rule's id, or a stand-in for a new rule."""
-    polarity: Polarity
-    pattern: str = ""
-    ignore_case: bool = False
-    stored_pattern: str | None = None
-    stored_ignore_case: bool = False
+    spec: RuleSpec
+    """The rule as typed."""
+    stored: RuleSpec | None = None
+    """The rule as stored (None for a new rule); its polarity is the row's, as a row never changes list."""
     position: int | None = None
     """Its place among the stored rules of its polarity (None for a new rule)."""
 
     @property
     def is_new(self) -> bool:
-        return self.stored_pattern is None
+        return self.stored is None
 
     @property
     def modified(self) -> bool:
-        return not self.is_new and (self.pattern, self.ignore_case) != (self.stored_pattern, self.stored_ignore_case)
+        return self.stored is not None and self.spec != self.stored
 
     @property
     def blank(self) -> bool:
         """A rule just added with nothing typed yet: not a rule. It is neither saved nor previewed nor a problem
         (it made every output an ``error`` in the preview the moment it was added, issue 16)."""
-        return self.is_new and not self.pattern.strip()
+        return self.is_new and not self.spec.pattern.strip()
+
+    def to_json(self) -> dict[str, Any]:
+        """Flat, as the autosave has always held it (``suite.editing.draft_autosave``)."""
+        return {"key": self.key, **asdict(self.spec),
+                "stored_pattern": None if self.stored is None else self.stored.pattern,
+                "stored_ignore_case": False if self.stored is None else self.stored.ignore_case,
+                "position": self.position}
+
+    @staticmethod
+    def from_json(data: dict[str, Any]) -> RuleRow:
+        polarity = Polarity(data["polarity"])
+        stored = None if data["stored_pattern"] is None else \
+            RuleSpec(polarity, data["stored_pattern"], data["stored_ignore_case"])
+        return RuleRow(data["key"], RuleSpec(polarity, data["pattern"], data["ignore_case"]), stored,
+                       data["position"])
 
 
 @dataclass(frozen=True)
@@ -106,8 +122,8 @@ class DraftProblem:
     pattern: PatternProblem | None = None
 
 
-def new_rule(polarity: Polarity) -> RuleRow:
-    return RuleRow(_new_key(), polarity)
+def new_rule(polarity: Polarity, pattern: str = "", ignore_case: bool = False) -> RuleRow:
+    return RuleRow(_new_key(), RuleSpec(polarity, pattern, ignore_case))
 
 
 def new_entry(kind: str) -> EntryRow:
@@ -132,8 +148,7 @@ class EditorDraft:
         versions: dict[tuple[Literal["item", "rule", "known", "reference"], int], int] = {
             ("item", detail.id): detail.version}
         for rule in detail.rules:
-            rules[rule.polarity].append(RuleRow(rule.id, rule.polarity, rule.pattern, rule.ignore_case,
-                                                rule.pattern, rule.ignore_case, rule.position))
+            rules[rule.spec.polarity].append(RuleRow(rule.id, rule.spec, rule.spec, rule.position))
             versions[("rule", rule.id)] = rule.version
         for known in detail.known:
             versions[("known", known.id)] = known.version
@@ -166,12 +181,11 @@ class EditorDraft:
         removed = {rule.id for rule in old.rules} - set(mine)
         for polarity in POLARITIES:
             draft.rules[polarity] = [
-                replace(row, pattern=mine[row.key].pattern, ignore_case=mine[row.key].ignore_case)
-                if row.key in mine and mine[row.key].modified else row
+                replace(row, spec=mine[row.key].spec) if row.key in mine and mine[row.key].modified else row
                 for row in draft.rules[polarity] if row.key not in removed]
         for row in self.all_rules():
             if row.is_new:
-                draft.rules[row.polarity].append(row)
+                draft.rules[row.spec.polarity].append(row)
         draft.known = _rebased_entries(self.known, [k.id for k in old.known], draft.known)
         draft.references = _rebased_entries(self.references, [r.id for r in old.references], draft.references)
         return draft
@@ -183,10 +197,10 @@ class EditorDraft:
     def to_json(self) -> dict[str, Any]:
         """The draft as JSON values, for the autosave (``suite.editing.draft_autosave``): the item as it was read
         (without its outputs, which a recovered draft reads afresh) and everything the linguist changed on top of it."""
-        detail = {**asdict(self.detail), "outputs": []}
+        detail = {**asdict(self.detail), "rules": [rule.to_json() for rule in self.detail.rules], "outputs": []}
         return {"detail": detail, "source": self.source, "comment": self.comment, "category": self.category,
                 "phenomenon": self.phenomenon,
-                "rules": {polarity: [asdict(row) for row in rows] for polarity, rows in self.rules.items()},
+                "rules": {polarity: [row.to_json() for row in rows] for polarity, rows in self.rules.items()},
                 "known": [asdict(row) for row in self.known], "references": [asdict(row) for row in self.references],
                 "versions": [[entity, row_id, version] for (entity, row_id), version in self.versions.items()]}
 
@@ -194,12 +208,12 @@ class EditorDraft:
     def from_json(cls, data: dict[str, Any]) -> EditorDraft:
         """A draft written by ``to_json``: rebase it on the item as it is now before showing it (``rebased``)."""
         detail = data["detail"]
-        draft = cls(ItemDetail(**{**detail, "rules": [RuleInfo(**rule) for rule in detail["rules"]],
+        draft = cls(ItemDetail(**{**detail, "rules": [StoredRule.from_json(rule) for rule in detail["rules"]],
                                   "known": [KnownInfo(**known) for known in detail["known"]],
                                   "references": [ReferenceInfo(**ref) for ref in detail["references"]],
                                   "outputs": []}),
                     data["source"], data["comment"], data["category"], data["phenomenon"],
-                    {polarity: [RuleRow(**row) for row in rows] for polarity, rows in data["rules"].items()},
+                    {polarity: [RuleRow.from_json(row) for row in rows] for polarity, rows in data["rules"].items()},
                     [EntryRow(**row) for row in data["known"]], [EntryRow(**row) for row in data["references"]],
                     {(entity, row_id): version for entity, row_id, version in data["versions"]})
         _keep_below([*(row.key for row in draft.all_rules()), *(row.key for row in draft.known + draft.references)])
@@ -210,8 +224,7 @@ class EditorDraft:
         return [row for polarity in POLARITIES for row in self.rules[polarity]]
 
     def preview_draft(self) -> Draft:
-        return Draft(tuple(DraftRule(row.polarity, row.pattern, row.ignore_case, None if row.is_new else row.key)
-                           for row in self.all_rules()),
+        return Draft(tuple(DraftRule(row.spec, None if row.is_new else row.key) for row in self.all_rules()),
                      tuple(DraftKnown(row.kind, row.text) for row in self.known if row.text.strip()))
 
     def rule_at(self, index: int) -> tuple[str, int]:
@@ -232,15 +245,14 @@ class EditorDraft:
     def changed_rules(self) -> list[DraftRule]:
         """The new or modified rules, which the scope preview tries on the other items (those that compile:
         one that does not would only make every output there an error)."""
-        return [DraftRule(row.polarity, row.pattern, row.ignore_case)
-                for row in self.all_rules()
-                if (row.is_new or row.modified) and pattern_problem(row.pattern, row.ignore_case) is None]
+        return [DraftRule(row.spec) for row in self.all_rules()
+                if (row.is_new or row.modified) and pattern_problem(row.spec.pattern, row.spec.ignore_case) is None]
 
     def problems(self) -> list[DraftProblem]:
         found: list[DraftProblem] = []
         for polarity in POLARITIES:
             for index, row in enumerate(self.rules[polarity]):
-                if not row.blank and (problem := pattern_problem(row.pattern, row.ignore_case)) is not None:
+                if not row.blank and (problem := pattern_problem(row.spec.pattern, row.spec.ignore_case)) is not None:
                     found.append(DraftProblem(f"{polarity} rule {index + 1}: {problem}", polarity, index, problem))
         for what, rows in (("known translation", self.known), ("reference", self.references)):
             found.extend(DraftProblem(f"{what} {index + 1} is empty")
@@ -275,12 +287,10 @@ class EditorDraft:
         rows = [row for row in self.all_rules() if not row.blank]
         kept = {row.key for row in rows}
         stored = detail.rules
-        edits.extend(RemoveRule(item_id, r.id, r.polarity, r.pattern, r.ignore_case, r.position)
-                     for r in stored if r.id not in kept)
-        edits.extend(ChangeRule(item_id, row.key, row.pattern, row.ignore_case, row.stored_pattern or "",
-                                row.stored_ignore_case) for row in rows if row.modified)
+        edits.extend(RemoveRule(item_id, r.id, r.spec, r.position) for r in stored if r.id not in kept)
+        edits.extend(ChangeRule(item_id, row.key, row.spec, row.stored) for row in rows if row.stored and row.modified)
         added = [row for row in rows if row.is_new]
-        edits.extend(AddRule(item_id, row.polarity, row.pattern, row.ignore_case, row.key) for row in added)
+        edits.extend(AddRule(item_id, row.spec, row.key) for row in added)
         after_saving = [r.id for r in stored if r.id in kept] + [row.key for row in added]
         wanted = [row.key for row in rows]
         if _by_polarity(after_saving, rows) != _by_polarity(wanted, rows):
@@ -294,7 +304,7 @@ class EditorDraft:
 
 def _by_polarity(keys: list[int], rows: list[RuleRow]) -> tuple[list[int], list[int]]:
     """Only the order within each polarity decides anything (which rule is named as having decided)."""
-    polarity = {row.key: row.polarity for row in rows}
+    polarity = {row.key: row.spec.polarity for row in rows}
     return ([key for key in keys if polarity[key] == "positive"],
             [key for key in keys if polarity[key] == "negative"])
 

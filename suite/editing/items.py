@@ -47,6 +47,7 @@ from suite.editing.history import (
 from suite.editing.item_edit import EditResult, ItemEdit, automatic_labels, editing
 from suite.editing.taxonomy import phenomenon_id, place, remove_empty_phenomena
 from suite.engine.label_counts import ReviewMove, count_reviews
+from suite.engine.rules import RuleSpec
 from suite.errors import TsqeError
 from suite.suites import find_suite
 
@@ -56,13 +57,23 @@ SNAPSHOT_CHUNK = 500
 
 @dataclass(frozen=True)
 class RuleSnapshot:
-    polarity: Polarity
-    pattern: str
-    ignore_case: bool
+    """A removed item's rule, restored under a new id: a ``StoredRule`` without its id. Held in the history as
+    the columns of its row (``columns``), which a field added for the editor must not change."""
+
+    spec: RuleSpec
     valid: bool
     error: str | None
     position: int
     version: int
+
+    def columns(self) -> dict[str, Any]:
+        return {**asdict(self.spec), "valid": self.valid, "error": self.error, "position": self.position,
+                "version": self.version}
+
+    @staticmethod
+    def of_columns(data: dict[str, Any]) -> RuleSnapshot:
+        return RuleSnapshot(RuleSpec(Polarity(data["polarity"]), data["pattern"], data["ignore_case"]),
+                            data["valid"], data["error"], data["position"], data["version"])
 
 
 @dataclass(frozen=True)
@@ -132,7 +143,7 @@ class ItemSnapshot:
 
     def to_dict(self) -> dict[str, Any]:
         """The snapshot as JSON-ready values, as the history stores it."""
-        data = asdict(self)
+        data = {**asdict(self), "rules": [rule.columns() for rule in self.rules]}
         for output in data["outputs"]:
             if output["manual_label"] is not None:
                 output["manual_label"]["reviewed_at"] = output["manual_label"]["reviewed_at"].isoformat()
@@ -153,7 +164,7 @@ class ItemSnapshot:
                 output.get("constructed")))
         return cls(data["suite"], data["external_id"], data["position"], data["category"], data["phenomenon"],
                    data["source"], data["comment"], data["version"],
-                   tuple(RuleSnapshot(**rule) for rule in data["rules"]),
+                   tuple(RuleSnapshot.of_columns(rule) for rule in data["rules"]),
                    tuple(TextSnapshot(**known) for known in data["known"]),
                    tuple(TextSnapshot(**reference) for reference in data["references"]), tuple(outputs),
                    data.get("source_lang"), data.get("target_lang"),
@@ -263,7 +274,7 @@ def _snapshots(session: Session, items: Sequence[Item]) -> list[ItemSnapshot]:
     for item_id, polarity, pattern, ignore_case, valid, error, position, version in session.execute(
             select(Rule.item_id, Rule.polarity, Rule.pattern, Rule.ignore_case, Rule.valid, Rule.error, Rule.position,
                    Rule.version).where(Rule.item_id.in_(ids)).order_by(Rule.position, Rule.id)):
-        rules[item_id].append(RuleSnapshot(polarity, pattern, ignore_case, valid, error, position, version))
+        rules[item_id].append(RuleSnapshot(RuleSpec(polarity, pattern, ignore_case), valid, error, position, version))
     texts: dict[tuple[type, int], list[TextSnapshot]] = defaultdict(list)
     for item_id, kind, text, version in session.execute(
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text, KnownTranslation.version)
@@ -372,7 +383,8 @@ def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: I
         (Rule, snapshot.rules), (KnownTranslation, snapshot.known), (Reference, snapshot.references)]
     for model, rows in parts:
         for part in rows:
-            row = model(item_id=item_id, **{key: value for key, value in asdict(part).items()
+            columns = part.columns() if isinstance(part, RuleSnapshot) else asdict(part)
+            row = model(item_id=item_id, **{key: value for key, value in columns.items()
                                             if value is not None or key != "set_name"})
             session.add(row)
             first_version(session, model, row, part.version)

@@ -40,8 +40,8 @@ from suite.engine.rules import (
     DEFAULT_TIMEOUT,
     Decision,
     ItemMatcher,
+    ItemRule,
     KnownSpec,
-    RuleSpec,
     Span,
     describe,
 )
@@ -55,17 +55,6 @@ def _output(session: Session, output_id: int) -> Output:
     if output is None:
         raise TsqeError(f"no output with id {output_id}")
     return output
-
-
-@dataclass(frozen=True)
-class ManualLabelInfo:
-    output_id: int
-    label: Label
-    reviewer: str
-    reviewed_at: datetime
-    comment: str | None
-    version: int
-    """What a later ``set_manual_label``/``clear_manual_label`` passes as ``expected_version``."""
 
 
 @dataclass(frozen=True)
@@ -149,29 +138,6 @@ def _history(session: Session, output: Output, action: str, author: str, before:
                             after, version)])
 
 
-def set_manual_label(db: Database, output_id: int, label: Label, reviewer: str, comment: str | None = None, *,
-                     expected_version: int | None = None) -> ManualLabelInfo:
-    """Record (or replace) a reviewer's label for one distinct output, stamped with the current time.
-
-    ``expected_version`` is the manual label's version the reviewer saw (0: not reviewed); when given and
-    someone has reviewed the output since, the label is refused with ``EditConflict``.
-    """
-    (info,) = set_manual_labels(db, [SeenOutput(output_id, expected_version, comment)], label, reviewer)
-    return info
-
-
-def set_manual_labels(db: Database, outputs: Sequence[SeenOutput], label: Label, reviewer: str, *,
-                      task: TaskState | None = None) -> list[ManualLabelInfo]:
-    """One reviewer's label for several distinct outputs at once, in one transaction: all of them or none.
-
-    When any output was reviewed or removed by someone else since its version was read, the whole decision is
-    refused with ``EditConflict`` naming that output, and no label of it is stored.
-    """
-    decided = decide(db, [OutputDecision(seen, label) for seen in outputs], reviewer, task=task)
-    return [ManualLabelInfo(change.output_id, after.label, after.reviewer, after.reviewed_at, after.comment,
-                            change.version) for change in decided.reviews if (after := change.after) is not None]
-
-
 @dataclass(frozen=True)
 class ReviewerDecision:
     """A reviewer's decision on one output as stored: what undoing a later decision puts back as it was."""
@@ -240,7 +206,8 @@ def decide(db: Database, decisions: Sequence[OutputDecision], reviewer: str, *, 
     which relabels every output equal to it that no rule decides (TQ-AutoTest's way of settling an output), in
     the same transaction: the decision and the known translation are stored together or not at all (two
     transactions once left a decision without its known translation when the second failed). A text the item
-    already knows of that kind is not added twice. Refused like ``set_manual_labels``.
+    already knows of that kind is not added twice. When any output was reviewed or removed by someone else since
+    its version was read, the whole decision is refused with ``EditConflict`` naming that output.
     """
     _check_decisions(decisions, reviewer, as_known)
     with db.transaction() as session:
@@ -269,14 +236,10 @@ def decide_in(session: Session, decisions: Sequence[OutputDecision], reviewer: s
     changes = []
     for done, ((seen, output), decision) in enumerate(zip(checked, decisions, strict=True)):
         task.progress(done, len(checked), f"reviewing output {done + 1:,} of {len(checked):,}")
-        before = ReviewerDecision.of(session.get(ManualLabel, output.id, populate_existing=True))
-        if decision.label is None:
-            _clear(session, output, seen, reviewer)
-            changes.append(ReviewChange(output.id, output.item_id, before, None, 0))
-        else:
-            info = _set(session, output, seen, decision.label, reviewer, reviewed_at, (noted or {}).get(output.id))
-            after = ReviewerDecision(info.label, reviewer, info.comment, reviewed_at)
-            changes.append(ReviewChange(output.id, output.item_id, before, after, info.version))
+        existing, verdict = _verdict(session, output, seen, decision.label, reviewer, reviewed_at)
+        before = ReviewerDecision.of(existing)  # before the write, which updates the row in the session
+        version = _put(session, output, existing, verdict, reviewer, (noted or {}).get(output.id))
+        changes.append(ReviewChange(output.id, output.item_id, before, verdict, version))
     _count(session, changes)
     known = tuple(added for (_, output), decision in zip(checked, decisions, strict=True)
                   if as_known and (added := _add_known(session, output, decision.label, reviewer)) is not None)
@@ -405,43 +368,24 @@ def _seen(session: Session, output: Output, seen: SeenOutput) -> ManualLabel | N
     return existing
 
 
-def _set(session: Session, output: Output, seen: SeenOutput, label: Label, reviewer: str,
-         reviewed_at: datetime, noted: Mapping[str, str] | None = None) -> ManualLabelInfo:
+def _verdict(session: Session, output: Output, seen: SeenOutput, label: Label | None, reviewer: str,
+             reviewed_at: datetime) -> tuple[ManualLabel | None, ReviewerDecision | None]:
+    """The output's review as it is and as ``label`` makes it (None: none), after checking that the reviewer saw
+    it: what ``_put`` then writes."""
     existing = _seen(session, output, seen)
     _refuse_unseen(session, output, seen, existing, reviewer)
+    if label is None:
+        return existing, None
     comment = seen.comment or None
     if existing is not None and existing.reviewer != reviewer and comment == existing.comment:
         comment = None  # theirs stays in the history, with their decision
-    version = _put(session, output, existing, ReviewerDecision(label, reviewer, comment, reviewed_at), reviewer, noted)
-    return ManualLabelInfo(output.id, label, reviewer, reviewed_at, comment, version)
+    return existing, ReviewerDecision(label, reviewer, comment, reviewed_at)
 
 
 def _insert_new(session: Session) -> Insert:
     """An insert of a manual label that does nothing if another reviewer's label arrived first, which the
     caller then reports as a conflict rather than a failed transaction."""
     return conflict_insert(session.connection(), ManualLabel).on_conflict_do_nothing()
-
-
-def clear_manual_label(db: Database, output_id: int, *, reviewer: str, expected_version: int | None = None) -> bool:
-    """Remove a reviewer's label so the automatic one applies again; False when there was none."""
-    return bool(clear_manual_labels(db, [SeenOutput(output_id, expected_version)], reviewer=reviewer))
-
-
-def clear_manual_labels(db: Database, outputs: Sequence[SeenOutput], *, reviewer: str,
-                        task: TaskState | None = None) -> list[int]:
-    """Remove the manual labels of several outputs at once, in one transaction: all of them or none (refused
-    like ``set_manual_labels``); the ids of the outputs that had one."""
-    decided = decide(db, [OutputDecision(seen, None) for seen in outputs], reviewer, task=task)
-    return [change.output_id for change in decided.reviews if change.before is not None]
-
-
-def _clear(session: Session, output: Output, seen: SeenOutput, reviewer: str) -> bool:
-    existing = _seen(session, output, seen)
-    if existing is None:
-        return False
-    _refuse_unseen(session, output, seen, existing, reviewer)
-    _put(session, output, existing, None, reviewer)
-    return True
 
 
 @dataclass(frozen=True)
@@ -464,9 +408,8 @@ def explain(db: Database, output_id: int, timeout: float = DEFAULT_TIMEOUT) -> E
         item = session.get(Item, output.item_id)
         assert item is not None  # an output's item is deleted with it
         decided = read_policy(session, item.suite_id).decisions(item.source)
-        rules = [RuleSpec(r.id, r.polarity, r.pattern, r.ignore_case, r.valid, r.error)
-                 for r in session.scalars(select(Rule).where(Rule.item_id == output.item_id)
-                                          .order_by(Rule.position, Rule.id))]
+        rules = [ItemRule.of(r) for r in session.scalars(select(Rule).where(Rule.item_id == output.item_id)
+                                                         .order_by(Rule.position, Rule.id))]
         known = [KnownSpec(k.kind, k.text) for k in session.scalars(
             select(KnownTranslation).where(KnownTranslation.item_id == output.item_id))]
         stored = join_labels(select(automatic_label(Output.id), rule_number(), Rule.polarity, Rule.pattern,

@@ -20,12 +20,13 @@ from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar
 
 from store import Database
-from store.domain import Label, Polarity
+from store.domain import Label
 from suite.changes import NOWHERE, Changes, Where, item_changes, review_changes
 from suite.editing import api as editing
 from suite.editing import review
 from suite.editing.api import EditResult, ItemSnapshot
 from suite.editing.review import KnownPut, OutputDecision, ReviewerDecision, ReviewPut, SeenOutput
+from suite.engine.rules import RuleSpec
 
 Entity = Literal["item", "rule", "known", "reference"]
 Versioned = Literal["item", "rule", "known", "reference", "review"]
@@ -228,21 +229,20 @@ class RenameCategory:
 @dataclass(frozen=True)
 class AddRule:
     item_id: int
-    polarity: Polarity
-    pattern: str
-    ignore_case: bool
+    spec: RuleSpec
     key: int
     """The id later edits use for the new rule: a stand-in, or the id of the rule this re-creates."""
     position: int | None = None
 
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
-        result = editing.add_rule(db, ledger.resolve("item", self.item_id), self.polarity, self.pattern,
-                                  ignore_case=self.ignore_case, position=self.position, author=author)
+        spec = self.spec
+        result = editing.add_rule(db, ledger.resolve("item", self.item_id), spec.polarity, spec.pattern,
+                                  ignore_case=spec.ignore_case, position=self.position, author=author)
         ledger.added("rule", self.key, result)
-        return RemoveRule(self.item_id, self.key, self.polarity, self.pattern, self.ignore_case, self.position)
+        return RemoveRule(self.item_id, self.key, spec, self.position)
 
     def summary(self) -> str:
-        return f"add {self.polarity} rule {self.pattern}"
+        return f"add {self.spec.polarity} rule {self.spec.pattern}"
 
     def changes(self) -> Changes:
         return item_changes([self.item_id])
@@ -252,19 +252,17 @@ class AddRule:
 class RemoveRule:
     item_id: int
     rule_id: int
-    polarity: Polarity
-    pattern: str
-    ignore_case: bool
+    spec: RuleSpec
     position: int | None = None
     """Where the rule stood, so that undoing the removal puts it back there."""
 
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
         rule_id, expected = ledger.current("rule", self.rule_id)
         editing.remove_rule(db, rule_id, author=author, expected_version=expected)
-        return AddRule(self.item_id, self.polarity, self.pattern, self.ignore_case, self.rule_id, self.position)
+        return AddRule(self.item_id, self.spec, self.rule_id, self.position)
 
     def summary(self) -> str:
-        return f"remove {self.polarity} rule {self.pattern}"
+        return f"remove {self.spec.polarity} rule {self.spec.pattern}"
 
     def changes(self) -> Changes:
         return item_changes([self.item_id])
@@ -272,26 +270,28 @@ class RemoveRule:
 
 @dataclass(frozen=True)
 class ChangeRule:
+    """A rule's pattern or flag changed (its polarity never is: a rule moves list only by being removed and
+    added)."""
+
     item_id: int
     rule_id: int
-    pattern: str
-    ignore_case: bool
-    before_pattern: str
-    before_ignore_case: bool
+    spec: RuleSpec
+    before: RuleSpec
 
     def apply(self, db: Database, author: str, ledger: Ledger) -> Edit:
         rule_id, expected = ledger.current("rule", self.rule_id)
+        spec, before = self.spec, self.before
         result = editing.change_rule(db, rule_id, author=author, expected_version=expected,
-                                     pattern=_if_changed(self.pattern, self.before_pattern),
-                                     ignore_case=_if_changed(self.ignore_case, self.before_ignore_case))
+                                     pattern=_if_changed(spec.pattern, before.pattern),
+                                     ignore_case=_if_changed(spec.ignore_case, before.ignore_case))
         ledger.changed("rule", rule_id, result)
-        return ChangeRule(self.item_id, self.rule_id, self.before_pattern, self.before_ignore_case, self.pattern,
-                          self.ignore_case)
+        return ChangeRule(self.item_id, self.rule_id, before, spec)
 
     def summary(self) -> str:
-        if self.pattern == self.before_pattern:
-            return f"{'ignore' if self.ignore_case else 'match'} case in rule {self.pattern}"
-        return f"change rule {self.before_pattern} to {self.pattern}"
+        spec, before = self.spec, self.before
+        if spec.pattern == before.pattern:
+            return f"{'ignore' if spec.ignore_case else 'match'} case in rule {spec.pattern}"
+        return f"change rule {before.pattern} to {spec.pattern}"
 
     def changes(self) -> Changes:
         return item_changes([self.item_id])

@@ -77,6 +77,7 @@ from suite.engine.rules import (
     UNKNOWN,
     Decision,
     ItemMatcher,
+    ItemRule,
     KnownSpec,
     RuleSpec,
     item_fingerprint,
@@ -145,8 +146,8 @@ class _Chunk:
     """Whether every search is bounded by the timeout: a redo of a chunk whose untimed run overran."""
 
 
-RuleRow = tuple[int, Polarity, str, bool, bool, str | None]
-"""A rule as planning reads it: the fields of a ``RuleSpec``, in its order."""
+_RuleColumns = tuple[int, Polarity, str, bool, bool, str | None]
+"""A rule as planning reads it: an ``ItemRule``'s id, its ``RuleSpec``'s fields, its validity and error."""
 KnownRow = tuple[TranslationKind, str]
 """A known translation as planning reads it: the fields of a ``KnownSpec``."""
 
@@ -160,7 +161,7 @@ class _Plan:
     path, before the first chunk's result).
     """
 
-    rules: dict[int, tuple[RuleRow, ...]]
+    rules: dict[int, tuple[_RuleColumns, ...]]
     known: dict[int, tuple[KnownRow, ...]]
     timeout: float
     policy: OutputPolicy = OutputPolicy()
@@ -179,23 +180,29 @@ class _Plan:
                         self.sources.get(item_id, ""))
 
 
+def _item_rule(rule: _RuleColumns) -> ItemRule:
+    rule_id, polarity, pattern, ignore_case, valid, error = rule
+    return ItemRule(rule_id, RuleSpec(polarity, pattern, ignore_case), valid, error)
+
+
 @functools.lru_cache(maxsize=65_536)
-def _fingerprint(rules: tuple[RuleRow, ...], known: tuple[KnownRow, ...], policy: OutputPolicy, source: str) -> str:
+def _fingerprint(rules: tuple[_RuleColumns, ...], known: tuple[KnownRow, ...], policy: OutputPolicy,
+                 source: str) -> str:
     """An item's fingerprint, kept for the next run as its matcher is: hashing the 2,767 items of the DFKI suite
     cost a million-output run 36 ms of CPU in the workers on every run, and as much again in planning a run
     after the first, which compares every labelled item's fingerprint."""
-    return item_fingerprint([RuleSpec(*rule) for rule in rules], [KnownSpec(*known) for known in known],
+    return item_fingerprint([_item_rule(rule) for rule in rules], [KnownSpec(*known) for known in known],
                             policy.fingerprint(source))
 
 
 @functools.lru_cache(maxsize=65_536)
-def _matcher(rules: tuple[RuleRow, ...], known: tuple[KnownRow, ...], timeout: float, policy: OutputPolicy,
+def _matcher(rules: tuple[_RuleColumns, ...], known: tuple[KnownRow, ...], timeout: float, policy: OutputPolicy,
              source: str) -> ItemMatcher:
     """An item's matcher, kept for the next run (in a worker, for the life of the process): building the
     2,767 matchers of the DFKI suite took a seventh of a million-output run's matching, even with every pattern
     compiled already. The suite's output policy is part of the key, with the item's source when the policy
     decides outputs identical to it."""
-    return ItemMatcher([RuleSpec(*rule) for rule in rules], [KnownSpec(*known) for known in known], timeout,
+    return ItemMatcher([_item_rule(rule) for rule in rules], [KnownSpec(*known) for known in known], timeout,
                        policy.decisions(source))
 
 
@@ -364,7 +371,7 @@ def _plan(connection: Connection, suite_id: int, timeout: float, only: Collectio
 
 def _read_plan(connection: Connection, suite_id: int, timeout: float, in_suite: ScalarSelect[int]) -> _Plan:
     """The rules, known translations, policy (and the sources it needs) and constructed labels of the items."""
-    rules: dict[int, list[RuleRow]] = defaultdict(list)
+    rules: dict[int, list[_RuleColumns]] = defaultdict(list)
     for item_id, rule_id, polarity, pattern, ignore_case, valid, error in select_tuples(connection, (
             select(Rule.item_id, Rule.id, Rule.polarity, Rule.pattern, Rule.ignore_case, Rule.valid, Rule.error)
             .where(Rule.item_id.in_(in_suite)).order_by(Rule.item_id, Rule.position, Rule.id))):

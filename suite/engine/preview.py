@@ -40,6 +40,7 @@ from suite.engine.rules import (
     CONSTRUCTED,
     Decision,
     ItemMatcher,
+    ItemRule,
     KnownSpec,
     PatternProblem,
     RuleSpec,
@@ -57,7 +58,7 @@ SCOPES = ("item", "phenomenon", "category", "suite")
 category or suite."""
 
 UNLABELLED = "unlabelled"
-"""How a flip names the label of an output that no labelling has covered yet (``label_now`` None)."""
+"""How a flip names the label of an output that no labelling has covered yet (a stored label of None)."""
 
 _SCOPE_CHUNK = 200
 """Items read and decided at a time by ``preview_scope``, between two progress reports (and cancel checks)."""
@@ -65,9 +66,9 @@ _SCOPE_CHUNK = 200
 
 @dataclass(frozen=True)
 class DraftRule:
-    polarity: Polarity
-    pattern: str
-    ignore_case: bool = False
+    """A rule of a draft: not yet checked, so without a validity, and perhaps not stored yet."""
+
+    spec: RuleSpec
     rule_id: int | None = None
     """The stored rule this draft edits; None for a new rule."""
 
@@ -96,15 +97,27 @@ class PreviewSpan:
 
 
 @dataclass(frozen=True)
-class PreviewOutput:
+class StoredOutput:
+    """An item's output as stored, with what a preview shows of it beside the draft's label: its systems, its
+    automatic label (and in words what decided it), its review, and its label by a challenge set's construction,
+    which labelling gives it whatever the rules say."""
+
     output_id: int
     text: str
     systems: tuple[str, ...]
-    label_now: str | None
+    label: str | None
     """The stored automatic label (None: never labelled)."""
-    decided_by_now: str | None
+    decided_by: str | None
     manual: str | None
     reviewer: str | None
+    constructed: str | None
+
+
+@dataclass(frozen=True)
+class PreviewOutput:
+    """An output under a draft: as stored, and as the draft would label it."""
+
+    stored: StoredOutput
     label_after: str
     """The automatic label the draft would give."""
     decided_by_after: str
@@ -114,7 +127,7 @@ class PreviewOutput:
     @property
     def effective_after(self) -> str:
         """What the output would count as: a reviewer's label always wins over the automatic one."""
-        return self.manual if self.manual is not None else self.label_after
+        return self.stored.manual if self.stored.manual is not None else self.label_after
 
 
 @dataclass(frozen=True)
@@ -134,7 +147,7 @@ class ItemPreview:
     outputs: list[PreviewOutput]
     problems: list[RuleProblem]
     flips: dict[str, int]
-    """``"unknown->pass": n`` over automatic labels (label_now -> label_after), changed ones only; the most
+    """``"unknown->pass": n`` over automatic labels (the stored label -> label_after), changed ones only; the most
     frequent first (``ordered_flips``), as every screen and command lists them."""
 
 
@@ -174,22 +187,9 @@ def draft_of(db: Database, item_id: int) -> Draft:
                                 .where(Rule.item_id == item_id).order_by(Rule.position, Rule.id)).all()
         known = session.execute(select(KnownTranslation.kind, KnownTranslation.text)
                                 .where(KnownTranslation.item_id == item_id).order_by(KnownTranslation.id)).all()
-    return Draft(tuple(DraftRule(polarity, pattern, ignore_case, rule_id)
+    return Draft(tuple(DraftRule(RuleSpec(polarity, pattern, ignore_case), rule_id)
                        for rule_id, polarity, pattern, ignore_case in rules),
                  tuple(DraftKnown(kind, text) for kind, text in known))
-
-
-@dataclass(frozen=True)
-class _StoredOutput:
-    output_id: int
-    text: str
-    systems: tuple[str, ...]
-    label_now: str | None
-    decided_by_now: str | None
-    manual: str | None
-    reviewer: str | None
-    constructed: str | None
-    """Its label by a challenge set's construction, which labelling gives it whatever the rules say."""
 
 
 _SpanCache = dict[tuple[str, bool, float], tuple[tuple[tuple[int, int], ...], ...]]
@@ -202,7 +202,7 @@ _SPAN_PATTERNS = 512
 @dataclass(frozen=True)
 class _Cached:
     stamp: tuple[object, ...]
-    outputs: tuple[_StoredOutput, ...]
+    outputs: tuple[StoredOutput, ...]
     spans: _SpanCache
     decided: dict[str, Decision]
     """What the suite's output policy decides for this item's outputs."""
@@ -221,24 +221,24 @@ class _DraftMatcher:
 
     def __init__(self, rules: Sequence[DraftRule], known: Iterable[DraftKnown], timeout: float,
                  decided: Mapping[str, Decision] | None = None) -> None:
-        specs: list[RuleSpec] = []
+        specs: list[ItemRule] = []
         taken: set[int] = set()
         self.rule_ids: list[int | None] = []
         numbers: Counter[str] = Counter()
         for index, rule in enumerate(rules):
-            numbers[rule.polarity] += 1
-            if rule.rule_id is None and not rule.pattern.strip():
+            numbers[rule.spec.polarity] += 1
+            if rule.rule_id is None and not rule.spec.pattern.strip():
                 self.rule_ids.append(None)
                 continue
             rule_id = rule.rule_id if rule.rule_id is not None and rule.rule_id not in taken else -(index + 1)
             taken.add(rule_id)
             self.rule_ids.append(rule_id)
-            specs.append(RuleSpec(rule_id, rule.polarity, rule.pattern, rule.ignore_case,
-                                  number=numbers[rule.polarity]))
+            specs.append(ItemRule(rule_id, rule.spec, number=numbers[rule.spec.polarity]))
         self.rules = tuple(rules)
         self.timeout = timeout
         self.problems = [RuleProblem(index, problem) for index, (rule, rule_id) in enumerate(zip(rules, self.rule_ids))
-                         if rule_id is not None and (problem := pattern_problem(rule.pattern, rule.ignore_case))]
+                         if rule_id is not None
+                         and (problem := pattern_problem(rule.spec.pattern, rule.spec.ignore_case))]
         self.matcher = ItemMatcher(specs, [KnownSpec(TranslationKind(k.kind), k.text) for k in known], timeout, decided)
 
     def decide(self, text: str, constructed: str | None = None) -> tuple[Decision, bool]:
@@ -263,15 +263,14 @@ class _DraftMatcher:
         for index, (rule, rule_id) in enumerate(zip(self.rules, self.rule_ids)):
             if rule_id is None:
                 continue
-            key = (rule.pattern, rule.ignore_case, self.timeout)
+            key = (rule.spec.pattern, rule.spec.ignore_case, self.timeout)
             matches = cache.get(key)
             if matches is None:
-                alone = ItemMatcher([RuleSpec(rule_id, rule.polarity, rule.pattern, rule.ignore_case)], (),
-                                    self.timeout)
+                alone = ItemMatcher([ItemRule(rule_id, rule.spec)], (), self.timeout)
                 matches = cache[key] = tuple(tuple((span.start, span.end) for span in alone.spans(text))
                                              for text in texts)
             for spans, matched in zip(found, matches):
-                spans.extend((start, end, rule_id, rule.polarity, index) for start, end in matched)
+                spans.extend((start, end, rule_id, rule.spec.polarity, index) for start, end in matched)
         return [tuple(PreviewSpan(start, end, Polarity(polarity), index)
                       for start, end, _, polarity, index in sorted(spans)) for spans in found]
 
@@ -312,10 +311,8 @@ class PreviewSession:
         flips: Counter[str] = Counter()
         for stored, output_spans in zip(cached.outputs, spans):
             decision, timed_out = matcher.decide(stored.text, stored.constructed)
-            previews.append(PreviewOutput(
-                stored.output_id, stored.text, stored.systems, stored.label_now, stored.decided_by_now,
-                stored.manual, stored.reviewer, decision.label, decision.decided_by, output_spans, timed_out))
-            if (flip := _flip(stored.label_now, decision.label)) is not None:
+            previews.append(PreviewOutput(stored, decision.label, decision.decided_by, output_spans, timed_out))
+            if (flip := _flip(stored.label, decision.label)) is not None:
                 flips[flip] += 1
         return ItemPreview(item_id, previews, matcher.problems, ordered_flips(flips))
 
@@ -371,7 +368,7 @@ def _stamp() -> Select[Any]:
 _STAMP = _stamp()
 
 
-def _stored_outputs(session: Session, item_id: int) -> tuple[_StoredOutput, ...]:
+def _stored_outputs(session: Session, item_id: int) -> tuple[StoredOutput, ...]:
     """The item's outputs with their systems, stored automatic labels (in words too) and reviews."""
     systems: dict[int, list[str]] = defaultdict(list)
     for output_id, name in session.execute(
@@ -387,7 +384,7 @@ def _stored_outputs(session: Session, item_id: int) -> tuple[_StoredOutput, ...]
         .outerjoin(Rule, Rule.id == AutoLabel.rule_id)
         .outerjoin(ConstructedLabel, ConstructedLabel.output_id == Output.id)
         .where(Output.item_id == item_id).order_by(Output.id))
-    return tuple(_StoredOutput(output_id, text, tuple(systems[output_id]), label,
+    return tuple(StoredOutput(output_id, text, tuple(systems[output_id]), label,
                                None if label is None else describe(label, number, polarity, pattern, reason),
                                manual, reviewer, constructed)
                  for output_id, text, label, number, polarity, pattern, reason, manual, reviewer, constructed in rows)
@@ -468,7 +465,7 @@ def _stored_rules_and_outputs(session: Session, item_ids: list[int]) -> tuple[
     for item_id, rule_id, polarity, pattern, ignore_case in session.execute(
             select(Rule.item_id, Rule.id, Rule.polarity, Rule.pattern, Rule.ignore_case)
             .where(Rule.item_id.in_(item_ids)).order_by(Rule.item_id, Rule.position, Rule.id)):
-        rules[item_id].append(DraftRule(polarity, pattern, ignore_case, rule_id))
+        rules[item_id].append(DraftRule(RuleSpec(polarity, pattern, ignore_case), rule_id))
     known: dict[int, list[DraftKnown]] = defaultdict(list)
     for item_id, kind, text in session.execute(
             select(KnownTranslation.item_id, KnownTranslation.kind, KnownTranslation.text)

@@ -26,6 +26,7 @@ from typing import NamedTuple
 import regex
 
 from store.domain import Label, Polarity, TranslationKind
+from store.models import Rule
 from store.text import nfc
 from suite.engine.pattern_bounds import too_complex
 
@@ -35,16 +36,33 @@ DEFAULT_TIMEOUT = 1.0
 
 @dataclass(frozen=True)
 class RuleSpec:
-    """What the engine needs to know of a stored ``Rule``."""
+    """A rule as a linguist writes it, and all that decides what it matches: which way it decides, its pattern
+    and the one flag. Every other record of a rule holds one (``ItemRule``, the editor's ``StoredRule`` and
+    ``RuleRow``, the preview's ``DraftRule``, a removed item's ``RuleSnapshot``) rather than repeating its fields;
+    a suite file's rules are read into it (docs/architecture.md, "Records of a rule")."""
 
-    id: int
     polarity: Polarity
     pattern: str
     ignore_case: bool = False
+
+
+@dataclass(frozen=True)
+class ItemRule:
+    """One of an item's rules as its ``ItemMatcher`` matches it and labelling sends it to every worker."""
+
+    id: int
+    """A stored label points at the rule that decided it (a draft's new rule has a negative stand-in)."""
+    spec: RuleSpec
     valid: bool = True
+    """False when the store marked the pattern invalid (at import, with ``error``): labelling then says so."""
     error: str | None = None
     number: int | None = None
     """Its number in its polarity's list as the editor shows it; None: its place among the rules given."""
+
+    @staticmethod
+    def of(rule: Rule) -> ItemRule:
+        """A stored rule, as the engine matches it."""
+        return ItemRule(rule.id, RuleSpec(rule.polarity, rule.pattern, rule.ignore_case), rule.valid, rule.error)
 
 
 @dataclass(frozen=True)
@@ -162,7 +180,7 @@ def pattern_problem(pattern: str, ignore_case: bool = False) -> PatternProblem |
     return None  # pragma: no cover - compile_error and regex.compile disagree only if the cache lies
 
 
-def item_fingerprint(rules: Iterable[RuleSpec], known: Iterable[KnownSpec],
+def item_fingerprint(rules: Iterable[ItemRule], known: Iterable[KnownSpec],
                      policy: Mapping[str, object] | None = None) -> str:
     """A hash of everything that decides an item's labels; a changed hash is what makes relabelling revisit it.
 
@@ -171,7 +189,7 @@ def item_fingerprint(rules: Iterable[RuleSpec], known: Iterable[KnownSpec],
     the hash as it was before policies existed.
     """
     payload: dict[str, object] = {
-        "rules": [[r.id, r.polarity, r.pattern, bool(r.ignore_case), bool(r.valid)] for r in rules],
+        "rules": [[r.id, r.spec.polarity, r.spec.pattern, bool(r.spec.ignore_case), bool(r.valid)] for r in rules],
         "known": sorted({(k.kind, text) for k in known if (text := normalise(k.text))}),
     }
     if policy is not None:
@@ -199,15 +217,15 @@ def describe(label: Label, number: int | None = None, polarity: Polarity | None 
     return _WITHOUT_RULE.get(label, label)
 
 
-def rule_name(rule: RuleSpec, number: int) -> str:
-    return f"{rule.polarity} rule {number}"
+def rule_name(rule: ItemRule, number: int) -> str:
+    return f"{rule.spec.polarity} rule {number}"
 
 
-def _decision(label: Label, rule: RuleSpec | None = None, number: int | None = None, reason: str | None = None
+def _decision(label: Label, rule: ItemRule | None = None, number: int | None = None, reason: str | None = None
               ) -> Decision:
     return Decision(label, None if rule is None else rule.id, reason,
-                    describe(label, number, None if rule is None else rule.polarity,
-                             None if rule is None else rule.pattern, reason))
+                    describe(label, number, None if rule is None else rule.spec.polarity,
+                             None if rule is None else rule.spec.pattern, reason))
 
 
 UNKNOWN = _decision(Label.UNKNOWN)
@@ -237,13 +255,14 @@ def _first_hits(rules: Sequence[_Rule], texts: Sequence[str]) -> list[Decision |
     return hits
 
 
-def rule_numbers(rules: Iterable[RuleSpec]) -> dict[int, int]:
+def rule_numbers(rules: Iterable[ItemRule]) -> dict[int, int]:
     """Rule id -> its number as the editor shows it: 1, 2, … within each polarity, in the order given."""
     counters: dict[str, int] = {}
     numbers: dict[int, int] = {}
     for rule in rules:
-        counters[rule.polarity] = counters.get(rule.polarity, 0) + 1
-        numbers[rule.id] = rule.number or counters[rule.polarity]
+        polarity = rule.spec.polarity
+        counters[polarity] = counters.get(polarity, 0) + 1
+        numbers[rule.id] = rule.number or counters[polarity]
     return numbers
 
 
@@ -254,16 +273,17 @@ class ItemMatcher:
     placeholder, the source itself: ``suite.engine.output_policy``), taken before any rule is tried.
     """
 
-    def __init__(self, rules: Sequence[RuleSpec], known: Iterable[KnownSpec],
+    def __init__(self, rules: Sequence[ItemRule], known: Iterable[KnownSpec],
                  timeout: float = DEFAULT_TIMEOUT, decided: Mapping[str, Decision] | None = None) -> None:
         self.timeout = timeout
         self.rules = tuple(rules)
         self._decided = dict(decided or {})
         numbers = rule_numbers(self.rules)
         self._invalid: Decision | None = None
-        compiled: list[tuple[RuleSpec, regex.Pattern[str]]] = []
+        compiled: list[tuple[ItemRule, regex.Pattern[str]]] = []
         for rule in self.rules:
-            pattern = _compile(rule.pattern, rule.ignore_case) if rule.valid else (rule.error or "marked invalid")
+            spec = rule.spec
+            pattern = _compile(spec.pattern, spec.ignore_case) if rule.valid else (rule.error or "marked invalid")
             if isinstance(pattern, str):
                 self._invalid = _decision(Label.ERROR, rule, numbers[rule.id],
                                           f"{rule_name(rule, numbers[rule.id])} is invalid: {pattern}")
@@ -271,9 +291,9 @@ class ItemMatcher:
             compiled.append((rule, pattern))
         self._compiled = compiled
         self._positive = tuple((p.search, _decision(Label.PASS, r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
-                               for r, p in compiled if r.polarity == Polarity.POSITIVE)
+                               for r, p in compiled if r.spec.polarity == Polarity.POSITIVE)
         self._negative = tuple((p.search, _decision(Label.FAIL, r, numbers[r.id]), self._timed_out(r, numbers[r.id]))
-                               for r, p in compiled if r.polarity == Polarity.NEGATIVE)
+                               for r, p in compiled if r.spec.polarity == Polarity.NEGATIVE)
         self._conflicts: dict[tuple[int, int], Decision] = {}
         good = {normalise(k.text) for k in known if k.kind == TranslationKind.GOOD} - {""}
         bad = {normalise(k.text) for k in known if k.kind == TranslationKind.BAD} - {""}
@@ -281,7 +301,7 @@ class ItemMatcher:
         self._known.update({text: KNOWN_BAD for text in bad - good})
         self._known.update({text: KNOWN_BOTH for text in good & bad})
 
-    def _timed_out(self, rule: RuleSpec, number: int) -> Decision:
+    def _timed_out(self, rule: ItemRule, number: int) -> Decision:
         return _decision(Label.ERROR, rule, number, f"{rule_name(rule, number)} timed out after {self.timeout:g} s")
 
     def _conflict(self, positive: Decision, negative: Decision) -> Decision:
@@ -353,7 +373,7 @@ class ItemMatcher:
         found: list[Span] = []
         for rule, pattern in self._compiled:
             try:
-                found.extend(Span(m.start(), m.end(), rule.id, rule.polarity)
+                found.extend(Span(m.start(), m.end(), rule.id, rule.spec.polarity)
                              for m in pattern.finditer(text, timeout=self.timeout) if m.end() > m.start())
             except TimeoutError:
                 continue

@@ -22,8 +22,9 @@ from typing import Any
 
 from store.domain import Polarity
 from store.models import STANDARD_REFERENCE, nfc
+from suite.engine.rules import RuleSpec
 from suite.importers.characters import json_escape
-from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
+from suite.importers.item_spec import ItemSpec, ReferenceText
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.result import Problems
 from suite.importers.table_files import read_text
@@ -111,8 +112,7 @@ def _item(raw: Any, line: int, problems: Problems) -> tuple[ItemSpec, tuple[str,
         category=strings["category"].strip(),
         phenomenon=strings["phenomenon"].strip(),
         source=strings["source_sentence"],
-        positive=positive,
-        negative=negative,
+        rules=positive + negative,
         references=references,
         good=positive_tokens,
         bad=negative_tokens,
@@ -133,7 +133,7 @@ def _string(fields: dict[str, Any], key: str, line: int, problems: Problems, *, 
     return nfc(value.strip() if key == "id" else value)
 
 
-def _rules(fields: dict[str, Any], polarity: Polarity, line: int, problems: Problems) -> list[RulePattern]:
+def _rules(fields: dict[str, Any], polarity: Polarity, line: int, problems: Problems) -> list[RuleSpec]:
     """A polarity's patterns: DFKI's one string ("" for none), or tsqe's list, with its ignore-case flags."""
     key, flags_key = f"{polarity}_regex", f"{polarity}_ignore_case"
     value = fields.get(key)
@@ -147,12 +147,12 @@ def _rules(fields: dict[str, Any], polarity: Polarity, line: int, problems: Prob
     flags = fields.get(flags_key)
     patterns = [nfc(pattern) for pattern in patterns]  # a JSON escape such as \u0301 is not NFC'd with the text
     if flags is None:
-        return [RulePattern(pattern) for pattern in patterns]
+        return [RuleSpec(polarity, pattern) for pattern in patterns]
     if not isinstance(flags, list) or not all(isinstance(flag, bool) for flag in flags) \
             or len(flags) != len(patterns):
         problems.error(line, f"{flags_key} must be a list of {len(patterns)} booleans, one per {key} pattern")
         return []
-    return [RulePattern(pattern, flag) for pattern, flag in zip(patterns, flags, strict=True)]
+    return [RuleSpec(polarity, pattern, flag) for pattern, flag in zip(patterns, flags, strict=True)]
 
 
 def _references(value: Any, line: int, problems: Problems) -> list[ReferenceText]:

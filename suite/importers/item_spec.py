@@ -4,14 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from store.models import STANDARD_REFERENCE
-
-
-@dataclass(frozen=True)
-class RulePattern:
-    """A pattern as a suite file gives it, with the one flag a file can set on it."""
-
-    pattern: str
-    ignore_case: bool = False
+from suite.engine.rules import RuleSpec
 
 
 @dataclass(frozen=True)
@@ -33,8 +26,9 @@ class ItemSpec:
     category: str
     phenomenon: str
     source: str
-    positive: list[RulePattern] = field(default_factory=list)
-    negative: list[RulePattern] = field(default_factory=list)
+    rules: list[RuleSpec] = field(default_factory=list)
+    """The positive rules, then the negative ones, each list in the file's order (a file gives each polarity in
+    its own column)."""
     references: list[ReferenceText] = field(default_factory=list)
     good: list[str] = field(default_factory=list)
     bad: list[str] = field(default_factory=list)

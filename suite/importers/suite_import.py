@@ -167,8 +167,8 @@ def _rules(items: list[ItemSpec], problems: Problems, strict: bool) -> dict[str,
     rules: dict[str, list[dict[str, object]]] = {}
     for item in items:
         rows = []
-        for position, (polarity, rule) in enumerate(
-                [("positive", r) for r in item.positive] + [("negative", r) for r in item.negative]):
+        for position, rule in enumerate(item.rules):
+            polarity = rule.polarity
             key = (rule.pattern, rule.ignore_case)
             if key not in errors:
                 errors[key] = compile_error(rule.pattern, rule.ignore_case)

@@ -30,8 +30,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from store.domain import Polarity
 from store.models import STANDARD_REFERENCE
-from suite.importers.item_spec import ItemSpec, ReferenceText, RulePattern
+from suite.engine.rules import RuleSpec
+from suite.importers.item_spec import ItemSpec, ReferenceText
 from suite.importers.limits import MAX_SUITE_ITEMS
 from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
@@ -81,8 +83,10 @@ def parse_suite_table(path: Path, problems: Problems) -> list[ItemSpec]:
             category=row["category"].strip(),
             phenomenon=row["phenomenon"].strip(),
             source=row["source"],
-            positive=[RulePattern(p, i) for p, i in zip(positive, ignore_case[:len(positive)], strict=True)],
-            negative=[RulePattern(p, i) for p, i in zip(negative, ignore_case[len(positive):], strict=True)],
+            rules=[*(RuleSpec(Polarity.POSITIVE, p, i)
+                     for p, i in zip(positive, ignore_case[:len(positive)], strict=True)),
+                   *(RuleSpec(Polarity.NEGATIVE, p, i)
+                     for p, i in zip(negative, ignore_case[len(positive):], strict=True))],
             references=[ReferenceText(text, kind or STANDARD_REFERENCE, set_name or None)
                         for text, kind, set_name in zip(references, kinds or [""] * len(references),
                                                         sets or [""] * len(references), strict=True)],

@@ -63,7 +63,7 @@ from suite.engine.labels import (
     rule_number,
 )
 from suite.engine.output_policy import degenerate_output
-from suite.engine.rules import DEFAULT_TIMEOUT, ItemMatcher, RuleSpec, Span, describe
+from suite.engine.rules import DEFAULT_TIMEOUT, ItemMatcher, ItemRule, Span, describe
 from suite.errors import TsqeError
 from suite.reading.impact import impact_order
 from suite.suites import find_suite
@@ -457,12 +457,11 @@ def output_spans(db: Database, ids: Sequence[int], timeout: float = DEFAULT_TIME
             outputs += [(o, i, t) for o, i, t in session.execute(
                 select(Output.id, Output.item_id, Output.text).where(Output.id.in_(chunk)))]
         item_ids = sorted({item_id for _, item_id, _ in outputs})
-        rules: defaultdict[int, list[RuleSpec]] = defaultdict(list)
+        rules: defaultdict[int, list[ItemRule]] = defaultdict(list)
         for chunk in _chunks(item_ids):
             for rule in session.scalars(select(Rule).where(Rule.item_id.in_(chunk))
                                         .order_by(Rule.item_id, Rule.position, Rule.id)):
-                rules[rule.item_id].append(RuleSpec(rule.id, rule.polarity, rule.pattern, rule.ignore_case,
-                                                    rule.valid, rule.error))
+                rules[rule.item_id].append(ItemRule.of(rule))
     matchers = {item_id: ItemMatcher(rules[item_id], (), timeout) for item_id in item_ids}
     return {output_id: matchers[item_id].spans(text) for output_id, item_id, text in outputs}
 

@@ -48,7 +48,7 @@ def test_enter_adds_a_suggestion_to_the_draft_with_its_preview(qtbot, screen, st
     view.setFocus()
     qtbot.keyClick(view, Qt.Key.Key_Return)
     assert screen.draft is not None
-    assert [(row.pattern, row.is_new) for row in screen.draft.rules["negative"]] == [(r"\bmay\b", True)]
+    assert [(row.spec.pattern, row.is_new) for row in screen.draft.rules["negative"]] == [(r"\bmay\b", True)]
     assert "✓" in screen.suggestions.model.index(2, 0).data() and not screen.suggestions.add_button.isEnabled()
     qtbot.keyClick(view, Qt.Key.Key_Return)  # taken already: not added twice
     assert len(screen.draft.rules["negative"]) == 1
@@ -60,14 +60,14 @@ def test_enter_adds_a_suggestion_to_the_draft_with_its_preview(qtbot, screen, st
 
     view.setCurrentIndex(screen.suggestions.model.index(0, PATTERN))
     screen.suggestions.add_button.click()
-    assert [row.pattern for row in screen.draft.rules["positive"]] == [r"\bmust\b"]
+    assert [row.spec.pattern for row in screen.draft.rules["positive"]] == [r"\bmust\b"]
     assert ops.wait_idle()
     assert screen.last_preview is not None and screen.last_preview.flips == {"unknown->pass": 2, "unknown->fail": 1}
 
     screen.save()
     assert ops.wait_idle()
     saved = item_detail(state.db, item_id)
-    assert sorted((rule.polarity, rule.pattern) for rule in saved.rules) == [("negative", r"\bmay\b"),
+    assert sorted((rule.spec.polarity, rule.spec.pattern) for rule in saved.rules) == [("negative", r"\bmay\b"),
                                                                             ("positive", r"\bmust\b")]
     assert {output.auto_label for output in saved.outputs} == {"pass", "fail"}
     qtbot.waitUntil(lambda: screen.suggestions.model.rowCount() == 0
@@ -129,5 +129,5 @@ def test_ctrl_shift_a_takes_the_first_suggestion_from_anywhere_in_the_tab(qtbot,
     screen.source.setFocus()
     qtbot.keyClick(screen.source, Qt.Key.Key_A,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    assert screen.draft is not None and [row.pattern for row in screen.draft.rules["positive"]] == [r"\bmust\b"]
+    assert screen.draft is not None and [row.spec.pattern for row in screen.draft.rules["positive"]] == [r"\bmust\b"]
     assert screen.take_suggestion_action in screen.actions()

@@ -117,7 +117,7 @@ def test_ctrl_shift_a_takes_the_suggestion_while_the_tree_has_the_focus(qtbot, w
     qtbot.waitUntil(lambda: window.tree.view.hasFocus())
     qtbot.keyClick(window.tree.view, Qt.Key.Key_A,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    assert editor.draft is not None and [row.pattern for row in editor.draft.rules["positive"]] == [r"\bmust\b"]
+    assert editor.draft is not None and [row.spec.pattern for row in editor.draft.rules["positive"]] == [r"\bmust\b"]
 
 
 def test_file_reviewer_changes_the_name_every_decision_stores(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
@@ -193,14 +193,13 @@ def test_a_systems_double_click_lands_on_the_queue_whichever_page_was_shown(qtbo
 
 def test_rule_health_after_a_restored_draft_with_nothing_selected_in_the_tree(qtbot, window: MainWindow,  # type: ignore[no-untyped-def]
                                                                                demo_db: Database) -> None:
-    from dataclasses import replace
 
     from suite.editing.api import item_detail
     from suite.editing.item_draft import EditorDraft, new_rule
 
     item_id = find_item(demo_db, "amb-01", DEMO_SUITE)
     draft = EditorDraft.of(item_detail(demo_db, item_id))
-    draft.rules["negative"].append(replace(new_rule("negative"), pattern=r"\bshore\b"))
+    draft.rules["negative"].append(new_rule("negative", r"\bshore\b"))
     window.editor.recover([draft])  # as the offer of a killed session's drafts does
     assert window.ops.wait_idle()
     editor = window.editor
@@ -212,7 +211,7 @@ def test_rule_health_after_a_restored_draft_with_nothing_selected_in_the_tree(qt
     assert editor.pages.currentWidget() is editor.health  # before: the draft stayed, nothing happened
     qtbot.waitUntil(lambda: editor.health.model.rowCount() > 0, timeout=10000)
     [kept] = editor.unsaved()
-    assert r"\bshore\b" in [row.pattern for row in kept.rules["negative"]]  # the draft is kept, not dropped
+    assert r"\bshore\b" in [row.spec.pattern for row in kept.rules["negative"]]  # the draft is kept, not dropped
 
 
 def test_suggestions_are_recomputed_against_the_draft(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]

@@ -99,8 +99,8 @@ def test_an_invalid_pattern_is_underlined_explained_and_cannot_be_saved(qtbot, s
     screen.save_action.trigger()
     assert ops.wait_idle()
     assert state.db is not None and screen.draft is not None
-    assert [r.pattern for r in item_detail(state.db, screen.draft.item_id).rules
-            if r.polarity == "positive"] == [r"\block\b"]
+    assert [r.spec.pattern for r in item_detail(state.db, screen.draft.item_id).rules
+            if r.spec.polarity == "positive"] == [r"\block\b"]
     qtbot.keyClicks(editor, ")")
     assert not editor.has_problem() and not message.isVisible()
     assert screen.save_button.isEnabled()
@@ -118,8 +118,8 @@ def test_save_undo_and_redo_a_rule_with_history(qtbot, screen, state, ops) -> No
     qtbot.keyClick(_editor(screen, "negative", 1), Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     assert ops.wait_idle()
     saved = item_detail(db, item_id)
-    added = [r for r in saved.rules if r.pattern == r"\bjammed\b"]
-    assert len(added) == 1 and added[0].polarity == "negative"
+    added = [r for r in saved.rules if r.spec.pattern == r"\bjammed\b"]
+    assert len(added) == 1 and added[0].spec.polarity == "negative"
     assert sum(1 for o in saved.outputs if o.auto_label == "conflict") == 1
     assert screen.draft is not None and not screen.draft.dirty
     history = item_history(db, "amb-02", DEMO_SUITE)
@@ -131,18 +131,19 @@ def test_save_undo_and_redo_a_rule_with_history(qtbot, screen, state, ops) -> No
     state.undo_stack.undo()
     assert ops.wait_idle()
     undone = item_detail(db, item_id)
-    assert [(r.polarity, r.pattern) for r in undone.rules] == [(r.polarity, r.pattern) for r in before.rules]
+    assert [(r.spec.polarity, r.spec.pattern) for r in undone.rules] == [(r.spec.polarity, r.spec.pattern)
+                                                                      for r in before.rules]
     assert [o.auto_label for o in undone.outputs] == [o.auto_label for o in before.outputs]
     history = item_history(db, "amb-02", DEMO_SUITE)
     assert (history[0].entity, history[0].action) == ("rule", "remove")
     assert screen.history.model.rowCount() == len(history)
-    assert [r.pattern for r in screen.draft.rules["negative"]] == [r.pattern for r in before.rules
-                                                                    if r.polarity == "negative"]
+    assert [r.spec.pattern for r in screen.draft.rules["negative"]] == [r.spec.pattern for r in before.rules
+                                                                    if r.spec.polarity == "negative"]
 
     state.undo_stack.redo()
     assert ops.wait_idle()
     redone = item_detail(db, item_id)
-    assert [r.pattern for r in redone.rules if r.polarity == "negative"][-1] == r"\bjammed\b"
+    assert [r.spec.pattern for r in redone.rules if r.spec.polarity == "negative"][-1] == r"\bjammed\b"
     history = item_history(db, "amb-02", DEMO_SUITE)
     assert (history[0].entity, history[0].action) == ("rule", "add")
     assert screen.history.model.rowCount() == len(history) == 3
@@ -150,7 +151,7 @@ def test_save_undo_and_redo_a_rule_with_history(qtbot, screen, state, ops) -> No
     # and back again: the undo finds the re-created rule under its new id
     state.undo_stack.undo()
     assert ops.wait_idle()
-    assert r"\bjammed\b" not in [r.pattern for r in item_detail(db, item_id).rules]
+    assert r"\bjammed\b" not in [r.spec.pattern for r in item_detail(db, item_id).rules]
     assert shown_errors() == []
 
 
@@ -165,14 +166,14 @@ def test_undo_of_a_changed_and_a_removed_rule(qtbot, screen, state, ops) -> None
     screen.rule_lists["negative"].remove_rule()
     screen.save()
     assert ops.wait_idle()
-    assert [r.pattern for r in item_detail(db, item_id).rules] == [r"\bflowers?\b"]
+    assert [r.spec.pattern for r in item_detail(db, item_id).rules] == [r"\bflowers?\b"]
     state.undo_stack.undo()
     assert ops.wait_idle()
     state.undo_stack.undo()
     assert ops.wait_idle()
     after = item_detail(db, item_id)
-    assert [(r.polarity, r.pattern, r.position) for r in after.rules] == \
-        [(r.polarity, r.pattern, r.position) for r in before.rules]
+    assert [(r.spec.polarity, r.spec.pattern, r.position) for r in after.rules] == \
+        [(r.spec.polarity, r.spec.pattern, r.position) for r in before.rules]
     assert [o.auto_label for o in after.outputs] == [o.auto_label for o in before.outputs]
     assert shown_errors() == []
 
@@ -192,7 +193,7 @@ def test_an_undo_right_after_a_save_is_what_the_editor_shows(qtbot, screen, stat
     undo, and it once landed after it, showing the undone rule as stored (the next save was then refused)."""
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-03")
-    before = [(r.polarity, r.pattern) for r in item_detail(db, item_id).rules]
+    before = [(r.spec.polarity, r.spec.pattern) for r in item_detail(db, item_id).rules]
     _type(qtbot, _editor(screen, "positive", 0), r"\bflowers?\b")
     with first_call_held(monkeypatch, screen_module, "item_detail") as held:
         screen.save()
@@ -200,9 +201,9 @@ def test_an_undo_right_after_a_save_is_what_the_editor_shows(qtbot, screen, stat
         with qtbot.waitSignal(state.operation_executed):
             state.undo_stack.undo()
     assert ops.wait_idle()
-    assert [(r.polarity, r.pattern) for r in item_detail(db, item_id).rules] == before
+    assert [(r.spec.polarity, r.spec.pattern) for r in item_detail(db, item_id).rules] == before
     assert screen.draft is not None and not screen.draft.dirty
-    assert [(r.polarity, r.pattern) for r in screen.draft.all_rules()] == before
+    assert [(r.spec.polarity, r.spec.pattern) for r in screen.draft.all_rules()] == before
     assert shown_errors() == []
 
 
@@ -220,15 +221,15 @@ def test_a_colleagues_change_is_never_overwritten(qtbot, screen, state, ops, col
     _refusal().button(QMessageBox.StandardButton.No).click()
     assert ops.wait_idle()
     detail = item_detail(db, item_id)
-    assert detail.rules[0].pattern == r"\b(lock|latch)\b" and detail.known == []
+    assert detail.rules[0].spec.pattern == r"\b(lock|latch)\b" and detail.known == []
     # the linguist's changes are kept on top of the colleague's version; saving them now is deliberate
     assert screen.draft is not None and screen.draft.dirty
-    assert screen.draft.rules["positive"][0].pattern == r"\block(ed)?\b"
+    assert screen.draft.rules["positive"][0].spec.pattern == r"\block(ed)?\b"
     assert [row.text for row in screen.draft.known] == ["The lock is stuck."]
     screen.save()
     assert ops.wait_idle()
     detail = item_detail(db, item_id)
-    assert detail.rules[0].pattern == r"\block(ed)?\b"
+    assert detail.rules[0].spec.pattern == r"\block(ed)?\b"
     assert [(k.kind, k.text) for k in detail.known] == [("good", "The lock is stuck.")]
     assert shown_errors() == []
 
@@ -245,9 +246,9 @@ def test_reload_after_a_refused_save_shows_the_colleagues_version(qtbot, screen,
     _refusal().button(QMessageBox.StandardButton.Yes).click()
     assert ops.wait_idle()
     assert screen.draft is not None and not screen.draft.dirty
-    assert screen.draft.rules["positive"][0].pattern == r"\b(lock|latch)\b"
+    assert screen.draft.rules["positive"][0].spec.pattern == r"\b(lock|latch)\b"
     assert _editor(screen, "positive", 0).text() == r"\b(lock|latch)\b"
-    assert item_detail(db, item_id).rules[0].pattern == r"\b(lock|latch)\b"
+    assert item_detail(db, item_id).rules[0].spec.pattern == r"\b(lock|latch)\b"
     assert shown_errors() == []
 
 
@@ -255,23 +256,23 @@ def test_reorder_with_alt_down_and_known_translations(qtbot, screen, state, ops)
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-04")
     rules = screen.rule_lists["negative"]
-    patterns = [row.pattern for row in screen.draft.rules["negative"]]
+    patterns = [row.spec.pattern for row in screen.draft.rules["negative"]]
     rules.add_rule()
     _type(qtbot, _editor(screen, "negative", len(patterns)), r"\bleader\b")
     qtbot.keyClick(_editor(screen, "negative", len(patterns)), Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
-    assert [row.pattern for row in screen.draft.rules["negative"]] == [*patterns[:-1], r"\bleader\b", patterns[-1]]
+    assert [row.spec.pattern for row in screen.draft.rules["negative"]] == [*patterns[:-1], r"\bleader\b", patterns[-1]]
     screen.known.model.add("bad")
     screen.known.model.setData(screen.known.model.index(0, 1), "The leader of the department stood on the ladder.")
     screen.save()
     assert ops.wait_idle()
     saved = item_detail(db, item_id)
-    assert [r.pattern for r in saved.rules if r.polarity == "negative"] == [*patterns[:-1], r"\bleader\b",
+    assert [r.spec.pattern for r in saved.rules if r.spec.polarity == "negative"] == [*patterns[:-1], r"\bleader\b",
                                                                            patterns[-1]]
     assert [(k.kind, k.text) for k in saved.known] == [("bad", "The leader of the department stood on the ladder.")]
     state.undo_stack.undo()
     assert ops.wait_idle()
     undone = item_detail(db, item_id)
-    assert [r.pattern for r in undone.rules if r.polarity == "negative"] == patterns
+    assert [r.spec.pattern for r in undone.rules if r.spec.polarity == "negative"] == patterns
     assert undone.known == []
 
 
@@ -292,10 +293,10 @@ def test_a_catastrophic_pattern_times_out_while_the_window_answers(qtbot, screen
     timer.stop()
     preview = screen.last_preview
     assert preview is not None
-    stressed = [o for o in preview.outputs if o.text.startswith("aaaa")]
+    stressed = [o for o in preview.outputs if o.stored.text.startswith("aaaa")]
     assert len(stressed) == 1 and stressed[0].timed_out and stressed[0].label_after == "error"
-    row = [screen.preview.model.output(r).output_id for r in range(screen.preview.model.rowCount())] \
-        .index(stressed[0].output_id)
+    row = [screen.preview.model.output(r).stored.output_id for r in range(screen.preview.model.rowCount())] \
+        .index(stressed[0].stored.output_id)
     assert screen.preview.model.index(row, 3).data() == "error (timed out)"
     assert "timed out" in screen.preview.flips.text()
     gaps = [b - a for a, b in itertools.pairwise(ticks)]
@@ -326,7 +327,7 @@ def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot, screen, state,
     # the unsaved draft of amb-01 is still there when the linguist comes back
     state.select(Selection(item_id=item_id))
     assert ops.wait_idle()
-    assert screen.draft.dirty and screen.draft.rules["negative"][1].pattern == r"\bthe\b"
+    assert screen.draft.dirty and screen.draft.rules["negative"][1].spec.pattern == r"\bthe\b"
 
 
 def test_every_model_passes_qt_model_tester(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
@@ -366,7 +367,7 @@ def test_the_keys_in_the_main_window(qtbot, window) -> None:  # type: ignore[no-
     item_id = find_item(db, "vt-02", DEMO_SUITE)
     window.state.select(Selection(item_id=item_id))
     assert window.ops.wait_idle()
-    before = [r.pattern for r in item_detail(db, item_id).rules]
+    before = [r.spec.pattern for r in item_detail(db, item_id).rules]
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     field = _editor(screen, "positive", 0)
     assert QApplication.focusWidget() is field
@@ -377,14 +378,14 @@ def test_the_keys_in_the_main_window(qtbot, window) -> None:  # type: ignore[no-
     qtbot.keyClicks(field, "|xyz")
     qtbot.keyClick(field, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     assert window.ops.wait_idle()
-    assert item_detail(db, item_id).rules[0].pattern == before[0] + "|xyz"
+    assert item_detail(db, item_id).rules[0].spec.pattern == before[0] + "|xyz"
     screen.preview.view.setFocus()
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert window.ops.wait_idle()
-    assert [r.pattern for r in item_detail(db, item_id).rules] == before
+    assert [r.spec.pattern for r in item_detail(db, item_id).rules] == before
     qtbot.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     assert window.ops.wait_idle()
-    assert item_detail(db, item_id).rules[0].pattern == before[0] + "|xyz"
+    assert item_detail(db, item_id).rules[0].spec.pattern == before[0] + "|xyz"
     assert [a.text() for a in window.menuBar().actions()].count("&Item") == 1
     assert shown_errors() == []
 
@@ -398,13 +399,13 @@ def test_dragging_a_rule_moves_it_and_the_history_shows_before_and_after(qtbot, 
     _type(qtbot, _editor(screen, "positive", 1), r"\bblooms\b")
     dragged = model.mimeData([model.index(1, 0)])
     assert not model.dropMimeData(dragged, Qt.DropAction.MoveAction, 0, 0, QModelIndex())  # the view removes nothing
-    assert [row.pattern for row in screen.draft.rules["positive"]] == [
+    assert [row.spec.pattern for row in screen.draft.rules["positive"]] == [
         r"\bblooms\b", r"\b(bouquet|bunch of flowers|flowers)\b"]
     assert _editor(screen, "positive", 0).text() == r"\bblooms\b"  # the field moved with its rule
     _type(qtbot, _editor(screen, "positive", 1), r"\b(bouquet|flowers)\b")
     screen.save()
     assert ops.wait_idle()
-    assert [r.pattern for r in item_detail(db, item_id).rules if r.polarity == "positive"] == [
+    assert [r.spec.pattern for r in item_detail(db, item_id).rules if r.spec.polarity == "positive"] == [
         r"\bblooms\b", r"\b(bouquet|flowers)\b"]
     texts = [screen.history.model.index(row, 3).data() for row in range(screen.history.model.rowCount())]
     assert r"pattern: \b(bouquet|bunch of flowers|flowers)\b → \b(bouquet|flowers)\b" in texts, texts
@@ -459,14 +460,14 @@ def test_on_the_real_dfki_suite_the_preview_is_what_saving_stores(qtbot, tmp_pat
     assert operations.wait_idle()
     stored = {o.output_id: o.auto_label for o in item_detail(db, item_id).outputs}
     assert editor.last_preview is not None
-    assert {o.output_id: o.label_now for o in editor.last_preview.outputs} == stored
+    assert {o.stored.output_id: o.stored.label for o in editor.last_preview.outputs} == stored
     editor.rule_lists["negative"].add_rule()
     field = editor.rule_lists["negative"].editor(editor.rule_lists["negative"].model.rowCount() - 1)
     assert field is not None
     qtbot.keyClicks(field, r"\bday\b")  # its outputs speak of a washing / laundry day
     editor.start_preview()
     assert operations.wait_idle()
-    preview = {o.output_id: o.label_after for o in editor.last_preview.outputs}
+    preview = {o.stored.output_id: o.label_after for o in editor.last_preview.outputs}
     assert preview != stored
     editor.save()
     assert operations.wait_idle()
@@ -506,14 +507,14 @@ def test_splitters_and_scope_are_remembered(qtbot, state, ops, tmp_path: Path) -
 def test_a_new_empty_rule_does_not_turn_the_outputs_into_errors(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
     """Adding a rule (Ctrl+Shift+P) showed every output as error ("empty pattern") before a key was typed."""
     _open(screen, state, ops, "amb-01")
-    before = {o.output_id: o.label_after for o in screen.last_preview.outputs}
+    before = {o.stored.output_id: o.label_after for o in screen.last_preview.outputs}
     screen.add_positive_action.trigger()
     _preview_settled(qtbot, screen, ops)
     screen.start_preview()
     assert ops.wait_idle()
     preview = screen.last_preview
     assert preview is not None and preview.problems == [] and preview.flips == {}
-    assert {o.output_id: o.label_after for o in preview.outputs} == before
+    assert {o.stored.output_id: o.label_after for o in preview.outputs} == before
     assert not screen.rule_lists["positive"].problem.isVisible()
     assert "error" not in screen.preview.flips.text()
     _type(qtbot, _editor(screen, "positive", 1), "painted")  # once typed, it is a rule like any other
@@ -541,5 +542,6 @@ def test_typing_a_pattern_that_would_exhaust_the_compiler_is_refused_at_once(qtb
     assert editor.has_problem() and not screen.save_button.isEnabled()
     screen.save_action.trigger()
     assert ops.wait_idle()
-    assert [r.pattern for r in item_detail(state.db, item_id).rules if r.polarity == "positive"] == [r"\block\b"]
+    assert [r.spec.pattern for r in item_detail(state.db, item_id).rules
+            if r.spec.polarity == "positive"] == [r"\block\b"]
     assert shown_errors() == []

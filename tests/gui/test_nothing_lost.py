@@ -8,7 +8,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -84,7 +84,7 @@ def test_closing_with_an_unsaved_rule_asks_and_cancel_keeps_the_window_and_the_d
     assert window.close()
     db = window.state.db
     assert db is not None
-    assert r"\bshore\b" in [rule.pattern for rule in item_detail(db, find_item(db, BANK, DEMO_SUITE)).rules]
+    assert r"\bshore\b" in [rule.spec.pattern for rule in item_detail(db, find_item(db, BANK, DEMO_SUITE)).rules]
 
 
 def test_discard_forgets_the_draft_and_the_window_closes(qtbot, window: MainWindow, asked: Asked) -> None:  # type: ignore[no-untyped-def]
@@ -92,7 +92,7 @@ def test_discard_forgets_the_draft_and_the_window_closes(qtbot, window: MainWind
     asked.answer = drafts.Answer.DISCARD
     assert window.close()
     db = window.state.db
-    assert db is not None and r"\bshore\b" not in [rule.pattern for rule in item_detail(db, item_id).rules]
+    assert db is not None and r"\bshore\b" not in [rule.spec.pattern for rule in item_detail(db, item_id).rules]
 
 
 def test_opening_another_database_and_switching_suite_ask_first(qtbot, window: MainWindow, asked,  # type: ignore[no-untyped-def]
@@ -113,7 +113,7 @@ def test_drafts_of_a_killed_session_are_offered_back_never_saved_by_themselves(
         qtbot, window: MainWindow, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
     item_id = find_item(demo_db, BANK, DEMO_SUITE)
     draft = EditorDraft.of(item_detail(demo_db, item_id))
-    draft.rules["negative"].append(replace(new_rule("negative"), pattern=r"\bshore\b"))
+    draft.rules["negative"].append(new_rule("negative", r"\bshore\b"))
     dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                               text=True, check=True).stdout)
     left = autosave_path(window.drafts.directory, demo_db.url, dead)
@@ -127,8 +127,8 @@ def test_drafts_of_a_killed_session_are_offered_back_never_saved_by_themselves(
     box.defaultButton().click()
     assert window.ops.wait_idle()
     [back] = window.editor.unsaved()
-    assert r"\bshore\b" in [row.pattern for row in back.rules["negative"]]
-    assert r"\bshore\b" not in [rule.pattern for rule in item_detail(demo_db, item_id).rules]  # not saved
+    assert r"\bshore\b" in [row.spec.pattern for row in back.rules["negative"]]
+    assert r"\bshore\b" not in [rule.spec.pattern for rule in item_detail(demo_db, item_id).rules]  # not saved
     assert not left.exists() and window.isWindowModified()
     window.drafts.write()  # this session keeps it now
     assert autosave_path(window.drafts.directory, demo_db.url).exists()
@@ -203,11 +203,11 @@ def test_an_undo_outside_the_screen_asks_first_then_shows_it(qtbot, window: Main
     assert "It is not on this screen: it changes an item's rules" in asked().informativeText()
     asked().button(QMessageBox.StandardButton.Cancel).click()
     assert window.ops.wait_idle() and window.state.undo_stack.canUndo()
-    assert r"\bshore\b" in [rule.pattern for rule in item_detail(db, item_id).rules]  # not undone
+    assert r"\bshore\b" in [rule.spec.pattern for rule in item_detail(db, item_id).rules]  # not undone
     window.step("undo")
     asked().defaultButton().click()
     assert window.ops.wait_idle()
-    assert r"\bshore\b" not in [rule.pattern for rule in item_detail(db, item_id).rules]
+    assert r"\bshore\b" not in [rule.spec.pattern for rule in item_detail(db, item_id).rules]
     assert window.tabs.currentWidget() is window.editor and window.editor.item_id == item_id  # shown
     window.tabs.setCurrentWidget(window.review)
     _settle(qtbot, window)

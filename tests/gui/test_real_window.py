@@ -190,7 +190,7 @@ def demo_file(demo_template: Path, tmp_path: Path) -> Path:
 def _rules(path: Path, external_id: str) -> list[str]:
     db = open_database(path)
     try:
-        return [rule.pattern for rule in item_detail(db, find_item(db, external_id, DEMO_SUITE)).rules]
+        return [rule.spec.pattern for rule in item_detail(db, find_item(db, external_id, DEMO_SUITE)).rules]
     finally:
         db.close()
 

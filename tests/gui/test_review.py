@@ -8,6 +8,7 @@ from conftest import first_call_held, make_active, shown_errors
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
+from reviewing import review_output
 from sqlalchemy import select
 
 import gui.review.model as model_module
@@ -17,7 +18,6 @@ from gui.review.columns import COLUMN
 from gui.review.model import ReviewModel
 from store import Database
 from store.models import KnownTranslation, ManualLabel
-from suite.editing.review import set_manual_label
 from suite.engine.labelling import relabel
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 
@@ -188,7 +188,7 @@ def test_a_refused_decision_adds_no_known_translation(qtbot, window: MainWindow,
                 select(KnownTranslation).where(KnownTranslation.item_id == row.item_id).order_by(KnownTranslation.id))]
 
     before = known()
-    set_manual_label(colleague, row.output_id, "fail", "Someone Else")  # after the table was read
+    review_output(colleague, row.output_id, "fail", "Someone Else")  # after the table was read
     _focus_table(qtbot, window)
     review.set_current_row(0)
     qtbot.keyClick(review.table, Qt.Key.Key_P, Qt.KeyboardModifier.ShiftModifier)
@@ -275,7 +275,7 @@ def test_deciding_rows_under_a_filter_skips_none_of_the_later_blocks(qtbot, wind
     expected = output_ids(db, OutputFilter(reviewed=False), suite_name=suite_name)
     assert model.rowCount() == len(expected) > 40
     for output_id in expected[:20]:
-        set_manual_label(db, output_id, "pass", "ada")
+        review_output(db, output_id, "pass", "ada")
     model.fetch(20)
     assert window.ops.wait_idle()
     assert [model.output_id(row) for row in range(20, 40)] == expected[20:40]
@@ -286,7 +286,7 @@ def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow,
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
     first = _shown(window, 0)
-    set_manual_label(colleague, first, "pass", "Someone Else")  # another reviewer's window, after the table was read
+    review_output(colleague, first, "pass", "Someone Else")  # another reviewer's window, after the table was read
     _focus_table(qtbot, window)
     review.set_current_row(0)
     qtbot.keyClick(review.table, Qt.Key.Key_F)
@@ -321,7 +321,7 @@ def test_a_row_read_before_a_decision_never_overwrites_the_row_read_after_it(
     with first_call_held(monkeypatch, model_module, "output_rows") as held:
         model.refresh([first])  # reads the row undecided, then waits
         qtbot.waitUntil(held.is_set)
-        set_manual_label(db, first, "fail", "Test Reviewer")
+        review_output(db, first, "fail", "Test Reviewer")
         model.refresh([first])
         qtbot.waitUntil(lambda: model.index(0, COLUMN["manual"]).data() == "fail (TR)")
     assert window.ops.wait_idle()

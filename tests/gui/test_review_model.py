@@ -7,6 +7,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QScrollBar, QStyleFactory, QTableView, QWidget
+from reviewing import review_output
 
 import gui.review.model as model_module
 from gui.colours import LABEL_COLOURS
@@ -16,7 +17,6 @@ from gui.review.model import ReviewModel
 from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
 from suite.editing.items import remove_item
-from suite.editing.review import set_manual_label
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 
@@ -53,7 +53,7 @@ def test_a_decision_shows_in_the_cells_once_its_row_is_read_again(qtbot, window:
     assert output_id is not None
     before = model.cells(row)  # painted once: its cells are worked out and kept
     assert before is not None and before[COLUMN["manual"]].text == "" and not before[COLUMN["manual"]].bold
-    set_manual_label(db, output_id, "fail", "Ada Lovelace")
+    review_output(db, output_id, "fail", "Ada Lovelace")
     model.refresh([output_id])
     assert window.ops.wait_idle()
     cells = model.cells(row)

@@ -13,6 +13,7 @@ from suite.editing.api import find_item
 from suite.editing.item_detail import item_detail
 from suite.editing.item_draft import EditorDraft
 from suite.engine.preview import DraftRule, preview_scope
+from suite.engine.rules import RuleSpec
 
 TOOLTIP = Qt.ItemDataRole.ToolTipRole
 RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -33,7 +34,7 @@ def test_the_rule_list_shows_and_edits_one_polarity_of_the_draft(qapp, demo_db: 
     assert model.rowCount() == 0 and model.flags(QModelIndex()) == Qt.ItemFlag.ItemIsDropEnabled
     draft = _draft(demo_db)
     model.set_draft(draft)
-    patterns = [rule.pattern for rule in draft.rules["positive"]]
+    patterns = [rule.spec.pattern for rule in draft.rules["positive"]]
     assert patterns and [model.index(row, 1).data() for row in range(model.rowCount())] == patterns
     assert [model.headerData(column, Qt.Orientation.Horizontal) for column in range(4)] == \
         ["", "Pattern", "Aa", "Matches"]
@@ -49,8 +50,8 @@ def test_the_rule_list_shows_and_edits_one_polarity_of_the_draft(qapp, demo_db: 
     edits: list[None] = []
     model.edited.connect(lambda: edits.append(None))
     row = model.add()
-    assert row == len(patterns) and draft.rules["positive"][row].pattern == "" and len(edits) == 1
-    assert model.removeRows(row, 1) and [r.pattern for r in draft.rules["positive"]] == patterns
+    assert row == len(patterns) and draft.rules["positive"][row].spec.pattern == "" and len(edits) == 1
+    assert model.removeRows(row, 1) and [r.spec.pattern for r in draft.rules["positive"]] == patterns
     assert not model.removeRows(row, 1) and len(edits) == 2
     model.set_draft(None)
     assert model.rowCount() == 0 and tester.model() is model
@@ -73,7 +74,7 @@ def test_the_entry_lists_edit_the_known_translations_and_references_of_the_draft
 
 
 def test_the_scope_table_holds_the_flipped_items_and_right_aligns_their_counts(qapp, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
-    added = [DraftRule("negative", r"\bthe\b", True), DraftRule("positive", r"\bhad\b")]
+    added = [DraftRule(RuleSpec("negative", r"\bthe\b", True)), DraftRule(RuleSpec("positive", r"\bhad\b"))]
     preview = preview_scope(demo_db, find_item(demo_db, "vt-03"), added, "suite")
     assert len(preview.items) > 1
     model = ScopeModel()

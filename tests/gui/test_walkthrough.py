@@ -8,12 +8,12 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
+from reviewing import review_output
 from table_dump import dump
 
 from gui.main_window import MainWindow
 from gui.state import Selection
 from suite.editing.api import item_detail
-from suite.editing.review import set_manual_label
 from suite.reading.browse import OutputFilter, OutputRow, output_rows
 
 
@@ -45,7 +45,7 @@ def test_e_in_review_opens_the_items_rules_and_ctrl_2_comes_back_to_the_same_row
     detail = item_detail(window.state.db, row.item_id)  # type: ignore[arg-type]
     assert row.external_id in editor.title.text()
     shown = [editor.rule_lists[p].model.rowCount() for p in ("positive", "negative")]
-    assert shown == [sum(r.polarity == p for r in detail.rules) for p in ("positive", "negative")]
+    assert shown == [sum(r.spec.polarity == p for r in detail.rules) for p in ("positive", "negative")]
     assert editor.history.model.rowCount() > 0 or row.manual_label is None
 
     # the shared selection, and so the queue, are as they were
@@ -203,7 +203,7 @@ def test_a_comment_on_several_rows_where_one_is_stale_stores_nothing(
     rows = [review.model.cached(i) for i in range(2, 5)]
     stale = rows[2]
     assert stale is not None and all(r is not None and r.manual_label == "fail" for r in rows)
-    set_manual_label(colleague, stale.output_id, "fail", "Someone Else",  # after the table was read
+    review_output(colleague, stale.output_id, "fail", "Someone Else",  # after the table was read
                      expected_version=stale.manual_version)
     before = dump(colleague)
     review.table.selectRow(2)
@@ -227,7 +227,7 @@ def test_a_decision_on_several_rows_where_one_is_stale_stores_nothing(
     assert all(r is not None and r.manual_label is None for r in rows)
     stale = rows[2]
     assert stale is not None
-    set_manual_label(colleague, stale.output_id, "pass", "Someone Else")  # after the table was read
+    review_output(colleague, stale.output_id, "pass", "Someone Else")  # after the table was read
     before = dump(colleague)
     review.table.selectRow(0)
     qtbot.keyClick(review.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)

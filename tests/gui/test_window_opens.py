@@ -4,7 +4,6 @@ still offered. Issue 28: a list-valued setting holding one entry is one entry, n
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 from conftest import shown_errors
@@ -98,7 +97,7 @@ def test_damaged_autosaves_are_set_aside_and_the_others_still_offered(  # type: 
     window = _window(qtbot)
     item_id = find_item(demo_db, "amb-01", DEMO_SUITE)
     draft = EditorDraft.of(item_detail(demo_db, item_id))
-    draft.rules["negative"].append(replace(new_rule("negative"), pattern=r"\bshore\b"))
+    draft.rules["negative"].append(new_rule("negative", r"\bshore\b"))
     good, nested, truncated, not_json, wrong_shape, unreadable = (
         autosave_path(window.drafts.directory, demo_db.url, pid) for pid in _gone_pids(6))
     write_drafts(good, demo_db.url, [draft])
@@ -125,5 +124,5 @@ def test_damaged_autosaves_are_set_aside_and_the_others_still_offered(  # type: 
     box.defaultButton().click()
     assert window.ops.wait_idle()
     [back] = window.editor.unsaved()
-    assert r"\bshore\b" in [row.pattern for row in back.rules["negative"]]
+    assert r"\bshore\b" in [row.spec.pattern for row in back.rules["negative"]]
     assert not shown_errors()
