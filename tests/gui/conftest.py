@@ -110,13 +110,24 @@ def shown_errors() -> list[QMessageBox]:
     return [w for w in QApplication.topLevelWidgets() if isinstance(w, QMessageBox) and w.isVisible()]
 
 
+def close_quietly(window: Any) -> None:
+    """What pytest-qt runs before it closes a main window: its jobs finished (or cancelled), its drafts dropped.
+    pytest-qt closes the test's widgets before the fixtures' own teardown runs, and a window closed while a
+    background read or write still ran asked "A job is still running. Cancel it and quit?" in a modal box that
+    nobody answers: the test run hung there on a loaded machine (2026-12-03)."""
+    if not window.ops.wait_idle():
+        window.ops.cancel()
+        window.ops.wait_idle()
+    window.editor.discard_all()
+
+
 @pytest.fixture
 def window(qtbot, demo_db: Database):  # type: ignore[no-untyped-def]
     """The main window on a copy of the demo, shown (offscreen), with the tree and first review page filled."""
     from gui.main_window import MainWindow
 
     main = MainWindow()
-    qtbot.addWidget(main, before_close_func=lambda window: window.editor.discard_all())  # else closing would ask
+    qtbot.addWidget(main, before_close_func=close_quietly)  # else closing would ask
     main.state.reviewer = "Test Reviewer"
     main.resize(1400, 860)
     main.show()

@@ -3,7 +3,7 @@ tested in the window (offscreen) as it was met."""
 from __future__ import annotations
 
 import pytest
-from conftest import make_active
+from conftest import close_quietly, make_active
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QStyleOptionViewItem
 
@@ -24,7 +24,7 @@ LONG_PHENOMENON = "Modal verbs with negated complements and contracted forms"
 
 def _opened(qtbot, demo_db: Database, size: tuple[int, int] = (1280, 720)) -> MainWindow:  # type: ignore[no-untyped-def]
     window = MainWindow()
-    qtbot.addWidget(window, before_close_func=lambda w: w.editor.discard_all())
+    qtbot.addWidget(window, before_close_func=close_quietly)
     window.state.reviewer = "Test Reviewer"
     window.resize(*size)
     window.fit_tree_dock()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import shown_errors
+from conftest import close_quietly, shown_errors
 from hostile_helpers import fill, mounted_tmpfs, read_only_mount
 from PySide6.QtWidgets import QFileDialog
 
@@ -39,7 +39,7 @@ def test_an_import_into_a_read_only_database_says_so_in_a_dialog(qtbot, demo_tem
         db = Path(shutil.copy(demo_template, folder / "demo.sqlite"))
         read_only_mount(folder)
         main = MainWindow()
-        qtbot.addWidget(main)
+        qtbot.addWidget(main, before_close_func=close_quietly)
         main.show()
         main.open_target(str(db))
         qtbot.waitUntil(lambda: main.state.tree is not None, timeout=20000)

@@ -7,6 +7,7 @@ has no keyboard search, so a letter that reaches it never moves the cursor.
 """
 from __future__ import annotations
 
+from conftest import make_active
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
@@ -15,7 +16,6 @@ from sqlalchemy import func, select
 from gui.main_window import MainWindow
 from gui.review.reviewer import ReviewerDialog
 from store.models import ManualLabel
-from tests.gui.conftest import make_active
 
 
 def _decisions_by(window: MainWindow, reviewer: str) -> int:

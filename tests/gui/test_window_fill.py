@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from conftest import close_quietly
+
 from gui.main_window import MainWindow
 from store import Database
 
 
 def test_opening_reads_the_rule_health_and_the_unlabelled_count_once(qtbot, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
     window = MainWindow()
-    qtbot.addWidget(window, before_close_func=lambda w: w.editor.discard_all())
+    qtbot.addWidget(window, before_close_func=close_quietly)
     window.resize(1280, 720)
     window.tabs.setCurrentWidget(window.editor)  # Rule health of the whole suite on screen: no item selected
     window.show()

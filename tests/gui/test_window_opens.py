@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import shown_errors
+from conftest import close_quietly, shown_errors
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMessageBox
 
@@ -30,7 +30,7 @@ def _gone_pids(count: int) -> list[int]:
 def _window(qtbot) -> MainWindow:  # type: ignore[no-untyped-def]
     """What ``tsqe-gui`` does before it opens a database: make the window, restore its settings, show it."""
     window = MainWindow()
-    qtbot.addWidget(window, before_close_func=lambda w: w.editor.discard_all())
+    qtbot.addWidget(window, before_close_func=close_quietly)
     window.restore_settings()
     window.show()
     return window

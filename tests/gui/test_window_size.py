@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import close_quietly
 from PySide6.QtWidgets import QApplication, QTableView
 
 from gui.main_window import MAX_MIN_WIDTH, MainWindow
@@ -77,7 +78,7 @@ def test_the_minimum_width_stays_within_a_laptop_screen_and_nothing_grows_the_wi
 
 def test_a_new_window_fits_the_screen_it_opens_on(qtbot) -> None:  # type: ignore[no-untyped-def]
     main = MainWindow()
-    qtbot.addWidget(main)
+    qtbot.addWidget(main, before_close_func=close_quietly)
     available = main.screen().availableGeometry()
     assert main.width() <= available.width() and main.height() <= available.height()
 
@@ -96,7 +97,7 @@ def test_the_dfki_suite_fits_too(qtbot, tmp_path: Path) -> None:  # type: ignore
     relabel(db, "de-en", workers=0)
     db.close()
     main = MainWindow()
-    qtbot.addWidget(main)
+    qtbot.addWidget(main, before_close_func=close_quietly)
     main.resize(1200, 700)
     main.show()
     main.open_target(str(path))
