@@ -249,11 +249,11 @@ def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestS
                      for set_name, by_item in sets.items())
     session.execute(insert(System), [{"suite_id": suite.id, "name": system} for system in test_set.systems])
     writer = OutputWriter(session, suite.id, check_author(default_author()))  # a new suite: nothing is replaced
-    for system, texts in test_set.systems.items():
+    for system, outputs in test_set.systems.items():
         for chunk in output_chunks(ImportedOutput(index + 1, item_ids[index], system, text)
-                                   for index, text in texts.items()):
+                                   for index, text in outputs.items()):
             writer.write(chunk)
-        del texts  # the next system's outputs are read while this one's are no longer needed
+        del outputs  # the next system's outputs are read while this one's are no longer needed
     written = writer.finish()
     counts = {"items": len(sources), "references": references, "reference_sets": len(sets),
               "systems": len(test_set.systems), "system_outputs": written["system_outputs_added"],
