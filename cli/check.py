@@ -18,16 +18,15 @@ def check_command(
 ) -> None:
     """Check the database file for damage (SQLite's integrity_check) without changing it.
 
-    Lists what is damaged and exits with status 2, or says the file is intact and records when it was checked
-    (tsqe status reminds you when the last check is more than 30 days old). A PostgreSQL server checks its own
-    pages; there the check confirms the server answers.
+    Lists what is damaged and exits with status 2, or says the file is intact. The file is opened read-only and
+    nothing is written, the result included. A PostgreSQL server checks its own pages; there the check confirms,
+    in a read-only transaction, that the server answers.
     """
     from store.integrity import check_database
 
     report = check_database(app_context(ctx).db, quick=quick)
     if report.ok:
-        typer.echo(f"{report.database}: intact ({report.kind})"
-                   + ("" if report.recorded else f"; the result was not recorded ({report.why_not_recorded})"))
+        typer.echo(f"{report.database}: intact ({report.kind})")
         return
     typer.echo(f"error: {report.database} is damaged ({report.kind} found {len(report.problems)} "
                f"problem{'s' if len(report.problems) != 1 else ''}); restore it from a backup:", err=True)

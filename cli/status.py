@@ -15,21 +15,14 @@ def status_command(
     as_json: bool = typer.Option(False, "--json", help="Print the counts as JSON."),
 ) -> None:
     """Counts of items, categories, phenomena, systems, outputs and labels (over distinct outputs)."""
-    from store.integrity import CHECK_AGE, check_age
     from suite.reading.status import suite_status, unlabelled_outputs
 
     context = app_context(ctx)
     status = suite_status(context.database, context.suite_name)
     unlabelled = unlabelled_outputs(context.database, context.suite_name)
-    age = check_age(context.database)
     if as_json:
-        typer.echo(json.dumps({**status, "unlabelled_outputs": unlabelled.outputs,
-                               "last_integrity_check": age.last.isoformat() if age.last else None}, indent=2))
+        typer.echo(json.dumps({**status, "unlabelled_outputs": unlabelled.outputs}, indent=2))
         return
-    if age.overdue:
-        when = f"last on {age.last:%Y-%m-%d}" if age.last else "never"
-        typer.echo(f"warning: the database file was {when} checked for damage, more than {CHECK_AGE.days} days "
-                   f"ago: run `tsqe check`", err=True)
     typer.echo(f"suite {status['suite']} ({status['source_lang'] or '?'} -> {status['target_lang'] or '?'})")
     for key in ("items", "categories", "phenomena", "rules", "invalid_rules", "systems", "outputs",
                 "system_outputs"):

@@ -6,6 +6,9 @@ and a team's PostgreSQL server.
 from __future__ import annotations
 
 import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from functools import partial
 from pathlib import Path
 from urllib.parse import quote, unquote
@@ -72,6 +75,25 @@ def read_only_sqlite(path: Path) -> tuple[bool, bool]:
         return False, False
     folder_writable = os.access(path.parent, os.W_OK)
     return not (folder_writable and os.access(path, os.W_OK)), not folder_writable
+
+
+@contextmanager
+def reading_sqlite(path: Path) -> Iterator[sqlite3.Connection]:
+    """A connection to the file that cannot change it and leaves nothing beside it.
+
+    ``mode=ro`` alone is not enough: on a database in write-ahead-log mode that nobody has open (tsqe leaves its
+    files so), a read-only connection creates the ``-wal`` and ``-shm`` files and, unable to write, cannot remove
+    them when it closes. So a file with nothing beside it (no ``-wal`` or ``-journal``: nobody has it open, and no
+    crashed writer left a log to recover or checkpoint) is opened as SQLite's writers open it, with ``query_only``
+    set before the first read, which refuses every change; SQLite then removes what it made when the connection
+    closes. A file with a log beside it, or that cannot be written, is opened ``mode=ro`` (``immutable`` in a
+    folder that cannot be written, as ``make_engine`` opens it): the log is its owner's and stays as it is."""
+    read_only, immutable = read_only_sqlite(path)
+    beside = any(path.with_name(path.name + suffix).exists() for suffix in ("-wal", "-journal"))
+    query = "mode=ro&immutable=1" if immutable else "mode=ro" if read_only or beside else "mode=rw"
+    with closing(sqlite3.connect(f"file:{quote(str(path))}?{query}", uri=True)) as connection:
+        connection.execute("PRAGMA query_only=ON")
+        yield connection
 
 
 def connect_timeout() -> int:

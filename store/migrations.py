@@ -13,11 +13,10 @@ from collections.abc import Iterable
 from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
 from sqlalchemy import Connection, Engine, inspect, text
 
-from store.engine import is_read_only, sqlite_path
+from store.engine import is_read_only, reading_sqlite, sqlite_path
 from store.errors import TsqeError
 from store.faults import DatabaseReadOnlyError, database_fault, display_url
 
@@ -63,10 +62,11 @@ def refuse_foreign(tables: Iterable[str], where: str) -> None:
 
 
 def sqlite_tables(path: Path) -> list[str] | None:
-    """The tables of an existing SQLite file, read through a read-only connection that writes nothing (no journal
-    mode switched, no journal left); None when SQLite cannot read it (``store.faults`` then names the fault)."""
+    """The tables of an existing SQLite file, read through a connection that writes nothing (no journal mode
+    switched, no journal or log left: ``reading_sqlite``); None when SQLite cannot read it (``store.faults`` then
+    names the fault)."""
     try:
-        with closing(sqlite3.connect(f"file:{quote(str(path))}?mode=ro", uri=True)) as connection:
+        with reading_sqlite(path) as connection:
             return [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     except sqlite3.DatabaseError:
         return None

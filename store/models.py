@@ -623,18 +623,6 @@ class MetricStatistics(Base):
     statistics: Mapped[bytes] = mapped_column(LargeBinary)
 
 
-class IntegrityCheck(Base):
-    """A check of the database file's pages (SQLite's ``integrity_check`` or ``quick_check``), so that ``status``
-    can say when the last one is old. ``problems`` is what the check reported, one per line (empty when ok)."""
-
-    __tablename__ = "integrity_checks"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    checked_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
-    kind: Mapped[str] = mapped_column(String(20))
-    ok: Mapped[bool] = mapped_column(Boolean)
-    problems: Mapped[str] = mapped_column(Text, default="")
-
-
 ASSIGNMENT_KINDS = ("double", "control")
 
 

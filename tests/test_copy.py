@@ -21,7 +21,6 @@ from store.models import (
     HumanScoreSet,
     HumanSegmentScore,
     HumanSignificance,
-    IntegrityCheck,
     MetricScore,
     MetricStatistics,
     Output,
@@ -72,7 +71,6 @@ def filled(database: Database, tmp_path: Path) -> Database:
                                                          judgements=3))
         session.execute(insert(HumanSignificance).values(system_id=first, other_id=second, difference=0.125,
                                                          p_below=0.01, source="ad-DA-diff-wilcoxon-rs-deen.csv"))
-        session.execute(insert(IntegrityCheck).values(kind="quick_check", ok=True, problems=""))
         session.execute(insert(StoredOutputPolicy).values(suite_id=suite_id, empty_output="fail"))
         session.execute(insert(OutputPlaceholder).values(suite_id=suite_id, text="####"))
         session.execute(insert(HumanScoreSet).values(suite_id=suite_id, kind="mqm", source="toy MQM"))

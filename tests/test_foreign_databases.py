@@ -94,16 +94,47 @@ def test_tsqe_check_never_migrates_an_older_database(tmp_path: Path) -> None:
         pass
     before = files_of(tmp_path)["old.sqlite"]
     code, stdout, stderr = tsqe(tmp_path / "old.sqlite", "check")
-    assert code == 0, stderr
-    assert "the result was not recorded" in stdout
+    assert (code, stdout.strip()) == (0, f"{tmp_path / 'old.sqlite'}: intact (integrity_check)"), stderr
     after = files_of(tmp_path)
     assert after["old.sqlite"] == before and not [name for name in after if ".bak" in name]  # still at 0004
 
 
-def test_a_tsqe_database_is_still_checked_and_recorded(tmp_path: Path) -> None:
-    open_database(tmp_path / "t.sqlite").close()
-    code, stdout, _ = tsqe(tmp_path / "t.sqlite", "check")
-    assert (code, stdout.strip()) == (0, f"{tmp_path / 't.sqlite'}: intact (integrity_check)")
+@pytest.mark.parametrize("quick", [False, True])
+def test_tsqe_check_writes_nothing_in_a_tsqe_database(tmp_path: Path, quick: bool) -> None:
+    """A tsqe database at the newest schema, with a suite, in the write-ahead-log mode tsqe leaves its files in:
+    the check reads it through a read-only connection, and the file is byte for byte as it was, with no journal,
+    write-ahead log or shared-memory file beside it (a clean check used to be recorded in the file)."""
+    from suite.demo import create_demo
+
+    database = open_database(tmp_path / "t.sqlite")
+    create_demo(database)
+    database.close()
+    with closing(sqlite3.connect(tmp_path / "t.sqlite")) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    before = files_of(tmp_path)
+    assert list(before) == ["t.sqlite"]
+    kind = "quick_check" if quick else "integrity_check"
+    code, stdout, stderr = tsqe(tmp_path / "t.sqlite", "check", *(["--quick"] if quick else []))
+    assert (code, stdout.strip(), stderr) == (0, f"{tmp_path / 't.sqlite'}: intact ({kind})", "")
+    assert files_of(tmp_path) == before
+
+
+def test_tsqe_check_reads_a_database_another_connection_is_writing(tmp_path: Path) -> None:
+    """A check while another process holds the file open with a write-ahead log of its own: the check reads
+    through it and leaves the log and the file to their owner."""
+    database = open_database(tmp_path / "t.sqlite")
+    with closing(sqlite3.connect(tmp_path / "t.sqlite")) as writer:
+        writer.execute("PRAGMA wal_autocheckpoint=0")
+        writer.execute("INSERT INTO suites (name, source_lang, target_lang, created_at) "
+                       "VALUES ('held', 'de', 'en', '2026-01-01 00:00:00')")
+        writer.commit()
+        before = files_of(tmp_path)
+        assert "t.sqlite-wal" in before
+        code, stdout, stderr = tsqe(tmp_path / "t.sqlite", "check")
+        assert (code, stdout.strip()) == (0, f"{tmp_path / 't.sqlite'}: intact (integrity_check)"), stderr
+        assert {name: digest for name, digest in files_of(tmp_path).items() if name != "t.sqlite-shm"} == {
+            name: digest for name, digest in before.items() if name != "t.sqlite-shm"}
+    database.close()
 
 
 @pytest.fixture
@@ -143,6 +174,38 @@ def test_a_postgresql_database_of_another_program_is_refused(foreign_postgresql:
     assert code == 2, stderr
     assert "is not a tsqe database (it holds tables customers, invoices); nothing was changed" in stderr
     assert postgresql_tables(foreign_postgresql) == ["customers", "invoices"]
+
+
+def test_tsqe_check_writes_nothing_on_postgresql(postgresql_url: str) -> None:
+    """A tsqe database whose sessions are read-only (``default_transaction_read_only``): the check runs in a
+    read-only transaction and succeeds, where recording its result failed; every table holds what it held."""
+    from import_helpers import snapshot
+
+    from suite.demo import create_demo
+
+    name = f"tsqe_checked_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(postgresql_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    url = make_url(postgresql_url).set(database=name).render_as_string(hide_password=False)
+    try:
+        database = open_database(url)
+        create_demo(database)
+        before = snapshot(database)
+        database.close()
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
+        code, stdout, stderr = tsqe(url, "check")
+        assert code == 0 and stdout.strip().endswith(": intact (connection)"), stderr
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'ALTER DATABASE "{name}" RESET default_transaction_read_only')
+        database = open_database(url)
+        assert snapshot(database) == before
+        database.close()
+    finally:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'DROP DATABASE "{name}" WITH (FORCE)')
+        admin.dispose()
 
 
 def test_tsqe_check_leaves_an_empty_postgresql_database_empty(foreign_postgresql: str) -> None:

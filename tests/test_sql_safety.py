@@ -21,7 +21,7 @@ SQL_CALLS = {"text", "exec_driver_sql", "execute", "executemany", "executescript
 ALLOWED: dict[tuple[str, str], str] = {
     ("store/engine.py", "_configure_sqlite"):
         "PRAGMA mmap_size takes no bound parameter; the value is the module constant SQLITE_MMAP_BYTES",
-    ("store/integrity.py", "_sqlite_problems"):
+    ("store/integrity.py", "check_database"):
         "PRAGMA integrity_check/quick_check take no bound parameter; the check is one of those two names, chosen by a "
         "boolean, and the count the module constant SHOWN_PROBLEMS",
     ("store/bulk.py", "_insert_positional"):

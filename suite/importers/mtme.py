@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,7 +41,7 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.domain import NameKind
-from store.models import HumanScore
+from store.models import HumanScore, SystemOutput
 from suite.errors import Problem, TsqeError
 from suite.file_names import read_mapping
 from suite.importers.human_scores import WRITE_CHUNK, SystemMatch, write_segment_scores
@@ -95,6 +95,32 @@ def _names(path: Path, problems: Problems) -> dict[str, str]:
         return {}
 
 
+class SystemOutputs(Mapping[str, dict[int, str]]):
+    """Each system's outputs (by source index, stripped), read from its file when asked for: ``add_test_set``
+    writes one system at a time, so a folder of 20 systems holds one system's outputs, not all of them. The files
+    were checked by ``read_mtme``; one that changed since is refused (the import's transaction rolls back)."""
+
+    def __init__(self, files: dict[str, Path], segments: int) -> None:
+        self._files = files
+        self._segments = segments
+
+    def __getitem__(self, system: str) -> dict[int, str]:
+        path = self._files[system]
+        problems = Problems(str(path))
+        lines = _lines(path, problems)
+        problems.raise_if_any()
+        if lines is None or len(lines) != self._segments:
+            raise TsqeError(f"{path}: the file changed while it was imported (it has {len(lines or [])} lines, the "
+                            f"test set {self._segments}); nothing was changed")
+        return {index: line.strip() for index, line in enumerate(lines)}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
 def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
     """The language pair ``lp`` of the mt-metrics-eval test set in ``root``."""
     source_lang, target_lang = split_language_pair(lp)
@@ -125,8 +151,10 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
                                  f"'all' or 'src'", file=str(path))
             continue
         references.append((reference_names.get(name, name), aligned(path)))
-    systems = {path.name[:-len(".txt")]: aligned(path)
-               for path in sorted((root / "system-outputs" / lp).glob("*.txt"))}
+    system_files = {path.name[:-len(".txt")]: path for path in sorted((root / "system-outputs" / lp).glob("*.txt"))}
+    for path in system_files.values():  # checked here, read again as they are written (``SystemOutputs``)
+        aligned(path)
+    systems = system_files.keys()
     if not systems:
         problems.error(None, f"no system output (system-outputs/{lp}/*.txt)", file=str(root))
     places: list[tuple[str, str]] = []
@@ -147,7 +175,8 @@ def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:
                                       file=str(root / "system-outputs" / lp / f"{system}.txt")) or system
                     for system in systems}
     found = MtmeFolder(TestSet(source_lang, target_lang, [text.strip() for text in sources], references,
-                               {system_names[system]: texts for system, texts in systems.items()}, places),
+                               SystemOutputs({system_names[system]: path for system, path in system_files.items()},
+                                             len(sources)), places),
                        system_names=system_names)
     for path in sorted((root / "human-scores").glob(f"{lp}.*.score")):
         parts = path.name.split(".")
@@ -232,9 +261,10 @@ def _score_file(path: Path, problems: Problems, systems: Collection[str],
 
 
 _METRIC_ROWS = Table("tsqe_mtme_rows", MetaData(), Column("line", Integer, primary_key=True),
-                     Column("output_id", Integer), Column("score", Float), prefixes=["TEMPORARY"])
-"""One metric's segment scores with their outputs, a chunk at a time: an output several systems produced has
-several."""
+                     Column("system_id", Integer), Column("item_id", Integer), Column("score", Float),
+                     prefixes=["TEMPORARY"])
+"""One metric's segment scores with their system and item, a chunk at a time; joined to the system outputs for
+their outputs (an output several systems produced has several)."""
 _METRIC_SCORES = Table("tsqe_mtme_scores", MetaData(), Column("output_id", Integer, primary_key=True),
                        Column("score", Float), prefixes=["TEMPORARY"])
 """The score of each distinct output, merged into the QE system (``merge_score_table``)."""
@@ -249,29 +279,29 @@ def _write_metric(session: Session, metric: str, path: Path, found: MtmeFolder, 
     for table in (_METRIC_ROWS, _METRIC_SCORES):
         table.create(connection)
     problems = Problems(str(path))
-    texts = {system: found.test_set.systems[name] for system, name in found.system_names.items()}
+    system_ids = {system: written.system_ids[name] for system, name in found.system_names.items()}
     chunk: list[dict[str, object]] = []
-    for line, system, index, value in _segment_scores(path, problems, texts, len(found.test_set.sources),
+    for line, system, index, value in _segment_scores(path, problems, system_ids, len(found.test_set.sources),
                                                       allow_none=False):
-        item_id = written.item_ids[index]
-        chunk.append({"line": line, "score": value,
-                      "output_id": written.output_ids[(item_id, texts[system][index])]})
+        chunk.append({"line": line, "system_id": system_ids[system], "item_id": written.item_ids[index],
+                      "score": value})
         if len(chunk) == WRITE_CHUNK:
             connection.execute(insert(_METRIC_ROWS), chunk)
             chunk = []
     if chunk:
         connection.execute(insert(_METRIC_ROWS), chunk)
     problems.raise_if_any()  # the file changed since it was checked
+    output = SystemOutput.output_id
     low, high = func.min(_METRIC_ROWS.c.score), func.max(_METRIC_ROWS.c.score)
+    by_output = select(output).select_from(_METRIC_ROWS).join(
+        SystemOutput, (SystemOutput.system_id == _METRIC_ROWS.c.system_id)
+        & (SystemOutput.item_id == _METRIC_ROWS.c.item_id)).group_by(output)
     # an output's one score when its systems agree (a mean of equal numbers can differ from them in the last digit,
     # ``(0.1 + 0.1 + 0.1) / 3``, and the export would not give the file back), else their mean
     connection.execute(insert(_METRIC_SCORES).from_select(
-        ["output_id", "score"], select(_METRIC_ROWS.c.output_id, case((low == high, low),
-                                                                      else_=func.avg(_METRIC_ROWS.c.score)))
-        .group_by(_METRIC_ROWS.c.output_id)))
-    disagreeing = connection.execute(select(func.count()).select_from(
-        select(_METRIC_ROWS.c.output_id).group_by(_METRIC_ROWS.c.output_id).having(low != high).subquery())
-    ).scalar_one()
+        ["output_id", "score"], by_output.add_columns(case((low == high, low), else_=func.avg(_METRIC_ROWS.c.score)))))
+    disagreeing = connection.execute(select(func.count()).select_from(by_output.having(low != high).subquery())
+                                     ).scalar_one()
     base, refs = metric.rsplit("-", 1)
     merge_score_table(session, name=metric, kind="imported", higher_is_better=base not in lower_is_better,
                       scores=_METRIC_SCORES, meta={"imported_from": SOURCE_OF_SCORES, "metric": base, "refs": refs})

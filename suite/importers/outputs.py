@@ -128,8 +128,8 @@ def import_outputs(db: Database, path: str | os.PathLike[str], *, suite_name: st
             rows_in_file = len(rows)
         problems.raise_if_any()
         lock_outputs_of_suite(session, suite.id, labelling=label)  # before the new outputs take their ids
-        writer = _Writer(session, suite.id, author)
-        for done, chunk in enumerate(_chunks(rows), start=1):
+        writer = OutputWriter(session, suite.id, author)
+        for done, chunk in enumerate(output_chunks(rows), start=1):
             writer.write(chunk)
             writing.progress(min(done * CHUNK, rows_in_file), max(rows_in_file, 1), "writing MT outputs")
         problems.raise_if_any()  # a table that changed since it was checked: roll back
@@ -175,7 +175,7 @@ def _count_checked(rows: Iterable[ImportedOutput]) -> int:
     return sum(1 for _ in rows)
 
 
-def _chunks(rows: Iterable[ImportedOutput]) -> Iterator[list[ImportedOutput]]:
+def output_chunks(rows: Iterable[ImportedOutput]) -> Iterator[list[ImportedOutput]]:
     chunk: list[ImportedOutput] = []
     for row in rows:
         chunk.append(row)
@@ -363,9 +363,10 @@ _SYSTEM_OUTPUTS = cast(Table, SystemOutput.__table__)
 """Written with Core's executemany: the ORM's bulk insert cost a third of an import's time."""
 
 
-class _Writer:
+class OutputWriter:
     """Writes an import's rows chunk by chunk in its one transaction, looking up only the outputs and system outputs
-    each chunk names (a suite of a million outputs is never read whole), and counts what it did."""
+    each chunk names (a suite of a million outputs is never read whole), and counts what it did: the one writer of
+    outputs and system outputs from files (``tsqe import outputs``, and the test sets of ``suite.importers.wmt``)."""
 
     def __init__(self, session: Session, suite_id: int, author: str) -> None:
         self.session = session

@@ -9,7 +9,7 @@ the released Variance-Aware Test sets.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,10 +18,12 @@ from sqlalchemy.orm import Session
 
 from store import Database
 from store.domain import NameKind
-from store.models import STANDARD_REFERENCE, Item, Output, Suite, System, SystemOutput
-from suite.engine.label_counts import add_unlabelled
+from store.models import STANDARD_REFERENCE, Item, Suite, System
+from suite.editing.history import check_author
+from suite.editing.item_edit import default_author
 from suite.errors import Problem, TsqeError
 from suite.importers.names import NameChecks, given_name
+from suite.importers.outputs import CHUNK, ImportedOutput, OutputWriter, output_chunks
 from suite.importers.result import ImportResult, Problems
 from suite.importers.suite_import import place_ids
 from suite.importers.table_files import read_lines
@@ -103,7 +105,9 @@ class TestSet:
     target_lang: str
     sources: list[str]
     references: list[tuple[str | None, dict[int, str]]]
-    systems: dict[str, dict[int, str]]
+    systems: Mapping[str, Mapping[int, str]]
+    """Each system's outputs by source index; a mapping that reads a system's file when asked for it keeps one
+    system in memory at a time (``add_test_set`` asks for each once)."""
     places: list[tuple[str, str]] = field(default_factory=list)
     """(category, phenomenon) per source, or none at all (a test set without documents)."""
     external_ids: list[str] = field(default_factory=list)
@@ -206,19 +210,22 @@ def write_test_set(db: Database, name: str, test_set: TestSet, warnings: list[Pr
 
 @dataclass(frozen=True)
 class WrittenTestSet:
-    """What ``add_test_set`` wrote, for a caller that writes more with it (scores of its outputs)."""
+    """What ``add_test_set`` wrote, for a caller that writes more with it (scores of its outputs, which it finds
+    through the system outputs of ``system_ids`` and ``item_ids``)."""
 
     suite_id: int
     item_ids: dict[int, int]
     """Source index -> item id."""
     system_ids: dict[str, int]
-    output_ids: dict[tuple[int, str], int]
-    """(item id, text) -> output id."""
     counts: dict[str, int]
 
 
 def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestSet:
-    """:func:`write_test_set` inside the caller's transaction."""
+    """:func:`write_test_set` inside the caller's transaction.
+
+    The outputs go through the outputs importer's writer a system at a time and a chunk at a time, so that only
+    the system being written need be held (``TestSet.systems`` may read each from its file when asked): one list
+    of every output and system output cost an mt-metrics-eval folder of 50 MB 800 MB (issue 27)."""
     sources = test_set.sources
     if session.scalar(select(Suite.id).where(Suite.name == name)) is not None:
         raise TsqeError(f"a suite named {name!r} already exists: import the test set under another name")
@@ -226,11 +233,12 @@ def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestS
     session.add(suite)
     session.flush()
     places = place_ids(session, suite.id, list(dict.fromkeys(test_set.places))) if test_set.places else {}
-    session.execute(insert(Item), [
-        {"suite_id": suite.id, "position": index, "source": text,
-         "external_id": test_set.external_ids[index] if test_set.external_ids else str(index + 1),
-         "phenomenon_id": places[test_set.places[index]] if test_set.places else None}
-        for index, text in enumerate(sources)])
+    for start in range(0, len(sources), CHUNK):
+        session.execute(insert(Item), [
+            {"suite_id": suite.id, "position": index, "source": sources[index],
+             "external_id": test_set.external_ids[index] if test_set.external_ids else str(index + 1),
+             "phenomenon_id": places[test_set.places[index]] if test_set.places else None}
+            for index in range(start, min(start + CHUNK, len(sources)))])
     item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite.id)).all())
     sets: dict[str, dict[int, list[str]]] = {}
     for set_name, texts in test_set.references:  # unnamed references pool in the set named after their kind
@@ -240,23 +248,17 @@ def add_test_set(session: Session, name: str, test_set: TestSet) -> WrittenTestS
     references = sum(add_reference_set(session, suite.id, set_name, STANDARD_REFERENCE, by_item)
                      for set_name, by_item in sets.items())
     session.execute(insert(System), [{"suite_id": suite.id, "name": system} for system in test_set.systems])
-    system_ids = dict(session.execute(select(System.name, System.id).where(System.suite_id == suite.id)).all())
-    distinct: dict[tuple[int, str], None] = {}
-    for texts in test_set.systems.values():
-        for index, text in texts.items():
-            distinct[(item_ids[index], text)] = None
-    session.execute(insert(Output), [{"item_id": item, "text": text} for item, text in distinct])
-    add_unlabelled(session.connection(), list(distinct))
-    output_ids = {(item, text): output for output, item, text in session.execute(
-        select(Output.id, Output.item_id, Output.text).join(Item).where(Item.suite_id == suite.id))}
-    links = [{"system_id": system_ids[system], "item_id": item_ids[index],
-              "output_id": output_ids[(item_ids[index], text)]}
-             for system, texts in test_set.systems.items() for index, text in texts.items()]
-    session.execute(insert(SystemOutput), links)
+    writer = OutputWriter(session, suite.id, check_author(default_author()))  # a new suite: nothing is replaced
+    for system, outputs in test_set.systems.items():
+        for chunk in output_chunks(ImportedOutput(index + 1, item_ids[index], system, text)
+                                   for index, text in outputs.items()):
+            writer.write(chunk)
+        del outputs  # the next system's outputs are read while this one's are no longer needed
+    written = writer.finish()
     counts = {"items": len(sources), "references": references, "reference_sets": len(sets),
-              "systems": len(test_set.systems),
-              "system_outputs": len(links), "distinct_outputs": len(distinct)}
-    return WrittenTestSet(suite.id, item_ids, system_ids, output_ids, counts)
+              "systems": len(test_set.systems), "system_outputs": written["system_outputs_added"],
+              "distinct_outputs": written["distinct_outputs"]}
+    return WrittenTestSet(suite.id, item_ids, dict(writer.system_ids), counts)
 
 
 def _system_files(paths: Sequence[Path], problems: Problems) -> list[SystemFile]:
