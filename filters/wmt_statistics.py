@@ -221,7 +221,10 @@ def _dataset(db: Database, suite: str, options: WmtOptions, task: TaskState | No
             gold, metrics = gold_segments, segment_metrics
         else:
             gold, metrics = system_gold, system_metrics
-        results[setting] = agreement.compare(setting, gold, metrics, permutations=options.permutations,
-                                             seed=options.seed, alpha=options.alpha)
+        # reports each metric pair's test, and stops there when the caller cancels (the window's Cancel)
+        results[setting] = agreement.compare(
+            setting, gold, metrics, permutations=options.permutations, seed=options.seed, alpha=options.alpha,
+            progress=lambda done, total, s=setting: progress_of(task).progress(
+                done, total, f"{suite}: {s} permutation tests, metric pair {done + 1:,} of {total:,}"))
         chance[setting] = agreement.chance(setting, gold)
     return DatasetStatistics(suite, kind, systems, len(items), results, chance)

@@ -27,6 +27,7 @@ from gui import drafts
 from gui.editor.screen import ItemEditorScreen
 from gui.operations import Operations
 from gui.reports.discriminative import DiscriminativeTab
+from gui.reports.meta_eval import MetaEvalTab
 from gui.reports.qe import QETab
 from gui.reports.systems import SystemsTab
 from gui.review.screen import ReviewScreen
@@ -75,7 +76,9 @@ class MainWindow(WindowMenus, WindowFiles, WindowSteps, WindowStatus, QMainWindo
         self.systems = SystemsTab(self.state, self.ops, self)
         self.qe = QETab(self.state, self.ops, self)
         self.discriminative = DiscriminativeTab(self.state, self.ops, self)
-        self.screens: list[QWidget] = [self.editor, self.review, self.systems, self.qe, self.discriminative]
+        self.meta_eval = MetaEvalTab(self.state, self.ops, self)
+        self.screens: list[QWidget] = [self.editor, self.review, self.systems, self.qe, self.discriminative,
+                                       self.meta_eval]
         self.tabs = QTabWidget(self)
         for (title, _), screen in zip(TABS, self.screens, strict=True):
             self.tabs.addTab(screen, title)

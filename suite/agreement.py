@@ -160,17 +160,15 @@ class _Ragged:
                    np.array(offsets, dtype=np.int64), rank, int(rank.max()) + 1 if rank.size else 1, weight)
 
 
-def _kendall_counts(ragged: _Ragged, m: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(con, dis, tied in humans only, tied in metric only, tied in both), each (draws, vectors)."""
-    from suite.pair_counts import kendall_counts
+def _kendall(ragged: _Ragged, first: np.ndarray, second: np.ndarray, swap: np.ndarray,
+             variant: Statistic) -> np.ndarray:
+    """(2, draws, vectors) tau-b or tau-23 of both mixtures of each draw (:func:`suite.pair_counts.kendall_counts`;
+    ``first``, ``second`` flat (vectors x entries), ``swap`` (draws, vectors x entries))."""
+    from suite.pair_counts import kendall_counts, union
 
-    flat = np.ascontiguousarray(m.reshape(m.shape[0], -1), dtype=float)
-    counts = kendall_counts(flat, ragged.index, ragged.offsets, ragged.rank, ragged.ranks)
-    return tuple(np.moveaxis(counts, -1, 0))
-
-
-def _kendall(ragged: _Ragged, m: np.ndarray, variant: Statistic) -> np.ndarray:
-    con, dis, th, tm, tb = (c.astype(float) for c in _kendall_counts(ragged, m))
+    counts = kendall_counts(swap.astype(np.uint8), ragged.index, ragged.offsets, ragged.rank, ragged.ranks,
+                            *union(ragged.index, ragged.offsets, first, second))
+    con, dis, th, tm, tb = (c.astype(float) for c in np.moveaxis(counts, -1, 0))
     total = con + dis + th + tm + tb
     with np.errstate(invalid="ignore", divide="ignore"):
         if variant is Statistic.KENDALL_23:
@@ -180,12 +178,20 @@ def _kendall(ragged: _Ragged, m: np.ndarray, variant: Statistic) -> np.ndarray:
         return np.where(defined, (con - dis) / np.sqrt(total - metric_ties) / np.sqrt(total - gold_ties), np.nan)
 
 
+def _single(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One flat vector as the mixture of itself with itself (first, second, swap), for the kernels of draws."""
+    flat = np.ascontiguousarray(m.reshape(-1), dtype=float)
+    return flat, flat, np.zeros((1, flat.size), dtype=bool)
+
+
 def _correlations(statistic: Statistic, g: np.ndarray, mask: np.ndarray, m: np.ndarray,
                   ragged: _Ragged | None = None) -> np.ndarray:
-    """(draws,) the mean over vectors."""
+    """(draws,) the mean over vectors; ``m`` (draws, vectors, entries)."""
     counted = mask.sum(axis=-1) >= 2
-    values = _pearson(g, mask, m) if statistic is Statistic.PEARSON else \
-        _kendall(ragged or _Ragged.of(g, mask), m, statistic)
+    if statistic is Statistic.PEARSON:
+        values = _pearson(g, mask, m)
+    else:
+        values = np.stack([_kendall(ragged or _Ragged.of(g, mask), *_single(d), statistic)[0, 0] for d in m])
     return _mean(values, np.broadcast_to(counted, values.shape))
 
 
@@ -234,13 +240,14 @@ def _calibrate(pairs: _Pairs, flat: np.ndarray) -> Value:
     return Value(float(candidates[best]), float(at[best]))
 
 
-def _calibrated_values(ragged: _Ragged, flats: np.ndarray) -> np.ndarray:
-    """(draws,) the best accuracy of each row of ``flats`` (draws, entries): :func:`_calibrate`'s value, for many
-    draws at once, without enumerating the pairs (:func:`suite.pair_counts.calibrated_accuracy`)."""
-    from suite.pair_counts import calibrated_accuracy
+def _calibrated_values(ragged: _Ragged, first: np.ndarray, second: np.ndarray, swap: np.ndarray) -> np.ndarray:
+    """(2, draws) the best accuracy of both mixtures of each draw (see :func:`_kendall`): :func:`_calibrate`'s
+    value without enumerating the pairs (:func:`suite.pair_counts.calibrated_accuracy`)."""
+    from suite.pair_counts import calibrated_accuracy, union
 
-    return np.asarray(calibrated_accuracy(np.ascontiguousarray(flats, dtype=float), ragged.index, ragged.offsets,
-                                          ragged.rank, ragged.ranks, ragged.weight))
+    return np.asarray(calibrated_accuracy(swap.astype(np.uint8), ragged.index, ragged.offsets, ragged.rank,
+                                          ragged.ranks, ragged.weight,
+                                          *union(ragged.index, ragged.offsets, first, second)))
 
 
 def tie_calibrated_accuracy(gold: np.ndarray, metric: np.ndarray, grouping: Grouping) -> Value:
@@ -340,24 +347,33 @@ class _Evaluator:
         if statistic is Statistic.SPA:
             return [Value(float(v)) for v in _spa(self.gold_p, metrics[:, :, self.complete])]
         if statistic is Statistic.ACC_EQ:
-            flats = rows(metrics, self.setting.grouping).reshape(metrics.shape[0], -1)
-            if metrics.shape[0] == 1:
-                # the point estimate with its threshold, from every pair's gap
-                return [_calibrate(_Pairs.of(self.g, self.mask), flats[0])]
-            return [Value(float(v)) for v in _calibrated_values(self.ragged, flats)]
+            # the point estimate with its threshold, from every pair's gap
+            pairs = _Pairs.of(self.g, self.mask)
+            return [_calibrate(pairs, rows(m, self.setting.grouping).reshape(-1)) for m in metrics]
         out: list[Value] = []
         for start in range(0, metrics.shape[0], 100):
             m = rows(metrics[start:start + 100], self.setting.grouping)
             out += [Value(float(v)) for v in _correlations(statistic, self.g, self.mask, m, self.ragged)]
         return out
 
-
     def mixtures(self, first: np.ndarray, second: np.ndarray, swap: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(draws,) the statistic of both mixtures of two (systems, items) matrices, ``first`` where ``swap`` is
         false and ``second`` where it is true, and the other way round."""
-        if self.setting.statistic is not Statistic.SPA:
+        statistic, grouping = self.setting.statistic, self.setting.grouping
+        if statistic is Statistic.PEARSON:
             return (np.array([v.value for v in self.values(np.where(swap, second, first))]),
                     np.array([v.value for v in self.values(np.where(swap, first, second))]))
+        if statistic is not Statistic.SPA:
+            # both mixtures sorted from one order of both metrics' scores, every draw in one compiled call
+            flat_first, flat_second = (np.ascontiguousarray(rows(x, grouping).reshape(-1)) for x in (first, second))
+            flat_swap = rows(swap, grouping).reshape(swap.shape[0], -1)
+            if statistic is Statistic.ACC_EQ:
+                both = _calibrated_values(self.ragged, flat_first, flat_second, flat_swap)
+            else:
+                counted = np.broadcast_to(self.mask.sum(axis=-1) >= 2, (swap.shape[0], self.g.shape[0]))
+                taus = _kendall(self.ragged, flat_first, flat_second, flat_swap, statistic)
+                both = np.stack([_mean(taus[0], counted), _mean(taus[1], counted)])
+            return both[0], both[1]
         # a sign-flipped sum is linear in the scores: the second mixture's sums are both matrices' sums less the
         # first's, one product for both mixtures
         keep = self.complete

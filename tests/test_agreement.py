@@ -134,12 +134,18 @@ def test_ted_en_de_equals_mt_metrics_eval(shared_data, statistic: Statistic) -> 
 def test_calibration_of_many_draws_equals_one_at_a_time(case: str, grouping: Grouping) -> None:
     gold, metric = HAND[case]
     rng = np.random.default_rng(5)
-    draws = np.stack([metric, *(metric + rng.integers(0, 3, size=metric.shape) / 10 for _ in range(6))])
-    setting = Setting(Statistic.ACC_EQ, grouping)
-    ragged = agreement._Evaluator(setting, gold).ragged
-    many = agreement._calibrated_values(ragged, agreement.rows(draws, grouping).reshape(len(draws), -1))
-    one = [agreement.value(setting, gold, d) for d in draws]
-    assert list(many) == pytest.approx([v.value for v in one], abs=1e-12)
+    other = metric + rng.integers(0, 3, size=metric.shape) / 10
+    swap = rng.integers(0, 2, size=(7, *metric.shape)).astype(bool)
+    _assert_mixtures_equal_one_at_a_time(Setting(Statistic.ACC_EQ, grouping), gold, metric, other, swap)
+
+
+def _assert_mixtures_equal_one_at_a_time(setting: Setting, gold: np.ndarray, first: np.ndarray, second: np.ndarray,
+                                         swap: np.ndarray) -> None:
+    """Both mixtures of every draw, computed together from one order of both metrics' scores (the permutation
+    test's path), equal each mixture's value computed alone."""
+    many = agreement._Evaluator(setting, gold).mixtures(first, second, swap)
+    for mixed, side in zip(many, (np.where(swap, second, first), np.where(swap, first, second))):
+        assert list(mixed) == pytest.approx([agreement.value(setting, gold, d).value for d in side], abs=1e-12)
 
 
 @pytest.mark.parametrize("grouping", list(Grouping))
@@ -151,10 +157,9 @@ def test_compiled_counts_equal_pair_by_pair_on_long_vectors_with_ties(grouping: 
     gold = rng.integers(0, 6, size=(4, 120)).astype(float)
     gold[rng.random(gold.shape) < 0.1] = np.nan
     draws = rng.integers(0, 25, size=(8, 4, 120)) / 4
-    setting = Setting(Statistic.ACC_EQ, grouping)
-    ragged = agreement._Evaluator(setting, gold).ragged
-    many = agreement._calibrated_values(ragged, agreement.rows(draws, grouping).reshape(len(draws), -1))
-    assert list(many) == pytest.approx([agreement.value(setting, gold, d).value for d in draws], abs=1e-12)
+    swap = rng.integers(0, 2, size=(8, 4, 120)).astype(bool)
+    for statistic in (Statistic.ACC_EQ, Statistic.KENDALL, Statistic.KENDALL_23):
+        _assert_mixtures_equal_one_at_a_time(Setting(statistic, grouping), gold, draws[0], draws[1], swap)
     for statistic in (Statistic.KENDALL, Statistic.KENDALL_23):
         expected, _ = _mtme(statistic, gold, draws[0], grouping)
         assert _ours(statistic, gold, draws[0], grouping).value == pytest.approx(expected, abs=1e-9)

@@ -32,7 +32,7 @@ from gui.window.surface import WindowSurface
 from suite.version import VERSION
 
 TABS = (("Item && rules", "editor"), ("Review", "review"), ("Systems", "systems"), ("QE accuracy", "qe"),
-        ("Discriminative", "discriminative"))
+        ("Discriminative", "discriminative"), ("Meta-evaluation", "meta_eval"))
 
 
 def plain_text(text: str) -> str:

@@ -18,7 +18,7 @@ from suite.importers.kinds import import_kind
 
 def test_the_window_opens_on_the_demo_with_every_tab(qtbot, window: MainWindow) -> None:
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
-        "Item && rules", "Review", "Systems", "QE accuracy", "Discriminative"]
+        "Item && rules", "Review", "Systems", "QE accuracy", "Discriminative", "Meta-evaluation"]
     assert window.windowTitle() == "tsqe — tsqe-demo-de-en · demo.sqlite[*]"  # [*]: shown while drafts are unsaved
     assert not window.isWindowModified()
     assert "pass" in window.counts_label.text() and "177" in window.counts_label.text()
