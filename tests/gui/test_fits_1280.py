@@ -8,6 +8,7 @@ Systems chart taking two thirds of the tab.
 from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication, QTableView, QWidget
+from pytestqt.qtbot import QtBot
 
 from gui.editor.rule_health import PROBLEMS
 from gui.main_window import MainWindow
@@ -15,6 +16,7 @@ from gui.reports.qe import SYSTEMS_PAGE
 from gui.review.column_fit import header_width
 from gui.review.columns import COLUMN
 from gui.state import Selection
+from store.domain import Label
 from suite.assist.double_review import plan_review_checks
 from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.reading.browse import OutputFilter, output_ids, output_rows
@@ -22,7 +24,7 @@ from suite.reading.browse import OutputFilter, output_ids, output_rows
 SIZE = (1280, 720)
 
 
-def _settled(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def _settled(qtbot: QtBot, window: MainWindow) -> None:
     assert window.ops.wait_idle()
     qtbot.wait(60)
     QApplication.processEvents()
@@ -30,7 +32,7 @@ def _settled(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     QApplication.processEvents()
 
 
-def _at_laptop_size(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def _at_laptop_size(qtbot: QtBot, window: MainWindow) -> None:
     window.resize(*SIZE)
     window.fit_tree_dock()
     _settled(qtbot, window)
@@ -60,7 +62,7 @@ def _visible(widget: QWidget) -> bool:
     return widget.isVisible() and widget.width() > 0 and widget.height() > 0
 
 
-def test_review_queue_fits(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_review_queue_fits(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     window.review.order_by_impact()  # the rows with pairs to add first
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 20), timeout=10000)
@@ -77,12 +79,12 @@ def test_review_queue_fits(qtbot, window: MainWindow) -> None:  # type: ignore[n
     assert all(metrics.horizontalAdvance(text) + 8 <= width for text in shown), (width, shown)
 
 
-def test_my_assignments_show_the_answer(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_my_assignments_show_the_answer(qtbot: QtBot, window: MainWindow) -> None:
     db = window.state.db
     assert db is not None
     rows = [row for row in output_rows(db, output_ids(db, OutputFilter(reviewed=False)))
             if row.effective_label in ("pass", "fail")][:40]
-    decide(db, [OutputDecision(SeenOutput(row.output_id), row.effective_label or "pass") for row in rows], "anna")
+    decide(db, [OutputDecision(SeenOutput(row.output_id), row.effective_label or Label.PASS) for row in rows], "anna")
     plan_review_checks(db, double_share=0.5, control_share=0.0, seed=1, author="lead")
     _at_laptop_size(qtbot, window)
     window.review.show_page("assignments")
@@ -93,7 +95,7 @@ def test_my_assignments_show_the_answer(qtbot, window: MainWindow) -> None:  # t
     _half_high(page.table, window)
 
 
-def test_rule_health_shows_its_problems(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_rule_health_shows_its_problems(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     tree = window.state.tree
     assert tree is not None
@@ -108,7 +110,7 @@ def test_rule_health_shows_its_problems(qtbot, window: MainWindow) -> None:  # t
     _half_high(health.view, window)
 
 
-def test_qe_accuracy_shows_every_system_and_row(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_qe_accuracy_shows_every_system_and_row(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     window.tabs.setCurrentWidget(window.qe)
     qe = window.qe
@@ -127,7 +129,7 @@ def test_qe_accuracy_shows_every_system_and_row(qtbot, window: MainWindow) -> No
     assert qe.pages.tabText(SYSTEMS_PAGE) == "QE systems (2 of 2 compared)"
 
 
-def test_systems_table_over_the_chart(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_systems_table_over_the_chart(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     window.tabs.setCurrentWidget(window.systems)
     systems = window.systems
@@ -138,7 +140,7 @@ def test_systems_table_over_the_chart(qtbot, window: MainWindow) -> None:  # typ
     assert systems.view.height() > systems.chart.height()
 
 
-def test_splitters_keep_what_the_user_set(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_splitters_keep_what_the_user_set(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     window.tabs.setCurrentWidget(window.review)
     window.review.show_page("assignments")

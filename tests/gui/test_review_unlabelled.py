@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
 
 from gui.operations import Operations
 from gui.review.screen import ReviewScreen
@@ -15,7 +16,7 @@ from suite.importers.outputs import import_outputs
 from suite.importers.wmt import import_wmt
 
 
-def test_review_shows_how_many_outputs_are_not_labelled(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_review_shows_how_many_outputs_are_not_labelled(qtbot: QtBot, tmp_path: Path) -> None:
     (tmp_path / "src.de").write_text("".join(f"Satz {i}.\n" for i in range(10)), encoding="utf-8")
     (tmp_path / "ref.en").write_text("".join(f"Sentence {i}.\n" for i in range(10)), encoding="utf-8")
     systems = tmp_path / "systems"
@@ -40,7 +41,8 @@ def test_review_shows_how_many_outputs_are_not_labelled(qtbot, tmp_path: Path) -
     assert ops.wait_idle()
     notice = screen.unlabelled_notice
     assert notice.isVisible() and notice.text().startswith("10 outputs are not labelled yet: label the suite")
-    assert screen.layout().indexOf(notice) == 0  # above the pages
+    layout = screen.layout()
+    assert layout is not None and layout.indexOf(notice) == 0  # above the pages
     label_suite(db)
     state.operation_executed.emit(Changes(labels=ANYWHERE))
     assert ops.wait_idle()

@@ -4,6 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
 
 from gui.operations import Operations
 from gui.reports.systems import SystemsTab
@@ -13,7 +14,7 @@ from suite.engine.labelling import label_suite
 from suite.importers.wmt import import_wmt
 
 
-def test_a_report_tab_shows_how_many_outputs_are_not_labelled(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_report_tab_shows_how_many_outputs_are_not_labelled(qtbot: QtBot, tmp_path: Path) -> None:
     (tmp_path / "src.de").write_text("".join(f"Satz {i}.\n" for i in range(10)), encoding="utf-8")
     (tmp_path / "ref.en").write_text("".join(f"Sentence {i}.\n" for i in range(10)), encoding="utf-8")
     systems = tmp_path / "systems"
@@ -35,7 +36,8 @@ def test_a_report_tab_shows_how_many_outputs_are_not_labelled(qtbot, tmp_path: P
     assert ops.wait_idle()
     notice = tab.unlabelled_notice
     assert notice.isVisible() and notice.text().startswith("20 outputs are not labelled yet")
-    assert tab.layout().indexOf(notice) == 0  # above the tables
+    layout = tab.layout()
+    assert layout is not None and layout.indexOf(notice) == 0  # above the tables
     label_suite(db)
     again = SystemsTab(state, ops)
     qtbot.addWidget(again)
