@@ -209,7 +209,7 @@ def test_rule_health_after_a_restored_draft_with_nothing_selected_in_the_tree(qt
 
     item_id = find_item(demo_db, "amb-01", DEMO_SUITE)
     draft = EditorDraft.of(item_detail(demo_db, item_id))
-    draft.rules["negative"].append(replace(new_rule(Polarity.NEGATIVE), pattern=r"\bshore\b"))
+    draft.rules["negative"].append(replace(new_rule("negative"), pattern=r"\bshore\b"))
     window.editor.recover([draft])  # as the offer of a killed session's drafts does
     assert window.ops.wait_idle()
     editor = window.editor

@@ -16,7 +16,6 @@ from gui.reports.qe import SYSTEMS_PAGE
 from gui.review.column_fit import header_width
 from gui.review.columns import COLUMN
 from gui.state import Selection
-from store.domain import Label
 from suite.assist.double_review import plan_review_checks
 from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.reading.browse import OutputFilter, output_ids, output_rows
@@ -84,7 +83,7 @@ def test_my_assignments_show_the_answer(qtbot: QtBot, window: MainWindow) -> Non
     assert db is not None
     rows = [row for row in output_rows(db, output_ids(db, OutputFilter(reviewed=False)))
             if row.effective_label in ("pass", "fail")][:40]
-    decide(db, [OutputDecision(SeenOutput(row.output_id), row.effective_label or Label.PASS) for row in rows], "anna")
+    decide(db, [OutputDecision(SeenOutput(row.output_id), row.effective_label or "pass") for row in rows], "anna")
     plan_review_checks(db, double_share=0.5, control_share=0.0, seed=1, author="lead")
     _at_laptop_size(qtbot, window)
     window.review.show_page("assignments")

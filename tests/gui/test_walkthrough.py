@@ -14,7 +14,6 @@ from table_dump import dump
 from gui.main_window import MainWindow
 from gui.state import Selection
 from store import Database
-from store.domain import Polarity
 from suite.editing.api import item_detail
 from suite.editing.review import set_manual_label
 from suite.reading.browse import OutputFilter, OutputRow, output_rows
@@ -47,7 +46,7 @@ def test_e_in_review_opens_the_items_rules_and_ctrl_2_comes_back_to_the_same_row
     assert window.ops.wait_idle()
     detail = item_detail(window.state.db, row.item_id)  # type: ignore[arg-type]
     assert row.external_id in editor.title.text()
-    shown = [editor.rule_lists[p].model.rowCount() for p in (Polarity.POSITIVE, Polarity.NEGATIVE)]
+    shown = [editor.rule_lists[p].model.rowCount() for p in ("positive", "negative")]
     assert shown == [sum(r.polarity == p for r in detail.rules) for p in ("positive", "negative")]
     assert editor.history.model.rowCount() > 0 or row.manual_label is None
 
