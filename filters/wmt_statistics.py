@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -224,7 +225,11 @@ def _dataset(db: Database, suite: str, options: WmtOptions, task: TaskState | No
         # reports each metric pair's test, and stops there when the caller cancels (the window's Cancel)
         results[setting] = agreement.compare(
             setting, gold, metrics, permutations=options.permutations, seed=options.seed, alpha=options.alpha,
-            progress=lambda done, total, s=setting: progress_of(task).progress(
-                done, total, f"{suite}: {s} permutation tests, metric pair {done + 1:,} of {total:,}"))
+            progress=partial(_pair_progress, task, f"{suite}: {setting}"))
         chance[setting] = agreement.chance(setting, gold)
     return DatasetStatistics(suite, kind, systems, len(items), results, chance)
+
+
+def _pair_progress(task: TaskState | None, what: str, done: int, total: int) -> None:
+    """Each metric pair's permutation test as a step of the task (the window's Cancel stops there)."""
+    progress_of(task).progress(done, total, f"{what} permutation tests, metric pair {done + 1:,} of {total:,}")

@@ -4,6 +4,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from sqlalchemy import create_engine
@@ -12,6 +13,11 @@ from sqlalchemy.engine import make_url
 from store import Database, open_database
 from store.engine import make_engine
 from store.models import Base
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from filters.bertscore import SentenceEmbedding
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "external"
 
@@ -99,12 +105,12 @@ def encoded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     sentences: dict[tuple[int, ...], str] = {}
     tokenise, encode = bertscore.Encoder.token_ids, bertscore.Encoder.encode
 
-    def remembered(self, sentence):  # type: ignore[no-untyped-def]
+    def remembered(self: bertscore.Encoder, sentence: str) -> list[int]:
         ids = tokenise(self, sentence)
         sentences.setdefault(tuple(ids), sentence)
         return ids
 
-    def counting(self, ids):  # type: ignore[no-untyped-def]
+    def counting(self: bertscore.Encoder, ids: Sequence[Sequence[int]]) -> list[SentenceEmbedding]:
         seen.extend(sentences[tuple(each)] for each in ids)
         return encode(self, ids)
 

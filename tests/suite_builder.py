@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import CursorResult, insert, select
+from sqlalchemy.orm import Session
 
 from store import Database
 from store.models import Item, Output, Reference, Suite, System, SystemOutput
@@ -27,7 +29,7 @@ def build_suite(db: Database, name: str, references: Sequence[Sequence[str]],
         add_systems(session, suite.id, item_ids, outputs)
 
 
-def add_systems(session, suite_id: int, item_ids: Mapping[int, int],  # type: ignore[no-untyped-def]
+def add_systems(session: Session, suite_id: int, item_ids: Mapping[int, int],
                 outputs: Mapping[str, Sequence[str | None]]) -> None:
     for system_name, texts in outputs.items():
         system = System(suite_id=suite_id, name=system_name)
@@ -39,13 +41,16 @@ def add_systems(session, suite_id: int, item_ids: Mapping[int, int],  # type: ig
             item_id = item_ids[position]
             output_id = session.scalar(select(Output.id).where(Output.item_id == item_id, Output.text == text))
             if output_id is None:
-                output_id = session.execute(insert(Output).values(item_id=item_id, text=text)).inserted_primary_key[0]
+                inserted = cast("CursorResult[Any]", session.execute(insert(Output).values(item_id=item_id, text=text)))
+                assert inserted.inserted_primary_key is not None
+                output_id = inserted.inserted_primary_key[0]
             session.execute(insert(SystemOutput).values(system_id=system.id, item_id=item_id, output_id=output_id))
 
 
 def add_system(db: Database, suite_name: str, system_name: str, texts: Sequence[str | None]) -> None:
     with db.transaction() as session:
         suite_id = session.scalar(select(Suite.id).where(Suite.name == suite_name))
+        assert suite_id is not None
         item_ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite_id)).all())
         add_systems(session, suite_id, item_ids, {system_name: texts})
 
@@ -56,5 +61,6 @@ def add_reference_set(db: Database, name: str, kind: str, texts: Sequence[str | 
 
     with db.transaction() as session:
         suite_id = session.scalar(select(Suite.id))
+        assert suite_id is not None
         ids = dict(session.execute(select(Item.position, Item.id).where(Item.suite_id == suite_id)).all())
         add(session, suite_id, name, kind, {ids[i]: [text] for i, text in enumerate(texts) if text is not None})

@@ -6,11 +6,13 @@ from __future__ import annotations
 import csv
 import re
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 import numpy as np
+from sacrebleu.metrics.base import Score
 
 MARK = re.compile(r"</?v>")
 
@@ -46,8 +48,9 @@ def ted_vectors(path: Path, names: tuple[str, ...] = ("bleu", "chrf", "ter")) ->
     segments = sorted({seg for _, seg in scores})
     gold = np.array([[scores[(s, seg)] for seg in segments] for s in systems])
     refs = [texts[("ref", seg)] for seg in segments]
-    scorers = {"bleu": (sacrebleu.sentence_bleu, 1.0), "chrf": (sacrebleu.sentence_chrf, 1.0),
-               "ter": (sacrebleu.sentence_ter, -1.0)}
+    scorers: dict[str, tuple[Callable[[str, list[str]], Score], float]] = {
+        "bleu": (sacrebleu.sentence_bleu, 1.0), "chrf": (sacrebleu.sentence_chrf, 1.0),
+        "ter": (sacrebleu.sentence_ter, -1.0)}
     metrics = {name: sign * np.array([[scorer(texts[(s, seg)], [r]).score for seg, r in zip(segments, refs)]
                                       for s in systems])
                for name, (scorer, sign) in scorers.items() if name in names}

@@ -2,28 +2,30 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
+from suite_builder import build_suite
 
 from filters.adversarial import AdversarialOptions, SuiteTexts, adversarial_validation, classify, separate
-from store import open_database
+from store import Database, open_database
 from suite.errors import TsqeError
-from tests.suite_builder import build_suite
 
 
 @pytest.fixture
-def db(tmp_path):
+def db(tmp_path: Path) -> Iterator[Database]:
     database = open_database(tmp_path / "t.sqlite")
     yield database
     database.close()
 
 
-def _suite(db, name, sources, outputs):
+def _suite(db: Database, name: str, sources: list[str], outputs: list[str | None]) -> None:
     build_suite(db, name, [["ref"]] * len(sources), {"sys": outputs}, sources=sources)
 
 
-def test_suites_of_different_words_are_told_apart_every_seed(db):
+def test_suites_of_different_words_are_told_apart_every_seed(db: Database) -> None:
     # 20 items against 30: 20 a side (the larger sampled down), 12 train / 4 dev / 4 test each: every test item
     # shares its character n-grams with its own suite only, so each of the 3 seeds scores 8 of 8
     _suite(db, "cats", [f"the cat sat on mat {i}" for i in range(20)], [f"o{i}" for i in range(20)])
@@ -37,7 +39,7 @@ def test_suites_of_different_words_are_told_apart_every_seed(db):
     assert halves["cats"].items == 10 and halves["dogs"].items == 15  # two halves of one suite
 
 
-def test_identical_texts_are_chance_exactly(db):
+def test_identical_texts_are_chance_exactly(db: Database) -> None:
     # every source the same string: every test example has the same features, so the classifier gives all 4 + 4
     # test items one label and is right on exactly half
     _suite(db, "a", ["gleich"] * 20, ["x"] * 20)
@@ -51,7 +53,7 @@ def test_identical_texts_are_chance_exactly(db):
     assert by_pair[("a", "b")] == [1.0, 1.0] and by_pair[("a", "a")] == [0.5, 0.5]
 
 
-def test_items_without_outputs_are_left_out_with_outputs(db):
+def test_items_without_outputs_are_left_out_with_outputs(db: Database) -> None:
     _suite(db, "a", [f"satz {i}" for i in range(48)], [f"out {i}" if i < 24 else None for i in range(48)])
     _suite(db, "b", [f"satz {i}" for i in range(48)], [f"aus {i}" for i in range(48)])
     result = adversarial_validation(db, AdversarialOptions(("a", "b"), with_outputs=True, seeds=1))
@@ -59,14 +61,14 @@ def test_items_without_outputs_are_left_out_with_outputs(db):
     assert items == {("a", "a"): 12, ("a", "b"): 24, ("b", "b"): 24}
 
 
-def test_too_few_items_is_one_clear_error(db):
+def test_too_few_items_is_one_clear_error(db: Database) -> None:
     _suite(db, "small", [f"s {i}" for i in range(9)], ["o"] * 9)
     _suite(db, "big", [f"s {i}" for i in range(40)], ["o"] * 40)
     with pytest.raises(TsqeError, match="small / small: 4 items a side, too few"):  # its two halves
         adversarial_validation(db, AdversarialOptions(("small", "big"), seeds=1))
 
 
-def test_table_json_and_heat_map_say_what_the_classifier_is(db, tmp_path):
+def test_table_json_and_heat_map_say_what_the_classifier_is(db: Database, tmp_path: Path) -> None:
     _suite(db, "cats", [f"the cat sat {i}" for i in range(20)], ["o"] * 20)
     _suite(db, "dogs", [f"ein Hund lief {i}" for i in range(20)], ["o"] * 20)
     result = adversarial_validation(db, AdversarialOptions(("cats", "dogs"), seeds=1))
@@ -79,7 +81,7 @@ def test_table_json_and_heat_map_say_what_the_classifier_is(db, tmp_path):
     assert save_figure(result.heat_map(), tmp_path / "av.png").stat().st_size > 1000
 
 
-def test_classify_is_deterministic_per_seed():
+def test_classify_is_deterministic_per_seed() -> None:
     rng = np.random.default_rng(0)
     left = ["".join(rng.choice(list("abcdef"), 12)) for _ in range(40)]
     right = ["".join(rng.choice(list("abcdeg"), 12)) for _ in range(40)]

@@ -14,10 +14,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from click.testing import Result
 from import_helpers import snapshot
 from sqlalchemy import select
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from cli.main import app
 from store import Database, open_database

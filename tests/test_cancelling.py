@@ -7,6 +7,7 @@ from collections.abc import Callable
 from contextlib import closing
 from importlib import resources
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 from import_helpers import snapshot
@@ -40,7 +41,7 @@ def demo_file(name: str) -> Path:
     return Path(str(DEMO / name))
 
 
-def count_reports(path: Path, setup: Callable[[Database], None], call: Call) -> list[Progress]:
+def count_reports(path: Path, setup: Callable[[Database], object], call: Call) -> list[Progress]:
     """The reports of an uncancelled run, on a database of its own set up the same way."""
     db = open_database(path)
     try:
@@ -67,7 +68,7 @@ def cancelled_at(report: int) -> TaskState:
     return task
 
 
-def assert_cancelling_changes_nothing(tmp_path: Path, setup: Callable[[Database], None], call: Call,
+def assert_cancelling_changes_nothing(tmp_path: Path, setup: Callable[[Database], object], call: Call,
                                       writes: bool = True) -> None:
     reports = count_reports(tmp_path / "uncancelled.sqlite", setup, call)
     assert reports, "the call reports no progress"
@@ -216,7 +217,13 @@ def test_import_qe_scores(tmp_path: Path) -> None:
         db, scores, name="length", task=task))
 
 
-def wmt_test_set(tmp_path: Path) -> Callable[[Database, TaskState | None], object]:
+class WmtImport(Protocol):
+    """The import of the WMT test set: a setup (no task) and a call that is cancelled alike."""
+
+    def __call__(self, db: Database, task: TaskState | None = None) -> object: ...
+
+
+def wmt_test_set(tmp_path: Path) -> WmtImport:
     """A two-sentence WMT test set of two systems, with the call that imports it."""
     systems = tmp_path / "systems"
     systems.mkdir(parents=True)

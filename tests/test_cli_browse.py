@@ -11,6 +11,7 @@ from typer.testing import CliRunner, Result
 
 from cli.main import app
 from store import open_database
+from store.domain import Label
 from suite.reading.browse import OutputFilter, browse_outputs
 from suite.reading.tree import suite_tree
 
@@ -33,7 +34,7 @@ def test_outputs_json_has_every_field_and_the_total(demo_db: Path) -> None:
                               "--desc", "--limit", "5", "--offset", "2", "--format", "json").stdout)
     database = open_database(demo_db)
     try:
-        page = browse_outputs(database, OutputFilter(label="fail", system="Online-X"), sort="text", descending=True,
+        page = browse_outputs(database, OutputFilter(label=Label.FAIL, system="Online-X"), sort="text", descending=True,
                               limit=5, offset=2)
     finally:
         database.close()

@@ -32,7 +32,7 @@ def demo_db(tmp_path: Path) -> Path:
     return db
 
 
-def show(db: Path, item: str = BANK) -> dict:  # type: ignore[type-arg]
+def show(db: Path, item: str = BANK) -> dict:
     return json.loads(tsqe(db, "item", "show", item, "--json").stdout)
 
 

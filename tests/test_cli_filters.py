@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import insert, select, update
 from suite_builder import add_reference_set, build_suite
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from cli.main import app
 from filters.metrics import get_metric
@@ -33,7 +33,7 @@ def db_path(tmp_path: Path) -> Path:
     return path
 
 
-def run(db_path: Path, *args: str):  # type: ignore[no-untyped-def]
+def run(db_path: Path, *args: str) -> Result:
     return CliRunner().invoke(app, ["--db", str(db_path), *args])
 
 

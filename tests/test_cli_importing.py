@@ -4,12 +4,12 @@ import json
 from pathlib import Path
 
 from import_helpers import OUTPUTS_TSV, SUITE_JSON, write
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from cli.main import app
 
 
-def tsqe(db: Path, *args: str):  # type: ignore[no-untyped-def]
+def tsqe(db: Path, *args: object) -> Result:
     return CliRunner().invoke(app, ["--db", str(db), *map(str, args)])
 
 

@@ -5,14 +5,14 @@ from pathlib import Path
 import pytest
 from qe_testdata import stored_scores, toy_suite
 from test_qe_models import dropped_words_data, learnable_suite, write_mlqe
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from cli.main import app
 from store import open_database
 from store.models import Item, Reference
 
 
-def tsqe(db: Path, *args: str):  # type: ignore[no-untyped-def]
+def tsqe(db: Path, *args: object) -> Result:
     return CliRunner().invoke(app, ["--db", str(db), *map(str, args)])
 
 

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 from test_mqm_import import HEADER
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from cli.main import app
 
@@ -31,7 +31,7 @@ def mqm_file(tmp_path: Path) -> Path:
     return path
 
 
-def run(db: Path, *args: str):  # type: ignore[no-untyped-def]
+def run(db: Path, *args: str) -> Result:
     return CliRunner().invoke(app, ["--db", str(db), *args])
 
 

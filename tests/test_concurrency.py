@@ -11,7 +11,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from import_helpers import write
@@ -73,7 +73,7 @@ def labelling(url: str, systems: int, deadline: float) -> int:
             relabel(database)
             runs += 1
             with database.session() as session:
-                if session.scalar(select(func.count(System.id))) >= systems:
+                if cast(int, session.scalar(select(func.count(System.id)))) >= systems:
                     return runs
         raise TimeoutError("the imports did not finish in time")
     finally:

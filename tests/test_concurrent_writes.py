@@ -5,11 +5,12 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 from import_helpers import write
 from reviewing import review_output
-from sqlalchemy import select, text, update
+from sqlalchemy import Table, select, text, update
 from sqlalchemy.exc import IntegrityError
 from test_label_counts import assert_consistent
 
@@ -27,7 +28,7 @@ def foreign_keys_are_checked(db: Database) -> bool:
     with db.engine.connect() as connection:
         on = connection.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
         try:
-            connection.execute(AutoLabel.__table__.insert().values(output_id=10**9, label="pass"))
+            connection.execute(cast(Table, AutoLabel.__table__).insert().values(output_id=10**9, label="pass"))
         except IntegrityError:
             return on
         finally:
@@ -95,7 +96,7 @@ def test_a_review_saved_during_a_relabel_is_stored_between_its_chunks(db: Databa
     outdated(db)
     label_chunk = labelling._label_chunk
 
-    def slow(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def slow(*args: Any, **kwargs: Any) -> Any:
         time.sleep(0.5)  # the demo alone labels in milliseconds
         return label_chunk(*args, **kwargs)
 

@@ -109,6 +109,7 @@ def test_round_trip_through_postgresql_keeps_every_row(pg: Database, tmp_path: P
     assert relabel(pg) == label_counts(original)
     with pg.session() as session:
         largest = session.scalar(select(func.max(Output.id)))
+        assert largest is not None
     import_outputs(pg, write(tmp_path / "new.tsv", "item_id\tsystem\toutput\namb-01\tnew\tA brand new output.\n"),
                    suite_name=DEMO_SUITE)
     create_demo(pg, name="second copy")  # every table gets new rows, none colliding with a copied id

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from label_helpers import write_automatic_labels
 from sacrebleu.metrics import BLEU, CHRF, TER
+from sacrebleu.metrics.base import Metric
 from scipy import stats
 from sqlalchemy import insert, select
 from suite_builder import add_reference_set, build_suite
@@ -48,7 +49,7 @@ def _suite(db: Database) -> None:
                                                            for i in range(4)) else "fail" for o, text in outputs})
 
 
-def _direct(metric: BLEU | CHRF | TER, refs: list[list[str]], items: list[int]) -> dict[str, float]:
+def _direct(metric: Metric, refs: list[list[str]], items: list[int]) -> dict[str, float]:
     """sacrebleu's corpus score of each system on ``items`` against the reference streams ``refs``."""
     return {name: metric.corpus_score([texts[i] for i in items], [[stream[i] for i in items] for stream in refs]).score
             for name, texts in OUTPUTS.items()}
@@ -95,6 +96,7 @@ def test_a_resample_is_sacrebleus_corpus_score_on_the_drawn_segments(db: Databas
     _suite(db)
     metric = get_metric("bleu")
     level = metric.system_scores(db, list(OUTPUTS), RefChoice.parse("standard"), suite_name=None, task=None)  # type: ignore[arg-type]
+    assert level is not None
     assert level.statistics is not None
     weights = np.array([[2.0, 0.0, 1.0, 1.0]])  # segment 1 drawn twice, segment 2 not at all
     resampled = level.statistics.scores(weights)
@@ -102,6 +104,7 @@ def test_a_resample_is_sacrebleus_corpus_score_on_the_drawn_segments(db: Databas
     assert {s: v[0] for s, v in resampled.items()} == pytest.approx(_direct(BLEU(effective_order=True), [REFS], items))
     joined = metric.system_scores(db, list(OUTPUTS), RefChoice.parse("standard+para", "max"), suite_name=None,
                                   task=None)  # type: ignore[arg-type]
+    assert joined is not None
     assert isinstance(joined.statistics, CombinedStatistics)
     assert joined.scores == pytest.approx({s: max(_direct(BLEU(effective_order=True), [REFS], [0, 1, 2, 3])[s],
                                                   _direct(BLEU(effective_order=True), [PARA], [0, 1, 2])[s])  # type: ignore[list-item]

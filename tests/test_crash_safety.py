@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -154,9 +155,9 @@ LABELLING_TABLES = ("auto_labels", "label_fingerprints", "item_label_counts", "i
 """What labelling writes: each chunk's part of them in one transaction."""
 
 
-def _labelled_parts(state: State) -> dict[object, tuple[list[tuple[object, ...]], ...]]:
+def _labelled_parts(state: State) -> dict[Any, tuple[list[tuple[object, ...]], ...]]:
     """Item id -> its rows of ``LABELLING_TABLES`` (auto labels through its outputs, the others by item id)."""
-    parts: dict[object, tuple[list[tuple[object, ...]], ...]] = {
+    parts: dict[Any, tuple[list[tuple[object, ...]], ...]] = {
         item_id: tuple([] for _ in LABELLING_TABLES) for item_id, *_ in state["items"]}
     item_of = {output_id: item_id for output_id, item_id, *_ in state["outputs"]}
     for row in state["auto_labels"]:

@@ -8,6 +8,7 @@ from filters import bertscore
 from filters.bertscore import greedy_match
 from filters.metrics.da_bertscore import da_bertscore, difficulty_scores, repeated_token_weights
 from filters.scoring import score_outputs
+from store import Database
 
 
 def test_greedy_match_on_known_similarities() -> None:
@@ -63,7 +64,7 @@ OUTPUTS = {
 }
 
 
-def test_da_bertscore_on_a_suite(db, encoded: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_da_bertscore_on_a_suite(db: Database, encoded: list[str]) -> None:
     import bert_score
 
     build_suite(db, "t", REFS, OUTPUTS)
@@ -95,7 +96,7 @@ def test_da_bertscore_on_a_suite(db, encoded: list[str]) -> None:  # type: ignor
     assert encoded == []
 
 
-def test_da_bertscore_per_output_is_the_papers_segment_score_and_a_qe_proxy(db) -> None:  # type: ignore[no-untyped-def]
+def test_da_bertscore_per_output_is_the_papers_segment_score_and_a_qe_proxy(db: Database) -> None:
     """``tsqe qe metric --metric da-bertscore-f``: each output's segment DA-F (harmonic mean of its DA-P and
     DA-R), the difficulty over every system of the suite; not cached, since it moves when a system is added."""
     from sqlalchemy import func, select
@@ -120,7 +121,7 @@ def test_da_bertscore_per_output_is_the_papers_segment_score_and_a_qe_proxy(db) 
                               .where(MetricScore.signature.like("da-bertscore%"))) == 0
 
 
-def test_da_system_scores_resample_and_join_reference_sets(db) -> None:  # type: ignore[no-untyped-def]
+def test_da_system_scores_resample_and_join_reference_sets(db: Database) -> None:
     from filters.metrics import suite_metric
     from suite.references import RefChoice
     from suite.tasks import TaskState
@@ -132,16 +133,20 @@ def test_da_system_scores_resample_and_join_reference_sets(db) -> None:  # type:
     metric = suite_metric("da-bertscore-f")
     task = TaskState()
     own = metric.system_scores(db, ["fair", "good", "poor"], RefChoice.default(), suite_name=None, task=task)
+    assert own is not None
     assert own.statistics is not None
     again = own.statistics.scores(np.ones((1, len(own.statistics.items))))
     assert {s: v[0] for s, v in again.items()} == pytest.approx(own.scores)
     paraphrase = metric.system_scores(db, ["fair", "good", "poor"], RefChoice.parse("para"), suite_name=None,
                                       task=task)
+    assert paraphrase is not None
     assert paraphrase.signature.get("refs") == "para"
     joined = metric.system_scores(db, ["fair", "good", "poor"], RefChoice.parse("standard+para", "mean"),
                                   suite_name=None, task=task)
+    assert joined is not None
     standard = metric.system_scores(db, ["fair", "good", "poor"], RefChoice.parse("standard"), suite_name=None,
                                     task=task)
+    assert standard is not None
     assert joined.scores == pytest.approx({s: (standard.scores[s] + paraphrase.scores[s]) / 2 for s in OUTPUTS})
     assert str(joined.signature).endswith("|refs:standard+para|combine:mean")
     with pytest.raises(Exception, match="one reference set at a time"):

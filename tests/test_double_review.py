@@ -8,6 +8,7 @@ import json
 import random
 import threading
 from pathlib import Path
+from typing import cast
 
 import pytest
 from review_suites import build_review_suite
@@ -15,6 +16,7 @@ from sklearn.metrics import cohen_kappa_score
 from sqlalchemy import select
 
 from store import Database, open_database
+from store.domain import Label
 from store.models import ReviewAssignment
 from suite.assist.agreement import cohen_kappa, gwet_ac1, reviewer_agreement
 from suite.assist.assignment_edits import Adjudicate, AnswerAssignments
@@ -36,11 +38,11 @@ from suite.errors import EditConflict, TsqeError
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 
-def first_reviews(db: Database) -> dict[int, str]:
+def first_reviews(db: Database) -> dict[int, Label]:
     """anna decides every output of the review suite: odd ids pass, even ids fail (13 pass, 12 fail)."""
     ids = output_ids(db, OutputFilter())
-    labels = {i: "pass" if i % 2 else "fail" for i in ids}
-    for label in ("pass", "fail"):
+    labels = {i: Label.PASS if i % 2 else Label.FAIL for i in ids}
+    for label in (Label.PASS, Label.FAIL):
         decide(db, [OutputDecision(SeenOutput(i), label) for i in ids if labels[i] == label], "anna")
     return labels
 
@@ -92,7 +94,7 @@ def test_a_reviewer_who_gave_one_label_only_is_named_beside_kappa(suite: Databas
     first = first_reviews(suite)  # anna: pass 13, fail 12
     plan_review_checks(suite, double_share=1.0, control_share=0.0, seed=1, author="lead")
     take_assignments(suite, "ben", limit=30)
-    answer_all(suite, "ben", {output: "pass" for output in first})  # ben passes everything
+    answer_all(suite, "ben", {output: Label.PASS for output in first})  # ben passes everything
     overall = reviewer_agreement(suite).rows[0]
     assert (overall.compared, overall.agreed, overall.kappa) == (25, 13, pytest.approx(0.0))
     assert overall.single_labelled == ("ben",)
@@ -110,7 +112,7 @@ def test_a_plan_chooses_a_seeded_share_of_each_category_s_reviewed_outputs(suite
                                                                                   ("Punctuation", 5, 2)]
     assert planned.added == 8 and "8 reviewed outputs added for a second review" in planned.lines()[0]
     chosen = {row.output_id for row in assignment_rows(suite)}
-    assert all(row.expected == ("pass" if row.output_id % 2 else "fail") and row.first_reviewer == "anna"
+    assert all(row.expected == ("pass" if cast(int, row.output_id) % 2 else "fail") and row.first_reviewer == "anna"
                for row in assignment_rows(suite))
     assert plan_review_checks(suite, double_share=0.3, control_share=0.0, seed=4, author="lead").added == 0
     with suite.transaction() as session:
@@ -125,11 +127,11 @@ def test_a_plan_chooses_a_seeded_share_of_each_category_s_reviewed_outputs(suite
 
 def test_a_plan_tops_up_and_gives_a_small_category_one(suite: Database) -> None:
     ids = output_ids(suite, OutputFilter())
-    decide(suite, [OutputDecision(SeenOutput(i), "pass") for i in ids[:10]], "anna")  # all Tense
-    decide(suite, [OutputDecision(SeenOutput(ids[-1]), "pass")], "anna")  # one of Punctuation
+    decide(suite, [OutputDecision(SeenOutput(i), Label.PASS) for i in ids[:10]], "anna")  # all Tense
+    decide(suite, [OutputDecision(SeenOutput(ids[-1]), Label.PASS)], "anna")  # one of Punctuation
     planned = plan_review_checks(suite, double_share=0.2, control_share=0.0, seed=1, author="lead")
     assert [(c.category, c.planned) for c in planned.categories] == [("Tense", 2), ("Punctuation", 1)]
-    decide(suite, [OutputDecision(SeenOutput(i), "fail") for i in ids[10:20]], "anna")
+    decide(suite, [OutputDecision(SeenOutput(i), Label.FAIL) for i in ids[10:20]], "anna")
     again = plan_review_checks(suite, double_share=0.2, control_share=0.0, seed=1, author="lead")
     assert [(c.category, c.reviewed, c.planned, c.added) for c in again.categories] == [
         ("Tense", 20, 4, 2), ("Punctuation", 1, 1, 0)]
@@ -152,14 +154,14 @@ def test_a_second_reviewer_decides_blind_and_never_their_own_first_decision(suit
     assert take_assignments(suite, "ben", limit=10) == given  # what one holds comes back first
     assert len(take_assignments(suite, "cara", limit=30)) == 15
     with pytest.raises(TsqeError, match="given to ben, not to cara"):
-        answer_assignments(suite, [Answer(given[0].id, "pass")], "cara")
+        answer_assignments(suite, [Answer(given[0].id, Label.PASS)], "cara")
 
 
-def answer_all(db: Database, reviewer: str, answers: dict[int, str]) -> None:
+def answer_all(db: Database, reviewer: str, answers: dict[int, Label]) -> None:
     """Answer each assignment of ``reviewer`` with ``answers[output id]``."""
     with db.session() as session:
         outputs = dict(session.execute(select(ReviewAssignment.id, ReviewAssignment.output_id)).all())
-    answer_assignments(db, [Answer(a.id, answers[outputs[a.id]]) for a in my_assignments(db, reviewer)],
+    answer_assignments(db, [Answer(a.id, answers[cast(int, outputs[a.id])]) for a in my_assignments(db, reviewer)],
                        reviewer)
 
 
@@ -167,7 +169,7 @@ def test_agreement_per_reviewer_pair_and_category_is_cohen_s_kappa(suite: Databa
     first = first_reviews(suite)  # anna: pass 13 (odd ids), fail 12
     plan_review_checks(suite, double_share=1.0, control_share=0.0, seed=1, author="lead")
     assert len(take_assignments(suite, "ben", limit=30)) == 25
-    second = dict(first) | {1: "fail", 3: "fail", 2: "pass"}  # ben: pass 12, fail 13, 22 of 25 agree
+    second = dict(first) | {1: Label.FAIL, 3: Label.FAIL, 2: Label.PASS}  # ben: pass 12, fail 13, 22 of 25 agree
     answer_all(suite, "ben", second)
     agreement = reviewer_agreement(suite)
     overall, tense, punctuation = agreement.rows
@@ -187,14 +189,14 @@ def test_disagreements_are_adjudicated_into_a_normal_review_with_both_in_the_his
     first = first_reviews(suite)
     plan_review_checks(suite, double_share=1.0, control_share=0.0, seed=1, author="lead")
     take_assignments(suite, "ben", limit=30)
-    answer_all(suite, "ben", dict(first) | {1: "fail"})
+    answer_all(suite, "ben", dict(first) | {1: Label.FAIL})
     (open_one,) = disagreements(suite)
     assert (open_one.output_id, open_one.first_label, open_one.first_reviewer, open_one.second_label,
             open_one.second_reviewer, open_one.manual_label) == (1, "pass", "anna", "fail", "ben", "pass")
     with pytest.raises(EditConflict):
-        adjudicate(suite, open_one.assignment_id, "fail", "cara", expected_version=open_one.manual_version + 1)
+        adjudicate(suite, open_one.assignment_id, Label.FAIL, "cara", expected_version=open_one.manual_version + 1)
     ledger = Ledger()
-    step = Adjudicate(open_one.assignment_id, 1, open_one.item_id or 0, "f1 · A", "fail", open_one.manual_version,
+    step = Adjudicate(open_one.assignment_id, 1, open_one.item_id or 0, "f1 · A", Label.FAIL, open_one.manual_version,
                       "the tense is wrong")
     undo = step.apply(suite, "cara", ledger)
     (row,) = output_rows(suite, [1])
@@ -205,9 +207,9 @@ def test_disagreements_are_adjudicated_into_a_normal_review_with_both_in_the_his
     assert (entry.after["first_review"], entry.after["second_review"]) == ("pass by anna", "fail by ben")
     assert entry.before == {"label": "pass", "reviewer": "anna", "comment": None}
     with pytest.raises(TsqeError, match="adjudicated already by cara"):
-        adjudicate(suite, open_one.assignment_id, "pass", "dan", expected_version=row.manual_version)
+        adjudicate(suite, open_one.assignment_id, Label.PASS, "dan", expected_version=row.manual_version)
     with pytest.raises(TsqeError, match="adjudicated by cara: its answer stays"):
-        answer_assignments(suite, [Answer(open_one.assignment_id, "pass")], "ben")
+        answer_assignments(suite, [Answer(open_one.assignment_id, Label.PASS)], "ben")
     redo = undo.apply(suite, "cara", ledger)  # the first decision back, the disagreement open again
     (row,) = output_rows(suite, [1])
     assert (row.manual_label, row.reviewer) == ("pass", "anna") and len(disagreements(suite)) == 1
@@ -220,7 +222,7 @@ def test_an_answer_is_undone_as_it_was(suite: Database) -> None:
     plan_review_checks(suite, double_share=0.2, control_share=0.0, seed=1, author="lead")
     (given, *_) = take_assignments(suite, "ben", limit=3)
     ledger = Ledger()
-    undo = AnswerAssignments((Answer(given.id, "fail", "not sure"),), "fail on f1").apply(suite, "ben", ledger)
+    undo = AnswerAssignments((Answer(given.id, Label.FAIL, "not sure"),), "fail on f1").apply(suite, "ben", ledger)
     assert my_assignments(suite, "ben")[0].label == "fail"
     undo.apply(suite, "ben", ledger)
     mine = {a.id: a for a in my_assignments(suite, "ben")}
@@ -237,8 +239,9 @@ def test_controls_are_mixed_in_unmarked_and_each_reviewer_s_accuracy_is_reported
     assert kinds != sorted(kinds) or kinds != sorted(kinds, reverse=True)  # not all controls at one end
     controls = [rows[a.id] for a in given if rows[a.id].kind == "control"]
     assert {c.expected for c in controls} <= {"pass", "fail"} and len({c.known_id for c in controls}) == 2
-    answers = [Answer(a.id, rows[a.id].expected if rows[a.id].kind == "double" or rows[a.id] is not controls[0]
-                      else "unknown") for a in given]
+    answers = [Answer(a.id, cast(Label, rows[a.id].expected)
+                      if rows[a.id].kind == "double" or rows[a.id] is not controls[0] else Label.UNKNOWN)
+               for a in given]
     answer_assignments(suite, answers, "ben")
     (ben,) = control_accuracy(suite)
     assert (ben.reviewer, ben.answered, ben.right, ben.accuracy, ben.open) == ("ben", 2, 1, 0.5, 0)
@@ -266,7 +269,7 @@ def race(db_url: str, reviewers: list[str], rounds: int) -> dict[str, list[int]]
                 if not given:
                     return
                 got[reviewer] += [a.id for a in given]
-                answer_assignments(database, [Answer(a.id, "pass") for a in given], reviewer)
+                answer_assignments(database, [Answer(a.id, Label.PASS) for a in given], reviewer)
         except BaseException as error:  # noqa: BLE001 - reported by the test
             errors.append(error)
         finally:

@@ -3,6 +3,7 @@ reading them back (filters.human_judgements)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -39,7 +40,7 @@ def suite(db: Database) -> Database:
     return db
 
 
-def stored(db: Database) -> dict[str, object]:
+def stored(db: Database) -> dict[str, Any]:
     with db.session() as session:
         return {
             "system": dict(session.execute(select(System.name, HumanScore.score).join(HumanScore)).all()),
@@ -172,7 +173,7 @@ def test_removing_an_item_keeps_its_segment_scores_for_the_restore(suite: Databa
     snapshot = remove_item(suite, find_item(suite, "1", "nt"), author="ada")
     assert [(h.system, h.score, h.raw, h.judgements) for h in snapshot.human_scores] == [
         ("A", 0.5, 80.0, 2), ("B", -0.2, 60.0, 3)]
-    assert [row[:2] for row in stored(suite)["segments"]] == [("A", "2"), ("B", "3")]  # type: ignore[index]
+    assert [row[:2] for row in stored(suite)["segments"]] == [("A", "2"), ("B", "3")]
     restore_removed_item(suite, "1", "nt", author="bob")
     assert stored(suite)["segments"] == [
         ("A", "1", 0.5, 80.0, 2), ("A", "2", 0.1, 70.0, 1), ("B", "1", -0.2, 60.0, 3), ("B", "3", 0.0, 65.0, 1)]

@@ -216,7 +216,7 @@ def test_migration_0011_normalises_what_was_stored_and_leaves_clashes_apart(tmp_
     database = open_database(tmp_path / "old.sqlite")
     try:
         with database.session() as session:
-            texts = dict(session.execute(text("SELECT id, text FROM outputs")).all())
+            texts: dict[int, str] = dict(session.execute(text("SELECT id, text FROM outputs")).all())
             item = session.execute(text("SELECT external_id, source FROM items")).one()
             history = session.scalar(text("SELECT item_external_id FROM history"))
             pattern = session.scalar(text("SELECT pattern FROM rules"))

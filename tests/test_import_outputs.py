@@ -10,7 +10,7 @@ from import_helpers import OUTPUTS_TSV, small_suite, snapshot, write
 from sqlalchemy import func, select
 
 from store import Database
-from store.models import Item, ManualLabel, Output, System, SystemOutput
+from store.models import Base, Item, ManualLabel, Output, System, SystemOutput
 from suite.errors import InputFileError, TsqeError
 from suite.importers import import_outputs
 from suite.importers import outputs as outputs_importer
@@ -31,9 +31,11 @@ def outputs_by_system(db: Database) -> dict[tuple[str, str], str]:
         return {(item, system): text for item, system, text in rows}
 
 
-def count(db: Database, model) -> int:
+def count(db: Database, model: type[Base]) -> int:
     with db.session() as session:
-        return session.scalar(select(func.count()).select_from(model))
+        counted = session.scalar(select(func.count()).select_from(model))
+        assert counted is not None
+        return counted
 
 
 def test_tsv_merges_identical_outputs_and_keeps_empty_and_quoted_ones(db: Database, tmp_path: Path) -> None:
@@ -176,13 +178,13 @@ def test_the_same_system_imported_twice_at_the_same_moment_is_refused_in_words(
     it is told to import again, and nothing of it is stored; importing it again then changes nothing."""
     small_suite(pg, tmp_path, outputs=False)
     both_writing = threading.Barrier(2, timeout=30)
-    write_outputs = outputs_importer._Writer.write
+    write_outputs = outputs_importer.OutputWriter.write
 
     def writing_when_both_are_here(writer: Any, rows: Any) -> None:
         both_writing.wait()
         write_outputs(writer, rows)
 
-    monkeypatch.setattr(outputs_importer._Writer, "write", writing_when_both_are_here)
+    monkeypatch.setattr(outputs_importer.OutputWriter, "write", writing_when_both_are_here)
     path = write(tmp_path / "outputs.tsv", OUTPUTS_TSV)
 
     def importing() -> str:

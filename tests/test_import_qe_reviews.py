@@ -41,6 +41,7 @@ def test_qe_scores_by_system_average_disagreeing_identical_outputs(db: Database,
                                                     ("3", "He won't run."): 2.0})
     with db.session() as session:
         qe_system = session.scalar(select(QESystem))
+        assert qe_system is not None
         assert (qe_system.kind, qe_system.higher_is_better) == ("imported", False)
 
 

@@ -5,13 +5,14 @@ from pathlib import Path
 
 import pytest
 
+from store import Database
 from suite.importers import import_outputs, import_suite
 from suite.reading.status import suite_status
 
 pytestmark = pytest.mark.shared
 
 
-def test_dfki_de_en_with_wmt21_outputs(db, shared_data: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dfki_de_en_with_wmt21_outputs(db: Database, shared_data: Path) -> None:
     suite = import_suite(db, shared_data / "mt-testsuite" / "testset" / "de-en" / "items.json")
     assert suite.warnings == []
     assert {k: suite.counts[k] for k in ("items", "categories", "phenomena", "invalid_rules")} == {

@@ -29,6 +29,7 @@ def test_dfki_happy_path(db: Database, tmp_path: Path) -> None:
     assert result.counts["phenomena"] == 3
     with db.session() as session:
         suite = session.scalar(select(Suite))
+        assert suite is not None
         assert (suite.name, suite.source_lang, suite.target_lang) == ("de-en", "de", "en")
         items = session.scalars(select(Item).order_by(Item.position)).all()
         assert [(i.external_id, i.position, i.source) for i in items] == [
@@ -38,7 +39,8 @@ def test_dfki_happy_path(db: Database, tmp_path: Path) -> None:
         # The empty negative token of item 2 says nothing and is left out.
         assert sorted((k.kind, k.text) for k in items[1].known_translations) == [
             ("bad", "He runs."), ("good", "He will run.")]
-        assert items[1].phenomenon.category.name == "Verb tense"
+        assert items[1].phenomenon is not None and items[1].phenomenon.category.name == "Verb tense"
+        assert items[2].phenomenon is not None
         assert items[2].phenomenon.name == "Future" and items[2].phenomenon.category.name == "Negation"
 
 
@@ -50,7 +52,8 @@ def test_dfki_invalid_regex_is_kept_as_invalid_rule_with_warning(db: Database, t
     assert result.counts["invalid_rules"] == 1
     with db.session() as session:
         rule = session.scalar(select(Rule).where(Rule.pattern == "will (run"))
-        assert rule.valid is False and "missing )" in rule.error
+        assert rule is not None
+        assert rule.valid is False and rule.error is not None and "missing )" in rule.error
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -107,6 +110,7 @@ def test_generic_tsv_happy_path(db: Database, tmp_path: Path) -> None:
     with db.session() as session:
         assert session.scalar(select(Suite.name)) == "mini"
         item = session.scalar(select(Item).where(Item.external_id == "a1"))
+        assert item is not None
         assert sorted((k.kind, k.text) for k in item.known_translations) == [
             ("bad", "Her man came."), ("good", "Her husband came."), ("good", "Her spouse came.")]
         assert [(r.kind, r.text) for r in item.references] == [("standard", "Her husband came.")]
@@ -300,6 +304,7 @@ def test_dfki_extensions_are_read(db: Database, tmp_path: Path) -> None:
     import_suite(db, path)
     with db.session() as session:
         item = session.scalar(select(Item).where(Item.external_id == "1"))
+        assert item is not None
         assert [(r.polarity, r.pattern, r.ignore_case) for r in item.rules] == [
             ("positive", "husband", False), ("positive", "spouse", True), ("negative", r"\bman\b", False)]
         assert [(r.kind, r.text) for r in sorted(item.references, key=lambda r: r.id)] == [

@@ -424,7 +424,7 @@ def test_a_review_and_a_relabel_of_its_item_at_once_both_count(any_db: Database,
     with any_db.transaction() as session:  # the item's rules change without relabelling it: its labels go stale
         session.execute(update(Rule).where(Rule.item_id == item_id).values(pattern="^never matched$"))
     counted, release = threading.Event(), threading.Event()
-    count_reviews = review_module.count_reviews
+    count_reviews = review_module.count_reviews  # type: ignore[attr-defined]  # the name the module imported
 
     def held_open(connection: Connection, changes: Sequence[ReviewMove]) -> None:
         count_reviews(connection, changes)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from import_helpers import small_suite, write
@@ -161,6 +162,7 @@ def test_new_output_is_labelled(db: Database) -> None:
     relabel(db)
     with db.transaction() as session:
         item_id = session.scalar(select(Item.id).where(Item.external_id == "court"))
+        assert item_id is not None
         new_id = session.scalar(insert(Output).values(item_id=item_id, text="The court said no.").returning(Output.id))
     mark(db)
     before = stamps(db), auto(db)
@@ -211,6 +213,7 @@ def test_invalid_and_timed_out_rules_give_errors_and_are_retried(db: Database) -
                         .values(pattern="(dish", valid=False, error="missing ), unterminated subpattern"))
         item_id = session.scalar(select(Item.id).where(Item.external_id == "husband"))
         slow = session.scalar(insert(Output).values(item_id=item_id, text="a" * 60).returning(Output.id))
+        assert slow is not None
         session.add(Rule(item_id=item_id, polarity="negative", pattern=r"(a|aa)+b", position=2))
     counts = relabel(db, timeout=0.01)
     assert counts["error"] == 4
@@ -360,6 +363,7 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
     with db.transaction() as session:
         item_id = session.scalar(select(Item.id).where(Item.external_id == "husband"))
         slow = session.scalar(insert(Output).values(item_id=item_id, text="a" * 60).returning(Output.id))
+        assert slow is not None
         rule = Rule(item_id=item_id, polarity="negative", pattern=r"(a|aa)+b", position=2)
         session.add(rule)
         session.flush()
@@ -370,7 +374,7 @@ def test_watchdog_redoes_a_hanging_chunk_with_timeouts(db: Database, monkeypatch
     in_this_process: list[tuple[int, ...]] = []
     label_chunk = labelling._label_chunk
 
-    def record(connection, plan, chunk, timed):  # type: ignore[no-untyped-def]
+    def record(connection: Any, plan: Any, chunk: Any, timed: bool) -> Any:
         in_this_process.append(chunk.items)
         return label_chunk(connection, plan, chunk, timed)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pytest
@@ -168,6 +169,7 @@ def test_cached_corpus_statistics_give_sacrebleus_corpus_scores(db: Database, me
     # an edited reference makes the cached statistics of its item's outputs stale: they are computed again
     with db.transaction() as session:
         reference = session.scalar(select(Reference).where(Reference.text == "We go home."))
+        assert reference is not None
         reference.text = "We walk home."
     edited = metric_statistics(db, metric, systems, suite_name="nt")
     fresh = system_level_scores(db, metric, systems, suite_name="nt").scores
@@ -182,7 +184,7 @@ def test_joined_reference_sets_take_the_best_single_set_corpus_score(db: Databas
     build_suite(db, "nt", REFERENCES, OUTPUTS)
     with db.transaction() as session:
         items = dict(session.execute(select(Item.external_id, Item.id)).all())
-        add_reference_set(session, session.scalar(select(Suite.id)), "other", "standard",
+        add_reference_set(session, cast(int, session.scalar(select(Suite.id))), "other", "standard",
                           {items[str(i + 1)]: [f"Something else {i}."] for i in range(len(REFERENCES))})
     systems = list(OUTPUTS)
     choice = RefChoice.parse("standard+other", "max")

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
@@ -30,7 +32,7 @@ def test_registry_names() -> None:
 
 @pytest.mark.parametrize(("name", "direct", "higher"), [
     ("bleu", BLEU(effective_order=True), True), ("chrf", CHRF(), True), ("ter", TER(), False)])
-def test_sacrebleu_metrics_equal_direct_calls(name: str, direct, higher: bool) -> None:  # type: ignore[no-untyped-def]
+def test_sacrebleu_metrics_equal_direct_calls(name: str, direct: BLEU | CHRF | TER, higher: bool) -> None:
     metric = get_metric(name)
     expected = [direct.sentence_score(h, r).score for h, r in zip(HYPS, REFS)]
     np.testing.assert_allclose(metric.score(HYPS, REFS), expected, rtol=0, atol=1e-12)
@@ -86,7 +88,7 @@ def test_bertscore_empty_candidate_scores_zero() -> None:
     assert f[1] > 0.99
 
 
-def test_bad_model_directory_and_layer(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_bad_model_directory_and_layer(tmp_path: Path) -> None:
     with pytest.raises(TsqeError, match="no config.json"):
         get_metric("bertscore-f", MetricOptions(model=str(tmp_path)))
     with pytest.raises(TsqeError, match="out of range"):

@@ -3,19 +3,21 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from suite_builder import add_reference_set, build_suite
 from typer.testing import CliRunner
 
 from cli.main import app
 from filters.monotonicity import distance_sum, monotonicity, parse_links
-from store import open_database
+from store import Database, open_database
 from suite.errors import TsqeError
 from suite.references import RefChoice
-from tests.suite_builder import add_reference_set, build_suite
 
 
-def test_links_and_their_distance():
+def test_links_and_their_distance() -> None:
     links = parse_links("0-0 1-3 4-2")
     assert links == [(0, 0), (1, 3), (4, 2)]
     assert distance_sum(links) == 0 + 2 + 2
@@ -25,7 +27,7 @@ def test_links_and_their_distance():
 
 
 @pytest.fixture
-def db(tmp_path):
+def db(tmp_path: Path) -> Iterator[Database]:
     # a word-for-word "translation" (word k -> W<k>) of 60 sentences of 6 distinct words: "same" keeps the
     # source's order, "reversed" reverses it; every word occurs in many sentences, so the links are unambiguous
     rng = random.Random(7)
@@ -39,7 +41,7 @@ def db(tmp_path):
     database.close()
 
 
-def test_the_source_order_is_monotonic_and_the_reversed_order_is_not(db):
+def test_the_source_order_is_monotonic_and_the_reversed_order_is_not(db: Database) -> None:
     result = monotonicity(db, [RefChoice.default(), RefChoice.parse("reversed")])
     standard, backwards = result.rows
     assert (standard.pairs, standard.links) == (60, 360)
@@ -49,14 +51,14 @@ def test_the_source_order_is_monotonic_and_the_reversed_order_is_not(db):
     assert [row[0].value for row in result.to_table().body] == ["default", "reversed"]
 
 
-def test_joined_entries_and_missing_sets_are_refused(db):
+def test_joined_entries_and_missing_sets_are_refused(db: Database) -> None:
     with pytest.raises(TsqeError, match="per reference set, not on joined entries"):
         monotonicity(db, [RefChoice.parse("standard+reversed")])
     with pytest.raises(TsqeError, match="name at least one"):
         monotonicity(db, [])
 
 
-def test_the_command_prints_one_row_per_set(db, tmp_path):
+def test_the_command_prints_one_row_per_set(db: Database, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "t.sqlite"), "monotonicity", "--refs",
                                       "default,reversed", "--json"])
     assert result.exit_code == 0, result.output

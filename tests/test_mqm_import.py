@@ -79,7 +79,8 @@ def test_ted_en_de_scores_equal_the_published_segment_scores(db: Database, share
         stored = {(system, item): score for system, item, score in session.execute(
             select(System.name, Item.external_id, HumanSegmentScore.score).select_from(HumanSegmentScore)
             .join(System, System.id == HumanSegmentScore.system_id).join(Item, Item.id == HumanSegmentScore.item_id))}
-        assert session.scalar(select(Item.source).where(Item.external_id == "1")).startswith("I want to ask you")
+        source = session.scalar(select(Item.source).where(Item.external_id == "1"))
+        assert source is not None and source.startswith("I want to ask you")
     assert len(stored) == 13 * 529
     assert stored.keys() == published.keys()
     assert all(stored[key] == pytest.approx(published[key], abs=1e-6) for key in stored)

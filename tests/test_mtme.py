@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 from import_helpers import snapshot, write
 from scipy.stats import kendalltau, pearsonr
-from sqlalchemy import select
+from sqlalchemy import Table, select
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -143,7 +144,7 @@ def test_tsqe_scores_exported_for_mt_metrics_eval_and_read_back(db: Database, tm
              "d\tJa.\tYes.\tYes.\tYes\tminor\tpunctuation\n")
     import_challenge(db, write(tmp_path / "set.tsv", table), "contrastive-tsv", name="set")
     with db.transaction() as session:
-        session.execute(Suite.__table__.update().values(source_lang="de", target_lang="en"))
+        session.execute(cast(Table, Suite.__table__).update().values(source_lang="de", target_lang="en"))
     chrf = score_outputs(db, "chrf")
     store_metric_as_qe(db, "bleu", name="bleu-proxy")  # written once, as the metric bleu it holds
     imported_qe = write(tmp_path / "qe.tsv", "item_id\tsystem\tscore\n" + "".join(
@@ -154,11 +155,12 @@ def test_tsqe_scores_exported_for_mt_metrics_eval_and_read_back(db: Database, tm
     written = files_under(tmp_path / "set")
     assert written["documents/de-en.docs"] == ["major tense", "major tense", "critical negation", "minor punctuation"]
     assert written["system-outputs/de-en/bad.txt"] == ["He comes.", "She goes.", "He came.", "Yes"]
-    by_system = {line.split()[0]: [] for line in written["metric-scores/de-en/chrf-all.seg.score"]}
+    by_system: dict[str, list[float]] = {
+        line.split()[0]: [] for line in written["metric-scores/de-en/chrf-all.seg.score"]}
     for line in written["metric-scores/de-en/chrf-all.seg.score"]:
         system, score = line.split()
         by_system[system].append(float(score))
-    direct = {row.system: [] for row in chrf.rows}
+    direct: dict[str, list[float]] = {row.system: [] for row in chrf.rows}
     for row in sorted(chrf.rows, key=lambda r: r.item_id):
         direct[row.system].append(row.score)
     assert by_system == direct

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import cast
 
 import numpy as np
-from sqlalchemy import select
+from sqlalchemy import Table, select
 
 from filters.variance import export_selection, filter_matrix
 from store import Database
@@ -152,7 +153,7 @@ def test_a_challenge_suite_so_named_stays_inside_the_vat_folder_and_the_submissi
     (tmp_path / "set.tsv").write_text(table, encoding="utf-8")
     import_challenge(db, tmp_path / "set.tsv", "contrastive-tsv", name=HOSTILE)
     with db.transaction() as session:
-        session.execute(Suite.__table__.update().values(source_lang="de", target_lang="en"))
+        session.execute(cast(Table, Suite.__table__).update().values(source_lang="de", target_lang="en"))
     watched, target = target_in(tmp_path)
     before = tree(watched, but=target)
     result = filter_matrix(["a", "b"], np.array([[0, 1], [0, 3]]), drop=0.0)

@@ -8,6 +8,7 @@ import pytest
 from review_suites import build_review_suite, output_id
 
 from store import Database
+from store.domain import Label
 from suite.assist.evidence import DecidedText, ItemEvidence, UndecidedOutput
 from suite.assist.neighbours import difference_words, differences, neighbour, neighbours, suite_context
 from suite.assist.tokens import words
@@ -129,5 +130,5 @@ def test_a_conflict_gets_a_neighbour_and_a_reviewer_s_unknown_none(suite: Databa
     conflict, running = output_id(suite, "He will go, he went."), output_id(suite, "She is running.")
     found = neighbours(suite, suite_context(suite), [conflict, running])
     assert set(found) == {conflict, running} and found[conflict].nearest.text == "He will go."
-    decide(suite, [OutputDecision(SeenOutput(running), "unknown")], "anna")
+    decide(suite, [OutputDecision(SeenOutput(running), Label.UNKNOWN)], "anna")
     assert set(neighbours(suite, suite_context(suite), [conflict, running])) == {conflict}

@@ -49,8 +49,9 @@ def test_ter_edits_equal_sacrebleus_on_wmt19_outputs(shared_data: Path) -> None:
 
 @pytest.mark.shared
 @pytest.mark.parametrize(("name", "tokenize"), [("bleu", "intl"), ("chrf", None), ("ter", None)])
-def test_pair_statistics_in_workers_equal_sacrebleus_corpus_statistics(shared_data: Path, monkeypatch, name: str,
-                                                                      tokenize: str | None) -> None:
+def test_pair_statistics_in_workers_equal_sacrebleus_corpus_statistics(shared_data: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch, name: str,
+                                                                       tokenize: str | None) -> None:
     monkeypatch.setattr(pair_statistics, "PARALLEL_PAIRS", 50)  # small enough to take the workers' path
     monkeypatch.setattr(pair_statistics, "CHUNK_PAIRS", 40)
     outputs, references = _wmt19(shared_data, 40, 3)

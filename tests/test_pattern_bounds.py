@@ -53,7 +53,7 @@ def test_ordinary_patterns_compile(pattern: str) -> None:
 
 
 def test_every_pattern_of_the_dfki_suite_is_within_the_bounds(shared_data: Path) -> None:
-    patterns = []
+    patterns: list[str] = []
     for pair in ("de-en", "en-de"):
         items = json.loads((shared_data / "mt-testsuite" / "testset" / pair / "items.json").read_text())["items"]
         for item in items:

@@ -116,6 +116,7 @@ def test_the_systems_chart_reads_at_twenty_systems(demo: Database) -> None:
     judged = [(i, j) for i, row in enumerate(rows) for j, name in enumerate(many) if row.cells[name].rate is not None]
     assert len(written) == len(judged)
     first = rows[0].cells[many[0]]
+    assert first.rate is not None
     assert written[0].get_text() == f"{100 * first.rate:.0f}"
     assert (written[0].get_fontweight() == "bold") == first.best_cluster
     renderer = canvas.get_renderer()

@@ -208,6 +208,7 @@ def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) 
     assert {o.decided_by_after for o in preview.outputs if o.label_after == "pass"} == \
         {"positive rule 1: painted"}  # as the editor numbers it: the stored positive rule is now its rule 2
     stored_first = next(o for o in preview.outputs if o.stored.label == "pass" and o.stored.manual is None)
+    assert stored_first.stored.decided_by is not None
     assert stored_first.stored.decided_by.startswith("positive rule 1: ")
     assert all(o.stored.systems for o in preview.outputs)
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from label_helpers import seen_version
 from reviewing import review_output
 from sqlalchemy import insert, select
+from table_dump import dump
 
 from store import Database, open_database
 from store.models import Item, ManualLabel, Output, Suite
@@ -29,7 +30,6 @@ from suite.engine.preview import Draft, DraftRule, draft_of, preview_item
 from suite.engine.rules import RuleSpec
 from suite.errors import TsqeError
 from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
-from tests.table_dump import dump
 
 SETTINGS = settings(max_examples=20, deadline=None, derandomize=True, phases=[Phase.explicit, Phase.generate],
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

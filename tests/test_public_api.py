@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -41,7 +42,7 @@ def demo_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def suite(demo_db: Path):  # type: ignore[no-untyped-def]
+def suite(demo_db: Path) -> Iterator[tsqe.Suite]:
     with tsqe.open(demo_db) as db:
         yield db.suite()
 
@@ -82,7 +83,7 @@ def test_the_accuracy_table_in_a_fresh_interpreter_is_the_commands(demo_db: Path
             assert bool(got["too_few"]) == want["too_few"]
 
 
-def test_ties_as_text_or_as_the_type_are_one_choice_and_a_wrong_one_names_the_choices(suite) -> None:  # type: ignore[no-untyped-def]
+def test_ties_as_text_or_as_the_type_are_one_choice_and_a_wrong_one_names_the_choices(suite: tsqe.Suite) -> None:
     as_text = suite.accuracy(ties="wrong", bootstrap=0).to_pandas()
     as_type = suite.accuracy(ties=tsqe.Ties.WRONG, bootstrap=0).to_pandas()
     pd.testing.assert_frame_equal(as_text, as_type)
@@ -91,7 +92,7 @@ def test_ties_as_text_or_as_the_type_are_one_choice_and_a_wrong_one_names_the_ch
         suite.accuracy(ties="coin")
 
 
-def test_ranks_and_disagreement_come_with_the_table(suite, demo_db: Path) -> None:  # type: ignore[no-untyped-def]
+def test_ranks_and_disagreement_come_with_the_table(suite: tsqe.Suite, demo_db: Path) -> None:
     accuracy = suite.accuracy(bootstrap=100)
     ranks = accuracy.ranks()
     assert list(ranks.columns) == ["row", "demo-qe", "demo-chrf"]
@@ -101,7 +102,7 @@ def test_ranks_and_disagreement_come_with_the_table(suite, demo_db: Path) -> Non
     assert json.loads(accuracy.disagreement().to_json()) == shown
 
 
-def test_reports_equal_the_commands_documents(suite, demo_db: Path) -> None:  # type: ignore[no-untyped-def]
+def test_reports_equal_the_commands_documents(suite: tsqe.Suite, demo_db: Path) -> None:
     def command(*args: str) -> object:
         return json.loads(tsqe_command("--db", str(demo_db), *args, cwd=demo_db.parent))
 
@@ -116,7 +117,7 @@ def test_reports_equal_the_commands_documents(suite, demo_db: Path) -> None:  # 
         suite.systems_report(by="system")
 
 
-def test_metrics_variance_and_stability(suite) -> None:  # type: ignore[no-untyped-def]
+def test_metrics_variance_and_stability(suite: tsqe.Suite) -> None:
     scores = suite.scores("chrf")
     assert scores.signature.startswith("chrf") and list(scores.to_pandas().columns) == ["item_id", "system", "score"]
     variance = suite.variance("chrf", drop=0.5).to_pandas()
@@ -127,7 +128,7 @@ def test_metrics_variance_and_stability(suite) -> None:  # type: ignore[no-untyp
     assert "category" in stability.columns and len(stability) > 1
 
 
-def test_progress_reaches_the_callback_and_cancelling_stops_the_work(suite) -> None:  # type: ignore[no-untyped-def]
+def test_progress_reaches_the_callback_and_cancelling_stops_the_work(suite: tsqe.Suite) -> None:
     reports: list[Progress] = []
     suite.accuracy(bootstrap=200, progress=reports.append)
     assert reports and reports[-1].fraction == pytest.approx(1.0)

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pytest
 from qe_testdata import ItemSpec, add_qe, make_suite, set_manual, synthetic_outputs
 
-from qe.accuracy import pairwise_accuracy
-from qe.pairs import build_pairs, pairs_from_outputs
+from qe.accuracy import AccuracyResult, pairwise_accuracy
+from qe.pairs import PairTable, build_pairs, pairs_from_outputs
+from store import Database
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores, read_qe_scores
 
@@ -18,7 +20,7 @@ ITEM_1 = ItemSpec("1", "A", "a1", {
 ITEM_2 = ItemSpec("2", "B", "b1", {"p": ("pass", ("S1",)), "f": ("fail", ("S2",))})
 
 
-def _setup(db):  # type: ignore[no-untyped-def]
+def _setup(db: Database) -> dict[tuple[str, str], int]:
     """Item 1 has pairs (p1,f1) (p1,f2) (p2,f1) (p2,f2); item 2 has (p,f)."""
     ids = make_suite(db, [ITEM_1, ITEM_2])
     o = {text: ids[(item, text)] for item, text in ids}
@@ -33,7 +35,7 @@ def _setup(db):  # type: ignore[no-untyped-def]
     return ids
 
 
-def _accuracy(db, **options):  # type: ignore[no-untyped-def]
+def _accuracy(db: Database, **options: Any) -> AccuracyResult:
     return pairwise_accuracy(build_pairs(db), read_qe_scores(db), bootstrap=0, **options)
 
 
@@ -42,7 +44,8 @@ def _accuracy(db, **options):  # type: ignore[no-untyped-def]
     ("wrong", 3 / 4, 2 / 4, 4, 4),
     ("drop", 3 / 3, 2 / 3, 3, 3),
 ])
-def test_ties_policies_and_directions(db, ties, hi, lo, hi_counted, lo_counted) -> None:  # type: ignore[no-untyped-def]
+def test_ties_policies_and_directions(db: Database, ties: str, hi: float, lo: float, hi_counted: int,
+                                      lo_counted: int) -> None:
     _setup(db)
     result = _accuracy(db, ties=ties)
     row_a = result.rows[0]
@@ -53,7 +56,7 @@ def test_ties_policies_and_directions(db, ties, hi, lo, hi_counted, lo_counted) 
     assert row_a.accuracy["partial"] == 0.0  # scored its only pair the wrong way round
 
 
-def test_total_is_micro_and_weighed_is_macro(db) -> None:  # type: ignore[no-untyped-def]
+def test_total_is_micro_and_weighed_is_macro(db: Database) -> None:
     _setup(db)
     result = _accuracy(db)
     assert [r.category for r in result.rows] == ["A", "B"]
@@ -65,7 +68,7 @@ def test_total_is_micro_and_weighed_is_macro(db) -> None:  # type: ignore[no-unt
     assert result.weighed.accuracy["lo"] == pytest.approx((2.5 / 4 + 1.0) / 2)
 
 
-def test_missing_scores_leave_the_denominator_and_report_coverage(db) -> None:  # type: ignore[no-untyped-def]
+def test_missing_scores_leave_the_denominator_and_report_coverage(db: Database) -> None:
     _setup(db)
     result = _accuracy(db)
     assert result.rows[1].counted["partial"] == 0
@@ -78,7 +81,7 @@ def test_missing_scores_leave_the_denominator_and_report_coverage(db) -> None:  
     assert document["rows"][1]["accuracy"]["partial"] is None
 
 
-def test_manual_labels_change_accuracy(db) -> None:  # type: ignore[no-untyped-def]
+def test_manual_labels_change_accuracy(db: Database) -> None:
     ids = _setup(db)
     set_manual(db, ids[("1", "u")], "fail")
     set_manual(db, ids[("1", "f2")], "unknown")
@@ -88,7 +91,7 @@ def test_manual_labels_change_accuracy(db) -> None:  # type: ignore[no-untyped-d
     assert row_a.accuracy["hi"] == pytest.approx(1.5 / 4)
 
 
-def test_phenomena_within_one_category(db) -> None:  # type: ignore[no-untyped-def]
+def test_phenomena_within_one_category(db: Database) -> None:
     _setup(db)
     result = _accuracy(db, category="A")
     assert result.by == "phenomenon"
@@ -98,7 +101,7 @@ def test_phenomena_within_one_category(db) -> None:  # type: ignore[no-untyped-d
         _accuracy(db, category="Z")
 
 
-def test_by_phenomenon_and_best_without_bootstrap(db) -> None:  # type: ignore[no-untyped-def]
+def test_by_phenomenon_and_best_without_bootstrap(db: Database) -> None:
     _setup(db)
     result = _accuracy(db, by="phenomenon")
     assert [(r.category, r.phenomenon) for r in result.rows] == [("A", "a1"), ("B", "b1")]
@@ -107,20 +110,20 @@ def test_by_phenomenon_and_best_without_bootstrap(db) -> None:  # type: ignore[n
     assert result.total.best == ["hi", "lo"]  # equal point accuracy
 
 
-def test_unknown_qe_system_lists_known_ones(db) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_qe_system_lists_known_ones(db: Database) -> None:
     _setup(db)
     with pytest.raises(TsqeError, match="no QE system named .nope.*known: hi, lo, partial"):
         read_qe_scores(db, names=["hi", "nope"])
     assert [s.name for s in read_qe_scores(db, names=["lo", "hi"])] == ["lo", "hi"]
 
 
-def test_no_qe_system_is_a_clear_error(db) -> None:  # type: ignore[no-untyped-def]
+def test_no_qe_system_is_a_clear_error(db: Database) -> None:
     make_suite(db, [ITEM_2])
     with pytest.raises(TsqeError, match="no QE system"):
         read_qe_scores(db)
 
 
-def _synthetic(n_items: int, seed: int = 0):  # type: ignore[no-untyped-def]
+def _synthetic(n_items: int, seed: int = 0) -> tuple[PairTable, list[QEScores]]:
     """A good QE system (noisy label), a slightly worse one, and a random one."""
     rng = np.random.default_rng(seed)
     outputs = synthetic_outputs(n_items, rng)
@@ -181,7 +184,7 @@ def test_close_systems_on_few_items_are_both_best_and_the_row_is_flagged() -> No
 def test_invalid_options_are_clear_errors() -> None:
     pairs, systems = _synthetic(20)
     with pytest.raises(TsqeError, match="ties policy 'never'"):
-        pairwise_accuracy(pairs, systems, ties="never")
+        pairwise_accuracy(pairs, systems, ties="never")  # type: ignore[arg-type]  # text the type refuses
     with pytest.raises(TsqeError, match="grouping 'system'"):
         pairwise_accuracy(pairs, systems, by="system")
     with pytest.raises(TsqeError, match="bootstrap resamples must be 0 or more"):

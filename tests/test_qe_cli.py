@@ -3,17 +3,20 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from qe_testdata import ItemSpec, add_qe, make_suite
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from cli.main import app
+from store import Database
 
 
 @pytest.fixture
-def cli(db, tmp_path):  # type: ignore[no-untyped-def]
+def cli(db: Database, tmp_path: Path) -> Callable[..., Result]:
     ids = make_suite(db, [
         ItemSpec("1", "Ambiguity", "lexical", {"a": ("pass", ("S1", "S2")), "b": ("fail", ("S3",)),
                                                "c": ("fail", ("S4",))}),
@@ -24,13 +27,13 @@ def cli(db, tmp_path):  # type: ignore[no-untyped-def]
     url = str(db.engine.url)
     runner = CliRunner()
 
-    def run(*args: str):  # type: ignore[no-untyped-def]
+    def run(*args: str) -> Result:
         return runner.invoke(app, ["--db", url, *args])
 
     return run
 
 
-def test_pairs_to_stdout_and_file(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_pairs_to_stdout_and_file(cli: Callable[..., Result], tmp_path: Path) -> None:
     result = cli("pairs")
     assert result.exit_code == 0, result.output
     rows = list(csv.DictReader(io.StringIO(result.stdout), delimiter="\t"))
@@ -41,7 +44,7 @@ def test_pairs_to_stdout_and_file(cli, tmp_path) -> None:  # type: ignore[no-unt
     assert len(pd.read_csv(out, sep="\t")) == 3
 
 
-def test_accuracy_json_and_options(cli) -> None:  # type: ignore[no-untyped-def]
+def test_accuracy_json_and_options(cli: Callable[..., Result]) -> None:
     result = cli("accuracy", "--format", "json", "--qe", "second,first", "--ties", "wrong", "--bootstrap", "50",
                  "--seed", "9")
     assert result.exit_code == 0, result.output
@@ -55,7 +58,7 @@ def test_accuracy_json_and_options(cli) -> None:  # type: ignore[no-untyped-def]
     assert [r["phenomenon"] for r in phenomena["rows"]] == ["lexical"]
 
 
-def test_accuracy_text_xlsx_and_plot(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_accuracy_text_xlsx_and_plot(cli: Callable[..., Result], tmp_path: Path) -> None:
     text = cli("accuracy")
     assert text.exit_code == 0 and "Total" in text.stdout and "weighed" in text.stdout
     result = cli("accuracy", "--format", "xlsx")
@@ -71,13 +74,13 @@ def test_accuracy_text_xlsx_and_plot(cli, tmp_path) -> None:  # type: ignore[no-
     assert png.read_bytes().startswith(b"\x89PNG")
 
 
-def test_stability_command(cli) -> None:  # type: ignore[no-untyped-def]
+def test_stability_command(cli: Callable[..., Result]) -> None:
     result = cli("stability", "--splits", "10", "--format", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["splits"] == 10
 
 
-def test_unknown_qe_and_format_are_clear_errors(cli) -> None:  # type: ignore[no-untyped-def]
+def test_unknown_qe_and_format_are_clear_errors(cli: Callable[..., Result]) -> None:
     result = cli("accuracy", "--qe", "third")
     assert result.exit_code == 2
     assert "error: no QE system named 'third' (known: first, second)" in result.stderr
@@ -85,11 +88,11 @@ def test_unknown_qe_and_format_are_clear_errors(cli) -> None:  # type: ignore[no
     assert result.exit_code == 2 and "--format 'pdf' is not one of" in result.stderr
 
 
-def test_end_to_end_through_the_importers(db, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_end_to_end_through_the_importers(db: Database, tmp_path: Path) -> None:
     """Suite, outputs, reviewed labels and QE scores imported from files, then `tsqe accuracy`."""
     from suite.importers import import_outputs, import_qe_scores, import_reviews, import_suite
 
-    def write(name: str, text: str):  # type: ignore[no-untyped-def]
+    def write(name: str, text: str) -> Path:
         path = tmp_path / name
         path.write_text(text, encoding="utf-8")
         return path

@@ -27,7 +27,9 @@ def objects(values: list[object]) -> np.ndarray:
 def suite(items: dict[str, int], right: dict[str, str]) -> tuple[LabelledOutputs, list[QEScores]]:
     """``items[category]`` items of two passing and two failing outputs (4 pairs each); QE system ``right[c]``
     scores the passing outputs of category c higher, the other system the failing ones."""
-    categories, output_item, labels = [], [], []
+    categories: list[object] = []
+    output_item: list[int] = []
+    labels: list[object] = []
     for category, count in items.items():
         for _ in range(count):
             item = len(categories)

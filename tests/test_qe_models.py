@@ -84,6 +84,7 @@ def test_model_round_trip_through_the_database(db: Database, tmp_path: Path) -> 
     summary = train_qe_system(db, name="svr", kind="features-svr", data=[str(prefix)], folds=3)
     assert summary.scores == 0
     stored = load_qe_system(db, "svr")
+    assert stored.model is not None
     assert stored.meta["data"]["files"] == [{"path": f"{prefix}.{{src,mt,hter}}", "lines": 60}]
     assert not stored.higher_is_better and stored.kind == "features-svr"
     ids = toy_suite(db, SUITE)
@@ -146,7 +147,11 @@ def test_tournament_scores_are_mean_win_probabilities() -> None:
 def noisy_suite(n_items: int, seed: int) -> tuple[list[str], list[str], np.ndarray, Preferences]:
     """Random outputs with random pass/fail labels: nothing to learn, everything to memorise."""
     rng = random.Random(seed)
-    sources, outputs, groups, better, worse = [], [], [], [], []
+    sources: list[str] = []
+    outputs: list[str] = []
+    groups: list[int] = []
+    better: list[int] = []
+    worse: list[int] = []
     for item in range(n_items):
         source = " ".join(rng.sample(WORDS, 6)) + "."
         rows = []

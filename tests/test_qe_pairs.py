@@ -6,6 +6,7 @@ import numpy as np
 from qe_testdata import ItemSpec, make_suite, set_manual, synthetic_outputs
 
 from qe.pairs import build_pairs, pair_indices, pairs_from_outputs, read_labelled_outputs
+from store import Database
 
 
 def test_pair_indices_by_hand() -> None:
@@ -39,7 +40,7 @@ def test_pair_indices_without_any_pair() -> None:
     assert item.size == 0
 
 
-def _suite(db):  # type: ignore[no-untyped-def]
+def _suite(db: Database) -> dict[tuple[str, str], int]:
     return make_suite(db, [
         ItemSpec("1", "Ambiguity", "lexical", {
             "good one": ("pass", ("S1", "S2")),  # merged: two systems, one output
@@ -54,7 +55,7 @@ def _suite(db):  # type: ignore[no-untyped-def]
     ])
 
 
-def test_build_pairs_uses_effective_labels_and_merged_systems(db) -> None:  # type: ignore[no-untyped-def]
+def test_build_pairs_uses_effective_labels_and_merged_systems(db: Database) -> None:
     _suite(db)
     frame = build_pairs(db).frame()
     assert list(frame.columns) == ["item_id", "category", "phenomenon", "pass_output", "fail_output",
@@ -69,7 +70,7 @@ def test_build_pairs_uses_effective_labels_and_merged_systems(db) -> None:  # ty
     ]
 
 
-def test_manual_labels_change_the_pair_set(db) -> None:  # type: ignore[no-untyped-def]
+def test_manual_labels_change_the_pair_set(db: Database) -> None:
     ids = _suite(db)
     set_manual(db, ids[("1", "unsure")], "fail")  # unknown -> fail: two new pairs
     set_manual(db, ids[("1", "good two")], "unknown")  # pass -> unknown: leaves
@@ -79,7 +80,7 @@ def test_manual_labels_change_the_pair_set(db) -> None:  # type: ignore[no-untyp
         ("1", "good one", "bad one"), ("1", "good one", "unsure"), ("2", "fine", "wrong")]
 
 
-def test_read_labelled_outputs_keeps_items_without_outputs_in_suite_order(db) -> None:  # type: ignore[no-untyped-def]
+def test_read_labelled_outputs_keeps_items_without_outputs_in_suite_order(db: Database) -> None:
     make_suite(db, [ItemSpec("b", "C", "p", {"x": ("pass", ("S",))}), ItemSpec("a", "C", "p")])
     outputs = read_labelled_outputs(db)
     assert list(outputs.item_ids) == ["b", "a"]

@@ -5,21 +5,23 @@ import csv
 import io
 import json
 from html.parser import HTMLParser
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from qe_testdata import ItemSpec, add_qe, make_suite
 
-from qe.accuracy import pairwise_accuracy
+from qe.accuracy import AccuracyResult, pairwise_accuracy
 from qe.pairs import build_pairs
 from qe.plots import save_accuracy_plot
+from store import Database
 from suite.errors import TsqeError
 from suite.qe_scores import read_qe_scores
 from suite.tables import render, write_table
 
 
 @pytest.fixture
-def result(db):  # type: ignore[no-untyped-def]
+def result(db: Database) -> AccuracyResult:
     """Category "A & B" (2 pairs): hi right on both, lo right on one; category "C_1" (1 pair): both right."""
     ids = make_suite(db, [
         ItemSpec("1", "A & B", "x", {"p": ("pass", ("S1",)), "f": ("fail", ("S2",)), "g": ("fail", ("S3",))}),
@@ -31,7 +33,7 @@ def result(db):  # type: ignore[no-untyped-def]
     return pairwise_accuracy(build_pairs(db), read_qe_scores(db), bootstrap=100, seed=3)
 
 
-def test_json_schema(result) -> None:  # type: ignore[no-untyped-def]
+def test_json_schema(result: AccuracyResult) -> None:
     document = json.loads(result.to_json())
     assert document["by"] == "category" and document["ties"] == "half"
     assert document["qe_systems"] == ["hi", "lo"]
@@ -51,7 +53,7 @@ def test_json_schema(result) -> None:  # type: ignore[no-untyped-def]
             assert 0 <= low <= block["accuracy"][name] <= high <= 1
 
 
-def test_csv_and_tsv(result) -> None:  # type: ignore[no-untyped-def]
+def test_csv_and_tsv(result: AccuracyResult) -> None:
     for fmt, delimiter in (("csv", ","), ("tsv", "\t")):
         rows = list(csv.DictReader(io.StringIO(render(result.to_table(), fmt)), delimiter=delimiter))
         assert [r["category"] for r in rows] == ["A & B", "C_1", "Total", "weighed"]
@@ -62,7 +64,7 @@ def test_csv_and_tsv(result) -> None:  # type: ignore[no-untyped-def]
         assert {"hi ci_low", "hi ci_high", "too_few"} <= set(rows[0])
 
 
-def test_latex_uses_booktabs_bold_and_escapes(result) -> None:  # type: ignore[no-untyped-def]
+def test_latex_uses_booktabs_bold_and_escapes(result: AccuracyResult) -> None:
     latex = render(result.to_table(), "latex")
     for rule in (r"\toprule", r"\midrule", r"\bottomrule"):
         assert rule in latex
@@ -73,7 +75,7 @@ def test_latex_uses_booktabs_bold_and_escapes(result) -> None:  # type: ignore[n
     assert "66.7" in next(line for line in latex.splitlines() if line.startswith("Total"))
 
 
-def test_markdown_and_text_show_percentages(result) -> None:  # type: ignore[no-untyped-def]
+def test_markdown_and_text_show_percentages(result: AccuracyResult) -> None:
     markdown = render(result.to_table(), "md")
     assert "| A & B | 2† | **100.0** [100.0, 100.0] | 50.0 [50.0, 50.0] |" in markdown
     assert "| weighed |  | **100.0**" in markdown
@@ -81,7 +83,7 @@ def test_markdown_and_text_show_percentages(result) -> None:  # type: ignore[no-
     assert "100.0*" in text and "66.7" in text and "weighed" in text
 
 
-def test_html_is_self_contained(result) -> None:  # type: ignore[no-untyped-def]
+def test_html_is_self_contained(result: AccuracyResult) -> None:
     page = render(result.to_table(), "html")
     assert page.startswith("<!DOCTYPE html>") and "<style>" in page
     assert "http" not in page and "<script" not in page and "<link" not in page
@@ -97,7 +99,7 @@ def test_html_is_self_contained(result) -> None:  # type: ignore[no-untyped-def]
     assert "66.7" in cells
 
 
-def test_xlsx_reads_back_with_pandas(result, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_xlsx_reads_back_with_pandas(result: AccuracyResult, tmp_path: Path) -> None:
     path = tmp_path / "accuracy.xlsx"
     write_table(result.to_table(), path)
     frame = pd.read_excel(path, sheet_name=0)
@@ -107,7 +109,7 @@ def test_xlsx_reads_back_with_pandas(result, tmp_path) -> None:  # type: ignore[
 
 
 @pytest.mark.parametrize("suffix", [".png", ".svg"])
-def test_plot_is_written(result, tmp_path, suffix) -> None:  # type: ignore[no-untyped-def]
+def test_plot_is_written(result: AccuracyResult, tmp_path: Path, suffix: str) -> None:
     path = save_accuracy_plot(result, tmp_path / f"accuracy{suffix}")
     data = path.read_bytes()
     assert data.startswith(b"\x89PNG") if suffix == ".png" else b"<svg" in data[:2000]

@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 from qe_testdata import synthetic_outputs
 
-from qe.pairs import pairs_from_outputs
+from qe.pairs import PairTable, pairs_from_outputs
 from qe.stability import ranking_stability
 from suite.errors import TsqeError
 from suite.qe_scores import QEScores
 from suite.tables import render
 
 
-def _case(noise: list[float | None], n_items: int = 600, seed: int = 0):  # type: ignore[no-untyped-def]
+def _case(noise: list[float | None], n_items: int = 600, seed: int = 0) -> tuple[PairTable, list[QEScores]]:
     """QE systems whose scores are the label plus noise of the given size (None: pure noise)."""
     rng = np.random.default_rng(seed)
     outputs = synthetic_outputs(n_items, rng)

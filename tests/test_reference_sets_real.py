@@ -14,7 +14,7 @@ import pytest
 from sacrebleu.metrics import BLEU, CHRF, TER
 from scipy import stats
 
-from filters.correlation_table import correlate_table
+from filters.correlation_table import CorrelationRow, correlate_table
 from filters.metrics import MetricOptions
 from store import Database
 from suite.importers.human_scores import import_human_scores, read_human_scores
@@ -39,7 +39,7 @@ def _lines(path: Path) -> list[str]:
 
 
 def _check(table_row_scores: dict[str, float], direct: dict[str, float], human: dict[str, float],
-           row) -> None:  # type: ignore[no-untyped-def]
+           row: CorrelationRow) -> None:
     assert table_row_scores == pytest.approx(direct, rel=1e-12, abs=1e-12)
     systems = sorted(human, key=lambda s: (-human[s], s))
     x, y = [human[s] for s in systems], [direct[s] for s in systems]
@@ -77,6 +77,7 @@ def test_wmt19_en_de_every_set_and_joined_sets_equal_sacrebleu_and_scipy(db: Dat
     direct_metrics = {"bleu": BLEU(tokenize="intl"), "chrf": CHRF(), "ter": TER()}
     assert len(table.rows) == 3 * 10
     for row in table.rows:
+        assert row.refs is not None
         metric = direct_metrics[row.metric]
         streams = [references[name] for name in row.refs.sets]
         direct = {name: metric.corpus_score(texts, streams).score for name, texts in outputs.items()}
@@ -112,6 +113,7 @@ def test_newstest2021_de_en_references_a_and_b_single_and_joined(db: Database, t
     table = correlate_table(db, ["bleu", "chrf"], entries, resamples=0)
     texts = {name: _lines(path) for name, path in refs.items()}
     for row in table.rows:
+        assert row.refs is not None
         metric = BLEU(effective_order=True) if row.metric == "bleu" else CHRF()
         if row.refs.combine == "max":
             single = [{n: metric.corpus_score(t, [texts[s]]).score for n, t in outputs.items()} for s in "AB"]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pytest
@@ -15,8 +16,12 @@ from filters.metrics.cache import store_scores
 from filters.scoring import score_outputs
 from store import Database, open_database
 from store.models import Item, KnownTranslation, MetricScore, Output, Reference, Suite
+from suite.domain import Combine
 from suite.errors import TsqeError
 from suite.references import RefChoice, add_reference_set, parse_ref_entries, reference_sets, references_of
+
+if TYPE_CHECKING:
+    from typer.testing import Result
 
 WMT = ["The cat sat on the mat.", "He went home early.", "It rained all day."]
 AR = ["A cat was sitting on the mat.", "He left for home early.", None]  # item 3 has no AR reference
@@ -38,7 +43,7 @@ def _chrf(hypothesis: str, references: list[str]) -> float:
 
 def test_parse_entries_and_signature_fields() -> None:
     assert RefChoice.parse(None).is_default and RefChoice.parse(" ").signature_fields() == ()
-    assert RefChoice.parse("wmt.p", "max") == RefChoice(("wmt.p",), "multi")  # one set: no combination
+    assert RefChoice.parse("wmt.p", "max") == RefChoice(("wmt.p",), Combine.MULTI)  # one set: no combination
     joined = RefChoice.parse("ar+wmt", "max")
     assert joined.sets == ("ar", "wmt") and joined.label == "ar+wmt"
     assert joined.signature_fields() == (("refs", "ar+wmt"), ("combine", "max"))
@@ -57,6 +62,7 @@ def test_sets_are_listed_with_kinds_counts_and_coverage(db: Database) -> None:
     _suite_with_sets(db)
     with db.session() as session:
         suite_id = session.scalar(select(Suite.id))
+        assert suite_id is not None
         assert [(s.name, s.kinds, s.references, s.items) for s in reference_sets(session, suite_id)] == [
             ("ar", ("standard",), 2, 2), ("standard", ("standard",), 3, 3), ("wmt.p", ("paraphrase",), 1, 1)]
         by_position = {pos: refs for pos, refs in zip(range(3), references_of(session, suite_id,
@@ -79,8 +85,8 @@ def test_one_set_several_sets_and_a_missing_segment(db: Database) -> None:
     assert str(ar.signature).endswith("|refs:ar|combine:multi")
     # item 3 has no AR reference: its outputs are left out of that set's scores, and counted
     assert {r.item_id for r in ar.rows} == {"1", "2"} and ar.unreferenced == 2
-    assert ar.of_item("2")[0].score == pytest.approx(max(_chrf(OUTPUTS["sysA"][1], [AR[1]]),
-                                                         _chrf(OUTPUTS["sysB"][1], [AR[1]])))
+    assert ar.of_item("2")[0].score == pytest.approx(max(_chrf(OUTPUTS["sysA"][1], [cast(str, AR[1])]),
+                                                         _chrf(OUTPUTS["sysB"][1], [cast(str, AR[1])])))
     multi = score_outputs(db, "chrf", refs=RefChoice.parse("standard+ar"))
     best = score_outputs(db, "chrf", refs=RefChoice.parse("standard+ar", "max"))
     mean = score_outputs(db, "chrf", refs=RefChoice.parse("standard+ar", "mean"))
@@ -92,7 +98,7 @@ def test_one_set_several_sets_and_a_missing_segment(db: Database) -> None:
         assert next(r.score for r in mean.rows if r.output_id == row.output_id) == pytest.approx(np.mean(values))
     for row in multi.rows:  # sacrebleu's own multi-reference chrF against both references
         position = int(row.item_id) - 1
-        refs = [WMT[position]] + ([AR[position]] if AR[position] else [])
+        refs = [WMT[position]] + ([cast(str, AR[position])] if AR[position] else [])
         output = OUTPUTS[row.system][position]
         assert row.score == pytest.approx(_chrf(output, refs))
     assert len({str(s.signature) for s in (ar, multi, best, mean)}) == 4
@@ -195,7 +201,7 @@ def test_migration_names_sets_after_kinds_and_keeps_the_default_scores(tmp_path:
 
 # --- importing, listing and composing sets -------------------------------------------------------------------
 
-def _cli(db_path: Path, *args: str):  # type: ignore[no-untyped-def]
+def _cli(db_path: Path, *args: str) -> Result:
     from typer.testing import CliRunner
 
     from cli.main import app
@@ -271,6 +277,7 @@ def test_compose_by_ratings_takes_the_best_rated_ties_to_the_first_named(tmp_pat
     db = open_database(db_path)
     with db.session() as session:
         suite_id = session.scalar(select(Suite.id))
+        assert suite_id is not None
         composed = references_of(session, suite_id, RefChoice.parse("hq-r"))
         assert list(composed.values()) == [["A cat was sitting on the mat."], [WMT[1]], [WMT[2]]]
     ratings.write_text("item_id\tset\trating\n1\twmt\t4\n1\tar\tgood\n2\twmt\t3\n3\tnope\t1\n", encoding="utf-8")
@@ -297,6 +304,7 @@ def test_compose_by_a_metric_takes_the_consensus_reference(tmp_path: Path) -> No
     db = open_database(db_path)
     with db.session() as session:
         suite_id = session.scalar(select(Suite.id))
+        assert suite_id is not None
         composed = list(references_of(session, suite_id, RefChoice.parse("hq-auto")).values())
     sets = {"ar": ["A cat was sitting on the mat.", "He left for home early.", "Rain all day."], "wmt": WMT,
             "third": ["The cat sat on a mat.", "He went home early today.", "It rained all day long."]}

@@ -7,6 +7,8 @@ import json
 import pytest
 from label_helpers import write_automatic_labels
 
+from store import Database
+from store.domain import Label
 from store.models import (
     Category,
     Item,
@@ -84,19 +86,19 @@ ITEMS = {("Negation", "Negative determiner"): 3, ("Negation", "Negation scope"):
 
 def _counts() -> list[CountRow]:
     return [
-        CountRow("Strong", "Negation", "Negative determiner", "pass", 3),
-        CountRow("Strong", "Negation", "Negation scope", "pass", 1),
-        CountRow("Strong", "Negation", "Negation scope", "conflict", 1),
-        CountRow("Strong", "False friends", "False friend", "pass", 4),
-        CountRow("Weak", "Negation", "Negative determiner", "fail", 2),
-        CountRow("Weak", "Negation", "Negative determiner", "pass", 1),
-        CountRow("Weak", "Negation", "Negation scope", "unknown", 2),
-        CountRow("Weak", "False friends", "False friend", "fail", 3),
-        CountRow("Weak", "False friends", "False friend", "error", 1),
+        CountRow("Strong", "Negation", "Negative determiner", Label.PASS, 3),
+        CountRow("Strong", "Negation", "Negation scope", Label.PASS, 1),
+        CountRow("Strong", "Negation", "Negation scope", Label.CONFLICT, 1),
+        CountRow("Strong", "False friends", "False friend", Label.PASS, 4),
+        CountRow("Weak", "Negation", "Negative determiner", Label.FAIL, 2),
+        CountRow("Weak", "Negation", "Negative determiner", Label.PASS, 1),
+        CountRow("Weak", "Negation", "Negation scope", Label.UNKNOWN, 2),
+        CountRow("Weak", "False friends", "False friend", Label.FAIL, 3),
+        CountRow("Weak", "False friends", "False friend", Label.ERROR, 1),
         # a system whose outputs were never labelled, and one that judged nothing in Negation
         CountRow("Fresh", "Negation", "Negative determiner", None, 3),
-        CountRow("Partial", "False friends", "False friend", "pass", 2),
-        CountRow("Partial", "False friends", "False friend", "fail", 2),
+        CountRow("Partial", "False friends", "False friend", Label.PASS, 2),
+        CountRow("Partial", "False friends", "False friend", Label.FAIL, 2),
     ]
 
 
@@ -172,7 +174,7 @@ def test_phenomenon_table_names_rows_by_category_and_phenomenon() -> None:
 
 # --- counting system outputs in the database ------------------------------------------------------------
 
-def test_a_merged_output_counts_once_per_system_with_effective_labels(db) -> None:  # type: ignore[no-untyped-def]
+def test_a_merged_output_counts_once_per_system_with_effective_labels(db: Database) -> None:
     with db.transaction() as session:
         suite = Suite(name="tiny", source_lang="de", target_lang="en")
         session.add(suite)

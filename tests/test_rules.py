@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from suite.engine.rules import (
+    Decision,
     ItemMatcher,
     ItemRule,
     KnownSpec,
@@ -23,7 +25,8 @@ HUSBAND = ItemRule(1, RuleSpec("positive", r"(husband|spouse|hubb(y|ies))"))
 MAN = ItemRule(2, RuleSpec("negative", r"\b(gentle)?m[ae]n\b"))
 
 
-def decide(text: str, rules=(HUSBAND, MAN), known=(), timeout: float = 1.0):  # type: ignore[no-untyped-def]
+def decide(text: str, rules: Sequence[ItemRule] = (HUSBAND, MAN), known: Sequence[KnownSpec] = (),
+           timeout: float = 1.0) -> Decision:
     return ItemMatcher(list(rules), list(known), timeout).decide(text)
 
 

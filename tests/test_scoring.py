@@ -1,44 +1,47 @@
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import pytest
 from label_helpers import write_automatic_labels
-from sqlalchemy import func, insert, select
+from sqlalchemy import Table, func, insert, select
 from suite_builder import add_system, build_suite
 
 from filters.metrics import get_metric
 from filters.metrics.stored import LABEL_SIGNATURE
 from filters.scoring import score_outputs
+from store import Database
 from store.models import Embedding, ManualLabel, MetricScore, Output, QEScore, QESystem
 from suite.errors import TsqeError
 
 REFS = [["The cat sat on the mat."], ["He went home early.", "He left for home early."], ["It rained all day."]]
-OUTPUTS = {
+OUTPUTS: dict[str, list[str | None]] = {
     "sysA": ["The cat sat on the mat.", "He went home early.", "It rained the whole day."],
     "sysB": ["A cat was sitting on the mat.", "He went home early.", None],
 }
 
 
-def test_text_metric_rows_matrix_and_cache(db) -> None:  # type: ignore[no-untyped-def]
+def test_text_metric_rows_matrix_and_cache(db: Database) -> None:
     build_suite(db, "t", REFS, OUTPUTS)
     scores = score_outputs(db, "chrf")
     assert scores.signature == get_metric("chrf").signature and scores.higher_is_better
     assert [(r.item_id, r.system) for r in scores.rows] == [("1", "sysA"), ("1", "sysB"), ("2", "sysA"),
                                                             ("2", "sysB"), ("3", "sysA")]
-    expected = get_metric("chrf").score([OUTPUTS["sysB"][0]], [REFS[0]])[0]
+    expected = get_metric("chrf").score([cast(str, OUTPUTS["sysB"][0])], [REFS[0]])[0]
     item_ids, systems, values = scores.matrix()
     assert item_ids == ["1", "2", "3"] and systems == ["sysA", "sysB"]
     assert values[0, 0] == pytest.approx(100.0) and values[0, 1] == pytest.approx(expected)
     assert values[1, 0] == values[1, 1] and np.isnan(values[2, 1])
     with db.session() as session:  # the shared output of item 2 is scored once
         assert session.scalar(select(func.count()).select_from(MetricScore)) == 4
-        session.execute(MetricScore.__table__.update().values(score=-1.0))
+        session.execute(cast(Table, MetricScore.__table__).update().values(score=-1.0))
         session.commit()
     assert {r.score for r in score_outputs(db, "chrf").rows} == {-1.0}  # served from the cache
 
 
 @pytest.mark.parametrize("metric", ["chrf", "ter"])
-def test_an_items_scores_come_best_system_first(db, metric: str) -> None:  # type: ignore[no-untyped-def]
+def test_an_items_scores_come_best_system_first(db: Database, metric: str) -> None:
     build_suite(db, "t", REFS, OUTPUTS)
     scores = score_outputs(db, metric)
     first = scores.of_item("1")
@@ -46,7 +49,7 @@ def test_an_items_scores_come_best_system_first(db, metric: str) -> None:  # typ
     assert [r.system for r in scores.of_item("2")] == ["sysA", "sysB"]  # the same output: a tie, by name
     assert [r.system for r in scores.of_item("3")] == ["sysA"] and scores.of_item("nope") == []
 
-def test_bertscore_cache_reuse_and_new_system(db, encoded: list[str]) -> None:  # type: ignore[no-untyped-def]
+def test_bertscore_cache_reuse_and_new_system(db: Database, encoded: list[str]) -> None:
     build_suite(db, "t", REFS, OUTPUTS)
     first = score_outputs(db, "bertscore-f")
     distinct = {t for texts in OUTPUTS.values() for t in texts if t} | {r for refs in REFS for r in refs}
@@ -56,7 +59,7 @@ def test_bertscore_cache_reuse_and_new_system(db, encoded: list[str]) -> None:  
     recall = score_outputs(db, "bertscore-r")
     assert encoded == [] and len(recall.rows) == len(first.rows)
     with db.session() as session:
-        session.execute(MetricScore.__table__.delete())
+        session.execute(cast(Table, MetricScore.__table__).delete())
         session.commit()
     again = score_outputs(db, "bertscore-f")
     assert encoded == []
@@ -68,7 +71,7 @@ def test_bertscore_cache_reuse_and_new_system(db, encoded: list[str]) -> None:  
         assert session.scalar(select(func.count()).select_from(Embedding)) == len(distinct) + 2
 
 
-def test_label_and_qe_scores(db) -> None:  # type: ignore[no-untyped-def]
+def test_label_and_qe_scores(db: Database) -> None:
     build_suite(db, "t", REFS, OUTPUTS)
     with db.transaction() as session:
         ids = dict(session.execute(select(Output.text, Output.id)).all())
@@ -95,7 +98,7 @@ def test_label_and_qe_scores(db) -> None:  # type: ignore[no-untyped-def]
         score_outputs(db, "label", systems=["sysZ"])
 
 
-def test_suite_without_references_is_refused(db) -> None:  # type: ignore[no-untyped-def]
+def test_suite_without_references_is_refused(db: Database) -> None:
     build_suite(db, "t", [[], []], {"sysA": ["a", "b"]})
     with pytest.raises(TsqeError, match="bleu compares words with references, and this suite has no references: "
                                         "import references for it"):

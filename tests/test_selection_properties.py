@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from suite_builder import add_reference_set, build_suite
 
 from filters.selection_properties import (
     NO_TAGGER,
@@ -13,16 +16,15 @@ from filters.selection_properties import (
     read_kept_positions,
     selection_properties,
 )
-from store import open_database
+from store import Database, open_database
 from suite.errors import TsqeError
-from tests.suite_builder import add_reference_set, build_suite
 
 SOURCES = ["eins", "eins zwei", "eins zwei drei", "a b c d", "a b c d e", "a b c d e f"]
 REFERENCES = ["a a a b", "a c", "a b", "d", "e", "a"]
 
 
 @pytest.fixture
-def db(tmp_path):
+def db(tmp_path: Path) -> Iterator[Database]:
     database = open_database(tmp_path / "t.sqlite")
     build_suite(database, "s", [[r] for r in REFERENCES], {"sys": ["o"] * 6}, sources=SOURCES)
     add_reference_set(database, "para", "paraphrase", ["a b a a", "c a", "a b", None, "x e", "a"])
@@ -30,7 +32,7 @@ def db(tmp_path):
     database.close()
 
 
-def test_length_thirds_frequency_groups_and_edit_distances(db):
+def test_length_thirds_frequency_groups_and_edit_distances(db: Database) -> None:
     result = selection_properties(db, [0, 1, 5], paraphrase="para")
     # lengths 1..6: Short = items 0, 1; Medium = 2, 3; Long = 4, 5; kept 0, 1, 5
     assert [(g.group, g.original, g.kept) for g in result.length] == [("Short", 2, 2), ("Medium", 2, 0),
@@ -49,20 +51,20 @@ def test_length_thirds_frequency_groups_and_edit_distances(db):
     assert json.loads(result.to_json())["part_of_speech"] is None
 
 
-def test_a_corpus_gives_the_frequencies(db):
+def test_a_corpus_gives_the_frequencies(db: Database) -> None:
     result = selection_properties(db, [0], corpus=["c c c d d e"])
     # corpus counts c 3, d 2, e 1 (a and b absent: once each): percentiles of [1, 2, 3] are 1.4 and 2.2
     assert [(g.group, g.original) for g in result.frequency] == [("Rare", 9), ("Middle", 1), ("Frequent", 1)]
     assert result.frequency_from == "the given corpus"
 
 
-def test_edit_distance_by_hand():
+def test_edit_distance_by_hand() -> None:
     assert edit_distance("a b c".split(), "a c".split()) == 1
     assert edit_distance([], ["a", "b"]) == 2
     assert edit_distance("kitten sat".split(), "sitting sat".split()) == 1
 
 
-def test_selection_files_are_checked(db, tmp_path):
+def test_selection_files_are_checked(db: Database, tmp_path: Path) -> None:
     good = tmp_path / "keep.json"
     good.write_text('{"de-en": [0, 5]}', encoding="utf-8")
     assert read_kept_positions(good) == [0, 5]
@@ -79,13 +81,13 @@ def test_selection_files_are_checked(db, tmp_path):
         selection_properties(db, [0, 6])
 
 
-def test_each_items_mean_score_kept_against_removed():
+def test_each_items_mean_score_kept_against_removed() -> None:
     # item 0: (0.2 + 0.4) / 2, item 1: NaN skipped -> 0.5, item 2 kept 0.9, item 3 has no score at all
     scores = [(0, 0.2), (0, 0.4), (1, 0.5), (1, float("nan")), (2, 0.9)]
     assert kept_and_removed(scores, [2, 3]) == {"kept": [0.9], "removed": [pytest.approx(0.3), 0.5]}
 
 
-def test_the_filtering_metric_of_the_kept_and_removed_items(tmp_path):
+def test_the_filtering_metric_of_the_kept_and_removed_items(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from cli.main import app

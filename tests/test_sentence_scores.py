@@ -14,7 +14,7 @@ REFERENCES = [["Der Hund bellt sehr laut."], ["Die Katze schläft, sagte sie."],
 
 
 @pytest.mark.parametrize("name", ["bleu", "chrf", "ter"])
-def test_sentence_scores_equal_sacrebleus(name):
+def test_sentence_scores_equal_sacrebleus(name: str) -> None:
     metric = SacreBleuMetric(metric_spec(name), MetricOptions())
     expected = [metric._metric.sentence_score(h, refs).score for h, refs in zip(HYPOTHESES, REFERENCES)]
     assert np.array_equal(metric.score(HYPOTHESES, REFERENCES), np.array(expected, dtype=float))

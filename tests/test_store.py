@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from alembic.script import ScriptDirectory
 from migration_helpers import at_revision
-from sqlalchemy import bindparam, create_engine, inspect, select, text
+from sqlalchemy import BindParameter, bindparam, create_engine, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError
 
@@ -61,7 +61,7 @@ def test_upgrading_keeps_every_label_and_stores_unknown_as_no_row(tmp_path: Path
     db.close()
 
 
-def test_sqlite_uses_wal_and_foreign_keys(db) -> None:  # type: ignore[no-untyped-def]
+def test_sqlite_uses_wal_and_foreign_keys(db: Database) -> None:
     with db.engine.connect() as conn:
         assert conn.execute(text("PRAGMA journal_mode")).scalar_one() == "wal"
         assert conn.execute(text("PRAGMA foreign_keys")).scalar_one() == 1
@@ -83,7 +83,7 @@ def test_deleting_a_suite_cascades(any_db: Database) -> None:
         assert session.scalar(select(Item)) is None
 
 
-def test_resolve_url_accepts_paths_urls_and_environment(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_resolve_url_accepts_paths_urls_and_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_url("postgresql+psycopg://u@h/db") == "postgresql+psycopg://u@h/db"
     assert resolve_url(tmp_path / "x.sqlite") == f"sqlite:///{tmp_path / 'x.sqlite'}"
     monkeypatch.setenv("TSQE_DB", str(tmp_path / "env.sqlite"))
@@ -293,7 +293,7 @@ def test_reading_columns_item_by_item_gives_every_text_as_stored(any_db: Databas
         session.add_all(outputs)
         session.flush()
         session.add(AutoLabel(output_id=outputs[1].id, label="pass"))
-    item = bindparam("item")
+    item: BindParameter[int] = bindparam("item")
     query = (select(Output.id, Output.text, AutoLabel.output_id).outerjoin(AutoLabel, AutoLabel.output_id == Output.id)
              .where(Output.item_id == item).order_by(Output.id))
     with any_db.session() as session:
@@ -315,7 +315,7 @@ def test_an_item_whose_texts_exceed_sqlites_longest_string_is_read_row_by_row(db
         session.flush()
         item_id = suite.items[0].id
         session.add_all([Output(item_id=item_id, text=text) for text in texts])
-    item = bindparam("item")
+    item: BindParameter[int] = bindparam("item")
     query = select(Output.id, Output.text).where(Output.item_id == item).order_by(Output.id)
     with db.session() as session:
         connection = session.connection()

@@ -8,6 +8,7 @@ import json
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import openpyxl
 import pytest
@@ -102,6 +103,8 @@ def _same(xlsx_value: object, csv_text: str) -> bool:
 def test_every_table_renders_in_every_format(tables: dict[str, Table], name: str, fmt: str, tmp_path: Path) -> None:
     table = tables[name]
     rows = table.body + table.footer
+    got: Any  # a spreadsheet's row and the expected one, or a cell of the JSON and the table's
+    want: Any
     assert table.body, f"the {name} table of the demo suite is empty"
     shown = [c.name for c in table.columns if c.kind != "flag"]
     if fmt == "xlsx":

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 import pytest
 
 from store import Database, open_database
+from store.domain import Polarity
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing.api import add_item, add_rule
 from suite.reading.search import search_tree, suite_search
@@ -19,7 +20,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
     item = add_item(db, external_id="str-01", source="Die Straße war nass.", category="Ambiguity",
                     phenomenon="Lexical ambiguity", author="tester", suite_name=DEMO_SUITE)
     assert item.entity_id is not None
-    add_rule(db, item.entity_id, "positive", r"\bstreet\b", author="tester")
+    add_rule(db, item.entity_id, Polarity.POSITIVE, r"\bstreet\b", author="tester")
     yield db
     db.close()
 

@@ -4,6 +4,8 @@ Shift+P / Shift+F store the decision and the known translation in one transactio
 edit value says beforehand what it changes (``Changes``), which is what the window asks before undoing."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from reviewing import review_output
 from table_dump import dump
@@ -72,7 +74,8 @@ def test_undoing_a_decision_puts_every_review_back_as_it_was_and_redo_writes_it_
     assert reviews(demo) == before  # jonas.w's pass with his comment and time, the others not reviewed
     history = [h for h in item_history(demo, BANK) if h.entity == "manual_label"][:len(rows)]
     assert {h.author for h in history} == {"ada"}  # who put them back
-    assert next(h for h in history if h.entity_id == colleagues.output_id).after["reviewer"] == "jonas.w"
+    after = next(h for h in history if h.entity_id == colleagues.output_id).after
+    assert after is not None and after["reviewer"] == "jonas.w"
 
     again = redo.apply(demo, "ada", ledger)
     assert reviews(demo) == decided  # the same decision, time included
@@ -80,7 +83,7 @@ def test_undoing_a_decision_puts_every_review_back_as_it_was_and_redo_writes_it_
     assert reviews(demo) == before
 
 
-def test_an_undo_never_overwrites_what_a_colleague_decided_since(demo: Database, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_an_undo_never_overwrites_what_a_colleague_decided_since(demo: Database, tmp_path: Path) -> None:
     rows = [row for row in outputs(demo) if row.manual_label is None]
     ledger = Ledger()
     undo = Decide(reviewed_outputs(demo, rows), "pass").apply(demo, "ada", ledger)

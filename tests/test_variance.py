@@ -10,6 +10,7 @@ import pytest
 from filters.correlation import choose_systems, correlations
 from filters.metrics import Signature
 from filters.variance import deviations, export_selection, filter_matrix
+from store import Database
 from suite.errors import TsqeError
 from suite.importers.wmt import import_wmt
 
@@ -59,7 +60,7 @@ def test_unscored_items_are_neither_ranked_nor_kept() -> None:
         filter_matrix(list(STDS), MATRIX, drop=1.0)
 
 
-def test_selection_is_written_in_the_vat_layout(db, tmp_path: Path) -> None:
+def test_selection_is_written_in_the_vat_layout(db: Database, tmp_path: Path) -> None:
     systems = tmp_path / "sys"
     systems.mkdir()
     sources = [f"Satz {i}." for i in range(1, 6)]
@@ -105,7 +106,7 @@ PASSES = {"sysA.1": 4, "sysB.1": 2, "sysC.1": 3, "sysD.1": 1}
 
 
 @pytest.fixture
-def labelled(db, tmp_path: Path):
+def labelled(db: Database, tmp_path: Path) -> Database:
     """Four systems with distinct outputs on four items, labelled pass/fail by hand, with human scores."""
     from sqlalchemy import insert, select
 
@@ -131,7 +132,7 @@ def labelled(db, tmp_path: Path):
     return db
 
 
-def test_correlate_label_pass_rates_with_human_scores(labelled) -> None:
+def test_correlate_label_pass_rates_with_human_scores(labelled: Database) -> None:
     from filters.correlation import correlate
 
     result = correlate(labelled, "label")
@@ -147,7 +148,7 @@ def test_correlate_label_pass_rates_with_human_scores(labelled) -> None:
     assert top.systems == ["sysA.1", "sysC.1", "sysB.1"] and top.kendall == pytest.approx(1.0)
 
 
-def test_cli_variance_and_correlate_print_json(labelled, tmp_path: Path) -> None:
+def test_cli_variance_and_correlate_print_json(labelled: Database, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from cli.main import app
@@ -176,7 +177,7 @@ def test_corpus_score_is_sacrebleus_with_per_segment_references() -> None:
     hypotheses = ["the cat sat on the mat", "a dog barked loudly"]
     references = [["the cat sat on the mat", "a cat sat on a mat"], ["the dog barked"]]
     expected = BLEU(effective_order=True).corpus_score(
-        hypotheses, [["the cat sat on the mat", "the dog barked"], ["a cat sat on a mat", None]]).score
+        hypotheses, [["the cat sat on the mat", "the dog barked"], ["a cat sat on a mat", None]]).score  # type: ignore[list-item]
     assert get_metric("bleu").corpus_score(hypotheses, references) == pytest.approx(expected)
     assert get_metric("ter").corpus_score(hypotheses, references) > 0
 

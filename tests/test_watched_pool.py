@@ -6,7 +6,7 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,7 +48,8 @@ def pool() -> Iterator[WorkerPool]:
     made.shutdown()
 
 
-def run_all(pool: WorkerPool, tasks: list[str], budget: float, workers: int = 2, job=work) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def run_all(pool: WorkerPool, tasks: list[str], budget: float, workers: int = 2,
+            job: Callable[[str], object] = work) -> dict[str, object]:
     """Every task's result; ``budget`` is a hanging task's, the others get a minute (a loaded machine may
     not schedule a worker for seconds)."""
     with pool.run(job, workers) as run:

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import pytest
 from sqlalchemy import func, select
 
+from store import Database
 from store.models import HumanScore, Item, Output, Reference, Suite, System, SystemOutput
 from suite.errors import InputFileError, TsqeError
 from suite.importers.human_scores import import_human_scores
@@ -34,9 +37,9 @@ def wmt(tmp_path: Path) -> dict[str, Path]:
             "systems": systems}
 
 
-def counts(db) -> dict[str, int]:
+def counts(db: Database) -> dict[str, int]:
     with db.session() as session:
-        return {model.__tablename__: session.scalar(select(func.count()).select_from(model))
+        return {model.__tablename__: cast(int, session.scalar(select(func.count()).select_from(model)))
                 for model in (Suite, Item, Reference, System, Output, SystemOutput, HumanScore)}
 
 
@@ -47,12 +50,13 @@ def test_system_names_come_from_wmt_file_names() -> None:
     assert system_file(Path("newstest2019.de-en")) is None
 
 
-def test_import_wmt_builds_items_references_systems_and_distinct_outputs(db, wmt) -> None:
+def test_import_wmt_builds_items_references_systems_and_distinct_outputs(db: Database, wmt: dict[str, Path]) -> None:
     result = import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt")
     assert result.counts == {"items": 4, "references": 4, "reference_sets": 1, "systems": 3, "system_outputs": 12,
                              "distinct_outputs": 9}
     with db.session() as session:
         suite = session.scalar(select(Suite))
+        assert suite is not None
         assert (suite.name, suite.source_lang, suite.target_lang) == ("nt", "de", "en")
         items = session.execute(select(Item.external_id, Item.position, Item.source, Item.phenomenon_id)
                                 .order_by(Item.position)).all()
@@ -67,7 +71,7 @@ def test_import_wmt_builds_items_references_systems_and_distinct_outputs(db, wmt
         assert sorted(shared) == ["sys.B.2", "sysA.1"]
 
 
-def test_import_wmt_accepts_several_references(db, wmt, tmp_path) -> None:
+def test_import_wmt_accepts_several_references(db: Database, wmt: dict[str, Path], tmp_path: Path) -> None:
     second = write(tmp_path / "ref2.en", [f"{line} (2)" for line in REFERENCES])
     import_wmt(db, src=wmt["src"], refs=[wmt["ref"], second], systems=[wmt["systems"]], name="nt")
     assert counts(db)["references"] == 8
@@ -86,7 +90,9 @@ def test_import_wmt_accepts_several_references(db, wmt, tmp_path) -> None:
     (lambda p: write(p["systems"] / "newstest2099.x.1.en-de", OUTPUTS["sysA.1"]), "language pair en-de differs"),
     (lambda p: write(p["src"], SOURCES[:1] + ["  "] + SOURCES[2:]), "src.de:2: empty source line"),
 ])
-def test_import_wmt_rejects_bad_input_and_writes_nothing(db, wmt, damage, message) -> None:
+def test_import_wmt_rejects_bad_input_and_writes_nothing(db: Database, wmt: dict[str, Path],
+                                                         damage: Callable[[dict[str, Path]], object],
+                                                         message: str) -> None:
     damage(wmt)
     with pytest.raises(InputFileError) as error:
         import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt")
@@ -94,7 +100,7 @@ def test_import_wmt_rejects_bad_input_and_writes_nothing(db, wmt, damage, messag
     assert set(counts(db).values()) == {0}
 
 
-def test_import_wmt_refuses_an_existing_suite_name(db, wmt) -> None:
+def test_import_wmt_refuses_an_existing_suite_name(db: Database, wmt: dict[str, Path]) -> None:
     import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt")
     before = counts(db)
     with pytest.raises(TsqeError, match="already exists"):
@@ -102,7 +108,7 @@ def test_import_wmt_refuses_an_existing_suite_name(db, wmt) -> None:
     assert counts(db) == before
 
 
-def test_import_wmt_checks_languages_given_as_options(db, wmt) -> None:
+def test_import_wmt_checks_languages_given_as_options(db: Database, wmt: dict[str, Path]) -> None:
     with pytest.raises(InputFileError, match="system files are de-en but the languages given are de-fr"):
         import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt", target_lang="fr")
 
@@ -115,7 +121,8 @@ de-en 0.3 not-in-suite.9
 """
 
 
-def test_import_human_scores_matches_systems_and_warns_about_the_rest(db, wmt, tmp_path) -> None:
+def test_import_human_scores_matches_systems_and_warns_about_the_rest(db: Database, wmt: dict[str, Path],
+                                                                      tmp_path: Path) -> None:
     import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt")
     path = tmp_path / "DA-syslevel.csv"
     path.write_text(HUMAN)
@@ -138,7 +145,8 @@ def test_import_human_scores_matches_systems_and_warns_about_the_rest(db, wmt, t
     (HUMAN.replace("LP HUMAN SYSTEM", "LP SCORE SYSTEM"), ":1: expected the header line"),
     (HUMAN + "de-en 0.1 sysA.1\n", ":6: system 'sysA.1' already has a de-en score at line 3"),
 ])
-def test_import_human_scores_rejects_bad_files_and_writes_nothing(db, wmt, tmp_path, text, message) -> None:
+def test_import_human_scores_rejects_bad_files_and_writes_nothing(db: Database, wmt: dict[str, Path], tmp_path: Path,
+                                                                  text: str, message: str) -> None:
     import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt")
     path = tmp_path / "DA-syslevel.csv"
     path.write_text(text)
@@ -148,7 +156,8 @@ def test_import_human_scores_rejects_bad_files_and_writes_nothing(db, wmt, tmp_p
     assert counts(db)["human_scores"] == 0
 
 
-def test_import_human_scores_needs_at_least_one_matching_system(db, wmt, tmp_path) -> None:
+def test_import_human_scores_needs_at_least_one_matching_system(db: Database, wmt: dict[str, Path],
+                                                                tmp_path: Path) -> None:
     import_wmt(db, src=wmt["src"], refs=[wmt["ref"]], systems=[wmt["systems"]], name="nt")
     path = tmp_path / "DA-syslevel.csv"
     path.write_text(HUMAN)
@@ -160,7 +169,7 @@ def test_import_human_scores_needs_at_least_one_matching_system(db, wmt, tmp_pat
 
 
 @pytest.mark.shared
-def test_wmt19_de_en_imports_with_its_official_da_scores(db, shared_data) -> None:
+def test_wmt19_de_en_imports_with_its_official_da_scores(db: Database, shared_data: Path) -> None:
     wmt19 = shared_data / "global-explainability-metrics" / "WMT19"
     result = import_wmt(db, src=wmt19 / "source" / "newstest2019-deen-src.de",
                         refs=[wmt19 / "references" / "newstest2019-deen-ref.en"],

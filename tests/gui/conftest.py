@@ -6,16 +6,21 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox, QWidget
+from pytestqt.qtbot import QtBot
 
 from gui.operations import Operations
 from gui.state import AppState
 from store import Database, open_database
 from suite.demo import DEMO_SUITE, create_demo
+
+if TYPE_CHECKING:  # the fixtures import them when they run, as they did
+    from gui.editor.screen import ItemEditorScreen
+    from gui.main_window import MainWindow
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +68,7 @@ def state(demo_db: Database) -> AppState:
 
 
 @pytest.fixture
-def ops(qtbot, state: AppState) -> Iterator[Operations]:  # type: ignore[no-untyped-def]
+def ops(qtbot: QtBot, state: AppState) -> Iterator[Operations]:
     parent = QWidget()
     qtbot.addWidget(parent)
     operations = Operations(state, parent)
@@ -93,7 +98,7 @@ def first_call_held(monkeypatch: pytest.MonkeyPatch, owner: Any, name: str) -> I
         release.set()
 
 
-def make_active(qtbot, window: QWidget) -> None:  # type: ignore[no-untyped-def]
+def make_active(qtbot: QtBot, window: QWidget) -> None:
     """Make the window the active one, as a click on it does: shortcuts reach only the active window. A progress
     dialog that came and went (the opening's, on a busy machine) leaves none active on the offscreen platform,
     which has no window manager to give activation back to the window under it."""
@@ -122,7 +127,7 @@ def close_quietly(window: Any) -> None:
 
 
 @pytest.fixture
-def window(qtbot, demo_db: Database):  # type: ignore[no-untyped-def]
+def window(qtbot: QtBot, demo_db: Database) -> Iterator[MainWindow]:
     """The main window on a copy of the demo, shown (offscreen), with the tree and first review page filled."""
     from gui.main_window import MainWindow
 
@@ -150,7 +155,7 @@ def model_tested(model: Any) -> Any:
 
 
 @pytest.fixture
-def screen(qtbot, state: AppState, ops: Operations):  # type: ignore[no-untyped-def]
+def screen(qtbot: QtBot, state: AppState, ops: Operations) -> Iterator[ItemEditorScreen]:
     """The Item & rules screen on its own, shown (offscreen) at a size where every pane has room."""
     from gui.editor.screen import ItemEditorScreen
 

@@ -10,6 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+from suite_builder import build_suite
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -18,7 +20,6 @@ from gui.reports.qe import ADVERSARIAL_PAGE, QETab
 from gui.state import AppState
 from store import Database, open_database
 from suite.tables import render
-from tests.suite_builder import build_suite
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def two_suites(tmp_path: Path) -> Iterator[Database]:
 
 
 @pytest.fixture
-def tab(qtbot, two_suites: Database) -> QETab:  # type: ignore[no-untyped-def]
+def tab(qtbot: QtBot, two_suites: Database) -> QETab:
     state = AppState()
     state.open(two_suites, "cats")
     parent = QWidget()

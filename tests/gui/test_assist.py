@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from conftest import model_tested
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from gui.editor.rule_health import MATCHES, OVERRIDDEN, PRECISION, PROBLEMS
 from gui.editor.screen import ItemEditorScreen
 from gui.editor.suggestions import PATTERN
+from gui.main_window import MainWindow
 from gui.operations import Operations
 from gui.state import AppState, Selection
 from suite.demo import DEMO_SUITE
@@ -27,7 +29,8 @@ def _open_new_item(screen: ItemEditorScreen, state: AppState, ops: Operations) -
     return item_id
 
 
-def test_the_suggestions_of_an_item_come_with_what_they_decide(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_the_suggestions_of_an_item_come_with_what_they_decide(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                               ops: Operations) -> None:
     model_tested(screen.suggestions.model)
     _open_new_item(screen, state, ops)
     model = screen.suggestions.model
@@ -41,7 +44,9 @@ def test_the_suggestions_of_an_item_come_with_what_they_decide(qtbot, screen, st
     assert "the first decides 2 here" in screen.suggestions.summary.text()
 
 
-def test_enter_adds_a_suggestion_to_the_draft_with_its_preview(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_enter_adds_a_suggestion_to_the_draft_with_its_preview(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                               ops: Operations) -> None:
+    assert state.db is not None
     item_id = _open_new_item(screen, state, ops)
     view = screen.suggestions.view
     view.setCurrentIndex(screen.suggestions.model.index(2, PATTERN))  # the negative one
@@ -74,7 +79,9 @@ def test_enter_adds_a_suggestion_to_the_draft_with_its_preview(qtbot, screen, st
                     and "every output is decided" in screen.suggestions.summary.text())
 
 
-def test_rule_health_shows_where_no_item_is_selected(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_rule_health_shows_where_no_item_is_selected(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                     ops: Operations) -> None:
+    assert state.db is not None
     model_tested(screen.health.model)
     model_tested(screen.health.proxy)
     state.select(OBLIGATION)
@@ -96,7 +103,8 @@ def test_rule_health_shows_where_no_item_is_selected(qtbot, screen, state, ops) 
     assert screen.pages.currentIndex() == 1 and screen.draft is not None
 
 
-def test_rule_health_counts_reviewers_overrides_and_filters_problems(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_rule_health_counts_reviewers_overrides_and_filters_problems(qtbot: QtBot, screen: ItemEditorScreen,
+                                                                     state: AppState, ops: Operations) -> None:
     state.select(Selection("Named entity & terminology"))
     assert ops.wait_idle()
     health = screen.health
@@ -113,7 +121,8 @@ def test_rule_health_counts_reviewers_overrides_and_filters_problems(qtbot, scre
     assert table is not None and len(table.body) == health.proxy.rowCount() and table.body[0][0].value == "ne-03"
 
 
-def test_the_rule_health_action_opens_the_items_phenomenon(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_the_rule_health_action_opens_the_items_phenomenon(qtbot: QtBot, window: MainWindow) -> None:
+    assert window.state.db is not None
     item_id = find_item(window.state.db, "vt-12", DEMO_SUITE)
     window.state.select(Selection(OBLIGATION.category, OBLIGATION.phenomenon, item_id))
     window.rule_health_action.trigger()
@@ -124,7 +133,8 @@ def test_the_rule_health_action_opens_the_items_phenomenon(qtbot, window) -> Non
     assert window.rule_health_action in window.tree.context_actions
 
 
-def test_ctrl_shift_a_takes_the_first_suggestion_from_anywhere_in_the_tab(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_ctrl_shift_a_takes_the_first_suggestion_from_anywhere_in_the_tab(qtbot: QtBot, screen: ItemEditorScreen,
+                                                                          state: AppState, ops: Operations) -> None:
     _open_new_item(screen, state, ops)
     screen.source.setFocus()
     qtbot.keyClick(screen.source, Qt.Key.Key_A,

@@ -2,7 +2,11 @@
 fills the pane."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
+from matplotlib.figure import Figure
+from pytestqt.qtbot import QtBot
 
 from gui.operations import Operations
 from gui.reports.charts import PANE_DPI, ChartView
@@ -14,7 +18,7 @@ from suite.qe_scores import read_qe_scores
 
 
 @pytest.fixture
-def chart(qtbot, ops: Operations) -> ChartView:  # type: ignore[no-untyped-def]
+def chart(qtbot: QtBot, ops: Operations) -> ChartView:
     view = ChartView("no chart yet", ops, "test-chart")
     qtbot.addWidget(view)
     view.resize(480, 330)  # the QE tab's chart pane in a 1446x860 window
@@ -22,7 +26,7 @@ def chart(qtbot, ops: Operations) -> ChartView:  # type: ignore[no-untyped-def]
     return view
 
 
-def _shown(chart: ChartView, ops: Operations, draw) -> tuple[int, int]:  # type: ignore[no-untyped-def]
+def _shown(chart: ChartView, ops: Operations, draw: Callable[[], Figure]) -> tuple[int, int]:
     chart.set_chart(draw)
     assert ops.wait_idle()
     assert chart.image is not None
@@ -30,8 +34,8 @@ def _shown(chart: ChartView, ops: Operations, draw) -> tuple[int, int]:  # type:
             round(chart.image.height() / chart.image.devicePixelRatio()))
 
 
-def test_a_chart_taller_than_the_pane_scrolls_and_one_that_fits_fills_it(qtbot, chart: ChartView, ops: Operations,
-                                                                         state: AppState) -> None:
+def test_a_chart_taller_than_the_pane_scrolls_and_one_that_fits_fills_it(qtbot: QtBot, chart: ChartView,
+                                                                         ops: Operations, state: AppState) -> None:
     assert state.db is not None
     pairs, scores = build_pairs(state.db), read_qe_scores(state.db)
     phenomena = pairwise_accuracy(pairs, scores, by="phenomenon", bootstrap=100, seed=1)

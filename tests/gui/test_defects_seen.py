@@ -2,10 +2,13 @@
 tested in the window (offscreen) as it was met."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import close_quietly, make_active
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QStyleOptionViewItem
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtWidgets import QMenu, QStyledItemDelegate, QStyleOptionViewItem
+from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
 from gui.state import Selection
@@ -22,7 +25,7 @@ DFKI_ID = "00470001"
 LONG_PHENOMENON = "Modal verbs with negated complements and contracted forms"
 
 
-def _opened(qtbot, demo_db: Database, size: tuple[int, int] = (1280, 720)) -> MainWindow:  # type: ignore[no-untyped-def]
+def _opened(qtbot: QtBot, demo_db: Database, size: tuple[int, int] = (1280, 720)) -> MainWindow:
     window = MainWindow()
     qtbot.addWidget(window, before_close_func=close_quietly)
     window.state.reviewer = "Test Reviewer"
@@ -42,13 +45,15 @@ def _shown_texts(tree: SuiteTreePane) -> dict[str, str]:
     shown: dict[str, str] = {}
     model = tree.model
 
-    def walk(parent):  # type: ignore[no-untyped-def]
+    def walk(parent: QModelIndex) -> None:
         for row in range(model.rowCount(parent)):
             index = model.index(row, 0, parent)
             option = QStyleOptionViewItem()
             option.initFrom(tree.view)
             option.rect = tree.view.visualRect(index)
-            tree.view.itemDelegateForIndex(index).initStyleOption(option, index)
+            delegate = tree.view.itemDelegateForIndex(index)
+            assert isinstance(delegate, QStyledItemDelegate)
+            delegate.initStyleOption(option, index)
             clipped = option.fontMetrics.elidedText(option.text, option.textElideMode,
                                                     option.rect.width() - TEXT_MARGIN_PX)
             shown[index.data()] = clipped
@@ -58,7 +63,7 @@ def _shown_texts(tree: SuiteTreePane) -> dict[str, str]:
     return shown
 
 
-def test_item_ids_are_never_elided_and_phenomena_lose_their_middle(qtbot, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+def test_item_ids_are_never_elided_and_phenomena_lose_their_middle(qtbot: QtBot, demo_db: Database) -> None:
     add_item(demo_db, external_id=DFKI_ID, source="Er darf nicht kommen, und er kann's auch nicht.",
              category="Negation", phenomenon=LONG_PHENOMENON, author="lead")
     window = _opened(qtbot, demo_db)
@@ -80,7 +85,7 @@ def test_item_ids_are_never_elided_and_phenomena_lose_their_middle(qtbot, demo_d
     assert window.tree_dock.width() <= 340  # the tree still leaves the screens their room at 1280 px
 
 
-def test_a_database_switch_clears_every_panel_at_once(qtbot, window: MainWindow, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_database_switch_clears_every_panel_at_once(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     """The Discriminative detail kept the previous database's item and systems; Rule health showed the previous
     suite's rules for 2-6 s until the new ones were read."""
     tab = window.discriminative
@@ -104,8 +109,9 @@ def test_a_database_switch_clears_every_panel_at_once(qtbot, window: MainWindow,
     assert window.editor.health.model.rowCount() == 0
 
 
-def test_ctrl_shift_a_takes_the_suggestion_while_the_tree_has_the_focus(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_ctrl_shift_a_takes_the_suggestion_while_the_tree_has_the_focus(qtbot: QtBot, window: MainWindow) -> None:
     """Window-wide keys work whatever widget has the focus: the tree is a dock beside Item & rules, not in it."""
+    assert window.state.db is not None
     item_id = find_item(window.state.db, "vt-11", DEMO_SUITE)
     window.state.select(Selection("Verb tense/aspect/mood", "Obligation", item_id))
     window.tabs.setCurrentWidget(window.editor)
@@ -120,12 +126,14 @@ def test_ctrl_shift_a_takes_the_suggestion_while_the_tree_has_the_focus(qtbot, w
     assert editor.draft is not None and [row.spec.pattern for row in editor.draft.rules["positive"]] == [r"\bmust\b"]
 
 
-def test_file_reviewer_changes_the_name_every_decision_stores(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_file_reviewer_changes_the_name_every_decision_stores(qtbot: QtBot, window: MainWindow) -> None:
     """A second reviewer on the same computer needed a second configuration folder."""
     from gui.review.reviewer import SETTINGS_REVIEWER, ReviewerDialog
     from gui.settings import Settings
 
-    [entry] = [action for action in window.menuBar().actions()[0].menu().actions() if action.text() == "Revie&wer…"]
+    menu = window.menuBar().actions()[0].menu()
+    assert isinstance(menu, QMenu)
+    [entry] = [action for action in menu.actions() if action.text() == "Revie&wer…"]
     entry.trigger()
     dialog = window.findChild(ReviewerDialog)
     assert dialog is not None and dialog.isVisible() and dialog.name.text() == "Test Reviewer"
@@ -140,8 +148,9 @@ def test_file_reviewer_changes_the_name_every_decision_stores(qtbot, window: Mai
     assert "Ben Second" in window.statusBar().currentMessage()
 
 
-def test_an_item_chosen_through_the_tree_search_is_a_visible_chip_cleared_by_x_or_esc(  # type: ignore[no-untyped-def]
-        qtbot, window: MainWindow) -> None:
+def test_an_item_chosen_through_the_tree_search_is_a_visible_chip_cleared_by_x_or_esc(
+        qtbot: QtBot, window: MainWindow) -> None:
+    assert window.state.db is not None
     review, tree = window.review, window.tree
     everything = review.model.outputs
     make_active(qtbot, window)
@@ -178,7 +187,7 @@ def test_an_item_chosen_through_the_tree_search_is_a_visible_chip_cleared_by_x_o
     assert not review.scope_chip.isVisible()
 
 
-def test_a_systems_double_click_lands_on_the_queue_whichever_page_was_shown(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_a_systems_double_click_lands_on_the_queue_whichever_page_was_shown(qtbot: QtBot, window: MainWindow) -> None:
     window.review.show_page("disagreements")
     systems = window.systems
     window.tabs.setCurrentWidget(systems)
@@ -191,7 +200,7 @@ def test_a_systems_double_click_lands_on_the_queue_whichever_page_was_shown(qtbo
     assert window.review.current_filter().system == systems.model.system(3)
 
 
-def test_rule_health_after_a_restored_draft_with_nothing_selected_in_the_tree(qtbot, window: MainWindow,  # type: ignore[no-untyped-def]
+def test_rule_health_after_a_restored_draft_with_nothing_selected_in_the_tree(qtbot: QtBot, window: MainWindow,
                                                                                demo_db: Database) -> None:
 
     from suite.editing.api import item_detail
@@ -214,8 +223,9 @@ def test_rule_health_after_a_restored_draft_with_nothing_selected_in_the_tree(qt
     assert r"\bshore\b" in [row.spec.pattern for row in kept.rules["negative"]]  # the draft is kept, not dropped
 
 
-def test_suggestions_are_recomputed_against_the_draft(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_suggestions_are_recomputed_against_the_draft(qtbot: QtBot, window: MainWindow) -> None:
     """The list said "decides 2 here" after the draft's new rule already decided those outputs."""
+    assert window.state.db is not None
     item_id = find_item(window.state.db, "vt-11", DEMO_SUITE)
     window.state.select(Selection("Verb tense/aspect/mood", "Obligation", item_id))
     window.tabs.setCurrentWidget(window.editor)
@@ -239,7 +249,7 @@ def test_suggestions_are_recomputed_against_the_draft(qtbot, window: MainWindow)
     ("evil\x1b]0;owned\x07", "holds the control character U+001B (a control character) at position 5"),
     ("x" * 201, "has 201 characters; a reviewer name holds at most 200"),
 ])
-def test_the_reviewer_dialog_refuses_a_name_the_core_refuses(qtbot, window: MainWindow, typed: str,  # type: ignore[no-untyped-def]
+def test_the_reviewer_dialog_refuses_a_name_the_core_refuses(qtbot: QtBot, window: MainWindow, typed: str,
                                                              said: str) -> None:
     """The window's reviewer field goes through the same check as ``--reviewer`` (``store.names.check_name``): a
     name with a control character, or longer than the column, was stored by the window until issue 27."""

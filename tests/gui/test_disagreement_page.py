@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
 from qe_testdata import ItemSpec, add_qe, make_suite
 from typer.testing import CliRunner
 
@@ -28,11 +29,11 @@ RIGHT = {"A": "x", "B": "y", "C": "y", "D": "x"}
 def flipping(tmp_path: Path) -> Iterator[Database]:
     """Categories whose passing outputs QE system x prefers (A, D) or y prefers (B, C); C has too few pairs."""
     db = open_database(tmp_path / "flips.sqlite")
-    specs = []
+    specs: list[ItemSpec] = []
     for category, count in CATEGORIES.items():
         for k in range(count):
-            outputs = {f"{category}{k} {label}{n}": (label, (f"mt{n}{label}",)) for label in ("pass", "fail")
-                       for n in (1, 2)}
+            outputs: dict[str, tuple[str, tuple[str, ...]]] = {
+                f"{category}{k} {label}{n}": (label, (f"mt{n}{label}",)) for label in ("pass", "fail") for n in (1, 2)}
             specs.append(ItemSpec(f"{category}{k}", category, f"{category} phenomenon", outputs))
     ids = make_suite(db, specs)
     for name in ("x", "y"):
@@ -43,7 +44,7 @@ def flipping(tmp_path: Path) -> Iterator[Database]:
 
 
 @pytest.fixture
-def page_tab(qtbot, flipping: Database) -> QETab:  # type: ignore[no-untyped-def]
+def page_tab(qtbot: QtBot, flipping: Database) -> QETab:
     state = AppState()
     state.open(flipping, "test")
     parent = QWidget()

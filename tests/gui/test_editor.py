@@ -13,20 +13,24 @@ from hostile_helpers import bounded_address_space
 from PySide6.QtCore import QModelIndex, QSettings, Qt, QTimer
 from PySide6.QtGui import QTextCharFormat
 from PySide6.QtWidgets import QApplication, QMessageBox, QWidget
+from pytestqt.qtbot import QtBot
 from sqlalchemy import func, select
 
 import gui.editor.screen as screen_module
 from gui.editor.pattern_edit import PatternEdit
 from gui.editor.screen import ItemEditorScreen
+from gui.main_window import MainWindow
 from gui.operations import Operations
 from gui.settings import Settings
 from gui.state import AppState, Selection
 from store import Database, open_database
+from store.domain import Polarity
 from store.models import Output
 from suite.demo import DEMO_SUITE
 from suite.editing.api import change_rule, find_item, item_detail, item_history, remove_item
 from suite.engine.labelling import relabel
 from suite.importers import import_outputs, import_suite
+from suite.reading.browse import OutputFilter
 
 
 def _open(screen: ItemEditorScreen, state: AppState, ops: Operations, external_id: str) -> int:
@@ -38,26 +42,27 @@ def _open(screen: ItemEditorScreen, state: AppState, ops: Operations, external_i
     return item_id
 
 
-def _editor(screen: ItemEditorScreen, polarity: str, row: int) -> PatternEdit:
+def _editor(screen: ItemEditorScreen, polarity: Polarity, row: int) -> PatternEdit:
     editor = screen.rule_lists[polarity].editor(row)
     assert editor is not None
     return editor
 
 
-def _type(qtbot, editor: PatternEdit, text: str) -> None:  # type: ignore[no-untyped-def]
+def _type(qtbot: QtBot, editor: PatternEdit, text: str) -> None:
     editor.setFocus()
     editor.selectAll()
     qtbot.keyClick(editor, Qt.Key.Key_Delete)
     qtbot.keyClicks(editor, text)
 
 
-def _preview_settled(qtbot, screen: ItemEditorScreen, ops: Operations) -> None:  # type: ignore[no-untyped-def]
+def _preview_settled(qtbot: QtBot, screen: ItemEditorScreen, ops: Operations) -> None:
     """Wait until the debounce has started the preview, then for the background preview."""
     qtbot.waitUntil(lambda: not screen._preview_timer.isActive())
     assert ops.wait_idle()
 
 
-def test_typing_a_pattern_shows_its_matches_and_flips(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_typing_a_pattern_shows_its_matches_and_flips(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                      ops: Operations) -> None:
     _open(screen, state, ops, "amb-01")
     preview = screen.last_preview
     assert preview is not None and preview.flips == {}
@@ -84,7 +89,8 @@ def test_typing_a_pattern_shows_its_matches_and_flips(qtbot, screen, state, ops)
     assert screen.rule_lists["positive"].model.index(0, 3).data() == "4"
 
 
-def test_an_invalid_pattern_is_underlined_explained_and_cannot_be_saved(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_an_invalid_pattern_is_underlined_explained_and_cannot_be_saved(qtbot: QtBot, screen: ItemEditorScreen,
+                                                                        state: AppState, ops: Operations) -> None:
     _open(screen, state, ops, "amb-02")
     editor = _editor(screen, "positive", 0)
     _type(qtbot, editor, r"\b(lock")
@@ -106,7 +112,9 @@ def test_an_invalid_pattern_is_underlined_explained_and_cannot_be_saved(qtbot, s
     assert screen.save_button.isEnabled()
 
 
-def test_save_undo_and_redo_a_rule_with_history(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_save_undo_and_redo_a_rule_with_history(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                ops: Operations) -> None:
+    assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-02")
     before = item_detail(db, item_id)
@@ -155,7 +163,9 @@ def test_save_undo_and_redo_a_rule_with_history(qtbot, screen, state, ops) -> No
     assert shown_errors() == []
 
 
-def test_undo_of_a_changed_and_a_removed_rule(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_undo_of_a_changed_and_a_removed_rule(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                              ops: Operations) -> None:
+    assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-03")
     before = item_detail(db, item_id)
@@ -187,10 +197,11 @@ def _refusal() -> QMessageBox:
     return box
 
 
-def test_an_undo_right_after_a_save_is_what_the_editor_shows(qtbot, screen, state, ops,  # type: ignore[no-untyped-def]
-                                                             monkeypatch) -> None:
+def test_an_undo_right_after_a_save_is_what_the_editor_shows(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                             ops: Operations, monkeypatch: pytest.MonkeyPatch) -> None:
     """Ctrl+Z while the editor still reads back the item it has just saved: that read saw the item before the
     undo, and it once landed after it, showing the undone rule as stored (the next save was then refused)."""
+    assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-03")
     before = [(r.spec.polarity, r.spec.pattern) for r in item_detail(db, item_id).rules]
@@ -207,7 +218,9 @@ def test_an_undo_right_after_a_save_is_what_the_editor_shows(qtbot, screen, stat
     assert shown_errors() == []
 
 
-def test_a_colleagues_change_is_never_overwritten(qtbot, screen, state, ops, colleague) -> None:  # type: ignore[no-untyped-def]
+def test_a_colleagues_change_is_never_overwritten(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                  ops: Operations, colleague: Database) -> None:
+    assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-02")
     stored = item_detail(db, item_id).rules[0]
@@ -234,8 +247,10 @@ def test_a_colleagues_change_is_never_overwritten(qtbot, screen, state, ops, col
     assert shown_errors() == []
 
 
-def test_reload_after_a_refused_save_shows_the_colleagues_version(qtbot, screen, state, ops,  # type: ignore[no-untyped-def]
-                                                                    colleague) -> None:
+def test_reload_after_a_refused_save_shows_the_colleagues_version(qtbot: QtBot, screen: ItemEditorScreen,
+                                                                  state: AppState, ops: Operations,
+                                                                  colleague: Database) -> None:
+    assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-02")
     stored = item_detail(db, item_id).rules[0]
@@ -252,15 +267,19 @@ def test_reload_after_a_refused_save_shows_the_colleagues_version(qtbot, screen,
     assert shown_errors() == []
 
 
-def test_reorder_with_alt_down_and_known_translations(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_reorder_with_alt_down_and_known_translations(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                      ops: Operations) -> None:
+    assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-04")
     rules = screen.rule_lists["negative"]
+    assert screen.draft is not None
     patterns = [row.spec.pattern for row in screen.draft.rules["negative"]]
     rules.add_rule()
     _type(qtbot, _editor(screen, "negative", len(patterns)), r"\bleader\b")
     qtbot.keyClick(_editor(screen, "negative", len(patterns)), Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
-    assert [row.spec.pattern for row in screen.draft.rules["negative"]] == [*patterns[:-1], r"\bleader\b", patterns[-1]]
+    assert [row.spec.pattern for row in screen.draft.rules[Polarity.NEGATIVE]] == [*patterns[:-1], r"\bleader\b",
+                                                                                  patterns[-1]]
     screen.known.model.add("bad")
     screen.known.model.setData(screen.known.model.index(0, 1), "The leader of the department stood on the ladder.")
     screen.save()
@@ -276,8 +295,10 @@ def test_reorder_with_alt_down_and_known_translations(qtbot, screen, state, ops)
     assert undone.known == []
 
 
-def test_a_catastrophic_pattern_times_out_while_the_window_answers(qtbot, screen, state, ops, tmp_path: Path
-                                                                   ) -> None:  # type: ignore[no-untyped-def]
+def test_a_catastrophic_pattern_times_out_while_the_window_answers(qtbot: QtBot, screen: ItemEditorScreen,
+                                                                   state: AppState, ops: Operations,
+                                                                   tmp_path: Path) -> None:
+    assert state.db is not None
     db: Database = state.db
     outputs = tmp_path / "outputs.tsv"
     outputs.write_text("item_id\tsystem\toutput\namb-02\tStress-Test\t" + "a" * 60 + "b\n", encoding="utf-8")
@@ -303,7 +324,8 @@ def test_a_catastrophic_pattern_times_out_while_the_window_answers(qtbot, screen
     assert gaps and max(gaps) < 0.25, f"the event loop stalled for {max(gaps):.2f} s"
 
 
-def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                           ops: Operations) -> None:
     item_id = _open(screen, state, ops, "amb-01")
     screen.scope.scope.setCurrentText("category")
     screen.rule_lists["negative"].add_rule()
@@ -314,7 +336,7 @@ def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot, screen, state,
     assert scope is not None and scope.scope == "category" and scope.items
     assert screen.scope.model.rowCount() == len(scope.items)
     assert screen.scope.review_button.isEnabled()
-    requested: list[object] = []
+    requested: list[OutputFilter] = []
     state.review_requested.connect(requested.append)
     screen.scope.review_button.click()
     assert requested and requested[0].item_ids == tuple(i.item_id for i in scope.items)
@@ -323,6 +345,7 @@ def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot, screen, state,
     row = [i.item_id for i in scope.items].index(other.item_id)
     screen.scope.view.doubleClicked.emit(screen.scope.model.index(row, 0))
     assert ops.wait_idle()
+    assert screen.draft is not None
     assert state.selection.item_id == other.item_id and screen.draft.item_id == other.item_id
     # the unsaved draft of amb-01 is still there when the linguist comes back
     state.select(Selection(item_id=item_id))
@@ -330,7 +353,8 @@ def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot, screen, state,
     assert screen.draft.dirty and screen.draft.rules["negative"][1].spec.pattern == r"\bthe\b"
 
 
-def test_every_model_passes_qt_model_tester(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_every_model_passes_qt_model_tester(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                            ops: Operations) -> None:
     testers = [model_tested(model) for model in (
         screen.rule_lists["positive"].model, screen.rule_lists["negative"].model, screen.known.model,
         screen.references.model, screen.preview.model, screen.scope.model, screen.history.model)]
@@ -357,9 +381,10 @@ def test_every_model_passes_qt_model_tester(qtbot, screen, state, ops) -> None: 
     assert QApplication.instance() is not None
 
 
-def test_the_keys_in_the_main_window(qtbot, window) -> None:  # type: ignore[no-untyped-def]
+def test_the_keys_in_the_main_window(qtbot: QtBot, window: MainWindow) -> None:
     """Ctrl+1 shows the editor, Ctrl+F its first pattern field, Ctrl+S saves, Ctrl+Z / Ctrl+Shift+Z (the Edit
     menu's, on the shared undo stack) undo and redo the save; in a pattern field Ctrl+Z undoes typing."""
+    assert window.state.db is not None
     db: Database = window.state.db
     screen = window.editor
     qtbot.keyClick(window, Qt.Key.Key_1, Qt.KeyboardModifier.ControlModifier)
@@ -390,8 +415,9 @@ def test_the_keys_in_the_main_window(qtbot, window) -> None:  # type: ignore[no-
     assert shown_errors() == []
 
 
-def test_dragging_a_rule_moves_it_and_the_history_shows_before_and_after(qtbot, screen, state, ops
-                                                                          ) -> None:  # type: ignore[no-untyped-def]
+def test_dragging_a_rule_moves_it_and_the_history_shows_before_and_after(qtbot: QtBot, screen: ItemEditorScreen,
+                                                                         state: AppState, ops: Operations) -> None:
+    assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-03")
     model = screen.rule_lists["positive"].model
@@ -399,6 +425,7 @@ def test_dragging_a_rule_moves_it_and_the_history_shows_before_and_after(qtbot, 
     _type(qtbot, _editor(screen, "positive", 1), r"\bblooms\b")
     dragged = model.mimeData([model.index(1, 0)])
     assert not model.dropMimeData(dragged, Qt.DropAction.MoveAction, 0, 0, QModelIndex())  # the view removes nothing
+    assert screen.draft is not None
     assert [row.spec.pattern for row in screen.draft.rules["positive"]] == [
         r"\bblooms\b", r"\b(bouquet|bunch of flowers|flowers)\b"]
     assert _editor(screen, "positive", 0).text() == r"\bblooms\b"  # the field moved with its rule
@@ -411,7 +438,9 @@ def test_dragging_a_rule_moves_it_and_the_history_shows_before_and_after(qtbot, 
     assert r"pattern: \b(bouquet|bunch of flowers|flowers)\b → \b(bouquet|flowers)\b" in texts, texts
 
 
-def test_references_are_added_changed_and_removed(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_references_are_added_changed_and_removed(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                  ops: Operations) -> None:
+    assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-01")
     references = screen.references.model
@@ -438,8 +467,8 @@ def test_references_are_added_changed_and_removed(qtbot, screen, state, ops) -> 
 
 
 @pytest.mark.shared
-def test_on_the_real_dfki_suite_the_preview_is_what_saving_stores(qtbot, tmp_path: Path, shared_data: Path
-                                                                   ) -> None:  # type: ignore[no-untyped-def]
+def test_on_the_real_dfki_suite_the_preview_is_what_saving_stores(qtbot: QtBot, tmp_path: Path, shared_data: Path
+                                                                   ) -> None:
     """The DFKI de-en suite with the WMT21 outputs: on its item with the most distinct outputs, a negative rule
     typed in the editor previews exactly the automatic labels that saving it then stores."""
     db = open_database(tmp_path / "dfki.sqlite")
@@ -449,6 +478,7 @@ def test_on_the_real_dfki_suite_the_preview_is_what_saving_stores(qtbot, tmp_pat
     with db.session() as session:
         item_id = session.scalar(select(Output.item_id).group_by(Output.item_id)
                                  .order_by(func.count().desc(), Output.item_id).limit(1))
+    assert item_id is not None
     app_state = AppState()
     app_state.open(db, None)
     parent = QWidget()
@@ -475,7 +505,9 @@ def test_on_the_real_dfki_suite_the_preview_is_what_saving_stores(qtbot, tmp_pat
     db.close()
 
 
-def test_a_removed_item_is_said_under_the_preview_not_in_dialogs(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_a_removed_item_is_said_under_the_preview_not_in_dialogs(qtbot: QtBot, screen: ItemEditorScreen,
+                                                                 state: AppState, ops: Operations) -> None:
+    assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-02")
     remove_item(db, item_id, author="jonas.w")  # by a colleague, in another window
@@ -486,7 +518,7 @@ def test_a_removed_item_is_said_under_the_preview_not_in_dialogs(qtbot, screen, 
     assert shown_errors() == []
 
 
-def test_splitters_and_scope_are_remembered(qtbot, state, ops, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_splitters_and_scope_are_remembered(qtbot: QtBot, state: AppState, ops: Operations, tmp_path: Path) -> None:
     first = ItemEditorScreen(state, ops)
     qtbot.addWidget(first)
     first.resize(1400, 900)
@@ -504,9 +536,11 @@ def test_splitters_and_scope_are_remembered(qtbot, state, ops, tmp_path: Path) -
     assert second.scope.current_scope() == "suite"
 
 
-def test_a_new_empty_rule_does_not_turn_the_outputs_into_errors(qtbot, screen, state, ops) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_empty_rule_does_not_turn_the_outputs_into_errors(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
+                                                                ops: Operations) -> None:
     """Adding a rule (Ctrl+Shift+P) showed every output as error ("empty pattern") before a key was typed."""
     _open(screen, state, ops, "amb-01")
+    assert screen.last_preview is not None
     before = {o.stored.output_id: o.label_after for o in screen.last_preview.outputs}
     screen.add_positive_action.trigger()
     _preview_settled(qtbot, screen, ops)
@@ -523,11 +557,13 @@ def test_a_new_empty_rule_does_not_turn_the_outputs_into_errors(qtbot, screen, s
 
 
 @pytest.mark.parametrize("pattern", ["(?:a{65535}){65535}", "(" * 300 + "a" + ")" * 300])
-def test_typing_a_pattern_that_would_exhaust_the_compiler_is_refused_at_once(qtbot, screen, state, ops,  # type: ignore[no-untyped-def]
-                                                                           pattern: str) -> None:
+def test_typing_a_pattern_that_would_exhaust_the_compiler_is_refused_at_once(qtbot: QtBot, screen: ItemEditorScreen,
+                                                                             state: AppState, ops: Operations,
+                                                                             pattern: str) -> None:
     """Typed key by key, every prefix was compiled on the main thread: from ``(?:a{65535}){65}`` on, each wanted
     gigabytes. Run under a bound on this process's address space, so that code without the bound on patterns
     fails with ``MemoryError`` instead of taking the machine's memory."""
+    assert state.db is not None
     item_id = _open(screen, state, ops, "amb-02")
     editor = _editor(screen, "positive", 0)
     started = time.monotonic()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtWidgets import QApplication, QTableView, QWidget
+from pytestqt.qtbot import QtBot
 
 from gui.editor.rule_health import PROBLEMS
 from gui.main_window import MainWindow
@@ -26,7 +27,7 @@ from suite.reading.browse import OutputFilter, output_ids, output_rows
 SIZE = (1280, 720)
 
 
-def _settled(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def _settled(qtbot: QtBot, window: MainWindow) -> None:
     assert window.ops.wait_idle()
     qtbot.wait(60)
     QApplication.processEvents()
@@ -34,7 +35,7 @@ def _settled(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
     QApplication.processEvents()
 
 
-def _at_laptop_size(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def _at_laptop_size(qtbot: QtBot, window: MainWindow) -> None:
     window.resize(*SIZE)
     window.fit_tree_dock()
     _settled(qtbot, window)
@@ -64,7 +65,7 @@ def _visible(widget: QWidget) -> bool:
     return widget.isVisible() and widget.width() > 0 and widget.height() > 0
 
 
-def test_review_queue_fits(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_review_queue_fits(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     window.review.order_by_impact()  # the rows with pairs to add first
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 20), timeout=10000)
@@ -81,7 +82,7 @@ def test_review_queue_fits(qtbot, window: MainWindow) -> None:  # type: ignore[n
     assert all(metrics.horizontalAdvance(text) + 8 <= width for text in shown), (width, shown)
 
 
-def test_my_assignments_show_the_answer(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_my_assignments_show_the_answer(qtbot: QtBot, window: MainWindow) -> None:
     db = window.state.db
     assert db is not None
     rows = [row for row in output_rows(db, output_ids(db, OutputFilter(reviewed=False)))
@@ -97,7 +98,7 @@ def test_my_assignments_show_the_answer(qtbot, window: MainWindow) -> None:  # t
     _half_high(page.table, window)
 
 
-def test_rule_health_shows_its_problems(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_rule_health_shows_its_problems(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     tree = window.state.tree
     assert tree is not None
@@ -112,7 +113,7 @@ def test_rule_health_shows_its_problems(qtbot, window: MainWindow) -> None:  # t
     _half_high(health.view, window)
 
 
-def test_qe_accuracy_shows_every_system_and_row(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_qe_accuracy_shows_every_system_and_row(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     window.tabs.setCurrentWidget(window.qe)
     qe = window.qe
@@ -131,7 +132,7 @@ def test_qe_accuracy_shows_every_system_and_row(qtbot, window: MainWindow) -> No
     assert qe.pages.tabText(SYSTEMS_PAGE) == "QE systems (2 of 2 compared)"
 
 
-def test_systems_table_over_the_chart(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_systems_table_over_the_chart(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     window.tabs.setCurrentWidget(window.systems)
     systems = window.systems
@@ -148,8 +149,8 @@ WMT21_DE_EN = ("Borderline", "Facebook-AI", "HuaweiTSC", "ICL", "Manifold", "NVI
 """The 19 systems of newstest2021 de-en, as DFKI de-en with the WMT21 outputs has them."""
 
 
-def test_nineteen_systems_fit_without_scrolling_sideways(qtbot, window: MainWindow, demo_db: Database,
-                                                        tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_nineteen_systems_fit_without_scrolling_sideways(qtbot: QtBot, window: MainWindow, demo_db: Database,
+                                                        tmp_path: Path) -> None:
     """Issue 28: with DFKI de-en's 19 systems the table scrolled sideways at 1,280×720, each system's column as wide
     as its name across ("VolcTrans-GLAT") for a figure a third as wide. Every system and the row names fit, each
     name readable whole (upright) and each figure unelided. The demo's 4 systems and WMT21's 15 longest names
@@ -182,7 +183,7 @@ def test_nineteen_systems_fit_without_scrolling_sideways(qtbot, window: MainWind
     _half_high(systems.view, window)
 
 
-def test_splitters_keep_what_the_user_set(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_splitters_keep_what_the_user_set(qtbot: QtBot, window: MainWindow) -> None:
     _at_laptop_size(qtbot, window)
     window.tabs.setCurrentWidget(window.review)
     window.review.show_page("assignments")

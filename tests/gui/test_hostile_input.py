@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import close_quietly, shown_errors
 from hostile_helpers import fill, mounted_tmpfs, read_only_mount
 from PySide6.QtWidgets import QFileDialog
+from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
 
 
-def test_a_failed_export_says_which_file_and_keeps_the_previous_one(qtbot, window: MainWindow, tmp_path: Path,
-                                                                    monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_failed_export_says_which_file_and_keeps_the_previous_one(qtbot: QtBot, window: MainWindow, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     window.tabs.setCurrentWidget(window.systems)
     qtbot.waitUntil(lambda: window.systems.table() is not None, timeout=20000)
     with mounted_tmpfs(tmp_path / "disk", "64k") as disk:
@@ -29,7 +31,7 @@ def test_a_failed_export_says_which_file_and_keeps_the_previous_one(qtbot, windo
         box.close()
 
 
-def test_an_import_into_a_read_only_database_says_so_in_a_dialog(qtbot, demo_template: Path,  # type: ignore[no-untyped-def]
+def test_an_import_into_a_read_only_database_says_so_in_a_dialog(qtbot: QtBot, demo_template: Path,
                                                                  tmp_path: Path) -> None:
     import shutil
 

@@ -2,21 +2,26 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from conftest import make_active, shown_errors
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QProgressDialog, QPushButton
+from pytestqt.qtbot import QtBot
 from sqlalchemy import func, select
 
 from gui.main_window import MainWindow
 from store.models import Output, SystemOutput
 from suite.importers import outputs as outputs_importer
 from suite.importers.kinds import import_kind
+from suite.importers.outputs import ImportedOutput
 
 
-def test_the_window_opens_on_the_demo_with_every_tab(qtbot, window: MainWindow) -> None:
+def test_the_window_opens_on_the_demo_with_every_tab(qtbot: QtBot, window: MainWindow) -> None:
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == [
         "Item && rules", "Review", "Systems", "QE accuracy", "Discriminative", "Meta-evaluation"]
     assert window.windowTitle() == "tsqe — tsqe-demo-de-en · demo.sqlite[*]"  # [*]: shown while drafts are unsaved
@@ -36,8 +41,8 @@ def _outputs(window: MainWindow) -> tuple[int, int]:
                 session.scalar(select(func.count()).select_from(SystemOutput)) or 0)
 
 
-def test_a_cancelled_import_leaves_the_database_unchanged(qtbot, window: MainWindow, tmp_path: Path,
-                                                          monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_cancelled_import_leaves_the_database_unchanged(qtbot: QtBot, window: MainWindow, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     new = tmp_path / "more.tsv"
     new.write_text("item_id\tsystem\toutput\namb-01\tNewSys\tThe bench was painted.\n"
                    "amb-02\tNewSys\tThe lock is stuck.\n", encoding="utf-8")
@@ -46,7 +51,7 @@ def test_a_cancelled_import_leaves_the_database_unchanged(qtbot, window: MainWin
     release = threading.Event()
     original = outputs_importer._table_rows
 
-    def slow_rows(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def slow_rows(*args: Any, **kwargs: Any) -> Iterator[ImportedOutput]:
         reading.set()
         release.wait(5)  # inside the import's transaction: time for the user to press Cancel
         return original(*args, **kwargs)
@@ -64,7 +69,7 @@ def test_a_cancelled_import_leaves_the_database_unchanged(qtbot, window: MainWin
     assert shown_errors() == []
 
 
-def test_an_import_error_reaches_a_dialog_and_changes_nothing(qtbot, window: MainWindow, tmp_path: Path) -> None:
+def test_an_import_error_reaches_a_dialog_and_changes_nothing(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     bad = tmp_path / "bad.tsv"
     bad.write_text("item_id\tsystem\toutput\nno-such-item\tX\tsome text\n", encoding="utf-8")
     before = _outputs(window)
@@ -77,17 +82,17 @@ def test_an_import_error_reaches_a_dialog_and_changes_nothing(qtbot, window: Mai
     box.close()
 
 
-def test_an_import_adds_outputs_labels_them_and_refreshes(qtbot, window: MainWindow, tmp_path: Path) -> None:
+def test_an_import_adds_outputs_labels_them_and_refreshes(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     new = tmp_path / "more.tsv"
     new.write_text("item_id\tsystem\toutput\namb-01\tNewSys\tThe bench was freshly painted.\n", encoding="utf-8")
     window.import_file("outputs", str(new))
     assert window.ops.wait_idle()
     assert window.review.count_label.text() == "277 rows · 279 outputs"
     qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 279)
-    assert window.state.tree.counts.unlabelled == 0
+    assert window.state.tree is not None and window.state.tree.counts.unlabelled == 0
 
 
-def test_label_all_runs_in_the_background(qtbot, window: MainWindow) -> None:
+def test_label_all_runs_in_the_background(qtbot: QtBot, window: MainWindow) -> None:
     executed: list[object] = []
     window.state.operation_executed.connect(executed.append)
     qtbot.keyClick(window, Qt.Key.Key_F5)
@@ -109,7 +114,7 @@ def test_dropped_files_are_recognised_by_suffix_and_header(tmp_path: Path) -> No
     assert import_kind(file("x.pdf", "")) is None
 
 
-def test_settings_are_remembered(qtbot, window: MainWindow) -> None:
+def test_settings_are_remembered(qtbot: QtBot, window: MainWindow) -> None:
     header = window.review.table.horizontalHeader()
     header.hideSection(1)
     window.tabs.setCurrentIndex(2)
@@ -121,12 +126,12 @@ def test_settings_are_remembered(qtbot, window: MainWindow) -> None:
     assert again.tabs.currentIndex() == 2
 
 
-def test_a_second_suite_brings_the_suite_chooser(qtbot, window: MainWindow, tmp_path: Path,
-                                                monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_second_suite_brings_the_suite_chooser(qtbot: QtBot, window: MainWindow, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
     from PySide6.QtWidgets import QInputDialog
 
     asked: list[str] = []
-    monkeypatch.setattr(QInputDialog, "getText", lambda *args: (asked.append(args[2]), ("de-en", True))[1])
+    monkeypatch.setattr(QInputDialog, "getText", lambda *args: (asked.append(args[2]), ("de-en", True))[1])  # type: ignore[func-returns-value]
     suite = tmp_path / "mini.tsv"
     suite.write_text("id\tcategory\tphenomenon\tsource\tpositive_regex\n"
                      "m-1\tNegation\tNegative pronoun\tNiemand kam.\t\\bnobody\\b\n", encoding="utf-8")
@@ -144,8 +149,8 @@ def test_a_second_suite_brings_the_suite_chooser(qtbot, window: MainWindow, tmp_
     qtbot.waitUntil(lambda: window.review.count_label.text() == "276 rows · 278 outputs")
 
 
-def test_the_suite_exports_to_a_file_the_importer_reads(qtbot, window: MainWindow, tmp_path: Path,
-                                                        monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_suite_exports_to_a_file_the_importer_reads(qtbot: QtBot, window: MainWindow, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from PySide6.QtWidgets import QFileDialog
 
     out = tmp_path / "suite.tsv"
@@ -159,7 +164,7 @@ def test_the_suite_exports_to_a_file_the_importer_reads(qtbot, window: MainWindo
     assert "wrote 78 items" in window.statusBar().currentMessage()
 
 
-def test_switching_to_a_screen_gives_it_the_keys(qtbot, window: MainWindow) -> None:
+def test_switching_to_a_screen_gives_it_the_keys(qtbot: QtBot, window: MainWindow) -> None:
     """Found by using the window with the keyboard alone: Ctrl+2 showed Review but P went to the tree's search."""
     from PySide6.QtWidgets import QApplication
 
@@ -176,7 +181,7 @@ def test_switching_to_a_screen_gives_it_the_keys(qtbot, window: MainWindow) -> N
     assert window.state.selection.category is None and window.review.current_filter() == filter_before
 
 
-def test_ctrl_2_in_review_gives_the_keys_back_to_the_table(qtbot, window: MainWindow) -> None:
+def test_ctrl_2_in_review_gives_the_keys_back_to_the_table(qtbot: QtBot, window: MainWindow) -> None:
     """Found walking through the real window: after choosing a filter, Ctrl+2 (Review already shown) left the keys
     in the filter box, so the next P chose the "pass" filter instead of deciding a row."""
     from PySide6.QtWidgets import QApplication

@@ -15,6 +15,7 @@ import pytest
 from conftest import make_active, shown_errors
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from gui import drafts
 from gui.main_window import MainWindow
@@ -26,16 +27,17 @@ from suite.editing.api import find_item, item_detail
 from suite.editing.draft_autosave import autosave_path, write_drafts
 from suite.editing.item_draft import EditorDraft, new_rule
 from suite.reading.browse import OutputFilter, output_rows
+from suite.tasks import TaskState
 
 BANK = "amb-01"
 
 
-def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def _settle(qtbot: QtBot, window: MainWindow) -> None:
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 30), timeout=5000)
 
 
-def _edit_a_rule(qtbot, window: MainWindow, external_id: str = BANK) -> int:  # type: ignore[no-untyped-def]
+def _edit_a_rule(qtbot: QtBot, window: MainWindow, external_id: str = BANK) -> int:
     """Open the item in Item & rules and add a negative rule without saving it."""
     db = window.state.db
     assert db is not None
@@ -72,7 +74,7 @@ def asked(monkeypatch: pytest.MonkeyPatch) -> Asked:
 
 
 def test_closing_with_an_unsaved_rule_asks_and_cancel_keeps_the_window_and_the_draft(
-        qtbot, window: MainWindow, asked: Asked) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, asked: Asked) -> None:
     assert not window.isWindowModified()
     _edit_a_rule(qtbot, window)
     assert window.isWindowModified()  # the title's [*]
@@ -87,7 +89,7 @@ def test_closing_with_an_unsaved_rule_asks_and_cancel_keeps_the_window_and_the_d
     assert r"\bshore\b" in [rule.spec.pattern for rule in item_detail(db, find_item(db, BANK, DEMO_SUITE)).rules]
 
 
-def test_discard_forgets_the_draft_and_the_window_closes(qtbot, window: MainWindow, asked: Asked) -> None:  # type: ignore[no-untyped-def]
+def test_discard_forgets_the_draft_and_the_window_closes(qtbot: QtBot, window: MainWindow, asked: Asked) -> None:
     item_id = _edit_a_rule(qtbot, window)
     asked.answer = drafts.Answer.DISCARD
     assert window.close()
@@ -95,7 +97,7 @@ def test_discard_forgets_the_draft_and_the_window_closes(qtbot, window: MainWind
     assert db is not None and r"\bshore\b" not in [rule.spec.pattern for rule in item_detail(db, item_id).rules]
 
 
-def test_opening_another_database_and_switching_suite_ask_first(qtbot, window: MainWindow, asked,  # type: ignore[no-untyped-def]
+def test_opening_another_database_and_switching_suite_ask_first(qtbot: QtBot, window: MainWindow, asked: Asked,
                                                                 tmp_path: Path) -> None:
     _edit_a_rule(qtbot, window)
     db = window.state.db
@@ -110,7 +112,7 @@ def test_opening_another_database_and_switching_suite_ask_first(qtbot, window: M
 
 
 def test_drafts_of_a_killed_session_are_offered_back_never_saved_by_themselves(
-        qtbot, window: MainWindow, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, demo_db: Database) -> None:
     item_id = find_item(demo_db, BANK, DEMO_SUITE)
     draft = EditorDraft.of(item_detail(demo_db, item_id))
     draft.rules["negative"].append(new_rule("negative", r"\bshore\b"))
@@ -134,7 +136,8 @@ def test_drafts_of_a_killed_session_are_offered_back_never_saved_by_themselves(
     assert autosave_path(window.drafts.directory, demo_db.url).exists()
 
 
-def test_the_autosave_keeps_the_drafts_and_a_clean_close_removes_it(qtbot, window: MainWindow, asked: Asked) -> None:  # type: ignore[no-untyped-def]
+def test_the_autosave_keeps_the_drafts_and_a_clean_close_removes_it(qtbot: QtBot, window: MainWindow,
+                                                                    asked: Asked) -> None:
     _edit_a_rule(qtbot, window)
     db = window.state.db
     assert db is not None
@@ -147,7 +150,7 @@ def test_the_autosave_keeps_the_drafts_and_a_clean_close_removes_it(qtbot, windo
     assert not path.exists()
 
 
-def _review_rows(qtbot, window: MainWindow, filter: OutputFilter) -> list[int]:  # type: ignore[no-untyped-def]
+def _review_rows(qtbot: QtBot, window: MainWindow, filter: OutputFilter) -> list[int]:
     window.review.apply_filter(filter)
     _settle(qtbot, window)
     make_active(qtbot, window)
@@ -155,7 +158,7 @@ def _review_rows(qtbot, window: MainWindow, filter: OutputFilter) -> list[int]: 
     return [window.review.model.output_id(r) or 0 for r in range(window.review.model.rowCount())]
 
 
-def test_undoing_decisions_keeps_the_rows_and_takes_only_the_decisions_back(qtbot, window: MainWindow) -> None:
+def test_undoing_decisions_keeps_the_rows_and_takes_only_the_decisions_back(qtbot: QtBot, window: MainWindow) -> None:
     """Review 5 outputs of the not-reviewed queue, undo 3: the same rows in the same order (the list is not read
     again, which dropped the decided rows: 145 became 114), the 3 decisions gone, the 2 others kept."""
     review, db = window.review, window.state.db
@@ -185,7 +188,7 @@ def test_undoing_decisions_keeps_the_rows_and_takes_only_the_decisions_back(qtbo
     assert not shown_errors()
 
 
-def test_an_undo_outside_the_screen_asks_first_then_shows_it(qtbot, window: MainWindow) -> None:
+def test_an_undo_outside_the_screen_asks_first_then_shows_it(qtbot: QtBot, window: MainWindow) -> None:
     db = window.state.db
     assert db is not None
     item_id = _edit_a_rule(qtbot, window, "neg-01")
@@ -214,10 +217,10 @@ def test_an_undo_outside_the_screen_asks_first_then_shows_it(qtbot, window: Main
     assert [window.review.model.output_id(r) for r in range(window.review.model.rowCount())] == rows
 
 
-def test_a_cancelled_job_says_cancelling_until_it_stops_then_what_happened(qtbot, window: MainWindow) -> None:
+def test_a_cancelled_job_says_cancelling_until_it_stops_then_what_happened(qtbot: QtBot, window: MainWindow) -> None:
     started, release = threading.Event(), threading.Event()
 
-    def training(task):  # type: ignore[no-untyped-def]
+    def training(task: TaskState) -> None:
         task.progress(1, 3, "fitting")
         started.set()
         release.wait(5)  # a library call that does not look at the cancel for a while
@@ -236,7 +239,7 @@ def test_a_cancelled_job_says_cancelling_until_it_stops_then_what_happened(qtbot
     assert window.job_label.text() == ""
 
 
-def test_a_finished_job_says_what_it_did(qtbot, window: MainWindow, tmp_path: Path) -> None:
+def test_a_finished_job_says_what_it_did(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     window.label_all()
     assert window.ops.wait_idle()
     assert window.statusBar().currentMessage() == "labelling: every label was up to date: nothing changed"
@@ -250,7 +253,7 @@ def test_a_finished_job_says_what_it_did(qtbot, window: MainWindow, tmp_path: Pa
 
 
 
-def test_an_undo_and_a_redo_pressed_at_once_run_one_after_the_other(qtbot, window: MainWindow) -> None:
+def test_an_undo_and_a_redo_pressed_at_once_run_one_after_the_other(qtbot: QtBot, window: MainWindow) -> None:
     review, db = window.review, window.state.db
     assert db is not None
     _review_rows(qtbot, window, OutputFilter(reviewed=False))

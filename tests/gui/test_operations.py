@@ -6,10 +6,13 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+import pytest
 from conftest import shown_errors
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QProgressDialog, QPushButton
+from pytestqt.qtbot import QtBot
 from sqlalchemy import func, select, update
 
 from gui.operations import Operations, Write, changes_nothing
@@ -17,7 +20,7 @@ from gui.state import AppState
 from store import open_database
 from store.models import LabelFingerprint, Suite
 from suite.changes import ANYWHERE, Changes
-from suite.demo import create_demo
+from suite.demo import DemoSummary, create_demo
 from suite.engine import labelling
 from suite.engine.labelling import relabel
 from suite.errors import TsqeError
@@ -34,10 +37,12 @@ def _write(ops: Operations, title: str, work: Callable[[TaskState], object],
 
 
 def _dialogs(ops: Operations) -> list[QProgressDialog]:
-    return [d for d in ops.parent().findChildren(QProgressDialog) if d.isVisible()]
+    parent = ops.parent()
+    assert parent is not None
+    return [d for d in parent.findChildren(QProgressDialog) if d.isVisible()]
 
 
-def test_a_write_runs_off_the_main_thread_then_reports_on_it(qtbot, ops: Operations, state: AppState) -> None:
+def test_a_write_runs_off_the_main_thread_then_reports_on_it(qtbot: QtBot, ops: Operations, state: AppState) -> None:
     threads: list[int] = []
     results: list[int] = []
 
@@ -45,12 +50,15 @@ def test_a_write_runs_off_the_main_thread_then_reports_on_it(qtbot, ops: Operati
         threads.append(threading.get_ident())
         return 42
 
+    def succeeded(r: int) -> None:
+        results.append(r)
+        threads.append(threading.get_ident())
+
     messages: list[str] = []
     ops.message.connect(messages.append)
     with qtbot.waitSignal(state.operation_executed) as executed:
         Write("answering", work, said=lambda answer: f"the answer is {answer}",
-              changes=lambda _: Changes(labels=ANYWHERE)).success(lambda r: (
-                  results.append(r), threads.append(threading.get_ident()))).run(ops)
+              changes=lambda _: Changes(labels=ANYWHERE)).success(succeeded).run(ops)
     assert results == [42]
     assert threads[0] != threading.get_ident() and threads[1] == threading.get_ident()
     assert executed.args == [Changes(labels=ANYWHERE)]
@@ -58,7 +66,7 @@ def test_a_write_runs_off_the_main_thread_then_reports_on_it(qtbot, ops: Operati
     assert not ops.busy()
 
 
-def test_progress_dialog_appears_only_after_half_a_second(qtbot, ops: Operations) -> None:
+def test_progress_dialog_appears_only_after_half_a_second(qtbot: QtBot, ops: Operations) -> None:
     release = threading.Event()
 
     def work(task: TaskState) -> None:
@@ -74,20 +82,20 @@ def test_progress_dialog_appears_only_after_half_a_second(qtbot, ops: Operations
     assert _dialogs(ops) == []
 
 
-def test_a_quick_write_never_shows_a_dialog(qtbot, ops: Operations) -> None:
+def test_a_quick_write_never_shows_a_dialog(qtbot: QtBot, ops: Operations) -> None:
     _write(ops, "quick", lambda task: None)
     assert ops.wait_idle()
     qtbot.wait(600)
     assert _dialogs(ops) == []
 
 
-def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: Operations) -> None:
+def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot: QtBot, tmp_path: Path, ops: Operations) -> None:
     """Building the demo is cancelled after its first step: no half-built suite is left behind."""
     db = open_database(tmp_path / "empty.sqlite")
     first_step = threading.Event()
     go_on = threading.Event()
 
-    def work(task: TaskState):  # type: ignore[no-untyped-def]
+    def work(task: TaskState) -> DemoSummary:
         def slowly(progress: Progress) -> None:
             task.progress(round(progress.fraction * 1000), 1000, progress.message)  # raises once cancelled
             if progress.fraction >= 0.2 and not first_step.is_set():
@@ -114,8 +122,9 @@ def test_cancel_in_the_dialog_rolls_back_a_real_core_call(qtbot, tmp_path, ops: 
     db.close()
 
 
-def test_a_relabel_cancelled_partway_says_what_it_kept_and_screens_refresh(qtbot, ops: Operations,  # type: ignore[no-untyped-def]
-                                                                          state: AppState, monkeypatch) -> None:
+def test_a_relabel_cancelled_partway_says_what_it_kept_and_screens_refresh(qtbot: QtBot, ops: Operations,
+                                                                           state: AppState,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Labelling writes chunk by chunk: cancelled after its first chunk, that chunk stays. The status bar says so
     (not "nothing was stored") and the screens are told that labels changed."""
     db = state.db
@@ -150,10 +159,10 @@ def test_a_relabel_cancelled_partway_says_what_it_kept_and_screens_refresh(qtbot
     assert shown_errors() == []
 
 
-def test_one_writer_at_a_time_in_the_order_asked(qtbot, ops: Operations) -> None:
+def test_one_writer_at_a_time_in_the_order_asked(qtbot: QtBot, ops: Operations) -> None:
     spans: list[tuple[str, float, float]] = []
 
-    def work(name: str):  # type: ignore[no-untyped-def]
+    def work(name: str) -> Callable[[TaskState], None]:
         def run(task: TaskState) -> None:
             start = time.monotonic()
             time.sleep(0.15)
@@ -169,7 +178,7 @@ def test_one_writer_at_a_time_in_the_order_asked(qtbot, ops: Operations) -> None
         assert start >= end
 
 
-def test_a_core_error_reaches_a_dialog_in_its_own_words(qtbot, ops: Operations, state: AppState) -> None:
+def test_a_core_error_reaches_a_dialog_in_its_own_words(qtbot: QtBot, ops: Operations, state: AppState) -> None:
     executed: list[object] = []
     state.operation_executed.connect(executed.append)
 
@@ -185,7 +194,7 @@ def test_a_core_error_reaches_a_dialog_in_its_own_words(qtbot, ops: Operations, 
     box.close()
 
 
-def test_a_bug_reaches_a_dialog_with_its_traceback(qtbot, ops: Operations) -> None:
+def test_a_bug_reaches_a_dialog_with_its_traceback(qtbot: QtBot, ops: Operations) -> None:
     _write(ops, "exporting", lambda task: 1 / 0)
     assert ops.wait_idle()
     [box] = shown_errors()
@@ -194,19 +203,19 @@ def test_a_bug_reaches_a_dialog_with_its_traceback(qtbot, ops: Operations) -> No
     box.close()
 
 
-def test_on_failure_can_handle_the_error_itself(qtbot, ops: Operations) -> None:
+def test_on_failure_can_handle_the_error_itself(qtbot: QtBot, ops: Operations) -> None:
     handled: list[Exception] = []
 
     def work(task: TaskState) -> None:
         raise TsqeError("edited meanwhile")
 
-    _write(ops, "saving", work, lambda e: handled.append(e) is None)
+    _write(ops, "saving", work, lambda e: handled.append(e) is None)  # type: ignore[func-returns-value]
     assert ops.wait_idle()
     assert [str(e) for e in handled] == ["edited meanwhile"]
     assert shown_errors() == []
 
 
-def test_a_superseded_keyed_read_drops_its_result(qtbot, ops: Operations) -> None:
+def test_a_superseded_keyed_read_drops_its_result(qtbot: QtBot, ops: Operations) -> None:
     delivered: list[str] = []
     slow_started = threading.Event()
 
@@ -223,7 +232,7 @@ def test_a_superseded_keyed_read_drops_its_result(qtbot, ops: Operations) -> Non
     assert sorted(delivered) == ["new", "other key"]
 
 
-def test_reads_run_while_a_write_holds_the_writer(qtbot, ops: Operations) -> None:
+def test_reads_run_while_a_write_holds_the_writer(qtbot: QtBot, ops: Operations) -> None:
     release = threading.Event()
     delivered: list[str] = []
     Write("long", lambda task: release.wait(5), said=str, changes=changes_nothing, progress=False).run(ops)

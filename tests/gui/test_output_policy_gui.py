@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QDialog
+from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
 from gui.output_policy import OutputPolicyDialog
@@ -28,8 +30,9 @@ def _labels_of(window: MainWindow, text: str) -> set[str | None]:
     return {row.auto_label for row in output_rows(db, output_ids(db, OutputFilter(contains=text)))}
 
 
-def test_the_policy_is_set_from_the_suite_menu_undone_and_counted(qtbot, window: MainWindow, tmp_path: Path,
-                                                                  monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_policy_is_set_from_the_suite_menu_undone_and_counted(qtbot: QtBot, window: MainWindow, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    assert window.state.db is not None
     _with_placeholders(window, tmp_path)
     assert _labels_of(window, "####") == {"unknown"}
     shown: list[OutputPolicyDialog] = []
@@ -60,7 +63,8 @@ def test_the_policy_is_set_from_the_suite_menu_undone_and_counted(qtbot, window:
     assert _labels_of(window, "####") == {"unknown"} and output_policy(window.state.db) == OutputPolicy()
 
 
-def test_review_shows_the_degenerate_outputs(qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_review_shows_the_degenerate_outputs(qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
+    assert window.state.db is not None
     _with_placeholders(window, tmp_path)
     review = window.review
     review.label_box.setCurrentText("empty, placeholder or untranslated")
@@ -73,11 +77,11 @@ def test_review_shows_the_degenerate_outputs(qtbot, window: MainWindow, tmp_path
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: review.model.all_cached(0, review.model.rowCount() - 1))
     assert review.model.rowCount() == 2
-    assert {review.model.cached(r).text for r in range(2)} == {"####"}
+    assert {review.model.cached(r).text for r in range(2)} == {"####"}  # type: ignore[union-attr]
     assert review.current_filter().degenerate
 
 
-def test_the_dialogs_fields_never_overlap(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_the_dialogs_fields_never_overlap(qtbot: QtBot, window: MainWindow) -> None:
     """At 1,280×720 the 'Identical to the source' chooser was drawn over the placeholders' box: the dialog kept the
     height it had before the counts (two wrapped lines) arrived, and the form squeezed its rows into it."""
     assert window.state.db is not None and window.state.suite_name is not None
@@ -98,7 +102,7 @@ def test_the_dialogs_fields_never_overlap(qtbot, window: MainWindow) -> None:  #
                     and dialog.problem.geometry().bottom() < dialog.buttons.geometry().top())
 
 
-def test_tab_goes_through_the_fields_in_the_order_they_are_shown(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_tab_goes_through_the_fields_in_the_order_they_are_shown(qtbot: QtBot, window: MainWindow) -> None:
     """Tab went from the first chooser to the second, past the placeholders' box between them, and in the box it
     typed a tab character instead of moving on."""
     from PySide6.QtCore import Qt

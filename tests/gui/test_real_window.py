@@ -117,7 +117,7 @@ class RealWindow:
         return self._xdotool("getwindowname", window)
 
     def main_window(self) -> str:
-        return wait_until(lambda: self.windows("^tsqe — ")[:1], 90, "the main window")[0]  # type: ignore[no-any-return]
+        return wait_until(lambda: self.windows("^tsqe — ")[:1], 90, "the main window")[0]
 
     def focus(self, window: str | None = None) -> None:
         """Give ``window`` (the main one) the keyboard, as a click would: there is no window manager to do it."""
@@ -244,7 +244,7 @@ def _reviews(path: Path) -> dict[int, str]:
     try:
         with db.session() as session:
             return dict(session.execute(select(ManualLabel.output_id, ManualLabel.label)
-                                        .where(ManualLabel.reviewer == REVIEWER)).all())  # type: ignore[arg-type]
+                                        .where(ManualLabel.reviewer == REVIEWER)).all())
     finally:
         db.close()
 

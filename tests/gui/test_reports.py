@@ -4,13 +4,16 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import pandas as pd
 import pytest
 from conftest import first_call_held
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtTest import QAbstractItemModelTester
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
 from typer.testing import CliRunner
 
 import gui.reports.qe as qe_module
@@ -29,6 +32,11 @@ from suite.qe_scores import list_qe_systems
 from suite.reading.browse import OutputFilter
 from suite.tables import write_table
 
+if TYPE_CHECKING:
+    from gui.reports.discriminative import DiscriminativeTab
+
+TabT = TypeVar("TabT", bound=QWidget)
+
 
 def tsqe(db: Database, *args: str) -> str:
     result = CliRunner().invoke(app, ["--db", db.url, *args], catch_exceptions=False)
@@ -36,11 +44,11 @@ def tsqe(db: Database, *args: str) -> str:
     return result.stdout
 
 
-def _tester(model) -> QAbstractItemModelTester:  # type: ignore[no-untyped-def]
+def _tester(model: QAbstractItemModel) -> QAbstractItemModelTester:
     return QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
 
 
-def _shown(qtbot, ops: Operations, tab, *models):  # type: ignore[no-untyped-def]
+def _shown(qtbot: QtBot, ops: Operations, tab: TabT, *models: QAbstractItemModel) -> TabT:
     """The tab at the window's size, its models checked by Qt's tester, shown and computed."""
     qtbot.addWidget(tab)
     for model in models:
@@ -52,13 +60,13 @@ def _shown(qtbot, ops: Operations, tab, *models):  # type: ignore[no-untyped-def
 
 
 @pytest.fixture
-def systems_tab(qtbot, state: AppState, ops: Operations) -> SystemsTab:  # type: ignore[no-untyped-def]
+def systems_tab(qtbot: QtBot, state: AppState, ops: Operations) -> SystemsTab:
     tab = SystemsTab(state, ops)
     return _shown(qtbot, ops, tab, tab.model)
 
 
 @pytest.fixture
-def qe_tab(qtbot, state: AppState, ops: Operations) -> QETab:  # type: ignore[no-untyped-def]
+def qe_tab(qtbot: QtBot, state: AppState, ops: Operations) -> QETab:
     tab = QETab(state, ops)
     return _shown(qtbot, ops, tab, tab.model, tab.systems_model)
 
@@ -89,7 +97,7 @@ def test_systems_tab_shows_what_report_systems_prints(systems_tab: SystemsTab, d
     assert systems_tab.chart.image is not None
 
 
-def test_double_clicking_a_systems_cell_asks_review_for_its_outputs(qtbot, systems_tab: SystemsTab,
+def test_double_clicking_a_systems_cell_asks_review_for_its_outputs(qtbot: QtBot, systems_tab: SystemsTab,
                                                                      state: AppState) -> None:
     model = systems_tab.model
     row = model.row(0)
@@ -116,7 +124,7 @@ def _accuracy_cells(tab: QETab) -> list[dict[str, tuple[float, bool]]]:
     return rows
 
 
-def _expected_accuracy(document: dict) -> list[dict[str, tuple[float, bool]]]:  # type: ignore[type-arg]
+def _expected_accuracy(document: dict) -> list[dict[str, tuple[float, bool]]]:
     rows = [*document["rows"], document["total"], document["weighed"]]
     return [{q: (row["accuracy"][q], q in row["best"]) for q in document["qe_systems"]} for row in rows]
 
@@ -182,6 +190,7 @@ def test_total_and_weighed_list_the_pairs_of_their_table_only(qe_tab: QETab) -> 
     result = qe_tab.view_data.result
     column = [qe_tab.model.headerData(c, Qt.Orientation.Horizontal)
               for c in range(qe_tab.model.columnCount())].index("demo-qe")
+    assert result.total.amount is not None
     for row in (len(result.rows), len(result.rows) + 1):
         qe_tab.show_pairs(row, column)
         assert qe_tab._ops.wait_idle()
@@ -203,7 +212,7 @@ def test_stability_shows_what_tsqe_stability_prints(qe_tab: QETab, demo_db: Data
     assert shown == pytest.approx([math.nan if e is None else e for e in expected], nan_ok=True)
 
 
-def test_a_cancelled_training_stores_nothing(qtbot, qe_tab: QETab, ops: Operations, demo_db: Database) -> None:
+def test_a_cancelled_training_stores_nothing(qtbot: QtBot, qe_tab: QETab, ops: Operations, demo_db: Database) -> None:
     # The training notices the cancel after importing scikit-learn: 13 s on a machine with both cores busy, where
     # the 5 s this waited made it fail one run in five (issue 21).
     with qtbot.waitSignal(ops.message, timeout=60_000) as message:
@@ -312,14 +321,14 @@ def _without_ids(svg: str) -> str:
 
 
 @pytest.fixture
-def discriminative_tab(qtbot, state: AppState, ops: Operations):  # type: ignore[no-untyped-def]
+def discriminative_tab(qtbot: QtBot, state: AppState, ops: Operations) -> DiscriminativeTab:
     from gui.reports.discriminative import DiscriminativeTab
 
     tab = DiscriminativeTab(state, ops)
     return _shown(qtbot, ops, tab, tab.model, tab.correlation_model)
 
 
-def _rank(tab, metric: str, drop: float) -> None:  # type: ignore[no-untyped-def]
+def _rank(tab: DiscriminativeTab, metric: str, drop: float) -> None:
     tab.metric_choice.setCurrentIndex(tab.metric_choice.findData(metric))
     tab.set_drop(drop)
     tab.rank()
@@ -327,8 +336,9 @@ def _rank(tab, metric: str, drop: float) -> None:  # type: ignore[no-untyped-def
 
 
 @pytest.mark.parametrize("metric", ["chrf", "label", "qe:demo-qe"])
-def test_items_are_ranked_and_kept_as_tsqe_variance_does(discriminative_tab, demo_db: Database,  # type: ignore[no-untyped-def]
+def test_items_are_ranked_and_kept_as_tsqe_variance_does(discriminative_tab: DiscriminativeTab, demo_db: Database,
                                                          metric: str) -> None:
+    assert discriminative_tab.variance is not None
     _rank(discriminative_tab, metric, 0.5)
     for drop in (0.5, 0.3):
         discriminative_tab.set_drop(drop)
@@ -341,7 +351,7 @@ def test_items_are_ranked_and_kept_as_tsqe_variance_does(discriminative_tab, dem
         assert f"{len(document['kept'])} of {len(document['ranking'])} items kept" in discriminative_tab.kept.text()
 
 
-def test_the_kept_subset_is_written_as_the_cli_writes_it(discriminative_tab, demo_db: Database,  # type: ignore[no-untyped-def]
+def test_the_kept_subset_is_written_as_the_cli_writes_it(discriminative_tab: DiscriminativeTab, demo_db: Database,
                                                           tmp_path: Path) -> None:
     _rank(discriminative_tab, "chrf", 0.6)
     discriminative_tab.export_vat(tmp_path / "gui")
@@ -353,7 +363,8 @@ def test_the_kept_subset_is_written_as_the_cli_writes_it(discriminative_tab, dem
         assert (tmp_path / "gui" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
 
 
-def test_selecting_an_item_shows_every_systems_output_and_score(discriminative_tab) -> None:  # type: ignore[no-untyped-def]
+def test_selecting_an_item_shows_every_systems_output_and_score(discriminative_tab: DiscriminativeTab) -> None:
+    assert discriminative_tab.variance is not None
     _rank(discriminative_tab, "chrf", 0.6)
     top = discriminative_tab.variance.ranking[0]
     discriminative_tab.select_item(top.item)
@@ -366,7 +377,7 @@ def test_selecting_an_item_shows_every_systems_output_and_score(discriminative_t
     assert all(row.text in text for row in view.outputs.values())
 
 
-def test_correlations_are_those_of_tsqe_correlate(discriminative_tab, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+def test_correlations_are_those_of_tsqe_correlate(discriminative_tab: DiscriminativeTab, demo_db: Database) -> None:
     metrics = ["chrf", "bleu", "label", "qe:demo-qe"]
     discriminative_tab.set_correlation_metrics(metrics)
     discriminative_tab.top.setValue(3)
@@ -389,7 +400,9 @@ def test_correlations_are_those_of_tsqe_correlate(discriminative_tab, demo_db: D
         assert shown[4:] == pytest.approx([math.nan if e is None else e for e in expected], nan_ok=True)
 
 
-def test_reference_tokens_are_shaded_by_their_difficulty(discriminative_tab, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+def test_reference_tokens_are_shaded_by_their_difficulty(discriminative_tab: DiscriminativeTab,
+                                                         demo_db: Database) -> None:
+    assert discriminative_tab.variance is not None
     _rank(discriminative_tab, "chrf", 0.6)
     item = discriminative_tab.variance.ranking[0].item
     discriminative_tab.select_item(item)
@@ -423,7 +436,7 @@ def test_qe_systems_are_imported_stored_from_a_metric_and_removed_from_the_tab(q
 
 
 def test_a_table_computed_before_a_qe_write_is_neither_shown_nor_reused_after_it(
-        qtbot, qe_tab: QETab, ops: Operations, state: AppState, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, qe_tab: QETab, ops: Operations, state: AppState, monkeypatch: pytest.MonkeyPatch) -> None:
     """A computation still running when a write adds a QE system ends after the write's notification, with the
     data as they were. Its result once landed as if current, and the tab kept reusing its scores: the new system
     was listed but missing from the table. Here the computation is held until the write has finished."""
@@ -451,8 +464,9 @@ def test_unchecking_a_qe_system_leaves_it_out_of_the_table(qe_tab: QETab) -> Non
 
 
 def test_the_trees_selection_selects_the_row_in_every_report(systems_tab: SystemsTab, qe_tab: QETab,
-                                                             discriminative_tab, state: AppState,  # type: ignore[no-untyped-def]
+                                                             discriminative_tab: DiscriminativeTab, state: AppState,
                                                              demo_db: Database) -> None:
+    assert discriminative_tab.variance is not None and qe_tab.view_data is not None
     from gui.state import Selection
     from suite.editing.api import find_item
 

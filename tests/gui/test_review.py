@@ -4,10 +4,12 @@ from __future__ import annotations
 import re
 import threading
 
+import pytest
 from conftest import first_call_held, make_active, shown_errors
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
+from pytestqt.qtbot import QtBot
 from reviewing import review_output
 from sqlalchemy import select
 
@@ -22,12 +24,12 @@ from suite.engine.labelling import relabel
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 
-def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def _settle(qtbot: QtBot, window: MainWindow) -> None:
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 30), timeout=5000)
 
 
-def _focus_table(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def _focus_table(qtbot: QtBot, window: MainWindow) -> None:
     """Where a reviewer's keys go: the table, in the active window."""
     make_active(qtbot, window)
     window.review.table.setFocus()
@@ -47,7 +49,7 @@ def _manual(window: MainWindow, output_id: int) -> tuple[str, str] | None:
         return None if label is None else (label.label, label.reviewer)
 
 
-def _fail_the_first_unreviewed(qtbot, window: MainWindow) -> int:  # type: ignore[no-untyped-def]
+def _fail_the_first_unreviewed(qtbot: QtBot, window: MainWindow) -> int:
     """F on the first row of the not-reviewed queue, by keyboard; the output decided."""
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
@@ -61,7 +63,7 @@ def _fail_the_first_unreviewed(qtbot, window: MainWindow) -> int:  # type: ignor
     return first
 
 
-def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbot, window: MainWindow) -> None:
+def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbot: QtBot, window: MainWindow) -> None:
     review = window.review
     first = _fail_the_first_unreviewed(qtbot, window)
     assert review.current_row() == 1  # the next row still without a manual label
@@ -79,7 +81,7 @@ def test_a_decision_by_keyboard_is_stored_advances_and_survives_relabelling(qtbo
     assert (row.manual_label, row.effective_label) == ("fail", "fail")
 
 
-def test_keys_still_decide_after_a_progress_dialog_came_and_went(qtbot, window: MainWindow) -> None:
+def test_keys_still_decide_after_a_progress_dialog_came_and_went(qtbot: QtBot, window: MainWindow) -> None:
     """A write that lasts shows a progress dialog, which becomes the active window. Once it closed, the offscreen
     platform (no window manager) left no window active and P, F, U did nothing: the keyboard tests failed whenever
     opening the database took long enough for its dialog to show. Keys now go to the table of the active window,
@@ -94,7 +96,7 @@ def test_keys_still_decide_after_a_progress_dialog_came_and_went(qtbot, window: 
     _fail_the_first_unreviewed(qtbot, window)
 
 
-def test_the_cursor_skips_rows_already_reviewed(qtbot, window: MainWindow) -> None:
+def test_the_cursor_skips_rows_already_reviewed(qtbot: QtBot, window: MainWindow) -> None:
     review = window.review
     review.apply_filter(OutputFilter())
     _settle(qtbot, window)
@@ -109,7 +111,7 @@ def test_the_cursor_skips_rows_already_reviewed(qtbot, window: MainWindow) -> No
     assert review.current_row() == expected
 
 
-def test_one_decision_for_several_rows(qtbot, window: MainWindow) -> None:
+def test_one_decision_for_several_rows(qtbot: QtBot, window: MainWindow) -> None:
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
@@ -136,7 +138,7 @@ def test_one_decision_for_several_rows(qtbot, window: MainWindow) -> None:
     assert [_manual(window, i) for i in ids] == [None] * 3
 
 
-def test_pass_as_known_relabels_the_item_and_one_undo_takes_both_back(qtbot, window: MainWindow) -> None:
+def test_pass_as_known_relabels_the_item_and_one_undo_takes_both_back(qtbot: QtBot, window: MainWindow) -> None:
     """Shift+P is one step (issue 16): the decision and the known translation it adds (one transaction, issue 21)
     are undone together; the undo used to take back the known translation and leave the decision."""
     review = window.review
@@ -173,7 +175,7 @@ def test_pass_as_known_relabels_the_item_and_one_undo_takes_both_back(qtbot, win
     assert (undone.auto_label, undone.manual_label) == ("unknown", None)
 
 
-def test_a_refused_decision_adds_no_known_translation(qtbot, window: MainWindow, colleague: Database) -> None:
+def test_a_refused_decision_adds_no_known_translation(qtbot: QtBot, window: MainWindow, colleague: Database) -> None:
     """Shift+P whose decision is refused (another reviewer decided meanwhile) leaves the item's known translations
     as they were: the output was not settled."""
     review = window.review
@@ -200,7 +202,7 @@ def test_a_refused_decision_adds_no_known_translation(qtbot, window: MainWindow,
     assert "Nothing was overwritten" in box.text()
 
 
-def test_a_report_cell_opens_review_with_its_filter(qtbot, window: MainWindow) -> None:
+def test_a_report_cell_opens_review_with_its_filter(qtbot: QtBot, window: MainWindow) -> None:
     window.tabs.setCurrentIndex(2)
     window.state.show_review(OutputFilter(label="fail", system="Online-X", category="Negation"))
     _settle(qtbot, window)
@@ -212,7 +214,7 @@ def test_a_report_cell_opens_review_with_its_filter(qtbot, window: MainWindow) -
                         and r.category == "Negation" for r in rows)
 
 
-def test_sorting_reruns_the_query(qtbot, window: MainWindow) -> None:
+def test_sorting_reruns_the_query(qtbot: QtBot, window: MainWindow) -> None:
     review = window.review
     review.table.sortByColumn(COLUMN["output"], Qt.SortOrder.DescendingOrder)
     _settle(qtbot, window)
@@ -221,7 +223,7 @@ def test_sorting_reruns_the_query(qtbot, window: MainWindow) -> None:
     assert review.model.sort_key == "text" and review.model.descending
 
 
-def test_the_review_model_passes_qt_model_checks(qtbot, window: MainWindow) -> None:
+def test_the_review_model_passes_qt_model_checks(qtbot: QtBot, window: MainWindow) -> None:
     model = ReviewModel(window.state, window.ops)
     tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
     model.query(OutputFilter(label="pass"))
@@ -235,7 +237,8 @@ def test_the_review_model_passes_qt_model_checks(qtbot, window: MainWindow) -> N
     del tester
 
 
-def test_the_model_reads_blocks_by_offset_in_the_core_order(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_model_reads_blocks_by_offset_in_the_core_order(qtbot: QtBot, window: MainWindow,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """Blocks of 20 on the demo's 278 outputs: the first block comes with the total, the rest only when asked for,
     and together they are exactly the core's order (no row skipped or repeated at block edges)."""
     monkeypatch.setattr(model_module, "BLOCK", 20)
@@ -261,8 +264,8 @@ def test_the_model_reads_blocks_by_offset_in_the_core_order(qtbot, window: MainW
     del tester
 
 
-def test_deciding_rows_under_a_filter_skips_none_of_the_later_blocks(qtbot, window: MainWindow,
-                                                                     monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_deciding_rows_under_a_filter_skips_none_of_the_later_blocks(qtbot: QtBot, window: MainWindow,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Under "not reviewed", decided rows leave the query's results; later blocks are read by the ids the query
     had when it ran, so none of the rows below them is skipped (reading by offset would skip as many as were
     decided)."""
@@ -281,7 +284,7 @@ def test_deciding_rows_under_a_filter_skips_none_of_the_later_blocks(qtbot, wind
     assert [model.output_id(row) for row in range(20, 40)] == expected[20:40]
 
 
-def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow, colleague: Database) -> None:
+def test_a_label_changed_meanwhile_is_not_overwritten(qtbot: QtBot, window: MainWindow, colleague: Database) -> None:
     review = window.review
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
@@ -307,7 +310,7 @@ def test_a_label_changed_meanwhile_is_not_overwritten(qtbot, window: MainWindow,
 
 
 def test_a_row_read_before_a_decision_never_overwrites_the_row_read_after_it(
-        qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     """Reads run side by side: the re-read of the rows on screen after one decision can still be running when the
     next decision is saved and its row re-read. Arriving last, it once put that row back as it was before the
     decision: shown undecided, where the cursor would stop again. Here the older re-read is held until the newer
@@ -328,7 +331,7 @@ def test_a_row_read_before_a_decision_never_overwrites_the_row_read_after_it(
     assert model.index(0, COLUMN["manual"]).data() == "fail (TR)"
 
 
-def test_the_detail_reads_the_output_against_its_nearest_reference(qtbot, window: MainWindow) -> None:
+def test_the_detail_reads_the_output_against_its_nearest_reference(qtbot: QtBot, window: MainWindow) -> None:
     review = window.review
     review.apply_filter(OutputFilter(item="amb-01"))
     _settle(qtbot, window)
@@ -337,7 +340,7 @@ def test_the_detail_reads_the_output_against_its_nearest_reference(qtbot, window
         review.set_current_row(row)
         cached = review.model.cached(row)
         assert cached is not None
-        qtbot.waitUntil(lambda wanted=cached: review.detail.current is not None
+        qtbot.waitUntil(lambda wanted=cached: review.detail.current is not None  # type: ignore[misc]
                         and review.detail.current.row == wanted)
         shown[cached.text] = review.detail.browser.toPlainText()
     assert "identical to a reference (standard)" in shown["The bench on the riverbank had been freshly painted."]
@@ -345,7 +348,8 @@ def test_the_detail_reads_the_output_against_its_nearest_reference(qtbot, window
     assert "Difference from the closest reference (standard)\nThe bench on by the riverbank river had" in differs
 
 
-def test_copy_puts_the_selected_rows_on_the_clipboard_as_tsqe_outputs_prints_them(qtbot, window: MainWindow) -> None:
+def test_copy_puts_the_selected_rows_on_the_clipboard_as_tsqe_outputs_prints_them(qtbot: QtBot,
+                                                                                  window: MainWindow) -> None:
     from io import StringIO
 
     from suite.reading.browse import write_rows_tsv
@@ -366,7 +370,8 @@ def test_copy_puts_the_selected_rows_on_the_clipboard_as_tsqe_outputs_prints_the
     assert window.statusBar().currentMessage() == "copied 3 rows"
 
 
-def test_rules_are_numbered_as_the_editor_shows_them_in_the_table_and_the_detail(qtbot, window: MainWindow) -> None:
+def test_rules_are_numbered_as_the_editor_shows_them_in_the_table_and_the_detail(qtbot: QtBot,
+                                                                                 window: MainWindow) -> None:
     """The decided-by column said "positive rule 313" (the stored id) and the detail panel listed rules as "+" and
     "−" without a number: the linguist could not tell which line of the editor had decided."""
     from suite.editing.api import add_rule, find_item

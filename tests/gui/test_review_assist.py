@@ -10,6 +10,7 @@ import pytest
 from conftest import make_active
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
 from gui.review.columns import COLUMN
@@ -38,7 +39,7 @@ def demo_db(suite_db: Database) -> Database:
     return suite_db
 
 
-def settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def settle(qtbot: QtBot, window: MainWindow) -> None:
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 30), timeout=5000)
     assert window.ops.wait_idle()
@@ -62,7 +63,7 @@ def manual(db: Database, texts: list[str]) -> list[str | None]:
 WALK = ["I shall walk.", "i shall walk", "I Shall Walk."]
 
 
-def test_a_group_shows_once_and_one_key_decides_it_as_one_undo_step(qtbot, window: MainWindow,
+def test_a_group_shows_once_and_one_key_decides_it_as_one_undo_step(qtbot: QtBot, window: MainWindow,
                                                                      suite_db: Database) -> None:
     review = window.review
     review.apply_filter(OutputFilter(label="unknown"))
@@ -89,7 +90,7 @@ def test_a_group_shows_once_and_one_key_decides_it_as_one_undo_step(qtbot, windo
     assert review.count_label.text() == "8 outputs" and cell(window, row_of(window, "i shall walk"), "alike") == ""
 
 
-def test_a_suggestion_is_shown_and_enter_accepts_it(qtbot, window: MainWindow, suite_db: Database) -> None:
+def test_a_suggestion_is_shown_and_enter_accepts_it(qtbot: QtBot, window: MainWindow, suite_db: Database) -> None:
     review = window.review
     review.apply_filter(OutputFilter(label="unknown"))
     settle(qtbot, window)
@@ -114,7 +115,7 @@ def test_a_suggestion_is_shown_and_enter_accepts_it(qtbot, window: MainWindow, s
     assert window.state.undo_stack.undoText() == "pass on f4 · H"
 
 
-def test_the_pairs_column_orders_the_queue_by_impact(qtbot, window: MainWindow, suite_db: Database) -> None:
+def test_the_pairs_column_orders_the_queue_by_impact(qtbot: QtBot, window: MainWindow, suite_db: Database) -> None:
     review = window.review
     review.apply_filter(OutputFilter(label="unknown"))
     settle(qtbot, window)
@@ -129,7 +130,8 @@ def test_the_pairs_column_orders_the_queue_by_impact(qtbot, window: MainWindow, 
     assert review.table.horizontalHeader().sortIndicatorSection() == COLUMN["pairs"]
 
 
-def test_a_placeholder_output_shows_no_pairs(qtbot, window: MainWindow, suite_db: Database, tmp_path: Path) -> None:
+def test_a_placeholder_output_shows_no_pairs(qtbot: QtBot, window: MainWindow, suite_db: Database,
+                                              tmp_path: Path) -> None:
     """Issue 28: "+8 if pass" stood beside UF's ``####``, which the impact order already ranks as adding none: a
     pair made of a placeholder tells nothing about a QE metric. Neither the column, its tooltip nor the detail
     offers pairs for it once the suite's policy lists it (an ordinary output of its item keeps its hint)."""
@@ -159,7 +161,8 @@ def reviewed_by_anna(db: Database) -> None:
     plan_review_checks(db, double_share=1.0, control_share=0.2, seed=2, author="lead")
 
 
-def test_assignments_are_answered_blind_with_the_review_keys(qtbot, window: MainWindow, suite_db: Database) -> None:
+def test_assignments_are_answered_blind_with_the_review_keys(qtbot: QtBot, window: MainWindow,
+                                                             suite_db: Database) -> None:
     reviewed_by_anna(suite_db)
     review = window.review
     window.show_reviewers()
@@ -181,7 +184,8 @@ def test_assignments_are_answered_blind_with_the_review_keys(qtbot, window: Main
     qtbot.keyClick(page.table, Qt.Key.Key_F)
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: "19 open · 1 answered" in page.summary.text(), timeout=5000)
-    assert page.current() is not None and page.current().id != first.id  # on to the next open one
+    current = page.current()
+    assert current is not None and current.id != first.id  # on to the next open one
     assert window.state.undo_stack.undoText() == f"fail on {first.external_id}"
     make_active(qtbot, window)
     qtbot.keyClick(page.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
@@ -189,7 +193,7 @@ def test_assignments_are_answered_blind_with_the_review_keys(qtbot, window: Main
     qtbot.waitUntil(lambda: "20 open · 0 answered" in page.summary.text(), timeout=5000)
 
 
-def test_a_disagreement_is_adjudicated_with_both_decisions_in_the_history(qtbot, window: MainWindow,
+def test_a_disagreement_is_adjudicated_with_both_decisions_in_the_history(qtbot: QtBot, window: MainWindow,
                                                                           suite_db: Database) -> None:
     reviewed_by_anna(suite_db)
     window.review.show_page("assignments")
@@ -235,7 +239,7 @@ def test_a_disagreement_is_adjudicated_with_both_decisions_in_the_history(qtbot,
     assert QApplication.activePopupWidget() is None
 
 
-def test_the_disagreements_detail_is_its_own_beside_the_queue_s(qtbot, window: MainWindow,
+def test_the_disagreements_detail_is_its_own_beside_the_queue_s(qtbot: QtBot, window: MainWindow,
                                                                  suite_db: Database) -> None:
     """Both detail panels read in the background; the queue's reading a row just after the Disagreements page's
     panel asked for one made that one's result moot when they shared a key, and the page's panel stayed empty."""

@@ -3,10 +3,12 @@ decision, a row whose output vanished, selected rows painted as such only while 
 scroll bar whose groove is painted once."""
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QImage, QPalette
 from PySide6.QtTest import QAbstractItemModelTester
 from PySide6.QtWidgets import QScrollBar, QStyleFactory, QTableView, QWidget
+from pytestqt.qtbot import QtBot
 from reviewing import review_output
 
 import gui.review.model as model_module
@@ -20,8 +22,8 @@ from suite.editing.items import remove_item
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 
-def test_a_cell_not_read_yet_asks_for_its_block_and_then_shows_the_row(qtbot, window: MainWindow,
-                                                                         monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_cell_not_read_yet_asks_for_its_block_and_then_shows_the_row(qtbot: QtBot, window: MainWindow,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model_module, "BLOCK", 20)
     db, suite_name = window.state.db, window.state.suite_name
     assert db is not None and suite_name is not None
@@ -44,7 +46,7 @@ def test_a_cell_not_read_yet_asks_for_its_block_and_then_shows_the_row(qtbot, wi
     del tester
 
 
-def test_a_decision_shows_in_the_cells_once_its_row_is_read_again(qtbot, window: MainWindow) -> None:
+def test_a_decision_shows_in_the_cells_once_its_row_is_read_again(qtbot: QtBot, window: MainWindow) -> None:
     model = window.review.model
     db = window.state.db
     assert db is not None
@@ -63,8 +65,8 @@ def test_a_decision_shows_in_the_cells_once_its_row_is_read_again(qtbot, window:
     assert after.colour == QColor(LABEL_COLOURS["fail"])
 
 
-def test_the_row_of_an_output_removed_after_the_query_stays_blank(qtbot, window: MainWindow,
-                                                                   monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_row_of_an_output_removed_after_the_query_stays_blank(qtbot: QtBot, window: MainWindow,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """Later blocks are read by the ids the query had when it ran; an output removed since has no row to show."""
     monkeypatch.setattr(model_module, "BLOCK", 20)
     db, suite_name = window.state.db, window.state.suite_name
@@ -102,7 +104,7 @@ def _painted_selected(table: QTableView, row: int) -> bool:
     return False
 
 
-def test_the_highlight_follows_the_selection(qtbot, window: MainWindow) -> None:
+def test_the_highlight_follows_the_selection(qtbot: QtBot, window: MainWindow) -> None:
     review = window.review
     table = review.table
     review.set_current_row(3)
@@ -115,7 +117,7 @@ def test_the_highlight_follows_the_selection(qtbot, window: MainWindow) -> None:
     assert _painted_selected(table, 0) and not _painted_selected(table, 5)
 
 
-def test_a_new_query_leaves_no_row_painted_as_selected(qtbot, window: MainWindow) -> None:
+def test_a_new_query_leaves_no_row_painted_as_selected(qtbot: QtBot, window: MainWindow) -> None:
     """Qt empties the selection when the model is reset; the table paints the selection as it is now."""
     model = ReviewModel(window.state, window.ops)
     table = ReviewTable(model)
@@ -131,7 +133,7 @@ def test_a_new_query_leaves_no_row_painted_as_selected(qtbot, window: MainWindow
     assert not table.selectionModel().hasSelection() and not _painted_selected(table, 3)
 
 
-def test_the_scroll_bar_with_its_groove_painted_once_looks_the_same(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_scroll_bar_with_its_groove_painted_once_looks_the_same(qtbot: QtBot) -> None:
     """Fusion's groove is copied from a pixmap instead of filled anew: at every slider position the bar shows the
     same pixels as Fusion's own painting."""
     bars, backgrounds = [], []
@@ -163,7 +165,7 @@ def test_the_scroll_bar_with_its_groove_painted_once_looks_the_same(qtbot) -> No
         assert plain == cached
 
 
-def test_a_moved_column_is_painted_where_the_header_puts_it(qtbot, window: MainWindow) -> None:
+def test_a_moved_column_is_painted_where_the_header_puts_it(qtbot: QtBot, window: MainWindow) -> None:
     """The table paints its rows itself: a column dragged to the front, before a hidden one, shows its labels at
     the front, in their colour."""
     table, model = window.review.table, window.review.model

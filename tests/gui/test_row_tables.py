@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, Qt
 from PySide6.QtTest import QAbstractItemModelTester
+from PySide6.QtWidgets import QApplication
 
 from gui.editor.entries import EntryModel
 from gui.editor.rules import RuleModel
@@ -28,7 +29,7 @@ def _draft(db: Database) -> EditorDraft:
     return EditorDraft.of(item_detail(db, find_item(db, "amb-01")))
 
 
-def test_the_rule_list_shows_and_edits_one_polarity_of_the_draft(qapp, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+def test_the_rule_list_shows_and_edits_one_polarity_of_the_draft(qapp: QApplication, demo_db: Database) -> None:
     model = RuleModel("positive")
     tester = _tested(model)
     assert model.rowCount() == 0 and model.flags(QModelIndex()) == Qt.ItemFlag.ItemIsDropEnabled
@@ -57,7 +58,8 @@ def test_the_rule_list_shows_and_edits_one_polarity_of_the_draft(qapp, demo_db: 
     assert model.rowCount() == 0 and tester.model() is model
 
 
-def test_the_entry_lists_edit_the_known_translations_and_references_of_the_draft(qapp, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+def test_the_entry_lists_edit_the_known_translations_and_references_of_the_draft(qapp: QApplication,
+                                                                                 demo_db: Database) -> None:
     draft = _draft(demo_db)
     known = EntryModel(("good", "bad"), lambda d: d.known)
     references = EntryModel(("standard",), lambda d: d.references)
@@ -73,7 +75,8 @@ def test_the_entry_lists_edit_the_known_translations_and_references_of_the_draft
     assert [tester.model() for tester in testers] == [known, references]
 
 
-def test_the_scope_table_holds_the_flipped_items_and_right_aligns_their_counts(qapp, demo_db: Database) -> None:  # type: ignore[no-untyped-def]
+def test_the_scope_table_holds_the_flipped_items_and_right_aligns_their_counts(qapp: QApplication,
+                                                                               demo_db: Database) -> None:
     added = [DraftRule(RuleSpec("negative", r"\bthe\b", True)), DraftRule(RuleSpec("positive", r"\bhad\b"))]
     preview = preview_scope(demo_db, find_item(demo_db, "vt-03"), added, "suite")
     assert len(preview.items) > 1

@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
+import pytest
 from PySide6.QtWidgets import QApplication, QFileDialog, QMessageBox, QProgressDialog
+from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
 from gui.operations import Write, changes_nothing
 from gui.reports.export import table_target
+from suite.assist.rule_health import RuleHealthReport
 from suite.importers.suite_import import import_suite
 from suite.tasks import TaskState
 
 
-def test_the_suffix_typed_decides_the_table_format(qtbot, window: MainWindow, tmp_path: Path,
-                                                   monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_suffix_typed_decides_the_table_format(qtbot: QtBot, window: MainWindow, tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     assert table_target("/x/table2.tex", "CSV (*.csv)") == (Path("/x/table2.tex"), "latex")
     assert table_target("/x/table2", "LaTeX (*.tex)") == (Path("/x/table2.tex"), "latex")
     assert table_target("/x/table2.v1", "Markdown (*.md)") == (Path("/x/table2.v1.md"), "md")
@@ -30,7 +34,7 @@ def test_the_suffix_typed_decides_the_table_format(qtbot, window: MainWindow, tm
     assert "wrote the systems report to" in window.statusBar().currentMessage()
 
 
-def test_copy_as_markdown_says_it_copied(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_copy_as_markdown_says_it_copied(qtbot: QtBot, window: MainWindow) -> None:
     window.tabs.setCurrentWidget(window.systems)
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.systems.model.report is not None)
@@ -40,8 +44,8 @@ def test_copy_as_markdown_says_it_copied(qtbot, window: MainWindow) -> None:  # 
     assert window.statusBar().currentMessage() == "copied the systems report as Markdown: paste it where it goes"
 
 
-def test_after_switching_suite_the_qe_tab_shows_nothing_of_the_previous_one(qtbot, window: MainWindow,
-                                                                           tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_after_switching_suite_the_qe_tab_shows_nothing_of_the_previous_one(qtbot: QtBot, window: MainWindow,
+                                                                           tmp_path: Path) -> None:
     qe = window.qe
     window.tabs.setCurrentWidget(qe)
     assert window.ops.wait_idle()
@@ -58,7 +62,7 @@ def test_after_switching_suite_the_qe_tab_shows_nothing_of_the_previous_one(qtbo
     assert qe.chart.image is None and qe.model.table is None  # the new suite has no pairs: nothing to draw
 
 
-def test_the_keys_dialog_lists_every_action_with_a_key(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_the_keys_dialog_lists_every_action_with_a_key(qtbot: QtBot, window: MainWindow) -> None:
     rows = window.key_rows()
     listed = {(keys, what) for _, keys, what in rows}
     for expected in [("Ctrl+S", "Save item"), ("Ctrl+Shift+P", "Add positive rule"),
@@ -72,13 +76,13 @@ def test_the_keys_dialog_lists_every_action_with_a_key(qtbot, window: MainWindow
     window.keys_dialog.close()
 
 
-def test_the_status_bar_shows_a_job_title_as_written(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_the_status_bar_shows_a_job_title_as_written(qtbot: QtBot, window: MainWindow) -> None:
     window._job_progress("training 'pgb' <gb>", 0.3)
     assert window.job_label.text() == "training 'pgb' <gb>…"
     assert "&#x27;" not in window.job_label.text()
 
 
-def test_about_shows_the_version(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_about_shows_the_version(qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     from suite.version import VERSION
 
     said: list[str] = []
@@ -88,7 +92,7 @@ def test_about_shows_the_version(qtbot, window: MainWindow, monkeypatch) -> None
     assert said and VERSION in said[0]
 
 
-def test_the_progress_dialog_keeps_its_width(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_the_progress_dialog_keeps_its_width(qtbot: QtBot, window: MainWindow) -> None:
     release = threading.Event()
     step = threading.Event()
 
@@ -111,7 +115,7 @@ def test_the_progress_dialog_keeps_its_width(qtbot, window: MainWindow) -> None:
     assert window.ops.wait_idle()
 
 
-def test_the_rule_health_title_shows_a_name_as_written(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_the_rule_health_title_shows_a_name_as_written(qtbot: QtBot, window: MainWindow) -> None:
     """A category named with markup was read as markup in the title of Rule health (as the status bar did)."""
     from gui.state import Selection
 
@@ -121,8 +125,8 @@ def test_the_rule_health_title_shows_a_name_as_written(qtbot, window: MainWindow
     assert "<b>&lt;i&gt;Agreement&lt;/i&gt; &amp; co</b>" in pane.title.text()
 
 
-def test_rule_health_is_read_when_it_is_shown_not_behind_review(qtbot, window: MainWindow,
-                                                               monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_rule_health_is_read_when_it_is_shown_not_behind_review(qtbot: QtBot, window: MainWindow,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """With no item chosen the editor shows Rule health, and it read the whole suite's rules (1.5 s of CPU on DFKI
     de-en) at every start and every category clicked in the tree while the reviewer was in Review."""
     import gui.editor.rule_health as module
@@ -131,7 +135,7 @@ def test_rule_health_is_read_when_it_is_shown_not_behind_review(qtbot, window: M
     read: list[str | None] = []
     real = module.rule_health
 
-    def counted(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def counted(*args: Any, **kwargs: Any) -> RuleHealthReport:
         read.append(kwargs.get("category"))
         return real(*args, **kwargs)
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import threading
 
+import pytest
 from PySide6.QtWidgets import QApplication, QProgressDialog, QPushButton
+from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
 from gui.operations import Operations, Write, changes_nothing
@@ -45,7 +47,7 @@ def _geometry(window: MainWindow) -> list[tuple[int, int]]:
     return [(w.x(), w.width()) for w in (window.counts_label, window.review_label, window.job_bar)]
 
 
-def test_one_job_line_replaced_by_its_message_and_nothing_moves(qtbot, window: MainWindow) -> None:
+def test_one_job_line_replaced_by_its_message_and_nothing_moves(qtbot: QtBot, window: MainWindow) -> None:
     bar = window.statusBar()
     window.show_message("opening demo.sqlite: 1 suite")
     assert bar.currentMessage() == "opening demo.sqlite: 1 suite"
@@ -59,7 +61,7 @@ def test_one_job_line_replaced_by_its_message_and_nothing_moves(qtbot, window: M
     assert bar.toolTip() == "importing outputs from x.tsv: did it"  # the whole text, however narrow the bar
 
 
-def _watch_job(qtbot, window: MainWindow, release: threading.Event,  # type: ignore[no-untyped-def]
+def _watch_job(qtbot: QtBot, window: MainWindow, release: threading.Event,
                advanced: threading.Event) -> None:
     bar = window.statusBar()
     qtbot.waitUntil(lambda: window.job_label.text() == "importing outputs from x.tsv…")
@@ -79,7 +81,8 @@ def _watch_job(qtbot, window: MainWindow, release: threading.Event,  # type: ign
     assert _geometry(window)[:2] == placed[:2]
 
 
-def test_messages_clear_but_their_text_stays_on_hover(qtbot, window: MainWindow, monkeypatch) -> None:
+def test_messages_clear_but_their_text_stays_on_hover(qtbot: QtBot, window: MainWindow,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(status, "MESSAGE_MS", 200)
     long = "saving: " + "a very long message about what was saved " * 8
     window.show_message(long)
@@ -88,7 +91,7 @@ def test_messages_clear_but_their_text_stays_on_hover(qtbot, window: MainWindow,
     assert window.statusBar().toolTip() == long
 
 
-def test_a_job_the_window_runs_by_itself_leaves_the_users_message(qtbot, window: MainWindow) -> None:
+def test_a_job_the_window_runs_by_itself_leaves_the_users_message(qtbot: QtBot, window: MainWindow) -> None:
     window.ops.message.emit("importing QE scores from x.tsv: 278 scores")
     release = threading.Event()
     release.set()
@@ -99,10 +102,12 @@ def test_a_job_the_window_runs_by_itself_leaves_the_users_message(qtbot, window:
 
 
 def _dialog(ops: Operations) -> QProgressDialog:
-    return next(d for d in ops.parent().findChildren(QProgressDialog) if d.isVisible())
+    parent = ops.parent()
+    assert parent is not None
+    return next(d for d in parent.findChildren(QProgressDialog) if d.isVisible())
 
 
-def test_the_progress_dialog_keeps_its_height_and_cancel_its_place(qtbot, window: MainWindow) -> None:
+def test_the_progress_dialog_keeps_its_height_and_cancel_its_place(qtbot: QtBot, window: MainWindow) -> None:
     release, advanced = threading.Event(), threading.Event()
     long = "labelling item 1,204 of 2,767 in the category Named entity & terminology, phenomenon Measuring unit"
     _slow(window, "labelling", ["", long, "", "writing labels"], release, advanced)
@@ -110,9 +115,11 @@ def test_the_progress_dialog_keeps_its_height_and_cancel_its_place(qtbot, window
         _watch_dialog(qtbot, window, release, advanced)
 
 
-def _watch_dialog(qtbot, window: MainWindow, release: threading.Event,  # type: ignore[no-untyped-def]
+def _watch_dialog(qtbot: QtBot, window: MainWindow, release: threading.Event,
                   advanced: threading.Event) -> None:
-    qtbot.waitUntil(lambda: any(d.isVisible() for d in window.ops.parent().findChildren(QProgressDialog)),
+    parent = window.ops.parent()
+    assert parent is not None
+    qtbot.waitUntil(lambda: any(d.isVisible() for d in parent.findChildren(QProgressDialog)),
                     timeout=3000)
     dialog = _dialog(window.ops)
     cancel = dialog.findChild(QPushButton)

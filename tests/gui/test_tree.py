@@ -1,12 +1,17 @@
 """The suite tree: Qt's model checks, search by id, source and pattern, selection shared with every screen."""
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
 from PySide6.QtTest import QAbstractItemModelTester
+from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
 from gui.state import Selection
 from gui.tree import load_tree
 from gui.tree_model import COUNTS_ROLE, SELECTION_ROLE, SuiteTreeModel
+from suite.reading.tree import SuiteTree
 
 
 def _visible_items(window: MainWindow) -> list[int]:
@@ -27,7 +32,7 @@ def _search(window: MainWindow, text: str) -> None:
     assert window.ops.wait_idle()
 
 
-def test_the_tree_model_passes_qt_model_checks(qtbot, window: MainWindow) -> None:
+def test_the_tree_model_passes_qt_model_checks(qtbot: QtBot, window: MainWindow) -> None:
     assert window.state.db is not None
     model = SuiteTreeModel()
     tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
@@ -37,7 +42,7 @@ def test_the_tree_model_passes_qt_model_checks(qtbot, window: MainWindow) -> Non
     del tester
 
 
-def test_the_tree_shows_counts_and_undecided(qtbot, window: MainWindow) -> None:
+def test_the_tree_shows_counts_and_undecided(qtbot: QtBot, window: MainWindow) -> None:
     tree = window.state.tree
     assert tree is not None and tree.counts.outputs == 278
     model = window.tree.model
@@ -46,7 +51,7 @@ def test_the_tree_shows_counts_and_undecided(qtbot, window: MainWindow) -> None:
     assert "reviewed" in first.data(3)  # the tooltip gives every label's count
 
 
-def test_search_filters_by_id_source_and_pattern(qtbot, window: MainWindow) -> None:
+def test_search_filters_by_id_source_and_pattern(qtbot: QtBot, window: MainWindow) -> None:
     tree = window.state.tree
     assert tree is not None
     items = {i.external_id: i for c in tree.categories for p in c.phenomena for i in p.items}
@@ -62,7 +67,7 @@ def test_search_filters_by_id_source_and_pattern(qtbot, window: MainWindow) -> N
     assert len(_visible_items(window)) == len(items)
 
 
-def test_selecting_in_the_tree_sets_the_shared_selection_and_filters_review(qtbot, window: MainWindow) -> None:
+def test_selecting_in_the_tree_sets_the_shared_selection_and_filters_review(qtbot: QtBot, window: MainWindow) -> None:
     _search(window, "amb-01")
     model = window.tree.model
     item = model.index(0, 0, model.index(0, 0, model.index(0, 0)))
@@ -78,7 +83,7 @@ def test_selecting_in_the_tree_sets_the_shared_selection_and_filters_review(qtbo
         window.tree.search.text()  # hidden by the search: the tree cannot show it
 
 
-def test_a_deleted_item_comes_back_with_undo(qtbot, window: MainWindow) -> None:
+def test_a_deleted_item_comes_back_with_undo(qtbot: QtBot, window: MainWindow) -> None:
     tree = window.state.tree
     assert tree is not None and window.state.db is not None
     item = tree.categories[0].phenomena[0].items[0]
@@ -90,17 +95,18 @@ def test_a_deleted_item_comes_back_with_undo(qtbot, window: MainWindow) -> None:
     window.state.undo_stack.undo()
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.state.tree is not None and window.state.tree.counts.outputs == 278)
+    assert window.state.tree is not None
     restored = window.state.tree.categories[0].phenomena[0].items[0]
     assert (restored.external_id, restored.source, restored.counts) == (item.external_id, item.source, item.counts)
 
 
-def test_del_deletes_only_from_the_tree(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_del_deletes_only_from_the_tree(qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QMessageBox
 
     asked: list[str] = []
     no = QMessageBox.StandardButton.No
-    monkeypatch.setattr(QMessageBox, "question", lambda *args: (asked.append(args[2]), no)[1])
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: (asked.append(args[2]), no)[1])  # type: ignore[func-returns-value]
     _search(window, "amb-01")
     model = window.tree.model
     window.tree.view.setCurrentIndex(model.index(0, 0, model.index(0, 0, model.index(0, 0))))
@@ -112,7 +118,7 @@ def test_del_deletes_only_from_the_tree(qtbot, window: MainWindow, monkeypatch) 
     assert len(asked) == 1 and "Delete this item" in asked[0]
 
 
-def test_a_node_shows_its_outputs_stacked_by_label_with_the_counts(qtbot, window: MainWindow) -> None:
+def test_a_node_shows_its_outputs_stacked_by_label_with_the_counts(qtbot: QtBot, window: MainWindow) -> None:
     """An item with 7 of its 11 outputs unknown showed a full green bar at 100 %: now 4 green, 7 grey."""
     from PySide6.QtCore import QRect
     from PySide6.QtGui import QColor, QImage, QPainter
@@ -146,7 +152,7 @@ def test_a_node_shows_its_outputs_stacked_by_label_with_the_counts(qtbot, window
         assert LABEL_COLOURS[label] in colours, label
 
 
-def test_most_undecided_first_and_undecided_only(qtbot, window: MainWindow) -> None:
+def test_most_undecided_first_and_undecided_only(qtbot: QtBot, window: MainWindow) -> None:
     tree = window.state.tree
     assert tree is not None
     window.tree.order.setCurrentIndex(window.tree.order.findData("undecided"))
@@ -161,8 +167,8 @@ def test_most_undecided_first_and_undecided_only(qtbot, window: MainWindow) -> N
     assert first_item.data(SELECTION_ROLE).item_id is not None and first_item.data(COUNTS_ROLE).undecided > 0
 
 
-def test_the_search_runs_off_the_window_thread_and_the_newest_query_wins(qtbot, window: MainWindow,
-                                                                           monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_search_runs_off_the_window_thread_and_the_newest_query_wins(qtbot: QtBot, window: MainWindow,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     import threading
 
     import gui.tree
@@ -170,7 +176,7 @@ def test_the_search_runs_off_the_window_thread_and_the_newest_query_wins(qtbot, 
     threads: list[str] = []
     searched = gui.tree.search_tree
 
-    def watched(*args):  # type: ignore[no-untyped-def]
+    def watched(*args: Any) -> SuiteTree:
         threads.append(threading.current_thread().name)
         return searched(*args)
 
@@ -185,7 +191,7 @@ def test_the_search_runs_off_the_window_thread_and_the_newest_query_wins(qtbot, 
                                       if i.external_id == "amb-01"]
 
 
-def test_down_and_enter_move_from_the_search_into_the_results(qtbot, window: MainWindow) -> None:
+def test_down_and_enter_move_from_the_search_into_the_results(qtbot: QtBot, window: MainWindow) -> None:
     from PySide6.QtCore import Qt
 
     window.tree.search.setFocus()
@@ -206,7 +212,7 @@ def test_down_and_enter_move_from_the_search_into_the_results(qtbot, window: Mai
     assert window.tree.search.text() == ""
 
 
-def test_the_search_says_how_many_items_match_or_that_none_does(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_the_search_says_how_many_items_match_or_that_none_does(qtbot: QtBot, window: MainWindow) -> None:
     """A search that found nothing left an empty tree under the box, saying nothing of what was searched."""
     pane = window.tree
     assert not pane.found.isVisible()

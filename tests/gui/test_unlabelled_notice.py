@@ -53,7 +53,8 @@ def test_a_report_tab_shows_how_many_outputs_are_not_labelled(qtbot: QtBot, news
     assert ops.wait_idle()
     notice = tab.unlabelled_notice
     assert notice.isVisible() and notice.text().startswith("20 outputs are not labelled yet")
-    assert tab.layout().indexOf(notice) == 0  # above the tables
+    layout = tab.layout()
+    assert layout is not None and layout.indexOf(notice) == 0  # above the tables
     label_suite(news)
     again = SystemsTab(state, ops)
     qtbot.addWidget(again)
@@ -75,7 +76,8 @@ def test_review_shows_how_many_outputs_are_not_labelled(qtbot: QtBot, news: Data
     assert ops.wait_idle()
     notice = screen.unlabelled_notice
     assert notice.isVisible() and notice.text().startswith("10 outputs are not labelled yet: label the suite")
-    assert screen.layout().indexOf(notice) == 0  # above the pages
+    layout = screen.layout()
+    assert layout is not None and layout.indexOf(notice) == 0  # above the pages
     label_suite(news)
     state.operation_executed.emit(Changes(labels=ANYWHERE))
     assert ops.wait_idle()

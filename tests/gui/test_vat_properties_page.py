@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+from suite_builder import build_suite
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -16,7 +18,6 @@ from gui.reports.table_model import RAW_ROLE
 from gui.state import AppState
 from store import Database, open_database
 from suite.tables import render
-from tests.suite_builder import build_suite
 
 REFERENCES = ["a b", "a b c", "a b c d", "a b c d e", "a b c d e f", "a b c d e f g"]
 """Six items, sources of 1 to 6 words: thirds Short (items 1-2), Medium (3-4), Long (5-6)."""
@@ -35,7 +36,7 @@ def six(tmp_path: Path) -> Iterator[Database]:
 
 
 @pytest.fixture
-def tab(qtbot, six: Database) -> DiscriminativeTab:  # type: ignore[no-untyped-def]
+def tab(qtbot: QtBot, six: Database) -> DiscriminativeTab:
     state = AppState()
     state.open(six, "six")
     parent = QWidget()

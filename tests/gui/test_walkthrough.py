@@ -7,22 +7,24 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QInputDialog, QMessageBox
+from PySide6.QtWidgets import QApplication, QInputDialog, QMenu, QMessageBox
+from pytestqt.qtbot import QtBot
 from reviewing import review_output
 from table_dump import dump
 
 from gui.main_window import MainWindow
 from gui.state import Selection
+from store import Database
 from suite.editing.api import item_detail
 from suite.reading.browse import OutputFilter, OutputRow, output_rows
 
 
-def _settle(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def _settle(qtbot: QtBot, window: MainWindow) -> None:
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 30), timeout=5000)
 
 
-def test_e_in_review_opens_the_items_rules_and_ctrl_2_comes_back_to_the_same_row(qtbot, window: MainWindow
+def test_e_in_review_opens_the_items_rules_and_ctrl_2_comes_back_to_the_same_row(qtbot: QtBot, window: MainWindow
                                                                                    ) -> None:
     review, editor = window.review, window.editor
     window.state.select(Selection(category="Ambiguity"))  # the tree narrows the queue to a category
@@ -63,10 +65,11 @@ def test_the_review_menu_names_the_key(window: MainWindow) -> None:
     action = next(a for a in window.review.actions() if a.text() == "&Edit the item's rules")
     assert action.shortcut().toString() == "E"
     menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Review")
-    assert action in menu.actions()  # type: ignore[union-attr]
+    assert isinstance(menu, QMenu) and action in menu.actions()
 
 
-def test_the_tree_still_drives_the_editor_after_an_item_was_opened_from_review(qtbot, window: MainWindow) -> None:
+def test_the_tree_still_drives_the_editor_after_an_item_was_opened_from_review(qtbot: QtBot,
+                                                                               window: MainWindow) -> None:
     review, editor = window.review, window.editor
     review.set_current_row(0)
     first = review.model.cached(0)
@@ -83,7 +86,7 @@ def test_the_tree_still_drives_the_editor_after_an_item_was_opened_from_review(q
     assert editor.draft is None  # a category selected: no item to edit
 
 
-def _on(qtbot, window: MainWindow, filter: OutputFilter, row: int) -> OutputRow:  # type: ignore[no-untyped-def]
+def _on(qtbot: QtBot, window: MainWindow, filter: OutputFilter, row: int) -> OutputRow:
     """The review queue narrowed by ``filter``, its keys given, the cursor on ``row`` and its detail shown."""
     review = window.review
     review.apply_filter(filter)
@@ -104,14 +107,14 @@ def _manual(window: MainWindow, output_id: int) -> tuple[str | None, str | None,
 
 
 def test_u_asks_before_removing_a_colleagues_decision_then_shows_the_row_as_it_now_is(
-        qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch) -> None:
     review = window.review
     row = _on(qtbot, window, OutputFilter(reviewed=True), 2)
     assert row.manual_label is not None and row.reviewer != window.state.reviewer
     assert f"manual: {row.manual_label} by {row.reviewer}" in review.detail.browser.toPlainText()
     asked: list[str] = []
     answer = QMessageBox.StandardButton.No
-    monkeypatch.setattr(QMessageBox, "question", lambda *args: (asked.append(args[2]), answer)[1])
+    monkeypatch.setattr(QMessageBox, "question", lambda *args: (asked.append(args[2]), answer)[1])  # type: ignore[func-returns-value]
     qtbot.keyClick(review.table, Qt.Key.Key_U)
     assert window.ops.wait_idle()
     assert _manual(window, row.output_id) == (row.manual_label, row.reviewer, row.comment)  # No: kept
@@ -125,7 +128,8 @@ def test_u_asks_before_removing_a_colleagues_decision_then_shows_the_row_as_it_n
     assert "manual:" not in review.detail.browser.toPlainText()
 
 
-def test_a_comment_keeps_the_cursor_on_the_row_commented(qtbot, window: MainWindow, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_comment_keeps_the_cursor_on_the_row_commented(qtbot: QtBot, window: MainWindow,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     review = window.review
     row = _on(qtbot, window, OutputFilter(reviewed=True), 3)
     monkeypatch.setattr(QInputDialog, "getText", lambda *args, **kwargs: ("checked twice", True))
@@ -139,7 +143,7 @@ def test_a_comment_keeps_the_cursor_on_the_row_commented(qtbot, window: MainWind
 
 @pytest.mark.parametrize("answer", [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes])
 def test_another_reviewers_decision_is_replaced_only_when_the_reviewer_says_so(
-        qtbot, window: MainWindow, monkeypatch, answer: QMessageBox.StandardButton) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, monkeypatch: pytest.MonkeyPatch, answer: QMessageBox.StandardButton) -> None:
     review = window.review
     review.apply_filter(OutputFilter(item="amb-01", reviewed=True))
     _settle(qtbot, window)
@@ -148,7 +152,7 @@ def test_another_reviewers_decision_is_replaced_only_when_the_reviewer_says_so(
     _on(qtbot, window, OutputFilter(item="amb-01", reviewed=True), review.model.row_of(theirs.output_id) or 0)
     asked: list[str] = []
 
-    def question(parent, title, text, *args):  # type: ignore[no-untyped-def]
+    def question(parent: object, title: str, text: str, *args: object) -> QMessageBox.StandardButton:
         asked.append(text)
         return answer
 
@@ -170,7 +174,8 @@ def test_another_reviewers_decision_is_replaced_only_when_the_reviewer_says_so(
 
 @pytest.mark.parametrize("answer", [QMessageBox.StandardButton.No, QMessageBox.StandardButton.Yes])
 def test_a_comment_takes_over_other_reviewers_decisions_only_when_the_reviewer_says_so(
-        qtbot, window: MainWindow, colleague, monkeypatch, answer: QMessageBox.StandardButton) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, colleague: Database, monkeypatch: pytest.MonkeyPatch,
+        answer: QMessageBox.StandardButton) -> None:
     review = window.review
     _on(qtbot, window, OutputFilter(reviewed=True), 0)
     rows = [r for i in range(review.model.rowCount()) if (r := review.model.cached(i)) is not None]
@@ -179,7 +184,7 @@ def test_a_comment_takes_over_other_reviewers_decisions_only_when_the_reviewer_s
     review.table.selectAll()
     asked: list[str] = []
 
-    def question(parent, title, text, *args):  # type: ignore[no-untyped-def]
+    def question(parent: object, title: str, text: str, *args: object) -> QMessageBox.StandardButton:
         asked.append(text)
         return answer
 
@@ -197,7 +202,7 @@ def test_a_comment_takes_over_other_reviewers_decisions_only_when_the_reviewer_s
 
 
 def test_a_comment_on_several_rows_where_one_is_stale_stores_nothing(
-        qtbot, window: MainWindow, colleague, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, colleague: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     review = window.review
     _on(qtbot, window, OutputFilter(reviewed=True), 2)
     rows = [review.model.cached(i) for i in range(2, 5)]
@@ -220,7 +225,7 @@ def test_a_comment_on_several_rows_where_one_is_stale_stores_nothing(
 
 
 def test_a_decision_on_several_rows_where_one_is_stale_stores_nothing(
-        qtbot, window: MainWindow, colleague, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, colleague: Database, monkeypatch: pytest.MonkeyPatch) -> None:
     review = window.review
     _on(qtbot, window, OutputFilter(reviewed=False), 0)
     rows = [review.model.cached(i) for i in range(4)]
@@ -242,7 +247,7 @@ def test_a_decision_on_several_rows_where_one_is_stale_stores_nothing(
     assert "Someone Else" in box.text() and "Nothing was overwritten" in box.text()
 
 
-def test_the_discriminative_tab_ranks_and_correlates_when_first_shown(qtbot, window: MainWindow) -> None:
+def test_the_discriminative_tab_ranks_and_correlates_when_first_shown(qtbot: QtBot, window: MainWindow) -> None:
     tab = window.discriminative
     assert tab.model.rowCount() == 0 and tab.correlation_model.rowCount() == 0  # hidden: nothing computed
     window.tabs.setCurrentWidget(tab)

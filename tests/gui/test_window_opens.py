@@ -9,6 +9,7 @@ from pathlib import Path
 from conftest import close_quietly, shown_errors
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from gui.main_window import MainWindow
 from gui.settings import Settings, take_fallbacks
@@ -27,7 +28,7 @@ def _gone_pids(count: int) -> list[int]:
     return [highest + 1 + i for i in range(count)]
 
 
-def _window(qtbot) -> MainWindow:  # type: ignore[no-untyped-def]
+def _window(qtbot: QtBot) -> MainWindow:
     """What ``tsqe-gui`` does before it opens a database: make the window, restore its settings, show it."""
     window = MainWindow()
     qtbot.addWidget(window, before_close_func=close_quietly)
@@ -36,8 +37,8 @@ def _window(qtbot) -> MainWindow:  # type: ignore[no-untyped-def]
     return window
 
 
-def test_bad_settings_fall_back_to_their_defaults_and_the_window_opens_and_says_so_once(  # type: ignore[no-untyped-def]
-        qtbot, demo_db: Database) -> None:
+def test_bad_settings_fall_back_to_their_defaults_and_the_window_opens_and_says_so_once(
+        qtbot: QtBot, demo_db: Database) -> None:
     take_fallbacks()
     settings = QSettings()
     ini = Path(settings.fileName())
@@ -62,7 +63,7 @@ def test_bad_settings_fall_back_to_their_defaults_and_the_window_opens_and_says_
     assert "window/tab" not in again.statusBar().currentMessage()
 
 
-def test_open_recent_lists_one_remembered_path_as_one_entry(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_open_recent_lists_one_remembered_path_as_one_entry(qtbot: QtBot, tmp_path: Path) -> None:
     """An INI file stores a list of one entry as that entry: QSettings returns it as a string, and the menu
     listed '/', 't', 'm', 'p', … (issue 28)."""
     QSettings().setValue(RECENT, [str(tmp_path / "one.sqlite")])
@@ -92,8 +93,8 @@ def test_the_typed_reader_checks_each_kind_of_value(tmp_path: Path) -> None:
     assert all(key in told for key in ("big", "word", "maybe", "text")) and "yes" not in told
 
 
-def test_damaged_autosaves_are_set_aside_and_the_others_still_offered(  # type: ignore[no-untyped-def]
-        qtbot, demo_db: Database) -> None:
+def test_damaged_autosaves_are_set_aside_and_the_others_still_offered(
+        qtbot: QtBot, demo_db: Database) -> None:
     window = _window(qtbot)
     item_id = find_item(demo_db, "amb-01", DEMO_SUITE)
     draft = EditorDraft.of(item_detail(demo_db, item_id))

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import close_quietly
 from PySide6.QtWidgets import QApplication, QTableView
+from pytestqt.qtbot import QtBot
 
 from gui.main_window import MAX_MIN_WIDTH, MainWindow
 from gui.review.column_fit import OUTPUT_SHARE
@@ -21,13 +22,13 @@ from tests.conftest import SHARED_DATA
 LONG = "a category whose name goes on and on, as the names of real test suites' categories sometimes do"
 
 
-def _settled(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def _settled(qtbot: QtBot, window: MainWindow) -> None:
     assert window.ops.wait_idle()
     qtbot.wait(30)
     QApplication.processEvents()
 
 
-def _walk(qtbot, window: MainWindow, widths: list[tuple[str, int, int]]) -> None:  # type: ignore[no-untyped-def]
+def _walk(qtbot: QtBot, window: MainWindow, widths: list[tuple[str, int, int]]) -> None:
     """Every screen, an item chosen, long messages: the window's minimum width and its width after each."""
     def note(what: str) -> None:
         _settled(qtbot, window)
@@ -57,7 +58,7 @@ def _walk(qtbot, window: MainWindow, widths: list[tuple[str, int, int]]) -> None
 
 
 def test_the_minimum_width_stays_within_a_laptop_screen_and_nothing_grows_the_window(
-        qtbot, window: MainWindow, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, tmp_path: Path) -> None:
     window.resize(1200, 700)
     widths: list[tuple[str, int, int]] = []
     _walk(qtbot, window, widths)
@@ -76,7 +77,7 @@ def test_the_minimum_width_stays_within_a_laptop_screen_and_nothing_grows_the_wi
     assert not grown, widths
 
 
-def test_a_new_window_fits_the_screen_it_opens_on(qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_a_new_window_fits_the_screen_it_opens_on(qtbot: QtBot) -> None:
     main = MainWindow()
     qtbot.addWidget(main, before_close_func=close_quietly)
     available = main.screen().availableGeometry()
@@ -85,7 +86,7 @@ def test_a_new_window_fits_the_screen_it_opens_on(qtbot) -> None:  # type: ignor
 
 @pytest.mark.shared
 @pytest.mark.skipif(not (SHARED_DATA / "mt-testsuite").is_dir(), reason="needs ../shared/data/external")
-def test_the_dfki_suite_fits_too(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_the_dfki_suite_fits_too(qtbot: QtBot, tmp_path: Path) -> None:
     from store import open_database
     from suite.engine.labelling import relabel
     from suite.importers.outputs import import_outputs
@@ -114,7 +115,7 @@ def _shown_columns(table: QTableView) -> dict[str, int]:
 
 @pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
 def test_the_review_table_shows_a_readable_output_and_every_column_on_a_laptop_screen(
-        qtbot, window: MainWindow, size: tuple[int, int]) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
     """At 1,280 px the output, the text a reviewer reads, was a 15 px sliver and the table scrolled sideways:
     Qt's stretched column takes what the others leave, down to nothing."""
     window.resize(*size)
@@ -130,7 +131,7 @@ def test_the_review_table_shows_a_readable_output_and_every_column_on_a_laptop_s
 
 
 def test_a_column_dragged_wider_keeps_its_width_and_the_output_gives_way(
-        qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow) -> None:
     window.resize(2200, 1000)
     _settled(qtbot, window)
     table = window.review.table
@@ -152,7 +153,7 @@ def test_a_column_dragged_wider_keeps_its_width_and_the_output_gives_way(
 
 
 def test_a_column_shown_from_the_menu_takes_room_from_the_output(
-        qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+        qtbot: QtBot, window: MainWindow) -> None:
     window.resize(2200, 1000)
     _settled(qtbot, window)
     table = window.review.table
@@ -165,7 +166,7 @@ def test_a_column_shown_from_the_menu_takes_room_from_the_output(
     assert sum(after.values()) == sum(before.values())
 
 
-def test_a_column_hidden_leaves_no_gap_before_the_output(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+def test_a_column_hidden_leaves_no_gap_before_the_output(qtbot: QtBot, window: MainWindow) -> None:
     """Hiding the source (as the screenshots do for the assistants' picture) left its room as an empty, untitled
     gap before the output: the other sections were resized from inside the header's own signal."""
     window.resize(1500, 900)
