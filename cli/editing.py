@@ -66,8 +66,8 @@ def item_show(
 
     context = app_context(ctx)
     detail = item_detail(context.database, find_item(context.database, item_id, context.suite_name))
-    if as_json:
-        typer.echo(_json(asdict(detail)))
+    if as_json:  # each rule flat, as this JSON has always had it (polarity, pattern… beside id and version)
+        typer.echo(_json({**asdict(detail), "rules": [rule.to_json() for rule in detail.rules]}))
         return
     _print_detail(detail)
 

@@ -119,11 +119,13 @@ class MetaEvalTab(ReportTab):
         self.status = ElidedLabel()
         self.status.setStyleSheet("color: #555")
         self.export = ExportButton("WMT statistics table", self.table, self.figure, self, document=self.document)
-        controls = QHBoxLayout()
-        for widget in (self.level, *self.statistics.values(), self.grouping, self.metrics, self.permutations,
-                       self.seed, self.run, self.export):
-            controls.addWidget(widget)
-        controls.addStretch(1)
+        # two rows: in one, the choices were 1,014 px wide and the window no longer fitted a 1,280 px screen
+        what, how = QHBoxLayout(), QHBoxLayout()
+        for row, widgets in ((what, (self.level, *self.statistics.values(), self.grouping)),
+                             (how, (self.metrics, self.permutations, self.seed, self.run, self.export))):
+            for widget in widgets:
+                row.addWidget(widget)
+            row.addStretch(1)
         self.model = StatisticsModel(self)
         self.view = report_view(self.model)
         self.view.selectionModel().currentChanged.connect(lambda current, _: self._show_chart(current.column()))
@@ -134,7 +136,8 @@ class MetaEvalTab(ReportTab):
         self.splitter.addWidget(self.chart)
         self.splitter.setSizes([640, 520])
         layout = QVBoxLayout(self)
-        layout.addLayout(controls)
+        layout.addLayout(what)
+        layout.addLayout(how)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
         self._level_changed(self.level.currentText())

@@ -21,14 +21,16 @@ import json
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import regex
 
 from store.domain import Label, Polarity, TranslationKind
-from store.models import Rule
 from store.text import nfc
 from suite.engine.pattern_bounds import too_complex
+
+if TYPE_CHECKING:  # the command line imports this module at start, without the database layer
+    from store.models import Rule
 
 DEFAULT_TIMEOUT = 1.0
 """Seconds one search may take before the output is labelled ``error`` (the regex package's CPU-time limit)."""
