@@ -184,6 +184,9 @@ def small_screen_tabs(window: MainWindow, out: Path) -> list[Path]:
         elif name == "review":
             window.state.select(Selection())
         window.ops.wait_idle(600_000)
+        if name == "meta_eval":
+            window.meta_eval.compute()  # the tab shows nothing before Run; the demo has human scores to run on
+            window.ops.wait_idle(600_000)
         settle(window, 0.6)
         path = out / f"tab-{index + 1}-{name}-{SMALL_SCREEN[0]}x{SMALL_SCREEN[1]}.png"
         window.grab().save(str(path))
