@@ -7,6 +7,7 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
+from cli.lists import comma_list
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
 
@@ -34,7 +35,7 @@ def adversarial_command(
     from filters.adversarial import AdversarialOptions, adversarial_validation
     from suite.figures import save_figure
 
-    names = tuple(name.strip() for name in suites.split(",") if name.strip())
+    names = tuple(comma_list(suites))
     context = app_context(ctx)
     with progress_bar("adversarial validation") as task:
         result = adversarial_validation(context.database, AdversarialOptions(names, with_outputs, seeds), task)

@@ -14,6 +14,7 @@ import typer
 from cli.app import app
 from cli.choices import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from cli.context import app_context
+from cli.lists import comma_list
 from cli.metric_options import (
     REFS_HELP,
     combine_option,
@@ -28,10 +29,6 @@ from cli.metric_options import (
 )
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
-
-
-def _systems(option: str | None) -> list[str] | None:
-    return [name.strip() for name in option.split(",") if name.strip()] if option else None
 
 
 @app.command("variance")
@@ -66,8 +63,8 @@ def variance_command(
     context = app_context(ctx)
     choice = ref_choice(refs, combine)
     with progress_bar(f"scoring with {metric}") as task:
-        scores = score_outputs(context.database, metric, suite_name=context.suite_name, systems=_systems(systems),
-                               refs=choice, task=task,
+        scores = score_outputs(context.database, metric, suite_name=context.suite_name,
+                               systems=comma_list(systems) or None, refs=choice, task=task,
                                options=metric_options(model, layers, tokenize=tokenize, embeddings=embeddings))
     result = variance_filter(scores, drop=drop)
     written = export_selection(context.database, result, vat_dir, metric=metric, suite_name=context.suite_name,
@@ -128,7 +125,7 @@ def correlate_command(
     from suite.references import parse_ref_entries
 
     context = app_context(ctx)
-    metrics = [name.strip() for name in metric.split(",") if name.strip()]
+    metrics = comma_list(metric)
     entries = parse_ref_entries(refs, combine)
     with progress_bar(f"correlating {', '.join(metrics)}") as task:
         table = correlate_table(context.database, metrics, entries, top=top, suite_name=context.suite_name,

@@ -13,6 +13,7 @@ import typer
 from cli.app import app
 from cli.choices import HUMAN
 from cli.context import app_context
+from cli.lists import comma_list
 from cli.metric_options import (
     combine_option,
     device_option,
@@ -36,10 +37,6 @@ def _open_out(out: Path | None) -> AbstractContextManager[TextIO]:
     from suite.safe_export import writing_text
 
     return writing_text(out) if out is not None else nullcontext(sys.stdout)
-
-
-def _split_systems(systems: str | None) -> list[str] | None:
-    return [s.strip() for s in systems.split(",") if s.strip()] if systems else None
 
 
 @app.command("score")
@@ -68,7 +65,7 @@ def score_command(
     context = app_context(ctx)
     with progress_bar(f"scoring with {metric}") as task:
         scores = score_outputs(context.database, metric, suite_name=context.suite_name,
-                               systems=_split_systems(systems), refs=ref_choice(refs, combine),
+                               systems=comma_list(systems) or None, refs=ref_choice(refs, combine),
                                options=metric_options(model, layers, device, tokenize, embeddings), task=task)
     with _open_out(out) as stream:
         writer = csv.writer(stream, delimiter="\t", lineterminator="\n")

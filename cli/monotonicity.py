@@ -8,6 +8,7 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
+from cli.lists import comma_list
 from cli.table_output import emit_table, format_option, out_option
 
 
@@ -29,7 +30,7 @@ def monotonicity_command(
     from suite.references import RefChoice
 
     context = app_context(ctx)
-    result = monotonicity(context.database, [RefChoice.parse(entry) for entry in refs.split(",") if entry.strip()],
+    result = monotonicity(context.database, [RefChoice.parse(entry) for entry in comma_list(refs)],
                           tokenize=tokenize, suite_name=context.suite_name)
     document = json.dumps(result.to_dict(), indent=2, ensure_ascii=False)
     if as_json:

@@ -10,6 +10,7 @@ import typer
 from cli.app import app
 from cli.choices import ACCURACY_ROWS
 from cli.context import app_context
+from cli.lists import comma_list
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
 from cli.unlabelled import say_unlabelled
 from suite.errors import TsqeError
@@ -114,7 +115,7 @@ def accuracy_command(
         if table != "disagreement":
             raise TsqeError("several suites are compared by their disagreement: add --table disagreement")
         options = AccuracyOptions(qe=_names(qe), ties=ties, tie_epsilon=tie_epsilon, bootstrap=bootstrap, seed=seed)
-        names = [name.strip() for name in suites.split(",") if name.strip()]
+        names = comma_list(suites)
         unlabelled: Unlabelled | None = None
         for name in names:
             say_unlabelled(app_context(ctx).database, name)
@@ -193,7 +194,7 @@ def _accuracy(ctx: typer.Context, *, by: str, category: str | None, qe: str | No
 
 
 def _names(qe: str | None) -> tuple[str, ...] | None:
-    return None if qe is None else tuple(n.strip() for n in qe.split(",") if n.strip())
+    return None if qe is None else tuple(comma_list(qe))
 
 
 def _inputs(ctx: typer.Context, names: tuple[str, ...] | None) -> EvaluationInputs:

@@ -10,6 +10,7 @@ from cli.app import app, import_app
 from cli.choices import STANDARD_REFERENCE
 from cli.context import app_context
 from cli.importing import _print_result
+from cli.lists import comma_list
 from cli.metric_options import layers_option, metric_options, model_option
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
@@ -84,7 +85,7 @@ def compose_command(
 ) -> None:
     """Compose a reference set per item from the best-rated of other sets (Freitag et al.'s HQ())."""
     context = app_context(ctx)
-    names = [source.strip() for source in sources.split(",") if source.strip()]
+    names = comma_list(sources)
     if by.startswith(METRIC_PREFIX):
         from filters.reference_compose import compose_by_metric
 

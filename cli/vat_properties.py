@@ -7,6 +7,7 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
+from cli.lists import comma_list
 from cli.table_output import emit_table, format_option, out_option
 
 
@@ -87,11 +88,11 @@ def drop_curve_command(
     from suite.references import RefChoice
 
     try:
-        shares = [float(part) for part in drops.split(",") if part.strip()]
+        shares = [float(part) for part in comma_list(drops)]
     except ValueError as error:
         raise TsqeError(f"the drops must be numbers separated by commas, not {drops!r}") from error
     context = app_context(ctx)
-    result = drop_curves(context.database, [m.strip() for m in filter_metric.split(",") if m.strip()], metric,
+    result = drop_curves(context.database, comma_list(filter_metric), metric,
                          suite_name=context.suite_name, refs=RefChoice.parse(refs) if refs else None, drops=shares)
     if figure is not None:
         save_figure(result.figure(), figure)
