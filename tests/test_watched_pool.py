@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from suite.engine import watched_pool
 from suite.engine.watched_pool import WorkerPool
 
 
@@ -95,6 +97,36 @@ def test_each_task_goes_to_the_same_worker_as_the_run_before(pool: WorkerPool) -
 def test_a_worker_killed_by_the_watchdog_is_replaced_in_the_next_run(pool: WorkerPool) -> None:
     assert run_all(pool, ["hang"], 0.3, workers=1) == {"hang": None}
     assert run_all(pool, ["a"], 5.0, workers=1)["a"][0] == "A"  # type: ignore[index]
+
+
+def _never_ready(connection: object, niceness: int) -> None:
+    time.sleep(60)  # a worker at its niceness on a busy machine, still importing what it needs
+
+
+def test_workers_that_never_start_are_not_started_again_and_again(pool: WorkerPool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tasks come back as failed, for the caller to do itself, once every worker of the run failed to start:
+    the old code started a new worker every ``STARTUP_SECONDS``, for as long as the machine stayed busy."""
+    if watched_pool._FORK is None:
+        pytest.skip("the stand-in worker needs fork")
+    monkeypatch.setattr(watched_pool, "_context", lambda: watched_pool._FORK)
+    monkeypatch.setattr(watched_pool, "_serve", _never_ready)
+    monkeypatch.setattr(watched_pool, "STARTUP_SECONDS", 0.5)
+    started: list[int] = []
+    worker_class = watched_pool._Worker
+
+    def counted(niceness: int) -> watched_pool._Worker:
+        started.append(niceness)
+        return worker_class(niceness)
+
+    monkeypatch.setattr(watched_pool, "_Worker", counted)
+    outcome: dict[str, object] = {}
+    thread = threading.Thread(target=lambda: outcome.update(run_all(pool, ["a", "b", "c"], 5.0)), daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), f"still waiting after 30 s, {len(started)} workers started"
+    assert outcome == {"a": None, "b": None, "c": None}
+    assert len(started) <= 4  # the old code: one every half second, about 60 before the test gave up
 
 
 def test_tasks_submitted_while_results_come_in_are_done_too(pool: WorkerPool) -> None:

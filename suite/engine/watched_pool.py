@@ -224,6 +224,11 @@ class WatchedRun(Generic[Task, Result]):
         self._running: list[_Worker] = pool.take(self._workers)
         for slot, worker in enumerate(self._running):
             worker.slot = slot
+        self._failed_starts = 0
+        """Workers of this run that did not start within ``STARTUP_SECONDS``: once there are as many as the run
+        has workers, it starts no more, and the tasks no worker is left to do come back as failed, for the
+        caller to do itself. A worker at its niceness on a busy machine can take minutes to import what it
+        needs; started again and again, it kept a labelling run waiting for over twelve minutes (issue 32)."""
 
     def submit(self, task: Task, budget: float | None) -> None:
         """Queue ``task``; it may take ``budget`` seconds from when a worker gets it (None: no limit)."""
@@ -258,12 +263,17 @@ class WatchedRun(Generic[Task, Result]):
                 except OSError:
                     self._queues[worker.slot].appendleft(queued)
                     failed += self._lost(worker)
-        taken = {worker.slot for worker in self._running}
-        for slot in range(self._workers):
-            if slot not in taken and any(self._queues):
-                worker = _Worker(self._pool.niceness)
-                worker.slot = slot
-                self._running.append(worker)
+        if self._failed_starts < self._workers:
+            taken = {worker.slot for worker in self._running}
+            for slot in range(self._workers):
+                if slot not in taken and any(self._queues):
+                    worker = _Worker(self._pool.niceness)
+                    worker.slot = slot
+                    self._running.append(worker)
+        elif not self._running:
+            for waiting in self._queues:
+                failed += [(task, None) for task, _ in waiting]
+                waiting.clear()
         return failed
 
     def _lost(self, worker: _Worker) -> list[tuple[Task, Result | None]]:
@@ -292,6 +302,7 @@ class WatchedRun(Generic[Task, Result]):
                 if worker.connection in ready:
                     finished += self._receive(worker)
                 elif worker.deadline <= time.monotonic():  # overran its budget, or never started
+                    self._failed_starts += not worker.ready
                     finished += self._lost(worker)
             finished += self._assign()
             if not block:
