@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QApplication, QTableView, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -19,6 +20,7 @@ from gui.review.column_fit import header_width
 from gui.review.columns import COLUMN
 from gui.state import Selection
 from store import Database
+from store.domain import Label
 from suite.assist.double_review import plan_review_checks
 from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.importers import import_outputs
@@ -35,11 +37,11 @@ def _settled(qtbot: QtBot, window: MainWindow) -> None:
     QApplication.processEvents()
 
 
-def _at_laptop_size(qtbot: QtBot, window: MainWindow) -> None:
-    window.resize(*SIZE)
+def _at_laptop_size(qtbot: QtBot, window: MainWindow, size: tuple[int, int] = SIZE) -> None:
+    window.resize(*size)
     window.fit_tree_dock()
     _settled(qtbot, window)
-    assert (window.width(), window.height()) == SIZE
+    assert (window.width(), window.height()) == size
 
 
 def _fits(view: QTableView, primary: list[int]) -> None:
@@ -80,6 +82,25 @@ def test_review_queue_fits(qtbot: QtBot, window: MainWindow) -> None:
     metrics = table.fontMetrics()
     width = table.columnWidth(COLUMN["pairs"])
     assert all(metrics.horizontalAdvance(text) + 8 <= width for text in shown), (width, shown)
+
+
+@pytest.mark.parametrize("size", [(1280, 720), (1366, 768)])
+def test_review_queue_fits_as_the_screenshot_leaves_it(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
+    """The state ``make screenshots`` takes the 1,280×720 review tab in, which showed a sideways scroll bar
+    (713 px of columns in 695 px) while the test above passed: the failed outputs (a vertical scroll bar),
+    the detail panel as wide as the 1,500 px window left it (246 px), every column at its header's width."""
+    window.resize(1500, 900)
+    window.state.show_review(OutputFilter(label=Label.FAIL))
+    _settled(qtbot, window)
+    _at_laptop_size(qtbot, window, size)
+    review = window.review
+    total = sum(review.splitter.sizes())
+    review.splitter.setSizes([total - 246, 246])
+    qtbot.waitUntil(lambda: review.model.all_cached(0, 20), timeout=10000)
+    _settled(qtbot, window)
+    assert review.table.verticalScrollBar().isVisible()
+    _fits(review.table, [COLUMN[key] for key in ("item", "output", "auto", "manual", "suggestion", "pairs")])
+    _half_high(review.table, window)
 
 
 def test_my_assignments_show_the_answer(qtbot: QtBot, window: MainWindow) -> None:
