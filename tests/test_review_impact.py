@@ -113,7 +113,7 @@ def test_a_fresh_import_keeps_outputs_with_no_letter_out_of_the_impact_order(sui
     result = import_outputs(suite, outputs, label=True)
     assert output_policy(suite) == OutputPolicy(placeholders=("####", "..."))
     assert result.counts["placeholders_added"] == 2
-    assert "2 outputs with no letter listed as the suite's placeholders" in " ".join(result.summary)
+    assert "2 output texts with no letter listed as the suite's placeholders" in " ".join(result.summary)
     assert suite_history(suite)[0].entity == "suite"
     degenerate = {output_id(suite, "####", "f1"), output_id(suite, "####", "f4"), output_id(suite, "...", "f1")}
     ranked = output_ids(suite, OutputFilter(label="unknown"), sort="impact")

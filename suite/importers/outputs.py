@@ -167,7 +167,7 @@ def _summary(c: dict[str, int]) -> tuple[str, ...]:
     elsewhere = (f"{c['documents_elsewhere']:,} documents of the file are not the suite's (left alone)",) \
         if c.get("documents_elsewhere") else ()
     listed = c.get("placeholders_added", 0)
-    placeholders = (f"{listed:,} output{'s' if listed != 1 else ''} with no letter listed as the suite's "
+    placeholders = (f"{listed:,} output text{'s' if listed != 1 else ''} with no letter listed as the suite's "
                     "placeholders: left to the rules, out of Review's impact order",) if listed else ()
     return (*matched, *elsewhere,
             f"{c['rows']:,} system outputs of {c['systems']:,} systems ({c['systems_added']:,} new): "
