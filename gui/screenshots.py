@@ -182,6 +182,7 @@ def small_screen_tabs(window: MainWindow, out: Path) -> list[Path]:
         if name == "editor":
             window.state.select(Selection(item_id=find_item(db, "amb-01", window.state.suite_name)))
         elif name == "review":
+            window.state.show_review(OutputFilter())  # the queue as it opens, not the pictures' filters
             window.state.select(Selection())
         window.ops.wait_idle(600_000)
         if name == "meta_eval":
@@ -250,6 +251,7 @@ def review_assist(window: MainWindow) -> QPixmap:
     window.state.operation_executed.emit(imported.changes)  # as the window's own import says what changed
     window.tabs.setCurrentWidget(window.review)
     review = window.review
+    window.state.show_review(OutputFilter())  # the review picture's "fail" stayed and hid every undecided output
     window.state.select(Selection("Verb tense/aspect/mood", "Obligation"))
     settle(window)
     review.order_by_impact()

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from store import Database
+from suite.engine.output_policy import output_policy
 from suite.importers import import_outputs, import_suite
 from suite.reading.status import suite_status
 
@@ -21,6 +22,8 @@ def test_dfki_de_en_with_wmt21_outputs(db: Database, shared_data: Path) -> None:
     assert outputs.warnings == []
     assert {k: outputs.counts[k] for k in ("rows", "systems", "distinct_outputs")} == {
         "rows": 52212, "systems": 19, "distinct_outputs": 13985}
+    # UF's ``####``, the one output of the file with no letter, listed as a placeholder from the first import on
+    assert output_policy(db).placeholders == ("####",) and outputs.counts["placeholders_added"] == 1
     status = suite_status(db)
     assert (status["items"], status["systems"], status["system_outputs"], status["outputs"]) == (2767, 19, 52212, 13985)
     # Re-importing the same file changes nothing.

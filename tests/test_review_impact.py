@@ -87,6 +87,7 @@ def test_degenerate_outputs_are_never_impact_whatever_their_item_s_counts(suite:
     hashes = [output_id(suite, "####", "f1"), output_id(suite, "####", "f4")]  # in suite order
     running = output_id(suite, "She is running.")
     unknown = OutputFilter(label="unknown")
+    set_output_policy(suite, OutputPolicy(), author="lead")  # the placeholder the import listed, taken off
     before = output_ids(suite, unknown, sort="impact")
     assert before[:2] == [running, hashes[1]]  # f4 has passing outputs only: its #### ranks among the first
     set_output_policy(suite, OutputPolicy(placeholders=("####",)), author="lead")  # still unknown, now degenerate
@@ -96,6 +97,46 @@ def test_degenerate_outputs_are_never_impact_whatever_their_item_s_counts(suite:
     rows = output_rows(suite, [*hashes, running])
     assert pairs_added(suite, [(r.output_id, r.item_id, r.effective_label) for r in rows]) == \
         {running: PairsAdded(0, 3)}  # no pairs offered beside a placeholder either
+
+
+def test_a_fresh_import_keeps_outputs_with_no_letter_out_of_the_impact_order(suite: Database, tmp_path: Path) -> None:
+    """Issue 28: on DFKI de-en freshly imported, UF's ``####`` was in no policy yet, so it still got the pairs hint
+    and filled the top of the impact order. The import lists every new output with no letter (``####``, ``...``)
+    as a placeholder, which the default policy leaves to the rules: no label moves, the queue puts them last."""
+    from suite.editing.history import suite_history
+    from suite.engine.output_policy import OutputPolicy, output_policy
+
+    labels_before = {row.output_id: row.effective_label for row in output_rows(suite, output_ids(suite))}
+    outputs = tmp_path / "placeholders.tsv"
+    outputs.write_text("item_id\tsystem\toutput\nf4\tH\t####\nf1\tH\t...\nf1\tI\t####\n"
+                       "f4\tI\tЖена бежит.\n", encoding="utf-8")
+    result = import_outputs(suite, outputs, label=True)
+    assert output_policy(suite) == OutputPolicy(placeholders=("####", "..."))
+    assert result.counts["placeholders_added"] == 2
+    assert "2 output texts with no letter listed as the suite's placeholders" in " ".join(result.summary)
+    assert suite_history(suite)[0].entity == "suite"
+    degenerate = {output_id(suite, "####", "f1"), output_id(suite, "####", "f4"), output_id(suite, "...", "f1")}
+    ranked = output_ids(suite, OutputFilter(label="unknown"), sort="impact")
+    assert set(ranked[-3:]) == degenerate and output_id(suite, "Жена бежит.", "f4") in ranked[:-3]
+    rows = output_rows(suite, ranked)
+    assert set(pairs_added(suite, [(r.output_id, r.item_id, r.effective_label) for r in rows])) & degenerate == set()
+    after = {row.output_id: row.effective_label for row in output_rows(suite, output_ids(suite))}
+    assert {key: after[key] for key in labels_before} == labels_before
+    again = import_outputs(suite, outputs)  # nothing new: the list and the history stay as they are
+    assert "placeholders_added" not in again.counts and output_policy(suite) == OutputPolicy(
+        placeholders=("####", "..."))
+
+
+def test_a_suite_that_fails_its_placeholders_keeps_its_own_list(suite: Database, tmp_path: Path) -> None:
+    """Listing a placeholder there would relabel every item under an import: the linguist's list is left alone."""
+    from suite.editing.suite_edit import set_output_policy
+    from suite.engine.output_policy import OutputPolicy, output_policy
+
+    set_output_policy(suite, OutputPolicy("fail"), author="lead")
+    outputs = tmp_path / "placeholders.tsv"
+    outputs.write_text("item_id\tsystem\toutput\nf4\tH\t####\n", encoding="utf-8")
+    result = import_outputs(suite, outputs, label=True)
+    assert output_policy(suite) == OutputPolicy("fail") and "placeholders_added" not in result.counts
 
 
 def test_impact_order_puts_degenerate_outputs_after_every_undecided_one() -> None:

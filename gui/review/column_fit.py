@@ -4,7 +4,8 @@ Qt's ``Stretch`` mode gives the stretched column what the others leave, down to 
 suite tree and the detail panel open, the others took 840 px of a 650 px table and the output, the text a
 reviewer reads, was a 15 px sliver while the table scrolled sideways. Here the output keeps a share of the
 table first; the text columns that elide (source, systems, suggestion…) give up width, down to what still
-shows their header, before it does; only when even that does not fit does the table scroll.
+shows their header, before it does; then the output gives up its share, down to ``OUTPUT_LEAST``; only when
+even that does not fit does the table scroll.
 """
 from __future__ import annotations
 
@@ -69,7 +70,10 @@ def fit_widths(columns: Sequence[ColumnWidth | None], available: int, share: flo
         for i in left[:shrink - sum(cuts)]:
             cuts[i] += 1
         widths = [column.preferred - cut for column, cut in zip(fixed, cuts, strict=True)]
-    output = max(floor, available - sum(widths))
+    # Every other column at its header's width and still too wide for the share: the output gives up its share
+    # before the table scrolls sideways (at 1,280 px with the detail panel widened, 18 px of scrolling for 181 px
+    # of output, a scroll bar whose thumb filled the track, where 163 px of output fit).
+    output = max(OUTPUT_LEAST, available - sum(widths))
     widths.insert(stretch[0], output)
     return widths
 

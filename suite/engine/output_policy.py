@@ -16,6 +16,10 @@ SQL's ``trim``), so that the database can find them too: Review's
 filter of degenerate outputs and the counts below are queries that agree with the engine output for output.
 The default (``unknown``, ``unknown``, no placeholders) changes no fingerprint: databases made before policies
 existed keep every label.
+
+An imported output with no letter at all (``####``, ``...``) is listed as a placeholder by the import itself while
+the policy leaves placeholders to the rules (``suite.editing.suite_edit.list_letterless``): such a list decides no
+label then, but keeps the outputs out of Review's impact order and pairs hints from the first import on.
 """
 from __future__ import annotations
 
@@ -42,6 +46,12 @@ UNTRANSLATED = Decision(Label.FAIL, None, "identical to the source (not translat
                         "identical to the source (not translated)")
 MAX_PLACEHOLDER = 200
 """Characters a placeholder may have (what the database stores)."""
+
+
+def letterless(text: str) -> bool:
+    """An output with no letter of any script (``####``, ``...``, ``-``): what a system writes instead of a
+    translation. Digits count as no letter: a sentence of a test suite is never translated by a number alone."""
+    return bool(text) and len(text) <= MAX_PLACEHOLDER and not any(char.isalpha() for char in text)
 
 
 EMPTY_OUTPUTS = "empty and placeholder outputs"

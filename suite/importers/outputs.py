@@ -46,9 +46,11 @@ from store.names import check_name
 from suite.changes import Changes, Where
 from suite.editing.history import Change, check_author, record
 from suite.editing.item_edit import default_author
+from suite.editing.suite_edit import list_letterless
 from suite.engine.label_counts import add_unlabelled, automatic_counts, refresh_counts
 from suite.engine.label_run import LabelRun
 from suite.engine.labelling import relabel_items
+from suite.engine.output_policy import letterless
 from suite.errors import TsqeError
 from suite.importers.lookups import StrippedIds, check_length
 from suite.importers.names import NameChecks
@@ -164,11 +166,14 @@ def _summary(c: dict[str, int]) -> tuple[str, ...]:
                f"items got an output, {c['items_unmatched']:,} did not",) if "lines" in c else ()
     elsewhere = (f"{c['documents_elsewhere']:,} documents of the file are not the suite's (left alone)",) \
         if c.get("documents_elsewhere") else ()
+    listed = c.get("placeholders_added", 0)
+    placeholders = (f"{listed:,} output text{'s' if listed != 1 else ''} with no letter listed as the suite's "
+                    "placeholders: left to the rules, out of Review's impact order",) if listed else ()
     return (*matched, *elsewhere,
             f"{c['rows']:,} system outputs of {c['systems']:,} systems ({c['systems_added']:,} new): "
             f"{c['system_outputs_added']:,} added, {c['system_outputs_changed']:,} changed, "
             f"{c['system_outputs_unchanged']:,} unchanged; {c['distinct_outputs']:,} distinct outputs "
-            f"({c['outputs_added']:,} new, {c['outputs_removed']:,} replaced ones removed)")
+            f"({c['outputs_added']:,} new, {c['outputs_removed']:,} replaced ones removed)", *placeholders)
 
 
 def _count_checked(rows: Iterable[ImportedOutput]) -> int:
@@ -382,6 +387,8 @@ class OutputWriter:
         self.outputs_seen = bytearray()
         self.counts = Counter[str]()
         self.replaced: set[int] = set()
+        self.letterless: list[str] = []
+        """The new outputs with no letter (``####``), listed as the suite's placeholders when the writer finishes."""
         self._keys_made = False
 
     def write(self, rows: list[ImportedOutput]) -> None:
@@ -414,6 +421,7 @@ class OutputWriter:
             found = [(created[(row.item_id, row.text)], old) if output_id is None else (output_id, old)
                      for row, (output_id, old) in zip(rows, found, strict=True)]
         self.counts["outputs_added"] += len(new_outputs)
+        self.letterless.extend(text for _, text in new_outputs if letterless(text))
 
         added, changed, replaced = [], [], []
         for row, (output_id, old) in zip(rows, found, strict=True):
@@ -468,6 +476,7 @@ class OutputWriter:
         if self._keys_made:
             _KEYS.drop(self.session.connection())
         rows = self.counts["rows"]
+        listed = list_letterless(self.session, self.suite_id, self.letterless, self.author)
         return {
             "rows": rows,
             "systems": len(self.systems_seen),
@@ -479,6 +488,7 @@ class OutputWriter:
             "system_outputs_unchanged": rows - self.counts["system_outputs_added"]
                                         - self.counts["system_outputs_changed"],
             "outputs_removed": _remove_orphans(self.session, sorted(self.replaced)),
+            **({"placeholders_added": len(listed)} if listed else {}),
         }
 
 

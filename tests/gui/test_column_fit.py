@@ -42,3 +42,13 @@ def test_too_narrow_for_every_column_the_output_keeps_its_floor_and_the_table_sc
 def test_one_column_must_take_what_is_left() -> None:
     with pytest.raises(ValueError, match="exactly one"):
         fit_widths([ColumnWidth(10, 5)], 100)
+
+
+def test_with_every_other_column_at_its_header_the_output_gives_its_share_before_the_table_scrolls() -> None:
+    """The review picture at 1,280×720 (the detail panel as the 1,500 px window left it): the queue's columns at
+    their headers' widths took 532 of 695 px, the output kept its quarter (181 px) and the table scrolled 18 px."""
+    shown = [ColumnWidth(70, 70), ColumnWidth(140, 56), None, ColumnWidth(44, 40), ColumnWidth(100, 58),
+             ColumnWidth(76, 70), ColumnWidth(84, 80), ColumnWidth(230, 74), ColumnWidth(96, 84)]
+    widths = fit_widths(shown, 695)
+    assert sum(widths) == 695
+    assert widths[2] == 695 - 532 >= OUTPUT_LEAST

@@ -265,3 +265,28 @@ def test_the_reviewer_dialog_refuses_a_name_the_core_refuses(qtbot: QtBot, windo
     dialog.name.setText("Ada")
     dialog.accept()
     assert not dialog.isVisible() and window.state.reviewer == "Ada"
+
+
+def test_the_reviewers_view_says_why_kappa_is_0_and_shows_ac1_beside_it(demo_db: Database) -> None:
+    """κ 0.00 beside 78.6 % agreement read as a bug: the view names the reviewer who gave one label only and shows
+    Gwet's AC1, which stays meaningful there, beside κ."""
+    from gui.review.reviewers_view import report_html, team_report
+    from store.domain import Label
+    from suite.assist.double_review import Answer, answer_assignments, plan_review_checks, take_assignments
+    from suite.editing.review import OutputDecision, SeenOutput, decide
+    from suite.reading.browse import OutputFilter, output_ids, output_rows
+
+    rows = [row for row in output_rows(demo_db, output_ids(demo_db, OutputFilter(reviewed=False)))
+            if row.effective_label in ("pass", "fail")][:40]
+    for label in (Label.PASS, Label.FAIL):
+        decide(demo_db, [OutputDecision(SeenOutput(row.output_id), label) for row in rows
+                         if row.effective_label == label], "anna")
+    plan_review_checks(demo_db, double_share=1.0, control_share=0.0, seed=1, author="lead")
+    given = take_assignments(demo_db, "ben", limit=100)
+    answer_assignments(demo_db, [Answer(a.id, Label.PASS) for a in given], "ben")  # ben passes everything
+    report = team_report(demo_db, DEMO_SUITE)
+    overall = report.agreement.rows[0]
+    assert overall.ac1 is not None and overall.kappa == pytest.approx(0.0)
+    text = report_html(report)
+    assert "<th align='left'>AC1</th>" in text and f"{overall.ac1:.2f}" in text
+    assert "0.00*" in text and "ben gave one label only" in text

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtWidgets import QApplication, QTableView, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -19,12 +20,15 @@ from gui.review.column_fit import header_width
 from gui.review.columns import COLUMN
 from gui.state import Selection
 from store import Database
+from store.domain import Label
 from suite.assist.double_review import plan_review_checks
 from suite.editing.review import OutputDecision, SeenOutput, decide
 from suite.importers import import_outputs
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 
 SIZE = (1280, 720)
+SIZES = [SIZE, (1366, 768)]
+"""The laptop screens every screen fits: the most common small one and the most common one."""
 
 
 def _settled(qtbot: QtBot, window: MainWindow) -> None:
@@ -35,11 +39,11 @@ def _settled(qtbot: QtBot, window: MainWindow) -> None:
     QApplication.processEvents()
 
 
-def _at_laptop_size(qtbot: QtBot, window: MainWindow) -> None:
-    window.resize(*SIZE)
+def _at_laptop_size(qtbot: QtBot, window: MainWindow, size: tuple[int, int] = SIZE) -> None:
+    window.resize(*size)
     window.fit_tree_dock()
     _settled(qtbot, window)
-    assert (window.width(), window.height()) == SIZE
+    assert (window.width(), window.height()) == size
 
 
 def _fits(view: QTableView, primary: list[int]) -> None:
@@ -65,8 +69,9 @@ def _visible(widget: QWidget) -> bool:
     return widget.isVisible() and widget.width() > 0 and widget.height() > 0
 
 
-def test_review_queue_fits(qtbot: QtBot, window: MainWindow) -> None:
-    _at_laptop_size(qtbot, window)
+@pytest.mark.parametrize("size", SIZES)
+def test_review_queue_fits(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
+    _at_laptop_size(qtbot, window, size)
     window.review.order_by_impact()  # the rows with pairs to add first
     qtbot.waitUntil(lambda: window.review.model.all_cached(0, 20), timeout=10000)
     _settled(qtbot, window)
@@ -82,14 +87,34 @@ def test_review_queue_fits(qtbot: QtBot, window: MainWindow) -> None:
     assert all(metrics.horizontalAdvance(text) + 8 <= width for text in shown), (width, shown)
 
 
-def test_my_assignments_show_the_answer(qtbot: QtBot, window: MainWindow) -> None:
+@pytest.mark.parametrize("size", SIZES)
+def test_review_queue_fits_as_the_screenshot_leaves_it(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
+    """The state ``make screenshots`` takes the 1,280×720 review tab in, which showed a sideways scroll bar
+    (713 px of columns in 695 px) while the test above passed: the failed outputs (a vertical scroll bar),
+    the detail panel as wide as the 1,500 px window left it (246 px), every column at its header's width."""
+    window.resize(1500, 900)
+    window.state.show_review(OutputFilter(label=Label.FAIL))
+    _settled(qtbot, window)
+    _at_laptop_size(qtbot, window, size)
+    review = window.review
+    total = sum(review.splitter.sizes())
+    review.splitter.setSizes([total - 246, 246])
+    qtbot.waitUntil(lambda: review.model.all_cached(0, 20), timeout=10000)
+    _settled(qtbot, window)
+    assert review.table.verticalScrollBar().isVisible()
+    _fits(review.table, [COLUMN[key] for key in ("item", "output", "auto", "manual", "suggestion", "pairs")])
+    _half_high(review.table, window)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_my_assignments_show_the_answer(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
     db = window.state.db
     assert db is not None
     rows = [row for row in output_rows(db, output_ids(db, OutputFilter(reviewed=False)))
             if row.effective_label in ("pass", "fail")][:40]
     decide(db, [OutputDecision(SeenOutput(row.output_id), row.effective_label or "pass") for row in rows], "anna")
     plan_review_checks(db, double_share=0.5, control_share=0.0, seed=1, author="lead")
-    _at_laptop_size(qtbot, window)
+    _at_laptop_size(qtbot, window, size)
     window.review.show_page("assignments")
     page = window.review.assignments
     qtbot.waitUntil(lambda: page.model.rowCount() > 0, timeout=10000)
@@ -98,8 +123,9 @@ def test_my_assignments_show_the_answer(qtbot: QtBot, window: MainWindow) -> Non
     _half_high(page.table, window)
 
 
-def test_rule_health_shows_its_problems(qtbot: QtBot, window: MainWindow) -> None:
-    _at_laptop_size(qtbot, window)
+@pytest.mark.parametrize("size", SIZES)
+def test_rule_health_shows_its_problems(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
+    _at_laptop_size(qtbot, window, size)
     tree = window.state.tree
     assert tree is not None
     window.tabs.setCurrentWidget(window.editor)
@@ -113,8 +139,9 @@ def test_rule_health_shows_its_problems(qtbot: QtBot, window: MainWindow) -> Non
     _half_high(health.view, window)
 
 
-def test_qe_accuracy_shows_every_system_and_row(qtbot: QtBot, window: MainWindow) -> None:
-    _at_laptop_size(qtbot, window)
+@pytest.mark.parametrize("size", SIZES)
+def test_qe_accuracy_shows_every_system_and_row(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
+    _at_laptop_size(qtbot, window, size)
     window.tabs.setCurrentWidget(window.qe)
     qe = window.qe
     qtbot.waitUntil(lambda: qe.model.rowCount() > 0, timeout=20000)
@@ -132,8 +159,9 @@ def test_qe_accuracy_shows_every_system_and_row(qtbot: QtBot, window: MainWindow
     assert qe.pages.tabText(SYSTEMS_PAGE) == "QE systems (2 of 2 compared)"
 
 
-def test_systems_table_over_the_chart(qtbot: QtBot, window: MainWindow) -> None:
-    _at_laptop_size(qtbot, window)
+@pytest.mark.parametrize("size", SIZES)
+def test_systems_table_over_the_chart(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
+    _at_laptop_size(qtbot, window, size)
     window.tabs.setCurrentWidget(window.systems)
     systems = window.systems
     qtbot.waitUntil(lambda: systems.model.rowCount() > 0, timeout=20000)
@@ -141,6 +169,20 @@ def test_systems_table_over_the_chart(qtbot: QtBot, window: MainWindow) -> None:
     _fits(systems.view, list(range(systems.model.columnCount())))
     _half_high(systems.view, window)
     assert systems.view.height() > systems.chart.height()
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_discriminative_ranking_and_correlations_fit(qtbot: QtBot, window: MainWindow, size: tuple[int, int]) -> None:
+    """The tab ranks and correlates when first shown: both tables' columns fit, and the ranking with the
+    correlations below it take at least half of the height."""
+    _at_laptop_size(qtbot, window, size)
+    tab = window.discriminative
+    window.tabs.setCurrentWidget(tab)
+    qtbot.waitUntil(lambda: tab.model.rowCount() > 0 and tab.correlation_model.rowCount() > 0, timeout=60000)
+    _settled(qtbot, window)
+    _fits(tab.view, list(range(tab.model.columnCount())))
+    _fits(tab.correlation_view, list(range(tab.correlation_model.columnCount())))
+    _half_high(tab.view, window)
 
 
 WMT21_DE_EN = ("Borderline", "Facebook-AI", "HuaweiTSC", "ICL", "Manifold", "NVIDIA-NeMo", "Online-A", "Online-B",

@@ -21,6 +21,10 @@ def _with_placeholders(window: MainWindow, tmp_path: Path) -> None:
     extra = tmp_path / "late.tsv"
     extra.write_text("item_id\tsystem\toutput\namb-01\tLate-MT\t####\namb-02\tLate-MT\t####\n", encoding="utf-8")
     import_outputs(db, extra, suite_name=window.state.suite_name)
+    from suite.editing.suite_edit import set_output_policy
+
+    # the import listed ``####`` (no letter) as a placeholder: a suite whose linguist has emptied that list
+    set_output_policy(db, OutputPolicy(), suite_name=window.state.suite_name, author="t")
     relabel(db, window.state.suite_name)
 
 
