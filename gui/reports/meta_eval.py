@@ -107,6 +107,7 @@ class MetaEvalTab(ReportTab):
         self.grouping.addItems([str(grouping) for grouping in Grouping])
         self.grouping.setToolTip("segment level: the statistic over all scores, per item or per system, averaged")
         self.human = QComboBox()
+        self.human.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # its kinds come later
         self.human.setToolTip("the kind of human scores to compare with, as named at import (DA, z, ESA, MQM)")
         self.metrics = QLineEdit(DEFAULT_METRICS)
         self.metrics.setToolTip("the metrics to compare, comma-separated (bleu, chrf, ter, bertscore-f, qe:NAME…)")

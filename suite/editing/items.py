@@ -316,12 +316,12 @@ def _snapshots(session: Session, items: Sequence[Item]) -> list[ItemSnapshot]:
             None if label is None else ManualLabelSnapshot(label, reviewer, reviewed_at, comment, version),
             tuple(qe[output_id]), tuple(metrics[output_id]), constructed))
     human: dict[int, list[HumanScoreSnapshot]] = defaultdict(list)
-    for item_id, name, score, raw, judgements, kind in session.execute(
+    for item_id, name, score, raw, judgements, human_kind in session.execute(
             select(HumanSegmentScore.item_id, System.name, HumanSegmentScore.score, HumanSegmentScore.raw,
                    HumanSegmentScore.judgements, HumanSegmentScore.kind)
             .join(System, System.id == HumanSegmentScore.system_id)
             .where(HumanSegmentScore.item_id.in_(ids)).order_by(System.name, HumanSegmentScore.kind)):
-        human[item_id].append(HumanScoreSnapshot(name, score, raw, judgements, HumanScoreKind(kind)))
+        human[item_id].append(HumanScoreSnapshot(name, score, raw, judgements, HumanScoreKind(human_kind)))
     return [ItemSnapshot(suites[item.suite_id], item.external_id, item.position,
                          *places.get(item.phenomenon_id, (None, None)), item.source, item.comment, item.version,
                          tuple(rules[item.id]), tuple(texts[(KnownTranslation, item.id)]),
