@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,25 @@ def test_downgrade_refuses_a_suite_holding_two_kinds(empty_url: str) -> None:
                 ("mqm", -1.0), ("z", 0.5)]
     finally:
         engine.dispose()
+
+
+def test_the_error_numbers_of_meta_eval_are_counted_on_the_chosen_kind(db: Database, tmp_path: Path) -> None:
+    """Xiang et al.'s error numbers (``tsqe meta-eval`` without ``--statistic``): z orders A above B, MQM B above
+    A, and chrF agrees with z (A's outputs are the references), so it errs on MQM's one pair only."""
+    from filters.meta_evaluation import MetaOptions, meta_evaluate
+
+    build_suite(db, "nt", [["the cat sat on the mat"], ["it rained all day long"]],
+                {"A": ["the cat sat on the mat", "it rained all day long"], "B": ["a dog ran", "sun shone"]})
+    (tmp_path / "da.tsv").write_text(DA_SEGMENTS, encoding="utf-8")
+    (tmp_path / "mqm.tsv").write_text(MQM_SEGMENTS, encoding="utf-8")
+    import_human_scores(db, segments=tmp_path / "da.tsv")
+    import_human_scores(db, segments=tmp_path / "mqm.tsv", kind=HumanScoreKind.MQM)
+    options = MetaOptions(suites=("nt",), metrics=("chrf",), resamples=10)
+    with pytest.raises(TsqeError, match=r"2 kinds \(z, mqm\)"):
+        meta_evaluate(db, options)
+    errors = {}
+    for kind in (HumanScoreKind.Z, HumanScoreKind.MQM):
+        dataset = meta_evaluate(db, replace(options, human=kind)).datasets["nt"]
+        assert dataset.human is kind and dataset.systems == (["A", "B"] if kind is HumanScoreKind.Z else ["B", "A"])
+        errors[kind] = dataset.metrics["chrf"].errors
+    assert errors == {HumanScoreKind.Z: 0, HumanScoreKind.MQM: 1}
