@@ -83,9 +83,9 @@ def import_human_scores_command(
                                       help="WMT's pairwise Wilcoxon results (ad-DA-diff-wilcoxon-rs-*.csv)."),
     rename: list[str] = typer.Option([], "--rename", help="FILE_NAME=SUITE_NAME for a system the files name "
                                                           "otherwise (repeatable), e.g. Nemo.7=NVIDIA-NeMo."),
-    kind: str = typer.Option("z", "--kind", help="What the scores are: z (WMT's DA z-scores), da (raw 0-100 DA), "
-                                                 "esa or mqm. A kind the suite holds already is replaced, system by "
-                                                 "system; another is added beside it."),
+    kind: str = typer.Option(None, "--kind", help="What the scores are: z (WMT's DA z-scores, the default), da "
+                                                  "(raw 0-100 DA), esa or mqm. A kind the suite holds already is "
+                                                  "replaced, system by system; another is added beside it."),
 ) -> None:
     """Import official human scores of the suite's systems, replacing earlier ones of the same kind.
 

@@ -63,7 +63,8 @@ def test_wrong_choices_exit_2(tmp_path: Path) -> None:
     for args, message in ((("--statistic", "tau"), "statistic 'tau' is not one of"),
                           (("--statistic", "spa", "--level", "segment"), "soft pairwise accuracy compares systems"),
                           (("--statistic", "pearson", "--group", "item"), "nothing to group"),
-                          (("--statistic", "pearson", "--human", "da"), "suite 'toy' holds no da human scores (it holds mqm)"),
+                          (("--statistic", "pearson", "--human", "da"),
+                           "suite 'toy' holds no da human scores (it holds mqm)"),
                           (("--statistic", "pearson", "--human", "mos"), "human score kind 'mos' is not one of")):
         result = run(db, "meta-eval", "--suites", "toy", "--metric", "chrf", *args)
         assert result.exit_code == 2, result.output

@@ -75,8 +75,8 @@ def filled(database: Database, tmp_path: Path) -> Database:
         session.execute(insert(OutputPlaceholder).values(suite_id=suite_id, text="####"))
         session.execute(insert(HumanScoreSet).values(suite_id=suite_id, kind="mqm", source="toy MQM"))
         session.execute(insert(HumanErrorSpan).values(system_id=first, item_id=item_id, kind="mqm", in_source=False,
-                                                      start=2,
-                                                      end=7, severity="major", category="Accuracy/Mistranslation",
+                                                      start=2, end=7, severity="major",
+                                                      category="Accuracy/Mistranslation",
                                                       rater="rater1", weight=5.0))
     plan_review_checks(database, double_share=0.5, control_share=0.5, seed=1, author="Ann")
     take_assignments(database, "Zed", limit=4)  # double reviews and controls

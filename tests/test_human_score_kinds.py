@@ -210,3 +210,17 @@ def test_the_error_numbers_of_meta_eval_are_counted_on_the_chosen_kind(db: Datab
         assert dataset.human is kind and dataset.systems == (["A", "B"] if kind is HumanScoreKind.Z else ["B", "A"])
         errors[kind] = dataset.metrics["chrf"].errors
     assert errors == {HumanScoreKind.Z: 0, HumanScoreKind.MQM: 1}
+
+
+def test_an_mtme_export_writes_each_kind_as_its_own_human_score(suite: Database, tmp_path: Path) -> None:
+    from suite.exporters.mtme import export_mtme
+
+    import_human_scores(suite, segments=tmp_path / "da.tsv")
+    export_mtme(suite, tmp_path / "one", suite_name="nt")
+    assert sorted(p.name for p in (tmp_path / "one" / "human-scores").iterdir()) == ["de-en.human.seg.score"]
+    import_human_scores(suite, segments=tmp_path / "mqm.tsv", kind=HumanScoreKind.MQM)
+    export = export_mtme(suite, tmp_path / "two", suite_name="nt")
+    folder = tmp_path / "two" / "human-scores"
+    assert sorted(p.name for p in folder.iterdir()) == ["de-en.human-mqm.seg.score", "de-en.human-z.seg.score"]
+    assert (folder / "de-en.human-mqm.seg.score").read_text(encoding="utf-8").split("\n")[:2] == ["A -1", "A -5"]
+    assert export.human_segment_scores == 8

@@ -111,7 +111,8 @@ def _reference_name(name: str) -> str:
 def export_mtme(db: Database, folder: str | os.PathLike[str], *, lp: str | None = None,
                 suite_name: str | None = None, human_name: str = "human") -> MtmeExport:
     """Write the suite into ``folder`` in mt-metrics-eval's layout for the language pair ``lp`` (default: the
-    suite's languages); its human scores go under ``human_name`` (e.g. ``wmt-z``)."""
+    suite's languages); its human scores go under ``human_name`` (e.g. ``wmt-z``), each kind under
+    ``human_name-KIND`` (``human-mqm``) when the suite holds several."""
     folder = Path(folder)
     if not human_name or any(c in human_name for c in "./ \t"):
         raise TsqeError(f"a human score's name in mt-metrics-eval's files has no '.', '/' or blank: {human_name!r}")

@@ -189,11 +189,10 @@ def import_mqm(db: Database, path: Path, *, name: str, reference_system: str | N
         item = {s: written.item_ids[k] for k, s in enumerate(segments)}
         session.execute(insert(HumanSegmentScore), [
             {"system_id": written.system_ids[system], "item_id": item[s], "kind": HumanScoreKind.MQM, "score": score,
-             "raw": None,
-             "judgements": None} for (system, s), score in scores.items()])
+             "raw": None, "judgements": None} for (system, s), score in scores.items()])
         spans = [{"system_id": written.system_ids[e.system], "item_id": item[e.segment], "kind": HumanScoreKind.MQM,
-                  "in_source": e.in_source,
-                  "start": e.span[0] if e.span else None, "end": e.span[1] if e.span else None,
+                  "in_source": e.in_source, "start": e.span[0] if e.span else None,
+                  "end": e.span[1] if e.span else None,
                   "severity": str(e.severity), "category": e.category, "rater": e.rater or None, "weight": e.weight}
                  for e in found.errors if e.system in systems]
         if spans:
