@@ -15,6 +15,7 @@ from cli.app import app
 from cli.choices import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from cli.context import app_context
 from cli.lists import comma_list
+from cli.meta_eval import HUMAN_HELP, parse_human_kind
 from cli.metric_options import (
     REFS_HELP,
     combine_option,
@@ -114,6 +115,7 @@ def correlate_command(
     layers: int = layers_option(),
     tokenize: str = tokenize_option(),
     embeddings: str = embeddings_option(),
+    human: str = typer.Option(None, "--human", help=HUMAN_HELP),
 ) -> None:
     """Pearson r, Spearman rho and Kendall tau of system-level metrics with the imported human scores.
 
@@ -130,7 +132,7 @@ def correlate_command(
     with progress_bar(f"correlating {', '.join(metrics)}") as task:
         table = correlate_table(context.database, metrics, entries, top=top, suite_name=context.suite_name,
                                 options=metric_options(model, layers, tokenize=tokenize, embeddings=embeddings),
-                                resamples=bootstrap, seed=seed, task=task)
+                                resamples=bootstrap, seed=seed, human_kind=parse_human_kind(human), task=task)
     if figure is not None:
         from filters.correlation_figure import kendall_by_k_figure
         from suite.figures import save_figure

@@ -35,10 +35,25 @@ if TYPE_CHECKING:
     from enum import StrEnum
 
     from filters.metrics import MetricOptions
+    from store.domain import HumanScoreKind
 
     _E = TypeVar("_E", bound=StrEnum)
 
 META_TABLES = ("errors", "ranks", "disagreement")
+HUMAN_HELP = ("The kind of human scores to compare with: da, z, esa or mqm (default: the suite's only kind; a suite "
+              "holding several needs the choice).")
+
+
+def parse_human_kind(text: str | None) -> HumanScoreKind | None:
+    """``--human``'s kind (None: the suite's only kind), or the usage error naming the kinds."""
+    from store.domain import HumanScoreKind, parse
+
+    if text is None:
+        return None
+    try:
+        return parse(HumanScoreKind, text, "human score kind")
+    except ValueError as error:
+        raise TsqeError(str(error)) from None
 
 
 def _names(option: str) -> tuple[str, ...]:
@@ -69,8 +84,7 @@ def meta_eval_command(
     significance: str = typer.Option("permutation", "--significance",
                                      help="With --statistic: permutation (mt-metrics-eval's test between metrics) "
                                           "or none."),
-    human: str = typer.Option(None, "--human", help="With --statistic: the human scores' kind the suites must hold "
-                                                    "(da, z, esa, mqm)."),
+    human: str = typer.Option(None, "--human", help=HUMAN_HELP),
     bars: Path = typer.Option(None, "--bars", help="With --statistic: draw a bar chart per dataset and statistic "
                                                    "with the clusters into this folder."),
     table: str = typer.Option(None, "--table", help=f"The table to write: {', '.join(META_TABLES)} "
@@ -108,7 +122,8 @@ def meta_eval_command(
     options = MetaOptions(suites=_names(suites), metrics=_names(metric), significant_pairs_only=significant_pairs_only,
                           human_test=cast("HumanTest | None", human_test), resamples=resamples, seed=seed,
                           refs=ref_choice(refs, combine),
-                          metric_options=metric_options(model, layers, device, tokenize))
+                          metric_options=metric_options(model, layers, device, tokenize),
+                          human=parse_human_kind(human))
     context = app_context(ctx)
     with progress_bar("meta-evaluation") as task:
         result = meta_evaluate(context.database, options, task)
@@ -130,7 +145,6 @@ def _wmt_statistics(ctx: typer.Context, suites: str, metric: str, statistic: str
                     out: Path | None) -> None:
     """``--statistic``: the WMT metrics task's statistics (filters.wmt_statistics)."""
     from filters.wmt_statistics import WmtOptions, wmt_meta_evaluate
-    from store.domain import HumanScoreKind
     from suite.agreement import Setting
     from suite.domain import Grouping, Level, Statistic
     from suite.figures import save_figure
@@ -156,7 +170,7 @@ def _wmt_statistics(ctx: typer.Context, suites: str, metric: str, statistic: str
     settings = tuple(Setting(s, grouping) for s in statistics)
     wmt = WmtOptions(suites=_names(suites), metrics=_names(metric), level=chosen_level, settings=settings,
                      permutations=resamples if significance == "permutation" else 0, seed=seed,
-                     human=parse(HumanScoreKind, human, "human score kind") if human else None,
+                     human=parse_human_kind(human),
                      refs=ref_choice(refs, combine), metric_options=options)
     context = app_context(ctx)
     with progress_bar("WMT statistics") as task:

@@ -83,18 +83,24 @@ def import_human_scores_command(
                                       help="WMT's pairwise Wilcoxon results (ad-DA-diff-wilcoxon-rs-*.csv)."),
     rename: list[str] = typer.Option([], "--rename", help="FILE_NAME=SUITE_NAME for a system the files name "
                                                           "otherwise (repeatable), e.g. Nemo.7=NVIDIA-NeMo."),
+    kind: str = typer.Option(None, "--kind", help="What the scores are: z (WMT's DA z-scores, the default), da "
+                                                  "(raw 0-100 DA), esa or mqm. A kind the suite holds already is "
+                                                  "replaced, system by system; another is added beside it."),
 ) -> None:
     """Import official human scores of the suite's systems, replacing earlier ones of the same kind.
 
     Files name systems as the suite does, or as WMT's human evaluation does (NAME.ID for NAME). All the files
     given are checked before anything is written, and written together.
     """
+    from cli.meta_eval import parse_human_kind
+    from store.domain import HumanScoreKind
     from suite.importers import import_human_scores
     from suite.importers.human_scores import parse_renames
 
     context = app_context(ctx)
     _report(import_human_scores(context.database, file, lp=lp, segments=segments, significance=significance,
-                                renames=parse_renames(rename), suite_name=context.suite_name))
+                                renames=parse_renames(rename), suite_name=context.suite_name,
+                                kind=parse_human_kind(kind) or HumanScoreKind.Z))
 
 
 @export_app.command("testsuite-submission")

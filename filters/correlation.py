@@ -27,8 +27,10 @@ from filters.metrics.base import Metric, SystemScores
 from filters.metrics.statistics import mean_statistics
 from filters.scoring import score_outputs
 from store import Database
+from store.domain import HumanScoreKind
 from store.models import HumanScore, System
 from suite.errors import TsqeError
+from suite.reading.human_kinds import choose_human_kind
 from suite.references import RefChoice
 from suite.suites import find_suite
 from suite.tables import Cell, Column, Table
@@ -72,11 +74,14 @@ class CorrelationResult:
                 "human": self.human}
 
 
-def human_scores(db: Database, suite_name: str | None = None) -> dict[str, float]:
+def human_scores(db: Database, suite_name: str | None = None,
+                 kind: HumanScoreKind | None = None) -> dict[str, float]:
+    """The system-level human scores of ``kind`` (None: the suite's only kind)."""
     with db.session() as session:
         suite = find_suite(session, suite_name)
+        chosen = choose_human_kind(session, suite, kind)
         return dict(session.execute(select(System.name, HumanScore.score).join(HumanScore)
-                                    .where(System.suite_id == suite.id)).all())
+                                    .where(System.suite_id == suite.id, HumanScore.kind == chosen)).all())
 
 
 def choose_systems(human: dict[str, float], top: int | None = None) -> list[str]:
@@ -138,8 +143,8 @@ def system_level_scores(db: Database, metric: str, systems: Sequence[str], *, su
 
 def correlate(db: Database, metric: str, *, suite_name: str | None = None, top: int | None = None,
               refs: RefChoice | None = None, options: MetricOptions | None = None,
-              task: TaskState | None = None) -> CorrelationResult:
-    human = human_scores(db, suite_name)
+              human_kind: HumanScoreKind | None = None, task: TaskState | None = None) -> CorrelationResult:
+    human = human_scores(db, suite_name, human_kind)
     systems = choose_systems(human, top)
     refs = refs or RefChoice.default()
     level = system_level_scores(db, metric, systems, suite_name=suite_name, refs=refs, options=options, task=task)

@@ -34,6 +34,7 @@ from filters.metrics.base import Metric
 from filters.metrics.corpus import CorpusReads
 from filters.metrics.statistics import RESAMPLES, SEED, Resamplable
 from store import Database
+from store.domain import HumanScoreKind
 from suite.references import RefChoice, ReferenceSet, reference_sets
 from suite.suites import find_suite
 from suite.tables import Cell, Column, Table
@@ -183,12 +184,12 @@ def _cells(agreement: RankingAgreement) -> list[Cell]:
 
 def correlate_table(db: Database, metrics: Sequence[str], entries: Sequence[RefChoice] | None = None, *,
                     top: int | None = None, suite_name: str | None = None, options: MetricOptions | None = None,
-                    resamples: int = RESAMPLES, seed: int = SEED, task: TaskState | None = None
-                    ) -> CorrelationTable:
+                    resamples: int = RESAMPLES, seed: int = SEED, human_kind: HumanScoreKind | None = None,
+                    task: TaskState | None = None) -> CorrelationTable:
     """Each metric against each reference entry (the default references when none are given), correlated
     with the human scores over all systems and over the ``top`` best."""
     progress = progress_of(task)
-    human = human_scores(db, suite_name)
+    human = human_scores(db, suite_name, human_kind)
     systems = choose_systems(human)
     best = choose_systems(human, top) if top is not None else None
     entries = list(entries) if entries else [RefChoice.default()]

@@ -20,6 +20,7 @@ from filters.correlation import choose_systems, correlations, human_scores
 from filters.scoring import score_outputs
 from filters.variance import filter_matrix
 from store import Database
+from store.domain import HumanScoreKind
 from suite.errors import TsqeError
 from suite.references import RefChoice
 from suite.tables import Cell, Column, Table
@@ -110,11 +111,12 @@ def curve(filter_values: np.ndarray, metric_values: np.ndarray, human: Sequence[
 
 
 def drop_curves(db: Database, filter_metrics: Sequence[str], metric: str, *, suite_name: str | None = None,
-                refs: RefChoice | None = None, drops: Sequence[float] = DROPS) -> DropCurves:
+                refs: RefChoice | None = None, drops: Sequence[float] = DROPS,
+                human_kind: HumanScoreKind | None = None) -> DropCurves:
     """One curve per filtering metric, over the systems with human scores."""
     from suite.suites import find_suite
 
-    human = human_scores(db, suite_name)
+    human = human_scores(db, suite_name, human_kind)
     systems = choose_systems(human)
     with db.session() as session:
         name = find_suite(session, suite_name).name

@@ -16,8 +16,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import aliased
 
 from store import Database
+from store.domain import HumanScoreKind
 from store.models import HumanScore, HumanSegmentScore, HumanSignificance, System
 from suite.errors import TsqeError
+from suite.reading.human_kinds import choose_human_kind
 from suite.significance import RESAMPLES, PairwiseTest, paired_bootstrap_test, wilcoxon_rank_sum
 from suite.suites import find_suite
 
@@ -28,6 +30,8 @@ HUMAN_TESTS: tuple[HumanTest, ...] = ("imported", "wilcoxon", "bootstrap")
 @dataclass(frozen=True)
 class HumanJudgements:
     suite: str
+    kind: HumanScoreKind
+    """The kind of human scores these are (``suite.reading.human_kinds``: chosen, or the suite's only one)."""
     scores: dict[str, float]
     """System-level human score of every system that has one."""
     segments: dict[str, dict[int, float]]
@@ -44,29 +48,33 @@ class HumanJudgements:
         return np.array([[self.segments[s].get(item, np.nan) for s in systems] for item in items])
 
 
-def read_human_judgements(db: Database, suite_name: str | None = None, *, test: HumanTest | None = None,
-                          resamples: int = RESAMPLES, seed: int | None = 0) -> HumanJudgements:
-    """The suite's human judgements; ``test`` None takes imported results when there are any, else Wilcoxon on
-    the segment scores when there are some, else no significance."""
+def read_human_judgements(db: Database, suite_name: str | None = None, *, kind: HumanScoreKind | None = None,
+                          test: HumanTest | None = None, resamples: int = RESAMPLES,
+                          seed: int | None = 0) -> HumanJudgements:
+    """The suite's human judgements of ``kind`` (None: the suite's only kind); ``test`` None takes imported
+    results when there are any, else Wilcoxon on the segment scores when there are some, else no significance."""
     other = aliased(System)
     with db.session() as session:
         suite = find_suite(session, suite_name)
+        chosen_kind = choose_human_kind(session, suite, kind)
         scores = dict(session.execute(select(System.name, HumanScore.score).join(HumanScore)
-                                      .where(System.suite_id == suite.id)).all())
+                                      .where(System.suite_id == suite.id, HumanScore.kind == chosen_kind)).all())
         segments: dict[str, dict[int, float]] = {}
         for system, item, score in session.execute(
                 select(System.name, HumanSegmentScore.item_id, HumanSegmentScore.score)
-                .join(HumanSegmentScore, HumanSegmentScore.system_id == System.id).where(System.suite_id == suite.id)):
+                .join(HumanSegmentScore, HumanSegmentScore.system_id == System.id)
+                .where(System.suite_id == suite.id, HumanSegmentScore.kind == chosen_kind)):
             segments.setdefault(system, {})[item] = score
         imported = session.execute(
             select(System.name, other.name, HumanSignificance.p_below, HumanSignificance.source)
             .join(HumanSignificance, HumanSignificance.system_id == System.id)
-            .join(other, other.id == HumanSignificance.other_id).where(System.suite_id == suite.id)).all()
+            .join(other, other.id == HumanSignificance.other_id)
+            .where(System.suite_id == suite.id, HumanSignificance.kind == chosen_kind)).all()
         name = suite.name
     if not scores:
         scores = {system: float(np.mean(list(values.values()))) for system, values in segments.items()}
     if not scores:
-        raise TsqeError(f"suite {name!r} has no human scores: import system or segment scores first")
+        raise TsqeError(f"suite {name!r} has no {chosen_kind} human scores: import system or segment scores first")
     chosen = test or ("imported" if imported else "wilcoxon" if segments else None)
     pairwise, source = None, None
     if chosen == "imported":
@@ -89,4 +97,4 @@ def read_human_judgements(db: Database, suite_name: str | None = None, *, test: 
             matrix = np.array([[segments[s].get(item, np.nan) for s in systems] for item in items])
             pairwise = paired_bootstrap_test(systems, matrix, resamples=resamples, seed=seed)
             source = f"paired bootstrap on the segment scores ({resamples:,} resamples)"
-    return HumanJudgements(name, scores, segments, pairwise, source)
+    return HumanJudgements(name, chosen_kind, scores, segments, pairwise, source)

@@ -41,6 +41,7 @@ from filters.metrics import MetricOptions, metric_spec
 from filters.metrics.spec_types import TOKENIZE
 from filters.system_statistics import SystemMetricStatistics, metric_statistics
 from store import Database
+from store.domain import HumanScoreKind
 from suite.errors import TsqeError
 from suite.figures import heat_map
 from suite.references import RefChoice
@@ -65,6 +66,8 @@ class MetaOptions:
     refs: RefChoice | None = None
     """The references of the reference-based metrics (the default: every standard reference, pooled)."""
     metric_options: MetricOptions | None = None
+    human: HumanScoreKind | None = None
+    """The kind of human scores to compare with (None: each suite's only kind)."""
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,8 @@ class DatasetOutcome:
     metrics: dict[str, MetricOutcome]
     ranked_on_significant: bool
     """Whether the ranks were decided on the human-significant pairs (else on all pairs)."""
+    human: HumanScoreKind
+    """The kind of human scores compared with."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +227,8 @@ class MetaEvaluation:
             human = "human scores resampled with the segments" if d.human_resampled else "human scores fixed"
             fallback = ("; ranked on all pairs, for want of significance results"
                         if self.options.significant_pairs_only and not d.ranked_on_significant else "")
-            notes.append(f"{suite}: {len(d.systems)} systems, {d.items:,} segments; {significance}; {human}{fallback}.")
+            notes.append(f"{suite}: {len(d.systems)} systems, {d.items:,} segments, {d.human} human scores; "
+                         f"{significance}; {human}{fallback}.")
         return notes
 
     def _signature_notes(self) -> list[str]:
@@ -270,7 +276,8 @@ def _ranks(dataset: DatasetOutcome) -> dict[str, int | None]:
 
 
 def _dataset(db: Database, suite: str, options: MetaOptions, task: TaskState | None) -> DatasetOutcome:
-    human = read_human_judgements(db, suite, test=options.human_test, resamples=options.resamples, seed=options.seed)
+    human = read_human_judgements(db, suite, kind=options.human, test=options.human_test,
+                                  resamples=options.resamples, seed=options.seed)
     systems = sorted(human.scores, key=lambda s: (-human.scores[s], s))
     if len(systems) < 2:
         raise TsqeError(f"suite {suite!r}: at least two systems with human scores are needed")
@@ -304,7 +311,8 @@ def _dataset(db: Database, suite: str, options: MetaOptions, task: TaskState | N
         outcomes[stats.metric] = MetricOutcome(stats.metric, stats.signature, int(errors), int(pairs),
                                                sig_errors, sig_pairs, ranks[m])
     return DatasetOutcome(suite, systems, len(items), human.test_source,
-                          human.segment_matrix(items, systems) is not None, outcomes, ranked is not None)
+                          human.segment_matrix(items, systems) is not None, outcomes, ranked is not None,
+                          human.kind)
 
 
 def _options_for(metric: str, options: MetricOptions | None) -> MetricOptions | None:

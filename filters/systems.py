@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from filters.metrics import MetricOptions, metric_spec
 from filters.scoring import score_outputs
@@ -19,6 +20,7 @@ from store import Database
 from store.models import HumanScore, Suite, System
 from suite.errors import TsqeError
 from suite.importers.human_scores import read_human_scores
+from suite.reading.human_kinds import choose_human_kind, human_kinds
 from suite.references import RefChoice
 from suite.suites import UNKNOWN_LANGUAGE, find_suite, language_pair, suite_systems
 from suite.tasks import TaskState
@@ -56,9 +58,14 @@ def rank_systems(db: Database, *, suite_name: str | None = None, rank_by: str = 
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
-def _stored_human_scores(session, suite: Suite) -> dict[str, float]:  # type: ignore[no-untyped-def]
+def _stored_human_scores(session: Session, suite: Suite) -> dict[str, float]:
+    """The suite's system-level human scores of its only kind (ranking by several kinds at once means nothing)."""
+    if not human_kinds(session, suite.id):
+        raise TsqeError("no human scores for this suite's systems: import them, or rank the systems by a human "
+                        "scores file or a metric")
+    kind = choose_human_kind(session, suite, None)
     rows = session.execute(select(System.name, HumanScore.score).join(HumanScore, HumanScore.system_id == System.id)
-                           .where(System.suite_id == suite.id))
+                           .where(System.suite_id == suite.id, HumanScore.kind == kind))
     scores = dict(rows.all())
     if not scores:
         raise TsqeError("no human scores for this suite's systems: import them, or rank the systems by a human "

@@ -25,11 +25,12 @@ from filters.scoring import score_outputs
 from filters.system_statistics import metric_statistics
 from store import Database
 from store.domain import HumanScoreKind
-from store.models import HumanScoreSet, HumanSegmentScore, Item, System
+from store.models import HumanSegmentScore, Item, System
 from suite import agreement
 from suite.agreement import Compared, Setting
 from suite.domain import Level, Statistic
 from suite.errors import TsqeError
+from suite.reading.human_kinds import segments_aligned
 from suite.references import RefChoice
 from suite.significance import ALPHA
 from suite.suites import find_suite
@@ -48,7 +49,7 @@ class WmtOptions:
     seed: int = 0
     alpha: float = ALPHA
     human: HumanScoreKind | None = None
-    """The kind of human scores the statistics must be computed on (None: whatever the suite holds)."""
+    """The kind of human scores the statistics are computed on (None: each suite's only kind)."""
     refs: RefChoice | None = None
     metric_options: MetricOptions | None = None
 
@@ -145,24 +146,14 @@ def wmt_meta_evaluate(db: Database, options: WmtOptions, task: TaskState | None 
     return WmtEvaluation(options, datasets)
 
 
-def human_kind(db: Database, suite: str) -> HumanScoreKind:
-    """The kind of human scores a suite holds, as named at import (WMT DA z-scores without a name)."""
+def _segments_aligned(db: Database, suite: str, kind: HumanScoreKind) -> bool:
     with db.session() as session:
-        suite_id = find_suite(session, suite).id
-        kind = session.scalar(select(HumanScoreSet.kind).where(HumanScoreSet.suite_id == suite_id))
-    return HumanScoreKind(kind) if kind is not None else HumanScoreKind.Z
+        return segments_aligned(session, find_suite(session, suite).id, kind)
 
 
-def segments_aligned(db: Database, suite: str) -> bool:
-    """Whether the suite's segment scores can be aligned with its items (``HumanScoreSet.segments_aligned``)."""
-    with db.session() as session:
-        suite_id = find_suite(session, suite).id
-        aligned = session.scalar(select(HumanScoreSet.segments_aligned).where(HumanScoreSet.suite_id == suite_id))
-    return aligned is None or bool(aligned)
-
-
-def _human_segments(db: Database, suite: str, systems: list[str], items: list[str]) -> np.ndarray:
-    """(systems, items) segment scores by the items' external ids, NaN where not judged."""
+def _human_segments(db: Database, suite: str, kind: HumanScoreKind, systems: list[str],
+                    items: list[str]) -> np.ndarray:
+    """(systems, items) segment scores of ``kind`` by the items' external ids, NaN where not judged."""
     values = np.full((len(systems), len(items)), np.nan)
     row = {s: k for k, s in enumerate(systems)}
     column = {item: k for k, item in enumerate(items)}
@@ -171,20 +162,19 @@ def _human_segments(db: Database, suite: str, systems: list[str], items: list[st
         for system, item, score in session.execute(
                 select(System.name, Item.external_id, HumanSegmentScore.score).select_from(HumanSegmentScore)
                 .join(System, System.id == HumanSegmentScore.system_id)
-                .join(Item, Item.id == HumanSegmentScore.item_id).where(System.suite_id == suite_id)):
+                .join(Item, Item.id == HumanSegmentScore.item_id)
+                .where(System.suite_id == suite_id, HumanSegmentScore.kind == kind)):
             if system in row and item in column:
                 values[row[system], column[item]] = score
     return values
 
 
 def _dataset(db: Database, suite: str, options: WmtOptions, task: TaskState | None) -> DatasetStatistics:
-    kind = human_kind(db, suite)
-    if options.human is not None and options.human is not kind:
-        raise TsqeError(f"suite {suite!r} holds {kind} human scores, not {options.human}")
-    human = read_human_judgements(db, suite, test=None)
+    human = read_human_judgements(db, suite, kind=options.human, test=None)
+    kind = human.kind
     systems = sorted(human.segments) if human.segments else sorted(human.scores)
     needs_segments = options.level is Level.SEGMENT or any(s.statistic is Statistic.SPA for s in options.settings)
-    if needs_segments and not segments_aligned(db, suite):
+    if needs_segments and not _segments_aligned(db, suite, kind):
         raise TsqeError(f"suite {suite!r}: its segment scores number the segments as WMT's annotation campaign "
                         "served them, not as its items, so they cannot be aligned: only system-level statistics "
                         "other than soft pairwise accuracy are possible on it")
@@ -207,7 +197,8 @@ def _dataset(db: Database, suite: str, options: WmtOptions, task: TaskState | No
             if np.isnan(matrix).any():
                 raise TsqeError(f"suite {suite!r}: metric {metric!r} has no score for some system's segment")
             segment_metrics[metric] = sign * matrix.T
-    gold_segments = _human_segments(db, suite, systems, items) if needs_segments else np.zeros((len(systems), 0))
+    gold_segments = _human_segments(db, suite, kind, systems, items) if needs_segments \
+        else np.zeros((len(systems), 0))
     system_gold = np.array([[human.scores[s]] for s in systems])
     system_metrics: dict[str, np.ndarray] = {}
     if options.level is Level.SYSTEM:

@@ -525,11 +525,22 @@ class Embedding(Base):
     vectors: Mapped[bytes] = mapped_column(LargeBinary)
 
 
+_HUMAN_KINDS = tuple(HumanScoreKind)
+
+
+def _human_kind_column() -> Mapped[str]:
+    """The kind of a human score row (``HumanScoreKind``), part of its key: a suite holds DA and MQM (or ESA) for
+    the same segments side by side, and each statistic is computed on the kind chosen for it."""
+    return mapped_column(String(10), primary_key=True)
+
+
 class HumanScore(Base):
-    """An official system-level human score (e.g. WMT DA z-score) for one MT system."""
+    """An official system-level human score (e.g. WMT DA z-score) for one MT system, of one kind."""
 
     __tablename__ = "human_scores"
+    __table_args__ = (CheckConstraint(_in("kind", _HUMAN_KINDS), name="ck_human_scores_kind"),)
     system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
+    kind: Mapped[str] = _human_kind_column()
     lp: Mapped[str] = mapped_column(String(20))
     score: Mapped[float] = mapped_column(Float)
 
@@ -543,21 +554,24 @@ class HumanSegmentScore(Base):
     """
 
     __tablename__ = "human_segment_scores"
+    __table_args__ = (CheckConstraint(_in("kind", _HUMAN_KINDS), name="ck_human_segment_scores_kind"),)
     system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"), primary_key=True, index=True)
+    kind: Mapped[str] = _human_kind_column()
     score: Mapped[float] = mapped_column(Float)
     raw: Mapped[float | None] = mapped_column(Float)
     judgements: Mapped[int | None] = mapped_column(Integer)
 
 
 class HumanScoreSet(Base):
-    """What kind of human scores a suite holds (``HumanScoreKind``), named at import; a suite without a row holds
-    WMT DA z-scores, all that could be imported before."""
+    """A kind of human scores a suite holds (``HumanScoreKind``), named at import: one row per kind, written with
+    the kind's first scores, so the rows are the kinds a statistic can be computed on (migration 0017 gave every
+    suite that held scores without a row one for WMT DA z-scores, all that could be imported before 0014)."""
 
     __tablename__ = "human_score_sets"
-    __table_args__ = (CheckConstraint(_in("kind", tuple(HumanScoreKind)), name="ck_human_score_sets_kind"),)
+    __table_args__ = (CheckConstraint(_in("kind", _HUMAN_KINDS), name="ck_human_score_sets_kind"),)
     suite_id: Mapped[int] = mapped_column(ForeignKey("suites.id", ondelete="CASCADE"), primary_key=True)
-    kind: Mapped[str] = mapped_column(String(10))
+    kind: Mapped[str] = mapped_column(String(10), primary_key=True)
     source: Mapped[str] = mapped_column(NFCString(400))
     segments_aligned: Mapped[bool] = mapped_column(Boolean, server_default=true(), default=True)
     """False when the segment scores name their segments by a numbering that is not the items': WMT's ``SYS SID``
@@ -573,10 +587,13 @@ class HumanErrorSpan(Base):
 
     __tablename__ = "human_error_spans"
     __table_args__ = (CheckConstraint(_in("severity", tuple(ErrorSeverity)), name="ck_human_error_spans_severity"),
+                      CheckConstraint(_in("kind", _HUMAN_KINDS), name="ck_human_error_spans_kind"),
                       Index("ix_human_error_spans_item", "item_id", "system_id"))
     id: Mapped[int] = mapped_column(primary_key=True)
     system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"))
     item_id: Mapped[int] = mapped_column(ForeignKey("items.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(10))
+    """The kind of the scores the error counts in (MQM, ESA): re-importing one kind replaces its spans only."""
     in_source: Mapped[bool] = mapped_column(Boolean)
     start: Mapped[int | None] = mapped_column(Integer)
     end: Mapped[int | None] = mapped_column(Integer)
@@ -598,9 +615,12 @@ class HumanSignificance(Base):
     """
 
     __tablename__ = "human_significance"
+    __table_args__ = (CheckConstraint(_in("kind", _HUMAN_KINDS), name="ck_human_significance_kind"),)
     system_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True)
     other_id: Mapped[int] = mapped_column(ForeignKey("systems.id", ondelete="CASCADE"), primary_key=True,
                                           index=True)
+    kind: Mapped[str] = _human_kind_column()
+    """The kind of the scores the test was run on."""
     difference: Mapped[float | None] = mapped_column(Float)
     p_below: Mapped[float | None] = mapped_column(Float)
     source: Mapped[str] = mapped_column(NFCString(400))

@@ -11,7 +11,7 @@ from typer.testing import CliRunner, Result
 from cli.main import app
 from filters.metrics import get_metric
 from store import open_database
-from store.models import HumanScore, Suite, System
+from store.models import HumanScore, HumanScoreSet, Suite, System
 from suite.suites import UNKNOWN_LANGUAGE
 
 REFS = [["The committee approved the budget."], ["She has lived in Berlin for ten years."]]
@@ -27,8 +27,10 @@ def db_path(tmp_path: Path) -> Path:
     build_suite(database, "wmt", REFS, OUTPUTS)
     with database.transaction() as session:
         ids = dict(session.execute(select(System.name, System.id)).all())
-        session.execute(insert(HumanScore), [{"system_id": ids[n], "lp": "de-en", "score": s}
+        session.execute(insert(HumanScore), [{"system_id": ids[n], "kind": "z", "lp": "de-en", "score": s}
                                              for n, s in (("good", 0.3), ("fair", 0.1), ("poor", -0.5))])
+        session.execute(insert(HumanScoreSet).values(suite_id=session.scalar(select(Suite.id)), kind="z",
+                                                     source="test"))
     database.close()
     return path
 

@@ -63,7 +63,38 @@ def test_wrong_choices_exit_2(tmp_path: Path) -> None:
     for args, message in ((("--statistic", "tau"), "statistic 'tau' is not one of"),
                           (("--statistic", "spa", "--level", "segment"), "soft pairwise accuracy compares systems"),
                           (("--statistic", "pearson", "--group", "item"), "nothing to group"),
-                          (("--statistic", "pearson", "--human", "da"), "holds mqm human scores, not da")):
+                          (("--statistic", "pearson", "--human", "da"),
+                           "suite 'toy' holds no da human scores (it holds mqm)"),
+                          (("--statistic", "pearson", "--human", "mos"), "human score kind 'mos' is not one of")):
         result = run(db, "meta-eval", "--suites", "toy", "--metric", "chrf", *args)
         assert result.exit_code == 2, result.output
         assert message in result.output
+
+
+def test_a_second_kind_beside_mqm_is_chosen_per_statistic(tmp_path: Path) -> None:
+    """DA scores of the same segments imported beside the file's MQM (``--kind da``): every statistic asks which,
+    and each is computed on the kind chosen (DA here orders the systems the other way round from MQM)."""
+    db = tmp_path / "t.sqlite"
+    assert run(db, "import", "mqm", str(mqm_file(tmp_path)), "--name", "toy").exit_code == 0
+    da = {"good": 20.0, "fair": 50.0, "poor": 90.0}
+    table = tmp_path / "da.tsv"
+    table.write_text("system\titem_id\tscore\n" + "".join(f"{system}\t{seg}\t{score + seg}\n" for system, score
+                                                           in da.items() for seg in range(1, 5)), encoding="utf-8")
+    imported = run(db, "--suite", "toy", "import", "human-scores", "--segments", str(table), "--kind", "da")
+    assert imported.exit_code == 0, imported.output
+    asked = ("meta-eval", "--suites", "toy", "--metric", "chrf", "--statistic", "pearson", "--level", "segment",
+             "--significance", "none", "--json")
+    unchosen = run(db, *asked)
+    assert unchosen.exit_code == 2
+    assert "suite 'toy' holds human scores of 2 kinds (da, mqm): choose the kind to compute on" in unchosen.output
+    values = {}
+    for kind in ("mqm", "da"):
+        result = run(db, *asked, "--human", kind)
+        assert result.exit_code == 0, result.output
+        toy = json.loads(result.output[result.output.index("{"):])["datasets"]["toy"]
+        assert toy["human"] == kind
+        values[kind] = toy["metrics"]["chrf"]["pearson"]["value"]
+    assert values["mqm"] > 0.5 > -0.5 > values["da"]
+    again = run(db, "--suite", "toy", "import", "human-scores", "--segments", str(table), "--kind", "da")
+    assert again.exit_code == 0, again.output  # the same kind again replaces it; MQM stays
+    assert run(db, *asked, "--human", "mqm").exit_code == 0

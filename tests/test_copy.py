@@ -67,15 +67,16 @@ def filled(database: Database, tmp_path: Path) -> Database:
                                                         statistics=bytes(range(16))))
         first, second = session.scalars(select(System.id).order_by(System.id).limit(2)).all()
         item_id = session.scalar(select(Output.item_id).where(Output.id == output_id))
-        session.execute(insert(HumanSegmentScore).values(system_id=first, item_id=item_id, score=-0.25, raw=61.5,
-                                                         judgements=3))
-        session.execute(insert(HumanSignificance).values(system_id=first, other_id=second, difference=0.125,
+        session.execute(insert(HumanSegmentScore).values(system_id=first, item_id=item_id, kind="mqm", score=-0.25,
+                                                         raw=61.5, judgements=3))
+        session.execute(insert(HumanSignificance).values(system_id=first, other_id=second, kind="mqm", difference=0.125,
                                                          p_below=0.01, source="ad-DA-diff-wilcoxon-rs-deen.csv"))
         session.execute(insert(StoredOutputPolicy).values(suite_id=suite_id, empty_output="fail"))
         session.execute(insert(OutputPlaceholder).values(suite_id=suite_id, text="####"))
         session.execute(insert(HumanScoreSet).values(suite_id=suite_id, kind="mqm", source="toy MQM"))
-        session.execute(insert(HumanErrorSpan).values(system_id=first, item_id=item_id, in_source=False, start=2,
-                                                      end=7, severity="major", category="Accuracy/Mistranslation",
+        session.execute(insert(HumanErrorSpan).values(system_id=first, item_id=item_id, kind="mqm", in_source=False,
+                                                      start=2, end=7, severity="major",
+                                                      category="Accuracy/Mistranslation",
                                                       rater="rater1", weight=5.0))
     plan_review_checks(database, double_share=0.5, control_share=0.5, seed=1, author="Ann")
     take_assignments(database, "Zed", limit=4)  # double reviews and controls

@@ -18,7 +18,7 @@ from cli.main import app
 from filters.correlation_table import correlate_table
 from filters.metrics import get_metric
 from store import Database, open_database
-from store.models import HumanScore, Output, System
+from store.models import HumanScore, HumanScoreSet, Output, Suite, System
 from suite.references import RefChoice
 
 REFS = ["The committee approved the budget on Tuesday.", "She has lived in Berlin for ten years.",
@@ -42,8 +42,10 @@ def _suite(db: Database) -> None:
     add_reference_set(db, "para", "paraphrase", PARA)
     with db.transaction() as session:
         systems = dict(session.execute(select(System.name, System.id)).all())
-        session.execute(insert(HumanScore), [{"system_id": systems[n], "lp": "de-en", "score": s}
+        session.execute(insert(HumanScore), [{"system_id": systems[n], "kind": "z", "lp": "de-en", "score": s}
                                              for n, s in HUMAN.items()])
+        session.execute(insert(HumanScoreSet).values(suite_id=session.scalar(select(Suite.id)), kind="z",
+                                                     source="test"))
         outputs = session.execute(select(Output.id, Output.text)).all()  # pass: the good and fair outputs
         write_automatic_labels(session, {o: "pass" if any(text == OUTPUTS[n][i] for n in ("good", "fair")
                                                            for i in range(4)) else "fail" for o, text in outputs})

@@ -194,8 +194,9 @@ def test_migration_0009_adds_the_tables_after_0011_and_keeps_the_system_scores(t
     database = open_database(path)
     try:
         with database.transaction() as session:
-            session.add(HumanSegmentScore(system_id=1, item_id=1, score=0.5, raw=70.0, judgements=2))
-            session.add(HumanSignificance(system_id=1, other_id=2, difference=0.5, p_below=0.05, source="f.csv"))
+            session.add(HumanSegmentScore(system_id=1, item_id=1, kind="z", score=0.5, raw=70.0, judgements=2))
+            session.add(HumanSignificance(system_id=1, other_id=2, kind="z", difference=0.5, p_below=0.05,
+                                          source="f.csv"))
         assert stored(database) == {"system": {"A": 0.25}, "segments": [("A", "1", 0.5, 70.0, 2)],
                                     "significance": 1}
     finally:

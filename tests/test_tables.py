@@ -49,7 +49,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     with db.transaction() as session:
         ids = {name: id_ for name, id_ in session.execute(select(System.name, System.id))}
         session.execute(delete(HumanScore))  # the demo's own (invented) human scores make way for these
-        session.execute(insert(HumanScore), [{"system_id": ids[name], "lp": "de-en", "score": score}
+        session.execute(insert(HumanScore), [{"system_id": ids[name], "kind": "z", "lp": "de-en", "score": score}
                                              for name, score in HUMAN.items()])
     db.close()
     yield path

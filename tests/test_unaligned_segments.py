@@ -7,13 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from filters.wmt_statistics import WmtOptions, segments_aligned, wmt_meta_evaluate
+from filters.wmt_statistics import WmtOptions, wmt_meta_evaluate
 from store import Database
+from store.domain import HumanScoreKind
 from suite.agreement import Setting
 from suite.domain import Grouping, Level, Statistic
 from suite.errors import TsqeError
 from suite.importers.human_scores import import_human_scores
 from suite.importers.wmt import import_wmt
+from suite.reading.human_kinds import segments_aligned
+from suite.suites import find_suite
 
 SUITE = "newstest2021-de-en"
 
@@ -36,7 +39,8 @@ def newstest2021(db: Database, shared_data: Path) -> Database:
     (Level.SEGMENT, Statistic.KENDALL, Grouping.SYSTEM), (Level.SYSTEM, Statistic.SPA, Grouping.NONE)])
 def test_segment_statistics_are_refused_on_unaligned_segment_scores(newstest2021: Database, level: Level,
                                                                     statistic: Statistic, grouping: Grouping) -> None:
-    assert not segments_aligned(newstest2021, SUITE)
+    with newstest2021.session() as session:
+        assert not segments_aligned(session, find_suite(session, SUITE).id, HumanScoreKind.Z)
     options = WmtOptions(suites=(SUITE,), metrics=("chrf",), level=level, settings=(Setting(statistic, grouping),))
     with pytest.raises(TsqeError, match="cannot be aligned: only system-level statistics") as refused:
         wmt_meta_evaluate(newstest2021, options)

@@ -126,11 +126,13 @@ class Database:
     def meta_evaluation(self, suites: Sequence[str], metrics: Sequence[str], *, significant_pairs_only: bool = False,
                         human_test: HumanTest | None = None, resamples: int = 1000, seed: int = 0,
                         refs: str | None = None, combine: Combine | str = "multi",
-                        options: MetricOptions | None = None, progress: ProgressArgument = None) -> MetaEvaluation:
+                        options: MetricOptions | None = None, human: str | None = None,
+                        progress: ProgressArgument = None) -> MetaEvaluation:
         """``tsqe meta-eval``: the metrics' errors on system pairs against the human scores of each suite, their
-        significant ranks per suite, and the disagreement between suites (Xiang et al. 2022)."""
+        significant ranks per suite, and the disagreement between suites (Xiang et al. 2022); ``human`` the kind
+        of human scores (da, z, esa, mqm; None: each suite's only kind)."""
         from tsqe.meta_reports import meta_evaluation
 
         return meta_evaluation(self.store, suites, metrics, significant_pairs_only=significant_pairs_only,
                                human_test=human_test, resamples=resamples, seed=seed, refs=refs, combine=combine,
-                               options=options, task=task_of(progress))
+                               options=options, human=human, task=task_of(progress))

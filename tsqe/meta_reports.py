@@ -52,11 +52,12 @@ class MetaEvaluation(TableReport):
 
 def meta_evaluation(store: StoreDatabase, suites: Sequence[str], metrics: Sequence[str], *,
                     significant_pairs_only: bool, human_test: HumanTest | None, resamples: int, seed: int,
-                    refs: str | None, combine: Combine | str, options: MetricOptions | None,
+                    refs: str | None, combine: Combine | str, options: MetricOptions | None, human: str | None,
                     task: TaskState | None) -> MetaEvaluation:
     """``Database.meta_evaluation``'s work, through ``filters.meta_evaluation`` as the command line does."""
     from filters.human_judgements import HUMAN_TESTS
     from filters.meta_evaluation import MetaOptions, meta_evaluate
+    from store.domain import HumanScoreKind, parse
     from suite.errors import TsqeError
     from suite.references import RefChoice
 
@@ -64,5 +65,6 @@ def meta_evaluation(store: StoreDatabase, suites: Sequence[str], metrics: Sequen
         raise TsqeError(f"unknown human significance test {human_test!r} (choose one of: {', '.join(HUMAN_TESTS)})")
     meta = MetaOptions(suites=tuple(suites), metrics=tuple(metrics), significant_pairs_only=significant_pairs_only,
                        human_test=human_test, resamples=resamples, seed=seed, refs=RefChoice.parse(refs, combine),
-                       metric_options=options)
+                       metric_options=options,
+                       human=None if human is None else parse(HumanScoreKind, human, "human score kind"))
     return MetaEvaluation(meta_evaluate(store, meta, task))

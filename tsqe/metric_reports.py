@@ -163,13 +163,18 @@ class MetricReports(SuiteHandle):
 
     def correlations(self, metrics: str | Sequence[str], *, refs: str | Sequence[str] | None = None,
                      combine: Combine | str = "multi", top: int | None = None, bootstrap: int = 1000, seed: int = 0,
-                     options: MetricOptions | None = None, progress: ProgressArgument = None) -> Correlations:
+                     options: MetricOptions | None = None, human: str | None = None,
+                     progress: ProgressArgument = None) -> Correlations:
         """``tsqe correlate``: each metric against each reference entry (``refs`` a list, or comma-separated as
-        on the command line), over all systems and over the ``top`` best by human score."""
+        on the command line), over all systems and over the ``top`` best by human score; ``human`` the kind of
+        human scores (da, z, esa, mqm; None: the suite's only kind)."""
         from filters.correlation_table import correlate_table
+        from store.domain import HumanScoreKind, parse
         from suite.references import parse_ref_entries
 
         names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics) if m.strip()]
         entries = parse_ref_entries(refs if refs is None or isinstance(refs, str) else ",".join(refs), combine)
         return Correlations(correlate_table(self.store, names, entries, top=top, suite_name=self.name,
-                                            options=options, resamples=bootstrap, seed=seed, task=task_of(progress)))
+                                            options=options, resamples=bootstrap, seed=seed, task=task_of(progress),
+                                            human_kind=None if human is None else parse(HumanScoreKind, human,
+                                                                                        "human score kind")))

@@ -99,16 +99,19 @@ class Suite(QEReports, MetricReports, SuiteHandle):
 
     def import_human_scores(self, path: PathLike | None = None, *, lp: str | None = None,
                             segments: PathLike | None = None, significance: PathLike | None = None,
-                            renames: Mapping[str, str] | None = None,
+                            renames: Mapping[str, str] | None = None, kind: str = "z",
                             progress: ProgressArgument = None) -> ImportResult:
         """``tsqe import human-scores``: official system-level (and segment-level) human scores and WMT's
-        significance results, checked together and written together."""
+        significance results, checked together and written together; ``kind`` says what they are (z, da, esa,
+        mqm): a kind the suite holds is replaced system by system, another added beside it."""
+        from store.domain import HumanScoreKind, parse
         from suite.importers import import_human_scores
 
         return import_human_scores(self.store, None if path is None else Path(path), lp=lp,
                                    segments=None if segments is None else Path(segments),
                                    significance=None if significance is None else Path(significance),
-                                   renames=renames, suite_name=self.name, task=task_of(progress))
+                                   renames=renames, suite_name=self.name,
+                                   kind=parse(HumanScoreKind, kind, "human score kind"), task=task_of(progress))
 
     def import_labels(self, path: PathLike, *, progress: ProgressArgument = None) -> ImportResult:
         """``tsqe import labels``: reviewed labels (item_id, system, label, reviewer[, comment])."""

@@ -1,12 +1,13 @@
 """The Meta-evaluation tab: the WMT metrics task's statistics on the open suite, what ``tsqe meta-eval --statistic``
 prints (``filters.wmt_statistics``).
 
-The choices are the command's: level, statistics, grouping, metrics, the permutations of the significance test
-and its seed; the table is the core's WMT layout (a row per metric, ``value (cluster)``, rank 1 in bold, chance in
-the footer), with the p-value of "the best metric is better than this one" and ε in each cell's tooltip. The
-chart is the core's cluster bar chart of the statistic whose column is selected. The permutation tests take seconds
-to minutes, so nothing runs until Run is pressed, and it runs as a write (progress dialog, Cancel) because scoring
-the metrics stores their scores as caches.
+The choices are the command's: level, statistics, grouping, the kind of human scores (the suite's kinds, read in
+the background; a suite holding several has no default, as ``--human`` has none), metrics, the permutations of
+the significance test and its seed; the table is the core's WMT layout (a row per metric, ``value (cluster)``,
+rank 1 in bold, chance in the footer), with the p-value of "the best metric is better than this one" and ε in
+each cell's tooltip. The chart is the core's cluster bar chart of the statistic whose column is selected. The
+permutation tests take seconds to minutes, so nothing runs until Run is pressed, and it runs as a write (progress
+dialog, Cancel) because scoring the metrics stores their scores as caches.
 """
 from __future__ import annotations
 
@@ -34,10 +35,12 @@ from gui.reports.export import ExportButton
 from gui.reports.tab import ReportTab, note_label, with_notes
 from gui.reports.table_model import TableModel, report_view
 from gui.state import AppState
+from store.domain import HumanScoreKind
 from suite.agreement import Setting
 from suite.changes import Changes
 from suite.domain import Grouping, Level, Statistic
 from suite.errors import TsqeError
+from suite.reading.human_kinds import suite_human_kinds
 from suite.tables import Table
 
 if TYPE_CHECKING:
@@ -45,6 +48,7 @@ if TYPE_CHECKING:
 
 _Index = QModelIndex | QPersistentModelIndex
 CHART_RENDER = "reports/meta-eval/chart"
+KINDS_READ = "reports/meta-eval/human-kinds"
 DEFAULT_METRICS = "bleu,chrf,ter"
 
 
@@ -102,6 +106,9 @@ class MetaEvalTab(ReportTab):
         self.grouping = QComboBox()
         self.grouping.addItems([str(grouping) for grouping in Grouping])
         self.grouping.setToolTip("segment level: the statistic over all scores, per item or per system, averaged")
+        self.human = QComboBox()
+        self.human.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # its kinds come later
+        self.human.setToolTip("the kind of human scores to compare with, as named at import (DA, z, ESA, MQM)")
         self.metrics = QLineEdit(DEFAULT_METRICS)
         self.metrics.setToolTip("the metrics to compare, comma-separated (bleu, chrf, ter, bertscore-f, qe:NAME…)")
         self.metrics.setMaximumWidth(200)
@@ -121,7 +128,7 @@ class MetaEvalTab(ReportTab):
         self.export = ExportButton("WMT statistics table", self.table, self.figure, self, document=self.document)
         # two rows: in one, the choices were 1,014 px wide and the window no longer fitted a 1,280 px screen
         what, how = QHBoxLayout(), QHBoxLayout()
-        for row, widgets in ((what, (self.level, *self.statistics.values(), self.grouping)),
+        for row, widgets in ((what, (self.level, *self.statistics.values(), self.grouping, self.human)),
                              (how, (self.metrics, self.permutations, self.seed, self.run, self.export))):
             for widget in widgets:
                 row.addWidget(widget)
@@ -148,6 +155,18 @@ class MetaEvalTab(ReportTab):
         if self.evaluation is None:
             self.status.setText(f"Run compares the metrics on {self._state.suite_name or 'the open suite'} "
                                 "against its human scores")
+        db, suite = self._state.db, self._state.suite_name
+        if db is not None and suite is not None:
+            self._ops.read(lambda task: suite_human_kinds(db, suite), self._while_current(db, suite, self.show_kinds),
+                           key=KINDS_READ)
+
+    def show_kinds(self, kinds: list[HumanScoreKind]) -> None:
+        """The suite's kinds to choose from: its only one chosen, or none of several until the user chooses."""
+        self.human.clear()
+        if len(kinds) != 1:
+            self.human.addItem("human scores: choose" if kinds else "no human scores", None)
+        for kind in kinds:
+            self.human.addItem(f"human: {kind}", kind)
 
     def concerns(self, changes: Changes) -> bool:
         return False  # what was computed stays until the next Run or another suite
@@ -175,7 +194,8 @@ class MetaEvalTab(ReportTab):
                          if box.isChecked() and box.isEnabled())
         metrics = tuple(name.strip() for name in self.metrics.text().split(",") if name.strip())
         return WmtOptions(suites=(self._state.suite_name or "",), metrics=metrics, level=level, settings=settings,
-                          permutations=self.permutations.value(), seed=self.seed.value())
+                          permutations=self.permutations.value(), seed=self.seed.value(),
+                          human=self.human.currentData())
 
     def compute(self) -> None:
         db = self._state.db

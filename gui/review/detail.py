@@ -16,12 +16,14 @@ from PySide6.QtWidgets import QTextBrowser, QVBoxLayout, QWidget
 from gui.colours import LABEL_COLOURS, NEGATIVE, POSITIVE
 from gui.operations import Operations
 from gui.review.columns import initials
+from gui.review.error_marks import errors_html
 from gui.state import AppState
 from suite.assist.hints import RowHints
 from suite.editing.item_detail import ItemDetail, item_detail, nearest_translation
 from suite.editing.review import Explanation, explain
 from suite.engine.rules import Span
 from suite.reading.browse import OutputRow
+from suite.reading.error_spans import SystemErrors, output_errors
 from suite.word_diff import word_diff
 
 INSERTED = "#56B4E9"  # Okabe–Ito sky blue: not a label colour, so a difference never reads as pass or fail
@@ -33,11 +35,15 @@ class Detail:
     item: ItemDetail
     explanation: Explanation
     hints: RowHints | None = None
+    errors: tuple[SystemErrors, ...] = ()
+    """The output's annotated errors (MQM, ESA), per system that has some."""
 
 
 def load_detail(state: AppState, row: OutputRow, hints: RowHints | None = None) -> Detail:
     assert state.db is not None
-    return Detail(row, item_detail(state.db, row.item_id), explain(state.db, row.output_id), hints)
+    item, why = item_detail(state.db, row.item_id), explain(state.db, row.output_id)
+    errors = output_errors(state.db, state.suite_name, item.external_id, row.systems, why.text, item.source)
+    return Detail(row, item, why, hints, tuple(errors))
 
 
 def diff_html(output: str, other: str) -> str:
@@ -86,7 +92,7 @@ def detail_html(detail: Detail) -> str:
              f"{html.escape(item.phenomenon or '')}</p>"),
              section.format("Source"), f"<p>{html.escape(item.source)}</p>",
              section.format("Output"), f"<p>{spans_html(why.text, why.spans)}</p>",
-             f"<p>systems: {html.escape(', '.join(row.systems))}</p>"]
+             f"<p>systems: {html.escape(', '.join(row.systems))}</p>", *errors_html(detail.errors, section)]
     parts.append(section.format("Label"))
     stored = label_html(why.stored)
     parts.append(f"<p>automatic: {stored} — {html.escape(why.stored_decided_by or 'not labelled yet')}</p>")

@@ -16,7 +16,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.domain import Label, Polarity
+from store.domain import HumanScoreKind, Label, Polarity
 from store.models import (
     Category,
     ConstructedLabel,
@@ -117,6 +117,8 @@ class HumanScoreSnapshot:
     score: float
     raw: float | None
     judgements: int | None
+    kind: HumanScoreKind = HumanScoreKind.Z
+    """Snapshots taken before a suite could hold several kinds hold z-scores, the kind of a suite without one."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,8 @@ class ItemSnapshot:
                    tuple(TextSnapshot(**known) for known in data["known"]),
                    tuple(TextSnapshot(**reference) for reference in data["references"]), tuple(outputs),
                    data.get("source_lang"), data.get("target_lang"),
-                   tuple(HumanScoreSnapshot(**human) for human in data.get("human_scores", ())))
+                   tuple(HumanScoreSnapshot(**{**human, "kind": HumanScoreKind(human.get("kind", HumanScoreKind.Z))})
+                         for human in data.get("human_scores", ())))
 
 
 def find_item(db: Database, external_id: str, suite_name: str | None = None) -> int:
@@ -313,11 +316,12 @@ def _snapshots(session: Session, items: Sequence[Item]) -> list[ItemSnapshot]:
             None if label is None else ManualLabelSnapshot(label, reviewer, reviewed_at, comment, version),
             tuple(qe[output_id]), tuple(metrics[output_id]), constructed))
     human: dict[int, list[HumanScoreSnapshot]] = defaultdict(list)
-    for item_id, name, score, raw, judgements in session.execute(
+    for item_id, name, score, raw, judgements, human_kind in session.execute(
             select(HumanSegmentScore.item_id, System.name, HumanSegmentScore.score, HumanSegmentScore.raw,
-                   HumanSegmentScore.judgements).join(System, System.id == HumanSegmentScore.system_id)
-            .where(HumanSegmentScore.item_id.in_(ids)).order_by(System.name)):
-        human[item_id].append(HumanScoreSnapshot(name, score, raw, judgements))
+                   HumanSegmentScore.judgements, HumanSegmentScore.kind)
+            .join(System, System.id == HumanSegmentScore.system_id)
+            .where(HumanSegmentScore.item_id.in_(ids)).order_by(System.name, HumanSegmentScore.kind)):
+        human[item_id].append(HumanScoreSnapshot(name, score, raw, judgements, HumanScoreKind(human_kind)))
     return [ItemSnapshot(suites[item.suite_id], item.external_id, item.position,
                          *places.get(item.phenomenon_id, (None, None)), item.source, item.comment, item.version,
                          tuple(rules[item.id]), tuple(texts[(KnownTranslation, item.id)]),
@@ -397,8 +401,8 @@ def _restore_children(session: Session, suite_id: int, item_id: int, snapshot: I
             session.add(system)
             session.flush()
             system_ids[human.system] = system.id
-        session.add(HumanSegmentScore(system_id=system_ids[human.system], item_id=item_id, score=human.score,
-                                      raw=human.raw, judgements=human.judgements))
+        session.add(HumanSegmentScore(system_id=system_ids[human.system], item_id=item_id, kind=human.kind,
+                                      score=human.score, raw=human.raw, judgements=human.judgements))
     for output_snapshot in snapshot.outputs:
         output = Output(item_id=item_id, text=output_snapshot.text)
         session.add(output)

@@ -64,6 +64,7 @@ from store.models import (
 from suite.errors import TsqeError
 from suite.file_names import FileNames, safe_file_name, write_mapping
 from suite.importers.mtme import SOURCE_OF_SCORES
+from suite.reading.human_kinds import human_kinds
 from suite.safe_export import write_text_files
 from suite.suites import find_suite, split_language_pair
 
@@ -110,7 +111,8 @@ def _reference_name(name: str) -> str:
 def export_mtme(db: Database, folder: str | os.PathLike[str], *, lp: str | None = None,
                 suite_name: str | None = None, human_name: str = "human") -> MtmeExport:
     """Write the suite into ``folder`` in mt-metrics-eval's layout for the language pair ``lp`` (default: the
-    suite's languages); its human scores go under ``human_name`` (e.g. ``wmt-z``)."""
+    suite's languages); its human scores go under ``human_name`` (e.g. ``wmt-z``), each kind under
+    ``human_name-KIND`` (``human-mqm``) when the suite holds several."""
     folder = Path(folder)
     if not human_name or any(c in human_name for c in "./ \t"):
         raise TsqeError(f"a human score's name in mt-metrics-eval's files has no '.', '/' or blank: {human_name!r}")
@@ -188,23 +190,27 @@ def _files(session: Session, suite_id: int, lp: str, human_name: str) -> tuple[d
             export.notes.append(f"system {name!r}: {len(items) - len(outputs)} items without an output (empty lines)")
     export.systems = len(systems)
 
-    human = session.execute(select(System.id, HumanScore.score).join(HumanScore, HumanScore.system_id == System.id)
-                            .where(System.id.in_(list(systems))).order_by(System.name)).all()
-    if human:
-        files[f"human-scores/{lp}.{human_name}.sys.score"] = [f"{systems[system_id]} {number_text(score)}"
-                                                              for system_id, score in human]
-        export.human_scores = len(human)
-    segment_scores: dict[str, dict[int, float]] = defaultdict(dict)
-    for system_id, item_id, score in session.execute(
-            select(System.id, HumanSegmentScore.item_id, HumanSegmentScore.score)
-            .join(HumanSegmentScore, HumanSegmentScore.system_id == System.id)
-            .where(System.id.in_(list(systems))).order_by(System.name)):
-        segment_scores[systems[system_id]][position[item_id]] = score
-    if segment_scores:
-        files[f"human-scores/{lp}.{human_name}.seg.score"] = [
-            f"{name} {number_text(by_position[i]) if i in by_position else 'None'}"
-            for name, by_position in segment_scores.items() for i in range(len(items))]
-        export.human_segment_scores = sum(len(by_position) for by_position in segment_scores.values())
+    held = human_kinds(session, suite_id)
+    for kind in held:  # each kind under its own name when the suite holds several
+        name_of_kind = human_name if len(held) == 1 else f"{human_name}-{kind}"
+        human = session.execute(select(System.id, HumanScore.score).join(HumanScore, HumanScore.system_id == System.id)
+                                .where(System.id.in_(list(systems)), HumanScore.kind == kind)
+                                .order_by(System.name)).all()
+        if human:
+            files[f"human-scores/{lp}.{name_of_kind}.sys.score"] = [f"{systems[system_id]} {number_text(score)}"
+                                                                    for system_id, score in human]
+            export.human_scores += len(human)
+        segment_scores: dict[str, dict[int, float]] = defaultdict(dict)
+        for system_id, item_id, score in session.execute(
+                select(System.id, HumanSegmentScore.item_id, HumanSegmentScore.score)
+                .join(HumanSegmentScore, HumanSegmentScore.system_id == System.id)
+                .where(System.id.in_(list(systems)), HumanSegmentScore.kind == kind).order_by(System.name)):
+            segment_scores[systems[system_id]][position[item_id]] = score
+        if segment_scores:
+            files[f"human-scores/{lp}.{name_of_kind}.seg.score"] = [
+                f"{name} {number_text(by_position[i]) if i in by_position else 'None'}"
+                for name, by_position in segment_scores.items() for i in range(len(items))]
+            export.human_segment_scores += sum(len(by_position) for by_position in segment_scores.values())
 
     standard = [written_names[name] for name, k in kinds.items() if STANDARD_REFERENCE in k]
     default_refs = "all" if set(standard) == set(written_names.values()) else ".".join(sorted(standard))

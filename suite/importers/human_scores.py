@@ -20,7 +20,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from sqlalchemy import Column, Connection, Float, Integer, MetaData, Table, Text, delete, func, insert, or_, select
+from sqlalchemy import (
+    Column,
+    Connection,
+    Float,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    delete,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+)
 from sqlalchemy.orm import Session
 
 from store import Database
@@ -130,9 +144,10 @@ class SystemMatch:
 def import_human_scores(db: Database, path: Path | None = None, *, lp: str | None = None,
                         segments: Path | None = None, significance: Path | None = None,
                         renames: Mapping[str, str] | None = None, suite_name: str | None = None,
-                        task: TaskState | None = None) -> ImportResult:
+                        kind: HumanScoreKind = HumanScoreKind.Z, task: TaskState | None = None) -> ImportResult:
     """Import system scores (``path``), segment scores and a significance file for the suite's systems in one
-    transaction, each replacing what those systems had of its kind; unmatched names are warnings.
+    transaction, all of ``kind``: each replaces what those systems had of that kind of score and of that file's
+    sort (system, segment, significance); scores of another kind stay beside them. Unmatched names are warnings.
 
     ``lp`` chooses the lines of WMT19's multi-pair file; without it the suite's language pair is used.
     """
@@ -172,30 +187,33 @@ def import_human_scores(db: Database, path: Path | None = None, *, lp: str | Non
                 read["system"].warn(1, f"importing {lp} scores into suite {suite.name!r}, whose language pair is "
                                        f"{suite_pair}")
             counts["human_scores"] = _write_system_scores(session, suite.name, systems, match, system_scores,
-                                                          lp or suite_pair, path, read["system"])
+                                                          lp or suite_pair, kind, path, read["system"])
         if segments is not None:  # read as it is written; its problems before the significance file's
             counts["segment_scores"] = write_segment_scores(session, suite.id, suite.name, systems, match,
                                                             iter_segment_scores(segments, read["segments"]),
-                                                            segments, read["segments"])
-            _record_alignment(session, suite.id, segments)
+                                                            segments, read["segments"], kind)
             if "significance" in read:
                 read["significance"].raise_if_any()
         if cells is not None and significance is not None:
             counts["significance_pairs"] = _write_significance(session, suite.name, systems, match, cells,
-                                                               significance, read["significance"])
+                                                               kind, significance, read["significance"])
+        record_kind(session, suite.id, kind, next(p for p in (segments, path, significance) if p is not None).name,
+                    aligned=None if segments is None else not numbers_campaign_segments(segments))
         task.progress(2, 2, "human scores imported")  # before the commit: a cancel here still changes nothing
     return ImportResult(counts=counts, warnings=[w for problems in read.values() for w in problems.warnings])
 
 
-def _record_alignment(session: Session, suite_id: int, segments: Path) -> None:
-    """Whether the segment scores just written can be aligned with the items (``numbers_campaign_segments``)."""
-    aligned = not numbers_campaign_segments(segments)
-    kinds = session.get(HumanScoreSet, suite_id)
-    if kinds is None:
-        session.add(HumanScoreSet(suite_id=suite_id, kind=HumanScoreKind.Z, source=segments.name[:400],
-                                  segments_aligned=aligned))
-    else:
-        kinds.segments_aligned = aligned
+def record_kind(session: Session, suite_id: int, kind: HumanScoreKind, source: str, *,
+                aligned: bool | None = None) -> None:
+    """That the suite holds ``kind`` (its ``human_score_sets`` row, added with the kind's first scores; the
+    writers of human scores call it), and whether segment scores just written can be aligned with the items
+    (``numbers_campaign_segments``; None: no segment scores were written)."""
+    held = session.get(HumanScoreSet, (suite_id, str(kind)))
+    if held is None:
+        session.add(HumanScoreSet(suite_id=suite_id, kind=kind, source=source[:400],
+                                  segments_aligned=True if aligned is None else aligned))
+    elif aligned is not None:
+        held.segments_aligned = aligned
 
 
 def _matched(names: Iterable[tuple[str, int]], match: SystemMatch, suite: str, what: str, path: Path,
@@ -228,13 +246,14 @@ def _missing(systems: Mapping[str, int], found: Mapping[str, int], what: str, pr
 
 
 def _write_system_scores(session: Session, suite: str, systems: Mapping[str, int], match: SystemMatch,
-                         scores: Mapping[str, tuple[float, int]], lp: str, path: Path, problems: Problems) -> int:
+                         scores: Mapping[str, tuple[float, int]], lp: str, kind: HumanScoreKind, path: Path,
+                         problems: Problems) -> int:
     found = _matched(((name, line) for name, (_, line) in sorted(scores.items(), key=lambda kv: kv[1][1])),
                      match, suite, "scores", path, problems, lp=lp)
     _missing(systems, found, f"{lp} score", problems)
-    session.execute(delete(HumanScore).where(HumanScore.system_id.in_(found.values())))
-    session.execute(insert(HumanScore), [{"system_id": found[name], "lp": lp, "score": scores[name][0]}
-                                         for name in found])
+    session.execute(delete(HumanScore).where(HumanScore.system_id.in_(found.values()), HumanScore.kind == kind))
+    session.execute(insert(HumanScore), [{"system_id": found[name], "kind": kind, "lp": lp,
+                                          "score": scores[name][0]} for name in found])
     return len(found)
 
 
@@ -250,9 +269,11 @@ read."""
 
 
 def write_segment_scores(session: Session, suite_id: int, suite: str, systems: Mapping[str, int],
-                         match: SystemMatch, scores: Iterable[SegmentScore], path: Path, problems: Problems) -> int:
-    """Replace the segment scores of the systems ``scores`` name (``SegmentScore.item_id``: the item's external
-    id); the one writer of segment-level human scores (``tsqe import human-scores``, ``tsqe import mtme``).
+                         match: SystemMatch, scores: Iterable[SegmentScore], path: Path, problems: Problems,
+                         kind: HumanScoreKind) -> int:
+    """Replace the ``kind`` segment scores of the systems ``scores`` name (``SegmentScore.item_id``: the item's
+    external id); the one writer of segment-level human scores from a file (``tsqe import human-scores``,
+    ``tsqe import mtme``).
 
     ``scores`` is consumed once, a chunk at a time, into a temporary table of the caller's transaction: ten million
     scores take the memory of a chunk, not of a list (and of a dictionary of every (system, item) seen). The file's
@@ -285,11 +306,12 @@ def write_segment_scores(session: Session, suite_id: int, suite: str, systems: M
     for line, item in unknown:
         problems.error(line, f"item {item!r} is not in suite {suite!r}")
     problems.raise_if_any()
-    session.execute(delete(HumanSegmentScore).where(HumanSegmentScore.system_id.in_(found.values())))
-    kept = select(_SEGMENTS.c.system_id, Item.id, _SEGMENTS.c.score, _SEGMENTS.c.raw, _SEGMENTS.c.judgements) \
-        .join(Item, same_item).where(_SEGMENTS.c.system_id.is_not(None))
+    session.execute(delete(HumanSegmentScore).where(HumanSegmentScore.system_id.in_(found.values()),
+                                                    HumanSegmentScore.kind == kind))
+    kept = select(_SEGMENTS.c.system_id, Item.id, literal(str(kind)), _SEGMENTS.c.score, _SEGMENTS.c.raw,
+                  _SEGMENTS.c.judgements).join(Item, same_item).where(_SEGMENTS.c.system_id.is_not(None))
     written = connection.execute(insert(HumanSegmentScore).from_select(
-        ["system_id", "item_id", "score", "raw", "judgements"], kept))
+        ["system_id", "item_id", "kind", "score", "raw", "judgements"], kept))
     count = connection.execute(select(func.count()).select_from(kept.subquery())).scalar_one() \
         if written.rowcount is None or written.rowcount < 0 else written.rowcount
     _SEGMENTS.drop(connection)
@@ -308,7 +330,8 @@ def _duplicate_segments(connection: Connection, names: list[str], problems: Prob
 
 
 def _write_significance(session: Session, suite: str, systems: Mapping[str, int], match: SystemMatch,
-                        cells: Sequence[SignificanceCell], path: Path, problems: Problems) -> int:
+                        cells: Sequence[SignificanceCell], kind: HumanScoreKind, path: Path,
+                        problems: Problems) -> int:
     first_line: dict[str, int] = {}
     for cell in cells:
         first_line.setdefault(cell.system, cell.line)
@@ -316,8 +339,9 @@ def _write_significance(session: Session, suite: str, systems: Mapping[str, int]
     _missing(systems, found, "significance results", problems)
     ids = list(found.values())
     session.execute(delete(HumanSignificance).where(or_(HumanSignificance.system_id.in_(ids),
-                                                        HumanSignificance.other_id.in_(ids))))
-    rows = [{"system_id": found[c.system], "other_id": found[c.other], "difference": c.difference,
+                                                        HumanSignificance.other_id.in_(ids)),
+                                                    HumanSignificance.kind == kind))
+    rows = [{"system_id": found[c.system], "other_id": found[c.other], "kind": kind, "difference": c.difference,
              "p_below": c.p_below, "source": path.name[:400]}
             for c in cells if c.system in found and c.other in found]
     if rows:

@@ -21,8 +21,9 @@ from sqlalchemy import insert
 
 from store import Database
 from store.domain import ErrorSeverity, HumanScoreKind
-from store.models import HumanErrorSpan, HumanScoreSet, HumanSegmentScore
+from store.models import HumanErrorSpan, HumanSegmentScore
 from suite.errors import TsqeError
+from suite.importers.human_scores import record_kind
 from suite.importers.limits import MAX_FIELD_CHARS, MAX_WHOLE_FILE_BYTES
 from suite.importers.result import ImportResult, Problems
 from suite.importers.wmt import TestSet, add_test_set
@@ -187,15 +188,16 @@ def import_mqm(db: Database, path: Path, *, name: str, reference_system: str | N
                 scores[(error.system, error.segment)] -= error.weight
         item = {s: written.item_ids[k] for k, s in enumerate(segments)}
         session.execute(insert(HumanSegmentScore), [
-            {"system_id": written.system_ids[system], "item_id": item[s], "score": score, "raw": None,
-             "judgements": None} for (system, s), score in scores.items()])
-        spans = [{"system_id": written.system_ids[e.system], "item_id": item[e.segment], "in_source": e.in_source,
-                  "start": e.span[0] if e.span else None, "end": e.span[1] if e.span else None,
+            {"system_id": written.system_ids[system], "item_id": item[s], "kind": HumanScoreKind.MQM, "score": score,
+             "raw": None, "judgements": None} for (system, s), score in scores.items()])
+        spans = [{"system_id": written.system_ids[e.system], "item_id": item[e.segment], "kind": HumanScoreKind.MQM,
+                  "in_source": e.in_source, "start": e.span[0] if e.span else None,
+                  "end": e.span[1] if e.span else None,
                   "severity": str(e.severity), "category": e.category, "rater": e.rater or None, "weight": e.weight}
                  for e in found.errors if e.system in systems]
         if spans:
             session.execute(insert(HumanErrorSpan), spans)
-        session.add(HumanScoreSet(suite_id=written.suite_id, kind=HumanScoreKind.MQM, source=SOURCE_OF_SCORES))
+        record_kind(session, written.suite_id, HumanScoreKind.MQM, SOURCE_OF_SCORES)
         progress.progress(2, 2, "imported")
     counts = dict(written.counts, human_segment_scores=len(scores), error_spans=len(spans),
                   neutral_errors=found.neutral)

@@ -40,11 +40,11 @@ from sqlalchemy import Column, Float, Integer, MetaData, Table, case, func, inse
 from sqlalchemy.orm import Session
 
 from store import Database
-from store.domain import NameKind
+from store.domain import HumanScoreKind, NameKind
 from store.models import HumanScore, SystemOutput
 from suite.errors import Problem, TsqeError
 from suite.file_names import read_mapping
-from suite.importers.human_scores import WRITE_CHUNK, SystemMatch, write_segment_scores
+from suite.importers.human_scores import WRITE_CHUNK, SystemMatch, record_kind, write_segment_scores
 from suite.importers.human_segments import SegmentScore
 from suite.importers.names import NameChecks, given_name
 from suite.importers.result import Problems
@@ -59,6 +59,10 @@ HUMAN_PREFERENCE = ("mqm", "wmt-z", "wmt-appraise", "wmt-raw", "psqm", "esa")
 """The human score imported when a test set has several and none is named: the gold standards of mt-metrics-eval's
 WMT sets, most trusted first."""
 SOURCE_OF_SCORES = "mt-metrics-eval"
+KINDS = {"mqm": HumanScoreKind.MQM, "esa": HumanScoreKind.ESA, "wmt-raw": HumanScoreKind.DA,
+         "wmt-appraise": HumanScoreKind.DA}
+"""The kind of mt-metrics-eval's human scores by their name; the others (``wmt-z``, ``psqm``, ...) are stored as
+WMT DA z-scores, the kind every import of theirs was taken for before kinds were named."""
 
 
 @dataclass
@@ -343,11 +347,13 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
     with db.transaction() as session:
         written = add_test_set(session, name, found.test_set)
         counts = dict(written.counts)
+        kind = KINDS.get(chosen or "", HumanScoreKind.Z)
         if chosen is not None:
             scores = found.human[chosen]
-            session.execute(insert(HumanScore), [{"system_id": written.system_ids[system], "lp": lp, "score": score}
-                                                 for system, score in scores.items()])
+            session.execute(insert(HumanScore), [{"system_id": written.system_ids[system], "kind": kind, "lp": lp,
+                                                  "score": score} for system, score in scores.items()])
             counts["human_scores"] = len(scores)
+            record_kind(session, written.suite_id, kind, f"{SOURCE_OF_SCORES} {chosen}")
         if segment_path is not None:
             unscored = [0]
             segment_problems = problems.for_file(str(segment_path))
@@ -356,7 +362,7 @@ def import_mtme(db: Database, root: str | os.PathLike[str], *, lp: str, name: st
             first = next(rows, None)
             counts["human_segment_scores"] = write_segment_scores(
                 session, written.suite_id, name, written.system_ids, SystemMatch(written.system_ids, {}),
-                itertools.chain([first], rows), segment_path, segment_problems) if first is not None else 0
+                itertools.chain([first], rows), segment_path, segment_problems, kind) if first is not None else 0
             for _ in rows:  # every None line counted when no line has a score
                 pass
             counts["human_segments_without_score"] = unscored[0]

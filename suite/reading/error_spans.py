@@ -3,12 +3,13 @@ the errors as imported, and the output cut into pieces each covered by the same 
 paints pieces (the worst severity over a piece decides its colour) and never computes offsets."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select
 
 from store import Database
-from store.domain import ErrorSeverity
+from store.domain import ErrorSeverity, HumanScoreKind
 from store.models import HumanErrorSpan, Item, System
 from suite.suites import find_suite
 
@@ -24,6 +25,8 @@ class ErrorSpan:
     """Character offsets into the output (or the source when ``in_source``); None: the error marks no span (an
     omission, or the whole segment)."""
     end: int | None
+    kind: HumanScoreKind = HumanScoreKind.MQM
+    """The kind of human scores the error counts in."""
 
 
 @dataclass(frozen=True)
@@ -53,8 +56,8 @@ def read_error_spans(db: Database, suite: str | None, item: str, system: str) ->
             .join(Item, Item.id == HumanErrorSpan.item_id)
             .where(System.suite_id == suite_id, System.name == system, Item.external_id == item)
             .order_by(HumanErrorSpan.in_source, HumanErrorSpan.start, HumanErrorSpan.id)).scalars().all()
-        return [ErrorSpan(ErrorSeverity(r.severity), r.category, r.weight, r.rater, r.in_source, r.start, r.end)
-                for r in rows]
+        return [ErrorSpan(ErrorSeverity(r.severity), r.category, r.weight, r.rater, r.in_source, r.start, r.end,
+                          HumanScoreKind(r.kind)) for r in rows]
 
 
 def pieces(text: str, errors: list[ErrorSpan], *, in_source: bool = False) -> list[Piece]:
@@ -82,3 +85,17 @@ def segment_errors(db: Database, suite: str | None, item: str, system: str, outp
               for k in piece.errors}
     return SegmentErrors(errors, pieces(output, errors), pieces(source, errors, in_source=True),
                          [k for k in range(len(errors)) if k not in placed])
+
+
+@dataclass(frozen=True)
+class SystemErrors:
+    system: str
+    errors: SegmentErrors
+
+
+def output_errors(db: Database, suite: str | None, item: str, systems: Sequence[str], output: str,
+                  source: str) -> list[SystemErrors]:
+    """The errors annotated on one output of the item, per system that produced it and has any: identical outputs
+    of several systems are one output (one review row), while the raters marked each system's separately."""
+    found = [SystemErrors(system, segment_errors(db, suite, item, system, output, source)) for system in systems]
+    return [errors for errors in found if errors.errors.errors]

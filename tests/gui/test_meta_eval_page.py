@@ -2,6 +2,8 @@
 in the background on Run (the demo's four systems with their system-level human scores)."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QAbstractItemModelTester
@@ -10,7 +12,10 @@ from filters.wmt_statistics import wmt_meta_evaluate
 from gui.operations import Operations
 from gui.reports.meta_eval import MetaEvalTab
 from gui.state import AppState
+from store.domain import HumanScoreKind
+from suite.demo import DEMO_SUITE
 from suite.domain import Statistic
+from suite.importers.human_scores import import_human_scores
 
 
 @pytest.fixture
@@ -65,3 +70,29 @@ def test_segment_level_on_a_suite_without_segment_scores_says_why_in_the_tab(tab
     assert ops.wait_idle(300_000)
     assert "has no segment-level human scores" in tab.status.text()
     assert tab.table() is None
+
+
+def test_the_kind_of_human_scores_is_chosen_when_the_suite_holds_two(tab: MetaEvalTab, ops: Operations,
+                                                                     state: AppState, tmp_path: Path) -> None:
+    assert [tab.human.itemText(k) for k in range(tab.human.count())] == ["human: z"]  # the only kind, chosen
+    assert state.db is not None
+    mqm = tmp_path / "mqm.txt"  # MQM of the same systems, ordered the other way round from the demo's z-scores
+    mqm.write_text("LP HUMAN SYSTEM\nde-en -9.5 Rheinfall-LLM\nde-en -7.0 Lindenbaum-NMT\nde-en -3.25 Online-X\n"
+                   "de-en -1.0 Baseline-SMT\n", encoding="utf-8")
+    import_human_scores(state.db, mqm, suite_name=DEMO_SUITE, kind=HumanScoreKind.MQM)
+    tab.refresh()
+    assert ops.wait_idle()
+    assert [tab.human.itemText(k) for k in range(tab.human.count())] == [
+        "human scores: choose", "human: z", "human: mqm"]
+    tab.run.click()
+    assert ops.wait_idle(300_000)
+    assert "holds human scores of 2 kinds (z, mqm): choose the kind" in tab.status.text()
+    tab.human.setCurrentText("human: mqm")
+    tab.run.click()
+    assert ops.wait_idle(300_000)
+    assert "4 systems, mqm human scores, system level" in tab.status.text()
+    on_mqm = tab.model.index(1, 2).data()
+    tab.human.setCurrentText("human: z")
+    tab.run.click()
+    assert ops.wait_idle(300_000)
+    assert "z human scores" in tab.status.text() and tab.model.index(1, 2).data() != on_mqm
