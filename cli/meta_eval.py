@@ -15,6 +15,7 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
+from cli.lists import comma_list
 from cli.metric_options import (
     combine_option,
     device_option,
@@ -54,10 +55,6 @@ def parse_human_kind(text: str | None) -> HumanScoreKind | None:
         return parse(HumanScoreKind, text, "human score kind")
     except ValueError as error:
         raise TsqeError(str(error)) from None
-
-
-def _names(option: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in option.split(",") if name.strip())
 
 
 @app.command("meta-eval")
@@ -119,7 +116,8 @@ def meta_eval_command(
         raise TsqeError(f"unknown table {table!r} (tables: {', '.join(META_TABLES)})")
     if human_test is not None and human_test not in HUMAN_TESTS:
         raise TsqeError(f"unknown human significance test {human_test!r} (choose one of: {', '.join(HUMAN_TESTS)})")
-    options = MetaOptions(suites=_names(suites), metrics=_names(metric), significant_pairs_only=significant_pairs_only,
+    options = MetaOptions(suites=tuple(comma_list(suites)), metrics=tuple(comma_list(metric)),
+                          significant_pairs_only=significant_pairs_only,
                           human_test=cast("HumanTest | None", human_test), resamples=resamples, seed=seed,
                           refs=ref_choice(refs, combine),
                           metric_options=metric_options(model, layers, device, tokenize),
@@ -164,11 +162,12 @@ def _wmt_statistics(ctx: typer.Context, suites: str, metric: str, statistic: str
     grouping = parse(Grouping, group, "grouping")
     if chosen_level is Level.SYSTEM and grouping is not Grouping.NONE:
         raise TsqeError("a system-level statistic has one score per system: there is nothing to group")
-    statistics = [parse(Statistic, name, "statistic") for name in _names(statistic)]
+    statistics = [parse(Statistic, name, "statistic") for name in comma_list(statistic)]
     if chosen_level is Level.SEGMENT and Statistic.SPA in statistics:
         raise TsqeError("soft pairwise accuracy compares systems: ask for it at the system level")
     settings = tuple(Setting(s, grouping) for s in statistics)
-    wmt = WmtOptions(suites=_names(suites), metrics=_names(metric), level=chosen_level, settings=settings,
+    wmt = WmtOptions(suites=tuple(comma_list(suites)), metrics=tuple(comma_list(metric)), level=chosen_level,
+                     settings=settings,
                      permutations=resamples if significance == "permutation" else 0, seed=seed,
                      human=parse_human_kind(human),
                      refs=ref_choice(refs, combine), metric_options=options)
