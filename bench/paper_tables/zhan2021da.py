@@ -225,6 +225,7 @@ def draw_figure2(data: Data, folder: Path) -> Path:
         axes.plot([k for k, _ in points], [t for _, t in points], color=LINE_COLOURS[index % len(LINE_COLOURS)],
                   marker=MARKERS[index % len(MARKERS)], label="1 - TER" if label == "TER" else label)
     axes.axhline(0, color="#808080", linewidth=0.8)
+    axes.set_xticks(sorted({k for points in curves.values() for k, _ in points}))
     axes.set_xlabel("top K en-de systems by human score")
     axes.set_ylabel("Kendall τ")
     axes.set_title("WMT19 en-de: Kendall τ over the top K systems (BERTScore: MiniLM)", fontsize=9, loc="left")
