@@ -117,7 +117,10 @@ def _tabs(window: MainWindow) -> list[tuple[str, Callable[[], None], Callable[[]
     always: Callable[[], bool] = lambda: True  # noqa: E731 - a page that only shows what its reads bring
 
     def tab(widget: QWidget, then: Callable[[], None] = lambda: None) -> Callable[[], None]:
-        return lambda: (tabs.setCurrentWidget(widget), then())  # type: ignore[func-returns-value]
+        def start() -> None:
+            tabs.setCurrentWidget(widget)
+            then()
+        return start
 
     return [
         ("Item & rules (rule health of the suite)", tab(window.editor),
