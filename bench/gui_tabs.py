@@ -7,8 +7,8 @@ window to its title, the suite tree and the review table's first page shown. The
 tab that reads on its own) is opened in turn, and for each the bench prints:
 
 - ``painted``: from the click to the tab's table shown and painted (its reads done; a chart still rendering in the
-  background is not waited for, as the table is what the tab shows first);
-- ``done``: to every read and write it started finished and painted (charts included);
+  background, or the rules being compiled ahead, is not waited for: the table is what the tab shows first);
+- ``done``: to every read and write it started finished and painted (those included);
 - ``cpu``: the main thread's CPU seconds (``time.thread_time``) until ``painted`` and until ``done``: what the
   window itself did, which a loaded machine does not inflate as it does the wall time;
 - ``stall``: the longest gap between two ticks of a 10 ms timer on the main thread, less the period;
@@ -34,8 +34,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 from gui.main_window import MainWindow
 
 TICK_MS = 10
-CHART_KEYS = ("chart",)
-"""A read whose key has this in it renders a chart, which the tab draws in the background after its table."""
+BACKGROUND_KEYS = ("chart", "compile")
+"""A read whose key has one of these in it is work the window does after the table is shown: a chart drawn
+below it, the suite's rules compiled ahead of the rule health (``gui.editor.rule_health``)."""
 
 
 @dataclass(frozen=True)
@@ -53,11 +54,11 @@ class Figure:
                 f"(cpu {self.cpu_done:.2f} s), stall {self.stall:.3f} s; load {self.load:.1f}")
 
 
-def _pending(holder: list[MainWindow], *, charts: bool) -> bool:
+def _pending(holder: list[MainWindow], *, background: bool) -> bool:
     if not holder:
         return True  # the window is being made
     ops = holder[0].ops
-    return ops.busy() or any(charts or not any(k in (job.key or "") for k in CHART_KEYS) for job in ops._reads)
+    return ops.busy() or any(background or not any(k in (job.key or "") for k in BACKGROUND_KEYS) for job in ops._reads)
 
 
 def _measure(holder: list[MainWindow], name: str, start: Callable[[], None], shown: Callable[[], bool],
@@ -92,9 +93,9 @@ def _measure(holder: list[MainWindow], name: str, start: Callable[[], None], sho
 
     # A tab asks for its reads as it is shown: give the click's events one pass before looking at what is pending.
     QCoreApplication.processEvents()
-    until(lambda: shown() and not _pending(holder, charts=False))
+    until(lambda: shown() and not _pending(holder, background=False))
     painted, cpu_painted = time.perf_counter() - wall0, time.thread_time() - cpu0
-    until(lambda: not _pending(holder, charts=True))
+    until(lambda: not _pending(holder, background=True))
     done, cpu_done = time.perf_counter() - wall0, time.thread_time() - cpu0
     timer.stop()
     return Figure(name, painted, done, cpu_painted, cpu_done, max(0.0, longest - TICK_MS / 1000),
