@@ -205,8 +205,8 @@ class RuleHealthPane(QWidget):
 
     def _compile(self) -> None:
         """Compile the open suite's rules in the background once the window has settled after opening it (its
-        tree and first review page shown): the suite's first rule health then counts instead of compiling (1.8 s
-        of 2.3 s on DFKI de-en on an idle machine, 4.6 s at load 3)."""
+        tree and first review page shown): the suite's first rule health then counts instead of compiling (on DFKI
+        de-en compiling was 4.5 s of a first rule health's 5.7 s, profiled; 0.42 s of CPU is left)."""
         db, suite = self.state.db, self.state.suite_name
         if not self._to_compile or db is None:
             return
