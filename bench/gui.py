@@ -17,7 +17,8 @@ Between rounds the closed window is deleted and collected, so that a round does 
 windows before it (Qt deletes a closed window only when its deferred deletions are processed).
 ``preview:`` is ``bench/gui_editor.py``'s figure (a keystroke in the item editor to the repainted live preview of
 an item with 100 outputs), printed last with its own lines. Each figure's line ends with the load average (1 minute)
-after it: on a shared machine the figures mean little without it.
+after it: on a shared machine the figures mean little without it; and beside each wall time, the main thread's CPU
+seconds (``time.thread_time``: the window's own work, which a loaded machine inflates far less than the wall time).
 
 Run: ``PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python bench/gui.py [--outputs N] [--rounds N] [--cache PATH]``.
 """
@@ -109,10 +110,18 @@ def search_keystrokes(window: MainWindow) -> list[float]:
     return times
 
 
-def measure(target: str) -> tuple[float, float, float, list[float]]:
+Timed = tuple[float, float]
+"""Wall seconds and the main thread's CPU seconds."""
+
+
+def since(started: float, cpu: float) -> Timed:
+    return time.perf_counter() - started, time.thread_time() - cpu
+
+
+def measure(target: str) -> tuple[Timed, Timed, Timed, list[float]]:
     app = QApplication.instance()
     assert isinstance(app, QApplication)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     window = MainWindow()
     window.resize(1500, 900)
     window.tabs.setCurrentWidget(window.review)
@@ -120,27 +129,27 @@ def measure(target: str) -> tuple[float, float, float, list[float]]:
     window.open_target(target)
     wait(lambda: window.state.tree is not None and window.review.model.rowCount() > 0 and page_filled(window))
     app.processEvents()  # paint
-    opened = time.perf_counter() - started
+    opened = since(started, cpu)
 
     review = window.review
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     review.label_box.setCurrentText("fail")
     wait(lambda: review.model.filter.label == "fail" and review.model.rowCount() > 0
          and review.count_label.text() != "" and page_filled(window)
          and review.model.cached(0) is not None and review.model.cached(0).effective_label == "fail")  # type: ignore[union-attr]
     app.processEvents()
-    filtered = time.perf_counter() - started
+    filtered = since(started, cpu)
 
     review.label_box.setCurrentText("any label")
     window.ops.wait_idle(600_000)  # the query for every output has come back, not just been asked
     wait(lambda: page_filled(window) and review.model.rowCount() > SCROLL_ROWS)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.thread_time()
     bar = review.table.verticalScrollBar()
     while review.table.rowAt(review.table.viewport().height() - 1) < SCROLL_ROWS:
         bar.setValue(bar.value() + bar.pageStep())
         app.processEvents()
         wait(lambda: page_filled(window))
-    scrolled = time.perf_counter() - started
+    scrolled = since(started, cpu)
     searched = search_keystrokes(window)
     window.close()
     window.deleteLater()
@@ -185,8 +194,9 @@ def report(name: str, target: Path, rounds: int) -> None:
     figures = [[opened for opened, _, _, _ in runs], [filtered for _, filtered, _, _ in runs],
                [scrolled for _, _, scrolled, _ in runs]]
     for label, values in zip(("open", "filter", "scroll"), figures, strict=True):
-        print(f"{name} {label}: {statistics.median(values):.2f} s  (rounds: {' '.join(f'{v:.2f}' for v in values)}; "
-              f"{load_average()})")
+        walls, cpus = [wall for wall, _ in values], [cpu for _, cpu in values]
+        print(f"{name} {label}: {statistics.median(walls):.2f} s, main thread cpu {statistics.median(cpus):.2f} s  "
+              f"(rounds: {' '.join(f'{w:.2f}/{c:.2f}' for w, c in values)}; {load_average()})")
     keystrokes = [[1000 * t for t in searched] for _, _, _, searched in runs]
     every = [t for round_ in keystrokes for t in round_]
     print(f"{name} search keystroke to repainted tree: median {statistics.median(every):.0f} ms, slowest "

@@ -20,12 +20,18 @@ holds the GIL for as long as it takes to visit every object of the process, so a
 stalls the main thread that long. On a loaded machine the ticks also wait for a core; the collections do not
 depend on the load, which makes them the figure to compare between runs.
 
-Run: ``PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python bench/gui_reports.py [--rounds N] [--resamples B]``.
+Before that, ``tabs:`` (``bench/gui_tabs.py``): the whole window opened on the same database, the time until it is
+filled, then every tab (and each page that reads on its own) opened in turn, each with its wall time to its table
+painted and to everything it started finished (charts included), the main thread's CPU seconds meanwhile, the
+longest stall and the load; then the same after a change (one output decided in Review).
+
+Run: ``PYTHONPATH=$PWD QT_QPA_PLATFORM=offscreen python bench/gui_reports.py [--rounds N] [--resamples B] [--no-tabs]``.
 """
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import os
 import statistics
 import sys
@@ -38,6 +44,10 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 BENCH = Path(__file__).resolve().parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != BENCH]  # bench/gui*.py must not shadow gui/
+_spec = importlib.util.spec_from_file_location("bench_gui_tabs", BENCH / "gui_tabs.py")
+assert _spec is not None and _spec.loader is not None
+gui_tabs = sys.modules["bench_gui_tabs"] = importlib.util.module_from_spec(_spec)  # its dataclasses look it up
+_spec.loader.exec_module(gui_tabs)  # every tab of the whole window
 
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication, QWidget  # noqa: E402
@@ -133,6 +143,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--no-tabs", action="store_true", help="leave out the whole window's tabs")
     args = parser.parse_args()
     app = QApplication.instance() or QApplication(sys.argv[:1])
     with tempfile.TemporaryDirectory() as folder:
@@ -142,6 +153,9 @@ def main() -> None:
             print("skipped: the DFKI test suite or the WMT21 outputs are not in ../shared/data/external")
             return
         print(f"setup: DFKI de-en imported, labelled, two QE systems scored in {time.perf_counter() - started:.1f} s")
+        if not args.no_tabs:
+            print(f"tabs: uptime {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} {os.getloadavg()[2]:.2f}")
+            print(*gui_tabs.report(Path(folder) / "dfki.sqlite", Path(folder)), sep="\n")
         state = AppState()
         parent = QWidget()
         ops = Operations(state, parent)

@@ -84,7 +84,10 @@ class _Link:
 
 
 def _links(session: Session, suite_id: int, systems: list[str]) -> list[_Link]:
-    rows = session.execute(
+    """Every system output of the suite in item order. Executed on the session's connection: the ORM's row
+    processing took half of the time for the 52,212 links of DFKI de-en (0.33 s of CPU against 0.17 s), which the
+    Discriminative tab reads on each first look."""
+    rows = session.connection().execute(
         select(Item.external_id, Item.position, System.name, SystemOutput.output_id)
         .join(SystemOutput, SystemOutput.item_id == Item.id)
         .join(System, System.id == SystemOutput.system_id)

@@ -159,3 +159,31 @@ def test_rules_health_on_the_command_line(tmp_path: Path) -> None:
     assert out.read_text(encoding="utf-8").count("| slips ") == 2
     wrong = CliRunner().invoke(app, ["--db", database, "rules", "health", "--sort", "colour"])
     assert wrong.exit_code == 2 and "--sort is one of" in wrong.output
+
+
+def test_compiled_rules_leave_the_rule_health_nothing_to_compile(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the window compiles in the background once a suite is open is all its rule health compiles: every
+    valid pattern as it is and case-folded (the case slip), so the report shown later only counts."""
+    import regex
+
+    from suite.assist.rule_health import compile_rules
+    from suite.engine.rules import _compile
+
+    db = health_suite(tmp_path)
+    before = rule_health(db, "assist")
+    _compile.cache_clear()
+    compiled: list[tuple[str, int]] = []
+    real = regex.compile
+
+    def counted(pattern: str, flags: int = 0, **kwargs: object) -> regex.Pattern[str]:
+        compiled.append((pattern, flags))
+        return real(pattern, flags, **kwargs)
+
+    monkeypatch.setattr(regex, "compile", counted)
+    assert compile_rules(db, "assist") == 16  # the 8 rules' patterns, each as it is and case-folded
+    assert len(compiled) == 16
+    compiled.clear()
+    after = rule_health(db, "assist")
+    assert compiled == []
+    assert after == before

@@ -19,7 +19,7 @@ from gui.review.column_fit import FittedColumns, at_least, header_width
 from gui.row_table_model import RowColumn, RowListModel, row_view
 from gui.state import AppState, Selection
 from store import Database
-from suite.assist.rule_health import RuleHealth, RuleHealthReport, rule_health
+from suite.assist.rule_health import RuleHealth, RuleHealthReport, compile_rules, rule_health
 from suite.changes import Changes
 from suite.errors import TsqeError
 from suite.tables import Table
@@ -38,6 +38,7 @@ _POLARITY = {"positive": QColor(LABEL_COLOURS["pass"]), "negative": QColor(LABEL
 _PROBLEM = QColor("#B00000")
 _NOTE = QColor("#666666")
 READ = "rule-health"
+COMPILE_READ = "rule-health/compile"
 
 
 class RuleHealthModel(RowListModel[RuleHealth]):
@@ -199,10 +200,24 @@ class RuleHealthPane(QWidget):
         state.operation_executed.connect(self._changed)
         state.database_changed.connect(self._switched)
         state.suite_changed.connect(self._switched)
+        self._to_compile = False  # a suite was opened whose rules are not compiled yet: once the window settles
+        ops.idle.connect(self._compile)
+
+    def _compile(self) -> None:
+        """Compile the open suite's rules in the background once the window has settled after opening it (its
+        tree and first review page shown): the suite's first rule health then counts instead of compiling (on DFKI
+        de-en compiling was 4.5 s of a first rule health's 5.7 s, profiled; 0.42 s of CPU is left)."""
+        db, suite = self.state.db, self.state.suite_name
+        if not self._to_compile or db is None:
+            return
+        self._to_compile = False
+        self.ops.read(lambda task: compile_rules(db, suite, task=task), lambda _: None, key=COMPILE_READ,
+                      on_failure=lambda error: isinstance(error, TsqeError))  # rule health will say it too
 
     def _switched(self) -> None:
         """Another database or suite: the previous one's rules go at once, and a read of them still running is
         dropped (they stayed for 2-6 s on DFKI de-en until the new suite's were read, issue 28)."""
+        self._to_compile = self.state.db is not None
         if self._asked is not None and self._asked[:2] == (self.state.db, self.state.suite_name):
             return  # the new suite's are being read already: an opening says the database changed, then the suite
         self.ops.supersede(READ)
@@ -242,6 +257,8 @@ class RuleHealthPane(QWidget):
         if self._asked == (db, suite, selection):
             return
         self._asked = (db, suite, selection)
+        self._to_compile = False
+        self.ops.supersede(COMPILE_READ)  # the health compiles what it needs: not twice at once
         self.summary.setText("checking the rules…")
         category, phenomenon = selection.category, selection.phenomenon
         self.ops.read(lambda task: rule_health(db, suite, category=category, phenomenon=phenomenon, task=task),

@@ -145,6 +145,7 @@ class Operations(QObject):
     message = Signal(str)  # what a finished write did, for the status bar ("labelling: cancelled: nothing was …")
     progressed = Signal(str, float)  # the running write's title ("… cancelling") and fraction done (-1: unknown)
     busy_changed = Signal(bool)  # a write started (True) or the last queued one ended (False)
+    idle = Signal()  # the last read or write ended, and what its callbacks started too: the window has settled
 
     def __init__(self, state: AppState, parent_widget: QWidget) -> None:
         super().__init__(parent_widget)
@@ -204,6 +205,7 @@ class Operations(QObject):
         if not self._writes:
             self._writing = None
             self.busy_changed.emit(False)
+            self._say_idle()
             return
         job = self._writes.popleft()
         self._writing = job
@@ -339,11 +341,17 @@ class Operations(QObject):
         if job.relay is not None:
             job.relay.deleteLater()
         if job.key is not None and self._generations.get(job.key) != job.generation:
+            self._say_idle()
             return  # superseded: a newer read of the same key will deliver
         if error is None:
             self._succeed(job, result)
         elif not isinstance(error, Cancelled):
             self._fail(job, error)
+        self._say_idle()
+
+    def _say_idle(self) -> None:
+        if not self._reads and not self.busy():
+            self.idle.emit()
 
     # --- shared -----------------------------------------------------------------------------------
     def _succeed(self, job: _Job[Any], result: Any) -> None:

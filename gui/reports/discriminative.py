@@ -114,6 +114,9 @@ class DiscriminativeTab(CorrelationPane, ReportTab):
 
         self.model = TableModel(self)
         self.view = report_view(self.model, whole_rows=True)
+        # Columns fitted to the rows on screen and 100 more: fitted to 1,000 of DFKI de-en's 2,747 ranked items, the
+        # ranking's arrival took 0.15 s of the main thread (0.016 s so); the ranking is read from its top.
+        self.view.horizontalHeader().setResizeContentsPrecision(100)
         self.detail = QTextBrowser()
         self.detail.setHtml(NOTHING_RANKED)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
