@@ -191,9 +191,10 @@ def _window(xs: np.ndarray, rs: np.ndarray, starts: np.ndarray, weight: np.ndarr
     return concordant, tied, pairs
 
 
-_ENUMERATED = 4096
+_ENUMERATED = 1024
 """An interval of thresholds with at most this many pairs' gaps inside is solved by sorting those gaps: deeper
-splits around the optimum cost more than one pass that lists them."""
+splits around the optimum cost more than one pass that lists them. On TED en-de by system (100 draws of one
+metric pair, CPU at load 9) 512 and 1,024 take 0.37 s, 4,096 0.47 s: sorting 4,096 gaps costs several passes."""
 
 
 @njit(cache=True)
