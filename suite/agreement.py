@@ -13,9 +13,8 @@ and the mean of none is 0, as there.
 - :func:`tie_calibrated_accuracy` is ``KendallWithTiesOpt(variant='acc23')`` with ``sample_rate=1.0``: pairwise
   accuracy where a pair is right when metric and humans order it the same way or both call it a tie, the metric's
   tie threshold ε chosen to maximise it. mt-metrics-eval samples a tenth of the pairs by default because its exact
-  search walks every pair in Python; here every pair is counted (the optimum is exact): for one value with one
-  sort of every pair's gap, for the draws of a permutation test without enumerating the pairs
-  (:mod:`suite.pair_counts`).
+  search walks every pair in Python; here every pair is counted (the optimum is exact), for one value and its
+  threshold as for the draws of a permutation test, without enumerating the pairs (:mod:`suite.pair_counts`).
 - :func:`correlation` is Pearson, Kendall's tau-b (``scipy.stats.kendalltau``'s value, from the same pair counts
   as the ``23`` variant of ``KendallVariants``: ties in both count as agreement, a tie in one as disagreement;
   counted by :mod:`suite.pair_counts` in O(n log n) a vector).
