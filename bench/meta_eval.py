@@ -201,7 +201,7 @@ def wmt_statistics(data: Path, permutations: int, mtme_draws: int) -> None:
               f"pairs {drawn:.1f} s" + ("" if mtme_draws and per_evaluation < 2.0 else " (2 evaluations a draw)"),
               flush=True)
     print(f"mt-metrics-eval: {mtme_total:.1f} s (permutations scaled from {mtme_draws} draws); "
-          f"ratio tsqe / mt-metrics-eval {total / mtme_total:.4f} (target <= 0.5); largest difference of a value "
+          f"ratio tsqe / mt-metrics-eval {total / mtme_total:.2g} (target <= 0.5); largest difference of a value "
           f"(SPA aside) {worst:.1e}")
 
     columns = list(results)

@@ -13,9 +13,8 @@ and the mean of none is 0, as there.
 - :func:`tie_calibrated_accuracy` is ``KendallWithTiesOpt(variant='acc23')`` with ``sample_rate=1.0``: pairwise
   accuracy where a pair is right when metric and humans order it the same way or both call it a tie, the metric's
   tie threshold ε chosen to maximise it. mt-metrics-eval samples a tenth of the pairs by default because its exact
-  search walks every pair in Python; here every pair is counted (the optimum is exact): for one value with one
-  sort of every pair's gap, for the draws of a permutation test without enumerating the pairs
-  (:mod:`suite.pair_counts`).
+  search walks every pair in Python; here every pair is counted (the optimum is exact), for one value and its
+  threshold as for the draws of a permutation test, without enumerating the pairs (:mod:`suite.pair_counts`).
 - :func:`correlation` is Pearson, Kendall's tau-b (``scipy.stats.kendalltau``'s value, from the same pair counts
   as the ``23`` variant of ``KendallVariants``: ties in both count as agreement, a tie in one as disagreement;
   counted by :mod:`suite.pair_counts` in O(n log n) a vector).
@@ -88,43 +87,6 @@ def _pearson(g: np.ndarray, mask: np.ndarray, m: np.ndarray) -> np.ndarray:
     constant_g = np.where(mask, g, -np.inf).max(axis=-1) == np.where(mask, g, np.inf).min(axis=-1)
     constant_m = np.where(mask, m, -np.inf).max(axis=-1) == np.where(mask, m, np.inf).min(axis=-1)
     return np.where(constant_g | constant_m, np.nan, np.clip(r, -1.0, 1.0))
-
-
-@dataclass(frozen=True)
-class _Pairs:
-    """Every pair of entries within a vector whose human scores are both present, as flat indices into the
-    (vectors x entries) array, with the sign of the human difference and the pair's weight in the mean over
-    vectors (1 / (pairs of its vector x vectors with pairs))."""
-
-    first: np.ndarray
-    second: np.ndarray
-    vector: np.ndarray
-    gold_sign: np.ndarray
-    weight: np.ndarray
-    vectors: int
-    uniform: bool
-
-    @classmethod
-    def of(cls, g: np.ndarray, mask: np.ndarray) -> _Pairs:
-        firsts, seconds, vectors, counts = [], [], [], []
-        width = g.shape[1]
-        for v in range(g.shape[0]):
-            present = np.flatnonzero(mask[v]).astype(np.int64)
-            if present.size < 2:
-                continue
-            i, j = np.triu_indices(present.size, 1)
-            firsts.append(present[i] + v * width)
-            seconds.append(present[j] + v * width)
-            vectors.append(np.full(i.size, v, dtype=np.int32))
-            counts.append(i.size)
-        if not firsts:
-            empty = np.zeros(0, dtype=np.int64)
-            return cls(empty, empty, empty.astype(np.int32), empty.astype(np.int8), np.zeros(0), 0, True)
-        first, second = np.concatenate(firsts), np.concatenate(seconds)
-        flat = g.reshape(-1)
-        weight = np.concatenate([np.full(c, 1.0 / (c * len(counts))) for c in counts])
-        return cls(first, second, np.concatenate(vectors), np.sign(flat[first] - flat[second]).astype(np.int8),
-                   weight, len(counts), len(set(counts)) == 1)
 
 
 @dataclass(frozen=True)
@@ -205,44 +167,20 @@ def correlation(statistic: Statistic, gold: np.ndarray, metric: np.ndarray, grou
 
 # --- tie calibration -------------------------------------------------------------------------------------------
 
-def _calibrate(pairs: _Pairs, flat: np.ndarray) -> Value:
-    """The best accuracy over every tie threshold, and the smallest threshold that reaches it."""
-    if pairs.vectors == 0:
-        return Value(0.0, 0.0)
-    difference = flat[pairs.first] - flat[pairs.second]
-    right_untied = np.sign(difference).astype(np.int8) == pairs.gold_sign
-    right_tied = pairs.gold_sign == 0
-    base = float(pairs.weight[right_untied].sum())
-    gap = np.abs(difference)
-    gains = right_tied & ~right_untied
-    losses = right_untied & ~right_tied
-    if pairs.uniform:
-        w = float(pairs.weight[0])
-        up, down = np.sort(gap[gains]), np.sort(gap[losses])
-        if up.size == 0:
-            return Value(base, 0.0)
-        ends = np.r_[up[1:] != up[:-1], True]
-        thresholds = up[ends]
-        values = base + w * ((np.flatnonzero(ends) + 1) - np.searchsorted(down, thresholds, side="right"))
-    else:
-        changing = gains | losses
-        order = np.argsort(gap[changing], kind="stable")
-        sorted_gap = gap[changing][order]
-        delta = np.where(gains[changing], pairs.weight[changing], -pairs.weight[changing])[order]
-        if sorted_gap.size == 0:
-            return Value(base, 0.0)
-        ends = np.r_[sorted_gap[1:] != sorted_gap[:-1], True]
-        thresholds = sorted_gap[ends]
-        values = base + np.cumsum(delta)[ends]
-    candidates = np.r_[base, values]
-    at = np.r_[0.0, thresholds]
-    best = int(np.flatnonzero(candidates >= candidates.max() - 1e-12)[0])
-    return Value(float(candidates[best]), float(at[best]))
+def _calibrated_point(ragged: _Ragged, flat: np.ndarray) -> Value:
+    """The best accuracy over every tie threshold and the smallest threshold that reaches it, without enumerating
+    the pairs (:func:`suite.pair_counts.calibrated_point`)."""
+    from suite.pair_counts import calibrated_point, union
+
+    flat = np.ascontiguousarray(flat, dtype=float)
+    best, epsilon = calibrated_point(np.zeros(flat.size, dtype=np.uint8), ragged.index, ragged.offsets, ragged.rank,
+                                     ragged.ranks, ragged.weight, *union(ragged.index, ragged.offsets, flat, flat))
+    return Value(float(best), float(epsilon))
 
 
 def _calibrated_values(ragged: _Ragged, first: np.ndarray, second: np.ndarray, swap: np.ndarray) -> np.ndarray:
-    """(2, draws) the best accuracy of both mixtures of each draw (see :func:`_kendall`): :func:`_calibrate`'s
-    value without enumerating the pairs (:func:`suite.pair_counts.calibrated_accuracy`)."""
+    """(2, draws) the best accuracy of both mixtures of each draw (see :func:`_kendall`): :func:`_calibrated_point`'s
+    value without its threshold (:func:`suite.pair_counts.calibrated_accuracy`)."""
     from suite.pair_counts import calibrated_accuracy, union
 
     return np.asarray(calibrated_accuracy(swap.astype(np.uint8), ragged.index, ragged.offsets, ragged.rank,
@@ -254,7 +192,7 @@ def tie_calibrated_accuracy(gold: np.ndarray, metric: np.ndarray, grouping: Grou
     """Pairwise accuracy with ties, ε optimised exactly over every pair (``KendallWithTiesOpt``, ``acc23``,
     ``sample_rate=1.0``); pairs whose human scores are both present, averaged over the grouping's vectors."""
     g = rows(gold, grouping)
-    return _calibrate(_Pairs.of(g, ~np.isnan(g)), rows(metric, grouping).reshape(-1))
+    return _calibrated_point(_Ragged.of(g, ~np.isnan(g)), rows(metric, grouping).reshape(-1))
 
 
 # --- soft pairwise accuracy ------------------------------------------------------------------------------------
@@ -347,9 +285,8 @@ class _Evaluator:
         if statistic is Statistic.SPA:
             return [Value(float(v)) for v in _spa(self.gold_p, metrics[:, :, self.complete])]
         if statistic is Statistic.ACC_EQ:
-            # the point estimate with its threshold, from every pair's gap
-            pairs = _Pairs.of(self.g, self.mask)
-            return [_calibrate(pairs, rows(m, self.setting.grouping).reshape(-1)) for m in metrics]
+            # the point estimate with its threshold
+            return [_calibrated_point(self.ragged, rows(m, self.setting.grouping).reshape(-1)) for m in metrics]
         out: list[Value] = []
         for start in range(0, metrics.shape[0], 100):
             m = rows(metrics[start:start + 100], self.setting.grouping)
@@ -407,10 +344,13 @@ def chance(setting: Setting, gold: np.ndarray) -> float:
     if statistic in (Statistic.PEARSON, Statistic.KENDALL):
         return 0.0
     g = rows(gold, setting.grouping)
-    pairs = _Pairs.of(g, ~np.isnan(g))
-    if pairs.vectors == 0:
+    ragged = _Ragged.of(g, ~np.isnan(g))
+    if not ragged.weight.any():
         return 0.0
-    tied = float(pairs.weight[pairs.gold_sign == 0].sum())
+    # a vector's human-tied pairs: those within each run of equal dense ranks (its entries are in human order)
+    vector = np.repeat(np.arange(ragged.weight.size), np.diff(ragged.offsets))
+    keys, runs = np.unique(vector * ragged.ranks + ragged.rank, return_counts=True)
+    tied = float((ragged.weight[keys // ragged.ranks] * runs * (runs - 1) / 2).sum())
     if statistic is Statistic.KENDALL_23:
         return -tied
     return max(tied, (1.0 - tied) / 2)
