@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import cast
 
 import numpy as np
+import pytest
 from sqlalchemy import Table, select
 
 from filters.variance import export_selection, filter_matrix
@@ -23,6 +24,12 @@ from suite.importers.wmt import import_wmt, import_wmt_xml
 
 DATA = Path(__file__).parent / "data" / "hostile_names"
 HOSTILE = "../../../../x"
+
+
+@pytest.fixture
+def db(any_db: Database) -> Database:
+    """Each test on SQLite and on PostgreSQL: the names a database hands back are the ones that become paths."""
+    return any_db
 
 
 def tree(root: Path, but: Path | None = None) -> dict[str, str]:

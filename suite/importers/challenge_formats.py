@@ -137,9 +137,12 @@ def read_demetr(paths: Sequence[Path], problems: Problems, *, include_unchecked:
     for path in paths:
         file_problems = problems.for_file(str(path))
         records = _json_list(path, file_problems)
+        records.reverse()  # popped from the end: each parsed record is let go once it is an item
         items: list[ChallengeItem] = []
         order: tuple[int, int, str] | None = None
-        for number, record in enumerate(records, start=1):
+        number = 0
+        while records:
+            record, number = records.pop(), number + 1
             where = f"example {number}"
             missing = [name for name in _DEMETR_FIELDS if name not in record]
             if missing:

@@ -39,7 +39,7 @@ from suite.editing.taxonomy import remove_empty_phenomena
 from suite.engine.rules import compile_error, pattern_problem
 from suite.errors import TsqeError
 from suite.importers.dfki import parse_dfki
-from suite.importers.item_parts import PARTS, ItemRef, Part, PartChanges, fingerprint, stored_parts
+from suite.importers.item_parts import PARTS, ItemRef, Part, PartChanges, StoredPart, fingerprint, stored_parts
 from suite.importers.item_spec import ItemSpec
 from suite.importers.limits import long_field
 from suite.importers.lookups import check_length
@@ -53,6 +53,11 @@ from suite.tasks import TaskState, progress_of
 T = TypeVar("T")
 CHUNK = 500
 """Ids per ``IN (...)`` list, well below every database's bound-parameter limit."""
+WRITE_CHUNK = 5_000
+"""Items whose rows are written at a time: a suite at ``MAX_SUITE_ITEMS`` held every item's rule, known
+translation and reference rows (and their history fields) at once and peaked at 700 MB for a 28 MB file."""
+CompileErrors = dict[tuple[str, bool], str | None]
+"""(pattern, ignore case) -> why it does not compile, None when it does: each distinct pattern compiled once."""
 
 
 
@@ -96,7 +101,7 @@ def import_suite(db: Database, path: str | os.PathLike[str], *, name: str | None
         problems.error(None, "the file holds no items")
     problems.raise_if_any()
     task.progress(1, 3, "checking rules")
-    rules = _rules(items, problems, strict)
+    rules = _compile_rules(items, problems, strict)
     problems.raise_if_any()
     languages = _languages(path, file_languages, source_lang, target_lang)
     name = given_name(name or default_suite_name(path), NameKind.SUITE, problems)
@@ -160,14 +165,13 @@ def _check_unique_ids(items: list[ItemSpec], problems: Problems) -> None:
             first_line[item.external_id] = item.line
 
 
-def _rules(items: list[ItemSpec], problems: Problems, strict: bool) -> dict[str, list[dict[str, object]]]:
-    """Rule rows per external id; a pattern that does not compile is kept as an invalid rule, with a warning,
-    so the linguist can fix it in place instead of losing the item (``strict`` refuses the file instead)."""
-    errors: dict[tuple[str, bool], str | None] = {}
-    rules: dict[str, list[dict[str, object]]] = {}
+def _compile_rules(items: list[ItemSpec], problems: Problems, strict: bool) -> CompileErrors:
+    """Every distinct pattern compiled once; a pattern that does not compile is kept as an invalid rule, with a
+    warning, so the linguist can fix it in place instead of losing the item (``strict`` refuses the file instead).
+    The rows are made an item at a time as they are written (:func:`_rule_rows`), not held for the whole file."""
+    errors: CompileErrors = {}
     for item in items:
-        rows = []
-        for position, rule in enumerate(item.rules):
+        for rule in item.rules:
             polarity = rule.polarity
             key = (rule.pattern, rule.ignore_case)
             if key not in errors:
@@ -181,10 +185,17 @@ def _rules(items: list[ItemSpec], problems: Problems, strict: bool) -> dict[str,
                 else:
                     problems.warn(item.line, f"{polarity} regex {_quoted(rule.pattern)} of item {item.external_id!r} "
                                              f"does not compile ({error}); imported as an invalid rule")
-            rows.append({"polarity": polarity, "pattern": rule.pattern, "ignore_case": rule.ignore_case,
-                         "valid": error is None, "error": error, "position": position})
-        rules[item.external_id] = rows
-    return rules
+    return errors
+
+
+def _rule_rows(item: ItemSpec, errors: CompileErrors) -> list[dict[str, object]]:
+    """The item's rule rows, each valid or not as :func:`_compile_rules` found its pattern."""
+    rows: list[dict[str, object]] = []
+    for position, rule in enumerate(item.rules):
+        error = errors[(rule.pattern, rule.ignore_case)]
+        rows.append({"polarity": rule.polarity, "pattern": rule.pattern, "ignore_case": rule.ignore_case,
+                     "valid": error is None, "error": error, "position": position})
+    return rows
 
 
 def _quoted(pattern: str) -> str:
@@ -202,7 +213,7 @@ def _languages(path: Path, from_file: tuple[str, str] | None, source_lang: str |
     return from_file or given
 
 
-def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[str, list[dict[str, object]]],
+def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: CompileErrors,
            problems: Problems, remove_missing: bool, author: str) -> dict[str, int]:
     """Write the file's items into the suite. An item that was there before changes as an edit would change it:
     a new version when its own fields change, and a history entry for each change (its rules, known
@@ -228,6 +239,7 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         missing = []
 
     new_items: list[dict[str, object]] = []
+    new_ids: list[str] = []
     item_updates: list[dict[str, object]] = []
     history: list[Change] = []
     updated: set[int] = set()
@@ -237,6 +249,10 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         row = existing.get(item.external_id)
         if row is None:
             new_items.append({"suite_id": suite_id, "external_id": item.external_id, **values})
+            new_ids.append(item.external_id)
+            if len(new_items) == WRITE_CHUNK:
+                session.execute(insert(Item), new_items)
+                new_items = []
             continue
         changed: dict[str, object] = {key: value for key, value in values.items() if getattr(row, key) != value}
         edited = [key for key in changed if key != "position"]
@@ -260,10 +276,26 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
         session.execute(update(Item), item_updates)
     item_ids = dict(session.execute(select(Item.external_id, Item.id)
                                     .where(Item.suite_id == suite_id)).all())
-    history += _added_items(session, suite_id, [item_ids[str(row["external_id"])] for row in new_items],
+    history += _added_items(session, suite_id, [item_ids[external_id] for external_id in new_ids],
                             places, author, suite_existed=bool(existing))
     record(session, history)
+    for start in range(0, len(items), WRITE_CHUNK):
+        _write_parts(session, suite_id, items[start:start + WRITE_CHUNK], rules, item_ids, existing, old, updated,
+                     author)
+    remove_empty_phenomena(session, suite_id)
 
+    counts["items_added"] = len(new_ids)
+    counts["items_updated"] = len(updated)
+    counts["items_unchanged"] = len(items) - len(new_ids) - len(updated)
+    counts.update(_totals(session, suite_id))
+    return counts
+
+
+def _write_parts(session: Session, suite_id: int, items: Sequence[ItemSpec], rules: CompileErrors,
+                 item_ids: dict[str, int], existing: dict[str, Any], old: dict[tuple[Part, int], list[StoredPart]],
+                 updated: set[int], author: str) -> None:
+    """Bring the rules, known translations and references of a chunk of the file's items up to date, adding the
+    ids of kept items whose rows changed to ``updated``."""
     parts = {model: PartChanges(model, suite_id, author) for model in PARTS}
     for item in items:
         ref = ItemRef(item_ids[item.external_id], item.external_id, item.external_id not in existing)
@@ -273,7 +305,7 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
             {"kind": reference.kind, "text": reference.text, "set_name": reference.set}
             for reference in item.references]
         wanted: dict[Part, list[dict[str, object]]] = {
-            Rule: rules[item.external_id], KnownTranslation: known, Reference: references}
+            Rule: _rule_rows(item, rules), KnownTranslation: known, Reference: references}
         for model, rows in wanted.items():
             stored = old.get((model, ref.id), [])
             if fingerprint(model, rows) != fingerprint(model, [part.values for part in stored]):
@@ -282,13 +314,6 @@ def _write(session: Session, suite_id: int, items: list[ItemSpec], rules: dict[s
                     updated.add(ref.id)
     for changes in parts.values():
         changes.write(session)
-    remove_empty_phenomena(session, suite_id)
-
-    counts["items_added"] = len(new_items)
-    counts["items_updated"] = len(updated)
-    counts["items_unchanged"] = len(items) - len(new_items) - len(updated)
-    counts.update(_totals(session, suite_id))
-    return counts
 
 
 Places = dict[int | None, tuple[str | None, str | None]]
