@@ -267,7 +267,7 @@ def part_of_speech_figure(drawn: Mapping[str, Sequence[GroupShare]], *, title: s
 
     tags = list(dict.fromkeys(g.group for shares in drawn.values() for g in shares
                               if g.original_share >= MIN_DRAWN_SHARE))
-    figure = Figure(figsize=(max(6.0, 0.45 * len(tags) * max(len(drawn), 1)), 3.6), layout="constrained")
+    figure = Figure(figsize=(min(12.0, max(6.0, 0.45 * len(tags))), 3.6), layout="constrained")
     axes = figure.add_subplot()
     width = 0.8 / max(len(drawn), 1)
     for index, (label, shares) in enumerate(drawn.items()):
@@ -276,6 +276,7 @@ def part_of_speech_figure(drawn: Mapping[str, Sequence[GroupShare]], *, title: s
                  [change.get(tag, 0.0) for tag in tags], width, color=LINE_COLOURS[index % len(LINE_COLOURS)],
                  label=figure_text(label))
     axes.axhline(0.0, color="black", linewidth=0.8)
+    axes.set_xlim(-0.6, len(tags) - 0.4)
     axes.set_xticks(range(len(tags)), [figure_text(tag) for tag in tags], fontsize=8, rotation=45)
     axes.set_ylabel("change of share (points)")
     axes.set_title(figure_text(title), fontsize=9, loc="left")
