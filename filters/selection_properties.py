@@ -1,4 +1,4 @@
-"""What a variance-aware selection keeps: Zhan et al. 2021 (VAT) §4.4, Figures 5 and 6 and Table 4.
+"""What a variance-aware selection keeps: Zhan et al. 2021 (VAT) §4.4, Figures 5-8 and Table 4.
 
 Given the kept items of a suite (tsqe's own ``filter`` selection or the released VAT ids, both as the
 ``{"sl-tl": [0-based positions]}`` file ``export_selection`` writes), per group of items or words the share in
