@@ -1,4 +1,4 @@
-"""``tsqe vat-properties``: what a variance-aware selection keeps (Zhan et al. 2021 §4.4, Figures 5-6, Table 4)."""
+"""``tsqe vat-properties``: what a variance-aware selection keeps (Zhan et al. 2021 §4.4, Figures 5-8, Table 4)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -28,13 +28,20 @@ def vat_properties_command(
                                      help="With --figure: a metric (the filtering one, e.g. bertscore-r) whose mean "
                                           "over the systems per item is drawn, kept against removed (Figure 8)."),
     figure: Path = typer.Option(None, "--figure", dir_okay=False, help="Where --distribution draws: .png, .svg, .pdf."),
+    parts_of_speech: bool = typer.Option(False, "--part-of-speech",
+                                         help="Also each part of speech's share of the English side's tokens (the "
+                                              "references of a to-English pair, the sources of a from-English one; "
+                                              "Figure 7), tagged offline by textblob's PatternTagger."),
+    pos_figure: Path = typer.Option(None, "--part-of-speech-figure", dir_okay=False,
+                                    help="Draw each part of speech's change of share (implies --part-of-speech): "
+                                         ".png, .svg or .pdf."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     fmt: str = format_option(),
     out: Path = out_option(),
 ) -> None:
     """What a variance-aware selection keeps (Zhan et al. 2021 §4.4): items by sentence-length third, words by
     frequency group (20/60/100 % percentiles), and the edit distance to a paraphrased reference, kept against
-    removed. Part of speech needs a tagger that tsqe does not install: not computed."""
+    removed; with --part-of-speech, the parts of speech of the English side (a suite with none says so)."""
     from filters.selection_properties import read_kept_positions, selection_properties
     from suite.errors import TsqeError
     from suite.references import RefChoice
@@ -46,7 +53,20 @@ def vat_properties_command(
     positions = read_kept_positions(kept, pair)
     choice = RefChoice.parse(refs) if refs else None
     result = selection_properties(context.database, positions, suite_name=context.suite_name, refs=choice,
-                                  paraphrase=paraphrase, corpus=lines)
+                                  paraphrase=paraphrase, corpus=lines,
+                                  parts_of_speech=parts_of_speech or pos_figure is not None)
+    if pos_figure is not None and result.part_of_speech is not None:
+        from filters.selection_properties import part_of_speech_figure
+        from suite.figures import save_figure
+
+        if result.part_of_speech.side is None:
+            typer.echo(f"not drawn: {result.part_of_speech.note}", err=True)
+        else:
+            save_figure(part_of_speech_figure({f"{result.suite} ({result.part_of_speech.side})":
+                                               result.part_of_speech.tags},
+                                              title=f"{result.suite}: change of each part of speech's share, kept "
+                                                    "against the original"), pos_figure)
+            typer.echo(f"wrote {pos_figure}", err=True)
     if distribution is not None and figure is not None:
         from filters.distributions import distribution_figure, distributions
         from filters.selection_properties import metric_by_selection

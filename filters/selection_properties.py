@@ -1,4 +1,4 @@
-"""What a variance-aware selection keeps: Zhan et al. 2021 (VAT) §4.4, Figures 5 and 6 and Table 4.
+"""What a variance-aware selection keeps: Zhan et al. 2021 (VAT) §4.4, Figures 5-8 and Table 4.
 
 Given the kept items of a suite (tsqe's own ``filter`` selection or the released VAT ids, both as the
 ``{"sl-tl": [0-based positions]}`` file ``export_selection`` writes), per group of items or words the share in
@@ -20,18 +20,26 @@ the original suite and in the kept subset and the change between them in percent
 The distribution of the filtering metric (Figure 8): each item's mean score over the suite's systems, for the kept
 and the removed items (``filters.distributions`` bins and draws them); the paper shows it for WMT20 en-de.
 
-Part of speech (Figure 7) needs an English tagger (the paper used NLTK's); none is installed with tsqe, so it is
-not computed, and the result says so. Words are lower-cased runs of letters and digits (``\\w+``).
+Part of speech (Figure 7, on request: the tagger takes seconds to load): the share of each Penn Treebank tag among
+the tokens of the English side, the references of a to-English pair and the sources of a from-English one (the
+paper's "English part-of-speech"), in the original and the kept items. The paper tagged with NLTK, whose tagger
+loads its model from NLTK's data download at run time; tsqe tags with textblob's ``PatternTagger`` (pattern's
+lexicon and rules, inside the wheel: nothing downloaded), on pattern's own tokens, punctuation included as NLTK
+tags it. Pattern splits contractions unlike NLTK ("doesn't": does / n / ' / t, where NLTK has does / n't), so
+those few tokens' tags differ; typographic quotes are made ASCII first, which pattern's tokenizer expects. A
+suite without an English side is not tagged, and the result says so. Words (length, frequency) are lower-cased
+runs of letters and digits (``\\w+``).
 """
 from __future__ import annotations
 
 import json
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from sqlalchemy import select
@@ -43,12 +51,16 @@ from suite.references import RefChoice, read_references
 from suite.suites import find_suite
 from suite.tables import Cell, Column, Table
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
 LENGTH_GROUPS = ("Short", "Medium", "Long")
 FREQUENCY_GROUPS = ("Rare", "Middle", "Frequent")
 FREQUENCY_PERCENTILES = (20.0, 60.0)
 """Upper bounds of Rare and Middle among the word types' frequencies (Frequent: up to the 100th)."""
-NO_TAGGER = ("Part of speech (the paper's Figure 7) is not computed: it needs an English part-of-speech tagger, "
-             "and none is installed with tsqe.")
+NOT_ASKED = ("Part of speech (the paper's Figure 7) not computed here: `tsqe vat-properties --part-of-speech` tags "
+             "the English side.")
+ASCII_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 WORD = re.compile(r"\w+")
 
 
@@ -73,6 +85,11 @@ class GroupShare:
         return self.kept / self.kept_total if self.kept_total else 0.0
 
     @property
+    def removed_share(self) -> float:
+        removed_total = self.original_total - self.kept_total
+        return (self.original - self.kept) / removed_total if removed_total else 0.0
+
+    @property
     def change(self) -> float:
         """Kept share minus original share, in percentage points."""
         return 100 * (self.kept_share - self.original_share)
@@ -89,6 +106,16 @@ class EditDistances:
 
 
 @dataclass(frozen=True)
+class PartOfSpeech:
+    """Figure 7: each tag's tokens on the English side (``side``), or why none were tagged (``tags`` empty)."""
+
+    side: str | None
+    """``references`` or ``sources``; None: the suite has no English side."""
+    tags: list[GroupShare]
+    note: str
+
+
+@dataclass(frozen=True)
 class SelectionProperties:
     suite: str
     items: int
@@ -97,6 +124,12 @@ class SelectionProperties:
     frequency: list[GroupShare]
     frequency_from: str
     edit_distances: EditDistances | None
+    part_of_speech: PartOfSpeech | None = None
+    """None: not asked for."""
+
+    @property
+    def part_of_speech_note(self) -> str:
+        return NOT_ASKED if self.part_of_speech is None else self.part_of_speech.note
 
     def to_table(self) -> Table:
         columns = [Column("property", "text"), Column("group", "text"), Column("original", "count"),
@@ -104,31 +137,36 @@ class SelectionProperties:
                    Column("kept share", "fraction", shaded=False), Column("change (points)", "number", 1)]
         body = [[Cell(what), Cell(g.group), Cell(g.original), Cell(g.kept), Cell(g.original_share),
                  Cell(g.kept_share), Cell(g.change)]
-                for what, groups in (("sentence length", self.length), ("word frequency", self.frequency))
+                for what, groups in (("sentence length", self.length), ("word frequency", self.frequency),
+                                     ("part of speech", self.part_of_speech.tags if self.part_of_speech else []))
                 for g in groups]
         notes = [f"Suite {self.suite}: {self.kept} of {self.items} items kept.",
                  "Sentence length: thirds of the original items by source words (counts: items). Word frequency: "
                  f"the references' words by their frequency in {self.frequency_from} (Rare up to the 20th "
                  "percentile of the word types' frequencies, Middle up to the 60th; counts: word tokens).",
-                 NO_TAGGER]
+                 self.part_of_speech_note]
         if self.edit_distances is not None:
             e = self.edit_distances
             notes.append(f"Mean word edit distance between {e.first} and {e.second} ({e.items} items with both): "
                          f"all {e.all:.2f}, removed {e.removed:.2f}, kept {e.kept:.2f}.")
-        return Table(title="What the selection keeps: sentence length and word frequency", columns=columns,
+        title = "sentence length, word frequency" + (" and part of speech" if self.part_of_speech else "")
+        return Table(title=f"What the selection keeps: {title}", columns=columns,
                      body=body, notes=notes)
 
     def to_dict(self) -> dict[str, object]:
         def groups(shares: list[GroupShare]) -> list[dict[str, object]]:
             return [{"group": g.group, "original": g.original, "kept": g.kept, "original_share": g.original_share,
-                     "kept_share": g.kept_share, "change": g.change} for g in shares]
+                     "kept_share": g.kept_share, "removed_share": g.removed_share, "change": g.change}
+                    for g in shares]
 
-        e = self.edit_distances
+        e, pos = self.edit_distances, self.part_of_speech
         return {"suite": self.suite, "items": self.items, "kept": self.kept, "length": groups(self.length),
                 "frequency": groups(self.frequency), "frequency_from": self.frequency_from,
                 "edit_distances": None if e is None else {"first": e.first, "second": e.second, "all": e.all,
                                                           "removed": e.removed, "kept": e.kept, "items": e.items},
-                "part_of_speech": None, "part_of_speech_note": NO_TAGGER}
+                "part_of_speech": None if pos is None or pos.side is None else {"side": pos.side,
+                                                                                  "tags": groups(pos.tags)},
+                "part_of_speech_note": self.part_of_speech_note}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2, ensure_ascii=False)
@@ -162,6 +200,89 @@ def _shares(names: Sequence[str], group: Sequence[int], kept: Sequence[bool]) ->
     return [GroupShare(name, sum(1 for g in group if g == index),
                        sum(1 for g, k in zip(group, kept) if g == index and k), len(group), kept_total)
             for index, name in enumerate(names)]
+
+
+def is_english(language: str) -> bool:
+    """``en`` and its regional codes (``en-GB``, ``en_US``)."""
+    return re.split(r"[-_]", language.strip().lower())[0] in ("en", "eng")
+
+
+def english_side(source_language: str, target_language: str) -> str | None:
+    """The side Figure 7 tags: the references of a to-English pair, else the sources of a from-English one."""
+    return "references" if is_english(target_language) else "sources" if is_english(source_language) else None
+
+
+@cache
+def _pattern_tagger() -> Callable[[str], list[tuple[str, str]]]:
+    """Loaded on first use: textblob imports NLTK, seconds that no other command pays."""
+    from textblob.en.taggers import PatternTagger  # type: ignore[import-untyped]  # textblob is untyped
+
+    tag: Callable[[str], list[tuple[str, str]]] = PatternTagger().tag
+    return tag
+
+
+def part_of_speech_tags(text: str) -> list[str]:
+    """The Penn Treebank tag of each of the text's tokens, punctuation included."""
+    return [tag for _, tag in _pattern_tagger()(text.translate(ASCII_QUOTES))]
+
+
+def part_of_speech_shares(items_tags: Sequence[Sequence[str]], kept: Sequence[bool]) -> list[GroupShare]:
+    """Each tag's tokens in the original and the kept items, the most frequent tag first (ties by name)."""
+    counts = Counter(tag for tags in items_tags for tag in tags)
+    names = sorted(counts, key=lambda tag: (-counts[tag], tag))
+    index = {tag: i for i, tag in enumerate(names)}
+    group, keeps = [], []
+    for tags, keep in zip(items_tags, kept):
+        group += [index[tag] for tag in tags]
+        keeps += [keep] * len(tags)
+    return _shares(names, group, keeps)
+
+
+def part_of_speech(source_language: str, target_language: str, sources: Sequence[str],
+                   references: Sequence[Sequence[str]], kept: Sequence[bool]) -> PartOfSpeech:
+    """Figure 7 over the items in suite order (``references[i]``: item i's texts, all of them tagged)."""
+    side = english_side(source_language, target_language)
+    if side is None:
+        return PartOfSpeech(None, [], f"Part of speech (the paper's Figure 7) is not computed: the items are "
+                                      f"{source_language}-{target_language}, with no English side, and tsqe's "
+                                      "part-of-speech tagger (textblob's PatternTagger) tags English only.")
+    texts = [[source] for source in sources] if side == "sources" else references
+    tags = [[tag for text in item for tag in part_of_speech_tags(text)] for item in texts]
+    return PartOfSpeech(side, part_of_speech_shares(tags, kept),
+                        f"Part of speech: the tokens of the {side} (English) by their Penn Treebank tag from "
+                        "textblob's PatternTagger (punctuation included; counts: tokens).")
+
+
+MIN_DRAWN_SHARE = 0.01
+"""The part-of-speech figure draws the tags with at least this share of the original tokens in some panel."""
+
+
+def part_of_speech_figure(drawn: Mapping[str, Sequence[GroupShare]], *, title: str) -> Figure:
+    """Figure 7's bars: each tag's change of share in points, a bar per label (direction) side by side, the
+    tags of at least 1 % of the original tokens, in the first label's order."""
+    from matplotlib.figure import Figure
+
+    from filters.correlation_figure import LINE_COLOURS
+    from suite.safe_export import figure_text
+
+    tags = list(dict.fromkeys(g.group for shares in drawn.values() for g in shares
+                              if g.original_share >= MIN_DRAWN_SHARE))
+    figure = Figure(figsize=(min(12.0, max(6.0, 0.45 * len(tags))), 3.6), layout="constrained")
+    axes = figure.add_subplot()
+    width = 0.8 / max(len(drawn), 1)
+    for index, (label, shares) in enumerate(drawn.items()):
+        change = {g.group: g.change for g in shares}
+        axes.bar([t + (index - (len(drawn) - 1) / 2) * width for t in range(len(tags))],
+                 [change.get(tag, 0.0) for tag in tags], width, color=LINE_COLOURS[index % len(LINE_COLOURS)],
+                 label=figure_text(label))
+    axes.axhline(0.0, color="black", linewidth=0.8)
+    axes.set_xlim(-0.6, len(tags) - 0.4)
+    axes.set_xticks(range(len(tags)), [figure_text(tag) for tag in tags], fontsize=8, rotation=45)
+    axes.set_ylabel("change of share (points)")
+    axes.set_title(figure_text(title), fontsize=9, loc="left")
+    axes.grid(alpha=0.3, axis="y")
+    axes.legend(fontsize=8)
+    return figure
 
 
 def edit_distance(first: Sequence[str], second: Sequence[str]) -> int:
@@ -262,9 +383,10 @@ def positions_of_items(db: Database, kept_items: Iterable[str], suite_name: str 
 
 def selection_properties(db: Database, kept_positions: Sequence[int], *, suite_name: str | None = None,
                          refs: RefChoice | None = None, paraphrase: str | None = None,
-                         corpus: Sequence[str] | None = None) -> SelectionProperties:
-    """Length, word-frequency groups and (with ``paraphrase``, a reference set) edit distances between the
-    references and that set, for the items at ``kept_positions`` (0-based, suite order) against the rest."""
+                         corpus: Sequence[str] | None = None, parts_of_speech: bool = False) -> SelectionProperties:
+    """Length, word-frequency groups, (with ``paraphrase``, a reference set) edit distances between the
+    references and that set and (with ``parts_of_speech``) the English side's parts of speech, for the items at
+    ``kept_positions`` (0-based, suite order) against the rest."""
     choice = refs or RefChoice.default()
     with db.session() as session:
         suite = find_suite(session, suite_name)
@@ -272,7 +394,7 @@ def selection_properties(db: Database, kept_positions: Sequence[int], *, suite_n
                                 .order_by(Item.position, Item.id)).all()
         references = read_references(session, suite.id, choice)
         paraphrased = read_references(session, suite.id, RefChoice.parse(paraphrase)) if paraphrase else {}
-        name = suite.name
+        name, languages = suite.name, (suite.source_lang, suite.target_lang)
     wanted = set(kept_positions)
     outside = sorted(p for p in wanted if p >= len(items))
     if outside:
@@ -288,4 +410,7 @@ def selection_properties(db: Database, kept_positions: Sequence[int], *, suite_n
         distances = mean_edit_distances(pairs, kept, (choice.label, paraphrase))
     return SelectionProperties(name, len(items), sum(kept), length_groups([len(words(s)) for _, s in items], kept),
                                frequency_groups(reference_words, kept, counts),
-                               "the given corpus" if corpus else "the suite's references", distances)
+                               "the given corpus" if corpus else "the suite's references", distances,
+                               part_of_speech(*languages, [source for _, source in items],
+                                              [references.get(item_id, []) for item_id, _ in items], kept)
+                               if parts_of_speech else None)

@@ -9,7 +9,7 @@ import pytest
 from suite_builder import add_reference_set, build_suite
 
 from filters.selection_properties import (
-    NO_TAGGER,
+    NOT_ASKED,
     edit_distance,
     kept_and_removed,
     metric_by_selection,
@@ -47,7 +47,7 @@ def test_length_thirds_frequency_groups_and_edit_distances(db: Database) -> None
     e = result.edit_distances
     assert e is not None and e.items == 5
     assert (e.all, e.removed, round(e.kept, 4)) == (1.0, 0.5, 1.3333)
-    assert NO_TAGGER in result.to_table().notes
+    assert NOT_ASKED in result.to_table().notes  # part of speech only on request: its tagger takes seconds to load
     assert json.loads(result.to_json())["part_of_speech"] is None
 
 
@@ -107,3 +107,70 @@ def test_the_filtering_metric_of_the_kept_and_removed_items(tmp_path: Path) -> N
     assert "<svg" in (tmp_path / "f8.svg").read_text(encoding="utf-8")
     alone = CliRunner().invoke(app, [*base, "--distribution", "chrf"])
     assert alone.exit_code == 2 and "--distribution and --figure go together" in alone.output
+
+
+POS_SOURCES = ["Der Hund schläft.", "Anna singt.", "Paris ist groß."]
+POS_REFERENCES = ["The dog sleeps.", "Anna sings.", "Paris is big."]
+"""PatternTagger: DT NN VBZ . / NNP VBZ . / NNP VBZ JJ . (11 tokens; items 1 and 2 kept: 7 tokens)."""
+
+
+def pos_suite(path: Path, languages: tuple[str, str]) -> Database:
+    from sqlalchemy import update
+
+    from store.models import Suite
+
+    database = open_database(path)
+    sources, references = (POS_REFERENCES, POS_SOURCES) if languages[0] == "en" else (POS_SOURCES, POS_REFERENCES)
+    build_suite(database, "s", [[r] for r in references], {"sys": ["o"] * 3}, sources=sources)
+    with database.transaction() as session:
+        session.execute(update(Suite).values(source_lang=languages[0], target_lang=languages[1]))
+    return database
+
+
+@pytest.mark.parametrize(("languages", "side"), [(("de", "en"), "references"), (("en", "de"), "sources")])
+def test_part_of_speech_shares_of_the_english_side(tmp_path: Path, languages: tuple[str, str], side: str) -> None:
+    database = pos_suite(tmp_path / "p.sqlite", languages)
+    result = selection_properties(database, [1, 2], parts_of_speech=True)
+    database.close()
+    pos = result.part_of_speech
+    assert pos is not None and pos.side == side
+    # original: VBZ 3, . 3, NNP 2, DT 1, JJ 1, NN 1 of 11; kept (Anna, Paris): VBZ 2, . 2, NNP 2, JJ 1 of 7;
+    # removed (the dog): DT, NN, VBZ, . of 4
+    assert [(g.group, g.original, g.kept, g.original_total, g.kept_total) for g in pos.tags] == [
+        (".", 3, 2, 11, 7), ("VBZ", 3, 2, 11, 7), ("NNP", 2, 2, 11, 7), ("DT", 1, 0, 11, 7), ("JJ", 1, 1, 11, 7),
+        ("NN", 1, 0, 11, 7)]
+    nnp = pos.tags[2]
+    assert (round(nnp.original_share, 4), round(nnp.kept_share, 4), nnp.removed_share) == (0.1818, 0.2857, 0.0)
+    assert round(nnp.change, 2) == 10.39  # 100 * (2/7 - 2/11): the paper's "more proper nouns"
+    assert pos.tags[3].removed_share == 0.25
+    document = json.loads(result.to_json())
+    assert document["part_of_speech"]["side"] == side and document["part_of_speech"]["tags"][2]["group"] == "NNP"
+    assert ["part of speech", "NNP"] == [c.value for c in result.to_table().body[8][:2]]
+
+
+def test_typographic_quotes_are_tagged_as_ascii_ones() -> None:
+    from filters.selection_properties import part_of_speech_tags
+
+    assert part_of_speech_tags("It\u2019s \u201cbig\u201d.") == part_of_speech_tags("It's \"big\".")
+
+
+def test_a_suite_without_an_english_side_says_so_and_the_command_draws(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.main import app
+
+    pos_suite(tmp_path / "de.sqlite", ("de", "fr")).close()
+    pos_suite(tmp_path / "en.sqlite", ("de", "en")).close()
+    kept = tmp_path / "kept.json"
+    kept.write_text(json.dumps({"de-en": [1, 2]}), encoding="utf-8")
+    german = CliRunner().invoke(app, ["--db", str(tmp_path / "de.sqlite"), "vat-properties", "--kept", str(kept),
+                                      "--part-of-speech-figure", str(tmp_path / "none.svg"), "--json"])
+    assert german.exit_code == 0, german.output
+    document = json.loads(german.stdout)
+    assert document["part_of_speech"] is None
+    assert "de-fr, with no English side" in document["part_of_speech_note"]
+    assert not (tmp_path / "none.svg").exists()
+    english = CliRunner().invoke(app, ["--db", str(tmp_path / "en.sqlite"), "vat-properties", "--kept", str(kept),
+                                       "--part-of-speech-figure", str(tmp_path / "f7.svg")])
+    assert english.exit_code == 0, english.output
+    assert "NNP" in english.stdout and "<svg" in (tmp_path / "f7.svg").read_text(encoding="utf-8")

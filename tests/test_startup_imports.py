@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 HEAVY = ("matplotlib", "pandas", "scipy", "alembic", "torch", "sacrebleu", "sklearn", "transformers", "bert_score",
-         "openpyxl", "joblib")
+         "openpyxl", "joblib", "textblob", "nltk")
 """Libraries that cost a tenth of a second or more to import and that no command needs merely to start."""
 
 

@@ -1,16 +1,17 @@
-"""Zhan et al. 2021, *Variance-Aware Machine Translation Test Sets* (NeurIPS Datasets), on WMT19 with the VAT
-selection the authors released (``Variance-Aware-MT-Test-Sets/VAT_meta/wmt19/bert-r_filter-std60.json``: BERTS-R
-deviation, 60 % dropped; en-de 799 of 1,997 items, de-en 800 of 2,000).
+"""Zhan et al. 2021, *Variance-Aware Machine Translation Test Sets* (NeurIPS Datasets), on WMT19 with the VAT selection
+the authors released (``Variance-Aware-MT-Test-Sets/VAT_meta/wmt19/bert-r_filter-std60.json``: BERTS-R deviation,
+60 % dropped; en-de 799 of 1,997 items, de-en 800 of 2,000).
 
 Table 3 (Pearson r, T.19, without and with VAT): the kept lines of the test set, its systems and its reference
 imported as a suite of their own, as a user would import ``tsqe filter --export``'s files, and ``tsqe correlate
 --metric bleu --tokenize intl`` (``intl``: the BLEU of the authors' DA paper, whose WMT19 en-de figures are the
-same) and ``--metric bertscore-p,bertscore-r,bertscore-f`` on both. Table 4 (WMT19 row) and Figures 5-6 (WMT19
-de-en and en-de; the paper draws WMT20): ``tsqe vat-properties``. Figures 2-4 (the paper's WMT20 averages):
-``tsqe drop-curve`` on WMT19 de-en (to English) and en-de (from English), averaged over the two. BERTScore is
-tsqe's bundled MiniLM, not the paper's model. Not made: the WMT16-18 and WMT20 columns (not in ../shared);
-Table 2's WMT19 column, an average over 18 directions of which ../shared has 2; COMET and BLEURT (not in tsqe);
-Figure 7 (part of speech: no tagger installed).
+same) and ``--metric bertscore-p,bertscore-r,bertscore-f`` on both. Table 4 (WMT19 row) and Figures 5-6 (WMT19 de-en
+and en-de; the paper draws WMT20): ``tsqe vat-properties``; Figure 7 (part of speech of the English side: de-en's
+references, en-de's sources) ``tsqe vat-properties --part-of-speech``, tagged by textblob's PatternTagger, not the
+paper's NLTK. Figures 2-4 (the paper's WMT20 averages): ``tsqe drop-curve`` on WMT19 de-en (to English) and en-de
+(from English), averaged over the two. BERTScore is tsqe's bundled MiniLM, not the paper's model. Not made: the
+WMT16-18 and WMT20 columns (not in ../shared); Table 2's WMT19 column, an average over 18 directions of which
+../shared has 2; COMET and BLEURT (not in tsqe).
 """
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from bench.paper_tables import Record
 from bench.paper_tables.data import WMT19_DEEN, WMT19_ENDE, Data
 from filters.distributions import Distribution
 from filters.drop_curve import DROPS, DropPoint
+from filters.selection_properties import GroupShare
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -119,7 +121,7 @@ def _properties(data: Data, suite: str, pair: str):  # type: ignore[no-untyped-d
     from filters.selection_properties import selection_properties
 
     return selection_properties(data.database(suite), _positions(data, pair), suite_name=suite,
-                                paraphrase="wmt.p" if suite == WMT19_ENDE else None)
+                                paraphrase="wmt.p" if suite == WMT19_ENDE else None, parts_of_speech=True)
 
 
 def table4(data: Data) -> list[Record]:
@@ -145,6 +147,30 @@ def figure5(data: Data) -> list[Record]:
 def figure6(data: Data) -> list[Record]:
     """Change of each word-frequency group's share of the references' words, in points."""
     return _figure(data, "figure6", "frequency")
+
+
+def _tags(data: Data, label: str) -> list[GroupShare]:
+    pair, suite = PAIRS[label]
+    found = _properties(data, suite, pair).part_of_speech
+    assert found is not None and found.side is not None, f"{suite} has an English side"
+    return found.tags
+
+
+def figure7(data: Data) -> list[Record]:
+    """Change of each part of speech's share of the English side's tokens, in points, every tag the tagger gave
+    (the paper draws WMT20's and prints no numbers)."""
+    return [Record(PAPER, "figure7", group.group, label, round(group.change, 2), None)
+            for label in PAIRS for group in _tags(data, label)]
+
+
+def draw_figure7(data: Data, folder: Path) -> Path:
+    from filters.selection_properties import part_of_speech_figure
+    from suite.figures import save_figure
+
+    drawn = part_of_speech_figure({"De-En (references)": _tags(data, "De-En"), "En-De (sources)": _tags(data, "En-De")},
+                                  title="WMT19, released selection: change of each English part of speech's share "
+                                        "(PatternTagger)")
+    return save_figure(drawn, folder / "zhan2021vat-figure7.png")
 
 
 @cache
@@ -340,8 +366,9 @@ def draw_figure4(data: Data, folder: Path) -> Path:
 
 TABLES: dict[str, Callable[[Data], list[Record]]] = {"table3": table3, "table4": table4, "figure2": figure2,
                                                      "figure3": figure3, "figure4": figure4, "figure5": figure5,
-                                                     "figure6": figure6, "figure8": figure8}
+                                                     "figure6": figure6, "figure7": figure7, "figure8": figure8}
 FIGURES: dict[str, Callable[[Data, Path], Path]] = {"figure2": draw_figure2, "figure3": draw_figure3,
-                                                    "figure4": draw_figure4, "figure8": draw_figure8}
+                                                    "figure4": draw_figure4, "figure7": draw_figure7,
+                                                    "figure8": draw_figure8}
 EMBEDDING_TABLES = ("figure2", "figure3", "figure8")
 """Filtered by BERTScore or made of it alone: skipped by ``bench/papers.py --no-embeddings``."""
