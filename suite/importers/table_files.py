@@ -316,6 +316,13 @@ def _defused_errors() -> tuple[type[BaseException], ...]:
 
 
 def _first_line(error: BaseException) -> str:
+    """The reason at the bottom of ``error``: openpyxl wraps a parser's error in "Unable to read workbook", which
+    names no cause, and defusedxml's refusal of an entity reads as its class's repr."""
+    while (cause := error.__cause__ or error.__context__) is not None:
+        error = cause
+    name = getattr(error, "name", None)
+    if isinstance(error, _defused_errors()) and name is not None:
+        return f"it declares the XML entity &{name};, and a workbook's XML is read without entities"
     return (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
 
 
