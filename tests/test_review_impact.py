@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database, open_database
+from store.domain import Label
 from suite.engine.label_counts import LabelCounts
 from suite.importers import import_outputs
 from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
@@ -45,16 +46,17 @@ def test_the_queue_by_impact(suite: Database) -> None:
     running = output_id(suite, "She is running.")
     walk = [output_id(suite, text) for text in ("I shall walk.", "i shall walk", "I Shall Walk.")]
     wants = output_id(suite, "He wants to go.")
-    unknown = OutputFilter(label="unknown")
+    unknown = OutputFilter(label=Label.UNKNOWN)
     assert output_ids(suite, unknown, sort="impact") == [running, *walk, wants]
     assert [r.output_id for r in browse_outputs(suite, unknown, sort="impact", limit=2, offset=1).rows] == walk[:2]
-    assert output_ids(suite, OutputFilter(label="unknown", grouped=True), sort="impact") == [running, walk[0], wants]
+    queue = output_ids(suite, OutputFilter(label=Label.UNKNOWN, grouped=True), sort="impact")
+    assert queue == [running, walk[0], wants]
     everything = output_ids(suite, OutputFilter(), sort="impact")
     assert everything[:5] == [running, *walk, wants] and len(everything) == 25
     rows = output_rows(suite, [running, walk[0], output_id(suite, "I went.")])
     added = pairs_added(suite, [(r.output_id, r.item_id, r.effective_label) for r in rows])
     assert added == {running: PairsAdded(0, 3), walk[0]: PairsAdded(1, 3)}
-    review_output(suite, running, "fail", "ada")
+    review_output(suite, running, Label.FAIL, "ada")
     assert output_ids(suite, unknown, sort="impact") == [*walk, wants]
 
 
@@ -86,7 +88,7 @@ def test_degenerate_outputs_are_never_impact_whatever_their_item_s_counts(suite:
     import_outputs(suite, placeholders, label=True)
     hashes = [output_id(suite, "####", "f1"), output_id(suite, "####", "f4")]  # in suite order
     running = output_id(suite, "She is running.")
-    unknown = OutputFilter(label="unknown")
+    unknown = OutputFilter(label=Label.UNKNOWN)
     before = output_ids(suite, unknown, sort="impact")
     assert before[:2] == [running, hashes[1]]  # f4 has passing outputs only: its #### ranks among the first
     set_output_policy(suite, OutputPolicy(placeholders=("####",)), author="lead")  # still unknown, now degenerate
