@@ -281,7 +281,8 @@ _OUTPUTS_OF_KEPT_ITEM = (select(Output.id, Output.text, AutoLabel.output_id)
 _ALIKE_IN_ITEM = select(Output.id, alike()).where(Output.item_id == _ITEM)
 """What each output of one item is alike by, to count a stale item's groups: a query of its own, which reads the
 index on (item, group key) alone; reading the key beside the text read the table row of every output instead of
-the index on (item, text), and doubled the workers' CPU time in ``bench/label.py``."""
+the index on (item, text): the workers' CPU in ``bench/label.py`` went from about 2.2 s to 4.2 s a run (one run,
+load 11)."""
 
 
 def _label_chunk(connection: Connection, plan: _Plan, chunk: _Chunk, timed: bool,
