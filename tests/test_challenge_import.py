@@ -20,6 +20,7 @@ from qe.aces_score import ACES_WEIGHTS
 from qe.evaluation import AccuracyOptions, accuracy, read_inputs
 from qe.pairs import build_pairs
 from store import Database
+from store.domain import Label, Polarity
 from store.models import AutoLabel, ConstructedLabel, Item, ManualLabel, Output, Reference, Suite, System
 from suite.editing.api import add_rule
 from suite.editing.items import remove_item, restore_removed_item
@@ -97,16 +98,17 @@ def test_a_rule_or_a_relabel_never_overrides_the_construction_but_a_reviewer_doe
     with db.session() as session:
         n1 = session.scalar(select(Item.id).where(Item.external_id == "n1"))
         bad = session.scalar(select(Output.id).where(Output.item_id == n1, Output.text == "He came."))
-    add_rule(db, n1, polarity="positive", pattern="came", author="ann")  # matches the bad translation
+    assert n1 is not None and bad is not None
+    add_rule(db, n1, polarity=Polarity.POSITIVE, pattern="came", author="ann")  # matches the bad translation
     relabel(db)
     assert labels_by_system(db, "set")[("n1", "bad")][0] == "fail"
     # the detail panel, the editor's preview and its scope say the same as labelling does
     assert explain(db, bad).decision.reason == "bad translation by construction (challenge set)"
-    draft = Draft((DraftRule(RuleSpec("negative", "didn't")),))
+    draft = Draft((DraftRule(RuleSpec(Polarity.NEGATIVE, "didn't")),))
     assert preview_item(db, n1, draft).flips == {}
-    scope = preview_scope(db, n1, (DraftRule(RuleSpec("negative", ".")),), "suite")
+    scope = preview_scope(db, n1, (DraftRule(RuleSpec(Polarity.NEGATIVE, ".")),), "suite")
     assert scope.flips == {"unknown->fail": 1}  # p1 only
-    review_output(db, bad, "pass", reviewer="ann", expected_version=0)
+    review_output(db, bad, Label.PASS, reviewer="ann", expected_version=0)
     assert label_counts(db)["pass"] == 5
     assert build_pairs(db).frame()["item_id"].tolist() == ["n2", "t1", "p2"]
 
@@ -116,6 +118,7 @@ def test_removing_and_restoring_an_item_keeps_its_construction_and_languages(db:
     before = labels_by_system(db, "set")
     with db.session() as session:
         t1 = session.scalar(select(Item.id).where(Item.external_id == "t1"))
+    assert t1 is not None
     remove_item(db, t1, author="ann")
     assert ("t1", "good") not in labels_by_system(db, "set")
     restore_removed_item(db, "t1", author="ann")

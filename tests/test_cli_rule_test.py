@@ -11,6 +11,7 @@ from typer.testing import CliRunner, Result
 
 from cli.main import app
 from store import open_database
+from store.domain import Polarity
 from store.models import Rule
 from suite.editing.api import find_item
 from suite.engine.preview import (
@@ -52,8 +53,8 @@ def test_json_shows_the_items_outputs_with_the_rule_added(demo_db: Path) -> None
     try:
         item_id = find_item(db, "amb-01")
         stored = draft_of(db, item_id)
-        expected = preview_item(db, item_id, Draft((*stored.rules, DraftRule(RuleSpec("negative", r"\bthe\b", True))),
-                                                   stored.known))
+        added = DraftRule(RuleSpec(Polarity.NEGATIVE, r"\bthe\b", True))
+        expected = preview_item(db, item_id, Draft((*stored.rules, added), stored.known))
     finally:
         db.close()
     assert shown["flips"] == expected.flips == {"pass->conflict": 2}
@@ -73,7 +74,8 @@ def test_a_wider_scope_lists_the_items_that_would_flip(demo_db: Path) -> None:
     shown = json.loads(result.stdout)
     db = open_database(demo_db)
     try:
-        expected = preview_scope(db, find_item(db, "amb-01"), [DraftRule(RuleSpec("negative", "the"))], "phenomenon")
+        expected = preview_scope(db, find_item(db, "amb-01"), [DraftRule(RuleSpec(Polarity.NEGATIVE, "the"))],
+                                 "phenomenon")
     finally:
         db.close()
     assert shown["items"] == [{"item_id": i.external_id, "flips": i.flips} for i in expected.items]

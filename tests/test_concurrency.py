@@ -20,6 +20,7 @@ from sqlalchemy import func, select
 from test_label_counts import assert_consistent
 
 from store import Database, open_database
+from store.domain import Label
 from store.models import AutoLabel, HistoryEntry, LabelFingerprint, ManualLabel, Output, Rule, System
 from suite.demo import create_demo
 from suite.editing.api import change_rule
@@ -139,7 +140,7 @@ def racing() -> ProcessPoolExecutor:
                                initargs=(context.Barrier(2),))
 
 
-def deciding(url: str, output_id: int, label: str, reviewer: str, seen: int) -> tuple[str, str]:
+def deciding(url: str, output_id: int, label: Label, reviewer: str, seen: int) -> tuple[str, str]:
     """Review one output as ``reviewer``, who saw its manual label at version ``seen``: ("won", "") or
     ("refused", the conflict message)."""
     database = open_database(url)
@@ -190,10 +191,10 @@ def test_two_reviewers_deciding_one_output_at_once_never_overwrite_each_other(an
         for round_, output_id in enumerate(outputs):
             seen = 0
             if round_ % 2:  # every other round the output has been reviewed once already
-                seen = review_output(any_db, output_id, "unknown", "Cleo").version
+                seen = review_output(any_db, output_id, Label.UNKNOWN, "Cleo").version
             outcomes = [future.result(timeout=120) for future in
                         [pool.submit(deciding, url, output_id, label, person, seen)
-                         for label, person in zip(("pass", "fail"), people)]]
+                         for label, person in zip((Label.PASS, Label.FAIL), people)]]
             winner, message = one_winner(outcomes, people)
             label = "pass" if winner == "Ann" else "fail"
             named = rf"output {output_id} of item '[^']+' \('.+'\): "  # a decision may cover several outputs

@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from test_label_counts import assert_consistent
 
 from store import Database, open_database
+from store.domain import Label
 from store.models import AutoLabel, LabelFingerprint, ManualLabel, Output
 from suite.demo import create_demo
 from suite.engine import labelling, watched_pool
@@ -81,7 +82,7 @@ def relabel_with_a_review_meanwhile(db: Database, output_id: int, cancel_when_sa
     thread.start()
     assert labelling_started.wait(60)
     began = time.monotonic()
-    review_output(db, output_id, "fail", "reviewer", "saved during a relabel")
+    review_output(db, output_id, Label.FAIL, "reviewer", "saved during a relabel")
     saved = time.monotonic()
     if cancel_when_saved:
         task.cancel()
@@ -105,6 +106,7 @@ def test_a_review_saved_during_a_relabel_is_stored_between_its_chunks(db: Databa
     with db.session() as session:  # an output that passes and has not been reviewed
         output_id = session.scalar(select(AutoLabel.output_id).where(
             AutoLabel.label == "pass", AutoLabel.output_id.not_in(select(ManualLabel.output_id))))
+    assert output_id is not None
     before = label_counts(db)
     _, saved, relabelled = relabel_with_a_review_meanwhile(db, output_id)
     assert saved < relabelled  # the save waited for a chunk, not for the run
@@ -152,6 +154,7 @@ def test_a_review_saved_during_a_relabel_of_the_dfki_suite_is_stored(db: Databas
     import_outputs(db, shared_data / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv")
     with db.session() as session:
         output_id = session.scalar(select(Output.id).order_by(Output.id))
+    assert output_id is not None
     relabel_with_a_review_meanwhile(db, output_id)
     with db.session() as session:
         assert session.get(ManualLabel, output_id).label == "fail"  # type: ignore[union-attr]
@@ -168,11 +171,12 @@ def test_a_write_that_waits_too_long_is_a_user_error_and_changes_nothing(tmp_pat
         with db.session() as session:
             output_id = session.scalar(select(Output.id).order_by(Output.id))
             reviews = session.scalar(select(text("count(*)")).select_from(ManualLabel))
+        assert output_id is not None
         other = sqlite3.connect(path, isolation_level=None)
         other.execute("BEGIN IMMEDIATE")  # another process holds the write lock
         try:
             with pytest.raises(TsqeError, match="locked by another writer"):
-                review_output(db, output_id, "fail", "reviewer")
+                review_output(db, output_id, Label.FAIL, "reviewer")
         finally:
             other.execute("ROLLBACK")
             other.close()

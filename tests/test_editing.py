@@ -12,6 +12,7 @@ from sqlalchemy import func, select
 from table_dump import dump
 
 from store import Database, open_database
+from store.domain import Label, Polarity
 from store.models import (
     Category,
     HistoryEntry,
@@ -94,7 +95,7 @@ def test_rule_edits_relabel_at_once_keep_reviews_and_write_history(demo: Databas
                                                                       ("negative", r"\bbank\b")]
     assert before.version == 1 and all(r.version == 1 for r in before.rules)
 
-    added = add_rule(demo, item, "negative", r"\bfresh\b", author="ada")
+    added = add_rule(demo, item, Polarity.NEGATIVE, r"\bfresh\b", author="ada")
     assert added.item_id == item and added.external_id == BANK and added.version == 1
     outputs = outputs_by_text(demo, item)
     smt = outputs["The bank at the river shore was fresh painted."]
@@ -110,6 +111,7 @@ def test_rule_edits_relabel_at_once_keep_reviews_and_write_history(demo: Databas
     reviewed = outputs["The bench on the river bank was freshly painted."]
     assert reviewed.manual_label == "pass" and reviewed.reviewer == "jonas.w" and reviewed.effective_label == "pass"
 
+    assert added.entity_id is not None
     removed = remove_rule(demo, added.entity_id, author="bob")
     assert removed.version is None and removed.entity_id == added.entity_id
     case = change_rule(demo, before.rules[1].id, ignore_case=True, author="bob")
@@ -131,11 +133,12 @@ def test_rule_edits_relabel_at_once_keep_reviews_and_write_history(demo: Databas
 
 def test_rule_positions_and_reordering(demo: Database) -> None:
     item = find_item(demo, BANK)
-    first = add_rule(demo, item, "positive", r"\bseat\b", position=0, author="ada").entity_id
-    last = add_rule(demo, item, "positive", r"\bpew\b", author="ada").entity_id
+    first = add_rule(demo, item, Polarity.POSITIVE, r"\bseat\b", position=0, author="ada").entity_id
+    last = add_rule(demo, item, Polarity.POSITIVE, r"\bpew\b", author="ada").entity_id
     rules = item_detail(demo, item).rules
     assert [(r.spec.pattern, r.position) for r in rules] == [
         (r"\bseat\b", 0), (r"\bbench\b", 1), (r"\bpew\b", 2), (r"\bbank\b", 0)]
+    assert last is not None and first is not None
     new_order = [rules[1].id, rules[3].id, last, first]
     reordered = reorder_rules(demo, item, new_order, author="ada")
     assert [r.id for r in item_detail(demo, item).rules] == new_order
@@ -158,7 +161,7 @@ def test_invalid_pattern_is_refused_and_nothing_changes(demo: Database, pattern:
     rule_id = item_detail(demo, item).rules[0].id
     before = dump(demo)
     with pytest.raises(PatternError) as refused:
-        add_rule(demo, item, "positive", pattern, author="ada")
+        add_rule(demo, item, Polarity.POSITIVE, pattern, author="ada")
     assert (refused.value.position, refused.value.reason) == (position, reason)
     if position is not None:
         assert str(refused.value) == f"pattern does not compile at position {position}: {reason}"
@@ -173,6 +176,7 @@ def test_known_translations_and_references(demo: Database) -> None:
     unknown = [o for o in detail.outputs if o.auto_label == "unknown"]
     target = unknown[0] if unknown else detail.outputs[0]
     known = add_known(demo, item, "bad", target.text, author="ada")
+    assert known.entity_id is not None
     assert known.version == 1
     assert outputs_by_text(demo, item)[target.text].auto_label in ("fail", target.auto_label)
     changed = change_known(demo, known.entity_id, kind="good", author="ada", expected_version=1)
@@ -185,6 +189,7 @@ def test_known_translations_and_references(demo: Database) -> None:
     assert outputs_by_text(demo, item)[target.text].auto_label == target.auto_label
 
     reference = add_reference(demo, item, "A paraphrase.", kind="paraphrase", author="ada")
+    assert reference.entity_id is not None
     assert change_reference(demo, reference.entity_id, text="Another paraphrase.", author="ada").version == 2
     assert item_detail(demo, item).references[-1].text == "Another paraphrase."
     remove_reference(demo, reference.entity_id, author="ada")
@@ -206,7 +211,7 @@ def test_a_decision_as_known_labels_equal_outputs(tmp_path: Path) -> None:
                 break
     assert unknown_item is not None, "the demo has unknown outputs"
     seen = SeenOutput(output.output_id, output.manual_version)  # knowingly, if a demo reviewer decided it
-    [known] = decide(db, [OutputDecision(seen, "pass")], "ada", as_known=True).known_added
+    [known] = decide(db, [OutputDecision(seen, Label.PASS)], "ada", as_known=True).known_added
     assert outputs_by_text(db, unknown_item)[output.text].auto_label == "pass"
     remove_known(db, known.known_id, author="ada")
     assert outputs_by_text(db, unknown_item)[output.text].auto_label == "unknown"
@@ -228,6 +233,7 @@ def test_stale_saves_are_refused_across_databases(demo: Database) -> None:
         assert dump(demo) == before
 
         known = add_known(demo, item, "good", "The bench was painted.", author="ada")
+        assert known.entity_id is not None
         remove_known(other, known.entity_id, author="bob", expected_version=1)
         with pytest.raises(EditConflict, match="changed by bob .*: now removed"):
             change_known(demo, known.entity_id, text="The bench got painted.", author="ada", expected_version=1)
@@ -235,18 +241,18 @@ def test_stale_saves_are_refused_across_databases(demo: Database) -> None:
         # a reviewer who saw "not reviewed" (version 0) loses to one who reviewed it meanwhile
         output = next(o for o in item_detail(demo, item).outputs if o.manual_label is None)
         assert output.manual_version == 0
-        assert review_output(other, output.output_id, "fail", "bob", expected_version=0).version == 1
+        assert review_output(other, output.output_id, Label.FAIL, "bob", expected_version=0).version == 1
         with pytest.raises(EditConflict, match="changed by bob at .*: now fail by bob"):
-            review_output(demo, output.output_id, "pass", "ada", expected_version=0)
+            review_output(demo, output.output_id, Label.PASS, "ada", expected_version=0)
         with pytest.raises(EditConflict):
             review_output(demo, output.output_id, None, "ada", expected_version=0)
         assert review_output(other, output.output_id, None, "bob", expected_version=1).before is not None
         with pytest.raises(EditConflict, match="now not reviewed"):
-            review_output(demo, output.output_id, "pass", "ada", expected_version=1)
+            review_output(demo, output.output_id, Label.PASS, "ada", expected_version=1)
         # set again after a clear: a new version, so whoever saw the cleared label's version 1 is still refused
-        assert review_output(other, output.output_id, "pass", "bob", expected_version=0).version == 2
+        assert review_output(other, output.output_id, Label.PASS, "bob", expected_version=0).version == 2
         with pytest.raises(EditConflict):
-            review_output(demo, output.output_id, "fail", "ada", expected_version=1)
+            review_output(demo, output.output_id, Label.FAIL, "ada", expected_version=1)
         assert manual_labels(demo)[output.output_id] == ("pass", "bob")
         actions = [(h.entity, h.action, h.version) for h in item_history(demo, BANK)
                    if h.entity == "manual_label" and h.entity_id == output.output_id]
@@ -273,9 +279,10 @@ def test_a_save_that_loses_the_race_is_refused(demo: Database) -> None:
 def test_a_reused_id_does_not_take_the_removed_rows_version(demo: Database) -> None:
     """SQLite hands a removed row's id out again; an editor still holding the removed rule must be refused."""
     item = find_item(demo, BANK)
-    first = add_rule(demo, item, "positive", r"\bseat\b", author="ada")
+    first = add_rule(demo, item, Polarity.POSITIVE, r"\bseat\b", author="ada")
+    assert first.entity_id is not None
     remove_rule(demo, first.entity_id, author="ada")
-    second = add_rule(demo, item, "positive", r"\bpew\b", author="bob")
+    second = add_rule(demo, item, Polarity.POSITIVE, r"\bpew\b", author="bob")
     if second.entity_id == first.entity_id:
         assert second.version == 3  # past the add and the removal of the first
     with pytest.raises(EditConflict):
@@ -320,9 +327,11 @@ def test_remove_then_restore_gives_back_everything(demo: Database) -> None:
         session.add_all(QEScore(qe_system_id=qe.id, output_id=output_id, score=0.5 + output_id / 1000)
                         for output_id in session.scalars(select(Output.id).where(Output.item_id == item)))
     add_known(demo, item, "good", "The bench had been painted.", author="ada")
-    review_output(demo, item_detail(demo, item).outputs[0].output_id, "fail", "ada", "too literal")
+    review_output(demo, item_detail(demo, item).outputs[0].output_id, Label.FAIL, "ada", "too literal")
     with demo.transaction() as session:  # a reference in a named set comes back in it
-        add_reference_set(session, session.scalar(select(Item.suite_id).where(Item.id == item)), "ar", "standard",
+        suite_id = session.scalar(select(Item.suite_id).where(Item.id == item))
+        assert suite_id is not None
+        add_reference_set(session, suite_id, "ar", "standard",
                           {item: ["The bench by the river had been freshly painted."]})
     before = item_detail(demo, item)
     sets_before = _reference_sets(demo, item)
@@ -414,7 +423,7 @@ def _items(db: Database) -> list[tuple[str, str]]:
 def test_every_write_needs_an_author_and_unknown_rows_are_named(demo: Database) -> None:
     item = find_item(demo, BANK)
     with pytest.raises(TsqeError, match="author"):
-        add_rule(demo, item, "positive", "x", author=" ")
+        add_rule(demo, item, Polarity.POSITIVE, "x", author=" ")
     with pytest.raises(TsqeError, match="no rule with id 99999"):
         change_rule(demo, 99_999, pattern="x", author="ada")
     with pytest.raises(TsqeError, match="no known translation with id 99999"):
@@ -438,7 +447,7 @@ def test_an_edit_on_the_real_dfki_suite_labels_as_a_full_relabelling_would(tmp_p
     passing = [o for o in before.outputs if o.auto_label == "pass"]
     assert passing, "the busiest DFKI item has passing outputs"
     word = max(passing[0].text.split(), key=len).strip(".,;:!?\"'")
-    result = add_rule(db, item, "negative", rf"\b{regex.escape(word)}\b", author="test")
+    result = add_rule(db, item, Polarity.NEGATIVE, rf"\b{regex.escape(word)}\b", author="test")
     after = {o.output_id: o.auto_label for o in item_detail(db, item).outputs}
     assert after[passing[0].output_id] == "conflict" and result.flipped >= 1
     assert sum(result.labels.values()) == len(before.outputs)

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database, open_database
+from store.domain import Label, Polarity
 from suite.demo import create_demo
 from suite.editing.api import (
     add_known,
@@ -57,9 +58,9 @@ def test_a_rule_change_reads_as_the_fields_it_changed(demo: Database) -> None:
 
 def test_a_manual_label_added_commented_changed_and_removed(demo: Database) -> None:
     output_id = _flowers_output(demo)
-    review_output(demo, output_id, "fail", "Ada")
-    review_output(demo, output_id, "fail", "Ada", "bunch of flowers is fine")
-    review_output(demo, output_id, "pass", "Ada", "bunch of flowers is fine")
+    review_output(demo, output_id, Label.FAIL, "Ada")
+    review_output(demo, output_id, Label.FAIL, "Ada", "bunch of flowers is fine")
+    review_output(demo, output_id, Label.PASS, "Ada", "bunch of flowers is fine")
     review_output(demo, output_id, None, "Ada")
     removed, changed, commented, added = item_history(demo, FLOWERS)[:4]
     assert [r.action for r in (removed, changed, commented, added)] == ["remove", "change", "change", "add"]
@@ -75,7 +76,7 @@ def test_a_manual_label_added_commented_changed_and_removed(demo: Database) -> N
 def test_every_other_kind_of_edit_reads_as_words(demo: Database) -> None:
     """Rules, known translations, the item's comment and place, and the demo's own imported reviews."""
     item_id = find_item(demo, FLOWERS)
-    rule = add_rule(demo, item_id, "negative", r"\bvase\b", author="Ada")
+    rule = add_rule(demo, item_id, Polarity.NEGATIVE, r"\bvase\b", author="Ada")
     assert rule.entity_id is not None
     remove_rule(demo, rule.entity_id, author="Ada")
     known = add_known(demo, item_id, "good", "She put the flowers in a vase.", author="Ada")
@@ -102,8 +103,8 @@ def test_every_other_kind_of_edit_reads_as_words(demo: Database) -> None:
 
 def test_tsqe_history_prints_the_same_text(demo: Database, tmp_path: Path) -> None:
     output_id = _flowers_output(demo)
-    review_output(demo, output_id, "fail", "Ada")
-    review_output(demo, output_id, "fail", "Ada", "bunch of flowers is fine")
+    review_output(demo, output_id, Label.FAIL, "Ada")
+    review_output(demo, output_id, Label.FAIL, "Ada", "bunch of flowers is fine")
     demo.close()
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "demo.sqlite"), "history", FLOWERS])
     assert result.exit_code == 0, result.output

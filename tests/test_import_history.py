@@ -13,6 +13,7 @@ from sqlalchemy import Connection, select, text
 from table_dump import dump
 
 from store import Database
+from store.domain import Label
 from store.models import Item, Rule
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing import items
@@ -196,7 +197,7 @@ def test_a_replaced_output_is_in_the_history_and_refuses_its_reviewer(demo: Data
     before = dump(demo)
     with pytest.raises(EditConflict, match=rf"^output {smt.output_id}: {CHANGED}removed$"):
         review_outputs(demo, [SeenOutput(reviewed.output_id, reviewed.manual_version),
-                                 SeenOutput(smt.output_id, 0)], "pass", "ada")
+                                 SeenOutput(smt.output_id, 0)], Label.PASS, "ada")
     assert dump(demo) == before
     # the reviewed one is kept with its label, no longer produced by Online-X
     kept = {o.output_id: o for o in item_detail(demo, bank.id).outputs}[reviewed.output_id]

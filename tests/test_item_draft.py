@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from store import Database, open_database
+from store.domain import Polarity
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing.api import ItemDetail, KnownInfo, ReferenceInfo, StoredRule, find_item, item_detail
 from suite.editing.item_draft import EditorDraft, new_entry, new_rule
@@ -30,9 +31,9 @@ def _detail(**changes: object) -> ItemDetail:
     detail = ItemDetail(
         id=7, external_id="amb-01", suite="demo", category="Ambiguity", phenomenon="Lexical ambiguity",
         source="Die Bank am Flussufer war frisch gestrichen.", comment=None, version=3,
-        rules=[StoredRule(11, RuleSpec("positive", r"\bbench\b", False), True, None, 0, 1),
-               StoredRule(12, RuleSpec("positive", r"\bseat\b", False), True, None, 1, 1),
-               StoredRule(13, RuleSpec("negative", r"\bbank\b", False), True, None, 0, 2)],
+        rules=[StoredRule(11, RuleSpec(Polarity.POSITIVE, r"\bbench\b", False), True, None, 0, 1),
+               StoredRule(12, RuleSpec(Polarity.POSITIVE, r"\bseat\b", False), True, None, 1, 1),
+               StoredRule(13, RuleSpec(Polarity.NEGATIVE, r"\bbank\b", False), True, None, 0, 2)],
         known=[KnownInfo(21, "bad", "The bank was painted.", 1)],
         references=[ReferenceInfo(31, "standard", "The bench on the riverbank had been freshly painted.", 1)],
         outputs=[])
@@ -51,14 +52,14 @@ def test_a_save_applies_item_fields_then_removals_changes_additions_and_the_orde
     positives = draft.rules["positive"]
     removed = positives.pop(0)
     positives[0] = replace(positives[0], spec=replace(positives[0].spec, pattern=r"\b(seat|bench)\b"))
-    added = new_rule("positive")
+    added = new_rule(Polarity.POSITIVE)
     positives.insert(0, replace(added, spec=replace(added.spec, pattern=r"\bpew\b")))
     draft.known[0] = replace(draft.known[0], kind="good")
     draft.references.append(replace(new_entry("paraphrase"), text="Someone had just painted the bench."))
     edits = draft.edits()
     assert [type(edit) for edit in edits] == [ChangeItem, RemoveRule, ChangeRule, AddRule, ReorderRules, ChangeEntry,
                                               AddEntry]
-    assert edits[1] == RemoveRule(7, removed.key, RuleSpec("positive", r"\bbench\b", False), 0)
+    assert edits[1] == RemoveRule(7, removed.key, RuleSpec(Polarity.POSITIVE, r"\bbench\b", False), 0)
     reorder = edits[4]
     assert isinstance(reorder, ReorderRules)
     assert reorder.rule_ids == (added.key, 12, 13) and reorder.before_ids == (12, 13, added.key)
@@ -68,7 +69,7 @@ def test_a_save_applies_item_fields_then_removals_changes_additions_and_the_orde
 
 def test_only_the_order_within_a_polarity_is_saved() -> None:
     draft = EditorDraft.of(_detail())
-    draft.rules["negative"].append(new_rule("negative", r"\bshore\b"))
+    draft.rules[Polarity.NEGATIVE].append(new_rule(Polarity.NEGATIVE, r"\bshore\b"))
     assert not any(isinstance(edit, ReorderRules) for edit in draft.edits())
 
 
@@ -93,9 +94,9 @@ def test_a_rebased_draft_keeps_both_sides_changes() -> None:
     mine.known.append(replace(new_entry("good"), text="The bench was painted."))
     # meanwhile a colleague changed the comment and the second positive rule, and added a reference
     theirs = _detail(comment="see the river", version=4,
-                     rules=[StoredRule(11, RuleSpec("positive", r"\bbench\b", False), True, None, 0, 1),
-                            StoredRule(12, RuleSpec("positive", r"\b(seat|pew)\b", False), True, None, 1, 2),
-                            StoredRule(13, RuleSpec("negative", r"\bbank\b", False), True, None, 0, 2)],
+                     rules=[StoredRule(11, RuleSpec(Polarity.POSITIVE, r"\bbench\b", False), True, None, 0, 1),
+                            StoredRule(12, RuleSpec(Polarity.POSITIVE, r"\b(seat|pew)\b", False), True, None, 1, 2),
+                            StoredRule(13, RuleSpec(Polarity.NEGATIVE, r"\bbank\b", False), True, None, 0, 2)],
                      references=[*_detail().references, ReferenceInfo(32, "paraphrase", "Freshly painted.", 1)])
     rebased = mine.rebased(theirs)
     assert rebased.comment == "see the river"
@@ -135,7 +136,7 @@ def test_a_whole_draft_saved_on_the_demo_and_undone_leaves_the_item_as_it_was(db
     draft.phenomenon = "Bank"
     positives = draft.rules["positive"]
     positives[0] = replace(positives[0], spec=replace(positives[0].spec, pattern=r"\bbenches?\b", ignore_case=True))
-    positives.insert(0, new_rule("positive", r"\bpew\b"))
+    positives.insert(0, new_rule(Polarity.POSITIVE, r"\bpew\b"))
     del draft.rules["negative"][0]
     draft.known.append(replace(new_entry("good"), text="The bench was painted."))
     draft.references.append(replace(new_entry("paraphrase"), text="Someone had just painted the bench."))
@@ -155,8 +156,8 @@ def test_each_rule_counts_the_demo_outputs_it_matches(db: Database) -> None:
     create_demo(db)
     item_id = find_item(db, "amb-01", DEMO_SUITE)
     draft = EditorDraft.of(item_detail(db, item_id))
-    draft.rules["positive"].append(new_rule("positive", "painted"))
-    draft.rules["negative"].append(new_rule("negative", "nothing says this"))
+    draft.rules[Polarity.POSITIVE].append(new_rule(Polarity.POSITIVE, "painted"))
+    draft.rules[Polarity.NEGATIVE].append(new_rule(Polarity.NEGATIVE, "nothing says this"))
     matches = draft.matches(preview_item(db, item_id, draft.preview_draft()))
     assert matches["positive"][len(draft.rules["positive"]) - 1] == 4  # every output of amb-01 says "painted"
     assert matches["negative"][len(draft.rules["negative"]) - 1] == 0
@@ -175,7 +176,7 @@ def test_a_draft_kept_on_disk_comes_back_whole_and_only_from_a_session_that_ende
     db = open_database(tmp_path / "t.sqlite")
     create_demo(db)
     draft = EditorDraft.of(item_detail(db, find_item(db, "amb-01")))
-    draft.rules["negative"].append(new_rule("negative", r"\bbanks?\b"))
+    draft.rules[Polarity.NEGATIVE].append(new_rule(Polarity.NEGATIVE, r"\bbanks?\b"))
     draft.comment = "check the river sense"
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True, check=True)
@@ -188,7 +189,7 @@ def test_a_draft_kept_on_disk_comes_back_whole_and_only_from_a_session_that_ende
     assert found is not None
     [back] = found.drafts
     assert back.edits() == draft.edits() and back.comment == "check the river sense"
-    assert new_rule("positive").key < min(row.key for row in back.all_rules())  # no stand-in id reused
+    assert new_rule(Polarity.POSITIVE).key < min(row.key for row in back.all_rules())  # no stand-in id reused
     write_drafts(path, db.url, [])
     assert not path.exists()
     db.close()

@@ -26,6 +26,7 @@ from reviewing import review_output
 from sqlalchemy import Connection, select, text, update
 
 from store import Database, open_database
+from store.domain import Label
 from store.models import (
     AutoLabel,
     Item,
@@ -227,7 +228,7 @@ class Writes:
 
     def review(self) -> None:
         output_id = self.rng.choice(self._outputs())
-        review_output(self.db, output_id, self.rng.choice(["pass", "fail", "unknown"]), "tester",
+        review_output(self.db, output_id, self.rng.choice([Label.PASS, Label.FAIL, Label.UNKNOWN]), "tester",
                          expected_version=seen_version(self.db, output_id))
 
     def clear_review(self) -> None:
@@ -352,7 +353,7 @@ def test_dfki_de_en_counts_after_import_labelling_and_a_rule_edit(tmp_path: Path
         output_id = session.scalar(select(Output.id).order_by(Output.id.desc()).limit(1))
     assert rule_id is not None and output_id is not None
     change_rule(db, rule_id, pattern=r"\bthe\b", author="tester")
-    review_output(db, output_id, "fail", "tester")
+    review_output(db, output_id, Label.FAIL, "tester")
     assert_consistent(db, "edit and review", "de-en")
     db.close()
 
@@ -433,7 +434,7 @@ def test_a_review_and_a_relabel_of_its_item_at_once_both_count(any_db: Database,
 
     monkeypatch.setattr(review_module, "count_reviews", held_open)
     with ThreadPoolExecutor(2) as pool:
-        decided = pool.submit(review_output, any_db, output_id, "fail", "tester")
+        decided = pool.submit(review_output, any_db, output_id, Label.FAIL, "tester")
         assert counted.wait(60)
         relabelled = pool.submit(relabel, any_db, DEMO_SUITE)
         time.sleep(1.0)  # long enough for the relabel to write the item, were it not held up

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database, open_database
+from store.domain import Label
 from store.models import (
     AutoLabel,
     Item,
@@ -164,6 +165,7 @@ def test_new_output_is_labelled(db: Database) -> None:
         item_id = session.scalar(select(Item.id).where(Item.external_id == "court"))
         assert item_id is not None
         new_id = session.scalar(insert(Output).values(item_id=item_id, text="The court said no.").returning(Output.id))
+        assert new_id is not None
     mark(db)
     before = stamps(db), auto(db)
     relabel(db)
@@ -180,8 +182,8 @@ def test_manual_labels_survive_and_win(db: Database) -> None:
     relabel(db)
     dog = ids["Her dog visited her."]
     man = ids["Her man visited her."]
-    review_output(db, dog, "pass", "Ada", "a pet is fine here")
-    review_output(db, man, "unknown", "Ada")
+    review_output(db, dog, Label.PASS, "Ada", "a pet is fine here")
+    review_output(db, man, Label.UNKNOWN, "Ada")
     with db.transaction() as session:  # force the husband item to be relabelled
         session.execute(update(Rule).where(Rule.pattern == r"\bm[ae]n\b").values(ignore_case=True))
     counts = relabel(db)
@@ -199,11 +201,11 @@ def test_manual_labels_survive_and_win(db: Database) -> None:
 def test_manual_label_validation(db: Database) -> None:
     ids = build(db)
     with pytest.raises(TsqeError, match="one of pass, fail, unknown"):
-        review_output(db, ids["Her dog visited her."], "conflict", "Ada")
+        review_output(db, ids["Her dog visited her."], Label.CONFLICT, "Ada")
     with pytest.raises(TsqeError, match="reviewer"):
-        review_output(db, ids["Her dog visited her."], "pass", " ")
+        review_output(db, ids["Her dog visited her."], Label.PASS, " ")
     with pytest.raises(TsqeError, match="no output"):
-        review_output(db, 10_000, "pass", "Ada")
+        review_output(db, 10_000, Label.PASS, "Ada")
 
 
 def test_invalid_and_timed_out_rules_give_errors_and_are_retried(db: Database) -> None:

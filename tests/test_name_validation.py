@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database
-from store.domain import NameKind
+from store.domain import Label, NameKind
 from store.models import ManualLabel, QESystem, Reference, Suite, System
 from store.names import BadName, check_name, name_length
 from suite.editing.review import reviewer_name
@@ -146,7 +146,7 @@ def test_reviewer_names_are_checked_in_the_file_the_command_and_the_core(db: Dat
         output_id = session.scalar(select(ManualLabel.output_id)) or 1
     for bad in (HUGE, "eve\x07"):
         with pytest.raises(BadName, match="reviewer name"):
-            review_output(db, output_id, "pass", bad)
+            review_output(db, output_id, Label.PASS, bad)
     assert snapshot(db) == before
     assert reviewer_name("  ada ") == "ada"
     with pytest.raises(BadName, match="needs the reviewer's name"):

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database, open_database
+from store.domain import Label, Polarity, TranslationKind
 from store.models import LabelFingerprint, Output
 from suite.editing.api import add_rule, find_item, suite_history
 from suite.editing.history import change_text
@@ -43,7 +44,7 @@ EXTRA = ("item_id\tsystem\toutput\n"
 def db(any_db: Database, tmp_path: Path) -> Database:
     small_suite(any_db, tmp_path)
     import_outputs(any_db, write(tmp_path / "extra.tsv", EXTRA))
-    add_rule(any_db, find_item(any_db, "3"), "positive", r"\bnicht\b", author="ann")
+    add_rule(any_db, find_item(any_db, "3"), Polarity.POSITIVE, r"\bnicht\b", author="ann")
     relabel(any_db)
     return any_db
 
@@ -65,7 +66,7 @@ def test_the_default_policy_leaves_the_rules_to_decide(db: Database) -> None:
 
 def test_empty_and_placeholder_outputs_fail_once_with_a_count_and_undo_restores_every_label(db: Database) -> None:
     before = labels(db)
-    change = set_output_policy(db, OutputPolicy("fail", "unknown", ("####",)), author="ann")
+    change = set_output_policy(db, OutputPolicy(Label.FAIL, Label.UNKNOWN, ("####",)), author="ann")
     assert change.counts == DegenerateCounts(empty=1, placeholder=2, untranslated=2)
     assert change.summary().startswith("3 empty or placeholder outputs fail; 2 outputs identical to the source left")
     after = labels(db)
@@ -81,7 +82,7 @@ def test_empty_and_placeholder_outputs_fail_once_with_a_count_and_undo_restores_
 
 
 def test_untranslated_outputs_fail_before_any_rule(db: Database) -> None:
-    set_output_policy(db, OutputPolicy(untranslated_output="fail"), author="ann")
+    set_output_policy(db, OutputPolicy(untranslated_output=Label.FAIL), author="ann")
     after = labels(db)
     assert after[("3", "Er wird nicht laufen.")] == ("fail", "identical to the source (not translated)")
     assert after[("1", "Ihr Mann kam.")][0] == "fail" and after[("1", "####")][0] == "unknown"
@@ -90,7 +91,7 @@ def test_untranslated_outputs_fail_before_any_rule(db: Database) -> None:
 
 
 def test_the_preview_applies_the_policy_as_labelling_does(db: Database) -> None:
-    set_output_policy(db, OutputPolicy("fail", "fail", ("####",)), author="ann")
+    set_output_policy(db, OutputPolicy(Label.FAIL, Label.FAIL, ("####",)), author="ann")
     item_id = find_item(db, "1")
     preview = preview_item(db, item_id, draft_of(db, item_id))
     assert preview.flips == {}
@@ -106,7 +107,7 @@ def test_review_finds_the_degenerate_outputs_whatever_the_policy(db: Database) -
     assert degenerate() == ["", "Er wird nicht laufen.", "Ihr Mann kam."]
     set_output_policy(db, OutputPolicy(placeholders=("####",)), author="ann")
     assert degenerate() == ["", "####", "####", "Er wird nicht laufen.", "Ihr Mann kam."]
-    page = browse_outputs(db, OutputFilter(degenerate=True, label="unknown"), limit=1)
+    page = browse_outputs(db, OutputFilter(degenerate=True, label=Label.UNKNOWN), limit=1)
     assert page.total == 4 and len(page.rows) == 1  # all but the untranslated output a rule passes
     for sort in ("item", "label", "category", "systems", "text"):
         assert len(output_ids(db, OutputFilter(degenerate=True), sort=sort)) == 5
@@ -124,7 +125,7 @@ def test_a_bad_policy_is_refused(policy: dict[str, object], message: str) -> Non
 
 
 def test_the_migration_adds_the_policy_without_changing_any_fingerprint(tmp_path: Path) -> None:
-    rules, known = [ItemRule(1, RuleSpec("positive", "x"))], [KnownSpec("good", "y")]
+    rules, known = [ItemRule(1, RuleSpec(Polarity.POSITIVE, "x"))], [KnownSpec(TranslationKind.GOOD, "y")]
     assert item_fingerprint(rules, known) == item_fingerprint(rules, known, OutputPolicy().fingerprint("Er kam."))
     path = tmp_path / "old.sqlite"
     with at_revision(f"sqlite:///{path}", "0005") as connection:
@@ -142,7 +143,7 @@ def test_the_migration_adds_the_policy_without_changing_any_fingerprint(tmp_path
             assert dict(session.execute(select(LabelFingerprint.item_id, LabelFingerprint.fingerprint)).all()) \
                 == stored
             assert session.scalar(select(Output.id).where(Output.text == "####")) == 1
-        set_output_policy(db, OutputPolicy("fail", placeholders=("####",)), author="ann")
+        set_output_policy(db, OutputPolicy(Label.FAIL, placeholders=("####",)), author="ann")
         assert {row.text: row.auto_label for row in output_rows(db, output_ids(db))} == {"####": "fail", "": "fail"}
     finally:
         db.close()
@@ -180,7 +181,7 @@ def test_wmt21s_placeholders_on_dfki_de_en(tmp_path: Path) -> None:
         import_suite(db, SHARED_DATA / "mt-testsuite" / "testset" / "de-en" / "items.json", name="de-en")
         import_outputs(db, SHARED_DATA / "wmt21-news-systems" / "dfki-testsuite-outputs.de-en.tsv", suite_name="de-en")
         before = relabel(db, workers=0)
-        change = set_output_policy(db, OutputPolicy("fail", placeholders=("####",)), author="ann")
+        change = set_output_policy(db, OutputPolicy(Label.FAIL, placeholders=("####",)), author="ann")
         assert change.counts.placeholder == 2748  # the UF system's ####
         assert change.labels["unknown"] == before["unknown"] - 2748 and change.labels["fail"] == before["fail"] + 2748
     finally:

@@ -17,6 +17,7 @@ from reviewing import review_output
 from sqlalchemy import delete, event, insert, select
 
 from store import Database, open_database
+from store.domain import Label, Polarity
 from store.models import Item, KnownTranslation, Output, Rule
 from suite.demo import create_demo
 from suite.editing.api import find_item
@@ -201,7 +202,7 @@ def test_the_stored_draft_previews_the_stored_labels_and_spans_are_the_engines(d
 def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) -> None:
     item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
-    preview = preview_item(demo, item_id, Draft((DraftRule(RuleSpec("positive", "painted")), *stored.rules),
+    preview = preview_item(demo, item_id, Draft((DraftRule(RuleSpec(Polarity.POSITIVE, "painted")), *stored.rules),
                                                 stored.known))
     reviewed = [o for o in preview.outputs if o.stored.manual is not None]
     assert reviewed and all(o.effective_after == o.stored.manual for o in reviewed)
@@ -216,7 +217,7 @@ def test_a_new_rule_is_named_by_its_place_and_reviews_still_win(demo: Database) 
 def test_an_invalid_pattern_is_a_problem_with_its_position_and_labels_every_output_error(demo: Database) -> None:
     item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
-    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule(RuleSpec("negative", r"\bbank("))),
+    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule(RuleSpec(Polarity.NEGATIVE, r"\bbank("))),
                                                 stored.known))
     [problem] = preview.problems
     assert problem.rule_index == len(stored.rules)
@@ -232,7 +233,7 @@ def test_a_catastrophic_pattern_times_out_on_that_output_only(demo: Database) ->
         session.execute(insert(Output).values(item_id=item_id, text="a" * 60 + "b"))
     stored = draft_of(demo, item_id)
     started = time.monotonic()
-    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule(RuleSpec("positive", "^(a|aa)+$"))),
+    preview = preview_item(demo, item_id, Draft((*stored.rules, DraftRule(RuleSpec(Polarity.POSITIVE, "^(a|aa)+$"))),
                                                 stored.known), timeout=0.05)
     assert time.monotonic() - started < 30  # it returns; without a timeout this search runs for years
     slow = [o for o in preview.outputs if o.stored.text.startswith("aaa")]
@@ -245,7 +246,7 @@ def test_a_catastrophic_pattern_times_out_on_that_output_only(demo: Database) ->
 def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> None:
     item_id = find_item(demo, "amb-01")
     stored = draft_of(demo, item_id)
-    draft = Draft((*stored.rules, DraftRule(RuleSpec("negative", "painted"))), stored.known)
+    draft = Draft((*stored.rules, DraftRule(RuleSpec(Polarity.NEGATIVE, "painted"))), stored.known)
     session = PreviewSession(demo)
     statements: list[str] = []
     event.listen(demo.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
@@ -257,7 +258,7 @@ def test_a_session_rereads_nothing_until_the_item_changes(demo: Database) -> Non
 
     # a review is noticed
     output_id = next(o.stored.output_id for o in first.outputs if o.stored.manual is None)
-    review_output(demo, output_id, "fail", "tester")
+    review_output(demo, output_id, Label.FAIL, "tester")
     [reviewed] = [o for o in session.preview(item_id, draft).outputs if o.stored.output_id == output_id]
     assert reviewed.stored.manual == "fail"
     # saving and labelling is noticed: the draft is now what is stored
@@ -283,7 +284,8 @@ def _add_everywhere(db: Database, item_ids: list[int], added: list[DraftRule]) -
 def test_scope_previews_equal_adding_the_rules_everywhere_and_labelling(demo: Database, tmp_path: Path,
                                                                         pristine_demo: Path, scope: str) -> None:
     item_id = find_item(demo, "vt-03")
-    added = [DraftRule(RuleSpec("negative", r"\bthe\b", True)), DraftRule(RuleSpec("positive", r"\bhad\b"))]
+    added = [DraftRule(RuleSpec(Polarity.NEGATIVE, r"\bthe\b", True)),
+             DraftRule(RuleSpec(Polarity.POSITIVE, r"\bhad\b"))]
     preview = preview_scope(demo, item_id, added, scope)
     with demo.session() as session:
         item = session.get(Item, item_id)
@@ -315,13 +317,13 @@ def test_scope_previews_equal_adding_the_rules_everywhere_and_labelling(demo: Da
 def test_scope_preview_reports_progress_and_can_be_cancelled(demo: Database) -> None:
     item_id = find_item(demo, "vt-03")
     reports: list[tuple[int, int]] = []
-    preview_scope(demo, item_id, [DraftRule(RuleSpec("negative", "the"))], "suite",
+    preview_scope(demo, item_id, [DraftRule(RuleSpec(Polarity.NEGATIVE, "the"))], "suite",
                   task=TaskState(lambda progress: reports.append((progress.done, progress.total))))
     assert reports[-1] == (78, 78)
     task = TaskState()
     task.cancel()
     with pytest.raises(Cancelled):
-        preview_scope(demo, item_id, [DraftRule(RuleSpec("negative", "the"))], "suite", task=task)
+        preview_scope(demo, item_id, [DraftRule(RuleSpec(Polarity.NEGATIVE, "the"))], "suite", task=task)
 
 
 def test_bad_requests_are_user_errors(demo: Database) -> None:
@@ -359,11 +361,11 @@ def test_dfki_previews_equal_saving_then_labelling(db: Database, shared_data: Pa
             drafts[item_id] = Draft(stored.rules[1:], stored.known)  # one rule less
         elif number % 3 == 1:  # a word of one of its outputs, so that it matches somewhere
             word = rng.choice(rng.choice(outputs_of(db, item_id)).split())
-            polarity = rng.choice(["positive", "negative"])
+            polarity = rng.choice([Polarity.POSITIVE, Polarity.NEGATIVE])
             drafts[item_id] = Draft((*stored.rules, DraftRule(RuleSpec(polarity, regex.escape(word), True))),
                                     stored.known)
         else:  # another item's pattern
-            drafts[item_id] = Draft((DraftRule(RuleSpec("negative", rng.choice(patterns))), *stored.rules),
+            drafts[item_id] = Draft((DraftRule(RuleSpec(Polarity.NEGATIVE, rng.choice(patterns))), *stored.rules),
                                     stored.known)
     before = stored_labels(db)
     previews = {item_id: preview_item(db, item_id, draft) for item_id, draft in drafts.items()}

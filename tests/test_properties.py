@@ -20,6 +20,7 @@ from sqlalchemy import insert, select
 from table_dump import dump
 
 from store import Database, open_database
+from store.domain import Label, Polarity
 from store.models import Item, ManualLabel, Output, Suite
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing.api import add_known, add_rule
@@ -42,7 +43,7 @@ PATTERNS = [r"\bbank\b", "bench", r"\bthe\b", "paint(ed)?", "^The", "river", "lo
             "head of the department", r"(?<!river)bank"]
 
 texts = st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join)
-rules = st.tuples(st.sampled_from(["positive", "negative"]), st.sampled_from(PATTERNS), st.booleans())
+rules = st.tuples(st.sampled_from([Polarity.POSITIVE, Polarity.NEGATIVE]), st.sampled_from(PATTERNS), st.booleans())
 known = st.tuples(st.sampled_from(["good", "bad"]), texts)
 _ids = itertools.count()
 
@@ -69,7 +70,7 @@ def _manual_labels(db: Database) -> list[tuple[object, ...]]:
     return dump(db)[ManualLabel.__tablename__]
 
 
-def _new_item(db: Database, item_rules: list[tuple[str, str, bool]], item_known: list[tuple[str, str]],
+def _new_item(db: Database, item_rules: list[tuple[Polarity, str, bool]], item_known: list[tuple[str, str]],
               outputs: list[str]) -> int:
     item_id = add_item(db, external_id=f"prop-{next(_ids)}", source="Die Bank wurde gestrichen.", category="props",
                        phenomenon="props", suite_name=DEMO_SUITE, author=AUTHOR).item_id
@@ -95,8 +96,8 @@ def _labels_by_text(db: Database, item_id: int) -> dict[str, str | None]:
 def test_relabelling_never_changes_a_manual_label(demo: Database, data: st.DataObject) -> None:
     items, outputs = _item_ids(demo), _output_ids(demo)
     for output_id in data.draw(st.lists(st.sampled_from(outputs), max_size=4, unique=True)):
-        review_output(demo, output_id, data.draw(st.sampled_from(["pass", "fail", "unknown"])), reviewer=AUTHOR,
-                         expected_version=seen_version(demo, output_id))
+        review_output(demo, output_id, data.draw(st.sampled_from([Label.PASS, Label.FAIL, Label.UNKNOWN])),
+                      reviewer=AUTHOR, expected_version=seen_version(demo, output_id))
     before = _manual_labels(demo)
     for polarity, pattern, ignore_case in data.draw(st.lists(rules, max_size=3)):
         add_rule(demo, data.draw(st.sampled_from(items)), polarity, pattern, ignore_case=ignore_case, author=AUTHOR)
@@ -112,8 +113,8 @@ def test_relabelling_never_changes_a_manual_label(demo: Database, data: st.DataO
        shared=st.lists(texts, min_size=1, max_size=6), own=st.lists(texts, max_size=4),
        unrelated=st.lists(rules, min_size=1, max_size=2))
 def test_a_label_depends_only_on_the_text_and_its_items_rules(
-        demo: Database, item_rules: list[tuple[str, str, bool]], item_known: list[tuple[str, str]],
-        shared: list[str], own: list[str], unrelated: list[tuple[str, str, bool]]) -> None:
+        demo: Database, item_rules: list[tuple[Polarity, str, bool]], item_known: list[tuple[str, str]],
+        shared: list[str], own: list[str], unrelated: list[tuple[Polarity, str, bool]]) -> None:
     """The same text under the same rules and known translations in two items gets the same label, and
     relabelling after edits of other items changes neither."""
     first = _new_item(demo, item_rules, item_known, shared)
@@ -183,7 +184,7 @@ def test_importing_the_same_file_twice_changes_nothing_the_second_time(
 @SETTINGS
 @given(data=st.data(), added=st.lists(rules, min_size=1, max_size=3))
 def test_a_preview_shows_the_labels_that_saving_stores(demo: Database, data: st.DataObject,
-                                                         added: list[tuple[str, str, bool]]) -> None:
+                                                         added: list[tuple[Polarity, str, bool]]) -> None:
     item_id = data.draw(st.sampled_from(_item_ids(demo)))
     draft = draft_of(demo, item_id)
     new = tuple(DraftRule(RuleSpec(polarity, pattern, ignore_case)) for polarity, pattern, ignore_case in added)

@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database, open_database
+from store.domain import Label
 from store.group_key import group_key, normal_form
 from store.models import HistoryEntry, Output
 from suite.assist.groups import output_groups
@@ -64,13 +65,13 @@ def test_the_grouped_queue_shows_each_group_once_by_its_first_output(suite: Data
     assert grouped.total == 20 == len(output_ids(suite, OutputFilter(grouped=True)))
     texts = [row.text for row in grouped.rows]
     assert "I will go." in texts and "i will go" not in texts and "Are you coming." in texts
-    unknown = browse_outputs(suite, OutputFilter(label="unknown", grouped=True), limit=100)
+    unknown = browse_outputs(suite, OutputFilter(label=Label.UNKNOWN, grouped=True), limit=100)
     assert [row.text for row in unknown.rows] == ["I shall walk.", "He wants to go.", "She is running."]
     # the first output of a group that the filter lets through stands for it
-    not_first = browse_outputs(suite, OutputFilter(label="unknown", grouped=True, contains="shall walk"), limit=9)
+    not_first = browse_outputs(suite, OutputFilter(label=Label.UNKNOWN, grouped=True, contains="shall walk"), limit=9)
     assert [row.text for row in not_first.rows] == ["I shall walk."]
-    review_output(suite, output_id(suite, "I shall walk."), "fail", "ada")
-    after = browse_outputs(suite, OutputFilter(label="unknown", grouped=True), limit=100)
+    review_output(suite, output_id(suite, "I shall walk."), Label.FAIL, "ada")
+    after = browse_outputs(suite, OutputFilter(label=Label.UNKNOWN, grouped=True), limit=100)
     assert "i shall walk" in [row.text for row in after.rows]
 
 
@@ -97,8 +98,8 @@ def test_the_grouped_queue_s_totals_and_pages_from_the_group_counts_equal_a_grou
             assert backwards == output_ids(suite, filter, descending=True), (after, filter)
 
     check("no reviews")
-    review_output(suite, output_id(suite, "i shall walk"), "fail", "ada")  # one member of a group of three
-    review_output(suite, output_id(suite, "I went."), "pass", "ada")
+    review_output(suite, output_id(suite, "i shall walk"), Label.FAIL, "ada")  # one member of a group of three
+    review_output(suite, output_id(suite, "I went."), Label.PASS, "ada")
     check("reviews")
 
 
@@ -115,7 +116,7 @@ def test_a_group_decision_is_one_step_with_a_history_entry_per_output_and_undoes
     walk = output_id(suite, "I shall walk.")
     members = [m.output_id for m in output_groups(suite, [walk])[walk].members]
     ledger = Ledger()
-    decision = Decide(reviewed(suite, members), "fail")
+    decision = Decide(reviewed(suite, members), Label.FAIL)
     assert decision.summary() == "fail on 3 outputs of f1"
     undo = decision.apply(suite, "ada", ledger)
     assert manual(suite, members) == ["fail"] * 3
@@ -134,8 +135,8 @@ def test_a_group_decision_is_one_transaction(suite: Database, tmp_path: Path) ->
     """A colleague decided one output of the group after the reviewer read it: nothing of the group is stored."""
     walk = output_id(suite, "I shall walk.")
     members = [m.output_id for m in output_groups(suite, [walk])[walk].members]
-    decision = Decide(reviewed(suite, members), "pass")
-    review_output(suite, members[1], "fail", "ben")
+    decision = Decide(reviewed(suite, members), Label.PASS)
+    review_output(suite, members[1], Label.FAIL, "ben")
     with pytest.raises(EditConflict, match="i shall walk"):
         decision.apply(suite, "ada", Ledger())
     assert manual(suite, members) == [None, "fail", None]

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database, open_database
+from store.domain import Label
 from suite.engine.label_counts import LabelCounts
 from suite.importers import import_outputs
 from suite.reading.browse import OutputFilter, browse_outputs, output_ids, output_rows
@@ -45,16 +46,17 @@ def test_the_queue_by_impact(suite: Database) -> None:
     running = output_id(suite, "She is running.")
     walk = [output_id(suite, text) for text in ("I shall walk.", "i shall walk", "I Shall Walk.")]
     wants = output_id(suite, "He wants to go.")
-    unknown = OutputFilter(label="unknown")
+    unknown = OutputFilter(label=Label.UNKNOWN)
     assert output_ids(suite, unknown, sort="impact") == [running, *walk, wants]
     assert [r.output_id for r in browse_outputs(suite, unknown, sort="impact", limit=2, offset=1).rows] == walk[:2]
-    assert output_ids(suite, OutputFilter(label="unknown", grouped=True), sort="impact") == [running, walk[0], wants]
+    queue = output_ids(suite, OutputFilter(label=Label.UNKNOWN, grouped=True), sort="impact")
+    assert queue == [running, walk[0], wants]
     everything = output_ids(suite, OutputFilter(), sort="impact")
     assert everything[:5] == [running, *walk, wants] and len(everything) == 25
     rows = output_rows(suite, [running, walk[0], output_id(suite, "I went.")])
     added = pairs_added(suite, [(r.output_id, r.item_id, r.effective_label) for r in rows])
     assert added == {running: PairsAdded(0, 3), walk[0]: PairsAdded(1, 3)}
-    review_output(suite, running, "fail", "ada")
+    review_output(suite, running, Label.FAIL, "ada")
     assert output_ids(suite, unknown, sort="impact") == [*walk, wants]
 
 
@@ -86,7 +88,7 @@ def test_degenerate_outputs_are_never_impact_whatever_their_item_s_counts(suite:
     import_outputs(suite, placeholders, label=True)
     hashes = [output_id(suite, "####", "f1"), output_id(suite, "####", "f4")]  # in suite order
     running = output_id(suite, "She is running.")
-    unknown = OutputFilter(label="unknown")
+    unknown = OutputFilter(label=Label.UNKNOWN)
     set_output_policy(suite, OutputPolicy(), author="lead")  # the placeholder the import listed, taken off
     before = output_ids(suite, unknown, sort="impact")
     assert before[:2] == [running, hashes[1]]  # f4 has passing outputs only: its #### ranks among the first
@@ -116,7 +118,7 @@ def test_a_fresh_import_keeps_outputs_with_no_letter_out_of_the_impact_order(sui
     assert "2 output texts with no letter listed as the suite's placeholders" in " ".join(result.summary)
     assert suite_history(suite)[0].entity == "suite"
     degenerate = {output_id(suite, "####", "f1"), output_id(suite, "####", "f4"), output_id(suite, "...", "f1")}
-    ranked = output_ids(suite, OutputFilter(label="unknown"), sort="impact")
+    ranked = output_ids(suite, OutputFilter(label=Label.UNKNOWN), sort="impact")
     assert set(ranked[-3:]) == degenerate and output_id(suite, "Жена бежит.", "f4") in ranked[:-3]
     rows = output_rows(suite, ranked)
     assert set(pairs_added(suite, [(r.output_id, r.item_id, r.effective_label) for r in rows])) & degenerate == set()
@@ -132,11 +134,11 @@ def test_a_suite_that_fails_its_placeholders_keeps_its_own_list(suite: Database,
     from suite.editing.suite_edit import set_output_policy
     from suite.engine.output_policy import OutputPolicy, output_policy
 
-    set_output_policy(suite, OutputPolicy("fail"), author="lead")
+    set_output_policy(suite, OutputPolicy(Label.FAIL), author="lead")
     outputs = tmp_path / "placeholders.tsv"
     outputs.write_text("item_id\tsystem\toutput\nf4\tH\t####\n", encoding="utf-8")
     result = import_outputs(suite, outputs, label=True)
-    assert output_policy(suite) == OutputPolicy("fail") and "placeholders_added" not in result.counts
+    assert output_policy(suite) == OutputPolicy(Label.FAIL) and "placeholders_added" not in result.counts
 
 
 def test_impact_order_puts_degenerate_outputs_after_every_undecided_one() -> None:

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from assist_suites import build, suite_row
@@ -14,6 +15,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database
+from store.domain import Label
 from suite.assist.pattern_slips import pattern_slips
 from suite.assist.rule_health import RuleHealth, rule_health
 from suite.editing.api import find_item
@@ -56,8 +58,8 @@ def output_id(db: Database, text: str) -> int:
 
 def test_matches_decisions_and_the_reviewers_who_overrode_them(tmp_path: Path) -> None:
     db = health_suite(tmp_path)
-    review_output(db, output_id(db, "The bench had been painted."), "fail", "reviewer")  # overrides a pass
-    review_output(db, output_id(db, "The bench was freshly painted."), "pass", "reviewer")  # confirms one
+    review_output(db, output_id(db, "The bench had been painted."), Label.FAIL, "reviewer")  # overrides a pass
+    review_output(db, output_id(db, "The bench was freshly painted."), Label.PASS, "reviewer")  # confirms one
     report = rule_health(db, "assist")
     bank = by_rule(report.rules)
     positive, negative = bank["bank", "positive"], bank["bank", "negative"]
@@ -142,7 +144,7 @@ def test_scopes_sorting_and_the_table(tmp_path: Path) -> None:
 
 def test_rules_health_on_the_command_line(tmp_path: Path) -> None:
     db = health_suite(tmp_path)
-    review_output(db, output_id(db, "The bench had been painted."), "fail", "reviewer")
+    review_output(db, output_id(db, "The bench had been painted."), Label.FAIL, "reviewer")
     database = str(tmp_path / "tsqe.sqlite")
     shown = CliRunner().invoke(app, ["--db", database, "rules", "health", "--problems", "--sort", "overridden",
                                      "--format", "json"])
@@ -176,7 +178,7 @@ def test_compiled_rules_leave_the_rule_health_nothing_to_compile(tmp_path: Path,
     compiled: list[tuple[str, int]] = []
     real = regex.compile
 
-    def counted(pattern: str, flags: int = 0, **kwargs: object) -> regex.Pattern[str]:
+    def counted(pattern: str, flags: int = 0, **kwargs: Any) -> regex.Pattern[str]:
         compiled.append((pattern, flags))
         return real(pattern, flags, **kwargs)
 

@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from cli.main import app
 from store import Database, open_database
+from store.domain import Label, Polarity
 from suite.assist.context import SuggestionContext
 from suite.assist.evidence import ItemEvidence, suite_evidence
 from suite.assist.item_suggestions import SuggestionSession, _against_rules, item_suggestions
@@ -78,7 +79,7 @@ def test_a_suggestion_that_would_contradict_a_reviewer_is_never_offered(tmp_path
     new, before = suggestions(db)
     assert before[0].pattern == r"\bmust\b" and len(before[0].decides) == 2
     must = output_id(new, LETTER[1])
-    review_output(db, must, "fail", "reviewer")  # a reviewer says "must" is wrong here
+    review_output(db, must, Label.FAIL, "reviewer")  # a reviewer says "must" is wrong here
     new, after = suggestions(db)
     assert {s.polarity for s in after} == {"negative"}, "no positive rule may match what the reviewer failed"
     # what differs from the failed output only by a change that never changed a label fails too
@@ -134,7 +135,7 @@ def test_the_session_reads_the_items_own_outputs_afresh(tmp_path: Path) -> None:
     item_id = find_item(db, "new", "assist")
     assert session.suggestions(item_id).undecided == 3
     _, new = evidence(db)
-    review_output(db, output_id(new, LETTER[0]), "pass", "reviewer")
+    review_output(db, output_id(new, LETTER[0]), Label.PASS, "reviewer")
     assert session.suggestions(item_id).undecided == 2
 
 
@@ -232,7 +233,7 @@ def test_a_negative_suggestion_never_matches_what_the_item_s_positive_rules_spel
     assert pattern_examples(r"\b[Ss]he(?: would|'d)? go\b") == ["She would go", "She'd go", "She go", "she would go",
                                                                 "she'd go", "she go"]
     assert pattern_examples(r"Who.*(gets|receives)") is None and pattern_examples(r"\w+ ran") is None
-    rule = DraftRule(RuleSpec("positive", r"You (baked|were baking) (a cake for Tim|Tim a cake)\."))
+    rule = DraftRule(RuleSpec(Polarity.POSITIVE, r"You (baked|were baking) (a cake for Tim|Tim a cake)\."))
     tim = RuleSuggestion("negative", r"\bTim\b", False, ("markers",), (1,), 0, 0, 3, 0.9, ())
     bake = RuleSuggestion("negative", r"\bbake\b", False, ("markers",), (1,), 0, 0, 3, 0.9, ())
     assert _against_rules(tim, [rule]) and not _against_rules(bake, [rule])
@@ -275,7 +276,7 @@ def test_suggestions_are_measured_against_the_unsaved_draft(tmp_path: Path) -> N
     assert first.suggestion.pattern == r"\bmust\b" and len(first.suggestion.decides) == 2
     assert first.flips == {"unknown->pass": 2}
     rules = draft_of(db, item_id)
-    typed = Draft((*rules.rules, DraftRule(RuleSpec("positive", r"\bmust\b", False))), rules.known)
+    typed = Draft((*rules.rules, DraftRule(RuleSpec(Polarity.POSITIVE, r"\bmust\b", False))), rules.known)
     drafted = session.suggestions(item_id, draft=typed, scope=False)
     assert drafted.undecided == stored.undecided - 2
     assert r"\bmust\b" not in [offered.suggestion.pattern for offered in drafted.suggestions]

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from store.domain import Label, Polarity, TranslationKind
 from suite.engine.rules import (
     Decision,
     ItemMatcher,
@@ -21,8 +22,8 @@ from suite.engine.rules import (
     rule_numbers,
 )
 
-HUSBAND = ItemRule(1, RuleSpec("positive", r"(husband|spouse|hubb(y|ies))"))
-MAN = ItemRule(2, RuleSpec("negative", r"\b(gentle)?m[ae]n\b"))
+HUSBAND = ItemRule(1, RuleSpec(Polarity.POSITIVE, r"(husband|spouse|hubb(y|ies))"))
+MAN = ItemRule(2, RuleSpec(Polarity.NEGATIVE, r"\b(gentle)?m[ae]n\b"))
 
 
 def decide(text: str, rules: Sequence[ItemRule] = (HUSBAND, MAN), known: Sequence[KnownSpec] = (),
@@ -51,14 +52,16 @@ def test_both_conflict() -> None:
 
 def test_search_is_unanchored_and_case_sensitive_unless_asked() -> None:
     assert decide("HUSBAND").label == "unknown"
-    assert decide("HUSBAND", rules=[ItemRule(1, RuleSpec("positive", "husband", ignore_case=True))]).label == "pass"
+    insensitive = ItemRule(1, RuleSpec(Polarity.POSITIVE, "husband", ignore_case=True))
+    assert decide("HUSBAND", rules=[insensitive]).label == "pass"
 
 
 def test_neither_falls_back_to_normalised_known_translations() -> None:
-    known = [KnownSpec("good", "  She talks about her  partner. "), KnownSpec("bad", "She talks about her wife."),
-             KnownSpec("good", ""), KnownSpec("bad", "   ")]
+    known = [KnownSpec(TranslationKind.GOOD, "  She talks about her  partner. "),
+             KnownSpec(TranslationKind.BAD, "She talks about her wife."),
+             KnownSpec(TranslationKind.GOOD, ""), KnownSpec(TranslationKind.BAD, "   ")]
     # NFC: "e" + combining acute equals the precomposed "é".
-    known.append(KnownSpec("good", "Caf\u00e9 talk."))
+    known.append(KnownSpec(TranslationKind.GOOD, "Caf\u00e9 talk."))
     assert decide("She talks about her partner.", known=known).label == "pass"
     assert decide("She talks\tabout her partner.", known=known).decided_by == "known good translation"
     assert decide("She talks about her wife.", known=known).label == "fail"
@@ -68,23 +71,23 @@ def test_neither_falls_back_to_normalised_known_translations() -> None:
 
 
 def test_rules_take_precedence_over_known_translations() -> None:
-    known = [KnownSpec("good", "Her man.")]
+    known = [KnownSpec(TranslationKind.GOOD, "Her man.")]
     assert decide("Her man.", known=known).label == "fail"
 
 
 def test_invalid_rules_give_error_with_the_reason() -> None:
-    stored_invalid = ItemRule(7, RuleSpec("positive", "(unclosed"), valid=False, error="missing )")
+    stored_invalid = ItemRule(7, RuleSpec(Polarity.POSITIVE, "(unclosed"), valid=False, error="missing )")
     decision = decide("anything", rules=[stored_invalid, MAN])
     assert (decision.label, decision.rule_id) == ("error", 7)
     assert decision.decided_by == "positive rule 1 is invalid: missing )"
-    not_compiling = ItemRule(8, RuleSpec("negative", "(unclosed"))
+    not_compiling = ItemRule(8, RuleSpec(Polarity.NEGATIVE, "(unclosed"))
     decision = decide("anything", rules=[HUSBAND, not_compiling])
     assert (decision.label, decision.rule_id) == ("error", 8)
     assert "missing )" in decision.decided_by
 
 
 def test_catastrophic_backtracking_times_out_as_error() -> None:
-    slow = ItemRule(9, RuleSpec("positive", r"(a|aa)+b"))
+    slow = ItemRule(9, RuleSpec(Polarity.POSITIVE, r"(a|aa)+b"))
     decision = decide("a" * 60, rules=[slow], timeout=0.01)
     assert decision[:3] == ("error", 9, "positive rule 1 timed out after 0.01 s")
     assert decision.decided_by == decision.reason
@@ -100,8 +103,8 @@ def test_compile_error() -> None:
 def test_spans_cover_every_match_of_every_rule() -> None:
     matcher = ItemMatcher([HUSBAND, MAN], [])
     text = "My husband is a man, a gentleman."
-    assert matcher.spans(text) == [Span(3, 10, 1, "positive"), Span(16, 19, 2, "negative"),
-                                   Span(23, 32, 2, "negative")]
+    assert matcher.spans(text) == [Span(3, 10, 1, Polarity.POSITIVE), Span(16, 19, 2, Polarity.NEGATIVE),
+                                   Span(23, 32, 2, Polarity.NEGATIVE)]
     assert text[23:32] == "gentleman"
 
 
@@ -118,12 +121,13 @@ def test_normalise_is_nfc_with_whitespace_collapsed_whatever_the_text(text: str)
 
 
 def test_fingerprint_changes_with_rules_and_known_translations_only() -> None:
-    base = item_fingerprint([HUSBAND, MAN], [KnownSpec("good", "x")])
-    assert base == item_fingerprint([HUSBAND, MAN], [KnownSpec("good", " x "), KnownSpec("bad", "")])
-    assert base != item_fingerprint([HUSBAND], [KnownSpec("good", "x")])
-    assert base != item_fingerprint([HUSBAND, ItemRule(2, RuleSpec("negative", MAN.spec.pattern, ignore_case=True))],
-                                    [KnownSpec("good", "x")])
-    assert base != item_fingerprint([HUSBAND, MAN], [KnownSpec("bad", "x")])
+    base = item_fingerprint([HUSBAND, MAN], [KnownSpec(TranslationKind.GOOD, "x")])
+    assert base == item_fingerprint([HUSBAND, MAN],
+                                    [KnownSpec(TranslationKind.GOOD, " x "), KnownSpec(TranslationKind.BAD, "")])
+    assert base != item_fingerprint([HUSBAND], [KnownSpec(TranslationKind.GOOD, "x")])
+    insensitive_man = ItemRule(2, RuleSpec(Polarity.NEGATIVE, MAN.spec.pattern, ignore_case=True))
+    assert base != item_fingerprint([HUSBAND, insensitive_man], [KnownSpec(TranslationKind.GOOD, "x")])
+    assert base != item_fingerprint([HUSBAND, MAN], [KnownSpec(TranslationKind.BAD, "x")])
 
 
 @pytest.mark.parametrize("text", ["Her husband.", "Her man.", "Her husband, a man.", "Her cat."])
@@ -136,8 +140,10 @@ def test_stored_decisions_are_described_like_fresh_ones() -> None:
     """Only (label, rule id, reason) is stored; ``describe`` must give back what the matcher said."""
     rules = {rule.id: rule for rule in (HUSBAND, MAN)}
     numbers = rule_numbers(rules.values())
-    matcher = ItemMatcher([HUSBAND, MAN], [KnownSpec("good", "Her partner."), KnownSpec("bad", "Her pal."),
-                                           KnownSpec("good", "Both."), KnownSpec("bad", "Both.")])
+    matcher = ItemMatcher([HUSBAND, MAN], [KnownSpec(TranslationKind.GOOD, "Her partner."),
+                                           KnownSpec(TranslationKind.BAD, "Her pal."),
+                                           KnownSpec(TranslationKind.GOOD, "Both."),
+                                           KnownSpec(TranslationKind.BAD, "Both.")])
     texts = {"Her husband.": "positive rule 1: (husband|spouse|hubb(y|ies))",
              "Her man.": r"negative rule 1: \b(gentle)?m[ae]n\b",
              "Her husband, a man.": "positive rule 1: (husband|spouse|hubb(y|ies)) and "
@@ -149,37 +155,38 @@ def test_stored_decisions_are_described_like_fresh_ones() -> None:
     for text, expected in texts.items():
         decision = matcher.decide(text)
         rule = rules.get(decision.rule_id)  # type: ignore[arg-type]
-        stored = describe(decision.label, numbers.get(decision.rule_id or 0), rule and rule.spec.polarity,
-                          rule and rule.spec.pattern, decision.reason)
+        stored = describe(decision.label, numbers.get(decision.rule_id or 0),
+                          rule.spec.polarity if rule else None, rule.spec.pattern if rule else None, decision.reason)
         assert stored == decision.decided_by == expected
-    assert describe("error", 1, "positive", "(a", "positive rule 1 is invalid: missing )") == \
+    assert describe(Label.ERROR, 1, Polarity.POSITIVE, "(a", "positive rule 1 is invalid: missing )") == \
         "positive rule 1 is invalid: missing )"
 
 
 def test_rules_are_named_by_their_number_in_their_list_not_by_their_id() -> None:
     """The editor shows positive rules 1, 2 and negative rules 1, 2; every text names them so (issue 16)."""
-    second = ItemRule(40, RuleSpec("positive", r"\bpartner\b"))
-    first_negative = ItemRule(12, RuleSpec("negative", r"\bman\b"))
+    second = ItemRule(40, RuleSpec(Polarity.POSITIVE, r"\bpartner\b"))
+    first_negative = ItemRule(12, RuleSpec(Polarity.NEGATIVE, r"\bman\b"))
     matcher = ItemMatcher([HUSBAND, second, first_negative], [])
     assert matcher.decide("Her partner.").decided_by == r"positive rule 2: \bpartner\b"
     assert matcher.decide("Her man.").decided_by == r"negative rule 1: \bman\b"
     assert matcher.decide("Her man.").rule_id == 12
     assert rule_numbers([HUSBAND, second, first_negative]) == {1: 1, 40: 2, 12: 1}
-    assert rule_numbers([ItemRule(5, RuleSpec("positive", "x"), number=3)]) == {5: 3}  # a number given is kept
+    assert rule_numbers([ItemRule(5, RuleSpec(Polarity.POSITIVE, "x"), number=3)]) == {5: 3}  # a number given is kept
 
 
 def test_decide_all_decides_like_decide() -> None:
-    second = ItemRule(3, RuleSpec("positive", r"\bpartner\b"))
-    matcher = ItemMatcher([HUSBAND, MAN, second], [KnownSpec("good", "Her  pal."), KnownSpec("bad", "Her cat.")])
+    second = ItemRule(3, RuleSpec(Polarity.POSITIVE, r"\bpartner\b"))
+    matcher = ItemMatcher([HUSBAND, MAN, second],
+                          [KnownSpec(TranslationKind.GOOD, "Her  pal."), KnownSpec(TranslationKind.BAD, "Her cat.")])
     texts = ["Her husband.", "Her man.", "Her husband, a man.", "Her partner.", "Her partner, a man.", "Her cat.",
              "Her pal.", "Her dog.", "Cafe\u0301 pal."]
     assert matcher.decide_all(texts) == [matcher.decide(text) for text in texts]
     assert [d.label for d in matcher.decide_all(texts)] == ["pass", "fail", "conflict", "pass", "conflict", "fail",
                                                            "pass", "unknown", "unknown"]
-    known = [KnownSpec("good", "Her  pal."), KnownSpec("bad", "Her cat.")]
+    known = [KnownSpec(TranslationKind.GOOD, "Her  pal."), KnownSpec(TranslationKind.BAD, "Her cat.")]
     for rules in ([], [HUSBAND], [MAN], [HUSBAND, MAN], [MAN, second], [HUSBAND, second]):
         for with_known in (known, []):
             matcher = ItemMatcher(rules, with_known)
             assert matcher.decide_all(texts) == [matcher.decide(text) for text in texts], (rules, with_known)
-    invalid = ItemMatcher([ItemRule(7, RuleSpec("positive", "(a"), valid=False, error="missing )")], [])
+    invalid = ItemMatcher([ItemRule(7, RuleSpec(Polarity.POSITIVE, "(a"), valid=False, error="missing )")], [])
     assert invalid.decide_all(["a", "b"]) == [invalid.decide("a")] * 2

@@ -11,6 +11,7 @@ from reviewing import review_output
 from table_dump import dump
 
 from store import Database, open_database
+from store.domain import Label
 from suite.changes import ANYWHERE, NOWHERE, Changes, Where
 from suite.demo import DEMO_SUITE, create_demo
 from suite.editing.api import find_item, item_detail, item_history
@@ -61,7 +62,7 @@ def test_undoing_a_decision_puts_every_review_back_as_it_was_and_redo_writes_it_
     assert colleagues.reviewer == "jonas.w" and colleagues.comment
     before = reviews(demo)
     ledger = Ledger()
-    decision = Decide(reviewed_outputs(demo, rows), "fail")
+    decision = Decide(reviewed_outputs(demo, rows), Label.FAIL)
     assert decision.summary() == "fail on 4 outputs of amb-01"
     assert decision.changes() == Changes(reviews=Where.of(r.output_id for r in rows))
 
@@ -86,10 +87,10 @@ def test_undoing_a_decision_puts_every_review_back_as_it_was_and_redo_writes_it_
 def test_an_undo_never_overwrites_what_a_colleague_decided_since(demo: Database, tmp_path: Path) -> None:
     rows = [row for row in outputs(demo) if row.manual_label is None]
     ledger = Ledger()
-    undo = Decide(reviewed_outputs(demo, rows), "pass").apply(demo, "ada", ledger)
+    undo = Decide(reviewed_outputs(demo, rows), Label.PASS).apply(demo, "ada", ledger)
     other = open_database(demo.url.removeprefix("sqlite:///")) if demo.url.startswith("sqlite") else demo
     [row] = output_rows(demo, [rows[0].output_id])
-    review_output(other, row.output_id, "fail", "bob", "wrong sense", expected_version=row.manual_version)
+    review_output(other, row.output_id, Label.FAIL, "bob", "wrong sense", expected_version=row.manual_version)
     state = dump(demo)
     with pytest.raises(EditConflict, match=rf"output {row.output_id} of item 'amb-01'.*now fail by bob"):
         undo.apply(demo, "ada", ledger)
@@ -100,12 +101,12 @@ def test_an_undo_never_overwrites_what_a_colleague_decided_since(demo: Database,
 
 def test_pass_and_add_as_known_is_one_transaction_and_one_undoable_step(demo: Database,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    unknown = next(row for row in browse_outputs(demo, OutputFilter(label="unknown"), limit=100).rows
+    unknown = next(row for row in browse_outputs(demo, OutputFilter(label=Label.UNKNOWN), limit=100).rows
                    if row.manual_label is None)
     item_id, external_id = unknown.item_id, unknown.external_id
     start = dump(demo)
     decision = Decide(reviewed_outputs(demo, [
-        o for o in outputs(demo, external_id) if o.output_id == unknown.output_id]), "pass", as_known=True)
+        o for o in outputs(demo, external_id) if o.output_id == unknown.output_id]), Label.PASS, as_known=True)
     assert decision.summary().endswith(", added as known good translation")
     assert decision.changes().items == Where.of([item_id])  # it relabels the item, which the editor shows
 
@@ -139,11 +140,11 @@ def test_pass_and_add_as_known_is_one_transaction_and_one_undoable_step(demo: Da
 
 def test_a_known_translation_the_item_has_is_not_added_twice(demo: Database) -> None:
     rows = outputs(demo)
-    first = decide(demo, [OutputDecision(SeenOutput(rows[0].output_id, rows[0].manual_version), "fail")], "ada",
+    first = decide(demo, [OutputDecision(SeenOutput(rows[0].output_id, rows[0].manual_version), Label.FAIL)], "ada",
                    as_known=True)
     assert len(first.known_added) == 1
     [row] = output_rows(demo, [rows[0].output_id])
-    again = decide(demo, [OutputDecision(SeenOutput(row.output_id, row.manual_version), "fail")], "ada",
+    again = decide(demo, [OutputDecision(SeenOutput(row.output_id, row.manual_version), Label.FAIL)], "ada",
                    as_known=True)
     assert again.known_added == () and again.reviews[0].after is not None
 

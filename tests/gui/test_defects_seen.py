@@ -208,7 +208,7 @@ def test_rule_health_after_a_restored_draft_with_nothing_selected_in_the_tree(qt
 
     item_id = find_item(demo_db, "amb-01", DEMO_SUITE)
     draft = EditorDraft.of(item_detail(demo_db, item_id))
-    draft.rules["negative"].append(new_rule("negative", r"\bshore\b"))
+    draft.rules[Polarity.NEGATIVE].append(new_rule(Polarity.NEGATIVE, r"\bshore\b"))
     window.editor.recover([draft])  # as the offer of a killed session's drafts does
     assert window.ops.wait_idle()
     editor = window.editor

@@ -70,7 +70,7 @@ def test_typing_a_pattern_shows_its_matches_and_flips(qtbot: QtBot, screen: Item
     assert "no label changes" in screen.preview.flips.text()
 
     # "bench" no longer counts: the outputs that said "bench" lose their pass.
-    _type(qtbot, _editor(screen, "positive", 0), r"\bseat\b")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 0), r"\bseat\b")
     _preview_settled(qtbot, screen, ops)
     preview = screen.last_preview
     assert preview is not None and preview.flips == {"pass->unknown": 2, "conflict->fail": 1}
@@ -79,23 +79,23 @@ def test_typing_a_pattern_shows_its_matches_and_flips(qtbot: QtBot, screen: Item
     assert all(span.polarity != "positive" for o in preview.outputs for span in o.spans)
 
     # a positive rule that matches every output turns the one negative match into a conflict
-    _type(qtbot, _editor(screen, "positive", 0), r"painted")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 0), r"painted")
     _preview_settled(qtbot, screen, ops)
     preview = screen.last_preview
     assert preview is not None and "fail->conflict" in preview.flips
     positives = [s for o in preview.outputs for s in o.spans if s.polarity == "positive"]
     negatives = [s for o in preview.outputs for s in o.spans if s.polarity == "negative"]
     assert len(positives) == 4 and negatives
-    assert screen.rule_lists["positive"].model.index(0, 3).data() == "4"
+    assert screen.rule_lists[Polarity.POSITIVE].model.index(0, 3).data() == "4"
 
 
 def test_an_invalid_pattern_is_underlined_explained_and_cannot_be_saved(qtbot: QtBot, screen: ItemEditorScreen,
                                                                         state: AppState, ops: Operations) -> None:
     _open(screen, state, ops, "amb-02")
-    editor = _editor(screen, "positive", 0)
+    editor = _editor(screen, Polarity.POSITIVE, 0)
     _type(qtbot, editor, r"\b(lock")
     assert editor.has_problem()
-    message = screen.rule_lists["positive"].problem
+    message = screen.rule_lists[Polarity.POSITIVE].problem
     assert message.isVisible()
     assert message.text() == "positive rule 1: pattern does not compile at position 7: missing )"
     underlined = [(f.start, f.length) for f in editor.document().firstBlock().layout().formats()
@@ -118,12 +118,12 @@ def test_save_undo_and_redo_a_rule_with_history(qtbot: QtBot, screen: ItemEditor
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-02")
     before = item_detail(db, item_id)
-    screen.rule_lists["negative"].add_rule()
-    _type(qtbot, _editor(screen, "negative", 1), r"\bjammed\b")
+    screen.rule_lists[Polarity.NEGATIVE].add_rule()
+    _type(qtbot, _editor(screen, Polarity.NEGATIVE, 1), r"\bjammed\b")
     _preview_settled(qtbot, screen, ops)
     assert screen.last_preview is not None and "pass->conflict" in screen.last_preview.flips
 
-    qtbot.keyClick(_editor(screen, "negative", 1), Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(_editor(screen, Polarity.NEGATIVE, 1), Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     assert ops.wait_idle()
     saved = item_detail(db, item_id)
     added = [r for r in saved.rules if r.spec.pattern == r"\bjammed\b"]
@@ -169,11 +169,11 @@ def test_undo_of_a_changed_and_a_removed_rule(qtbot: QtBot, screen: ItemEditorSc
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-03")
     before = item_detail(db, item_id)
-    _type(qtbot, _editor(screen, "positive", 0), r"\bflowers?\b")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 0), r"\bflowers?\b")
     screen.save()
     assert ops.wait_idle()
-    screen.rule_lists["negative"].view.setCurrentIndex(screen.rule_lists["negative"].model.index(0, 1))
-    screen.rule_lists["negative"].remove_rule()
+    screen.rule_lists[Polarity.NEGATIVE].view.setCurrentIndex(screen.rule_lists[Polarity.NEGATIVE].model.index(0, 1))
+    screen.rule_lists[Polarity.NEGATIVE].remove_rule()
     screen.save()
     assert ops.wait_idle()
     assert [r.spec.pattern for r in item_detail(db, item_id).rules] == [r"\bflowers?\b"]
@@ -205,7 +205,7 @@ def test_an_undo_right_after_a_save_is_what_the_editor_shows(qtbot: QtBot, scree
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-03")
     before = [(r.spec.polarity, r.spec.pattern) for r in item_detail(db, item_id).rules]
-    _type(qtbot, _editor(screen, "positive", 0), r"\bflowers?\b")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 0), r"\bflowers?\b")
     with first_call_held(monkeypatch, screen_module, "item_detail") as held:
         screen.save()
         qtbot.waitUntil(held.is_set)  # the item as saved has been read back
@@ -224,7 +224,7 @@ def test_a_colleagues_change_is_never_overwritten(qtbot: QtBot, screen: ItemEdit
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-02")
     stored = item_detail(db, item_id).rules[0]
-    _type(qtbot, _editor(screen, "positive", 0), r"\block(ed)?\b")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 0), r"\block(ed)?\b")
     screen.known.model.add("good")
     screen.known.model.setData(screen.known.model.index(0, 1), "The lock is stuck.")
     # meanwhile a colleague, in another window, changes the same rule
@@ -254,7 +254,7 @@ def test_reload_after_a_refused_save_shows_the_colleagues_version(qtbot: QtBot, 
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-02")
     stored = item_detail(db, item_id).rules[0]
-    _type(qtbot, _editor(screen, "positive", 0), r"\block(ed)?\b")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 0), r"\block(ed)?\b")
     change_rule(colleague, stored.id, pattern=r"\b(lock|latch)\b", author="jonas.w", expected_version=stored.version)
     screen.save()
     assert ops.wait_idle()
@@ -262,7 +262,7 @@ def test_reload_after_a_refused_save_shows_the_colleagues_version(qtbot: QtBot, 
     assert ops.wait_idle()
     assert screen.draft is not None and not screen.draft.dirty
     assert screen.draft.rules["positive"][0].spec.pattern == r"\b(lock|latch)\b"
-    assert _editor(screen, "positive", 0).text() == r"\b(lock|latch)\b"
+    assert _editor(screen, Polarity.POSITIVE, 0).text() == r"\b(lock|latch)\b"
     assert item_detail(db, item_id).rules[0].spec.pattern == r"\b(lock|latch)\b"
     assert shown_errors() == []
 
@@ -272,12 +272,12 @@ def test_reorder_with_alt_down_and_known_translations(qtbot: QtBot, screen: Item
     assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-04")
-    rules = screen.rule_lists["negative"]
+    rules = screen.rule_lists[Polarity.NEGATIVE]
     assert screen.draft is not None
     patterns = [row.spec.pattern for row in screen.draft.rules["negative"]]
     rules.add_rule()
-    _type(qtbot, _editor(screen, "negative", len(patterns)), r"\bleader\b")
-    qtbot.keyClick(_editor(screen, "negative", len(patterns)), Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    _type(qtbot, _editor(screen, Polarity.NEGATIVE, len(patterns)), r"\bleader\b")
+    qtbot.keyClick(_editor(screen, Polarity.NEGATIVE, len(patterns)), Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
     assert [row.spec.pattern for row in screen.draft.rules[Polarity.NEGATIVE]] == [*patterns[:-1], r"\bleader\b",
                                                                                   patterns[-1]]
     screen.known.model.add("bad")
@@ -309,7 +309,7 @@ def test_a_catastrophic_pattern_times_out_while_the_window_answers(qtbot: QtBot,
     timer = QTimer()
     timer.timeout.connect(lambda: ticks.append(time.monotonic()))
     timer.start(10)
-    _type(qtbot, _editor(screen, "positive", 0), r"^(a|aa)+$")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 0), r"^(a|aa)+$")
     _preview_settled(qtbot, screen, ops)
     timer.stop()
     preview = screen.last_preview
@@ -328,8 +328,8 @@ def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot: QtBot, screen:
                                                            ops: Operations) -> None:
     item_id = _open(screen, state, ops, "amb-01")
     screen.scope.scope.setCurrentText("category")
-    screen.rule_lists["negative"].add_rule()
-    _type(qtbot, _editor(screen, "negative", 1), r"\bthe\b")
+    screen.rule_lists[Polarity.NEGATIVE].add_rule()
+    _type(qtbot, _editor(screen, Polarity.NEGATIVE, 1), r"\bthe\b")
     screen.start_scope()
     assert ops.wait_idle()
     scope = screen.last_scope
@@ -356,12 +356,12 @@ def test_scope_preview_lists_other_items_and_jumps_to_them(qtbot: QtBot, screen:
 def test_every_model_passes_qt_model_tester(qtbot: QtBot, screen: ItemEditorScreen, state: AppState,
                                             ops: Operations) -> None:
     testers = [model_tested(model) for model in (
-        screen.rule_lists["positive"].model, screen.rule_lists["negative"].model, screen.known.model,
+        screen.rule_lists[Polarity.POSITIVE].model, screen.rule_lists[Polarity.NEGATIVE].model, screen.known.model,
         screen.references.model, screen.preview.model, screen.scope.model, screen.history.model)]
     _open(screen, state, ops, "amb-04")
-    rules = screen.rule_lists["positive"]
+    rules = screen.rule_lists[Polarity.POSITIVE]
     rules.add_rule()
-    _type(qtbot, _editor(screen, "positive", 1), r"\bchief\b")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 1), r"\bchief\b")
     rules.view.setCurrentIndex(rules.model.index(1, 1))
     rules.move_rule(-1)
     rules.model.move(0, 1)
@@ -394,7 +394,7 @@ def test_the_keys_in_the_main_window(qtbot: QtBot, window: MainWindow) -> None:
     assert window.ops.wait_idle()
     before = [r.spec.pattern for r in item_detail(db, item_id).rules]
     qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    field = _editor(screen, "positive", 0)
+    field = _editor(screen, Polarity.POSITIVE, 0)
     assert QApplication.focusWidget() is field
     qtbot.keyClick(field, Qt.Key.Key_End)
     qtbot.keyClicks(field, "|xyz")
@@ -420,16 +420,16 @@ def test_dragging_a_rule_moves_it_and_the_history_shows_before_and_after(qtbot: 
     assert state.db is not None
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-03")
-    model = screen.rule_lists["positive"].model
+    model = screen.rule_lists[Polarity.POSITIVE].model
     model.add()
-    _type(qtbot, _editor(screen, "positive", 1), r"\bblooms\b")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 1), r"\bblooms\b")
     dragged = model.mimeData([model.index(1, 0)])
     assert not model.dropMimeData(dragged, Qt.DropAction.MoveAction, 0, 0, QModelIndex())  # the view removes nothing
     assert screen.draft is not None
     assert [row.spec.pattern for row in screen.draft.rules["positive"]] == [
         r"\bblooms\b", r"\b(bouquet|bunch of flowers|flowers)\b"]
-    assert _editor(screen, "positive", 0).text() == r"\bblooms\b"  # the field moved with its rule
-    _type(qtbot, _editor(screen, "positive", 1), r"\b(bouquet|flowers)\b")
+    assert _editor(screen, Polarity.POSITIVE, 0).text() == r"\bblooms\b"  # the field moved with its rule
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 1), r"\b(bouquet|flowers)\b")
     screen.save()
     assert ops.wait_idle()
     assert [r.spec.pattern for r in item_detail(db, item_id).rules if r.spec.polarity == "positive"] == [
@@ -491,8 +491,8 @@ def test_on_the_real_dfki_suite_the_preview_is_what_saving_stores(qtbot: QtBot, 
     stored = {o.output_id: o.auto_label for o in item_detail(db, item_id).outputs}
     assert editor.last_preview is not None
     assert {o.stored.output_id: o.stored.label for o in editor.last_preview.outputs} == stored
-    editor.rule_lists["negative"].add_rule()
-    field = editor.rule_lists["negative"].editor(editor.rule_lists["negative"].model.rowCount() - 1)
+    editor.rule_lists[Polarity.NEGATIVE].add_rule()
+    field = editor.rule_lists[Polarity.NEGATIVE].editor(editor.rule_lists[Polarity.NEGATIVE].model.rowCount() - 1)
     assert field is not None
     qtbot.keyClicks(field, r"\bday\b")  # its outputs speak of a washing / laundry day
     editor.start_preview()
@@ -511,7 +511,7 @@ def test_a_removed_item_is_said_under_the_preview_not_in_dialogs(qtbot: QtBot, s
     db: Database = state.db
     item_id = _open(screen, state, ops, "amb-02")
     remove_item(db, item_id, author="jonas.w")  # by a colleague, in another window
-    _type(qtbot, _editor(screen, "positive", 0), r"\blatch\b")
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 0), r"\blatch\b")
     _preview_settled(qtbot, screen, ops)
     assert screen.last_preview is None
     assert "no preview" in screen.preview.status.text() and "no item" in screen.preview.status.text()
@@ -549,9 +549,9 @@ def test_a_new_empty_rule_does_not_turn_the_outputs_into_errors(qtbot: QtBot, sc
     preview = screen.last_preview
     assert preview is not None and preview.problems == [] and preview.flips == {}
     assert {o.stored.output_id: o.label_after for o in preview.outputs} == before
-    assert not screen.rule_lists["positive"].problem.isVisible()
+    assert not screen.rule_lists[Polarity.POSITIVE].problem.isVisible()
     assert "error" not in screen.preview.flips.text()
-    _type(qtbot, _editor(screen, "positive", 1), "painted")  # once typed, it is a rule like any other
+    _type(qtbot, _editor(screen, Polarity.POSITIVE, 1), "painted")  # once typed, it is a rule like any other
     _preview_settled(qtbot, screen, ops)
     assert {o.label_after for o in screen.last_preview.outputs} >= {"pass"}
 
@@ -565,13 +565,13 @@ def test_typing_a_pattern_that_would_exhaust_the_compiler_is_refused_at_once(qtb
     fails with ``MemoryError`` instead of taking the machine's memory."""
     assert state.db is not None
     item_id = _open(screen, state, ops, "amb-02")
-    editor = _editor(screen, "positive", 0)
+    editor = _editor(screen, Polarity.POSITIVE, 0)
     started = time.monotonic()
     with bounded_address_space():
         _type(qtbot, editor, pattern)
         _preview_settled(qtbot, screen, ops)
     assert time.monotonic() - started < 30  # every keystroke answered: each prefix is checked in microseconds
-    message = screen.rule_lists["positive"].problem
+    message = screen.rule_lists[Polarity.POSITIVE].problem
     assert message.isVisible() and message.text().startswith("positive rule 1: pattern is too complex: ")
     assert "1 pattern of the draft is too complex, so every output" in screen.preview.flips.text()
     assert "not compile" not in screen.preview.flips.text()

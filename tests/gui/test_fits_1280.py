@@ -112,7 +112,7 @@ def test_my_assignments_show_the_answer(qtbot: QtBot, window: MainWindow, size: 
     assert db is not None
     rows = [row for row in output_rows(db, output_ids(db, OutputFilter(reviewed=False)))
             if row.effective_label in ("pass", "fail")][:40]
-    decide(db, [OutputDecision(SeenOutput(row.output_id), row.effective_label or "pass") for row in rows], "anna")
+    decide(db, [OutputDecision(SeenOutput(row.output_id), row.effective_label or Label.PASS) for row in rows], "anna")
     plan_review_checks(db, double_share=0.5, control_share=0.0, seed=1, author="lead")
     _at_laptop_size(qtbot, window, size)
     window.review.show_page("assignments")
@@ -213,7 +213,7 @@ def test_nineteen_systems_fit_without_scrolling_sideways(qtbot: QtBot, window: M
     _settled(qtbot, window)
     _fits(systems.view, list(range(systems.model.columnCount())))
     header = systems.view.horizontalHeader()
-    names = [systems.model.system(c) for c in range(2, systems.model.columnCount())]
+    names = [systems.model.system(c) or "" for c in range(2, systems.model.columnCount())]
     assert set(wmt21) <= set(names)
     longest = max(range(2, header.count()), key=lambda c: header.fontMetrics().horizontalAdvance(names[c - 2]))
     assert header.height() > header.fontMetrics().horizontalAdvance(names[longest - 2])  # upright, whole

@@ -22,6 +22,7 @@ from gui.main_window import MainWindow
 from gui.operations import Write, changes_nothing
 from gui.state import Selection
 from store import Database
+from store.domain import Polarity
 from suite.demo import DEMO_SUITE
 from suite.editing.api import find_item, item_detail
 from suite.editing.draft_autosave import autosave_path, write_drafts
@@ -44,7 +45,7 @@ def _edit_a_rule(qtbot: QtBot, window: MainWindow, external_id: str = BANK) -> i
     item_id = find_item(db, external_id, DEMO_SUITE)
     window.state.edit_item(Selection(item_id=item_id))
     qtbot.waitUntil(lambda: window.editor.draft is not None and window.editor.draft.item_id == item_id)
-    rules = window.editor.rule_lists["negative"]
+    rules = window.editor.rule_lists[Polarity.NEGATIVE]
     rules.add_rule()
     editor = rules.editor(rules.model.rowCount() - 1)
     assert editor is not None
@@ -115,7 +116,7 @@ def test_drafts_of_a_killed_session_are_offered_back_never_saved_by_themselves(
         qtbot: QtBot, window: MainWindow, demo_db: Database) -> None:
     item_id = find_item(demo_db, BANK, DEMO_SUITE)
     draft = EditorDraft.of(item_detail(demo_db, item_id))
-    draft.rules["negative"].append(new_rule("negative", r"\bshore\b"))
+    draft.rules[Polarity.NEGATIVE].append(new_rule(Polarity.NEGATIVE, r"\bshore\b"))
     dead = int(subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                               text=True, check=True).stdout)
     left = autosave_path(window.drafts.directory, demo_db.url, dead)

@@ -19,6 +19,7 @@ from gui.operations import Write, changes_nothing
 from gui.review.columns import COLUMN
 from gui.review.model import ReviewModel
 from store import Database
+from store.domain import Label, Polarity
 from store.models import KnownTranslation, ManualLabel
 from suite.engine.labelling import relabel
 from suite.reading.browse import OutputFilter, output_ids, output_rows
@@ -142,7 +143,7 @@ def test_pass_as_known_relabels_the_item_and_one_undo_takes_both_back(qtbot: QtB
     """Shift+P is one step (issue 16): the decision and the known translation it adds (one transaction, issue 21)
     are undone together; the undo used to take back the known translation and leave the decision."""
     review = window.review
-    review.apply_filter(OutputFilter(label="unknown"))
+    review.apply_filter(OutputFilter(label=Label.UNKNOWN))
     _settle(qtbot, window)
     row = review.model.cached(0)
     assert row is not None and row.auto_label == "unknown"
@@ -179,7 +180,7 @@ def test_a_refused_decision_adds_no_known_translation(qtbot: QtBot, window: Main
     """Shift+P whose decision is refused (another reviewer decided meanwhile) leaves the item's known translations
     as they were: the output was not settled."""
     review = window.review
-    review.apply_filter(OutputFilter(label="unknown"))
+    review.apply_filter(OutputFilter(label=Label.UNKNOWN))
     _settle(qtbot, window)
     row = review.model.cached(0)
     assert row is not None and row.manual_label is None
@@ -190,7 +191,7 @@ def test_a_refused_decision_adds_no_known_translation(qtbot: QtBot, window: Main
                 select(KnownTranslation).where(KnownTranslation.item_id == row.item_id).order_by(KnownTranslation.id))]
 
     before = known()
-    review_output(colleague, row.output_id, "fail", "Someone Else")  # after the table was read
+    review_output(colleague, row.output_id, Label.FAIL, "Someone Else")  # after the table was read
     _focus_table(qtbot, window)
     review.set_current_row(0)
     qtbot.keyClick(review.table, Qt.Key.Key_P, Qt.KeyboardModifier.ShiftModifier)
@@ -204,10 +205,10 @@ def test_a_refused_decision_adds_no_known_translation(qtbot: QtBot, window: Main
 
 def test_a_report_cell_opens_review_with_its_filter(qtbot: QtBot, window: MainWindow) -> None:
     window.tabs.setCurrentIndex(2)
-    window.state.show_review(OutputFilter(label="fail", system="Online-X", category="Negation"))
+    window.state.show_review(OutputFilter(label=Label.FAIL, system="Online-X", category="Negation"))
     _settle(qtbot, window)
     assert window.tabs.currentWidget() is window.review
-    assert window.review.current_filter() == OutputFilter(label="fail", system="Online-X", category="Negation",
+    assert window.review.current_filter() == OutputFilter(label=Label.FAIL, system="Online-X", category="Negation",
                                                           grouped=True)
     rows = [window.review.model.cached(r) for r in range(window.review.model.rowCount())]
     assert rows and all(r is not None and r.effective_label == "fail" and "Online-X" in r.systems
@@ -226,7 +227,7 @@ def test_sorting_reruns_the_query(qtbot: QtBot, window: MainWindow) -> None:
 def test_the_review_model_passes_qt_model_checks(qtbot: QtBot, window: MainWindow) -> None:
     model = ReviewModel(window.state, window.ops)
     tester = QAbstractItemModelTester(model, QAbstractItemModelTester.FailureReportingMode.Fatal)
-    model.query(OutputFilter(label="pass"))
+    model.query(OutputFilter(label=Label.PASS))
     assert window.ops.wait_idle()
     for row in range(0, model.rowCount(), 50):
         model.fetch(row)
@@ -278,7 +279,7 @@ def test_deciding_rows_under_a_filter_skips_none_of_the_later_blocks(qtbot: QtBo
     expected = output_ids(db, OutputFilter(reviewed=False), suite_name=suite_name)
     assert model.rowCount() == len(expected) > 40
     for output_id in expected[:20]:
-        review_output(db, output_id, "pass", "ada")
+        review_output(db, output_id, Label.PASS, "ada")
     model.fetch(20)
     assert window.ops.wait_idle()
     assert [model.output_id(row) for row in range(20, 40)] == expected[20:40]
@@ -289,7 +290,7 @@ def test_a_label_changed_meanwhile_is_not_overwritten(qtbot: QtBot, window: Main
     review.apply_filter(OutputFilter(reviewed=False))
     _settle(qtbot, window)
     first = _shown(window, 0)
-    review_output(colleague, first, "pass", "Someone Else")  # another reviewer's window, after the table was read
+    review_output(colleague, first, Label.PASS, "Someone Else")  # another reviewer's window, after the table was read
     _focus_table(qtbot, window)
     review.set_current_row(0)
     qtbot.keyClick(review.table, Qt.Key.Key_F)
@@ -324,7 +325,7 @@ def test_a_row_read_before_a_decision_never_overwrites_the_row_read_after_it(
     with first_call_held(monkeypatch, model_module, "output_rows") as held:
         model.refresh([first])  # reads the row undecided, then waits
         qtbot.waitUntil(held.is_set)
-        review_output(db, first, "fail", "Test Reviewer")
+        review_output(db, first, Label.FAIL, "Test Reviewer")
         model.refresh([first])
         qtbot.waitUntil(lambda: model.index(0, COLUMN["manual"]).data() == "fail (TR)")
     assert window.ops.wait_idle()
@@ -379,7 +380,7 @@ def test_rules_are_numbered_as_the_editor_shows_them_in_the_table_and_the_detail
     db = window.state.db
     assert db is not None
     item_id = find_item(db, "amb-04", window.state.suite_name)
-    rule_id = add_rule(db, item_id, "positive", r"\bdepartment head\b", author="Test Reviewer").entity_id
+    rule_id = add_rule(db, item_id, Polarity.POSITIVE, r"\bdepartment head\b", author="Test Reviewer").entity_id
     assert rule_id is not None and rule_id > 2
     relabel(db, window.state.suite_name)
     review = window.review

@@ -15,6 +15,7 @@ from pytestqt.qtbot import QtBot
 from gui.main_window import MainWindow
 from gui.review.columns import COLUMN
 from store import Database, open_database
+from store.domain import Label
 from suite.assist.double_review import plan_review_checks
 from suite.editing.api import item_history
 from suite.editing.review import OutputDecision, SeenOutput, decide
@@ -66,7 +67,7 @@ WALK = ["I shall walk.", "i shall walk", "I Shall Walk."]
 def test_a_group_shows_once_and_one_key_decides_it_as_one_undo_step(qtbot: QtBot, window: MainWindow,
                                                                      suite_db: Database) -> None:
     review = window.review
-    review.apply_filter(OutputFilter(label="unknown"))
+    review.apply_filter(OutputFilter(label=Label.UNKNOWN))
     settle(qtbot, window)
     assert review.group_box.isChecked() and review.count_label.text() == "6 rows · 8 outputs"
     walk = row_of(window, "I shall walk.")
@@ -92,7 +93,7 @@ def test_a_group_shows_once_and_one_key_decides_it_as_one_undo_step(qtbot: QtBot
 
 def test_a_suggestion_is_shown_and_enter_accepts_it(qtbot: QtBot, window: MainWindow, suite_db: Database) -> None:
     review = window.review
-    review.apply_filter(OutputFilter(label="unknown"))
+    review.apply_filter(OutputFilter(label=Label.UNKNOWN))
     settle(qtbot, window)
     run = row_of(window, "She shall run.")
     assert cell(window, run, "suggestion").startswith("nearest #")  # nothing taught "shall" yet
@@ -117,14 +118,14 @@ def test_a_suggestion_is_shown_and_enter_accepts_it(qtbot: QtBot, window: MainWi
 
 def test_the_pairs_column_orders_the_queue_by_impact(qtbot: QtBot, window: MainWindow, suite_db: Database) -> None:
     review = window.review
-    review.apply_filter(OutputFilter(label="unknown"))
+    review.apply_filter(OutputFilter(label=Label.UNKNOWN))
     settle(qtbot, window)
     make_active(qtbot, window)
     review.table.setFocus()
     qtbot.keyClick(review.table, Qt.Key.Key_I)  # Review → Order the queue by impact
     settle(qtbot, window)
     shown = [review.model.output_id(r) for r in range(review.model.rowCount())]
-    assert shown == output_ids(suite_db, OutputFilter(label="unknown", grouped=True), sort="impact")
+    assert shown == output_ids(suite_db, OutputFilter(label=Label.UNKNOWN, grouped=True), sort="impact")
     first = review.model.cached(0)
     assert first is not None and cell(window, 0, "pairs") == "F +3"  # f4 has passing outputs only
     assert review.table.horizontalHeader().sortIndicatorSection() == COLUMN["pairs"]
@@ -144,7 +145,7 @@ def test_a_placeholder_output_shows_no_pairs(qtbot: QtBot, window: MainWindow, s
     import_outputs(suite_db, placeholders, label=True)
     set_output_policy(suite_db, OutputPolicy(placeholders=("####",)), author="lead")
     review = window.review
-    review.apply_filter(OutputFilter(label="unknown", item="f4"))
+    review.apply_filter(OutputFilter(label=Label.UNKNOWN, item="f4"))
     settle(qtbot, window)
     hashes, run = row_of(window, "####"), row_of(window, "She shall run.")
     assert cell(window, run, "pairs") == "F +3"  # f4 has passing outputs only
@@ -156,8 +157,8 @@ def test_a_placeholder_output_shows_no_pairs(qtbot: QtBot, window: MainWindow, s
 
 
 def reviewed_by_anna(db: Database) -> None:
-    ids = output_ids(db, OutputFilter(label="pass")) + output_ids(db, OutputFilter(label="fail"))
-    decide(db, [OutputDecision(SeenOutput(i), "pass") for i in ids], "anna")
+    ids = output_ids(db, OutputFilter(label=Label.PASS)) + output_ids(db, OutputFilter(label=Label.FAIL))
+    decide(db, [OutputDecision(SeenOutput(i), Label.PASS) for i in ids], "anna")
     plan_review_checks(db, double_share=1.0, control_share=0.2, seed=2, author="lead")
 
 

@@ -18,6 +18,7 @@ from gui.review.columns import COLUMN
 from gui.review.model import ReviewModel
 from gui.review.scroll_bar import paint_groove_once
 from gui.review.table import ReviewTable
+from store.domain import Label
 from suite.editing.items import remove_item
 from suite.reading.browse import OutputFilter, output_ids, output_rows
 
@@ -55,7 +56,7 @@ def test_a_decision_shows_in_the_cells_once_its_row_is_read_again(qtbot: QtBot, 
     assert output_id is not None
     before = model.cells(row)  # painted once: its cells are worked out and kept
     assert before is not None and before[COLUMN["manual"]].text == "" and not before[COLUMN["manual"]].bold
-    review_output(db, output_id, "fail", "Ada Lovelace")
+    review_output(db, output_id, Label.FAIL, "Ada Lovelace")
     model.refresh([output_id])
     assert window.ops.wait_idle()
     cells = model.cells(row)
@@ -111,7 +112,7 @@ def test_the_highlight_follows_the_selection(qtbot: QtBot, window: MainWindow) -
     assert _painted_selected(table, 3) and not _painted_selected(table, 5)
     review.set_current_row(5)
     assert _painted_selected(table, 5) and not _painted_selected(table, 3)
-    review.apply_filter(OutputFilter(label="pass"))  # a new query: rows mean other outputs, the cursor goes to 0
+    review.apply_filter(OutputFilter(label=Label.PASS))  # a new query: rows mean other outputs, the cursor goes to 0
     assert window.ops.wait_idle()
     qtbot.waitUntil(lambda: review.model.all_cached(0, 10), timeout=5000)
     assert _painted_selected(table, 0) and not _painted_selected(table, 5)
@@ -128,7 +129,7 @@ def test_a_new_query_leaves_no_row_painted_as_selected(qtbot: QtBot, window: Mai
     assert window.ops.wait_idle()
     table.selectRow(3)
     assert _painted_selected(table, 3)
-    model.query(OutputFilter(label="pass"))
+    model.query(OutputFilter(label=Label.PASS))
     assert window.ops.wait_idle()
     assert not table.selectionModel().hasSelection() and not _painted_selected(table, 3)
 

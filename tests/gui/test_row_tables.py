@@ -10,6 +10,7 @@ from gui.editor.entries import EntryModel
 from gui.editor.rules import RuleModel
 from gui.editor.scope import ScopeModel
 from store import Database
+from store.domain import Polarity
 from suite.editing.api import find_item
 from suite.editing.item_detail import item_detail
 from suite.editing.item_draft import EditorDraft
@@ -77,7 +78,8 @@ def test_the_entry_lists_edit_the_known_translations_and_references_of_the_draft
 
 def test_the_scope_table_holds_the_flipped_items_and_right_aligns_their_counts(qapp: QApplication,
                                                                                demo_db: Database) -> None:
-    added = [DraftRule(RuleSpec("negative", r"\bthe\b", True)), DraftRule(RuleSpec("positive", r"\bhad\b"))]
+    added = [DraftRule(RuleSpec(Polarity.NEGATIVE, r"\bthe\b", True)),
+             DraftRule(RuleSpec(Polarity.POSITIVE, r"\bhad\b"))]
     preview = preview_scope(demo_db, find_item(demo_db, "vt-03"), added, "suite")
     assert len(preview.items) > 1
     model = ScopeModel()

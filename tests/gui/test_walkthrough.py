@@ -15,6 +15,7 @@ from table_dump import dump
 from gui.main_window import MainWindow
 from gui.state import Selection
 from store import Database
+from store.domain import Label, Polarity
 from suite.editing.api import item_detail
 from suite.reading.browse import OutputFilter, OutputRow, output_rows
 
@@ -28,7 +29,7 @@ def test_e_in_review_opens_the_items_rules_and_ctrl_2_comes_back_to_the_same_row
                                                                                    ) -> None:
     review, editor = window.review, window.editor
     window.state.select(Selection(category="Ambiguity"))  # the tree narrows the queue to a category
-    review.apply_filter(OutputFilter(category="Ambiguity", label="pass"))
+    review.apply_filter(OutputFilter(category="Ambiguity", label=Label.PASS))
     _settle(qtbot, window)
     queue, count = review.current_filter(), review.model.rowCount()
     assert count > 5
@@ -46,7 +47,7 @@ def test_e_in_review_opens_the_items_rules_and_ctrl_2_comes_back_to_the_same_row
     assert window.ops.wait_idle()
     detail = item_detail(window.state.db, row.item_id)  # type: ignore[arg-type]
     assert row.external_id in editor.title.text()
-    shown = [editor.rule_lists[p].model.rowCount() for p in ("positive", "negative")]
+    shown = [editor.rule_lists[p].model.rowCount() for p in (Polarity.POSITIVE, Polarity.NEGATIVE)]
     assert shown == [sum(r.spec.polarity == p for r in detail.rules) for p in ("positive", "negative")]
     assert editor.history.model.rowCount() > 0 or row.manual_label is None
 
@@ -208,7 +209,7 @@ def test_a_comment_on_several_rows_where_one_is_stale_stores_nothing(
     rows = [review.model.cached(i) for i in range(2, 5)]
     stale = rows[2]
     assert stale is not None and all(r is not None and r.manual_label == "fail" for r in rows)
-    review_output(colleague, stale.output_id, "fail", "Someone Else",  # after the table was read
+    review_output(colleague, stale.output_id, Label.FAIL, "Someone Else",  # after the table was read
                      expected_version=stale.manual_version)
     before = dump(colleague)
     review.table.selectRow(2)
@@ -232,7 +233,7 @@ def test_a_decision_on_several_rows_where_one_is_stale_stores_nothing(
     assert all(r is not None and r.manual_label is None for r in rows)
     stale = rows[2]
     assert stale is not None
-    review_output(colleague, stale.output_id, "pass", "Someone Else")  # after the table was read
+    review_output(colleague, stale.output_id, Label.PASS, "Someone Else")  # after the table was read
     before = dump(colleague)
     review.table.selectRow(0)
     qtbot.keyClick(review.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)

@@ -15,6 +15,7 @@ from gui.main_window import MainWindow
 from gui.settings import Settings, take_fallbacks
 from gui.window.files import RECENT
 from store import Database
+from store.domain import Polarity
 from suite.demo import DEMO_SUITE
 from suite.editing.api import find_item, item_detail
 from suite.editing.draft_autosave import autosave_path, write_drafts
@@ -98,7 +99,7 @@ def test_damaged_autosaves_are_set_aside_and_the_others_still_offered(
     window = _window(qtbot)
     item_id = find_item(demo_db, "amb-01", DEMO_SUITE)
     draft = EditorDraft.of(item_detail(demo_db, item_id))
-    draft.rules["negative"].append(new_rule("negative", r"\bshore\b"))
+    draft.rules[Polarity.NEGATIVE].append(new_rule(Polarity.NEGATIVE, r"\bshore\b"))
     good, nested, truncated, not_json, wrong_shape, unreadable = (
         autosave_path(window.drafts.directory, demo_db.url, pid) for pid in _gone_pids(6))
     write_drafts(good, demo_db.url, [draft])
