@@ -1,14 +1,15 @@
 """The Discriminative tab's "What the selection keeps" page, beside the ranking: the kept items against the
-removed ones by sentence-length third and word-frequency group, and the edit distance to a second reference set
-(Zhan et al. 2021 §4.4, Figures 5-6 and Table 4; ``filters.selection_properties``, as ``tsqe vat-properties``
-on the selection the ranking's Save writes).
+removed ones by sentence-length third and word-frequency group, the edit distance to a second reference set and,
+when asked for, the English side's parts of speech (Zhan et al. 2021 §4.4, Figures 5-7 and Table 4;
+``filters.selection_properties``, as ``tsqe vat-properties`` on the selection the ranking's Save writes).
+Tagging is off until asked for: the tagger's first use imports NLTK, about 5 s.
 
 It follows the drop slider: each new selection supersedes the read still going, and nothing is read while the
 page is hidden (the item's page is shown instead), so dragging the slider costs no reads.
 """
 from __future__ import annotations
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QVBoxLayout, QWidget
 
 from filters.selection_properties import SelectionProperties, positions_of_items, selection_properties
 from gui.elided_label import ElidedLabel
@@ -38,12 +39,16 @@ class VATPropertiesPane(QWidget):
         self.paraphrase.setToolTip("A reference set whose word edit distance to the ranking's references is "
                                    "compared, kept against removed (the paper's Table 4)")
         self.paraphrase.addItem("edit distance: none", None)
+        self.parts_of_speech = QCheckBox("parts of speech")
+        self.parts_of_speech.setToolTip("The share of each part-of-speech tag among the English side's tokens, kept "
+                                        "against removed (the paper's Figure 7; tagged offline by textblob)")
         self.status = ElidedLabel(NO_SELECTION)
         self.status.setStyleSheet("color: #555")
         self.export = ExportButton("selection properties table", self.table, None, self, document=self.document)
         controls = QHBoxLayout()
         controls.addWidget(self.status, 1)
         controls.addWidget(self.paraphrase)
+        controls.addWidget(self.parts_of_speech)
         controls.addWidget(self.export)
         self.model = TableModel(self)
         self.view = report_view(self.model, whole_rows=True)
@@ -53,6 +58,7 @@ class VATPropertiesPane(QWidget):
         layout.addLayout(controls)
         layout.addWidget(with_notes(self.view, self.notes), 1)
         self.paraphrase.currentIndexChanged.connect(self.compute)
+        self.parts_of_speech.toggled.connect(self.compute)
 
     def table(self) -> Table | None:
         return self.model.table
@@ -89,12 +95,12 @@ class VATPropertiesPane(QWidget):
         if db is None or selection is None:
             return
         kept, refs = selection
-        paraphrase = self.paraphrase.currentData()
-        self.status.setText("reading…")
+        paraphrase, tagged = self.paraphrase.currentData(), self.parts_of_speech.isChecked()
+        self.status.setText("tagging…" if tagged else "reading…")
 
         def work(task: TaskState) -> SelectionProperties:
             return selection_properties(db, positions_of_items(db, kept, suite), suite_name=suite, refs=refs,
-                                        paraphrase=paraphrase)
+                                        paraphrase=paraphrase, parts_of_speech=tagged)
 
         self._ops.read(work, self._show, key=PROPERTIES_READ, on_failure=self._failed)
 

@@ -85,3 +85,19 @@ def test_the_page_follows_the_drop_slider(tab: DiscriminativeTab) -> None:
     properties = tab.properties.properties
     assert properties is not None and properties.kept == 0 == len(tab.variance.kept)  # type: ignore[union-attr]
     assert tab.properties.status.text() == "0 of 6 items kept"
+
+
+def test_parts_of_speech_are_tagged_when_asked_for_as_on_the_command_line(tab: DiscriminativeTab, six: Database,
+                                                                           tmp_path: Path) -> None:
+    tab.beside.setCurrentWidget(tab.properties)
+    assert tab._ops.wait_idle()
+    assert tab.properties.properties is not None and tab.properties.properties.part_of_speech is None
+    tab.properties.parts_of_speech.setChecked(True)
+    assert tab._ops.wait_idle(120_000)
+    table = tab.properties.table()
+    assert table is not None and tab.properties.properties.part_of_speech is not None
+    _tsqe(six, "variance", "--metric", "chrf", "--drop", "0.3", "--vat-dir", str(tmp_path / "vat"))
+    kept = next((tmp_path / "vat").glob("*.json"))
+    assert render(table, "csv") == _tsqe(six, "vat-properties", "--kept", str(kept), "--part-of-speech",
+                                         "--format", "csv")
+    assert "part of speech" in render(table, "csv")
