@@ -58,8 +58,7 @@ LENGTH_GROUPS = ("Short", "Medium", "Long")
 FREQUENCY_GROUPS = ("Rare", "Middle", "Frequent")
 FREQUENCY_PERCENTILES = (20.0, 60.0)
 """Upper bounds of Rare and Middle among the word types' frequencies (Frequent: up to the 100th)."""
-NOT_ASKED = ("Part of speech (the paper's Figure 7) not computed here: `tsqe vat-properties --part-of-speech` tags "
-             "the English side.")
+NOT_ASKED = "Part of speech (the paper's Figure 7): not asked for (tagging the English side takes seconds to load)."
 ASCII_QUOTES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'})
 WORD = re.compile(r"\w+")
 
