@@ -219,6 +219,22 @@ def _inside(xs: np.ndarray, rs: np.ndarray, starts: np.ndarray, weight: np.ndarr
 
 
 @njit(cache=True)
+def _split(stack: np.ndarray, top: int, a: float, ca: float, ta: float, ua: float, middle: float, cm: float,
+           tm: float, um: float, b: float, cb: float, tb: float, ub: float) -> np.ndarray:
+    """Push the interval (a, b) as its two halves at ``top``, the right half below the left, so that the left is
+    searched first; the stack grown (doubled) when full, and returned."""
+    if top + 2 > stack.shape[0]:
+        grown = np.empty((stack.shape[0] * 2, 8))
+        grown[:top] = stack[:top]
+        stack = grown
+    stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = middle, cm, tm, um
+    stack[top, 4], stack[top, 5], stack[top, 6], stack[top, 7] = b, cb, tb, ub
+    stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = a, ca, ta, ua
+    stack[top + 1, 4], stack[top + 1, 5], stack[top + 1, 6], stack[top + 1, 7] = middle, cm, tm, um
+    return stack
+
+
+@njit(cache=True)
 def _best(xs: np.ndarray, rs: np.ndarray, offsets: np.ndarray, weight: np.ndarray, below: np.ndarray,
           own: np.ndarray, last: float, gaps: np.ndarray, deltas: np.ndarray) -> tuple[float, float, float]:
     """One sorted mixture's best accuracy over every threshold, a threshold that reaches it, and the accuracy of
@@ -267,14 +283,7 @@ def _best(xs: np.ndarray, rs: np.ndarray, offsets: np.ndarray, weight: np.ndarra
         cm, tm, um = _window(xs, rs, offsets, weight, middle, below, own)
         if total - cm + tm > best:
             best, at = total - cm + tm, middle
-        if top + 2 > stack.shape[0]:
-            grown = np.empty((stack.shape[0] * 2, 8))
-            grown[:top] = stack[:top]
-            stack = grown
-        stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = middle, cm, tm, um
-        stack[top, 4], stack[top, 5], stack[top, 6], stack[top, 7] = b, cb, tb, ub
-        stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = a, ca, ta, ua
-        stack[top + 1, 4], stack[top + 1, 5], stack[top + 1, 6], stack[top + 1, 7] = middle, cm, tm, um
+        stack = _split(stack, top, a, ca, ta, ua, middle, cm, tm, um, b, cb, tb, ub)
         top += 2
     return best, at, total
 
@@ -347,14 +356,6 @@ def calibrated_point(swap: np.ndarray, index: np.ndarray, offsets: np.ndarray, r
                     return best, gaps[order[k]]
             continue
         cm, tm, um = _window(xs, rs, offsets, weight, middle, below, own)
-        if top + 2 > stack.shape[0]:
-            grown = np.empty((stack.shape[0] * 2, 8))
-            grown[:top] = stack[:top]
-            stack = grown
-        # the right half below the left, so that the left is searched first
-        stack[top, 0], stack[top, 1], stack[top, 2], stack[top, 3] = middle, cm, tm, um
-        stack[top, 4], stack[top, 5], stack[top, 6], stack[top, 7] = b, cb, tb, ub
-        stack[top + 1, 0], stack[top + 1, 1], stack[top + 1, 2], stack[top + 1, 3] = a, ca, ta, ua
-        stack[top + 1, 4], stack[top + 1, 5], stack[top + 1, 6], stack[top + 1, 7] = middle, cm, tm, um
+        stack = _split(stack, top, a, ca, ta, ua, middle, cm, tm, um, b, cb, tb, ub)
         top += 2
     return best, at
