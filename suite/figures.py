@@ -111,7 +111,9 @@ def cluster_bars(names: Sequence[str], values: Sequence[float], ranks: Sequence[
                   va="bottom", fontsize=7)
     if baseline is not None:
         axes.axhline(baseline, color="#555555", linestyle="--", linewidth=0.8)
-        axes.text(len(names) - 0.5, baseline, "chance", fontsize=7, color="#555555", ha="right", va="bottom")
+        axes.text(0.995, baseline, "chance", fontsize=7, color="#555555", ha="right", va="bottom",
+                  transform=axes.get_yaxis_transform(),  # inside the axes' right edge, whatever the bars' count
+                  bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.0})  # readable over a bar
     axes.set_xticks(range(len(names)), [figure_text(name) for name in names], rotation=45, ha="right",
                     rotation_mode="anchor", fontsize=8)
     top = max([*values, baseline or 0.0, 0.0])
