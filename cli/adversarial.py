@@ -7,9 +7,9 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
-from cli.lists import comma_list
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
+from suite.lists import comma_list
 
 
 @app.command("adversarial")

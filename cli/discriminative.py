@@ -14,7 +14,6 @@ import typer
 from cli.app import app
 from cli.choices import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from cli.context import app_context
-from cli.lists import comma_list
 from cli.meta_eval import HUMAN_HELP, parse_human_kind
 from cli.metric_options import (
     REFS_HELP,
@@ -30,6 +29,7 @@ from cli.metric_options import (
 )
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
+from suite.lists import comma_list
 
 
 @app.command("variance")

@@ -13,7 +13,6 @@ import typer
 from cli.app import app
 from cli.choices import HUMAN
 from cli.context import app_context
-from cli.lists import comma_list
 from cli.metric_options import (
     combine_option,
     device_option,
@@ -28,6 +27,7 @@ from cli.metric_options import (
 )
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
+from suite.lists import comma_list
 
 if TYPE_CHECKING:
     from filters.metrics.da_bertscore import DifficultyResult

@@ -15,7 +15,6 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
-from cli.lists import comma_list
 from cli.metric_options import (
     combine_option,
     device_option,
@@ -30,6 +29,7 @@ from cli.metric_options import (
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
 from suite.errors import TsqeError
+from suite.lists import comma_list
 from suite.tables import render
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
-from cli.lists import comma_list
 from cli.table_output import emit_table, format_option, out_option
+from suite.lists import comma_list
 
 
 @app.command("monotonicity")

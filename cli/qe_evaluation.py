@@ -10,10 +10,10 @@ import typer
 from cli.app import app
 from cli.choices import ACCURACY_ROWS
 from cli.context import app_context
-from cli.lists import comma_list
 from cli.table_output import emit_table, format_option, heat_map_option, out_option
 from cli.unlabelled import say_unlabelled
 from suite.errors import TsqeError
+from suite.lists import comma_list
 
 if TYPE_CHECKING:
     from qe.accuracy import AccuracyResult

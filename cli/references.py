@@ -10,10 +10,10 @@ from cli.app import app, import_app
 from cli.choices import STANDARD_REFERENCE
 from cli.context import app_context
 from cli.importing import _print_result
-from cli.lists import comma_list
 from cli.metric_options import layers_option, metric_options, model_option
 from cli.progress import progress_bar
 from cli.table_output import emit_table, format_option, out_option
+from suite.lists import comma_list
 from suite.tables import Cell, Column, Table
 
 if TYPE_CHECKING:

@@ -20,6 +20,7 @@ from store import Database
 from store.models import HumanScore, Suite, System
 from suite.errors import TsqeError
 from suite.importers.human_scores import read_human_scores
+from suite.lists import comma_list
 from suite.reading.human_kinds import choose_human_kind, human_kinds
 from suite.references import RefChoice
 from suite.suites import UNKNOWN_LANGUAGE, find_suite, language_pair, suite_systems
@@ -91,6 +92,6 @@ def choose_systems(db: Database, spec: str = "all", *, suite_name: str | None = 
         if k > len(ranking):
             raise TsqeError(f"systems {spec!r}: only {len(ranking)} systems are ranked")
         return [name for name, _ in ranking[:k]]
-    names = [s.strip() for s in spec.split(",") if s.strip()]
+    names = comma_list(spec)
     with db.session() as session:
         return suite_systems(session, find_suite(session, suite_name).id, names)

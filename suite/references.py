@@ -36,6 +36,7 @@ from store.models import STANDARD_REFERENCE, Item, KnownTranslation, Reference
 from store.names import check_name
 from suite.domain import Combine
 from suite.errors import TsqeError
+from suite.lists import comma_list
 from suite.suites import find_suite
 
 COMBINATIONS: tuple[Combine, ...] = tuple(Combine)
@@ -142,7 +143,7 @@ def parse_ref_entries(text: str | None, combine: str = "multi") -> list[RefChoic
     default alone."""
     if text is None or not text.strip():
         return [RefChoice.default()]
-    entries = [RefChoice.parse(part, combine) for part in text.split(",") if part.strip()]
+    entries = [RefChoice.parse(part, combine) for part in comma_list(text)]
     if not entries:
         raise TsqeError(f"no reference set named in {text!r}")
     return list(dict.fromkeys(entries))

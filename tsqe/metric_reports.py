@@ -170,9 +170,10 @@ class MetricReports(SuiteHandle):
         human scores (da, z, esa, mqm; None: the suite's only kind)."""
         from filters.correlation_table import correlate_table
         from store.domain import HumanScoreKind, parse
+        from suite.lists import comma_list
         from suite.references import parse_ref_entries
 
-        names = [m.strip() for m in (metrics.split(",") if isinstance(metrics, str) else metrics) if m.strip()]
+        names = comma_list(metrics if isinstance(metrics, str) else ",".join(metrics))
         entries = parse_ref_entries(refs if refs is None or isinstance(refs, str) else ",".join(refs), combine)
         return Correlations(correlate_table(self.store, names, entries, top=top, suite_name=self.name,
                                             options=options, resamples=bootstrap, seed=seed, task=task_of(progress),

@@ -40,6 +40,7 @@ from suite.agreement import Setting
 from suite.changes import Changes
 from suite.domain import Grouping, Level, Statistic
 from suite.errors import TsqeError
+from suite.lists import comma_list
 from suite.reading.human_kinds import suite_human_kinds
 from suite.tables import Table
 
@@ -192,7 +193,7 @@ class MetaEvalTab(ReportTab):
         grouping = Grouping(self.grouping.currentText()) if level is Level.SEGMENT else Grouping.NONE
         settings = tuple(Setting(s, grouping) for s, box in self.statistics.items()
                          if box.isChecked() and box.isEnabled())
-        metrics = tuple(name.strip() for name in self.metrics.text().split(",") if name.strip())
+        metrics = tuple(comma_list(self.metrics.text()))
         return WmtOptions(suites=(self._state.suite_name or "",), metrics=metrics, level=level, settings=settings,
                           permutations=self.permutations.value(), seed=self.seed.value(),
                           human=self.human.currentData())

@@ -1,4 +1,5 @@
-"""Options that take several names or values separated by commas (``--systems a,b``, ``--metric bleu,chrf``)."""
+"""Names or values listed with commas (``--systems a,b``, ``--metric bleu,chrf``, the window's metric field): one
+reading for the command line, the window, the Python API and the core."""
 from __future__ import annotations
 
 
