@@ -8,7 +8,7 @@ import typer
 from cli.app import app
 from cli.context import app_context
 from cli.progress import progress_bar
-from cli.table_output import emit_table, format_option, heat_map_option, out_option
+from cli.table_output import emit_result, format_option, heat_map_option, out_option
 from suite.lists import comma_list
 
 
@@ -42,8 +42,5 @@ def adversarial_command(
     if heat_map is not None:
         save_figure(result.heat_map(), heat_map)
         typer.echo(f"wrote {heat_map}", err=True)
-    if as_json:
-        typer.echo(result.to_json())
-    else:
-        emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+    emit_result(result.to_table(), result.to_json(), as_json, fmt, out)
 

@@ -8,7 +8,7 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
-from cli.table_output import emit_table, format_option, out_option
+from cli.table_output import emit_result, format_option, out_option
 
 
 @app.command("matched-ngrams")
@@ -34,7 +34,4 @@ def matched_ngrams_command(
     result = matched_ngrams(context.database, system, refs=RefChoice.parse(refs) if refs else None, n=n, top=top,
                             tokenize=tokenize, suite_name=context.suite_name)
     document = json.dumps(result.to_dict(), indent=2, ensure_ascii=False)
-    if as_json:
-        typer.echo(document)
-    else:
-        emit_table(result.to_table(), fmt, out, document=document + "\n")
+    emit_result(result.to_table(), document, as_json, fmt, out)

@@ -8,7 +8,7 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
-from cli.table_output import emit_table, format_option, out_option
+from cli.table_output import emit_result, format_option, out_option
 from suite.lists import comma_list
 
 
@@ -33,7 +33,4 @@ def monotonicity_command(
     result = monotonicity(context.database, [RefChoice.parse(entry) for entry in comma_list(refs)],
                           tokenize=tokenize, suite_name=context.suite_name)
     document = json.dumps(result.to_dict(), indent=2, ensure_ascii=False)
-    if as_json:
-        typer.echo(document)
-    else:
-        emit_table(result.to_table(), fmt, out, document=document + "\n")
+    emit_result(result.to_table(), document, as_json, fmt, out)

@@ -42,6 +42,15 @@ def terminal_width() -> int | None:
     return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
 
 
+def emit_result(table: Table, document: str, as_json: bool, fmt: str | None, out: Path | None) -> None:
+    """A result with a JSON document of its own: ``--json`` prints the document, else the table is emitted as
+    ``emit_table`` does (the document standing for the table's JSON in a file or ``--format json``)."""
+    if as_json:
+        typer.echo(document)
+    else:
+        emit_table(table, fmt, out, document=document + "\n")
+
+
 def emit_table(table: Table, fmt: str | None, out: Path | None, *, document: str | None = None,
                unlabelled: Unlabelled | None = None) -> None:
     """Print or write the table; ``document`` replaces the table's own JSON when the result has a richer one.

@@ -7,7 +7,7 @@ import typer
 
 from cli.app import app
 from cli.context import app_context
-from cli.table_output import emit_table, format_option, out_option
+from cli.table_output import emit_result, emit_table, format_option, out_option
 from suite.lists import comma_list
 
 
@@ -77,10 +77,7 @@ def vat_properties_command(
         save_figure(distribution_figure(drawn, title=f"{result.suite}: {distribution} of the kept and removed items",
                                         xlabel=f"mean {distribution} of an item over the systems"), figure)
         typer.echo(f"wrote {figure}", err=True)
-    if as_json:
-        typer.echo(result.to_json())
-    else:
-        emit_table(result.to_table(), fmt, out, document=result.to_json() + "\n")
+    emit_result(result.to_table(), result.to_json(), as_json, fmt, out)
 
 
 @app.command("drop-curve")
