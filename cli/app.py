@@ -36,6 +36,20 @@ INTERRUPTED_STATUS = 130
 """The exit status of a command stopped by Ctrl+C, as shells report one killed by SIGINT (128 + 2)."""
 
 
+def reader_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (``tsqe status | head -1``): then a
+    ``BrokenPipeError`` is the reader's choice, not a failure (one from a worker's pipe or a socket still is), and
+    click's own handling ends the command quietly with status 1, as it does for a closed pipe outside a command."""
+    import select  # here: only a failure needs it
+
+    try:
+        poller = select.poll()
+        poller.register(1, select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError):
+        return False
+
+
 class _UserErrors(TyperGroup):
     """Reports every failure as one line ``error: ...`` with exit status 2 from inside the command tree, so the
     installed script and ``typer.testing.CliRunner`` behave the same: a ``TsqeError``, and whatever
@@ -53,6 +67,8 @@ class _UserErrors(TyperGroup):
             typer.echo("interrupted: nothing was changed", err=True)
             raise typer.Exit(INTERRUPTED_STATUS) from error
         except Exception as error:  # noqa: BLE001 - every failure ends in one sentence, never a traceback
+            if isinstance(error, BrokenPipeError) and reader_gone():
+                raise
             root = ctx.find_root().obj
             user_error = as_user_error(error, root.name_in_messages() if isinstance(root, AppContext) else None)
             if user_error is None:

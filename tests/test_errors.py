@@ -1,9 +1,12 @@
 """Core errors speak of the data; the command line adds its own hints, and bad options or files are no traceback."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from hostile_helpers import demo_copy, make_demo_file
 from typer.testing import CliRunner
 
 from cli.main import app
@@ -45,3 +48,16 @@ def test_bad_option_combinations_and_unwritable_files_are_user_errors(tmp_path: 
     code, stderr = tsqe(path, "export", "labels", str(tmp_path / "missing" / "labels.tsv"))
     assert code == 2 and stderr.startswith("error: ") and "No such file or directory" in stderr
 
+
+
+def test_a_reader_that_stops_reading_is_no_error(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> None:
+    """``tsqe status | head -1``: the closed pipe is the reader's choice; it said "error: Broken pipe" (status 2)
+    where click, and ``tsqe outputs``, end quietly with status 1."""
+    db = demo_copy(make_demo_file(tmp_path_factory), tmp_path / "t.sqlite")
+    for command in ("status", "outputs"):
+        process = subprocess.Popen([sys.executable, "-m", "cli", "--db", str(db), command], stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, cwd=Path(__file__).parents[1])
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # before the command writes its first line
+        stderr = process.stderr.read()
+        assert (process.wait(timeout=120), stderr) == (1, b""), command
