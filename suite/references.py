@@ -237,6 +237,14 @@ def add_reference_set(session: Session, suite_id: int, name: str, kind: str,
                       texts_by_item: Mapping[int, Sequence[str]]) -> int:
     """Add the reference set ``name`` of ``kind`` (references by item id, in order) to the suite; returns how
     many references were written. A name the suite's sets already use is refused: a set is added whole."""
+    rows = reference_rows(check_new_reference_set(session, suite_id, name, kind), kind, texts_by_item.items())
+    if rows:
+        session.execute(insert(Reference), rows)
+    return len(rows)
+
+
+def check_new_reference_set(session: Session, suite_id: int, name: str, kind: str) -> str:
+    """The set's name as stored, after checking it and ``kind``, and that the suite has no set of that name."""
     name = check_set_name(name)
     if not kind.strip() or len(kind) > 40:
         raise TsqeError("the kind of a reference set must be 1 to 40 characters long")
@@ -245,11 +253,13 @@ def add_reference_set(session: Session, suite_id: int, name: str, kind: str,
     if existing:
         raise TsqeError(f"this suite already has a reference set {name!r} ({existing} references); choose "
                         "another name")
-    rows = [{"item_id": item_id, "text": text, "kind": kind, "set_name": name}
-            for item_id, texts in texts_by_item.items() for text in texts]
-    if rows:
-        session.execute(insert(Reference), rows)
-    return len(rows)
+    return name
+
+
+def reference_rows(name: str, kind: str, texts_by_item: Iterable[tuple[int, Sequence[str]]]) -> list[dict[str, object]]:
+    """The rows of a checked set's references (``check_new_reference_set``), by item id, in order."""
+    return [{"item_id": item_id, "text": text, "kind": kind, "set_name": name}
+            for item_id, texts in texts_by_item for text in texts]
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from suite.engine.preview import Draft, DraftRule, preview_item, preview_scope
 from suite.engine.rules import RuleSpec
 from suite.errors import InputFileError, TsqeError
 from suite.importers.challenge import import_challenge
+from suite.tasks import Progress, TaskState
 
 CONTRASTIVE = (
     "id\tsource\treference\tgood\tbad\tcategory\tphenomenon\tlanguage_pair\n"
@@ -245,6 +246,35 @@ def test_demetr_files_unchecked_and_identical_examples(db: Database, tmp_path: P
     assert labels_by_system(db, "demetr")[("base_id35_reference:1", "bad")][0] == "fail"  # the empty translation
     again = import_challenge(db, tmp_path / "demetr", "demetr", name="all", include_unchecked=True)
     assert (again.items, again.unchecked) == (6, [])
+
+
+def test_a_demetr_file_the_streaming_parser_refuses_is_read_whole_and_each_example_imported_once(
+        db: Database, tmp_path: Path) -> None:
+    """The examples are parsed one at a time (``ijson``), which refuses the ``NaN`` Python's JSON reader accepts:
+    the examples given before it are not given twice when the rest comes from reading the file whole."""
+    records = [demetr_record(1), demetr_record(2), demetr_record(3)]
+    text = json.dumps(records).replace('"data_source": "WMT"}]', '"data_source": NaN}]')
+    path = write(tmp_path / "minor_id14_word_swap.json", text)
+    result = import_challenge(db, path, "demetr")
+    assert result.items == 3
+    assert [row[0] for row in items_of(db, "minor_id14_word_swap")] == [
+        "minor_id14_word_swap:1", "minor_id14_word_swap:2", "minor_id14_word_swap:3"]
+
+
+def test_a_set_changed_between_checking_and_writing_is_refused_and_changes_nothing(db: Database,
+                                                                                   tmp_path: Path) -> None:
+    """The set is read twice, to check and then to write a chunk at a time; a file changed in between (a duplicate
+    id now) must not be written half."""
+    path = write(tmp_path / "set.tsv", CONTRASTIVE)
+    before = snapshot(db)
+
+    def change_it(progress: Progress) -> None:
+        if progress.message.startswith("writing"):
+            path.write_text(CONTRASTIVE.replace("n2\t", "n1\t"), encoding="utf-8")
+
+    with pytest.raises(TsqeError, match="the set changed while it was being imported; nothing was changed"):
+        import_challenge(db, path, "contrastive-tsv", task=TaskState(change_it))
+    assert snapshot(db) == before
 
 
 @pytest.mark.parametrize(("records", "message"), [

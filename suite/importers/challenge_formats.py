@@ -2,8 +2,8 @@
 
 A contrastive challenge set gives, per example, a source, usually a reference, a good translation and an
 incorrect one, with the phenomenon the incorrect one shows. Every reader turns its layout into the same
-``ChallengeSet``; ``suite.importers.challenge`` writes it as a suite. Everything is read and checked before
-anything is written; every problem of a file is reported as ``FILE:LINE``.
+``ChallengeItem``s, one at a time; ``suite.importers.challenge`` checks them all, then reads them again to write
+them as a suite. Every problem of a file is reported as ``FILE:LINE``.
 
 - DEMETR (Karpinska et al., EMNLP 2022; github.com/marzenakrp/demetr, ``dataset/*.json``): one JSON list per
   perturbation of objects with ``id`` (1..1000, the same source sentence in every file), ``src_sent``,
@@ -18,16 +18,21 @@ anything is written; every problem of a file is reported as ``FILE:LINE``.
 """
 from __future__ import annotations
 
+import codecs
 import json
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
+
+import ijson
 
 from store.models import nfc
 from suite.errors import TsqeError
 from suite.importers.characters import json_escape
-from suite.importers.limits import MAX_SUITE_ITEMS
+from suite.importers.limits import MAX_SUITE_ITEMS, MAX_WHOLE_FILE_BYTES
 from suite.importers.lookups import StrippedIds
 from suite.importers.result import Problems
 from suite.importers.table_files import TableRow, iter_table, read_text
@@ -107,14 +112,35 @@ class ChallengeItem:
     """(source, target) language of the example; None: the set names none."""
     file: str
     line: int | None
+    flagged: bool = False
+    """The set itself flags the example as not valid (DEMETR: ``pert_check`` false)."""
+    rank: tuple[int, int, str] | None = None
+    """Where the example's file stands among the set's files: DEMETR's (severity, perturbation id, name), so that
+    the suite follows the paper's tables; None: the files stay in name order."""
 
 
 @dataclass(frozen=True)
-class ChallengeSet:
+class ChallengeSource:
+    """A set's files and how to read them, one example at a time: the import reads them twice, once to check
+    everything and once to write, so that it holds a chunk of examples, not the set (a 123 MB DEMETR file held
+    as examples took 833 MB)."""
+
     format: str
-    items: list[ChallengeItem]
-    unchecked: list[str]
-    """Ids of the examples left out because the set itself flags them (DEMETR: ``pert_check`` false)."""
+    files: tuple[Path, ...]
+    read_file: Callable[[Path, Problems], Iterator[ChallengeItem]]
+
+    def examples(self, problems: Problems) -> Iterator[ChallengeItem]:
+        for path in self.files:
+            yield from self.read_file(path, problems.for_file(str(path)))
+
+
+def challenge_source(path: Path, format: str) -> ChallengeSource:
+    """The set in ``path`` (a file, or a folder of files of one set) in ``format``."""
+    files = tuple(challenge_files(path, format))
+    if format == "demetr":
+        return ChallengeSource(format, files, read_demetr_file)
+    layout = _ACES if format == "aces" else _CONTRASTIVE
+    return ChallengeSource(format, files, partial(_read_table, layout, len(files) > 1))
 
 
 def challenge_files(path: Path, format: str) -> list[Path]:
@@ -130,58 +156,102 @@ def challenge_files(path: Path, format: str) -> list[Path]:
     return files
 
 
-def read_demetr(paths: Sequence[Path], problems: Problems, *, include_unchecked: bool) -> ChallengeSet:
-    """DEMETR's perturbation files, in the order of the paper's tables: by severity, then perturbation id."""
-    files: list[tuple[tuple[int, int, str], list[ChallengeItem]]] = []
-    unchecked: list[str] = []
-    for path in paths:
-        file_problems = problems.for_file(str(path))
-        records = _json_list(path, file_problems)
-        records.reverse()  # popped from the end: each parsed record is let go once it is an item
-        items: list[ChallengeItem] = []
-        order: tuple[int, int, str] | None = None
-        number = 0
-        while records:
-            record, number = records.pop(), number + 1
-            where = f"example {number}"
-            missing = [name for name in _DEMETR_FIELDS if name not in record]
-            if missing:
-                file_problems.error(None, f"{where}: missing field(s) {', '.join(missing)}")
-                continue
-            texts = {name: record[name] for name in ("src_sent", "eng_sent", "mt_sent", "pert_sent", "pert_name",
-                                                     "severity", "lang_tag")}
-            wrong = [name for name, value in texts.items() if not isinstance(value, str)]
-            if wrong or not isinstance(record["pert_check"], bool) or not isinstance(record["pert_id"], int):
-                bad = wrong + [name for name, kind in (("pert_check", bool), ("pert_id", int))
-                               if not isinstance(record[name], kind)]
-                file_problems.error(None, f"{where}: field(s) {', '.join(bad)} of the wrong type")
-                continue
-            # read_text gave the file's text in NFC, but a JSON escape (\u0301) is decoded after that
-            record = {**record, **{name: nfc(value) for name, value in texts.items()}}
-            severity, name = record["severity"], record["pert_name"].strip()
-            if severity not in DEMETR_SEVERITIES:
-                file_problems.error(None, f"{where}: unknown severity {severity!r} (DEMETR's are "
-                                     f"{', '.join(DEMETR_SEVERITIES)})")
-                continue
-            language = DEMETR_LANGUAGES.get(record["lang_tag"])
-            if language is None:
-                file_problems.error(None, f"{where}: unknown lang_tag {record['lang_tag']!r} (DEMETR's are "
-                                     f"{', '.join(DEMETR_LANGUAGES)})")
-                continue
-            if not name or not record["src_sent"].strip():
-                file_problems.error(None, f"{where}: empty {'pert_name' if not name else 'src_sent'}")
-                continue
-            external_id = f"{name}:{record['id']}"
-            order = order or (DEMETR_SEVERITIES.index(severity), record["pert_id"], name)
-            if not record["pert_check"] and not include_unchecked:
-                unchecked.append(external_id)
-                continue
-            items.append(ChallengeItem(external_id, severity, name, record["src_sent"].strip(),
-                                       record["eng_sent"].strip() or None, record["mt_sent"].strip(),
-                                       record["pert_sent"].strip(), (language, "en"), str(path), None))
-        files.append((order or (len(DEMETR_SEVERITIES), 0, path.name), items))
-    files.sort(key=lambda file: file[0])
-    return ChallengeSet("demetr", [item for _, items in files for item in items], unchecked)
+def read_demetr_file(path: Path, problems: Problems) -> Iterator[ChallengeItem]:
+    """The examples of one DEMETR perturbation file, the flagged ones among them."""
+    for number, record in enumerate(_json_records(path, problems), start=1):
+        where = f"example {number}"
+        missing = [name for name in _DEMETR_FIELDS if name not in record]
+        if missing:
+            problems.error(None, f"{where}: missing field(s) {', '.join(missing)}")
+            continue
+        texts = {name: record[name] for name in ("src_sent", "eng_sent", "mt_sent", "pert_sent", "pert_name",
+                                                 "severity", "lang_tag")}
+        wrong = [name for name, value in texts.items() if not isinstance(value, str)]
+        if wrong or not isinstance(record["pert_check"], bool) or not isinstance(record["pert_id"], int):
+            bad = wrong + [name for name, kind in (("pert_check", bool), ("pert_id", int))
+                           if not isinstance(record[name], kind)]
+            problems.error(None, f"{where}: field(s) {', '.join(bad)} of the wrong type")
+            continue
+        # JSON escapes (\u0301) are decoded after the file's text is read: each string is put in NFC here
+        record = {**record, **{name: nfc(value) for name, value in texts.items()}}
+        severity, name = record["severity"], record["pert_name"].strip()
+        if severity not in DEMETR_SEVERITIES:
+            problems.error(None, f"{where}: unknown severity {severity!r} (DEMETR's are "
+                                 f"{', '.join(DEMETR_SEVERITIES)})")
+            continue
+        language = DEMETR_LANGUAGES.get(record["lang_tag"])
+        if language is None:
+            problems.error(None, f"{where}: unknown lang_tag {record['lang_tag']!r} (DEMETR's are "
+                                 f"{', '.join(DEMETR_LANGUAGES)})")
+            continue
+        if not name or not record["src_sent"].strip():
+            problems.error(None, f"{where}: empty {'pert_name' if not name else 'src_sent'}")
+            continue
+        yield ChallengeItem(f"{name}:{record['id']}", severity, name, record["src_sent"].strip(),
+                            record["eng_sent"].strip() or None, record["mt_sent"].strip(),
+                            record["pert_sent"].strip(), (language, "en"), str(path), None,
+                            flagged=not record["pert_check"],
+                            rank=(DEMETR_SEVERITIES.index(severity), record["pert_id"], name))
+
+
+_UNSTORABLE_ESCAPE = re.compile(rb"\\u(?:0000|[dD][89a-fA-F][0-9a-fA-F]{2})")
+"""A JSON escape that may decode to a NUL or a lone surrogate (or an escaped backslash before such text): the
+streaming parser turns a lone surrogate into "?", so such a file is read whole, where each escape is checked."""
+_SCAN_BYTES = 8 * 1024 * 1024
+
+
+def _json_records(path: Path, problems: Problems) -> Iterator[dict[str, Any]]:
+    """The objects of the file's top-level list, parsed one at a time (``ijson``).
+
+    Only what a valid file needs is streamed: a file with an error, or an escape that needs checking, is read
+    whole by ``_json_list``, whose messages give the line and column of what is wrong; if that reading accepts
+    what the stricter streaming parser did not (``NaN``), the records not yet given follow from it.
+    """
+    if _read_whole(path):
+        yield from _json_list(path, problems)
+        return
+    given = 0
+    try:
+        with path.open("rb") as file:
+            if file.read(len(codecs.BOM_UTF8)) != codecs.BOM_UTF8:
+                file.seek(0)
+            for record in ijson.items(file, "item", use_float=True):
+                if not isinstance(record, dict):
+                    problems.error(None, _NOT_A_LIST)
+                    return
+                given += 1
+                yield record
+    except ijson.JSONError:
+        yield from _json_list(path, problems)[given:]
+        return
+    except OSError as error:
+        problems.error(None, f"cannot read the file: {error.strerror or error}")
+        return
+    if not given:
+        yield from _json_list(path, problems)
+
+
+def _read_whole(path: Path) -> bool:
+    """Whether the file is not a list, is too large to be read whole, or holds an escape ijson would change."""
+    try:
+        if path.stat().st_size > MAX_WHOLE_FILE_BYTES:
+            return True
+        with path.open("rb") as file:
+            start = file.read(64).lstrip(codecs.BOM_UTF8).lstrip()
+            if not start.startswith(b"["):
+                return True
+            file.seek(0)
+            tail = b""
+            while chunk := file.read(_SCAN_BYTES):
+                if _UNSTORABLE_ESCAPE.search(tail + chunk):
+                    return True
+                tail = chunk[-6:]
+    except OSError:
+        return True
+    return False
+
+
+_NOT_A_LIST = "expected a JSON list of examples (objects), as DEMETR's dataset files are"
 
 
 def _json_list(path: Path, problems: Problems) -> list[dict[str, Any]]:
@@ -201,21 +271,11 @@ def _json_list(path: Path, problems: Problems) -> list[dict[str, Any]]:
         problems.error(bad.line, bad.message())
         return []
     if not isinstance(data, list) or not all(isinstance(record, dict) for record in data):
-        problems.error(None, "expected a JSON list of examples (objects), as DEMETR's dataset files are")
+        problems.error(None, _NOT_A_LIST)
         return []
     if not data:
         problems.error(None, "the file holds no example")
     return data
-
-
-def read_aces(paths: Sequence[Path], problems: Problems) -> ChallengeSet:
-    """ACES's TSV; an example's id is the ``id`` column when there is one, else its row number (from 1)."""
-    return _read_table_set(_ACES, paths, problems)
-
-
-def read_contrastive_table(paths: Sequence[Path], problems: Problems) -> ChallengeSet:
-    """tsqe's contrastive TSV (or CSV, XLSX); an example's id is the ``id`` column, else its row number."""
-    return _read_table_set(_CONTRASTIVE, paths, problems)
 
 
 def _aces_place(row: TableRow, problems: Problems) -> tuple[str, str] | None:
@@ -259,26 +319,21 @@ _CONTRASTIVE = _TableLayout("contrastive-tsv", CONTRASTIVE_COLUMNS, CONTRASTIVE_
                             "language_pair", _contrastive_place)
 
 
-def _read_table_set(layout: _TableLayout, paths: Sequence[Path], problems: Problems) -> ChallengeSet:
-    """Every example of the tables; an id is the ``id`` column, else the row number (``FILE:N`` with several
-    files)."""
-    items: list[ChallengeItem] = []
-    for path in paths:
-        file_problems = problems.for_file(str(path))
-        stripped = StrippedIds(file_problems)
-        rows = iter_table(path, file_problems, layout.required, layout.optional, max_rows=MAX_SUITE_ITEMS)
-        for number, row in enumerate(rows, start=1):
-            place = layout.place(row, file_problems)
-            if place is None:
-                continue
-            external_id = stripped.strip(row["id"], row.line) or (str(number) if len(paths) == 1
-                                                                   else f"{path.stem}:{number}")
-            item = _item(row.line, file_problems, external_id, *place, row["source"], row["reference"],
-                         row[layout.good], row[layout.bad], row[layout.language_pair], path)
-            if item is not None:
-                items.append(item)
-        stripped.report()
-    return ChallengeSet(layout.format, items, [])
+def _read_table(layout: _TableLayout, several: bool, path: Path, problems: Problems) -> Iterator[ChallengeItem]:
+    """Every example of one table; an id is the ``id`` column, else the row number (``FILE:N`` when the set has
+    several files)."""
+    stripped = StrippedIds(problems)
+    rows = iter_table(path, problems, layout.required, layout.optional, max_rows=MAX_SUITE_ITEMS)
+    for number, row in enumerate(rows, start=1):
+        place = layout.place(row, problems)
+        if place is None:
+            continue
+        external_id = stripped.strip(row["id"], row.line) or (f"{path.stem}:{number}" if several else str(number))
+        item = _item(row.line, problems, external_id, *place, row["source"], row["reference"],
+                     row[layout.good], row[layout.bad], row[layout.language_pair], path)
+        if item is not None:
+            yield item
+    stripped.report()
 
 
 def _item(line: int, problems: Problems, external_id: str, category: str, phenomenon: str, source: str,
