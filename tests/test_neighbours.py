@@ -132,3 +132,14 @@ def test_a_conflict_gets_a_neighbour_and_a_reviewer_s_unknown_none(suite: Databa
     assert set(found) == {conflict, running} and found[conflict].nearest.text == "He will go."
     decide(suite, [OutputDecision(SeenOutput(running), Label.UNKNOWN)], "anna")
     assert set(neighbours(suite, suite_context(suite), [conflict, running])) == {conflict}
+
+
+def test_a_degenerate_output_gets_no_neighbour(suite: Database, tmp_path: Path) -> None:
+    """On DFKI de-en every ``####`` of UF showed "nearest ..." with a suggestion: a placeholder, an empty output or
+    the source copied is near no translation in a way that tells its label."""
+    outputs = tmp_path / "degenerate.tsv"
+    outputs.write_text("item_id\tsystem\toutput\nf3\tX\t####\nf3\tY\tEr wird gehen.\nf3\tZ\tHe wants to leave.\n",
+                       encoding="utf-8")
+    import_outputs(suite, outputs, label=True)  # lists the letterless #### as a placeholder
+    placeholder, copied, other = (output_id(suite, text) for text in ("####", "Er wird gehen.", "He wants to leave."))
+    assert set(neighbours(suite, suite_context(suite), [placeholder, copied, other])) == {other}

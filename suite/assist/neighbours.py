@@ -29,6 +29,7 @@ from suite.assist.evidence import DecidedText, ItemEvidence, Label, suite_eviden
 from suite.assist.tokens import changes, words
 from suite.assist.variant_learning import learn_variants
 from suite.assist.variants import VariantStats, change_key
+from suite.engine.output_policy import degenerate_output
 from suite.suites import find_suite
 
 Tokens = tuple[str, ...]
@@ -154,10 +155,13 @@ def suite_context(db: Database, suite_name: str | None = None, check: Callable[[
 
 def neighbours(db: Database, context: NeighbourContext, output_ids: Sequence[int]) -> dict[int, Neighbour]:
     """The neighbour of each output among ``output_ids`` that is undecided (a reviewer's ``unknown`` is a
-    decision) and whose item has a decided output."""
+    decision), not degenerate and whose item has a decided output: an empty output, a placeholder such as UF's
+    ``####`` or the source copied is not near a translation in any way that tells its label (on DFKI de-en each
+    ``####`` showed "nearest ..." and a suggestion)."""
     wanted = sorted(set(output_ids))
     unreviewed = select(Output.id, Output.item_id, Output.text) \
-        .outerjoin(ManualLabel, ManualLabel.output_id == Output.id).where(ManualLabel.output_id.is_(None))
+        .outerjoin(ManualLabel, ManualLabel.output_id == Output.id) \
+        .where(ManualLabel.output_id.is_(None), ~degenerate_output(context.suite_id))
     with db.session() as session:
         asked = [row for start in range(0, len(wanted), _ID_CHUNK) for row in session.execute(
             unreviewed.where(Output.id.in_(wanted[start:start + _ID_CHUNK])))]
