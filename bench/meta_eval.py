@@ -138,8 +138,8 @@ def wmt_statistics(data: Path, permutations: int, mtme_draws: int) -> None:
             total += spent
             cpu += spent_cpu
             print(f"  tsqe {level} {setting}: {spent:.2f} s (CPU {spent_cpu:.2f} s)", flush=True)
-    # on the shared 2-core machine the wall time is mostly the other jobs' share; the CPU time is what an idle core
-    # would take
+    # the draws run over both cores (suite.pair_counts), so the CPU time is the sum over the threads and the wall
+    # time is the target's; on a loaded machine the wall time is mostly the other jobs' share
     print(f"tsqe: all statistics, BLEU chrF TER, {permutations:,} permutations: {total:.1f} s, CPU {cpu:.1f} s "
           "(target < 30 s)")
     print(f"load: {os.getloadavg()}")

@@ -6,7 +6,8 @@ vectors of hundreds of scores (TED en-de by system: 13 vectors of 529, 1.8 milli
 pairs of each draw, or sorting their differences, takes minutes to hours. Here each vector is sorted once per
 draw (by metric score, ties broken by human score descending, so that no two entries with equal metric scores
 count as ordered) and the pairs are counted in one pass with a Fenwick tree over the human scores' ranks:
-O(n log k) a vector instead of O(n^2).
+O(n log k) a vector instead of O(n^2). The draws are independent and run over the cores (numba's ``prange``):
+on TED en-de, 1,000 draws of three metric pairs take half the time on the 2-core machine, the same values.
 
 The tie-calibrated accuracy at threshold ε is the weighted count of pairs the metric orders as the humans do with
 a gap above ε, plus the human-tied pairs with a gap of at most ε: ``C_total - C(ε) + T(ε)``, where ``C(ε)`` (the
@@ -26,7 +27,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit(cache=True)
@@ -119,18 +120,18 @@ def _kendall_vector(xs: np.ndarray, rs: np.ndarray, tree: np.ndarray, count: np.
     out[4] = both
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def kendall_counts(swap: np.ndarray, index: np.ndarray, offsets: np.ndarray, rank: np.ndarray, ranks: int,
                    entry: np.ndarray, source: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """(2, draws, vectors, 5) for both mixtures of each draw (``swap``: draws x entries, see :func:`_mixture`):
     concordant, discordant, tied in humans only, in the metric only, in both."""
     vectors = offsets.size - 1
     out = np.zeros((2, swap.shape[0], vectors, 5), dtype=np.int64)
-    xs = np.empty(index.size)
-    rs = np.empty(index.size, dtype=np.int64)
-    tree = np.zeros(ranks + 1, dtype=np.int64)
-    count = np.zeros(ranks, dtype=np.int64)
-    for d in range(swap.shape[0]):
+    for d in prange(swap.shape[0]):  # numba: the draws over the cores
+        xs = np.empty(index.size)
+        rs = np.empty(index.size, dtype=np.int64)
+        tree = np.zeros(ranks + 1, dtype=np.int64)
+        count = np.zeros(ranks, dtype=np.int64)
         for side in range(2):
             _mixture(swap[d], side, index, offsets, rank, entry, source, scores, xs, rs)
             for v in range(vectors):
@@ -298,18 +299,30 @@ def _scratch(index: np.ndarray, offsets: np.ndarray, ranks: int) -> tuple[np.nda
             np.empty(_ENUMERATED), np.empty(_ENUMERATED))
 
 
-@njit(cache=True)
+_CHAINS = 8
+"""The draws of a permutation test are calibrated in this many chains, in parallel over the cores (numba's
+``prange``); within a chain each draw's search starts at the previous draw's threshold (a high value early prunes
+most intervals). A fixed number, not the machine's cores, so that the values never depend on the machine: the
+first draw of a chain starts cold, which changes a value by rounding at most (the same optimum, reached through
+another threshold)."""
+
+
+@njit(cache=True, parallel=True)
 def calibrated_accuracy(swap: np.ndarray, index: np.ndarray, offsets: np.ndarray, rank: np.ndarray, ranks: int,
                         weight: np.ndarray, entry: np.ndarray, source: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """(2, draws) the tie-calibrated accuracy's maximum over every threshold, for both mixtures of each draw (see
     :func:`kendall_counts`); ``weight`` per vector (a pair's weight in the mean over vectors)."""
-    out = np.zeros((2, swap.shape[0]))
-    xs, rs, below, own, gaps, deltas = _scratch(index, offsets, ranks)
-    previous = np.zeros(2)
-    for step in range(2 * swap.shape[0]):
-        d, side = step // 2, step % 2
-        _mixture(swap[d], side, index, offsets, rank, entry, source, scores, xs, rs)
-        out[side, d], previous[side], _ = _best(xs, rs, offsets, weight, below, own, previous[side], gaps, deltas)
+    draws = swap.shape[0]
+    out = np.zeros((2, draws))
+    per_chain = (draws + _CHAINS - 1) // _CHAINS
+    for chain in prange(_CHAINS):  # numba: the chains over the cores
+        xs, rs, below, own, gaps, deltas = _scratch(index, offsets, ranks)
+        previous = np.zeros(2)
+        for d in range(chain * per_chain, min(draws, (chain + 1) * per_chain)):
+            for side in range(2):
+                _mixture(swap[d], side, index, offsets, rank, entry, source, scores, xs, rs)
+                out[side, d], previous[side], _ = _best(xs, rs, offsets, weight, below, own, previous[side], gaps,
+                                                        deltas)
     return out
 
 
