@@ -87,13 +87,16 @@ def pairs_added(db: Database, outputs: Sequence[tuple[int, int, str | None]]) ->
         return {}
     items = set(undecided.values())
     with db.session() as session:
-        suite_ids = set(session.scalars(select(Item.suite_id).where(Item.id.in_(sorted(items)))))
+        suite_of = dict(session.execute(select(Item.id, Item.suite_id).where(Item.id.in_(sorted(items)))).tuples().all())
         counts: dict[int, LabelCounts] = {}
-        for suite_id in suite_ids:
+        for suite_id in set(suite_of.values()):
             counts.update(effective_counts(session.connection(), suite_id, items))
-            in_suite = select(Item.id).where(Item.suite_id == suite_id)
-            for output_id in session.scalars(select(Output.id).where(
-                    Output.id.in_(sorted(undecided)), Output.item_id.in_(in_suite), degenerate_output(suite_id))):
+            # the suite's outputs picked here, by their ids alone: "item in the suite" in the query made SQLite
+            # read every output of the suite by item, 86 ms of each block of 300 rows the queue reads on a
+            # million outputs instead of 2 ms
+            in_suite = sorted(o for o, item_id in undecided.items() if suite_of.get(item_id) == suite_id)
+            for output_id in session.scalars(select(Output.id).where(Output.id.in_(in_suite),
+                                                                     degenerate_output(suite_id))):
                 del undecided[output_id]
     empty = LabelCounts()
     return {output_id: PairsAdded.of(counts.get(item_id, empty)) for output_id, item_id in undecided.items()}
