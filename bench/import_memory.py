@@ -167,6 +167,11 @@ def generate(folder: Path, sizes: Inputs, scale: float, wanted: set[str]) -> dic
     made["challenge set contrastive TSV"] = lambda: [once(f"contrastive-{n}.tsv", lambda p: write_lines(p, _rows(
         n, lambda i, rng: f"{_sentence(rng)}\t{_sentence(rng)}\t{_sentence(rng)}\t{_sentence(rng)}\tmajor\ttense", 9,
         "source\treference\tgood\tbad\tcategory\tphenomenon")))]
+    made["challenge set ACES"] = lambda: [once(f"aces-{n}.tsv", lambda p: write_lines(p, _rows(
+        n, lambda i, rng: f"{_sentence(rng)}\t{_sentence(rng)}\t{_sentence(rng)}\t{_sentence(rng)}\taddition\tde-en",
+        16, "source\tgood-translation\tincorrect-translation\treference\tphenomena\tlangpair")))]
+    made["MQM annotations"] = lambda: [once(f"mqm-{scale}.tsv", lambda p: _mqm(
+        p, int(WMT_XML_BYTES * min(scale, 1.0))))]
     made["mt-metrics-eval"] = lambda: [_mtme(folder / f"mtme-{n}", n, systems)]
     made["outputs XLSX"] = lambda: [once(f"outputs-{int(900_000 * min(scale, 1.0))}.xlsx",
                                  lambda p: write_workbook(p, int(900_000 * min(scale, 1.0)), n))]
@@ -188,7 +193,7 @@ class _Made:
 STEPS = ("suite TSV", "outputs TSV", "outputs plain text", "QE scores", "reviews", "references TSV",
          "human scores per system", "human scores per segment", "submission (returned XML)", "outputs XLSX",
          "suite JSON (DFKI)", "WMT XML", "WMT XML of empty elements", "WMT plain text", "challenge set DEMETR",
-         "challenge set contrastive TSV", "mt-metrics-eval")
+         "challenge set contrastive TSV", "challenge set ACES", "MQM annotations", "mt-metrics-eval")
 
 
 def _dfki(path: Path, count: int) -> None:
@@ -222,7 +227,7 @@ def _wmt_xml(path: Path, size: int) -> None:
     with path.open("w", encoding="utf-8") as file:
         file.write("<?xml version='1.0' encoding='utf-8'?>\n<dataset id=\"bench\">\n")
         doc = 0
-        while file.tell() < size:
+        while file.tell() < size - 64 * 1024:  # a whole document more stays within the size
             doc += 1
             sides = [("src", 'lang="de"'), ("ref", 'lang="en" translator="A"')] + [
                 ("hyp", f'system="sys{s}" language="en"') for s in range(8)]
@@ -232,6 +237,26 @@ def _wmt_xml(path: Path, size: int) -> None:
                 file.write(f"<{tag} {attributes}><p>\n{segs}</p></{tag}>\n")
             file.write("</doc>\n")
         file.write("</dataset>\n")
+
+
+def _mqm(path: Path, size: int) -> None:
+    """Google's MQM layout near ``size`` bytes (``MAX_WHOLE_FILE_BYTES``: the file is read whole): segments of ten
+    documents, each translated by a human (``ref``) and nine systems, one error or ``No-error`` a row."""
+    rng = random.Random(17)
+    errors = (("Accuracy/Mistranslation", "Major"), ("Fluency/Punctuation", "Minor"), ("No-error", "No-error"))
+    with path.open("w", encoding="utf-8") as file:
+        file.write("system\tdoc\tdoc_id\tseg_id\trater\tsource\ttarget\tcategory\tseverity\n")
+        segment = 0
+        while file.tell() < size - 64 * 1024:  # a whole document more stays within the size
+            segment += 1
+            source = _sentence(rng)
+            for system in ["ref", *(f"sys{s}" for s in range(9))]:
+                words = _sentence(rng).split()
+                category, severity = rng.choice(errors)
+                if category != "No-error":
+                    words[2] = f"<v>{words[2]}</v>"
+                file.write(f"{system}\tdoc{segment // 10}\t{segment // 10}\t{segment}\trater1\t{source}\t"
+                           f"{' '.join(words)}\t{category}\t{severity}\n")
 
 
 def _empty_elements(path: Path) -> None:
@@ -320,6 +345,10 @@ def steps(files: dict[str, list[Path]], db: Path, submission: Path) -> list[tupl
         ("challenge set contrastive TSV", files["challenge set contrastive TSV"],
          ["import", "challenge", *f["challenge set contrastive TSV"], "--format", "contrastive-tsv", "--name",
           "contrastive-bench"]),
+        ("challenge set ACES", files["challenge set ACES"],
+         ["import", "challenge", *f["challenge set ACES"], "--format", "aces", "--name", "aces-bench"]),
+        ("MQM annotations", files["MQM annotations"], ["import", "mqm", *f["MQM annotations"], "--name", "mqm-bench",
+                                                         "--source-lang", "en", "--target-lang", "de"]),
         ("mt-metrics-eval", files["mt-metrics-eval"], ["import", "mtme", *f["mt-metrics-eval"], "--lp", "de-en",
                                                        "--name", "mtme-bench"]),
     ]
@@ -377,7 +406,8 @@ def main() -> None:
         folder = options.dir or Path(temporary)
         folder.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
-        wanted = set(options.only or STEPS) | {"suite TSV", "outputs TSV"}
+        # --reuse imports nothing unmeasured: the suite and outputs the others build on are in its database
+        wanted = set(options.only or STEPS) | (set() if options.reuse else {"suite TSV", "outputs TSV"})
         files = generate(folder, sizes, options.scale, wanted)
         print(f"inputs: {sizes.items:,} items, {sizes.rows:,} table rows ({sizes.systems} systems), generated in "
               f"{time.perf_counter() - started:.0f} s; load {os.getloadavg()}")

@@ -84,3 +84,28 @@ def test_ted_en_de_scores_equal_the_published_segment_scores(db: Database, share
     assert len(stored) == 13 * 529
     assert stored.keys() == published.keys()
     assert all(stored[key] == pytest.approx(published[key], abs=1e-6) for key in stored)
+
+
+def test_a_nul_and_an_overlong_category_are_refused_with_their_lines(db: Database, tmp_path: Path) -> None:
+    """A NUL was stored (PostgreSQL cannot hold one; tsqe's own export could not be read back) and a 201-character
+    category ended in PostgreSQL's error at the write: both are the file's lines to mend, and nothing is written."""
+    bad = [*ROWS, "sysA\ttalk.1\t1\t3\trater1\tYes.\tJa\x00.\tNo-error\tNo-error\t\n",
+           f"sysB\ttalk.1\t1\t2\trater2\tBye.\tTschüss.\t{'x' * 201}\tMinor\t\n"]
+    before = snapshot(db)
+    with pytest.raises(TsqeError) as raised:
+        import_mqm(db, write(tmp_path, bad), name="toy")
+    message = str(raised.value)
+    assert ":9:" in message and "a NUL character" in message
+    assert snapshot(db) == before
+    with pytest.raises(TsqeError, match=r":9: the category has 201 characters; tsqe keeps at most 200"):
+        import_mqm(db, write(tmp_path, [*ROWS, bad[-1]]), name="toy")
+    assert snapshot(db) == before
+
+
+def test_a_line_separator_inside_a_target_is_text(db: Database, tmp_path: Path) -> None:
+    """Lines end at a newline only: ``splitlines`` also split at U+2028, which MT outputs hold, and refused the
+    row's halves as rows of too few fields."""
+    rows = [*ROWS[:3], "ref\ttalk.1\t1\t1\trater2\tHello \"world\".\tHallo\u2028Welt!\tNo-error\tNo-error\t\n"]
+    import_mqm(db, write(tmp_path, rows), name="toy")
+    with db.session() as session:
+        assert session.scalar(select(Reference.text)) == "Hallo\u2028Welt!"

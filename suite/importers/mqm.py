@@ -13,11 +13,16 @@ file is tab-separated without quoting (its texts hold quotes), so it is read lin
 from __future__ import annotations
 
 import re
+from array import array
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
+import numpy as np
 from sqlalchemy import insert
+from sqlalchemy.orm import Session
 
 from store import Database
 from store.domain import ErrorSeverity, HumanScoreKind
@@ -25,7 +30,9 @@ from store.models import HumanErrorSpan, HumanSegmentScore
 from suite.errors import TsqeError
 from suite.importers.human_scores import record_kind
 from suite.importers.limits import MAX_FIELD_CHARS, MAX_WHOLE_FILE_BYTES
+from suite.importers.outputs import CHUNK
 from suite.importers.result import ImportResult, Problems
+from suite.importers.table_files import iter_lines
 from suite.importers.wmt import TestSet, add_test_set
 from suite.tasks import TaskState, progress_of
 
@@ -55,50 +62,83 @@ def unmarked(text: str) -> tuple[str, tuple[int, int] | None]:
     return plain, (start, start + len(match.group(1)))
 
 
-@dataclass
-class _Error:
-    system: str
-    segment: int
-    in_source: bool
-    span: tuple[int, int] | None
-    severity: ErrorSeverity
-    category: str
-    rater: str
-    weight: float
+CATEGORY_CHARS = 200
+RATER_CHARS = 100
+"""The longest category and rater name the database keeps (``HumanErrorSpan``'s columns): longer ones are refused
+with their line, as PostgreSQL would refuse them at the write."""
+_SEVERITIES = tuple(ErrorSeverity)
+
+
+class _Errors:
+    """The file's errors as columns of machine numbers, their names (system, category, rater) by index: a record
+    object per error, beside the file's lines held whole, took 2.0 GB for a file of 268 MB (7.5 times the file;
+    issue 27's bound is 4 times)."""
+
+    def __init__(self) -> None:
+        self._index: dict[str, int] = {}
+        self.names: list[str] = []
+        self.system, self.category, self.rater = array("I"), array("I"), array("I")
+        self.segment, self.start, self.end = array("q"), array("q"), array("q")
+        """``start`` and ``end`` -1: no span marked."""
+        self.in_source, self.severity = array("B"), array("B")
+        self.weight = array("d")
+
+    def name(self, text: str) -> int:
+        found = self._index.get(text)
+        if found is None:
+            found = self._index[text] = len(self.names)
+            self.names.append(text)
+        return found
+
+    def add(self, system: str, segment: int, in_source: bool, span: tuple[int, int] | None,
+            severity: ErrorSeverity, category: str, rater: str) -> None:
+        self.system.append(self.name(system))
+        self.segment.append(segment)
+        self.in_source.append(in_source)
+        self.start.append(span[0] if span else -1)
+        self.end.append(span[1] if span else -1)
+        self.severity.append(_SEVERITIES.index(severity))
+        self.category.append(self.name(category))
+        self.rater.append(self.name(rater))
+        self.weight.append(weight(severity, category))
+
+    def __len__(self) -> int:
+        return len(self.system)
+
+    def of(self, system: str) -> np.ndarray:
+        """The positions of ``system``'s errors, in the file's order."""
+        index = self._index.get(system)
+        if index is None:
+            return np.zeros(0, dtype=np.int64)
+        return np.flatnonzero(np.frombuffer(self.system, dtype=np.uint32) == index)
 
 
 @dataclass
 class MqmFile:
     sources: dict[int, str] = field(default_factory=dict)
     outputs: dict[str, dict[int, str]] = field(default_factory=lambda: defaultdict(dict))
-    errors: list[_Error] = field(default_factory=list)
+    errors: _Errors = field(default_factory=_Errors)
     neutral: int = 0
 
 
 def read_mqm(path: Path, problems: Problems) -> MqmFile:
-    """Every row checked; a problem is reported with its line and nothing is returned to write."""
+    """Every row checked, line by line (UTF-8, no NUL, NFC: ``iter_lines``); a problem is reported with its line
+    and nothing is returned to write."""
     found = MqmFile()
-    if path.stat().st_size > MAX_WHOLE_FILE_BYTES:
-        problems.error(None, f"the file is larger than {MAX_WHOLE_FILE_BYTES:,} bytes, the most tsqe reads")
-        return found
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as error:
-        problems.error(None, f"not UTF-8 text ({error.reason} at byte {error.start})")
-        return found
-    if not lines:
-        problems.error(None, f"empty file: expected a header row with the columns {', '.join(COLUMNS)}")
-        return found
-    header = [name.strip().lower() for name in lines[0].split("\t")]
-    missing = [name for name in COLUMNS if name not in header]
-    unknown = [name for name in header if name not in (*COLUMNS, *OPTIONAL)]
-    if missing or unknown:
-        problems.error(1, "not an MQM file of Google's layout: " + "; ".join(
-            part for part in (f"missing column(s) {', '.join(missing)}" if missing else "",
-                              f"unknown column(s) {', '.join(unknown)}" if unknown else "") if part))
-        return found
-    at = {name: header.index(name) for name in header}
-    for number, line in enumerate(lines[1:], start=2):
+    at: dict[str, int] = {}
+    header: list[str] = []
+    for number, line in iter_lines(path, problems, MAX_WHOLE_FILE_BYTES):
+        if number == 1:
+            header = [name.strip().lower() for name in line.split("\t")]
+            missing = [name for name in COLUMNS if name not in header]
+            unknown = [name for name in header if name not in (*COLUMNS, *OPTIONAL)]
+            if missing or unknown:
+                problems.error(1, "not an MQM file of Google's layout: " + "; ".join(
+                    part for part in (f"missing column(s) {', '.join(missing)}" if missing else "",
+                                      f"unknown column(s) {', '.join(unknown)}" if unknown else "") if part))
+                return found
+            at = {name: header.index(name) for name in header}
+            continue
         if not line.strip():
             continue
         fields = line.split("\t")
@@ -110,7 +150,9 @@ def read_mqm(path: Path, problems: Problems) -> MqmFile:
             continue
         row = {name: fields[index].strip() if index < len(fields) else "" for name, index in at.items()}
         _row(found, row, number, problems)
-    if not found.sources and not problems.errors:
+    if not header and not problems.errors:
+        problems.error(None, f"empty file: expected a header row with the columns {', '.join(COLUMNS)}")
+    elif not found.sources and not problems.errors:
         problems.error(None, "the file holds no annotated segment")
     return found
 
@@ -144,14 +186,17 @@ def _row(found: MqmFile, row: dict[str, str], number: int, problems: Problems) -
     if severity == NEUTRAL:
         found.neutral += 1
         return
-    if severity not in tuple(ErrorSeverity):
+    if severity not in _SEVERITIES:
         problems.error(number, f"unknown severity {row['severity']!r} (expected Major, Minor, Neutral or No-error; "
                                "the published weights have no other)")
         return
-    chosen = ErrorSeverity(severity)
+    for column, most in (("category", CATEGORY_CHARS), ("rater", RATER_CHARS)):
+        if len(row[column]) > most:
+            problems.error(number, f"the {column} has {len(row[column]):,} characters; tsqe keeps at most {most}")
+            return
     in_source = source_span is not None and target_span is None
-    found.errors.append(_Error(system, segment, in_source, source_span if in_source else target_span, chosen,
-                               row["category"], row["rater"], weight(chosen, row["category"])))
+    found.errors.add(system, segment, in_source, source_span if in_source else target_span, ErrorSeverity(severity),
+                     row["category"], row["rater"])
 
 
 def import_mqm(db: Database, path: Path, *, name: str, reference_system: str | None = "ref",
@@ -164,47 +209,60 @@ def import_mqm(db: Database, path: Path, *, name: str, reference_system: str | N
     found = read_mqm(path, problems)
     problems.raise_if_any()
     segments = sorted(found.sources)
-    systems = dict(found.outputs)
+    position = {s: k for k, s in enumerate(segments)}
+    systems = found.outputs
+    for system in list(systems):  # keyed by position, a system at a time: two copies of every output at once cost
+        systems[system] = {position[s]: text for s, text in systems[system].items()}
     references: list[tuple[str | None, dict[int, str]]] = []
     if reference_system is not None:
         if reference_system not in systems:
             raise TsqeError(f"{path}: no system named {reference_system!r} to take as the reference (systems: "
                             f"{', '.join(sorted(systems))})")
-        texts = systems.pop(reference_system)
-        references.append((None, {segments.index(s): text for s, text in texts.items()}))
+        references.append((None, systems.pop(reference_system)))
     if not systems:
         raise TsqeError(f"{path}: no MT system is left besides the reference")
     languages = _languages(path, source_lang, target_lang)
     test_set = TestSet(languages[0], languages[1], [found.sources[s] for s in segments], references,
-                       {system: {segments.index(s): text for s, text in texts.items()}
-                        for system, texts in sorted(systems.items())},
-                       external_ids=[str(s) for s in segments])
+                       dict(sorted(systems.items())), external_ids=[str(s) for s in segments])
+    found.sources.clear()
     progress.progress(1, 2, f"writing {name}")
+    errors = found.errors
+    at = np.searchsorted(np.array(segments, dtype=np.int64), np.frombuffer(errors.segment, dtype=np.int64))
+    weights = np.frombuffer(errors.weight, dtype=np.float64)
+    scored = spans = 0
     with db.transaction() as session:
         written = add_test_set(session, name, test_set)
-        scores: dict[tuple[str, int], float] = {(system, s): 0.0 for system, texts in systems.items() for s in texts}
-        for error in found.errors:
-            if error.system in systems:
-                scores[(error.system, error.segment)] -= error.weight
-        item = {s: written.item_ids[k] for k, s in enumerate(segments)}
-        session.execute(insert(HumanSegmentScore), [
-            {"system_id": written.system_ids[system], "item_id": item[s], "kind": HumanScoreKind.MQM, "score": score,
-             "raw": None, "judgements": None} for (system, s), score in scores.items()])
-        spans = [{"system_id": written.system_ids[e.system], "item_id": item[e.segment], "kind": HumanScoreKind.MQM,
-                  "in_source": e.in_source, "start": e.span[0] if e.span else None,
-                  "end": e.span[1] if e.span else None,
-                  "severity": str(e.severity), "category": e.category, "rater": e.rater or None, "weight": e.weight}
-                 for e in found.errors if e.system in systems]
-        if spans:
-            session.execute(insert(HumanErrorSpan), spans)
+        for system, texts in test_set.systems.items():
+            system_id, own = written.system_ids[system], errors.of(system)
+            # in the file's order, as the published scores were summed: np.subtract.at is unbuffered
+            score = np.zeros(len(segments))
+            np.subtract.at(score, at[own], weights[own])
+            scored += _insert(session, HumanSegmentScore, (
+                {"system_id": system_id, "item_id": written.item_ids[k], "kind": HumanScoreKind.MQM,
+                 "score": float(score[k]), "raw": None, "judgements": None} for k in texts))
+            spans += _insert(session, HumanErrorSpan, (
+                {"system_id": system_id, "item_id": written.item_ids[int(at[e])], "kind": HumanScoreKind.MQM,
+                 "in_source": bool(errors.in_source[e]), "start": errors.start[e] if errors.start[e] >= 0 else None,
+                 "end": errors.end[e] if errors.end[e] >= 0 else None, "severity": str(_SEVERITIES[errors.severity[e]]),
+                 "category": errors.names[errors.category[e]], "rater": errors.names[errors.rater[e]] or None,
+                 "weight": errors.weight[e]} for e in own.tolist()))
         record_kind(session, written.suite_id, HumanScoreKind.MQM, SOURCE_OF_SCORES)
         progress.progress(2, 2, "imported")
-    counts = dict(written.counts, human_segment_scores=len(scores), error_spans=len(spans),
-                  neutral_errors=found.neutral)
+    counts = dict(written.counts, human_segment_scores=scored, error_spans=spans, neutral_errors=found.neutral)
     summary = (f"suite {name!r}: {len(segments):,} segments, {len(systems)} systems"
                + (f", {reference_system!r} as the reference" if reference_system else ""),
-               f"{len(scores):,} MQM segment scores from {len(spans):,} errors")
+               f"{scored:,} MQM segment scores from {spans:,} errors")
     return ImportResult(counts=counts, warnings=problems.warnings, summary=summary)
+
+
+def _insert(session: Session, model: type[HumanSegmentScore] | type[HumanErrorSpan],
+            rows: Iterator[dict[str, object]]) -> int:
+    """Rows inserted ``CHUNK`` at a time; how many."""
+    count = 0
+    while chunk := list(islice(rows, CHUNK)):
+        session.execute(insert(model), chunk)
+        count += len(chunk)
+    return count
 
 
 def _languages(path: Path, source_lang: str | None, target_lang: str | None) -> tuple[str, str]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -49,7 +49,7 @@ from suite.importers.human_segments import SegmentScore
 from suite.importers.names import NameChecks, given_name
 from suite.importers.result import Problems
 from suite.importers.table_files import read_lines
-from suite.importers.wmt import TestSet, WrittenTestSet, add_test_set
+from suite.importers.wmt import SystemOutputs, TestSet, WrittenTestSet, add_test_set
 from suite.qe_scores import merge_score_table
 from suite.suites import split_language_pair
 from suite.tasks import TaskState, progress_of
@@ -97,32 +97,6 @@ def _names(path: Path, problems: Problems) -> dict[str, str]:
     except ValueError as error:
         problems.error(None, f"not a tsqe name mapping: {error}", file=str(path))
         return {}
-
-
-class SystemOutputs(Mapping[str, dict[int, str]]):
-    """Each system's outputs (by source index, stripped), read from its file when asked for: ``add_test_set``
-    writes one system at a time, so a folder of 20 systems holds one system's outputs, not all of them. The files
-    were checked by ``read_mtme``; one that changed since is refused (the import's transaction rolls back)."""
-
-    def __init__(self, files: dict[str, Path], segments: int) -> None:
-        self._files = files
-        self._segments = segments
-
-    def __getitem__(self, system: str) -> dict[int, str]:
-        path = self._files[system]
-        problems = Problems(str(path))
-        lines = _lines(path, problems)
-        problems.raise_if_any()
-        if lines is None or len(lines) != self._segments:
-            raise TsqeError(f"{path}: the file changed while it was imported (it has {len(lines or [])} lines, the "
-                            f"test set {self._segments}); nothing was changed")
-        return {index: line.strip() for index, line in enumerate(lines)}
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._files)
-
-    def __len__(self) -> int:
-        return len(self._files)
 
 
 def read_mtme(root: Path, lp: str, problems: Problems) -> MtmeFolder:

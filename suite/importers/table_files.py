@@ -104,6 +104,28 @@ def read_lines(path: Path, problems: Problems, file: str | None = None) -> list[
     return lines
 
 
+def iter_lines(path: Path, problems: Problems, max_bytes: int) -> Iterator[tuple[int, str]]:
+    """The lines of a UTF-8 text file (numbered from 1, without their line end), read one at a time and each
+    checked as a table's lines are (UTF-8, no NUL, a bounded length, NFC); a file over ``max_bytes`` or a line
+    that cannot be read is reported and ends the lines, so that the caller, having reported nothing itself, can
+    tell a whole file from a refused one by ``problems``."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            problems.error(None, f"the file has {size_text(size)}; tsqe reads files of at most {size_text(max_bytes)}")
+            return
+        file = path.open("rb")
+    except OSError as error:
+        problems.error(None, f"cannot read the file: {error.strerror or error}")
+        return
+    with file:
+        try:
+            for number, line in enumerate(_Lines(file, problems), start=1):
+                yield number, line.removesuffix("\n")
+        except _Refused:
+            return
+
+
 def split_lines(text: str) -> list[str]:
     """Lines split on newlines only: ``str.splitlines`` also splits on form feeds, U+2028 and other
     characters that occur inside real MT outputs, which would misalign line-aligned files."""

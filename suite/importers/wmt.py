@@ -9,7 +9,7 @@ the released Variance-Aware Test sets.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -114,6 +114,33 @@ class TestSet:
     """The items' ids per source, or none: the 1-based line numbers (an MQM file names its segments itself)."""
 
 
+class SystemOutputs(Mapping[str, dict[int, str]]):
+    """Each system's outputs (by source index, stripped), read from its file when asked for: ``add_test_set``
+    writes one system at a time, so a folder of 20 systems holds one system's outputs, not all of them (every
+    output held at once: 800 MB for eight systems' plain-text files of 193 MB). The files were checked by the
+    importer; one that changed since is refused (the import's transaction rolls back)."""
+
+    def __init__(self, files: dict[str, Path], segments: int) -> None:
+        self._files = files
+        self._segments = segments
+
+    def __getitem__(self, system: str) -> dict[int, str]:
+        path = self._files[system]
+        problems = Problems(str(path))
+        lines = read_lines(path, problems, file=str(path))
+        problems.raise_if_any()
+        if lines is None or len(lines) != self._segments:
+            raise TsqeError(f"{path}: the file changed while it was imported (it has {len(lines or [])} lines, the "
+                            f"test set {self._segments}); nothing was changed")
+        return {index: line.strip() for index, line in enumerate(lines)}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._files)
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+
 def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequence[Path], name: str,
                ref_names: Sequence[str] = (), source_lang: str | None = None, target_lang: str | None = None,
                task: TaskState | None = None) -> ImportResult:
@@ -141,7 +168,6 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
     sources = read_lines(src, problems, file=str(src))
     references = [read_lines(path, problems, file=str(path)) for path in refs]
     parsed = _system_files(system_paths, problems)
-    outputs = [read_lines(file.path, problems, file=str(file.path)) for file in parsed]
     languages = _languages(parsed, source_lang, target_lang, problems)
 
     if sources is not None:
@@ -154,16 +180,17 @@ def import_wmt(db: Database, *, src: Path, refs: Sequence[Path], systems: Sequen
                 for number, line in enumerate(lines, start=1):
                     if not line.strip():
                         problems.error(number, "empty reference line", file=str(path))
-        for file, lines in zip(parsed, outputs):
+        for file in parsed:  # checked here, read again as they are written (``SystemOutputs``)
+            lines = read_lines(file.path, problems, file=str(file.path))
             if lines is not None:
                 _check_aligned(file.path, lines, src, len(sources), problems)
+            del lines
     problems.raise_if_any()
     assert sources is not None and languages is not None
     test_set = TestSet(languages[0], languages[1], [line.strip() for line in sources],
                        [(set_name, {index: text.strip() for index, text in enumerate(lines or [])})
                         for set_name, lines in zip(set_names, references)],
-                       {file.name: {index: text.strip() for index, text in enumerate(lines or [])}
-                        for file, lines in zip(parsed, outputs)})
+                       SystemOutputs({file.name: file.path for file in parsed}, len(sources)))
     task.progress(1, 2, "writing the WMT test set")
     return write_test_set(db, name, test_set, problems.warnings, task)
 
