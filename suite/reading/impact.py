@@ -87,8 +87,8 @@ def pairs_added(db: Database, outputs: Sequence[tuple[int, int, str | None]]) ->
         return {}
     items = set(undecided.values())
     with db.session() as session:
-        suite_of = dict(session.execute(select(Item.id, Item.suite_id).where(Item.id.in_(sorted(items))))
-                        .tuples().all())
+        suite_of = {item_id: suite_id for item_id, suite_id in session.execute(
+            select(Item.id, Item.suite_id).where(Item.id.in_(sorted(items))))}
         counts: dict[int, LabelCounts] = {}
         for suite_id in set(suite_of.values()):
             counts.update(effective_counts(session.connection(), suite_id, items))
