@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -198,3 +199,40 @@ def running(pid: int) -> bool:
         return "zombie" not in Path(f"/proc/{pid}/status").read_text()
     except FileNotFoundError:
         return False
+
+
+def test_a_script_without_a_main_guard_runs_once_when_workers_come_from_the_fork_server(tmp_path: Path) -> None:
+    """A worker started by the fork server (this process has a second thread) is not told to run the parent's main
+    module: the old code ran a guard-less script's body again in every worker, whose own start then failed, over
+    6,000 times in two minutes, and the run never ended."""
+    if "forkserver" not in watched_pool._METHODS:
+        pytest.skip("no fork server on this platform")
+    log = tmp_path / "ran.txt"
+    script = tmp_path / "no_guard.py"
+    script.write_text(textwrap.dedent(f"""
+        import os, sys, threading
+        sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+        with open({str(log)!r}, "a") as log:
+            log.write(f"{{os.getpid()}}\\n")
+        threading.Thread(target=threading.Event().wait, daemon=True).start()
+        from suite.engine.watched_pool import WorkerPool
+        pool = WorkerPool()
+        with pool.run(str.upper, 2) as run:
+            for task in "abc":
+                run.submit(task, 30.0)
+            results = {{}}
+            while run.pending:
+                results.update(run.results())
+        print(sorted(results.items()))
+    """), encoding="utf-8")
+    script_run = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
+                                  start_new_session=True)
+    try:
+        output, _ = script_run.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        output = "still running after 60 s"
+    finally:
+        with contextlib.suppress(ProcessLookupError):  # the script, its fork server and every worker left behind
+            os.killpg(script_run.pid, signal.SIGKILL)
+    assert output.strip() == "[('a', 'A'), ('b', 'B'), ('c', 'C')]"
+    assert log.read_text().split() == [str(script_run.pid)]

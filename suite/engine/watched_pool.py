@@ -26,6 +26,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import multiprocessing.forkserver
+import multiprocessing.spawn
 import os
 import pickle
 import queue
@@ -60,6 +61,41 @@ def _context() -> BaseContext:
     except OSError:
         single = False
     return _FORK if _FORK is not None and single else _CONTEXT
+
+
+_STARTING = threading.local()
+"""Set in the thread that is starting one of this module's workers, for as long as it does."""
+_PREPARATION_DATA = multiprocessing.spawn.get_preparation_data
+
+
+def _preparation_data(name: str) -> dict[str, Any]:
+    """What ``multiprocessing`` tells a new process to set up before it runs; for a worker of this module, without
+    the parent's main module, which a worker never needs (its work and tasks come from modules of their own).
+
+    A fork server's or spawned child otherwise runs the parent's script again (as ``__mp_main__``): a script that
+    uses tsqe without an ``if __name__ == "__main__"`` guard, from a process with a second thread, started workers
+    that each ran the whole script again (writing its files again) and failed starting workers of their own, to
+    be started again: the script's body ran over 6,000 times in two minutes and labelling never ended. The
+    standard library has no option for it; this wraps its function, and leaves it as it was for every other
+    caller and thread.
+    """
+    data: dict[str, Any] = _PREPARATION_DATA(name)
+    if getattr(_STARTING, "worker", False):
+        data.pop("init_main_from_path", None)
+        data.pop("init_main_from_name", None)
+    return data
+
+
+multiprocessing.spawn.get_preparation_data = _preparation_data
+
+
+@contextmanager
+def _starting_worker() -> Iterator[None]:
+    _STARTING.worker = True
+    try:
+        yield
+    finally:
+        _STARTING.worker = False
 
 
 _PARENT_ENDS: set[Connection] = set()
@@ -138,7 +174,8 @@ class _Worker:
         _PARENT_ENDS.add(self.connection)
         self.process: BaseProcess = context.Process(  # type: ignore[attr-defined]  # every concrete context has it
             target=_serve, args=(child, niceness), daemon=True)
-        self.process.start()
+        with _starting_worker():
+            self.process.start()
         child.close()
         self.ready = False
         self.run = -1
