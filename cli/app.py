@@ -15,7 +15,7 @@ import typer
 from typer.core import TyperGroup
 from typer.exceptions import TyperException
 
-from cli.context import AppContext
+from cli.context import CREATING, AppContext
 from suite.errors import SuiteChoiceError, TsqeError, as_user_error
 
 
@@ -106,4 +106,4 @@ def main_options(
     _version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
                                   help="Print tsqe's version and exit."),
 ) -> None:
-    ctx.obj = AppContext(db=db, suite_name=suite)
+    ctx.obj = AppContext(db=db, suite_name=suite, create=ctx.invoked_subcommand in CREATING)

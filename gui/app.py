@@ -10,6 +10,7 @@ import argparse
 import gc
 import sys
 import time
+from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QGuiApplication, QImage
@@ -48,6 +49,14 @@ def application() -> QApplication:
     return app
 
 
+def remembered(last: str) -> str | None:
+    """The database opened last, unless it was a file that is gone since (moved, deleted): then the window begins
+    as on a first start rather than with a refusal."""
+    if not last or ("://" not in last and not Path(last).expanduser().exists()):
+        return None
+    return last
+
+
 def first_start(window: MainWindow) -> None:
     """No database named and none remembered: the three ways to begin."""
     box = QMessageBox(QMessageBox.Icon.Question, "tsqe", "Welcome to tsqe. Where would you like to begin?",
@@ -63,7 +72,7 @@ def first_start(window: MainWindow) -> None:
     elif clicked is new:
         path, _ = QFileDialog.getSaveFileName(window, "tsqe — new database", "tsqe.sqlite", "SQLite (*.sqlite)")
         if path:
-            window.open_target(path)
+            window.open_target(path, create=True)
     elif clicked is existing:
         path, _ = QFileDialog.getOpenFileName(window, "tsqe — open database", "", "SQLite (*.sqlite *.db)")
         if path:
@@ -121,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     window.state.reviewer = settings.text(SETTINGS_REVIEWER) or None
     window.restore_settings()
     window.show()
-    target = args.database or args.db or (None if args.smoke else settings.text(LAST) or None)
+    target = args.database or args.db or (None if args.smoke else remembered(settings.text(LAST)))
     if target:
         window.open_target(target)
     elif args.smoke:

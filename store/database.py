@@ -11,7 +11,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from store.engine import make_engine, resolve_url, sqlite_path
-from store.errors import DatabaseBusyError, TsqeError
+from store.errors import DatabaseBusyError, NoDatabase, TsqeError
 from store.faults import checked_url, database_fault, display_url
 from store.migrations import refuse_foreign, sqlite_tables, upgrade_to_head
 
@@ -161,14 +161,19 @@ def refuse_unopenable(url: str) -> None:
         refuse_foreign(tables, str(path))
 
 
-def open_database(db: str | os.PathLike[str] | None = None) -> Database:
-    """Open (creating if needed) and migrate the database named by a path, URL, ``$TSQE_DB`` or the default.
+def open_database(db: str | os.PathLike[str] | None = None, *, create: bool = True) -> Database:
+    """Open and migrate the database named by a path, URL, ``$TSQE_DB`` or the default; ``create``: a SQLite file
+    that does not exist yet is created, else refused with ``NoDatabase`` (what reads a database, or adds to one that
+    should be there, does not leave a new empty file behind a mistyped or moved path).
 
     A server that refuses or does not answer, a missing driver, a malformed URL, a damaged file: each is a
     ``TsqeError`` naming the database without its password (``store.faults``)."""
     url = resolve_url(db)
     with faults_as_user_errors(display_url(url)):
         checked = checked_url(url)
+        path = sqlite_path(make_url(checked))
+        if not create and path is not None and not path.exists():
+            raise NoDatabase(f"there is no database at {path}; nothing was created")
         refuse_unopenable(checked)
         engine = make_engine(checked)
         try:

@@ -14,3 +14,7 @@ class TsqeError(Exception):
 class DatabaseBusyError(TsqeError):
     """Another writer held this change up: on SQLite for the whole busy timeout, on PostgreSQL by needing the same
     rows at the same moment (a deadlock); nothing was changed, and trying again works."""
+
+
+class NoDatabase(TsqeError):
+    """There is no database file where one was to be opened, and none was to be created there."""

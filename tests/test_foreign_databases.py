@@ -216,3 +216,30 @@ def test_tsqe_check_leaves_an_empty_postgresql_database_empty(foreign_postgresql
     code, _, stderr = tsqe(foreign_postgresql, "check")
     assert code == 2 and "is not a tsqe database (it holds no tables); nothing was changed" in stderr
     assert postgresql_tables(foreign_postgresql) == []
+
+
+@pytest.mark.parametrize("command", [("status",), ("outputs",), ("tree",), ("label",), ("report", "systems"),
+                                     ("review", "1", "pass", "--reviewer", "ann")])
+def test_a_missing_database_file_is_not_created_by_a_command_that_reads_or_adds_to_one(
+        tmp_path: Path, command: tuple[str, ...]) -> None:
+    """A mistyped or moved ``--db`` path: one sentence, exit 2, and no empty database left behind (the old code
+    created the file and then said that it held no suite)."""
+    missing = tmp_path / "dfki.sqllite"
+    code, _, stderr = tsqe(missing, *command)
+    assert code == 2, stderr
+    assert stderr.startswith(f"error: there is no database at {missing}; nothing was created (`tsqe init` creates")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_init_demo_and_imports_create_the_database_file(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.tsv"
+    suite.write_text("id\tcategory\tphenomenon\tsource\tpositive_regex\nx-1\tc\tp\tDer Hund.\t\\bdog\\b\n",
+                     encoding="utf-8")
+    for name, command in (("a.sqlite", ("init",)), ("b.sqlite", ("import", "suite", str(suite), "--source-lang",
+                                                                "de", "--target-lang", "en"))):
+        code, _, stderr = tsqe(tmp_path / name, *command)
+        assert code == 0, stderr
+        assert (tmp_path / name).is_file()
+    with pytest.raises(TsqeError, match="there is no database at"):
+        open_database(tmp_path / "c.sqlite", create=False)
+    assert not (tmp_path / "c.sqlite").exists()

@@ -26,11 +26,12 @@ def _opened(result: Opened) -> str:
     return f"{len(names)} suite{'s' if len(names) != 1 else ''}" if names else "no suite yet"
 
 
-def open_target(target: str) -> Write[Opened]:
-    """Open (creating and migrating if needed) a database file or URL; opening changes no data, it replaces them
-    (``AppState.open``)."""
+def open_target(target: str, *, create: bool = False) -> Write[Opened]:
+    """Open (and migrate if needed) a database file or URL; opening changes no data, it replaces them
+    (``AppState.open``). A file that does not exist is created only when ``create`` (File → New database): a
+    recent or remembered file that was moved away, or a mistyped path, is refused, not made anew and empty."""
     def work(task: TaskState) -> Opened:
-        db = open_database(target)
+        db = open_database(target, create=create)
         return db, suite_names(db)
 
     name = Path(target).name if "://" not in target else target

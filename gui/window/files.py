@@ -64,10 +64,11 @@ class WindowFiles(WindowSurface):
         self.ops.wait_idle()
         return not self.editor.unsaved()
 
-    def open_target(self, target: str) -> None:
-        """Open (creating and migrating if needed) a database file or URL, in the background."""
+    def open_target(self, target: str, *, create: bool = False) -> None:
+        """Open (and migrate if needed) a database file or URL, in the background; ``create``: a new file."""
         if self.leave_drafts("opening another database"):
-            suite_ops.open_target(target).success(lambda result: self._opened(target, *result)).run(self.ops)
+            suite_ops.open_target(target, create=create).success(
+                lambda result: self._opened(target, *result)).run(self.ops)
 
     def open_demo(self) -> None:
         if self.leave_drafts("opening the demo"):
@@ -105,7 +106,7 @@ class WindowFiles(WindowSurface):
             return
         path, _ = QFileDialog.getSaveFileName(self, "tsqe — new database", "tsqe.sqlite", "SQLite (*.sqlite *.db)")
         if path:
-            self.open_target(path)
+            self.open_target(path, create=True)
 
     def _open_dialog(self) -> None:
         if not self.leave_drafts("opening another database"):

@@ -102,7 +102,7 @@ def test_a_database_switch_clears_every_panel_at_once(qtbot: QtBot, window: Main
     window.tabs.setCurrentWidget(window.editor)  # no item chosen: the suite's rule health
     qtbot.waitUntil(lambda: window.editor.health.model.rowCount() > 0, timeout=10000)
     old = window.state.db
-    window.open_target(str(tmp_path / "other.sqlite"))
+    window.open_target(str(tmp_path / "other.sqlite"), create=True)
     qtbot.waitUntil(lambda: window.state.db is not old, timeout=10000)
     assert shown_item not in tab.detail.toPlainText()
     assert "Rank the items by a metric" in tab.detail.toPlainText()

@@ -53,3 +53,33 @@ def test_an_import_into_a_read_only_database_says_so_in_a_dialog(qtbot: QtBot, d
         assert box.detailedText() == ""
         box.close()
         main.close()
+
+
+def test_a_database_that_is_not_there_is_refused_not_made_anew(qtbot: QtBot, window: MainWindow, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Open recent, a remembered or a mistyped path whose file is gone: refused in a dialog, no empty database
+    left there, the open one kept; File → New database still creates one (the old code made an empty database of
+    every missing path and showed "no suite yet")."""
+    opened = window.state.db
+    moved = tmp_path / "moved.sqlite"
+    window.open_target(str(moved))
+    assert window.ops.wait_idle()
+    [box] = shown_errors()
+    assert box.text() == f"there is no database at {moved}; nothing was created"
+    box.close()
+    assert not moved.exists() and window.state.db is opened
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *args: (str(moved), "SQLite (*.sqlite *.db)"))
+    window._new_database()
+    qtbot.waitUntil(lambda: window.state.db is not opened, timeout=20000)
+    assert moved.is_file() and not shown_errors()
+
+
+def test_a_remembered_database_that_is_gone_starts_as_a_first_start(tmp_path: Path) -> None:
+    from gui.app import remembered
+
+    there = tmp_path / "there.sqlite"
+    there.write_bytes(b"")
+    assert remembered(str(there)) == str(there)
+    assert remembered(str(tmp_path / "gone.sqlite")) is None
+    assert remembered("") is None
+    assert remembered("postgresql://team@db/tsqe") == "postgresql://team@db/tsqe"

@@ -102,7 +102,7 @@ def test_opening_another_database_and_switching_suite_ask_first(qtbot: QtBot, wi
                                                                 tmp_path: Path) -> None:
     _edit_a_rule(qtbot, window)
     db = window.state.db
-    window.open_target(str(tmp_path / "other.sqlite"))
+    window.open_target(str(tmp_path / "other.sqlite"), create=True)
     assert window.ops.wait_idle()
     assert window.state.db is db and asked.questions[-1] == ([BANK], "opening another database")
     window.switch_suite("another")
