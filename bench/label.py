@@ -21,8 +21,10 @@ process is threaded as the desktop application is and its workers come from the 
 over its runs: the first round starts the workers and compiles the patterns in them (printed as the first
 round's ratio), the others find them running with their patterns compiled. The workers' CPU time is read from
 ``/proc``. For the floor, (c) writing the label rows ``relabel`` produced again with ``store.bulk.insert_tuples``
-alone, in a transaction that is rolled back; the plain loop with the per-search timeout the engine's careful
-path uses; and the load average of the machine.
+alone, in a transaction that is rolled back; (d) reading every output as the workers read them, alone; the plain
+loop with the per-search timeout the engine's careful path uses; and the load average of the machine. ``cpu
+floor:`` is (c) + (d) + the plain loop over the plain loop, in CPU seconds: what the CPU ratio cannot go below
+without reading or writing less, before anything is decided, counted, hashed or sent between processes.
 
 Run: ``PYTHONPATH=$PWD python bench/label.py [--outputs N] [--lp de-en|en-de] [--rounds N]``.
 Rules are imported case-sensitively (``ignore_case`` false), positive/negative tokens as known good/bad
@@ -46,7 +48,7 @@ import regex
 from sqlalchemy import delete, insert, select
 
 from store import Database, open_database
-from store.bulk import insert_tuples
+from store.bulk import insert_tuples, select_columns_each
 from store.models import AutoLabel, Category, Item, KnownTranslation, Output, Phenomenon, Rule, Suite
 from suite.engine import labelling, rules
 from suite.engine.labelling import relabel
@@ -152,6 +154,24 @@ def workers_cpu(pool: WorkerPool) -> float:
     return total / ticks
 
 
+def read_as_workers(database: Path) -> float:
+    """CPU seconds to read every output of the suite as labelling's workers read a never labelled suite's chunks
+    (ids and texts item by item, and what each output is alike by), and nothing else: with the plain loop and
+    inserting the label rows, the floor under the CPU ratio."""
+    db = open_database(database)
+    try:
+        with db.engine.connect() as connection:
+            items = list(connection.scalars(select(Item.id).order_by(Item.id)))
+            start = time.process_time()
+            for query in (labelling._OUTPUTS_OF_UNLABELLED_ITEM, labelling._ALIKE_IN_ITEM):
+                for chunk in range(0, len(items), labelling.CHUNK):
+                    for _ in select_columns_each(connection, query, "item", items[chunk:chunk + labelling.CHUNK]):
+                        pass
+            return time.process_time() - start
+    finally:
+        db.close()
+
+
 @dataclass
 class Route:
     """One way of starting workers: its own kept pool, and its rounds."""
@@ -238,11 +258,13 @@ def main() -> None:
         with db.session() as session, session.begin():
             connection = session.connection()
             connection.execute(delete(AutoLabel))
-            start = time.perf_counter()
+            start, insert_cpu_start = time.perf_counter(), time.process_time()
             insert_tuples(connection, AutoLabel, ("output_id", "label", "rule_id"), stored)
             insert_only = time.perf_counter() - start
+            insert_cpu = time.process_time() - insert_cpu_start
             session.rollback()
         db.close()
+        reading_cpu = read_as_workers(pristine)
         original = {(item_id, text): (label, rule_id) for text, item_id, label, rule_id in labels
                     if not text.endswith("]")}
         changes = [original[(item_id, text[:text.rindex(" [")])] for text, item_id, label, rule_id in labels
@@ -256,6 +278,10 @@ def main() -> None:
     print(f"label rows written: {len(stored)} (unknown is stored as no row); inserting them alone (the writer's "
           f"floor, foreign keys checked): {insert_only:.2f} s")
     print(f"plain loop with timeout: {plain_timed:.2f} s, {n_outputs / plain_timed:,.0f} outputs/s")
+    floor = (reading_cpu + plain_cpu_before + insert_cpu) / plain_cpu_before
+    print(f"floor: reading the outputs as the workers do {reading_cpu:.2f} s CPU, the plain loop "
+          f"{plain_cpu_before:.2f} s, inserting the label rows {insert_cpu:.2f} s: cpu floor {floor:.2f}x the plain "
+          f"loop (each in one process; nothing decided, counted or sent between processes)")
     print(f"load average (1, 5, 15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for route in routes:
         ratio, labelling_time, plain, writer_cpu, worker_cpu, _ = sorted(route.rounds)[len(route.rounds) // 2]
