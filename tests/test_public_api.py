@@ -169,3 +169,12 @@ def test_one_version_everywhere(demo_db: Path) -> None:
 
     signature = ModelSpec(path=Path("/m"), layer=6, key="k", device="cpu").signature
     assert signature.endswith(f"|tsqe:{declared}")
+
+
+def test_open_creates_a_missing_file_unless_told_not_to(tmp_path: Path) -> None:
+    with pytest.raises(TsqeError, match=f"there is no database at {tmp_path / 'typo.sqllite'}; nothing was created"):
+        tsqe.open(tmp_path / "typo.sqllite", create=False)
+    assert list(tmp_path.iterdir()) == []
+    with tsqe.open(tmp_path / "new.sqlite") as created:
+        assert created.suites() == []
+    assert (tmp_path / "new.sqlite").is_file()

@@ -23,12 +23,13 @@ if TYPE_CHECKING:
 PathLike = str | os.PathLike[str]
 
 
-def open(db: PathLike | None = None) -> Database:  # noqa: A001 - tsqe.open(path), as the design names it
-    """Open (and create or migrate, as ``tsqe --db`` does) the database at a file path or SQLAlchemy URL;
-    None: the user's default database, or ``TSQE_DB``."""
+def open(db: PathLike | None = None, *, create: bool = True) -> Database:  # noqa: A001 - tsqe.open(path), as named
+    """Open (and migrate if needed) the database at a file path or SQLAlchemy URL; None: the user's default
+    database, or ``TSQE_DB``. A file that is not there is created, as ``tsqe init`` creates it; with
+    ``create=False`` it is refused instead (``TsqeError``: "there is no database at …"), nothing created."""
     from store import open_database
 
-    return Database(open_database(db))
+    return Database(open_database(db, create=create))
 
 
 class Database:
