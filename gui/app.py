@@ -10,7 +10,6 @@ import argparse
 import gc
 import sys
 import time
-from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QGuiApplication, QImage
@@ -21,7 +20,7 @@ from gui.main_window import MainWindow
 from gui.review.reviewer import SETTINGS_REVIEWER
 from gui.settings import Settings
 from gui.stall_watch import watch_stalls
-from gui.window.files import LAST
+from gui.window.files import LAST, gone
 
 SMOKE_TIMEOUT_S = 60
 
@@ -52,9 +51,7 @@ def application() -> QApplication:
 def remembered(last: str) -> str | None:
     """The database opened last, unless it was a file that is gone since (moved, deleted): then the window begins
     as on a first start rather than with a refusal."""
-    if not last or ("://" not in last and not Path(last).expanduser().exists()):
-        return None
-    return last
+    return None if not last or gone(last) else last
 
 
 def first_start(window: MainWindow) -> None:

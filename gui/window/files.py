@@ -32,6 +32,14 @@ from suite.suites import split_language_pair
 RECENT = "files/recent"
 LAST = "files/last"
 MAX_RECENT = 8
+
+
+def gone(target: str) -> bool:
+    """Whether a remembered database is a file that is no longer there (moved, deleted, its drive unmounted):
+    opening it would be refused, since opening never creates a file but File → New database."""
+    return "://" not in target and not Path(target).expanduser().exists()
+
+
 SUITE_FILES = "suites (*.json *.tsv *.csv *.xlsx)"
 TABLE_FILES = "tables (*.tsv *.csv *.xlsx)"
 

@@ -27,7 +27,7 @@ from gui.output_policy import edit_output_policy
 from gui.review.reviewer import ReviewerDialog
 from gui.review.screen import PAGES
 from gui.settings import Settings
-from gui.window.files import RECENT
+from gui.window.files import RECENT, gone
 from gui.window.surface import WindowSurface
 from suite.version import VERSION
 
@@ -199,6 +199,9 @@ class WindowMenus(WindowSurface):
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
         for target in Settings().texts(RECENT):  # one entry comes back as a string: not its characters
+            if gone(target):  # shown, so that it is not a mystery where it went, but not offered
+                self.recent_menu.addAction(f"{target} (not found)").setEnabled(False)
+                continue
             self.recent_menu.addAction(target).triggered.connect(partial(self.open_target, target))
         if self.recent_menu.isEmpty():
             self.recent_menu.addAction("(none yet)").setEnabled(False)

@@ -67,6 +67,8 @@ def test_bad_settings_fall_back_to_their_defaults_and_the_window_opens_and_says_
 def test_open_recent_lists_one_remembered_path_as_one_entry(qtbot: QtBot, tmp_path: Path) -> None:
     """An INI file stores a list of one entry as that entry: QSettings returns it as a string, and the menu
     listed '/', 't', 'm', 'p', … (issue 28)."""
+    for name in ("one.sqlite", "two.sqlite"):
+        (tmp_path / name).write_bytes(b"")
     QSettings().setValue(RECENT, [str(tmp_path / "one.sqlite")])
     QSettings().sync()
     window = _window(qtbot)
@@ -128,3 +130,17 @@ def test_damaged_autosaves_are_set_aside_and_the_others_still_offered(
     [back] = window.editor.unsaved()
     assert r"\bshore\b" in [row.spec.pattern for row in back.rules["negative"]]
     assert not shown_errors()
+
+
+def test_open_recent_shows_a_file_that_is_gone_but_does_not_offer_it(qtbot: QtBot, tmp_path: Path) -> None:
+    """Opening never creates a file (only File → New database does): a recent database moved or deleted since is
+    listed as not found, greyed out, rather than offered and then refused."""
+    there = tmp_path / "there.sqlite"
+    there.write_bytes(b"")
+    QSettings().setValue(RECENT, [str(tmp_path / "moved.sqlite"), str(there), "postgresql://team@db/tsqe"])
+    QSettings().sync()
+    window = _window(qtbot)
+    window.recent_menu.aboutToShow.emit()
+    shown = [(action.text(), action.isEnabled()) for action in window.recent_menu.actions()]
+    assert shown == [(f"{tmp_path / 'moved.sqlite'} (not found)", False), (str(there), True),
+                     ("postgresql://team@db/tsqe", True)]
