@@ -237,3 +237,34 @@ def test_ids_with_spaces_around_them_are_stripped_and_said(demo_file: Path, tmp_
     assert code == 0, stderr
     assert (f"{outputs}:2: warning: 2 id(s) or name(s) had spaces around them, which were dropped (the first: "
             f"' amb-01 ')") in stderr
+
+
+def test_shared_strings_are_read_as_openpyxl_reads_them_and_a_missing_one_is_damage(tmp_path: Path) -> None:
+    """The shared strings are held compactly (``SharedStrings``) and the sheet is not parsed for its size: what is
+    read is what openpyxl's own reader reads (rich-text runs joined, a phonetic run left out, ``_x005F_``), and a
+    cell naming a string the table does not hold is a damaged workbook, not another row's string."""
+    from suite.importers.result import Problems
+    from suite.importers.table_files import read_table
+
+    shared_xml = (f'<?xml version="1.0" encoding="UTF-8"?><sst xmlns="{MAIN}">'
+                  "<si><t>Die Bank.</t></si>"
+                  "<si><r><t>Die </t></r><r><rPr><b/></rPr><t>Bänke</t></r><rPh sb='0' eb='1'><t>ばんけ</t></rPh></si>"
+                  "<si><t>a_x005F_b</t></si></sst>")
+    rows = [SUITE_HEADER, ["x-01", "C", "P", "#shared:0", "bench"], ["x-02", "C", "P", "#shared:1", "benches"],
+            ["x-03", "C", "P", "#shared:2", "ab"]]
+    book = write_workbook(tmp_path / "rich.xlsx", rows, shared_xml=shared_xml)
+    problems = Problems(str(book))
+    read = read_table(book, problems, SUITE_HEADER)
+    assert not problems.errors
+    assert [row["source"] for row in read] == ["Die Bank.", "Die Bänke", "a_b"]
+    import openpyxl
+    expected = [row[3] for row in openpyxl.load_workbook(book, read_only=True).worksheets[0].iter_rows(
+        min_row=2, values_only=True)]
+    assert expected == ["Die Bank.", "Die Bänke", "a_b"]
+
+    broken = write_workbook(tmp_path / "broken.xlsx", [SUITE_HEADER, ["x-01", "C", "P", "#shared:7", "b"]],
+                            shared_xml=shared_xml)
+    problems = Problems(str(broken))
+    assert read_table(broken, problems, SUITE_HEADER) == []
+    assert [problem.message for problem in problems.errors] == [
+        "not a valid XLSX workbook (shared string 7 of 3); save the table as .xlsx, or as .tsv or .csv"]

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import csv
+import warnings
 import zipfile
+from array import array
 from collections.abc import Iterator, Sequence
 from datetime import date, datetime
 from pathlib import Path
@@ -304,7 +306,6 @@ def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[st
     workbook was last saved, which is said in a warning; a formula without such a value (a workbook written by
     a program that does not calculate) is refused: read as empty, it would silently drop a rule.
     """
-    from openpyxl import load_workbook
     from openpyxl.utils.exceptions import InvalidFileException
 
     if not _xlsx_sizes_ok(path, problems):
@@ -312,21 +313,107 @@ def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[st
     damaged: tuple[type[BaseException], ...] = (zipfile.BadZipFile, InvalidFileException, KeyError, OSError,
                                                 ValueError, TypeError, IndexError, *_XML_ERRORS, *_defused_errors())
     try:
-        workbook = load_workbook(path, read_only=True, data_only=True)
+        workbook = _read_only_workbook(path)
     except damaged as error:
         problems.error(None, f"not a valid XLSX workbook ({_first_line(error)}); save the table as .xlsx, or as "
                              f".tsv or .csv")
         return
     try:
-        if not workbook.worksheets:
+        if workbook.first_sheet is None:
             problems.error(None, "the workbook has no worksheet")
             return
-        yield from _sheet_rows(workbook, workbook.worksheets[0], problems)
+        yield from _sheet_rows(workbook, problems)
     except damaged as error:
         problems.error(None, f"not a valid XLSX workbook ({_first_line(error)}); save the table as .xlsx, or as "
                              f".tsv or .csv")
     finally:
         workbook.close()
+
+
+class SharedStrings:
+    """A workbook's shared strings as UTF-8 in blocks of ``_STRINGS_A_BLOCK``, looked up by index as openpyxl's
+    sheet parser does.
+
+    openpyxl keeps them as a list of strings: 200 MB for the 900,000 sentences of a workbook whose shared strings
+    come near ``MAX_SHARED_STRINGS_BYTES`` (99 MB of XML), which took the outputs import to 651 MB, over its 600 MB
+    bound. Here they take their 85 MB of UTF-8 and eight bytes a string, and a cell's string is decoded when read.
+    Blocks rather than one growing buffer: growing it copied it, and the copy and the buffer were both resident.
+    """
+
+    def __init__(self) -> None:
+        self._blocks: list[bytes] = []
+        self._pending: list[bytes] = []
+        self._ends = array("q")
+        """Where each string ends in its block."""
+
+    def append(self, text: str) -> None:
+        encoded = text.encode("utf-8", "surrogatepass")
+        self._ends.append((self._ends[-1] if self._pending else 0) + len(encoded))
+        self._pending.append(encoded)
+        if len(self._pending) == _STRINGS_A_BLOCK:
+            self.finish()
+
+    def finish(self) -> None:
+        """Every string appended can be read (the last, partial block joined)."""
+        if self._pending:
+            self._blocks.append(b"".join(self._pending))
+            self._pending = []
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __getitem__(self, index: int) -> str:
+        if not 0 <= index < len(self._ends):  # a cell naming a string the table does not hold: a damaged file
+            raise IndexError(f"shared string {index} of {len(self._ends)}")
+        block, place = divmod(index, _STRINGS_A_BLOCK)
+        start = self._ends[index - 1] if place else 0
+        return self._blocks[block][start:self._ends[index]].decode("utf-8", "surrogatepass")
+
+
+_STRINGS_A_BLOCK = 4096
+
+
+def _read_only_workbook(path: Path) -> Any:
+    """``openpyxl.load_workbook(path, read_only=True, data_only=True)`` with its shared strings read as
+    ``SharedStrings``, as openpyxl's own ``read_string_table`` reads them (through its XML parser, defused where
+    defusedxml is installed)."""
+    from openpyxl.cell.text import Text
+    from openpyxl.reader.excel import ExcelReader
+    from openpyxl.xml.constants import SHARED_STRINGS, SHEET_MAIN_NS
+    from openpyxl.xml.functions import iterparse
+
+    string_tag = f"{{{SHEET_MAIN_NS}}}si"
+
+    class Reader(ExcelReader):  # type: ignore[misc]  # openpyxl is untyped
+        def read_strings(self) -> None:
+            part = self.package.find(SHARED_STRINGS)
+            if part is None:
+                return
+            strings = SharedStrings()
+            with self.archive.open(part.PartName[1:]) as source:
+                root = None
+                for event, node in iterparse(source, events=("start", "end")):
+                    if root is None:
+                        root = node
+                    elif event == "end" and node.tag == string_tag:
+                        strings.append(Text.from_tree(node).content.replace("x005F_", ""))
+                        root.clear()  # each string's element let go, not only emptied as openpyxl does
+            strings.finish()
+            self.shared_strings = strings
+
+        def read_worksheets(self) -> None:
+            """Only where the first worksheet is: openpyxl's read-only worksheet reads the sheet's size when it is
+            made, and a sheet without a ``dimension`` element (which a program may leave out) it parsed whole
+            into a tree for that, 78 MB of 900,000 rows, before a row was read."""
+            self.wb.first_sheet = next((rel.target for _, rel in self.parser.find_sheets()
+                                        if rel.target in self.valid_files and "chartsheet" not in rel.Type), None)
+
+    reader = Reader(path, read_only=True, data_only=True)
+    with warnings.catch_warnings():  # names bound to sheets find none here, and are not read
+        warnings.filterwarnings("ignore", message="Defined names for sheet index")
+        reader.read()
+    reader.wb.shared_strings_read = reader.shared_strings
+    return reader.wb
 
 
 def _defused_errors() -> tuple[type[BaseException], ...]:
@@ -368,12 +455,13 @@ def _xlsx_sizes_ok(path: Path, problems: Problems) -> bool:
     return True
 
 
-def _sheet_rows(workbook: Any, sheet: Any, problems: Problems) -> Iterator[tuple[int, list[str]]]:
+def _sheet_rows(workbook: Any, problems: Problems) -> Iterator[tuple[int, list[str]]]:
     """The sheet's rows from openpyxl's own streaming parser, told to also say which cells hold formulas (its
     read-only worksheet pads rows to the sheet's declared dimension, which a hostile file sets to 16,384 columns
     by a million rows, and hides whether a value came from a formula)."""
     from openpyxl.utils import get_column_letter
-    from openpyxl.worksheet._reader import FORMULA_TAG, WorkSheetParser
+    from openpyxl.worksheet._reader import DATA_TAG, FORMULA_TAG, ROW_TAG, WorkSheetParser
+    from openpyxl.xml.functions import iterparse
 
     class Parser(WorkSheetParser):  # type: ignore[misc]  # openpyxl is untyped
         def parse_cell(self, element: Any) -> dict[str, Any]:
@@ -381,9 +469,22 @@ def _sheet_rows(workbook: Any, sheet: Any, problems: Problems) -> Iterator[tuple
             cell["formula"] = element.find(FORMULA_TAG) is not None
             return cell
 
+        def parse(self) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+            """The rows alone, each let go once read: openpyxl's parser empties a row's element but keeps it in the
+            sheet's tree (900,000 emptied rows took 72 MB), and reads the sheet's formatting, which is not used."""
+            rows = None
+            for event, element in iterparse(self.source, events=("start", "end")):
+                if event == "start":
+                    if element.tag == DATA_TAG:
+                        rows = element
+                elif element.tag == ROW_TAG:
+                    row: tuple[int, list[dict[str, Any]]] = self.parse_row(element)
+                    (rows if rows is not None else element).clear()
+                    yield row
+
     cached: list[str] = []
-    with sheet._get_source() as source:
-        parser = Parser(source, sheet._shared_strings, data_only=True, epoch=workbook.epoch,
+    with workbook._archive.open(workbook.first_sheet) as source:
+        parser = Parser(source, workbook.shared_strings_read, data_only=True, epoch=workbook.epoch,
                         date_formats=workbook._date_formats, timedelta_formats=workbook._timedelta_formats)
         for number, cells in parser.parse():
             values: list[str] = []
