@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Engine, Row, Table, func, insert, select
 from sqlalchemy.engine import make_url
 
 from store.database import Database, open_database
-from store.engine import resolve_url
+from store.engine import missing_sqlite_file, resolve_url
 from store.errors import TsqeError
 from store.models import Base
 
@@ -72,7 +72,7 @@ def copy_database(source: str | os.PathLike[str], target: str | os.PathLike[str]
     source_url, target_url = resolve_url(source), resolve_url(target)
     if _same(source_url, target_url):
         raise CopyRefused(f"{_shown(source_url)} is both the source and the target of the copy")
-    created = _missing_file(target_url)
+    created = missing_sqlite_file(target_url)
     source_db = open_database(source_url)
     try:
         target_db = open_database(target_url)
@@ -163,15 +163,6 @@ def _move_sequences(connection: Connection, tables: list[Table]) -> None:
             continue
         connection.execute(select(func.setval(func.pg_get_serial_sequence(f'"{table.name}"', column.name),
                                               func.coalesce(func.max(column), 1), func.max(column).is_not(None))))
-
-
-def _missing_file(url: str) -> str | None:
-    """The path of a SQLite database file that does not exist yet (None for a server or an existing file),
-    which opening it creates."""
-    parsed = make_url(url)
-    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
-        return None
-    return None if Path(parsed.database).exists() else parsed.database
 
 
 def _same(first: str, second: str) -> bool:

@@ -4,13 +4,14 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from store.engine import make_engine, resolve_url, sqlite_path
+from store.engine import make_engine, missing_sqlite_file, resolve_url, sqlite_path
 from store.errors import DatabaseBusyError, NoDatabase, TsqeError
 from store.faults import checked_url, database_fault, display_url
 from store.migrations import refuse_foreign, sqlite_tables, upgrade_to_head
@@ -161,19 +162,30 @@ def refuse_unopenable(url: str) -> None:
         refuse_foreign(tables, str(path))
 
 
+def _make_folder(folder: Path) -> None:
+    """The folder a new database file goes into (the user data folder of the default one, on first use)."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise TsqeError(f"{folder}: the folder for the database cannot be made ({error.strerror}); nothing was "
+                        f"created") from None
+
+
 def open_database(db: str | os.PathLike[str] | None = None, *, create: bool = True) -> Database:
     """Open and migrate the database named by a path, URL, ``$TSQE_DB`` or the default; ``create``: a SQLite file
     that does not exist yet is created, else refused with ``NoDatabase`` (what reads a database, or adds to one that
-    should be there, does not leave a new empty file behind a mistyped or moved path).
+    should be there, does not leave a new empty file, or a folder for it, behind a mistyped or moved path).
 
     A server that refuses or does not answer, a missing driver, a malformed URL, a damaged file: each is a
     ``TsqeError`` naming the database without its password (``store.faults``)."""
     url = resolve_url(db)
     with faults_as_user_errors(display_url(url)):
         checked = checked_url(url)
-        path = sqlite_path(make_url(checked))
-        if not create and path is not None and not path.exists():
-            raise NoDatabase(f"there is no database at {path}; nothing was created")
+        missing = missing_sqlite_file(checked)
+        if missing is not None:
+            if not create:
+                raise NoDatabase(f"there is no database at {missing}; nothing was created")
+            _make_folder(missing.parent)
         refuse_unopenable(checked)
         engine = make_engine(checked)
         try:

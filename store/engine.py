@@ -16,6 +16,7 @@ from urllib.parse import quote, unquote
 import platformdirs
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 
 DB_ENV = "TSQE_DB"
 
@@ -29,10 +30,7 @@ def resolve_url(db: str | os.PathLike[str] | None = None) -> str:
     value = str(db) if db is not None else os.environ.get(DB_ENV) or str(default_database_path())
     if "://" in value:
         return value
-    path = Path(value).expanduser().resolve()
-    if not path.parent.is_dir():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    return f"sqlite:///{path}"
+    return f"sqlite:///{Path(value).expanduser().resolve()}"
 
 
 SQLITE_MMAP_BYTES = 256 * 1024 * 1024
@@ -99,6 +97,16 @@ def reading_sqlite(path: Path) -> Iterator[sqlite3.Connection]:
 def connect_timeout() -> int:
     value = os.environ.get(CONNECT_TIMEOUT_ENV, "")
     return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_CONNECT_TIMEOUT
+
+
+def missing_sqlite_file(url: str) -> Path | None:
+    """The SQLite file ``url`` names when there is none yet (None: it exists, or the URL names a server, memory, or
+    does not parse); opening it with ``create`` makes it, and its folder."""
+    try:
+        path = sqlite_path(make_url(url))
+    except (ArgumentError, ValueError):
+        return None
+    return None if path is None or path.exists() else path
 
 
 def sqlite_path(url: URL) -> Path | None:

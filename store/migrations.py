@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import sqlite3
+import sys
 import threading
 from collections.abc import Iterable
 from contextlib import closing
@@ -83,7 +84,9 @@ def script_location() -> Path:
 def alembic_config() -> Config:
     from alembic.config import Config  # alembic costs 0.15 s to import; opening an up-to-date database needs none
 
-    config = Config()
+    # The stream now: alembic's default is sys.stdout as it was when alembic.config was first imported, which under
+    # a test's CliRunner is a stream closed since (alembic's check then failed, "I/O operation on closed file").
+    config = Config(stdout=sys.stdout)
     config.set_main_option("script_location", str(script_location()))
     return config
 

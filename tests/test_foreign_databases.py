@@ -220,14 +220,22 @@ def test_tsqe_check_leaves_an_empty_postgresql_database_empty(foreign_postgresql
 
 @pytest.mark.parametrize("command", [("status",), ("outputs",), ("tree",), ("label",), ("report", "systems"),
                                      ("review", "1", "pass", "--reviewer", "ann")])
+@pytest.mark.parametrize("where", ["dfki.sqllite", "typo/dfki.sqlite"])
 def test_a_missing_database_file_is_not_created_by_a_command_that_reads_or_adds_to_one(
-        tmp_path: Path, command: tuple[str, ...]) -> None:
-    """A mistyped or moved ``--db`` path: one sentence, exit 2, and no empty database left behind (the old code
-    created the file and then said that it held no suite)."""
-    missing = tmp_path / "dfki.sqllite"
+        tmp_path: Path, command: tuple[str, ...], where: str) -> None:
+    """A mistyped or moved ``--db`` path: one sentence, exit 2, and no empty database left behind, nor a folder for
+    it (the old code created both, and then said that the database held no suite)."""
+    missing = tmp_path / where
     code, _, stderr = tsqe(missing, *command)
     assert code == 2, stderr
     assert stderr.startswith(f"error: there is no database at {missing}; nothing was created (`tsqe init` creates")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_check_of_a_missing_file_makes_no_folder_for_it(tmp_path: Path) -> None:
+    missing = tmp_path / "typo" / "dfki.sqlite"
+    code, _, stderr = tsqe(missing, "check")
+    assert code == 2 and stderr == f"error: {missing}: no such database file\n"
     assert list(tmp_path.iterdir()) == []
 
 
@@ -235,8 +243,8 @@ def test_init_demo_and_imports_create_the_database_file(tmp_path: Path) -> None:
     suite = tmp_path / "suite.tsv"
     suite.write_text("id\tcategory\tphenomenon\tsource\tpositive_regex\nx-1\tc\tp\tDer Hund.\t\\bdog\\b\n",
                      encoding="utf-8")
-    for name, command in (("a.sqlite", ("init",)), ("b.sqlite", ("import", "suite", str(suite), "--source-lang",
-                                                                "de", "--target-lang", "en"))):
+    for name, command in (("new/a.sqlite", ("init",)), ("b.sqlite", ("import", "suite", str(suite), "--source-lang",
+                                                                    "de", "--target-lang", "en"))):
         code, _, stderr = tsqe(tmp_path / name, *command)
         assert code == 0, stderr
         assert (tmp_path / name).is_file()

@@ -23,6 +23,7 @@ from gui.operations import suite as suite_ops
 from gui.settings import Settings
 from gui.window.surface import WindowSurface
 from store import Database
+from store.engine import missing_sqlite_file, resolve_url
 from suite.errors import TsqeError
 from suite.importers.kinds import IMPORT_KINDS, ImportKind, import_kind
 from suite.importers.suite_import import default_suite_name
@@ -37,7 +38,7 @@ MAX_RECENT = 8
 def gone(target: str) -> bool:
     """Whether a remembered database is a file that is no longer there (moved, deleted, its drive unmounted):
     opening it would be refused, since opening never creates a file but File → New database."""
-    return "://" not in target and not Path(target).expanduser().exists()
+    return missing_sqlite_file(resolve_url(target)) is not None
 
 
 SUITE_FILES = "suites (*.json *.tsv *.csv *.xlsx)"

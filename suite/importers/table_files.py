@@ -6,6 +6,7 @@ import warnings
 import zipfile
 from array import array
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, BinaryIO, NoReturn
@@ -319,7 +320,7 @@ def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[st
                              f".tsv or .csv")
         return
     try:
-        if workbook.first_sheet is None:
+        if workbook.sheet is None:
             problems.error(None, "the workbook has no worksheet")
             return
         yield from _sheet_rows(workbook, problems)
@@ -331,33 +332,21 @@ def _xlsx_records(path: Path, problems: Problems) -> Iterator[tuple[int, list[st
 
 
 class SharedStrings:
-    """A workbook's shared strings as UTF-8 in blocks of ``_STRINGS_A_BLOCK``, looked up by index as openpyxl's
-    sheet parser does.
+    """A workbook's shared strings as UTF-8 in one buffer, looked up by index as openpyxl's sheet parser does.
 
-    openpyxl keeps them as a list of strings: 200 MB for the 900,000 sentences of a workbook whose shared strings
-    come near ``MAX_SHARED_STRINGS_BYTES`` (99 MB of XML), which took the outputs import to 651 MB, over its 600 MB
-    bound. Here they take their 85 MB of UTF-8 and eight bytes a string, and a cell's string is decoded when read.
-    Blocks rather than one growing buffer: growing it copied it, and the copy and the buffer were both resident.
+    openpyxl keeps them as a list of Python strings, each with its object's header beside its text. Here the
+    900,000 sentences of a workbook whose shared strings come near ``MAX_SHARED_STRINGS_BYTES`` (99 MB of XML) take
+    their 85 MB of UTF-8 and eight bytes a string; a cell's string is decoded when it is read.
     """
 
     def __init__(self) -> None:
-        self._blocks: list[bytes] = []
-        self._pending: list[bytes] = []
+        self._text = bytearray()
         self._ends = array("q")
-        """Where each string ends in its block."""
+        """Where each string ends in the buffer."""
 
     def append(self, text: str) -> None:
-        encoded = text.encode("utf-8", "surrogatepass")
-        self._ends.append((self._ends[-1] if self._pending else 0) + len(encoded))
-        self._pending.append(encoded)
-        if len(self._pending) == _STRINGS_A_BLOCK:
-            self.finish()
-
-    def finish(self) -> None:
-        """Every string appended can be read (the last, partial block joined)."""
-        if self._pending:
-            self._blocks.append(b"".join(self._pending))
-            self._pending = []
+        self._text += text.encode("utf-8", "surrogatepass")
+        self._ends.append(len(self._text))
 
     def __len__(self) -> int:
         return len(self._ends)
@@ -365,18 +354,29 @@ class SharedStrings:
     def __getitem__(self, index: int) -> str:
         if not 0 <= index < len(self._ends):  # a cell naming a string the table does not hold: a damaged file
             raise IndexError(f"shared string {index} of {len(self._ends)}")
-        block, place = divmod(index, _STRINGS_A_BLOCK)
-        start = self._ends[index - 1] if place else 0
-        return self._blocks[block][start:self._ends[index]].decode("utf-8", "surrogatepass")
+        start = self._ends[index - 1] if index else 0
+        return self._text[start:self._ends[index]].decode("utf-8", "surrogatepass")
 
 
-_STRINGS_A_BLOCK = 4096
+@dataclass(frozen=True)
+class _Workbook:
+    """A workbook opened to read its first worksheet's rows."""
+
+    book: Any
+    """openpyxl's read-only workbook: its archive (closed with it), epoch and date formats."""
+    sheet: str | None
+    """The first worksheet's part in the archive; None when the workbook has none."""
+    strings: SharedStrings | list[str]
+    """Empty when the workbook has no shared strings."""
+
+    def close(self) -> None:
+        self.book.close()
 
 
-def _read_only_workbook(path: Path) -> Any:
-    """``openpyxl.load_workbook(path, read_only=True, data_only=True)`` with its shared strings read as
-    ``SharedStrings``, as openpyxl's own ``read_string_table`` reads them (through its XML parser, defused where
-    defusedxml is installed)."""
+def _read_only_workbook(path: Path) -> _Workbook:
+    """``openpyxl.load_workbook(path, read_only=True, data_only=True)``, but its shared strings read as
+    ``SharedStrings`` (as openpyxl's own ``read_string_table`` reads them, through its XML parser, defused where
+    defusedxml is installed) and only its first worksheet's place found."""
     from openpyxl.cell.text import Text
     from openpyxl.reader.excel import ExcelReader
     from openpyxl.xml.constants import SHARED_STRINGS, SHEET_MAIN_NS
@@ -398,22 +398,20 @@ def _read_only_workbook(path: Path) -> Any:
                     elif event == "end" and node.tag == string_tag:
                         strings.append(Text.from_tree(node).content.replace("x005F_", ""))
                         root.clear()  # each string's element let go, not only emptied as openpyxl does
-            strings.finish()
             self.shared_strings = strings
 
         def read_worksheets(self) -> None:
             """Only where the first worksheet is: openpyxl's read-only worksheet reads the sheet's size when it is
             made, and a sheet without a ``dimension`` element (which a program may leave out) it parsed whole
             into a tree for that, 78 MB of 900,000 rows, before a row was read."""
-            self.wb.first_sheet = next((rel.target for _, rel in self.parser.find_sheets()
-                                        if rel.target in self.valid_files and "chartsheet" not in rel.Type), None)
+            self.first_sheet = next((rel.target for _, rel in self.parser.find_sheets()
+                                     if rel.target in self.valid_files and "chartsheet" not in rel.Type), None)
 
     reader = Reader(path, read_only=True, data_only=True)
     with warnings.catch_warnings():  # names bound to sheets find none here, and are not read
         warnings.filterwarnings("ignore", message="Defined names for sheet index")
         reader.read()
-    reader.wb.shared_strings_read = reader.shared_strings
-    return reader.wb
+    return _Workbook(reader.wb, reader.first_sheet, reader.shared_strings)
 
 
 def _defused_errors() -> tuple[type[BaseException], ...]:
@@ -455,7 +453,7 @@ def _xlsx_sizes_ok(path: Path, problems: Problems) -> bool:
     return True
 
 
-def _sheet_rows(workbook: Any, problems: Problems) -> Iterator[tuple[int, list[str]]]:
+def _sheet_rows(workbook: _Workbook, problems: Problems) -> Iterator[tuple[int, list[str]]]:
     """The sheet's rows from openpyxl's own streaming parser, told to also say which cells hold formulas (its
     read-only worksheet pads rows to the sheet's declared dimension, which a hostile file sets to 16,384 columns
     by a million rows, and hides whether a value came from a formula)."""
@@ -471,7 +469,7 @@ def _sheet_rows(workbook: Any, problems: Problems) -> Iterator[tuple[int, list[s
 
         def parse(self) -> Iterator[tuple[int, list[dict[str, Any]]]]:
             """The rows alone, each let go once read: openpyxl's parser empties a row's element but keeps it in the
-            sheet's tree (900,000 emptied rows took 72 MB), and reads the sheet's formatting, which is not used."""
+            sheet's tree (900,000 emptied rows took 77 MB), and reads the sheet's formatting, which is not used."""
             rows = None
             for event, element in iterparse(self.source, events=("start", "end")):
                 if event == "start":
@@ -483,9 +481,11 @@ def _sheet_rows(workbook: Any, problems: Problems) -> Iterator[tuple[int, list[s
                     yield row
 
     cached: list[str] = []
-    with workbook._archive.open(workbook.first_sheet) as source:
-        parser = Parser(source, workbook.shared_strings_read, data_only=True, epoch=workbook.epoch,
-                        date_formats=workbook._date_formats, timedelta_formats=workbook._timedelta_formats)
+    book = workbook.book
+    assert workbook.sheet is not None
+    with book._archive.open(workbook.sheet) as source:
+        parser = Parser(source, workbook.strings, data_only=True, epoch=book.epoch, date_formats=book._date_formats,
+                        timedelta_formats=book._timedelta_formats)
         for number, cells in parser.parse():
             values: list[str] = []
             refused = False
